@@ -1,0 +1,142 @@
+# gpuvet - build, test, install.
+#
+#   make run    install what is missing, build, run the quick profile here,
+#               store the run and write gpuvet-report.html
+#   make test   install what tests need, build, run every test (plain and
+#               under AddressSanitizer + UndefinedBehaviorSanitizer), replay
+#               the fuzz corpora
+#
+# Sources are found by wildcard: a new file in benches/, runners/, results/,
+# pricing/ or reports/ is built without touching this file.
+
+CUDA      ?= /usr/local/cuda
+CC        ?= gcc
+NVCC      ?= $(CUDA)/bin/nvcc
+PYTHON    ?= python3
+SAN       ?=
+BUILD     ?= $(if $(SAN),build-san,build)
+# GPU architectures the CUDA benches are compiled for: T4, A100, A10/A10G,
+# L4/L40S, H100/H200/H20, B200 (+ PTX for newer).
+CUDA_ARCHS ?= 75 80 86 89 90 100
+
+# NVML's header is not in the CUDA toolkit; PyPI's nvidia-nvml-dev has it.
+PYSITE    := $(shell $(PYTHON) -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+NVML_INC  ?= $(PYSITE)/nvidia/cu13/include
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
+             -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wpointer-arith
+comma     := ,
+SANFLAGS  := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+CPPFLAGS  += -I. -I$(CUDA)/include -I$(NVML_INC) -D_GNU_SOURCE
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 $(WARN) $(SANFLAGS) -pthread
+NVCCFLAGS ?= -O2 -g
+NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
+             $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+             -gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS)) \
+             -Werror all-warnings \
+             -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
+LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
+LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
+             -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
+
+C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
+CU_SRCS   := $(wildcard benches/*.cu)
+OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TESTS     := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+
+# Debian packages needed to build and run (and, for tests, the test servers).
+APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev \
+             libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
+APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus
+PIP_BUILD := nvidia-nvml-dev
+PIP_TEST  := pytest moto[server]
+
+.PHONY: all run test check deps deps-test fuzz fuzz-build clean install
+all: $(BUILD)/gpuvet
+
+$(BUILD)/gpuvet: $(BUILD)/obj/runners/main.o $(BUILD)/libgpuvet.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libgpuvet.a: $(OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# ---- set-up on a fresh machine ----
+# Installs only what is missing; apt-get needs root (or sudo).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_BUILD))
+	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD)
+
+deps-test: deps
+	$(call apt_install,$(APT_TEST))
+	@$(PYTHON) -c 'import pytest, moto' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST)
+
+# ---- the README's two commands ----
+run: deps
+	$(MAKE) all
+	$(BUILD)/gpuvet run --profile quick --report gpuvet-report.html
+
+test: deps-test
+	$(MAKE) check
+	$(MAKE) check SAN=1
+	$(MAKE) fuzz-replay
+
+check: all $(TESTS)
+	GPUVET_BIN=$(abspath $(BUILD)/gpuvet) GPUVET_TEST_DIR=$(abspath $(BUILD)/tests) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+# ---- fuzzing (libFuzzer, clang) ----
+FUZZ_BUILD := build-fuzz
+FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
+FUZZ_SECONDS ?= 60
+fuzz-build: $(FUZZ_BINS)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c FORCE
+	@mkdir -p $(@D)
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD)/lib CC=clang \
+	  CFLAGS='-O1 -g -fsanitize=fuzzer-no-link,address,undefined' $(FUZZ_BUILD)/lib/libgpuvet.a
+	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< \
+	  $(FUZZ_BUILD)/lib/libgpuvet.a -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(LDLIBS)
+FORCE:
+# make test replays each corpus (and fuzzes 10 s); `make fuzz` fuzzes FUZZ_SECONDS each
+fuzz-replay: fuzz-build
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
+	  echo "fuzz: $$n"; $$f -max_total_time=10 -timeout=10 tests/fuzz/corpus/$$n >/dev/null 2>$(FUZZ_BUILD)/$$n.log \
+	  || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done
+fuzz: fuzz-build
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+PREFIX ?= /usr/local
+install: all
+	install -D -m 0755 $(BUILD)/gpuvet $(DESTDIR)$(PREFIX)/bin/gpuvet
+
+clean:
+	rm -rf build build-san build-fuzz

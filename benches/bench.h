@@ -1,0 +1,146 @@
+/*
+ * bench.h - the contract between the run harness and a bench.
+ *
+ * A bench is one file in benches/ that exports one `struct bench` (an ops
+ * table, as fio's ioengines) and is listed in benches/registry.c.  The
+ * harness (runners/run.c) runs every bench in its own child process with a
+ * deadline; inside the child the bench reports through the bench_* calls
+ * below, which write JSON lines to a pipe that the parent reads and commits
+ * to the store.  A bench never prints the final table and never touches the
+ * database, pricing or reports.
+ *
+ * Adding a bench: write benches/NAME.c (or .cu), fill a `struct bench` with
+ * designated initialisers at the bottom of the file, add one line to
+ * benches/registry.c.  The Makefile picks the file up by wildcard.
+ */
+#ifndef GPUVET_BENCH_H
+#define GPUVET_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Result codes of probe() and run(). */
+enum bench_status {
+	BENCH_OK = 0,        /* measured */
+	BENCH_SKIP = 1,      /* cannot run here (no GPU, no fio, no endpoint); reason given */
+	BENCH_FAIL = 2,      /* tried and failed (CUDA error, wrong result); reason given */
+};
+
+/* struct bench.flags */
+#define BENCH_NEEDS_GPU   0x1u  /* skipped when no GPU is visible */
+#define BENCH_TEST_ONLY   0x2u  /* only selectable with GPUVET_TEST_BENCHES=1; never a measurement */
+#define BENCH_DEFAULT_OFF 0x4u  /* not in a profile's default set; only by --bench */
+
+enum bench_profile { PROFILE_QUICK = 0, PROFILE_STANDARD = 1, PROFILE_FULL = 2 };
+
+/* Everything a bench may be configured with (from `gpuvet run` flags). */
+struct bench_config {
+	enum bench_profile profile;
+	int soak_seconds;               /* 0: the profile's default */
+	const char *nvme_dir;           /* NULL: choose */
+	const char *nvme_device;        /* NULL: never touch a block device */
+	int nvme_allow_destructive;
+	const char *objstore_url;       /* s3://bucket/key or http(s)://... ; NULL: skip */
+	const char *objstore_endpoint;  /* S3-compatible endpoint URL, NULL: AWS */
+	int objstore_concurrency;       /* 0: default */
+	int verbose;
+};
+
+struct bench_ctx;   /* opaque; owned by the harness */
+
+struct bench {
+	const char *name;      /* "gemm" */
+	const char *summary;   /* one line for --help */
+	unsigned flags;        /* BENCH_* */
+	/* Deadline in seconds for this configuration; the harness kills the child after it. */
+	int (*deadline_s)(const struct bench_config *cfg);
+	/*
+	 * Optional, runs in the child before run(): BENCH_OK if the bench can
+	 * run here, else BENCH_SKIP with a reason through bench_reason().
+	 */
+	int (*probe)(struct bench_ctx *ctx, const struct bench_config *cfg);
+	/* Measures; BENCH_OK, BENCH_SKIP or BENCH_FAIL (with bench_reason()). */
+	int (*run)(struct bench_ctx *ctx, const struct bench_config *cfg);
+};
+
+/* ---- reporting, callable only inside run()/probe() ---- */
+
+/*
+ * One metric.  name is stable, dotted and unit-suffixed
+ * ("gemm.bf16.tflops"); gpu is the GPU index or -1 for the instance-level
+ * value (the headline that rank and accept use); unit is human readable
+ * ("TFLOP/s", "GB/s", "%", "kIOPS", "us", "ms", "s", "count");
+ * params_json is a JSON object text with the parameters (sizes, dtype,
+ * repetitions, spread) or NULL.
+ */
+void bench_metric(struct bench_ctx *ctx, const char *name, int gpu, double value,
+		  const char *unit, const char *params_json);
+
+/*
+ * One point of a time series or curve.  Series names follow metric names
+ * ("soak.sm_clock.mhz", "memcpy.h2d.pinned.gbps").  x is seconds since the
+ * start of the bench for soak series, bytes for size sweeps.
+ */
+void bench_sample(struct bench_ctx *ctx, const char *series, int gpu, double x, double y);
+
+/* Why the bench skipped or failed: one lowercase line, no trailing period. */
+void bench_reason(struct bench_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Progress in [0,1] for the terminal bar; cheap, call as often as you like. */
+void bench_progress(struct bench_ctx *ctx, double fraction);
+
+/* A log line, shown with -v. */
+void bench_log(struct bench_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Echo of the configuration the bench actually used (JSON object text). */
+void bench_config_echo(struct bench_ctx *ctx, const char *json_object);
+
+/* ---- shared timing helpers (benches/timing.c) ---- */
+
+/* Monotonic clock in seconds. */
+double bench_now(void);
+
+/* Summary of repeated measurements. */
+struct bench_stats {
+	int n;
+	double median, min, max, mean;
+	double spread;      /* (max - min) / median, 0 when n < 2 */
+	double stddev;
+};
+
+/* Sorts a copy of v[0..n) and fills st; n may be 0 (all fields 0). */
+void bench_stats(const double *v, int n, struct bench_stats *st);
+
+/* Repetitions per profile: warm-up and timed iterations. */
+struct bench_reps { int warmup; int reps; };
+struct bench_reps bench_reps_for(enum bench_profile p);
+
+const char *bench_profile_name(enum bench_profile p);
+
+/* ---- registry (benches/registry.c) ---- */
+
+/* NULL-terminated list of every bench, in run order. */
+extern const struct bench *const bench_registry[];
+
+/* Find by name; NULL when unknown. Test-only benches only when allowed. */
+const struct bench *bench_find(const char *name);
+
+/* True when test-only benches may be selected (GPUVET_TEST_BENCHES=1). */
+int bench_test_benches_allowed(void);
+
+/* ---- harness side (runners/run.c), not for benches ---- */
+
+/* A context that writes the bench's reports as JSON lines to fd. */
+struct bench_ctx *bench_ctx_new(int fd, const char *bench_name);
+void bench_ctx_free(struct bench_ctx *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,23 @@
+/* memcpy.c - placeholder until issue 3 lands: always skipped, never a measurement. */
+#include "benches/bench.h"
+
+static int memcpy_deadline(const struct bench_config *cfg)
+{
+	(void)cfg;
+	return 10;
+}
+
+static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
+{
+	(void)cfg;
+	bench_reason(ctx, "the memcpy bench is not built yet in this version");
+	return BENCH_SKIP;
+}
+
+const struct bench bench_memcpy = {
+	.name = "memcpy",
+	.summary = "placeholder (not built yet)",
+	.flags = BENCH_NEEDS_GPU,
+	.deadline_s = memcpy_deadline,
+	.run = memcpy_run,
+};

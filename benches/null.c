@@ -1,0 +1,79 @@
+/*
+ * null.c - a test-only bench that drives the harness (as fio's null
+ * engine).  It measures nothing: its metric is named null.* and it can only
+ * be selected when GPUVET_TEST_BENCHES=1, so it can never be reported as a
+ * measurement.  GPUVET_NULL_MODE picks the behaviour:
+ *   ok (default)  one metric, three samples
+ *   fail          reports a reason and fails
+ *   skip          skips with a reason
+ *   crash         emits one metric, then dies of SIGSEGV
+ *   abort         dies of SIGABRT
+ *   hang          emits one metric, then sleeps forever (the deadline must kill it)
+ *   slow          takes GPUVET_NULL_SECONDS seconds (default 2), reporting progress
+ *   garbage       writes a malformed line on the protocol pipe, then one good metric
+ */
+#include "benches/bench.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int null_deadline(const struct bench_config *cfg)
+{
+	(void)cfg;
+	const char *d = getenv("GPUVET_NULL_DEADLINE");
+	int v = d ? (int)strtol(d, NULL, 10) : 0;
+	return v > 0 ? v : 30;
+}
+
+static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
+{
+	(void)cfg;
+	const char *mode = getenv("GPUVET_NULL_MODE");
+	if (!mode)
+		mode = "ok";
+	if (!strcmp(mode, "skip")) {
+		bench_reason(ctx, "null bench asked to skip");
+		return BENCH_SKIP;
+	}
+	if (!strcmp(mode, "fail")) {
+		bench_reason(ctx, "null bench asked to fail");
+		return BENCH_FAIL;
+	}
+	bench_metric(ctx, "null.value.count", -1, 42, "count", "{\"mode\":\"null\"}");
+	if (!strcmp(mode, "crash")) {
+		raise(SIGSEGV);
+	} else if (!strcmp(mode, "abort")) {
+		abort();
+	} else if (!strcmp(mode, "hang")) {
+		for (;;)
+			pause();
+	} else if (!strcmp(mode, "slow")) {
+		const char *s = getenv("GPUVET_NULL_SECONDS");
+		int secs = s ? (int)strtol(s, NULL, 10) : 2;
+		for (int i = 0; i < secs * 10; i++) {
+			usleep(100000);
+			bench_progress(ctx, (double)i / (secs * 10));
+		}
+	} else if (!strcmp(mode, "garbage")) {
+		static const char junk[] = "{\"t\":\"metric\",\"name\":\n\x01\x02not json\n";
+		ssize_t w = write(STDOUT_FILENO, junk, 0); /* keep stdout untouched */
+		(void)w;
+		bench_log(ctx, "about to send a malformed line");
+		extern void bench_ctx_raw_write(struct bench_ctx *, const char *, size_t);
+		bench_ctx_raw_write(ctx, junk, sizeof junk - 1);
+		bench_metric(ctx, "null.after_garbage.count", -1, 1, "count", NULL);
+	}
+	for (int i = 0; i < 3; i++)
+		bench_sample(ctx, "null.series.count", -1, i, i * 2.0);
+	return BENCH_OK;
+}
+
+const struct bench bench_null = {
+	.name = "null",
+	.summary = "test-only: drives the harness, measures nothing",
+	.flags = BENCH_TEST_ONLY,
+	.deadline_s = null_deadline,
+	.run = null_run,
+};

@@ -1,0 +1,109 @@
+/*
+ * store.h - the SQLite store of runs, metrics, samples, flags, verdicts
+ * and prices.
+ *
+ * One opaque handle, integer result codes (as SQLite itself), every
+ * failure explained in store_errmsg().  The schema is versioned with
+ * PRAGMA user_version and migrated forward on open; a database that is
+ * not a gpuvet store, or that is newer than this binary, is refused and
+ * left untouched.  WAL journal, busy timeout.  One transaction per
+ * finished bench (store_bench_begin .. store_bench_end), so a crash keeps
+ * what was measured.
+ *
+ * The exchange format between modules is the fingerprint: a JSON document
+ * (jansson json_t) built by store_load_fingerprint() and accepted by
+ * store_import_fingerprint().  Its shape is documented in README.md
+ * ("Fingerprint").
+ */
+#ifndef GPUVET_STORE_H
+#define GPUVET_STORE_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+enum store_rc {
+	STORE_OK = 0,
+	STORE_ERR = 1,        /* I/O, SQLite error, constraint */
+	STORE_NOTGPUVET = 2,  /* the file is not a gpuvet database */
+	STORE_TOONEW = 3,     /* schema newer than this binary */
+	STORE_NOTFOUND = 4,   /* no such run */
+	STORE_DUP = 5,        /* run UUID already present (import/merge) */
+};
+
+#define STORE_SCHEMA_VERSION 1
+#define FINGERPRINT_SCHEMA "gpuvet.fingerprint/1"
+
+struct store;
+
+/* Default path: $GPUVET_DB, else $XDG_DATA_HOME/gpuvet/gpuvet.db, else ~/.local/share/gpuvet/gpuvet.db. */
+const char *store_default_path(void);
+
+/* Opens (creating directories and the file when absent) and migrates. */
+int store_open(const char *path, struct store **out);
+/* Opens an existing store read-only; STORE_ERR when absent. */
+int store_open_readonly(const char *path, struct store **out);
+void store_close(struct store *s);
+/* Last error, one lowercase line; valid until the next call on s. For a failed open, s may be NULL: see store_open_error(). */
+const char *store_errmsg(const struct store *s);
+const char *store_open_error(void);
+/* The sqlite3 * handle, for modules that own their own queries (pricing, reports). */
+void *store_db(struct store *s);
+
+/* ---- writing a run ---- */
+
+struct run_info {
+	const char *uuid;           /* NULL: generated */
+	const char *profile;        /* quick / standard / full */
+	const char *gpuvet_version;
+	const char *hostname;
+	const char *provider;       /* aws / lambda / alibaba / unknown */
+	const char *instance_type;
+	const char *region;
+	const char *gpu_model;      /* reference model key, e.g. "H100-SXM", or NULL */
+	int gpu_count;
+	json_t *inventory;          /* borrowed; stored as JSON text */
+};
+
+/* Inserts the run (status "running") and its GPUs; commits. */
+int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id);
+
+/* Opens the transaction of one bench. */
+int store_bench_begin(struct store *s, int64_t run_id, const char *bench);
+int store_put_metric(struct store *s, int64_t run_id, const char *bench, const char *name,
+		     int gpu, double value, const char *unit, const char *params_json);
+int store_put_sample(struct store *s, int64_t run_id, const char *bench, const char *series,
+		     int gpu, double x, double y);
+/* Records the bench row and commits: status "ok", "skipped", "failed", "timed_out". */
+int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
+		    const char *reason, double duration_s, const char *config_json);
+
+/* severity: "critical", "warning", "info"; evidence: JSON object text. Own transaction. */
+int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
+		   const char *message, const char *evidence_json);
+/* Removes the run's flags (recomputation). */
+int store_clear_flags(struct store *s, int64_t run_id);
+/* verdict: "accept", "reject", "unmeasurable"; detail: JSON object text. Replaces any earlier verdict for the same policy. */
+int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
+		      const char *detail_json);
+/* status: "complete" (or "incomplete"); sets finished_at. */
+int store_finish_run(struct store *s, int64_t run_id, const char *status);
+
+/* ---- reading ---- */
+
+/* Latest run id (by started_at, then id); STORE_NOTFOUND when empty. */
+int store_latest_run(struct store *s, int64_t *run_id);
+/* Accepts a numeric id or a UUID (or unique UUID prefix). */
+int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id);
+/* All run ids, oldest first; *ids is malloc'd. */
+int store_list_runs(struct store *s, int64_t **ids, size_t *n);
+/* The whole fingerprint of one run (new reference). */
+int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
+
+/* ---- moving runs between stores ---- */
+
+/* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */
+int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id);
+/* Copies every run of the store at path that s lacks; counts what was added and skipped. */
+int store_merge(struct store *s, const char *path, int *added, int *skipped);
+
+#endif

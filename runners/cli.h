@@ -1,0 +1,37 @@
+/*
+ * cli.h - the subcommand table (runners/main.c) and the commands' entry
+ * points.  Adding a command: write runners/cmd_NAME.c with
+ * `int cmd_NAME(int argc, char **argv, const struct gv_global *g)`, declare
+ * it here, add one row to commands[] in main.c, document it in README.md.
+ *
+ * A command gets argv with the global options (--db, -q, -v) already
+ * removed; argv[0] is the command name.  It prints its own --help, parses
+ * with getopt_long, and returns an exit code from enum gv_exit.
+ */
+#ifndef GPUVET_CLI_H
+#define GPUVET_CLI_H
+
+struct gv_global {
+	const char *db_path;   /* --db, else NULL (store_default_path()) */
+};
+
+typedef int (*gv_cmd_fn)(int argc, char **argv, const struct gv_global *g);
+
+int cmd_run(int argc, char **argv, const struct gv_global *g);
+int cmd_inventory(int argc, char **argv, const struct gv_global *g);
+int cmd_accept(int argc, char **argv, const struct gv_global *g);
+int cmd_rank(int argc, char **argv, const struct gv_global *g);
+int cmd_report(int argc, char **argv, const struct gv_global *g);
+int cmd_prices(int argc, char **argv, const struct gv_global *g);
+int cmd_results(int argc, char **argv, const struct gv_global *g);
+
+/* The database path a command should use. */
+const char *gv_db_path(const struct gv_global *g);
+
+/*
+ * getopt_long error helper: prints "gpuvet: CMD: unknown option 'X'" style
+ * errors itself (opterr is 0); returns GV_EXIT_USAGE.
+ */
+int gv_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * main.c - the gpuvet command: global options and the subcommand table.
+ */
+#include "runners/cli.h"
+#include "runners/util.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cmd_struct {
+	const char *name;
+	gv_cmd_fn fn;
+	const char *summary;
+};
+
+static const struct cmd_struct commands[] = {
+	{ "run", cmd_run, "inventory + benches, store one run, print a summary" },
+	{ "inventory", cmd_inventory, "what machine is this: GPUs, driver, PCIe, CPU, NUMA, disks, cloud" },
+	{ "accept", cmd_accept, "gate a stored run against an acceptance policy" },
+	{ "rank", cmd_rank, "instance types ordered by a metric per dollar" },
+	{ "report", cmd_report, "self-contained HTML report" },
+	{ "prices", cmd_prices, "price catalog: list, update, import" },
+	{ "results", cmd_results, "the store: list, show, export, merge, import" },
+};
+
+static const struct cmd_struct *get_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gpuvet [--db PATH] [-q] [-v] COMMAND [ARGS]\n\n"
+		   "gpuvet vets rented GPU instances: it measures what the machine delivers,\n"
+		   "stores the fingerprint, ranks instance types by throughput per dollar and\n"
+		   "gates provisioning scripts.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nglobal options:\n"
+		   "  --db PATH    store (else $GPUVET_DB, else $XDG_DATA_HOME/gpuvet/gpuvet.db)\n"
+		   "  -q           quiet: no progress, errors only\n"
+		   "  -v           verbose\n"
+		   "  --help       this text; `gpuvet COMMAND --help` for a command\n"
+		   "  --version    print the version\n\n"
+		   "exit codes: 0 ok/accepted, 1 rejected, 2 usage or input error, 3 could not measure\n");
+}
+
+const char *gv_db_path(const struct gv_global *g)
+{
+	return g->db_path ? g->db_path : store_default_path();
+}
+
+int gv_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "gpuvet: %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fputs(" (see 'gpuvet ", stderr);
+	fputs(cmd, stderr);
+	fputs(" --help')\n", stderr);
+	va_end(ap);
+	return GV_EXIT_USAGE;
+}
+
+/*
+ * Removes the global options from argv wherever they stand (before or
+ * after the command), so `gpuvet run --db x` and `gpuvet --db x run` agree.
+ * Stops at "--".  Returns -1 on a global option missing its value.
+ */
+static int strip_globals(int *argc, char **argv, struct gv_global *g)
+{
+	int out = 1;
+	for (int i = 1; i < *argc; i++) {
+		char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			for (; i < *argc; i++)
+				argv[out++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "--db")) {
+			if (i + 1 >= *argc) {
+				gv_err("option '--db' needs a path");
+				return -1;
+			}
+			g->db_path = argv[++i];
+		} else if (!strncmp(a, "--db=", 5)) {
+			g->db_path = a + 5;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			gv_quiet = 1;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			gv_verbose++;
+		} else {
+			argv[out++] = a;
+		}
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct gv_global g = { 0 };
+
+	if (strip_globals(&argc, argv, &g) < 0)
+		return GV_EXIT_USAGE;
+	if (g.db_path && !*g.db_path) {
+		gv_err("option '--db' needs a path");
+		return GV_EXIT_USAGE;
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return GV_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return GV_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("gpuvet %s\n", GPUVET_VERSION);
+		return GV_EXIT_OK;
+	}
+	if (argv[1][0] == '-') {
+		gv_err("unknown option '%s' (see 'gpuvet --help')", argv[1]);
+		return GV_EXIT_USAGE;
+	}
+	const struct cmd_struct *c = get_command(argv[1]);
+	if (!c) {
+		gv_err("unknown command '%s' (see 'gpuvet --help')", argv[1]);
+		return GV_EXIT_USAGE;
+	}
+	opterr = 0;
+	optind = 1;
+	int rc = c->fn(argc - 1, argv + 1, &g);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		gv_err("cannot write to standard output");
+		return rc ? rc : GV_EXIT_USAGE;
+	}
+	return rc;
+}

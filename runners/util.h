@@ -1,0 +1,58 @@
+/*
+ * util.h - small helpers shared by runners, results, pricing and reports:
+ * error reporting in the project's one-line style, checked allocation,
+ * strict number parsing (no atoi), file reading.
+ */
+#ifndef GPUVET_UTIL_H
+#define GPUVET_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit codes of the gpuvet command (DESIGN.md). */
+enum gv_exit {
+	GV_EXIT_OK = 0,            /* ok / accepted */
+	GV_EXIT_REJECT = 1,        /* rejected by the acceptance policy */
+	GV_EXIT_USAGE = 2,         /* usage or input error */
+	GV_EXIT_UNMEASURABLE = 3,  /* could not measure what the policy requires */
+};
+
+#define GPUVET_VERSION "0.1.0"
+
+extern int gv_verbose;  /* -v */
+extern int gv_quiet;    /* -q */
+
+/* "gpuvet: <message>\n" on stderr; message lowercase, no trailing period. */
+void gv_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same, only with -v. */
+void gv_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Abort with a message on allocation failure. */
+void *gv_malloc(size_t n);
+void *gv_calloc(size_t n, size_t size);
+void *gv_realloc(void *p, size_t n);
+char *gv_strdup(const char *s);
+/* malloc'd printf. */
+char *gv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whole-string parses with range check; 0 on success, -1 otherwise. */
+int gv_parse_long(const char *s, long min, long max, long *out);
+int gv_parse_double(const char *s, double *out);
+
+/* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
+char *gv_read_file(const char *path, size_t *len);
+
+/* Copies at most size-1 bytes and terminates; returns strlen(src). */
+size_t gv_strlcpy(char *dst, const char *src, size_t size);
+
+/* ISO 8601 UTC "2026-11-21T04:22:28Z" of a time_t into buf (>= 21 bytes). */
+void gv_iso8601(long t, char *buf, size_t size);
+
+/* Random UUID v4 text (37 bytes with NUL). */
+void gv_uuid(char out[37]);
+
+/* True when stderr is a terminal and -q was not given: show progress. */
+int gv_progress_enabled(void);
+
+#endif
