@@ -1,0 +1,29 @@
+/*
+ * rank.h - instance types ordered by a metric per dollar (issue 6).
+ * Shared by `gpuvet rank` and the HTML report so both show the same order.
+ */
+#ifndef GPUVET_RANK_H
+#define GPUVET_RANK_H
+
+#include <jansson.h>
+
+struct store;
+
+struct rank_opts {
+	const char *metric;     /* metric name ("gemm.bf16.tflops") or composite ("score.training"); NULL: default */
+	const char *market;     /* "on_demand" (default) or "spot" */
+	const char *region;     /* NULL: any */
+	const char *per;        /* "instance" (default) or "gpu" */
+	int include_estimates;  /* list priced SKUs with no run, from the reference table, marked */
+};
+
+/*
+ * Computes the ranking as JSON: {"metric":..., "unit":..., "market":..., "per":...,
+ * "rows":[{"rank":1,"provider":...,"instance_type":...,"region":...,"gpu_model":...,
+ * "gpu_count":...,"price_per_hour":...,"currency":"USD","value":...,"value_per_dollar":...,
+ * "runs":N,"flags":[...],"estimate":false}, ...]}.  Returns 0, or -1 with a one-line
+ * message in err.
+ */
+int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen);
+
+#endif
