@@ -1,0 +1,1513 @@
+/* html.c - the self-contained HTML report; see html.h */
+#include "reports/html.h"
+#include "reports/html_escape.h"
+#include "reports/report_assets.h"
+#include "reports/sha256.h"
+#include "reports/svg.h"
+#include "pricing/gpus.h"
+#include "runners/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Headline metrics of the runs table (instance level, gpu -1). */
+static const struct {
+	const char *metric, *label, *unit;
+} HEAD[] = {
+	{ "gemm.bf16.tflops", "BF16 GEMM", "TFLOP/s" },
+	{ "gemm.fp16.tflops", "FP16 GEMM", "TFLOP/s" },
+	{ "memcpy.h2d.pinned.gbps", "H2D pinned", "GB/s" },
+	{ "allreduce.busbw.gbps", "all-reduce busbw", "GB/s" },
+	{ "nvme.seqread.gbps", "NVMe seq read", "GB/s" },
+	{ "soak.tflops.last_min", "soak last minute", "TFLOP/s" },
+	{ "soak.sm_clock.drop_pct", "SM clock drop", "%" },
+};
+#define N_HEAD (sizeof HEAD / sizeof HEAD[0])
+
+/* One run reduced to what the summary, runs table and detail selection need. */
+struct run_sum {
+	int64_t id;
+	char *uuid, *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
+	char *started, *sku, *verdict, *policy;
+	char *flags;             /* "CODE:severity CODE:severity" */
+	int gpu_count, nflag[3];  /* critical, warning, info */
+	int nb_ok, nb_skip, nb_fail;
+	double head[N_HEAD];
+	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
+	int detail;
+};
+
+struct rdoc {
+	struct run_sum *runs;
+	size_t n;
+	json_t *rankings;
+	const char *rank_error;
+	json_t *prices;
+	const char *prices_error;
+	size_t runs_in_store;
+	const char *generated_at;
+};
+
+/* ---- small helpers ---- */
+
+static const char *jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static double jnum(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static char *dupn(const char *s)
+{
+	return s ? gv_strdup(s) : NULL;
+}
+
+static const char *orq(const char *s)
+{
+	return s && *s ? s : "\xE2\x80\x94";  /* em dash for "none" */
+}
+
+static int sev_index(const char *s)
+{
+	if (s && !strcmp(s, "critical"))
+		return 0;
+	if (s && !strcmp(s, "warning"))
+		return 1;
+	return 2;
+}
+
+static const char *const SEV_NAME[3] = { "critical", "warning", "info" };
+
+/* Numbers for people: about four significant digits, no exponent below 1e9. */
+static void fmt_val(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, size, "\xE2\x80\x94");
+	else if (a >= 1e9 || (a > 0 && a < 1e-3))
+		snprintf(buf, size, "%.3g", v);
+	else if (a >= 1000 || a == floor(a))
+		snprintf(buf, size, "%.0f", v);
+	else if (a >= 100)
+		snprintf(buf, size, "%.1f", v);
+	else if (a >= 10)
+		snprintf(buf, size, "%.2f", v);
+	else
+		snprintf(buf, size, "%.3f", v);
+}
+
+/* A numeric cell: text for people, data-v for sorting. */
+static void td_num(FILE *f, double v, const char *suffix)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		fputs("<td class=\"n\" data-v=\"\">\xE2\x80\x94</td>", f);
+		return;
+	}
+	fmt_val(v, buf, sizeof buf);
+	fprintf(f, "<td class=\"n\" data-v=\"%.10g\">%s%s</td>", v, buf, suffix ? suffix : "");
+}
+
+static void td_text(FILE *f, const char *s)
+{
+	fputs("<td>", f);
+	html_esc(f, orq(s));
+	fputs("</td>", f);
+}
+
+static void tag(FILE *f, const char *open, const char *text, const char *close)
+{
+	fputs(open, f);
+	html_esc(f, text);
+	fputs(close, f);
+}
+
+static void badge(FILE *f, const char *what)
+{
+	const char *cls = "info";
+
+	if (!what || !*what) {
+		fputs("<span class=\"muted\">none</span>", f);
+		return;
+	}
+	if (!strcmp(what, "accept") || !strcmp(what, "reject") || !strcmp(what, "unmeasurable") ||
+	    !strcmp(what, "incomplete"))
+		cls = what;
+	fprintf(f, "<span class=\"badge %s\">", cls);
+	html_esc(f, what);
+	fputs("</span>", f);
+}
+
+static void sku_key(char *buf, size_t size, const char *prov, const char *it, const char *reg)
+{
+	snprintf(buf, size, "%s / %s / %s", prov ? prov : "?", it ? it : "?", reg ? reg : "?");
+}
+
+/* ---- reducing a fingerprint ---- */
+
+static void run_sum_init(struct run_sum *r, json_t *fp)
+{
+	json_t *run = json_object_get(fp, "run"), *v;
+	size_t i;
+	char key[512];
+	size_t fl_cap = 0, fl_len = 0;
+
+	memset(r, 0, sizeof *r);
+	for (i = 0; i < N_HEAD; i++)
+		r->head[i] = NAN;
+	v = json_object_get(run, "id");
+	r->id = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+	r->uuid = dupn(jstr(run, "uuid"));
+	r->status = dupn(jstr(run, "status"));
+	r->profile = dupn(jstr(run, "profile"));
+	r->version = dupn(jstr(run, "gpuvet_version"));
+	r->host = dupn(jstr(run, "hostname"));
+	r->provider = dupn(jstr(run, "provider"));
+	r->itype = dupn(jstr(run, "instance_type"));
+	r->region = dupn(jstr(run, "region"));
+	r->gpu_model = dupn(jstr(run, "gpu_model"));
+	r->started = dupn(jstr(run, "started_at"));
+	v = json_object_get(run, "gpu_count");
+	r->gpu_count = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+	sku_key(key, sizeof key, r->provider, r->itype, r->region);
+	r->sku = gv_strdup(key);
+
+	json_array_foreach(json_object_get(fp, "metrics"), i, v) {
+		const char *name = jstr(v, "name");
+		json_t *g = json_object_get(v, "gpu");
+		if (!name || !json_is_integer(g) || json_integer_value(g) != -1)
+			continue;
+		for (size_t h = 0; h < N_HEAD; h++)
+			if (!strcmp(name, HEAD[h].metric))
+				r->head[h] = jnum(v, "value");
+	}
+	json_array_foreach(json_object_get(fp, "benches"), i, v) {
+		const char *st = jstr(v, "status");
+		if (st && !strcmp(st, "ok"))
+			r->nb_ok++;
+		else if (st && !strcmp(st, "skipped"))
+			r->nb_skip++;
+		else
+			r->nb_fail++;
+	}
+	json_array_foreach(json_object_get(fp, "flags"), i, v) {
+		const char *code = jstr(v, "code"), *sev = jstr(v, "severity");
+		int si = sev_index(sev);
+		size_t need;
+		r->nflag[si]++;
+		if (!code)
+			continue;
+		need = fl_len + strlen(code) + strlen(SEV_NAME[si]) + 3;
+		if (need > fl_cap) {
+			fl_cap = need * 2;
+			r->flags = gv_realloc(r->flags, fl_cap);
+		}
+		fl_len += (size_t)snprintf(r->flags + fl_len, fl_cap - fl_len, "%s%s:%s", fl_len ? " " : "",
+					   code, SEV_NAME[si]);
+	}
+	/* the latest verdict (by time, then position) stands for the run */
+	{
+		const char *best_at = NULL;
+		json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+			const char *at = jstr(v, "at");
+			if (!r->verdict || (at && (!best_at || strcmp(at, best_at) >= 0))) {
+				free(r->verdict);
+				free(r->policy);
+				r->verdict = dupn(jstr(v, "verdict"));
+				r->policy = dupn(jstr(v, "policy"));
+				best_at = at;
+			}
+		}
+	}
+}
+
+static void run_sum_free(struct run_sum *r)
+{
+	free(r->uuid); free(r->status); free(r->profile); free(r->version); free(r->host);
+	free(r->provider); free(r->itype); free(r->region); free(r->gpu_model); free(r->started);
+	free(r->sku); free(r->verdict); free(r->policy); free(r->flags);
+	json_decref(r->fp);
+}
+
+/* ---- which runs get full detail ---- */
+
+static const struct run_sum *pick_base;
+
+static int cmp_sku_newest(const void *a, const void *b)
+{
+	const struct run_sum *x = &pick_base[*(const size_t *)a], *y = &pick_base[*(const size_t *)b];
+	int c = strcmp(x->sku, y->sku);
+	if (c)
+		return c;
+	c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
+	if (c)
+		return c;
+	return (y->id > x->id) - (y->id < x->id);
+}
+
+static int cmp_newest(const void *a, const void *b)
+{
+	const struct run_sum *x = &pick_base[*(const size_t *)a], *y = &pick_base[*(const size_t *)b];
+	int c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
+	if (c)
+		return c;
+	return (y->id > x->id) - (y->id < x->id);
+}
+
+/* Marks runs[i].detail under the size rule (html.h); forced ones stay. */
+static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
+{
+	size_t *idx, *cand, nc = 0, forced = 0;
+
+	if (per_sku <= 0)
+		per_sku = REPORT_DETAIL_PER_SKU;
+	if (max <= 0)
+		max = REPORT_DETAIL_MAX;
+	if (n == 0)
+		return;
+	idx = gv_malloc(n * sizeof *idx);
+	cand = gv_malloc(n * sizeof *cand);
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = i;
+		forced += runs[i].detail != 0;
+	}
+	pick_base = runs;
+	qsort(idx, n, sizeof *idx, cmp_sku_newest);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		k = (i > 0 && !strcmp(runs[idx[i]].sku, runs[idx[i - 1]].sku)) ? k + 1 : 0;
+		if (k < (size_t)per_sku && !runs[idx[i]].detail)
+			cand[nc++] = idx[i];
+	}
+	qsort(cand, nc, sizeof *cand, cmp_newest);
+	for (size_t i = 0; i < nc && forced + i < (size_t)max; i++)
+		runs[cand[i]].detail = 1;
+	pick_base = NULL;
+	free(idx);
+	free(cand);
+}
+
+/* ---- page frame ---- */
+
+static void page_head(FILE *f, const struct rdoc *d)
+{
+	char css_h[64], js_h[64];
+
+	sha256_csp_source(REPORT_CSS, strlen(REPORT_CSS), css_h, sizeof css_h);
+	sha256_csp_source(REPORT_JS, strlen(REPORT_JS), js_h, sizeof js_h);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		   "style-src '%s'; script-src '%s'; img-src data:; base-uri 'none'; form-action 'none'\">\n"
+		   "<meta name=\"referrer\" content=\"no-referrer\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		   "<meta name=\"generator\" content=\"gpuvet %s\">\n"
+		   "<title>gpuvet report</title>\n<style>%s</style>\n</head>\n<body>\n",
+		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
+	fprintf(f, "<header><h1>gpuvet report</h1><p>generated %s by gpuvet %s from ",
+		d->generated_at, GPUVET_VERSION);
+	if (d->runs_in_store && d->runs_in_store != d->n)
+		fprintf(f, "%zu of the store's %zu runs", d->n, d->runs_in_store);
+	else
+		fprintf(f, "%zu run%s", d->n, d->n == 1 ? "" : "s");
+	fputs("</p></header>\n<nav><a href=\"#summary\">Summary</a><a href=\"#ranking\">Ranking</a>"
+	      "<a href=\"#charts\">Perf per dollar</a><a href=\"#runs\">Runs</a>"
+	      "<a href=\"#detail\">Run detail</a><a href=\"#provenance\">Provenance</a></nav>\n<main>\n", f);
+}
+
+static void page_tail(FILE *f)
+{
+	fprintf(f, "</main>\n<script>%s</script>\n</body>\n</html>\n", REPORT_JS);
+}
+
+/* ---- summary ---- */
+
+struct flag_count {
+	char code[48];
+	int sev, runs;
+	int64_t latest_detail;   /* a run with detail that has the flag, 0 if none */
+	size_t last_run;         /* index of the last run counted, to count each run once */
+};
+
+static int cmp_flag_count(const void *a, const void *b)
+{
+	const struct flag_count *x = a, *y = b;
+	if (x->sev != y->sev)
+		return x->sev - y->sev;
+	if (x->runs != y->runs)
+		return y->runs - x->runs;
+	return strcmp(x->code, y->code);
+}
+
+static size_t count_flags(const struct rdoc *d, struct flag_count *fc, size_t max)
+{
+	size_t nfc = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const char *p = d->runs[i].flags;
+		while (p && *p) {
+			const char *sp = strchr(p, ' '), *colon;
+			size_t len = sp ? (size_t)(sp - p) : strlen(p), cl;
+			char code[48];
+			int sev = 2;
+			size_t k;
+
+			colon = memchr(p, ':', len);
+			cl = colon ? (size_t)(colon - p) : len;
+			if (cl >= sizeof code)
+				cl = sizeof code - 1;
+			memcpy(code, p, cl);
+			code[cl] = 0;
+			if (colon)
+				sev = (int)colon[1] == 'c' ? 0 : colon[1] == 'w' ? 1 : 2;
+			for (k = 0; k < nfc; k++)
+				if (!strcmp(fc[k].code, code))
+					break;
+			if (k == nfc && nfc < max) {
+				memset(&fc[nfc], 0, sizeof fc[nfc]);
+				gv_strlcpy(fc[nfc].code, code, sizeof fc[nfc].code);
+				fc[nfc].sev = sev;
+				fc[nfc].last_run = (size_t)-1;
+				nfc++;
+			}
+			if (k < nfc) {
+				/* count each run once per code */
+				if (fc[k].last_run != i) {
+					fc[k].last_run = i;
+					fc[k].runs++;
+					if (d->runs[i].detail)
+						fc[k].latest_detail = d->runs[i].id;
+				}
+				if (sev < fc[k].sev)
+					fc[k].sev = sev;
+			}
+			p = sp ? sp + 1 : NULL;
+		}
+	}
+	qsort(fc, nfc, sizeof *fc, cmp_flag_count);
+	return nfc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void section_summary(FILE *f, const struct rdoc *d)
+{
+	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
+	size_t nsku = 0, *idx, nfc;
+	struct flag_count fc[64];
+	json_t *r0 = json_array_get(d->rankings, 0), *top = json_array_get(json_object_get(r0, "rows"), 0);
+
+	for (size_t i = 0; i < d->n; i++) {
+		const char *v = d->runs[i].verdict;
+		verd[!v ? 3 : !strcmp(v, "accept") ? 0 : !strcmp(v, "reject") ? 1 : 2]++;
+		incomplete += d->runs[i].status && strcmp(d->runs[i].status, "complete") != 0;
+		synthetic += d->runs[i].host && strstr(d->runs[i].host, "synthetic") != NULL;
+	}
+	fputs("<section id=\"summary\"><h2>Summary</h2>\n", f);
+	if (synthetic)
+		fprintf(f, "<p class=\"demo\"><b>Synthetic demo data:</b> %d of these runs are labelled "
+			   "synthetic in their host name; their numbers are not measurements.</p>\n", synthetic);
+	/* group by instance type */
+	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
+	for (size_t i = 0; i < d->n; i++)
+		idx[i] = i;
+	pick_base = d->runs;
+	qsort(idx, d->n, sizeof *idx, cmp_sku_newest);
+	pick_base = NULL;
+	for (size_t i = 0; i < d->n; i++)
+		nsku += i == 0 || strcmp(d->runs[idx[i]].sku, d->runs[idx[i - 1]].sku) != 0;
+
+	fprintf(f, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>runs%s</div>"
+		   "<div class=\"card\"><b>%zu</b>instance types</div>"
+		   "<div class=\"card\"><b>%d</b>accepted</div><div class=\"card\"><b>%d</b>rejected</div>"
+		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not gated</div>",
+		d->n, incomplete ? "" : "", nsku, verd[0], verd[1], verd[2], verd[3]);
+	if (incomplete)
+		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", incomplete);
+	fputs("</div>\n", f);
+	if (top) {
+		char buf[64];
+		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
+		fputs("<p>Most per dollar (", f);
+		html_esc(f, jstr(r0, "metric"));
+		fputs(", ", f);
+		html_esc(f, jstr(r0, "market"));
+		fputs(", per ", f);
+		html_esc(f, jstr(r0, "per"));
+		fputs("): <b>", f);
+		html_esc(f, jstr(top, "provider"));
+		fputs(" ", f);
+		html_esc(f, jstr(top, "instance_type"));
+		fputs("</b> in ", f);
+		html_esc(f, orq(jstr(top, "region")));
+		fprintf(f, ", %s ", buf);
+		html_esc(f, jstr(r0, "unit"));
+		fputs(" per $/h", f);
+		if (json_is_true(json_object_get(top, "estimate")))
+			fputs(" <span class=\"est\">(estimate from the reference table, not measured)</span>", f);
+		fputs(".</p>\n", f);
+	}
+
+	nfc = count_flags(d, fc, sizeof fc / sizeof fc[0]);
+	fputs("<h3>Flags at a glance</h3>\n", f);
+	if (nfc == 0) {
+		fputs("<p>No run raised a flag.</p>\n", f);
+	} else {
+		fputs("<table class=\"sortable\" id=\"flags\"><thead><tr><th>flag</th><th>worst severity</th>"
+		      "<th>runs</th><th>example</th></tr></thead><tbody>\n", f);
+		for (size_t k = 0; k < nfc; k++) {
+			fprintf(f, "<tr><td><code>");
+			html_esc(f, fc[k].code);
+			fprintf(f, "</code></td><td class=\"%s\">%s</td><td class=\"n\" data-v=\"%d\">%d</td><td>",
+				SEV_NAME[fc[k].sev], SEV_NAME[fc[k].sev], fc[k].runs, fc[k].runs);
+			if (fc[k].latest_detail > 0)
+				fprintf(f, "<a href=\"#run-%lld\">run %lld</a>", (long long)fc[k].latest_detail,
+					(long long)fc[k].latest_detail);
+			else
+				fputs("\xE2\x80\x94", f);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
+	}
+
+	fputs("<h3>Instance types</h3>\n<div class=\"scroll\"><table class=\"sortable\" id=\"skus\"><thead><tr>"
+	      "<th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
+	      "<th>accepted</th><th>rejected</th><th>with critical flags</th>"
+	      "<th>median BF16 GEMM <small>TFLOP/s</small></th><th>latest run</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < d->n;) {
+		size_t j = i, nv = 0;
+		int acc = 0, rej = 0, crit = 0;
+		double *vals = gv_malloc(d->n * sizeof *vals), med = NAN;
+		const struct run_sum *r = &d->runs[idx[i]];
+		while (j < d->n && !strcmp(d->runs[idx[j]].sku, r->sku)) {
+			const struct run_sum *q = &d->runs[idx[j]];
+			acc += q->verdict && !strcmp(q->verdict, "accept");
+			rej += q->verdict && !strcmp(q->verdict, "reject");
+			crit += q->nflag[0] > 0;
+			if (isfinite(q->head[0]))
+				vals[nv++] = q->head[0];
+			j++;
+		}
+		if (nv) {
+			qsort(vals, nv, sizeof *vals, cmp_double);
+			med = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
+		}
+		free(vals);
+		fputs("<tr>", f);
+		td_text(f, r->provider);
+		td_text(f, r->itype);
+		td_text(f, r->region);
+		fprintf(f, "<td>%d \xC3\x97 ", r->gpu_count);
+		html_esc(f, orq(r->gpu_model));
+		fputs("</td>", f);
+		td_num(f, (double)(j - i), NULL);
+		td_num(f, acc, NULL);
+		td_num(f, rej, NULL);
+		td_num(f, crit, NULL);
+		td_num(f, med, NULL);
+		td_text(f, r->started);   /* idx is newest first within a SKU */
+		fputs("</tr>\n", f);
+		i = j;
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+	free(idx);
+}
+
+/* ---- ranking ---- */
+
+static json_t *rank_row_find(json_t *rk, json_t *row)
+{
+	const char *p = jstr(row, "provider"), *it = jstr(row, "instance_type"), *rg = jstr(row, "region");
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(json_object_get(rk, "rows"), i, v) {
+		const char *p2 = jstr(v, "provider"), *it2 = jstr(v, "instance_type"), *rg2 = jstr(v, "region");
+		if (!strcmp(p ? p : "", p2 ? p2 : "") && !strcmp(it ? it : "", it2 ? it2 : "") &&
+		    !strcmp(rg ? rg : "", rg2 ? rg2 : ""))
+			return v;
+	}
+	return NULL;
+}
+
+static void rank_col_head(FILE *f, json_t *rk)
+{
+	const char *market = jstr(rk, "market"), *per = jstr(rk, "per");
+	fputs("<th>", f);
+	html_esc(f, jstr(rk, "metric"));
+	fputs(" <small>(", f);
+	html_esc(f, jstr(rk, "unit"));
+	fputs(" per $/h, ", f);
+	html_esc(f, market && !strcmp(market, "on_demand") ? "on-demand" : market);
+	fputs(", per ", f);
+	html_esc(f, per);
+	fputs(")</small></th>", f);
+}
+
+static void flags_cell(FILE *f, json_t *flags)
+{
+	size_t i;
+	json_t *v;
+	int any = 0;
+
+	fputs("<td>", f);
+	json_array_foreach(flags, i, v) {
+		const char *code = json_is_string(v) ? json_string_value(v) : jstr(v, "code");
+		if (!code)
+			continue;
+		fputs(any++ ? " " : "", f);
+		tag(f, "<code>", code, "</code>");
+	}
+	if (!any)
+		fputs("\xE2\x80\x94", f);
+	fputs("</td>", f);
+}
+
+static void section_ranking(FILE *f, const struct rdoc *d)
+{
+	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot = NULL;
+	size_t i, nrk = json_array_size(d->rankings);
+
+	fputs("<section id=\"ranking\"><h2>Ranking: performance per dollar</h2>\n", f);
+	if (!r0) {
+		fputs("<p>No ranking: ", f);
+		html_esc(f, d->rank_error ? d->rank_error : "no priced instance type");
+		fputs(".</p></section>\n", f);
+		return;
+	}
+	for (size_t k = 1; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		const char *m = jstr(rk, "market"), *per = jstr(rk, "per");
+		if (m && !strcmp(m, "spot") && per && jstr(r0, "per") && !strcmp(per, jstr(r0, "per")) &&
+		    jstr(rk, "metric") && jstr(r0, "metric") && !strcmp(jstr(rk, "metric"), jstr(r0, "metric")))
+			spot = rk;
+	}
+	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: ", f);
+	html_esc(f, jstr(r0, "metric"));
+	fputs(" per dollar, ", f);
+	html_esc(f, jstr(r0, "market"));
+	fputs(" prices, per ", f);
+	html_esc(f, jstr(r0, "per"));
+	fputs(". The value is the median over the stored runs of each instance type; rows marked "
+	      "<span class=\"est\">estimate</span> have no run and use the reference table's peak figures. "
+	      "Every ranking uses the whole store.</p>\n", f);
+	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
+	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
+	      "<th>on-demand <small>$/h</small></th><th>spot <small>$/h</small></th><th>", f);
+	html_esc(f, jstr(r0, "metric"));
+	fputs(" <small>", f);
+	html_esc(f, jstr(r0, "unit"));
+	fputs("</small></th>", f);
+	for (size_t k = 0; k < nrk; k++)
+		rank_col_head(f, json_array_get(d->rankings, k));
+	fputs("<th>flags</th></tr></thead><tbody>\n", f);
+	json_array_foreach(json_object_get(r0, "rows"), i, row) {
+		int est = json_is_true(json_object_get(row, "estimate"));
+		json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gc = json_object_get(row, "gpu_count");
+		const char *m0 = jstr(r0, "market");
+		double od = m0 && !strcmp(m0, "spot") ? NAN : jnum(row, "price_per_hour");
+
+		fprintf(f, "<tr class=\"%s\" data-rank=\"%lld\">", est ? "est" : "m",
+			(long long)json_integer_value(json_object_get(row, "rank")));
+		td_num(f, jnum(row, "rank"), NULL);
+		td_text(f, jstr(row, "provider"));
+		fputs("<td class=\"it\">", f);
+		html_esc(f, orq(jstr(row, "instance_type")));
+		if (est)
+			fputs(" <span class=\"est\">(estimate)</span>", f);
+		fputs("</td>", f);
+		td_text(f, jstr(row, "region"));
+		fprintf(f, "<td>%lld \xC3\x97 ", (long long)(json_is_integer(gc) ? json_integer_value(gc) : 0));
+		html_esc(f, orq(jstr(row, "gpu_model")));
+		fputs("</td>", f);
+		td_num(f, jnum(row, "runs"), NULL);
+		td_num(f, od, NULL);
+		td_num(f, sr ? jnum(sr, "price_per_hour") : NAN, NULL);
+		td_num(f, jnum(row, "value"), est ? " (est.)" : NULL);
+		for (size_t k = 0; k < nrk; k++) {
+			json_t *o = k == 0 ? row : rank_row_find(json_array_get(d->rankings, k), row);
+			td_num(f, o ? jnum(o, "value_per_dollar") : NAN, NULL);
+		}
+		flags_cell(f, json_object_get(row, "flags"));
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+}
+
+static void section_bars(FILE *f, const struct rdoc *d)
+{
+	size_t nrk = json_array_size(d->rankings);
+
+	fputs("<section id=\"charts\"><h2>Performance per dollar</h2>\n", f);
+	if (!nrk) {
+		fputs("<p>No ranking, so no chart.</p></section>\n", f);
+		return;
+	}
+	fputs("<p>Bars in each ranking's own order (top 25); hollow dashed bars are estimates from the reference "
+	      "table, not measurements.</p>\n<div class=\"charts\">\n", f);
+	for (size_t k = 0; k < nrk && k < 10; k++) {
+		json_t *rk = json_array_get(d->rankings, k), *rows = json_object_get(rk, "rows"), *row;
+		size_t n = json_array_size(rows), nb = n < 25 ? n : 25, i;
+		struct svg_bar *bars = gv_calloc(nb ? nb : 1, sizeof *bars);
+		char **labels = gv_calloc(nb ? nb : 1, sizeof *labels);
+		const char *market = jstr(rk, "market");
+		char *title, *unit;
+
+		json_array_foreach(rows, i, row) {
+			if (i >= nb)
+				break;
+			labels[i] = gv_asprintf("%s %s %s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
+						orq(jstr(row, "region")));
+			bars[i] = (struct svg_bar){ labels[i], jnum(row, "value_per_dollar"), (int)k,
+						    json_is_true(json_object_get(row, "estimate")) };
+		}
+		title = gv_asprintf("%s per dollar: %s, per %s%s", orq(jstr(rk, "metric")),
+				    market && !strcmp(market, "on_demand") ? "on-demand" : orq(market),
+				    orq(jstr(rk, "per")), n > nb ? " (top 25)" : "");
+		unit = gv_asprintf("%s per $/h", orq(jstr(rk, "unit")));
+		svg_bar_chart(f, title, unit, bars, nb, 720);
+		for (i = 0; i < nb; i++)
+			free(labels[i]);
+		free(labels);
+		free(bars);
+		free(title);
+		free(unit);
+	}
+	fputs("</div>\n</section>\n", f);
+}
+
+/* ---- the runs table ---- */
+
+static void section_runs(FILE *f, const struct rdoc *d)
+{
+	fputs("<section id=\"runs\"><h2>Runs</h2>\n<p>Every run, newest last. Runs with a link have full detail "
+	      "below: the newest runs of each instance type (", f);
+	fputs("see <a href=\"#detail\">Run detail</a>); the figures here are instance-level headline metrics.</p>\n", f);
+	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"runlist\"><thead><tr><th>run</th><th>started</th>"
+	      "<th>host</th><th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>status</th>"
+	      "<th>verdict</th><th>flags</th>", f);
+	for (size_t h = 0; h < N_HEAD; h++)
+		fprintf(f, "<th>%s <small>%s</small></th>", HEAD[h].label, HEAD[h].unit);
+	fputs("<th>benches ok/skipped/failed</th></tr></thead><tbody>\n", f);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct run_sum *r = &d->runs[i];
+		if (r->detail)
+			fprintf(f, "<tr><td class=\"n\" data-v=\"%lld\"><a href=\"#run-%lld\">%lld</a></td>",
+				(long long)r->id, (long long)r->id, (long long)r->id);
+		else
+			fprintf(f, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)r->id, (long long)r->id);
+		td_text(f, r->started);
+		td_text(f, r->host);
+		td_text(f, r->provider);
+		td_text(f, r->itype);
+		td_text(f, r->region);
+		fprintf(f, "<td>%d \xC3\x97 ", r->gpu_count);
+		html_esc(f, orq(r->gpu_model));
+		fputs("</td>", f);
+		td_text(f, r->status);
+		fputs("<td>", f);
+		badge(f, r->verdict);
+		fputs("</td><td>", f);
+		if (r->flags) {
+			const char *p = r->flags;
+			while (*p) {
+				const char *sp = strchr(p, ' '), *colon;
+				size_t len = sp ? (size_t)(sp - p) : strlen(p);
+				colon = memchr(p, ':', len);
+				fprintf(f, "<code class=\"%s\">", colon ? SEV_NAME[colon[1] == 'c' ? 0 : colon[1] == 'w' ? 1 : 2]
+									: "info");
+				html_esc_n(f, p, colon ? (size_t)(colon - p) : len);
+				fputs("</code> ", f);
+				p = sp ? sp + 1 : p + len;
+			}
+		} else {
+			fputs("\xE2\x80\x94", f);
+		}
+		fputs("</td>", f);
+		for (size_t h = 0; h < N_HEAD; h++)
+			td_num(f, r->head[h], NULL);
+		fprintf(f, "<td class=\"n\" data-v=\"%d\">%d/%d/%d</td></tr>\n", r->nb_ok, r->nb_ok, r->nb_skip,
+			r->nb_fail);
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+}
+
+/* ---- per-run detail ---- */
+
+static void json_compact(FILE *f, json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS) : NULL;
+	html_esc(f, s ? s : "");
+	free(s);
+}
+
+static void scalar_text(FILE *f, json_t *v)
+{
+	char buf[64];
+
+	if (json_is_string(v))
+		html_esc(f, json_string_value(v));
+	else if (json_is_integer(v))
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v)) {
+		fmt_val(json_real_value(v), buf, sizeof buf);
+		fputs(buf, f);
+	} else if (json_is_true(v))
+		fputs("yes", f);
+	else if (json_is_false(v))
+		fputs("no", f);
+	else if (json_is_null(v) || !v)
+		fputs("\xE2\x80\x94", f);
+	else
+		json_compact(f, v);
+}
+
+/* An array of objects as one table: columns are the union of keys (first 16). */
+static void object_array_table(FILE *f, json_t *arr)
+{
+	const char *cols[16];
+	size_t nc = 0, i;
+	json_t *o;
+
+	json_array_foreach(arr, i, o) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(o, k, v) {
+			size_t c;
+			for (c = 0; c < nc; c++)
+				if (!strcmp(cols[c], k))
+					break;
+			if (c == nc && nc < 16)
+				cols[nc++] = k;
+		}
+	}
+	fputs("<div class=\"scroll\"><table><thead><tr>", f);
+	for (size_t c = 0; c < nc; c++)
+		tag(f, "<th>", cols[c], "</th>");
+	fputs("</tr></thead><tbody>\n", f);
+	json_array_foreach(arr, i, o) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < nc; c++) {
+			fputs("<td>", f);
+			scalar_text(f, json_object_get(o, cols[c]));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
+
+static int is_object_array(json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return 0;
+	json_array_foreach(v, i, e)
+		if (!json_is_object(e))
+			return 0;
+	return 1;
+}
+
+static void inventory_block(FILE *f, json_t *inv)
+{
+	const char *k;
+	json_t *v;
+	int rows = 0;
+
+	if (!json_is_object(inv) || json_object_size(inv) == 0) {
+		fputs("<p class=\"muted\">No inventory stored.</p>\n", f);
+		return;
+	}
+	/* scalars and small objects first as key/value rows, then arrays of objects as tables */
+	fputs("<table><tbody>\n", f);
+	json_object_foreach(inv, k, v) {
+		if (is_object_array(v))
+			continue;
+		if (json_is_object(v)) {
+			const char *k2;
+			json_t *v2;
+			json_object_foreach(v, k2, v2) {
+				if (is_object_array(v2))
+					continue;
+				fputs("<tr><th>", f);
+				html_esc(f, k);
+				fputs(".", f);
+				html_esc(f, k2);
+				fputs("</th><td>", f);
+				scalar_text(f, v2);
+				fputs("</td></tr>\n", f);
+				rows++;
+			}
+		} else {
+			tag(f, "<tr><th>", k, "</th><td>");
+			scalar_text(f, v);
+			fputs("</td></tr>\n", f);
+			rows++;
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	json_object_foreach(inv, k, v) {
+		if (is_object_array(v)) {
+			tag(f, "<h4>", k, "</h4>\n");
+			object_array_table(f, v);
+		} else if (json_is_object(v)) {
+			const char *k2;
+			json_t *v2;
+			json_object_foreach(v, k2, v2) {
+				if (!is_object_array(v2))
+					continue;
+				fputs("<h4>", f);
+				html_esc(f, k);
+				fputs(".", f);
+				html_esc(f, k2);
+				fputs("</h4>\n", f);
+				object_array_table(f, v2);
+			}
+		}
+	}
+	(void)rows;
+}
+
+/* Percent of peak for a metric: a stored companion metric, else computed for GEMM from pricing/gpus.h. */
+static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
+{
+	const char *name = jstr(m, "name");
+	json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+	const char *last = name ? strrchr(name, '.') : NULL, *second;
+	char want[2][160];
+	size_t i;
+	json_t *o;
+
+	*computed = 0;
+	if (!name || !last || strstr(name, "pct"))
+		return NAN;
+	snprintf(want[0], sizeof want[0], "%.*s.pct_of_peak", (int)(last - name), name);
+	second = strchr(name, '.');
+	second = second ? strchr(second + 1, '.') : NULL;
+	if (second)
+		snprintf(want[1], sizeof want[1], "%.*s.pct_of_link", (int)(second - name), name);
+	else
+		want[1][0] = 0;
+	json_array_foreach(metrics, i, o) {
+		const char *n2 = jstr(o, "name");
+		if (!n2 || json_integer_value(json_object_get(o, "gpu")) != gpu)
+			continue;
+		if (!strcmp(n2, want[0]) || (want[1][0] && !strcmp(n2, want[1])))
+			return jnum(o, "value");
+	}
+	if (!strncmp(name, "gemm.", 5) && !strcmp(last, ".tflops") && gpu_model) {
+		const struct gpu_ref *ref = gpu_ref_find(gpu_model);
+		char dt[16];
+		int d;
+		snprintf(dt, sizeof dt, "%.*s", (int)(last - name - 5), name + 5);
+		d = gpu_dtype_from_name(dt);
+		if (ref && d >= 0 && ref->peak_tflops[d] > 0) {
+			double peak = ref->peak_tflops[d] * (gpu < 0 ? (gpu_count > 0 ? gpu_count : 1) : 1);
+			*computed = 1;
+			return 100.0 * jnum(m, "value") / peak;
+		}
+	}
+	return NAN;
+}
+
+static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
+{
+	json_t *metrics = json_object_get(fp, "metrics"), *m;
+	size_t i;
+	char id[48];
+
+	if (json_array_size(metrics) == 0) {
+		fputs("<p class=\"muted\">No metrics.</p>\n", f);
+		return;
+	}
+	snprintf(id, sizeof id, "metrics-%lld", (long long)r->id);
+	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr><th>metric</th><th>GPU</th>"
+		   "<th>value</th><th>unit</th><th>%% of peak</th><th>parameters</th></tr></thead><tbody>\n", id);
+	json_array_foreach(metrics, i, m) {
+		json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+		int computed;
+		double pct = pct_of_peak(metrics, m, r->gpu_model, r->gpu_count, &computed);
+		fputs("<tr>", f);
+		tag(f, "<td><code>", jstr(m, "name"), "</code></td>");
+		if (gpu < 0)
+			fputs("<td data-v=\"-1\">instance</td>", f);
+		else
+			fprintf(f, "<td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)gpu, (long long)gpu);
+		td_num(f, jnum(m, "value"), NULL);
+		td_text(f, jstr(m, "unit"));
+		td_num(f, pct, computed ? " (ref.)" : NULL);
+		fputs("<td><code>", f);
+		json_compact(f, json_object_get(m, "params"));
+		fputs("</code></td></tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
+
+static void benches_table(FILE *f, json_t *fp)
+{
+	json_t *b;
+	size_t i;
+
+	if (json_array_size(json_object_get(fp, "benches")) == 0) {
+		fputs("<p class=\"muted\">No bench recorded.</p>\n", f);
+		return;
+	}
+	fputs("<table><thead><tr><th>bench</th><th>status</th><th>reason</th><th>duration</th></tr></thead><tbody>\n", f);
+	json_array_foreach(json_object_get(fp, "benches"), i, b) {
+		const char *st = jstr(b, "status");
+		fputs("<tr>", f);
+		td_text(f, jstr(b, "name"));
+		fprintf(f, "<td class=\"%s\">", st && !strcmp(st, "ok") ? "" : st && !strcmp(st, "skipped") ? "info" : "critical");
+		html_esc(f, orq(st));
+		fputs("</td>", f);
+		td_text(f, jstr(b, "reason"));
+		td_num(f, jnum(b, "duration_s"), " s");
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+static void flags_table(FILE *f, json_t *fp)
+{
+	json_t *fl;
+	size_t i;
+
+	if (json_array_size(json_object_get(fp, "flags")) == 0) {
+		fputs("<p>No flags.</p>\n", f);
+		return;
+	}
+	fputs("<table><thead><tr><th>flag</th><th>severity</th><th>message</th><th>evidence</th></tr></thead><tbody>\n", f);
+	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
+		int si = sev_index(jstr(fl, "severity"));
+		fputs("<tr>", f);
+		tag(f, "<td><code>", jstr(fl, "code"), "</code></td>");
+		fprintf(f, "<td class=\"%s\">%s</td>", SEV_NAME[si], SEV_NAME[si]);
+		td_text(f, jstr(fl, "message"));
+		fputs("<td><pre>", f);
+		json_compact(f, json_object_get(fl, "evidence"));
+		fputs("</pre></td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+static void verdicts_block(FILE *f, json_t *fp)
+{
+	json_t *v;
+	size_t i;
+
+	if (json_array_size(json_object_get(fp, "verdicts")) == 0) {
+		fputs("<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n", f);
+		return;
+	}
+	fputs("<table><thead><tr><th>verdict</th><th>policy</th><th>at</th><th>reasons</th></tr></thead><tbody>\n", f);
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons"), *rs;
+		size_t j;
+		fputs("<tr><td>", f);
+		badge(f, jstr(v, "verdict"));
+		fputs("</td>", f);
+		td_text(f, jstr(v, "policy"));
+		td_text(f, jstr(v, "at"));
+		fputs("<td>", f);
+		if (json_array_size(reasons)) {
+			fputs("<ul>", f);
+			json_array_foreach(reasons, j, rs) {
+				fputs("<li>", f);
+				if (json_is_string(rs))
+					html_esc(f, json_string_value(rs));
+				else
+					json_compact(f, rs);
+				fputs("</li>", f);
+			}
+			fputs("</ul>", f);
+		} else {
+			json_compact(f, json_object_get(v, "detail"));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* ---- charts of a run's samples ---- */
+
+struct series_buf {
+	char *label;
+	double *x, *y;
+	size_t n;
+	int gpu;
+};
+
+struct pt { double x, y; };
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct pt *p = a, *q = b;
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+/* The points of one samples entry, x ascending. */
+static size_t load_points(json_t *sample, double **xs, double **ys)
+{
+	json_t *pts = json_object_get(sample, "points"), *p;
+	size_t n = json_array_size(pts), k = 0, i;
+	struct pt *tmp = gv_malloc((n ? n : 1) * sizeof *tmp);
+	int sorted = 1;
+
+	json_array_foreach(pts, i, p) {
+		json_t *x = json_array_get(p, 0), *y = json_array_get(p, 1);
+		if (!json_is_number(x) || !json_is_number(y))
+			continue;
+		tmp[k].x = json_number_value(x);
+		tmp[k].y = json_number_value(y);
+		if (k && tmp[k].x < tmp[k - 1].x)
+			sorted = 0;
+		k++;
+	}
+	if (!sorted)
+		qsort(tmp, k, sizeof *tmp, cmp_pt);
+	*xs = gv_malloc((k ? k : 1) * sizeof **xs);
+	*ys = gv_malloc((k ? k : 1) * sizeof **ys);
+	for (i = 0; i < k; i++) {
+		(*xs)[i] = tmp[i].x;
+		(*ys)[i] = tmp[i].y;
+	}
+	free(tmp);
+	return k;
+}
+
+/* Collects every samples entry whose series matches (exact, or prefix+suffix when suffix given). */
+static size_t collect(json_t *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max)
+{
+	json_t *s;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(fp, "samples"), i, s) {
+		const char *name = jstr(s, "series");
+		size_t ln, lp = strlen(prefix), ls = suffix ? strlen(suffix) : 0;
+		if (!name || n >= max)
+			continue;
+		ln = strlen(name);
+		if (suffix ? (ln < lp + ls || strncmp(name, prefix, lp) || strcmp(name + ln - ls, suffix))
+			   : strcmp(name, prefix))
+			continue;
+		out[n].label = gv_strdup(name);
+		out[n].gpu = (int)json_integer_value(json_object_get(s, "gpu"));
+		out[n].n = load_points(s, &out[n].x, &out[n].y);
+		n++;
+	}
+	return n;
+}
+
+static void series_free(struct series_buf *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(b[i].label);
+		free(b[i].x);
+		free(b[i].y);
+	}
+}
+
+enum { BAND_THERMAL, BAND_POWER, BAND_HW, BAND_XID, N_BAND_KINDS };
+static const char *const BAND_NAMES[N_BAND_KINDS] = {
+	"thermal throttling", "power throttling", "hardware slowdown", "XID event",
+};
+/* NVML clock-event reasons (nvml.h nvmlClocksEventReason*) */
+#define CER_SW_POWER 0x4ULL
+#define CER_HW_SLOWDOWN 0x8ULL
+#define CER_SW_THERMAL 0x20ULL
+#define CER_HW_THERMAL 0x40ULL
+#define CER_HW_POWER_BRAKE 0x80ULL
+
+struct bands {
+	struct svg_band *b;
+	size_t n, cap;
+};
+
+static void band_add(struct bands *bs, double x0, double x1, int kind)
+{
+	if (bs->n == bs->cap) {
+		bs->cap = bs->cap ? bs->cap * 2 : 64;
+		bs->b = gv_realloc(bs->b, bs->cap * sizeof *bs->b);
+	}
+	bs->b[bs->n++] = (struct svg_band){ x0, x1, kind };
+}
+
+static int cmp_band(const void *a, const void *b)
+{
+	const struct svg_band *p = a, *q = b;
+	if (p->kind != q->kind)
+		return p->kind - q->kind;
+	return (p->x0 > q->x0) - (p->x0 < q->x0);
+}
+
+/* Merges touching intervals of the same kind (all GPUs together). */
+static void bands_merge(struct bands *bs)
+{
+	size_t o = 0;
+
+	if (bs->n == 0)
+		return;
+	qsort(bs->b, bs->n, sizeof *bs->b, cmp_band);
+	for (size_t i = 1; i < bs->n; i++) {
+		if (bs->b[i].kind == bs->b[o].kind && bs->b[i].x0 <= bs->b[o].x1 + 1e-9) {
+			if (bs->b[i].x1 > bs->b[o].x1)
+				bs->b[o].x1 = bs->b[i].x1;
+		} else {
+			bs->b[++o] = bs->b[i];
+		}
+	}
+	bs->n = o + 1;
+}
+
+/* Throttle intervals from the clock-event mask, else from the growth of the violation counters. */
+static void throttle_bands(json_t *fp, struct bands *bs)
+{
+	struct series_buf sb[64];
+	size_t n = collect(fp, "soak.clock_events.mask", NULL, sb, 64);
+
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sb[s].n; i++) {
+			unsigned long long m = sb[s].y[i] >= 0 ? (unsigned long long)sb[s].y[i] : 0;
+			double x1 = i + 1 < sb[s].n ? sb[s].x[i + 1] : sb[s].x[i] + 1;
+			if (m & (CER_SW_THERMAL | CER_HW_THERMAL))
+				band_add(bs, sb[s].x[i], x1, BAND_THERMAL);
+			if (m & (CER_SW_POWER | CER_HW_POWER_BRAKE))
+				band_add(bs, sb[s].x[i], x1, BAND_POWER);
+			if (m & CER_HW_SLOWDOWN)
+				band_add(bs, sb[s].x[i], x1, BAND_HW);
+		}
+	series_free(sb, n);
+	if (n == 0) {
+		static const struct { const char *series; int kind; } ctr[] = {
+			{ "soak.throttle.thermal_s", BAND_THERMAL }, { "soak.throttle.power_s", BAND_POWER },
+		};
+		for (size_t c = 0; c < 2; c++) {
+			size_t k = collect(fp, ctr[c].series, NULL, sb, 64);
+			for (size_t s = 0; s < k; s++)
+				for (size_t i = 1; i < sb[s].n; i++)
+					if (sb[s].y[i] > sb[s].y[i - 1])
+						band_add(bs, sb[s].x[i - 1], sb[s].x[i], ctr[c].kind);
+			series_free(sb, k);
+		}
+	}
+	n = collect(fp, "soak.xid", NULL, sb, 64);
+	for (size_t s = 0; s < n; s++)
+		for (size_t i = 0; i < sb[s].n; i++)
+			band_add(bs, sb[s].x[i], sb[s].x[i] + 1, BAND_XID);
+	series_free(sb, n);
+	bands_merge(bs);
+}
+
+/* One chart of per-GPU lines: each GPU its colour; second series dashed. */
+static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel, const char *series,
+		      const char *dashed_series, const struct bands *bs)
+{
+	struct series_buf sb[128];
+	struct svg_series ss[128];
+	size_t n = collect(fp, series, NULL, sb, 64), nd = 0;
+	char names[128][32];
+
+	if (n == 0)
+		return 0;
+	if (dashed_series)
+		nd = collect(fp, dashed_series, NULL, sb + n, 64);
+	for (size_t i = 0; i < n + nd; i++) {
+		if (sb[i].gpu < 0)
+			snprintf(names[i], sizeof names[i], "instance");
+		else
+			snprintf(names[i], sizeof names[i], "GPU %d", sb[i].gpu);
+		ss[i] = (struct svg_series){ names[i], sb[i].x, sb[i].y, sb[i].n, sb[i].gpu < 0 ? 6 : sb[i].gpu,
+					     i < n, i >= n };
+	}
+	struct svg_chart c = {
+		.title = title, .x_label = "time since soak start (s)", .y_label = ylabel,
+		.series = ss, .n_series = n + nd, .bands = bs->b, .n_bands = bs->n,
+		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .width = 680, .height = 230,
+	};
+	svg_line_chart(f, &c);
+	series_free(sb, n + nd);
+	return 1;
+}
+
+/* Bandwidth against transfer size: one colour per series, one line per GPU. */
+static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefix, const char *suffix)
+{
+	struct series_buf sb[128];
+	struct svg_series ss[128];
+	size_t n = collect(fp, prefix, suffix, sb, 128);
+	int color = 0;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < i; j++)
+			if (!strcmp(sb[j].label, sb[i].label))
+				break;
+		ss[i] = (struct svg_series){ sb[i].label, sb[i].x, sb[i].y, sb[i].n,
+					     j < i ? ss[j].color : color++, j == i, 0 };
+	}
+	struct svg_chart c = {
+		.title = title, .x_label = "transfer size (bytes, log scale)", .y_label = "bandwidth (GB/s)",
+		.x_log2 = 1, .x_bytes = 1, .y_from_zero = 1, .series = ss, .n_series = n, .width = 680, .height = 250,
+	};
+	svg_line_chart(f, &c);
+	series_free(sb, n);
+	return 1;
+}
+
+static void run_charts(FILE *f, json_t *fp)
+{
+	struct bands bs = { 0 };
+	int any = 0;
+
+	throttle_bands(fp, &bs);
+	fputs("<div class=\"charts\">\n", f);
+	any |= soak_chart(f, fp, "Soak: GEMM throughput", "throughput (TFLOP/s)", "soak.tflops", NULL, &bs);
+	any |= soak_chart(f, fp, "Soak: SM clock (solid) and memory clock (dashed)", "clock (MHz)",
+			  "soak.sm_clock.mhz", "soak.mem_clock.mhz", &bs);
+	any |= soak_chart(f, fp, "Soak: GPU temperature", "temperature (\xC2\xB0" "C)", "soak.temp.c", NULL, &bs);
+	any |= soak_chart(f, fp, "Soak: board power (solid) and power limit (dashed)", "power (W)",
+			  "soak.power.w", "soak.power_limit.w", &bs);
+	any |= sweep_chart(f, fp, "Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps");
+	any |= sweep_chart(f, fp, "NCCL all-reduce bandwidth against size", "allreduce.", ".gbps");
+	fputs("</div>\n", f);
+	if (!any)
+		fputs("<p class=\"muted\">No time series or size sweep stored for this run.</p>\n", f);
+	free(bs.b);
+}
+
+static void run_detail(FILE *f, const struct run_sum *r)
+{
+	json_t *fp = r->fp;
+
+	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
+	html_esc(f, orq(r->provider));
+	fputs(" ", f);
+	html_esc(f, orq(r->itype));
+	fputs(" ", f);
+	html_esc(f, orq(r->region));
+	fputs(" ", f);
+	badge(f, r->verdict);
+	if (r->status && strcmp(r->status, "complete"))
+		badge(f, "incomplete");
+	fputs("</h3>\n<p>host <b>", f);
+	html_esc(f, orq(r->host));
+	fputs("</b>, started ", f);
+	html_esc(f, orq(r->started));
+	fputs(", finished ", f);
+	html_esc(f, orq(jstr(json_object_get(fp, "run"), "finished_at")));
+	fputs(", profile ", f);
+	html_esc(f, orq(r->profile));
+	fprintf(f, ", %d \xC3\x97 ", r->gpu_count);
+	html_esc(f, orq(r->gpu_model));
+	fputs(", gpuvet ", f);
+	html_esc(f, orq(r->version));
+	fputs(", uuid <code>", f);
+	html_esc(f, orq(r->uuid));
+	fputs("</code></p>\n<h4>Flags</h4>\n", f);
+	flags_table(f, fp);
+	fputs("<h4>Verdict</h4>\n", f);
+	verdicts_block(f, fp);
+	fputs("<h4>Charts</h4>\n", f);
+	run_charts(f, fp);
+	fputs("<h4>Benches</h4>\n", f);
+	benches_table(f, fp);
+	fputs("<details><summary>Metrics</summary>\n", f);
+	metrics_table(f, fp, r);
+	fputs("</details>\n<details><summary>Inventory</summary>\n", f);
+	inventory_block(f, json_object_get(fp, "inventory"));
+	fputs("</details>\n</section>\n", f);
+}
+
+static void section_detail(FILE *f, const struct rdoc *d)
+{
+	size_t nd = 0, *idx;
+
+	for (size_t i = 0; i < d->n; i++)
+		nd += d->runs[i].detail && d->runs[i].fp;
+	fprintf(f, "<section id=\"detail\"><h2>Run detail</h2>\n<p>%zu of %zu runs in detail, newest first: "
+		   "the newest %d of each instance type, at most %d in all, and every run asked for with "
+		   "<code>--run</code>. The others are rows of the <a href=\"#runs\">runs table</a>; "
+		   "<code>gpuvet report --run ID</code> details any run.</p>\n",
+		nd, d->n, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
+	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
+	nd = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->runs[i].detail && d->runs[i].fp)
+			idx[nd++] = i;
+	pick_base = d->runs;
+	qsort(idx, nd, sizeof *idx, cmp_newest);
+	pick_base = NULL;
+	for (size_t i = 0; i < nd; i++)
+		run_detail(f, &d->runs[idx[i]]);
+	free(idx);
+	fputs("</section>\n", f);
+}
+
+/* ---- provenance ---- */
+
+static int price_used(json_t *rankings, json_t *p)
+{
+	size_t k, i;
+	json_t *rk, *row;
+	const char *prov = jstr(p, "provider"), *it = jstr(p, "instance_type");
+
+	if (!json_array_size(rankings))
+		return 1;
+	json_array_foreach(rankings, k, rk) {
+		json_array_foreach(json_object_get(rk, "rows"), i, row) {
+			const char *p2 = jstr(row, "provider"), *it2 = jstr(row, "instance_type");
+			if (prov && p2 && it && it2 && !strcmp(prov, p2) && !strcmp(it, it2))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static void section_provenance(FILE *f, const struct rdoc *d)
+{
+	size_t i, shown = 0;
+	json_t *p;
+	const char *vers[16];
+	int vcount[16], nv = 0;
+
+	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
+		d->generated_at, GPUVET_VERSION);
+	for (size_t r = 0; r < d->n; r++) {
+		const char *v = d->runs[r].version ? d->runs[r].version : "unknown";
+		int k;
+		for (k = 0; k < nv; k++)
+			if (!strcmp(vers[k], v))
+				break;
+		if (k == nv && nv < 16) {
+			vers[nv] = v;
+			vcount[nv++] = 0;
+		}
+		if (k < nv)
+			vcount[k]++;
+	}
+	if (nv) {
+		fputs("<p>Runs measured by: ", f);
+		for (int k = 0; k < nv; k++) {
+			fputs(k ? ", gpuvet " : "gpuvet ", f);
+			html_esc(f, vers[k]);
+			fprintf(f, " (%d run%s)", vcount[k], vcount[k] == 1 ? "" : "s");
+		}
+		fputs(".</p>\n", f);
+	}
+	fputs("<h3>Prices</h3>\n", f);
+	if (!json_array_size(d->prices)) {
+		fputs("<p>No price in the store", f);
+		if (d->prices_error) {
+			fputs(": ", f);
+			html_esc(f, d->prices_error);
+		}
+		fputs(". Load the shipped catalog with <code>gpuvet prices update</code> or "
+		      "<code>gpuvet prices import FILE</code>.</p>\n", f);
+	} else {
+		fputs("<p>Each price the ranking could use: where it comes from and when it was captured.</p>\n"
+		      "<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>provider</th>"
+		      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
+		      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
+		json_array_foreach(d->prices, i, p) {
+			if (!price_used(d->rankings, p))
+				continue;
+			fputs("<tr>", f);
+			td_text(f, jstr(p, "provider"));
+			td_text(f, jstr(p, "instance_type"));
+			td_text(f, jstr(p, "region"));
+			td_text(f, jstr(p, "market"));
+			td_num(f, jnum(p, "price"), NULL);
+			td_text(f, jstr(p, "currency"));
+			td_text(f, jstr(p, "source"));
+			td_text(f, jstr(p, "captured_at"));
+			fputs("</tr>\n", f);
+			shown++;
+		}
+		fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (those of "
+			   "ranked instance types).</p>\n", shown, json_array_size(d->prices));
+	}
+	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak and estimates "
+	      "(dense, boost clock).</p>\n<div class=\"scroll\"><table><thead><tr><th>key</th><th>GPU</th>"
+	      "<th>BF16 <small>TFLOP/s</small></th><th>memory bandwidth <small>GB/s</small></th>"
+	      "<th>source</th></tr></thead><tbody>\n", f);
+	for (size_t g = 0; g < gpu_refs_count; g++) {
+		const struct gpu_ref *ref = &gpu_refs[g];
+		int used = 0;
+		for (size_t r = 0; r < d->n && !used; r++)
+			used = d->runs[r].gpu_model && !strcmp(d->runs[r].gpu_model, ref->key);
+		if (!used)
+			continue;
+		fputs("<tr>", f);
+		td_text(f, ref->key);
+		td_text(f, ref->name);
+		td_num(f, ref->peak_tflops[GPU_BF16], NULL);
+		td_num(f, ref->mem_bw_gbps, NULL);
+		td_text(f, ref->source);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+}
+
+/* ---- entry points ---- */
+
+static int render(const struct rdoc *d, FILE *f)
+{
+	page_head(f, d);
+	section_summary(f, d);
+	section_ranking(f, d);
+	section_bars(f, d);
+	section_runs(f, d);
+	section_detail(f, d);
+	section_provenance(f, d);
+	page_tail(f);
+	return ferror(f) ? -1 : 0;
+}
+
+static void now_iso(char *buf, size_t size)
+{
+	gv_iso8601((long)time(NULL), buf, size);
+}
+
+int report_render(const struct report_input *in, FILE *out)
+{
+	struct rdoc d = { 0 };
+	char now[32];
+	int rc;
+
+	d.n = in->n_fps;
+	d.runs = gv_calloc(d.n ? d.n : 1, sizeof *d.runs);
+	for (size_t i = 0; i < d.n; i++) {
+		run_sum_init(&d.runs[i], in->fps[i]);
+		d.runs[i].fp = json_incref(in->fps[i]);
+		d.runs[i].detail = in->detail ? in->detail[i] : 0;
+	}
+	pick_detail(d.runs, d.n, in->detail_per_sku, in->detail_max);
+	d.rankings = in->rankings;
+	d.rank_error = in->rank_error;
+	d.prices = in->prices;
+	d.prices_error = in->prices_error;
+	d.runs_in_store = in->runs_in_store;
+	if (!in->generated_at)
+		now_iso(now, sizeof now);
+	d.generated_at = in->generated_at ? in->generated_at : now;
+	rc = render(&d, out);
+	for (size_t i = 0; i < d.n; i++)
+		run_sum_free(&d.runs[i]);
+	free(d.runs);
+	return rc;
+}

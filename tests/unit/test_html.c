@@ -1,0 +1,352 @@
+/* test_html.c - the report's escaping, hashing, charts and rendering. */
+#include "tests/unit/t.h"
+#include "reports/html.h"
+#include "reports/html_escape.h"
+#include "reports/sha256.h"
+#include "reports/svg.h"
+
+#include <stdlib.h>
+
+/* Runs fn into a memory stream and returns the text (malloc'd). */
+static char *capture_esc(long (*fn)(FILE *, const char *, size_t), const char *s, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	fn(f, s, n);
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0, l = strlen(needle);
+	for (const char *p = hay; (p = strstr(p, needle)); p += l)
+		n++;
+	return n;
+}
+
+static void test_escape_text(void)
+{
+	char *s = capture_esc(html_esc_n, "<script>alert('x\")&</script>", 28);
+	CHECK_STR(s, "&lt;script&gt;alert(&#39;x&quot;)&amp;&lt;/script&gt;");
+	free(s);
+	/* valid multibyte text passes untouched */
+	s = capture_esc(html_esc_n, "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80", 14);
+	CHECK_STR(s, "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+	free(s);
+}
+
+static void test_escape_invalid_utf8_and_controls(void)
+{
+	/* stray continuation, overlong '<', surrogate, truncated, NUL, ESC, DEL: each U+FFFD */
+	static const char in[] = "a\x80" "b\xC0\xBC" "c\xED\xA0\x80" "d\x01\x7F" "e\xE2\x82";
+	char *s = capture_esc(html_esc_n, in, sizeof in - 1);
+	CHECK(strchr(s, '<') == NULL);
+	CHECK(s[0] == 'a' && strstr(s, "b") && strstr(s, "e"));
+	CHECK(count(s, "\xEF\xBF\xBD") >= 7);
+	free(s);
+	s = capture_esc(html_esc_n, "x\0y", 3);
+	CHECK_STR(s, "x\xEF\xBF\xBDy");
+	free(s);
+	/* tab and newline are text */
+	s = capture_esc(html_esc_n, "a\tb\nc", 5);
+	CHECK_STR(s, "a\tb\nc");
+	free(s);
+}
+
+static void test_escape_json(void)
+{
+	static const char in[] = "</script><!--\"\\\n\xE2\x80\xA8\xE2\x80\xA9&'";
+	char *s = capture_esc(html_json_esc, in, sizeof in - 1);
+	CHECK_STR(s, "\\u003c/script\\u003e\\u003c!--\\\"\\\\\\n\\u2028\\u2029\\u0026\\u0027");
+	free(s);
+}
+
+static void test_utf8_len(void)
+{
+	unsigned cp = 0;
+	CHECK(html_utf8_len((const unsigned char *)"\xF4\x8F\xBF\xBF", 4, &cp) == 4 && cp == 0x10FFFF);
+	CHECK(html_utf8_len((const unsigned char *)"\xF4\x90\x80\x80", 4, &cp) == 0);  /* > U+10FFFF */
+	CHECK(html_utf8_len((const unsigned char *)"\xE0\x80\xAF", 3, &cp) == 0);      /* overlong */
+	CHECK(html_utf8_len((const unsigned char *)"\xC3", 1, &cp) == 0);              /* truncated */
+}
+
+static void test_sha256_vectors(void)
+{
+	uint8_t d[32];
+	char b64[64];
+	/* FIPS 180-4 examples */
+	sha256_digest("abc", 3, d);
+	CHECK(d[0] == 0xba && d[1] == 0x78 && d[31] == 0xad);
+	sha256_csp_source("", 0, b64, sizeof b64);
+	CHECK_STR(b64, "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+	sha256_digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, d);
+	CHECK(d[0] == 0x24 && d[1] == 0x8d && d[30] == 0x06 && d[31] == 0xc1);
+	/* 64-byte boundary: SHA-256 of 64 'a' */
+	sha256_csp_source("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 64, b64, sizeof b64);
+	CHECK_STR(b64, "sha256-/+BU/nrgy23GXDr5th1SCfQ5hR20PQulmXM33xVGaOs=");
+}
+
+static void test_svg_helpers(void)
+{
+	double t[16];
+	char buf[32];
+	size_t n = svg_nice_ticks(0, 1980, 5, t, 16);
+	CHECK(n >= 4 && n <= 7);
+	CHECK(t[0] == 0);
+	CHECK_NEAR(t[1] - t[0], 500, 1e-9);
+	svg_fmt_bytes(4096, buf, sizeof buf);
+	CHECK_STR(buf, "4 KiB");
+	svg_fmt_bytes(1 << 30, buf, sizeof buf);
+	CHECK_STR(buf, "1 GiB");
+	svg_fmt_num(1980, buf, sizeof buf);
+	CHECK_STR(buf, "1980");
+}
+
+static char *line_chart(const struct svg_chart *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(svg_line_chart(f, c) == 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_svg_line_chart(void)
+{
+	double x[3000], y[3000];
+	for (int i = 0; i < 3000; i++) {
+		x[i] = i;
+		y[i] = i == 1500 ? 100 : 1980;  /* a one-sample dip */
+	}
+	struct svg_series s = { "GPU 0 <b>", x, y, 3000, 0, 1, 0 };
+	struct svg_band b = { 100, 200, 0 };
+	static const char *const names[] = { "thermal throttling" };
+	struct svg_chart c = { .title = "clocks & co", .x_label = "time (s)", .y_label = "clock (MHz)",
+			       .series = &s, .n_series = 1, .bands = &b, .n_bands = 1, .band_names = names,
+			       .n_band_kinds = 1 };
+	char *out = line_chart(&c);
+	CHECK(strstr(out, "clocks &amp; co") != NULL);
+	CHECK(strstr(out, "GPU 0 &lt;b&gt;") != NULL);
+	CHECK(strstr(out, "<b>") == NULL);
+	CHECK(strstr(out, "thermal throttling") != NULL);
+	CHECK(strstr(out, "fill-opacity=\"0.25\"") != NULL);   /* the shaded interval */
+	CHECK(strstr(out, "clock (MHz)") && strstr(out, "time (s)"));
+	CHECK(strstr(out, "style=") == NULL);                   /* CSP: no inline style attributes */
+	/* 3000 points reduced to about two per pixel column, and the dip kept: y of 100 MHz is near the bottom */
+	CHECK(count(out, ",") < 1500);
+	{
+		/* the plotted minimum: some point below 95% of the plot height */
+		const char *p = strstr(out, "points=\"");
+		double maxy = 0;
+		CHECK(p != NULL);
+		for (p = p + 8; p && *p && *p != '"';) {
+			double px, py;
+			if (sscanf(p, "%lf,%lf", &px, &py) == 2 && py > maxy)
+				maxy = py;
+			p = strchr(p, ' ');
+			if (p)
+				p++;
+		}
+		CHECK(maxy > 150);
+	}
+	free(out);
+
+	/* log2 byte axis */
+	double bx[] = { 4096, 65536, 1 << 20, 1 << 26 }, by[] = { 1, 5, 20, 24 };
+	struct svg_series s2 = { "memcpy.h2d.pinned.gbps", bx, by, 4, 1, 1, 0 };
+	struct svg_chart c2 = { .title = "bw", .x_label = "size", .y_label = "GB/s", .x_log2 = 1, .x_bytes = 1,
+				.series = &s2, .n_series = 1 };
+	out = line_chart(&c2);
+	CHECK(strstr(out, "4 KiB") != NULL);
+	CHECK(strstr(out, "64 MiB") != NULL || strstr(out, "16 MiB") != NULL);
+	free(out);
+
+	/* no data says so */
+	struct svg_chart c3 = { .title = "empty", .series = NULL, .n_series = 0 };
+	out = line_chart(&c3);
+	CHECK(strstr(out, "no data") != NULL);
+	free(out);
+}
+
+/* ---- rendering ---- */
+
+static json_t *fp_make(int id, const char *itype, const char *started, int with_soak)
+{
+	json_t *fp = json_pack("{s:s, s:{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i},"
+			       " s:{s:s}, s:[], s:[], s:[], s:[], s:[]}",
+			       "schema", "gpuvet.fingerprint/1",
+			       "run", "id", id, "uuid", "00000000-0000-4000-8000-000000000000", "status", "complete",
+			       "profile", "quick", "gpuvet_version", "0.1.0", "hostname", "synthetic-demo-data",
+			       "started_at", started, "finished_at", started, "provider", "aws",
+			       "instance_type", itype, "region", "us-east-1", "gpu_model", "H100-SXM", "gpu_count", 8,
+			       "inventory", "note", "unit test",
+			       "benches", "metrics", "samples", "flags", "verdicts");
+	json_array_append_new(json_object_get(fp, "benches"),
+			      json_pack("{s:s,s:s,s:s,s:f,s:n}", "name", "nvme", "status", "skipped",
+					"reason", "fio not found", "duration_s", 0.0, "config"));
+	json_array_append_new(json_object_get(fp, "metrics"),
+			      json_pack("{s:s,s:s,s:i,s:f,s:s,s:{s:i}}", "bench", "gemm", "name", "gemm.bf16.tflops",
+					"gpu", -1, "value", 5120.5, "unit", "TFLOP/s", "params", "m", 8192));
+	json_array_append_new(json_object_get(fp, "flags"),
+			      json_pack("{s:s,s:s,s:s,s:{s:s}}", "code", "THROTTLE_THERMAL", "severity", "critical",
+					"message", "gpu 3 <hot>", "evidence", "why", "</pre><b>x</b>"));
+	json_array_append_new(json_object_get(fp, "verdicts"),
+			      json_pack("{s:s,s:s,s:s,s:{s:[s]}}", "verdict", "reject", "policy", "default", "at",
+					started, "detail", "reasons", "THROTTLE_THERMAL on gpu 3"));
+	if (with_soak) {
+		json_t *pts = json_array(), *mask = json_array();
+		for (int t = 0; t < 120; t++) {
+			json_array_append_new(pts, json_pack("[f,f]", (double)t, t < 60 ? 1980.0 : 1600.0));
+			json_array_append_new(mask, json_pack("[f,f]", (double)t, t >= 60 ? 32.0 : 0.0));
+		}
+		json_array_append_new(json_object_get(fp, "samples"),
+				      json_pack("{s:s,s:s,s:i,s:o}", "bench", "soak", "series", "soak.sm_clock.mhz",
+						"gpu", 0, "points", pts));
+		json_array_append_new(json_object_get(fp, "samples"),
+				      json_pack("{s:s,s:s,s:i,s:o}", "bench", "soak", "series",
+						"soak.clock_events.mask", "gpu", 0, "points", mask));
+	}
+	return fp;
+}
+
+static char *render(const struct report_input *in, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = report_render(in, f);
+	fclose(f);
+	return buf;
+}
+
+/* The text between the first a and the next b after it (malloc'd). */
+static char *between(const char *s, const char *a, const char *b)
+{
+	const char *p = strstr(s, a), *q;
+	if (!p)
+		return NULL;
+	p += strlen(a);
+	q = strstr(p, b);
+	return q ? strndup(p, (size_t)(q - p)) : NULL;
+}
+
+static void test_render_escapes_and_csp(void)
+{
+	json_t *fps[1] = { fp_make(7, "<script>alert(1)</script>", "2026-11-21T04:00:00Z", 1) };
+	struct report_input in = { .fps = fps, .n_fps = 1, .generated_at = "2026-11-21T05:00:00Z" };
+	int rc;
+	char *out = render(&in, &rc), *script, *csp, want[80];
+
+	CHECK(rc == 0);
+	CHECK(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+	CHECK(strstr(out, "<script>alert") == NULL);
+	CHECK(count(out, "<script") == 1);          /* only gpuvet's own */
+	CHECK(strstr(out, "<b>x</b>") == NULL);     /* evidence escaped */
+	CHECK(strstr(out, "gpu 3 &lt;hot&gt;") != NULL);
+	CHECK(strstr(out, "style=\"") == NULL);
+	CHECK(strstr(out, "http://") == NULL || count(out, "http://") == count(out, "http://www.w3.org/2000/svg"));
+	/* the CSP names the exact hash of the inline script and of the stylesheet */
+	script = between(out, "<script>", "</script>");
+	csp = between(out, "Content-Security-Policy\" content=\"", "\"");
+	CHECK(script && csp);
+	if (script && csp) {
+		sha256_csp_source(script, strlen(script), want, sizeof want);
+		CHECK(strstr(csp, want) != NULL);
+		CHECK(strstr(csp, "default-src 'none'") != NULL);
+		CHECK(strstr(csp, "unsafe-inline") == NULL);
+	}
+	free(script);
+	free(csp);
+	/* the soak chart with its thermal shading, the skip reason, the verdict */
+	CHECK(strstr(out, "thermal throttling") != NULL);
+	CHECK(strstr(out, "fio not found") != NULL);
+	CHECK(strstr(out, "badge reject") != NULL);
+	CHECK(strstr(out, "Synthetic demo data") != NULL);
+	free(out);
+	json_decref(fps[0]);
+}
+
+static void test_render_detail_rule(void)
+{
+	json_t *fps[12];
+	unsigned char force[12] = { 0 };
+	char started[32];
+	for (int i = 0; i < 12; i++) {
+		snprintf(started, sizeof started, "2026-11-%02dT00:00:00Z", i + 1);
+		fps[i] = fp_make(i + 1, i < 10 ? "p5.48xlarge" : "g5.xlarge", started, 0);
+	}
+	force[0] = 1;   /* the oldest, asked for by --run */
+	struct report_input in = { .fps = fps, .n_fps = 12, .detail = force, .generated_at = "x" };
+	int rc;
+	char *out = render(&in, &rc);
+	CHECK(rc == 0);
+	/* newest 3 of p5 (10, 9, 8), both g5 (11, 12), and the forced run 1 */
+	CHECK(count(out, "<section class=\"run\" id=\"run-") == 6);
+	CHECK(strstr(out, "id=\"run-10\"") && strstr(out, "id=\"run-8\"") && strstr(out, "id=\"run-1\""));
+	CHECK(strstr(out, "id=\"run-7\"") == NULL);
+	/* and every run has its row */
+	CHECK(strstr(out, "data-v=\"7\">7</td>") != NULL);
+	free(out);
+
+	in.detail = NULL;
+	in.detail_max = 2;
+	out = render(&in, &rc);
+	CHECK(count(out, "<section class=\"run\" id=\"run-") == 2);
+	CHECK(strstr(out, "id=\"run-12\"") && strstr(out, "id=\"run-11\""));
+	free(out);
+	for (int i = 0; i < 12; i++)
+		json_decref(fps[i]);
+}
+
+static void test_render_ranking_order(void)
+{
+	json_t *fps[1] = { fp_make(1, "p5.48xlarge", "2026-11-21T04:00:00Z", 0) };
+	json_t *rk = json_pack("[{s:s,s:s,s:s,s:s,s:[{s:i,s:s,s:s,s:s,s:s,s:i,s:f,s:f,s:f,s:i,s:[],s:b},"
+			       "{s:i,s:s,s:s,s:s,s:s,s:i,s:f,s:f,s:f,s:i,s:[],s:b}]}]",
+			       "metric", "gemm.bf16.tflops", "unit", "TFLOP/s", "market", "on_demand", "per", "instance",
+			       "rows",
+			       "rank", 1, "provider", "lambda", "instance_type", "gpu_8x_h100_sxm5", "region", "us-east-1",
+			       "gpu_model", "H100-SXM", "gpu_count", 8, "price_per_hour", 23.92, "value", 5000.0,
+			       "value_per_dollar", 209.0, "runs", 0, "flags", "estimate", 1,
+			       "rank", 2, "provider", "aws", "instance_type", "p5.48xlarge", "region", "us-east-1",
+			       "gpu_model", "H100-SXM", "gpu_count", 8, "price_per_hour", 98.32, "value", 5120.5,
+			       "value_per_dollar", 52.1, "runs", 1, "flags", "estimate", 0);
+	struct report_input in = { .fps = fps, .n_fps = 1, .rankings = rk, .generated_at = "x" };
+	int rc;
+	char *out = render(&in, &rc), *table;
+	CHECK(rc == 0);
+	table = between(out, "id=\"rank\"", "</table>");
+	CHECK(table != NULL);
+	if (table) {
+		char *a = strstr(table, "gpu_8x_h100_sxm5"), *b = strstr(table, "p5.48xlarge");
+		CHECK(a && b && a < b);
+		CHECK(strstr(table, "(estimate)") != NULL);
+	}
+	free(table);
+	CHECK(strstr(out, "per dollar: on-demand, per instance") != NULL);  /* bar chart */
+	free(out);
+	json_decref(rk);
+	json_decref(fps[0]);
+}
+
+static void test_render_write_error(void)
+{
+	json_t *fps[1] = { fp_make(1, "x", "2026-11-21T04:00:00Z", 1) };
+	struct report_input in = { .fps = fps, .n_fps = 1, .generated_at = "x" };
+	FILE *f = fopen("/dev/full", "w");
+	CHECK(f != NULL);
+	if (f) {
+		setvbuf(f, NULL, _IONBF, 0);
+		CHECK(report_render(&in, f) == -1);
+		fclose(f);
+	}
+	json_decref(fps[0]);
+}
+
+TEST_MAIN(T(test_escape_text), T(test_escape_invalid_utf8_and_controls), T(test_escape_json),
+	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_line_chart),
+	  T(test_render_escapes_and_csp), T(test_render_detail_rule), T(test_render_ranking_order),
+	  T(test_render_write_error))
