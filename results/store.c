@@ -550,6 +550,13 @@ int store_bench_end(struct store *s, int64_t run_id, const char *bench, const ch
 	return rc;
 }
 
+void store_bench_abort(struct store *s)
+{
+	if (s->in_bench)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_bench = 0;
+}
+
 static int insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
 		       const char *message, const char *evidence_json)
 {
