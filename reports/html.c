@@ -4,13 +4,25 @@
 #include "reports/report_assets.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
+#include "reports/rank.h"
 #include "pricing/gpus.h"
+#include "results/store.h"
 #include "runners/util.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * rank_compute() comes from reports/rank.c (issue 6); until that lands the
+ * report says the ranking is not built rather than failing to link.
+ */
+#pragma weak rank_compute
 
 /* Headline metrics of the runs table (instance level, gpu -1). */
 static const struct {
@@ -30,13 +42,13 @@ static const struct {
 struct run_sum {
 	int64_t id;
 	char *uuid, *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
-	char *started, *sku, *verdict, *policy;
+	char *started, *sku, *verdict, *policy, *verdict_at;
 	char *flags;             /* "CODE:severity CODE:severity" */
 	int gpu_count, nflag[3];  /* critical, warning, info */
 	int nb_ok, nb_skip, nb_fail;
 	double head[N_HEAD];
 	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
-	int detail;
+	int detail, charts, forced;
 };
 
 struct rdoc {
@@ -45,9 +57,14 @@ struct rdoc {
 	json_t *rankings;
 	const char *rank_error;
 	json_t *prices;
+	json_t *price_sources;
 	const char *prices_error;
 	size_t runs_in_store;
 	const char *generated_at;
+	const size_t *written;   /* bytes written so far (NULL: not counted, no size budget) */
+	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
+	char *load_err;          /* set when a run cannot be loaded (render then fails) */
+	size_t load_errlen;
 };
 
 /* ---- small helpers ---- */
@@ -110,11 +127,15 @@ static void td_num(FILE *f, double v, const char *suffix)
 	char buf[64];
 
 	if (!isfinite(v)) {
-		fputs("<td class=\"n\" data-v=\"\">\xE2\x80\x94</td>", f);
+		fputs("<td class=n>\xE2\x80\x94</td>", f);
 		return;
 	}
 	fmt_val(v, buf, sizeof buf);
-	fprintf(f, "<td class=\"n\" data-v=\"%.10g\">%s%s</td>", v, buf, suffix ? suffix : "");
+	/* the script sorts by the text when it is a number; data-v only where a suffix hides it */
+	if (suffix && *suffix)
+		fprintf(f, "<td class=n data-v=\"%.10g\">%s%s</td>", v, buf, suffix);
+	else
+		fprintf(f, "<td class=n>%s</td>", buf);
 }
 
 static void td_text(FILE *f, const char *s)
@@ -142,9 +163,9 @@ static void badge(FILE *f, const char *what)
 	if (!strcmp(what, "accept") || !strcmp(what, "reject") || !strcmp(what, "unmeasurable") ||
 	    !strcmp(what, "incomplete"))
 		cls = what;
-	fprintf(f, "<span class=\"badge %s\">", cls);
+	fprintf(f, "<b class=\"badge %s\">", cls);
 	html_esc(f, what);
-	fputs("</span>", f);
+	fputs("</b>", f);
 }
 
 static void sku_key(char *buf, size_t size, const char *prov, const char *it, const char *reg)
@@ -152,18 +173,67 @@ static void sku_key(char *buf, size_t size, const char *prov, const char *it, co
 	snprintf(buf, size, "%s / %s / %s", prov ? prov : "?", it ? it : "?", reg ? reg : "?");
 }
 
-/* ---- reducing a fingerprint ---- */
+/* ---- reducing a run ---- */
+
+static void sum_init_run(struct run_sum *r)
+{
+	char key[512];
+
+	for (size_t i = 0; i < N_HEAD; i++)
+		r->head[i] = NAN;
+	sku_key(key, sizeof key, r->provider, r->itype, r->region);
+	r->sku = gv_strdup(key);
+}
+
+static void sum_add_metric(struct run_sum *r, const char *name, double value)
+{
+	for (size_t h = 0; h < N_HEAD; h++)
+		if (name && !strcmp(name, HEAD[h].metric))
+			r->head[h] = value;
+}
+
+static void sum_add_bench(struct run_sum *r, const char *st)
+{
+	if (st && !strcmp(st, "ok"))
+		r->nb_ok++;
+	else if (st && !strcmp(st, "skipped"))
+		r->nb_skip++;
+	else
+		r->nb_fail++;
+}
+
+static void sum_add_flag(struct run_sum *r, const char *code, const char *sev)
+{
+	int si = sev_index(sev);
+	size_t len = r->flags ? strlen(r->flags) : 0, need;
+
+	r->nflag[si]++;
+	if (!code)
+		return;
+	need = len + strlen(code) + strlen(SEV_NAME[si]) + 3;
+	r->flags = gv_realloc(r->flags, need);
+	snprintf(r->flags + len, need - len, "%s%s:%s", len ? " " : "", code, SEV_NAME[si]);
+}
+
+/* The latest verdict (by time, then order seen) stands for the run. */
+static void sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at)
+{
+	if (r->verdict && at && r->verdict_at && strcmp(at, r->verdict_at) < 0)
+		return;
+	free(r->verdict);
+	free(r->policy);
+	free(r->verdict_at);
+	r->verdict = dupn(verdict);
+	r->policy = dupn(policy);
+	r->verdict_at = dupn(at);
+}
 
 static void run_sum_init(struct run_sum *r, json_t *fp)
 {
 	json_t *run = json_object_get(fp, "run"), *v;
 	size_t i;
-	char key[512];
-	size_t fl_cap = 0, fl_len = 0;
 
 	memset(r, 0, sizeof *r);
-	for (i = 0; i < N_HEAD; i++)
-		r->head[i] = NAN;
 	v = json_object_get(run, "id");
 	r->id = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
 	r->uuid = dupn(jstr(run, "uuid"));
@@ -178,63 +248,26 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 	r->started = dupn(jstr(run, "started_at"));
 	v = json_object_get(run, "gpu_count");
 	r->gpu_count = json_is_integer(v) ? (int)json_integer_value(v) : 0;
-	sku_key(key, sizeof key, r->provider, r->itype, r->region);
-	r->sku = gv_strdup(key);
+	sum_init_run(r);
 
 	json_array_foreach(json_object_get(fp, "metrics"), i, v) {
-		const char *name = jstr(v, "name");
 		json_t *g = json_object_get(v, "gpu");
-		if (!name || !json_is_integer(g) || json_integer_value(g) != -1)
-			continue;
-		for (size_t h = 0; h < N_HEAD; h++)
-			if (!strcmp(name, HEAD[h].metric))
-				r->head[h] = jnum(v, "value");
+		if (json_is_integer(g) && json_integer_value(g) == -1)
+			sum_add_metric(r, jstr(v, "name"), jnum(v, "value"));
 	}
-	json_array_foreach(json_object_get(fp, "benches"), i, v) {
-		const char *st = jstr(v, "status");
-		if (st && !strcmp(st, "ok"))
-			r->nb_ok++;
-		else if (st && !strcmp(st, "skipped"))
-			r->nb_skip++;
-		else
-			r->nb_fail++;
-	}
-	json_array_foreach(json_object_get(fp, "flags"), i, v) {
-		const char *code = jstr(v, "code"), *sev = jstr(v, "severity");
-		int si = sev_index(sev);
-		size_t need;
-		r->nflag[si]++;
-		if (!code)
-			continue;
-		need = fl_len + strlen(code) + strlen(SEV_NAME[si]) + 3;
-		if (need > fl_cap) {
-			fl_cap = need * 2;
-			r->flags = gv_realloc(r->flags, fl_cap);
-		}
-		fl_len += (size_t)snprintf(r->flags + fl_len, fl_cap - fl_len, "%s%s:%s", fl_len ? " " : "",
-					   code, SEV_NAME[si]);
-	}
-	/* the latest verdict (by time, then position) stands for the run */
-	{
-		const char *best_at = NULL;
-		json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-			const char *at = jstr(v, "at");
-			if (!r->verdict || (at && (!best_at || strcmp(at, best_at) >= 0))) {
-				free(r->verdict);
-				free(r->policy);
-				r->verdict = dupn(jstr(v, "verdict"));
-				r->policy = dupn(jstr(v, "policy"));
-				best_at = at;
-			}
-		}
-	}
+	json_array_foreach(json_object_get(fp, "benches"), i, v)
+		sum_add_bench(r, jstr(v, "status"));
+	json_array_foreach(json_object_get(fp, "flags"), i, v)
+		sum_add_flag(r, jstr(v, "code"), jstr(v, "severity"));
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
+		sum_add_verdict(r, jstr(v, "verdict"), jstr(v, "policy"), jstr(v, "at"));
 }
 
 static void run_sum_free(struct run_sum *r)
 {
 	free(r->uuid); free(r->status); free(r->profile); free(r->version); free(r->host);
 	free(r->provider); free(r->itype); free(r->region); free(r->gpu_model); free(r->started);
-	free(r->sku); free(r->verdict); free(r->policy); free(r->flags);
+	free(r->sku); free(r->verdict); free(r->policy); free(r->verdict_at); free(r->flags);
 	json_decref(r->fp);
 }
 
@@ -278,7 +311,9 @@ static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 	cand = gv_malloc(n * sizeof *cand);
 	for (size_t i = 0; i < n; i++) {
 		idx[i] = i;
-		forced += runs[i].detail != 0;
+		runs[i].forced = runs[i].detail != 0;
+		runs[i].charts = runs[i].forced;
+		forced += runs[i].forced;
 	}
 	pick_base = runs;
 	qsort(idx, n, sizeof *idx, cmp_sku_newest);
@@ -290,6 +325,14 @@ static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 	qsort(cand, nc, sizeof *cand, cmp_newest);
 	for (size_t i = 0; i < nc && forced + i < (size_t)max; i++)
 		runs[cand[i]].detail = 1;
+	/* charts: the newest detailed run of each instance type */
+	for (size_t i = 0, k = 0; i < n; i++) {
+		k = (i > 0 && !strcmp(runs[idx[i]].sku, runs[idx[i - 1]].sku)) ? k : 0;
+		if (runs[idx[i]].detail && k < REPORT_CHARTS_PER_SKU && !runs[idx[i]].forced) {
+			runs[idx[i]].charts = 1;
+			k++;
+		}
+	}
 	pick_base = NULL;
 	free(idx);
 	free(cand);
@@ -469,8 +512,8 @@ static void section_summary(FILE *f, const struct rdoc *d)
 		for (size_t k = 0; k < nfc; k++) {
 			fprintf(f, "<tr><td><code>");
 			html_esc(f, fc[k].code);
-			fprintf(f, "</code></td><td class=\"%s\">%s</td><td class=\"n\" data-v=\"%d\">%d</td><td>",
-				SEV_NAME[fc[k].sev], SEV_NAME[fc[k].sev], fc[k].runs, fc[k].runs);
+			fprintf(f, "</code></td><td class=\"%s\">%s</td><td class=n>%d</td><td>",
+				SEV_NAME[fc[k].sev], SEV_NAME[fc[k].sev], fc[k].runs);
 			if (fc[k].latest_detail > 0)
 				fprintf(f, "<a href=\"#run-%lld\">run %lld</a>", (long long)fc[k].latest_detail,
 					(long long)fc[k].latest_detail);
@@ -703,10 +746,9 @@ static void section_runs(FILE *f, const struct rdoc *d)
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
 		if (r->detail)
-			fprintf(f, "<tr><td class=\"n\" data-v=\"%lld\"><a href=\"#run-%lld\">%lld</a></td>",
-				(long long)r->id, (long long)r->id, (long long)r->id);
+			fprintf(f, "<tr><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id, (long long)r->id);
 		else
-			fprintf(f, "<tr><td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)r->id, (long long)r->id);
+			fprintf(f, "<tr><td class=n>%lld</td>", (long long)r->id);
 		td_text(f, r->started);
 		td_text(f, r->host);
 		td_text(f, r->provider);
@@ -737,7 +779,7 @@ static void section_runs(FILE *f, const struct rdoc *d)
 		fputs("</td>", f);
 		for (size_t h = 0; h < N_HEAD; h++)
 			td_num(f, r->head[h], NULL);
-		fprintf(f, "<td class=\"n\" data-v=\"%d\">%d/%d/%d</td></tr>\n", r->nb_ok, r->nb_ok, r->nb_skip,
+		fprintf(f, "<td class=n data-v=\"%d\">%d/%d/%d</td></tr>\n", r->nb_ok, r->nb_ok, r->nb_skip,
 			r->nb_fail);
 	}
 	fputs("</tbody></table></div>\n</section>\n", f);
@@ -945,7 +987,7 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 		if (gpu < 0)
 			fputs("<td data-v=\"-1\">instance</td>", f);
 		else
-			fprintf(f, "<td class=\"n\" data-v=\"%lld\">%lld</td>", (long long)gpu, (long long)gpu);
+			fprintf(f, "<td class=n>%lld</td>", (long long)gpu);
 		td_num(f, jnum(m, "value"), NULL);
 		td_text(f, jstr(m, "unit"));
 		td_num(f, pct, computed ? " (ref.)" : NULL);
@@ -1290,10 +1332,8 @@ static void run_charts(FILE *f, json_t *fp)
 	free(bs.b);
 }
 
-static void run_detail(FILE *f, const struct run_sum *r)
+static void run_detail(FILE *f, const struct run_sum *r, json_t *fp)
 {
-	json_t *fp = r->fp;
-
 	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
 	html_esc(f, orq(r->provider));
 	fputs(" ", f);
@@ -1322,8 +1362,13 @@ static void run_detail(FILE *f, const struct run_sum *r)
 	flags_table(f, fp);
 	fputs("<h4>Verdict</h4>\n", f);
 	verdicts_block(f, fp);
-	fputs("<h4>Charts</h4>\n", f);
-	run_charts(f, fp);
+	if (r->charts) {
+		fputs("<h4>Charts</h4>\n", f);
+		run_charts(f, fp);
+	} else {
+		fprintf(f, "<p class=\"muted\">Charts are drawn for the newest run of each instance type; "
+			   "<code>gpuvet report --run %lld</code> draws this run's.</p>\n", (long long)r->id);
+	}
 	fputs("<h4>Benches</h4>\n", f);
 	benches_table(f, fp);
 	fputs("<details><summary>Metrics</summary>\n", f);
@@ -1338,7 +1383,7 @@ static void section_detail(FILE *f, const struct rdoc *d)
 	size_t nd = 0, *idx;
 
 	for (size_t i = 0; i < d->n; i++)
-		nd += d->runs[i].detail && d->runs[i].fp;
+		nd += d->runs[i].detail && (d->runs[i].fp || d->store);
 	fprintf(f, "<section id=\"detail\"><h2>Run detail</h2>\n<p>%zu of %zu runs in detail, newest first: "
 		   "the newest %d of each instance type, at most %d in all, and every run asked for with "
 		   "<code>--run</code>. The others are rows of the <a href=\"#runs\">runs table</a>; "
@@ -1347,42 +1392,60 @@ static void section_detail(FILE *f, const struct rdoc *d)
 	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
 	nd = 0;
 	for (size_t i = 0; i < d->n; i++)
-		if (d->runs[i].detail && d->runs[i].fp)
+		if (d->runs[i].detail && (d->runs[i].fp || d->store))
 			idx[nd++] = i;
 	pick_base = d->runs;
 	qsort(idx, nd, sizeof *idx, cmp_newest);
 	pick_base = NULL;
-	for (size_t i = 0; i < nd; i++)
-		run_detail(f, &d->runs[idx[i]]);
+	for (size_t i = 0; i < nd; i++) {
+		const struct run_sum *r = &d->runs[idx[i]];
+		if (d->written && *d->written >= REPORT_BUDGET_BYTES && !r->forced) {
+			fprintf(f, "<p class=\"demo\">%zu more runs left out of the detail: the file has reached "
+				   "%d MiB. <code>gpuvet report --run ID</code> details any run.</p>\n",
+				nd - i, REPORT_BUDGET_BYTES >> 20);
+			break;
+		}
+		if (r->fp) {
+			run_detail(f, r, r->fp);
+		} else {
+			json_t *fp;
+			if (store_load_fingerprint(d->store, r->id, &fp)) {
+				snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
+					 store_errmsg(d->store));
+				break;
+			}
+			run_detail(f, r, fp);
+			json_decref(fp);
+		}
+	}
 	free(idx);
 	fputs("</section>\n", f);
 }
 
 /* ---- provenance ---- */
 
-static int price_used(json_t *rankings, json_t *p)
+/* "provider\x1finstance_type" of every ranked row, for the price list */
+static json_t *ranked_skus(json_t *rankings)
 {
+	json_t *set = json_object(), *rk, *row;
 	size_t k, i;
-	json_t *rk, *row;
-	const char *prov = jstr(p, "provider"), *it = jstr(p, "instance_type");
+	char key[512];
 
-	if (!json_array_size(rankings))
-		return 1;
 	json_array_foreach(rankings, k, rk) {
 		json_array_foreach(json_object_get(rk, "rows"), i, row) {
-			const char *p2 = jstr(row, "provider"), *it2 = jstr(row, "instance_type");
-			if (prov && p2 && it && it2 && !strcmp(prov, p2) && !strcmp(it, it2))
-				return 1;
+			snprintf(key, sizeof key, "%s\x1f%s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")));
+			json_object_set_new(set, key, json_true());
 		}
 	}
-	return 0;
+	return set;
 }
 
 static void section_provenance(FILE *f, const struct rdoc *d)
 {
 	size_t i, shown = 0;
-	json_t *p;
+	json_t *p, *skus = ranked_skus(d->rankings);
 	const char *vers[16];
+	char key[512];
 	int vcount[16], nv = 0;
 
 	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
@@ -1424,7 +1487,8 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 		      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
 		      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
 		json_array_foreach(d->prices, i, p) {
-			if (!price_used(d->rankings, p))
+			snprintf(key, sizeof key, "%s\x1f%s", orq(jstr(p, "provider")), orq(jstr(p, "instance_type")));
+			if (json_object_size(skus) ? !json_object_get(skus, key) : shown >= 500)
 				continue;
 			fputs("<tr>", f);
 			td_text(f, jstr(p, "provider"));
@@ -1438,8 +1502,25 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 			fputs("</tr>\n", f);
 			shown++;
 		}
-		fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (those of "
-			   "ranked instance types).</p>\n", shown, json_array_size(d->prices));
+		fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (%s).</p>\n",
+			shown, json_array_size(d->prices),
+			json_object_size(skus) ? "those of ranked instance types" : "the first 500");
+	}
+	json_decref(skus);
+	if (json_array_size(d->price_sources)) {
+		fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th><th>fetched</th>"
+		      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
+		json_array_foreach(d->price_sources, i, p) {
+			fputs("<tr>", f);
+			td_text(f, jstr(p, "source"));
+			td_text(f, jstr(p, "provider"));
+			td_text(f, jstr(p, "fetched_at"));
+			td_text(f, jstr(p, "status"));
+			td_num(f, jnum(p, "rows"), NULL);
+			td_text(f, jstr(p, "message"));
+			fputs("</tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
 	}
 	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak and estimates "
 	      "(dense, boost clock).</p>\n<div class=\"scroll\"><table><thead><tr><th>key</th><th>GPU</th>"
@@ -1489,6 +1570,7 @@ int report_render(const struct report_input *in, FILE *out)
 	char now[32];
 	int rc;
 
+	memset(&d, 0, sizeof d);
 	d.n = in->n_fps;
 	d.runs = gv_calloc(d.n ? d.n : 1, sizeof *d.runs);
 	for (size_t i = 0; i < d.n; i++) {
@@ -1509,5 +1591,355 @@ int report_render(const struct report_input *in, FILE *out)
 	for (size_t i = 0; i < d.n; i++)
 		run_sum_free(&d.runs[i]);
 	free(d.runs);
+	return rc;
+}
+
+/* ---- from the store ---- */
+
+/*
+ * The runs table needs every run but only a few columns: read them with
+ * five queries over the whole store (schema v1, results/store.c) rather
+ * than one fingerprint per run, which would also load every sample.  Full
+ * fingerprints are loaded only for the runs that get detail.
+ */
+
+struct id_index {
+	int64_t id;
+	size_t i;
+};
+
+static int cmp_id_index(const void *a, const void *b)
+{
+	int64_t x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static struct run_sum *find_run(struct rdoc *d, const struct id_index *ix, int64_t id)
+{
+	struct id_index key = { id, 0 }, *hit = bsearch(&key, ix, d->n, sizeof *ix, cmp_id_index);
+	return hit ? &d->runs[hit->i] : NULL;
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int sql_err(sqlite3 *db, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s from the store: %s", what, sqlite3_errmsg(db));
+	return -1;
+}
+
+static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st = NULL;
+	struct id_index *ix = NULL;
+	size_t cap = 0, total = 0;
+	int rc;
+	static const char *const q_runs =
+		"SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
+		" gpu_model, gpu_count, started_at FROM runs ORDER BY started_at, id";
+
+	if (sqlite3_prepare_v2(db, q_runs, -1, &st, NULL) != SQLITE_OK)
+		return sql_err(db, "runs", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct run_sum *r;
+		int want = o->n_run_ids == 0;
+
+		total++;
+		for (size_t k = 0; k < o->n_run_ids && !want; k++)
+			want = o->run_ids[k] == id;
+		if (!want)
+			continue;
+		if (d->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			d->runs = gv_realloc(d->runs, cap * sizeof *d->runs);
+		}
+		r = &d->runs[d->n++];
+		memset(r, 0, sizeof *r);
+		r->id = id;
+		r->uuid = dupn(col(st, 1));
+		r->status = dupn(col(st, 2));
+		r->profile = dupn(col(st, 3));
+		r->version = dupn(col(st, 4));
+		r->host = dupn(col(st, 5));
+		r->provider = dupn(col(st, 6));
+		r->itype = dupn(col(st, 7));
+		r->region = dupn(col(st, 8));
+		r->gpu_model = dupn(col(st, 9));
+		r->gpu_count = sqlite3_column_int(st, 10);
+		r->started = dupn(col(st, 11));
+		r->detail = o->n_run_ids > 0;
+		sum_init_run(r);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_err(db, "runs", err, errlen);
+	d->runs_in_store = total;
+	if (o->n_run_ids && d->n < o->n_run_ids) {
+		snprintf(err, errlen, "run not found in the store");
+		return -1;
+	}
+
+	ix = gv_malloc((d->n ? d->n : 1) * sizeof *ix);
+	for (size_t i = 0; i < d->n; i++)
+		ix[i] = (struct id_index){ d->runs[i].id, i };
+	qsort(ix, d->n, sizeof *ix, cmp_id_index);
+
+	{
+		static const struct {
+			const char *what, *sql;
+		} q[] = {
+			{ "benches", "SELECT run_id, status FROM benches WHERE name <> 'harness'" },
+			{ "metrics", "SELECT run_id, name, value FROM metrics WHERE gpu = -1 AND name IN ("
+				     "'gemm.bf16.tflops','gemm.fp16.tflops','memcpy.h2d.pinned.gbps',"
+				     "'allreduce.busbw.gbps','nvme.seqread.gbps','soak.tflops.last_min',"
+				     "'soak.sm_clock.drop_pct') ORDER BY id" },
+			{ "flags", "SELECT run_id, code, severity FROM flags ORDER BY run_id, id" },
+			{ "verdicts", "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id" },
+		};
+		for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+			if (sqlite3_prepare_v2(db, q[k].sql, -1, &st, NULL) != SQLITE_OK) {
+				free(ix);
+				return sql_err(db, q[k].what, err, errlen);
+			}
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+				struct run_sum *r = find_run(d, ix, sqlite3_column_int64(st, 0));
+				if (!r)
+					continue;
+				switch (k) {
+				case 0: sum_add_bench(r, col(st, 1)); break;
+				case 1: sum_add_metric(r, col(st, 1), sqlite3_column_type(st, 2) == SQLITE_NULL
+								     ? NAN : sqlite3_column_double(st, 2)); break;
+				case 2: sum_add_flag(r, col(st, 1), col(st, 2)); break;
+				default: sum_add_verdict(r, col(st, 1), col(st, 2), col(st, 3)); break;
+				}
+			}
+			sqlite3_finalize(st);
+			if (rc != SQLITE_DONE) {
+				free(ix);
+				return sql_err(db, q[k].what, err, errlen);
+			}
+		}
+	}
+	free(ix);
+	return 0;
+}
+
+static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	json_t *arr = json_array();
+	int rc;
+
+	*sources = json_array();
+	if (sqlite3_prepare_v2(db, "SELECT provider, instance_type, region, market, price, currency, source,"
+				   " captured_at, unit, zone, term FROM prices"
+				   " ORDER BY provider, instance_type, region, market, zone, term", -1, &st, NULL) != SQLITE_OK) {
+		sql_err(db, "prices", err, errlen);
+		return arr;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(arr, json_pack("{s:s?,s:s?,s:s?,s:s?,s:f,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
+						     "provider", col(st, 0), "instance_type", col(st, 1),
+						     "region", col(st, 2), "market", col(st, 3),
+						     "price", sqlite3_column_double(st, 4), "currency", col(st, 5),
+						     "source", col(st, 6), "captured_at", col(st, 7), "unit", col(st, 8),
+						     "zone", col(st, 9), "term", col(st, 10)));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		sql_err(db, "prices", err, errlen);
+	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows FROM price_sources"
+				   " ORDER BY source", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW)
+			json_array_append_new(*sources, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", col(st, 0),
+								  "provider", col(st, 1), "fetched_at", col(st, 2),
+								  "status", col(st, 3), "message", col(st, 4),
+								  "rows", (json_int_t)sqlite3_column_int64(st, 5)));
+		sqlite3_finalize(st);
+	}
+	return arr;
+}
+
+/*
+ * Rankings: [0] is exactly `gpuvet rank`'s default (so the order matches
+ * `gpuvet rank --json`), then the same metric on spot prices and per GPU,
+ * then each other headline metric found in the runs, on-demand per
+ * instance.  A ranking rank_compute() refuses (no price for that market,
+ * unknown metric) is left out.
+ */
+static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,
+				char *why, size_t whylen)
+{
+	json_t *out = json_array(), *r = NULL;
+	char err[256];
+	struct rank_opts ro = { .include_estimates = !o->no_estimates };
+	const char *metric;
+
+	if (!rank_compute) {
+		snprintf(why, whylen, "ranking is not built into this version of gpuvet");
+		return out;
+	}
+	if (rank_compute(s, &ro, &r, err, sizeof err)) {
+		snprintf(why, whylen, "%s", err);
+		return out;
+	}
+	json_array_append_new(out, r);
+	metric = jstr(r, "metric");
+	{
+		static const struct { const char *market, *per; } more[] = {
+			{ "spot", "instance" }, { "on_demand", "gpu" }, { "spot", "gpu" },
+		};
+		for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
+			struct rank_opts r2 = ro;
+			r2.metric = metric;
+			r2.market = more[k].market;
+			r2.per = more[k].per;
+			if (!rank_compute(s, &r2, &r, err, sizeof err)) {
+				if (json_array_size(json_object_get(r, "rows")))
+					json_array_append_new(out, r);
+				else
+					json_decref(r);
+			}
+		}
+	}
+	for (size_t h = 0; h < N_HEAD; h++) {
+		int present = 0;
+		struct rank_opts r2 = ro;
+		if (metric && !strcmp(metric, HEAD[h].metric))
+			continue;
+		for (size_t i = 0; i < d->n && !present; i++)
+			present = isfinite(d->runs[i].head[h]);
+		if (!present || strstr(HEAD[h].metric, "drop_pct"))
+			continue;
+		r2.metric = HEAD[h].metric;
+		if (!rank_compute(s, &r2, &r, err, sizeof err)) {
+			if (json_array_size(json_object_get(r, "rows")))
+				json_array_append_new(out, r);
+			else
+				json_decref(r);
+		}
+	}
+	return out;
+}
+
+/* A stream that forwards to another and counts the bytes, for the size budget. */
+struct counted {
+	FILE *to;
+	size_t bytes;
+};
+
+static ssize_t counted_write(void *cookie, const char *buf, size_t n)
+{
+	struct counted *c = cookie;
+	size_t w = fwrite(buf, 1, n, c->to);
+	c->bytes += w;
+	return w == n ? (ssize_t)n : -1;
+}
+
+int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
+{
+	static const struct report_opts none = { 0 };
+	struct rdoc d = { 0 };
+	char now[32], rank_why[256] = "", price_err[256] = "";
+	json_t *sources = NULL;
+	int rc = -1;
+
+	if (!o)
+		o = &none;
+	if (load_summaries(s, o, &d, err, errlen))
+		goto out;
+	pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
+	/* fingerprints are loaded one at a time while the detail is written */
+	d.store = s;
+	d.load_err = err;
+	d.load_errlen = errlen;
+	err[0] = 0;
+	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
+	d.rank_error = rank_why[0] ? rank_why : NULL;
+	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
+	d.price_sources = sources;
+	d.prices_error = price_err[0] ? price_err : NULL;
+	now_iso(now, sizeof now);
+	d.generated_at = now;
+	{
+		struct counted cnt = { out, 0 };
+		cookie_io_functions_t io = { .write = counted_write };
+		FILE *cf = fopencookie(&cnt, "w", io);
+		int bad;
+		if (!cf) {
+			snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
+			goto out;
+		}
+		d.written = &cnt.bytes;
+		errno = 0;
+		bad = render(&d, cf);
+		bad |= fclose(cf) != 0;
+		bad |= fflush(out) != 0 || ferror(out);
+		if (err[0])
+			goto out;
+		if (bad) {
+			snprintf(err, errlen, "cannot write the report: %s", strerror(errno ? errno : EIO));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < d.n; i++)
+		run_sum_free(&d.runs[i]);
+	free(d.runs);
+	json_decref(d.rankings);
+	json_decref(d.prices);
+	json_decref(sources);
+	return rc;
+}
+
+int report_write_file(struct store *s, const struct report_opts *o, const char *path, char *err, size_t errlen)
+{
+	char *tmp = gv_asprintf("%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp), rc;
+	FILE *f;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	errno = 0;
+	rc = report_write(s, o, f, err, errlen);
+	if (rc == 0 && (fflush(f) || fsync(fileno(f)))) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	if (fclose(f) && rc == 0) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	/* mkstemp makes 0600; a report is meant to be shared: the umask decides, as for any new file */
+	if (rc == 0) {
+		mode_t um = umask(0);
+		umask(um);
+		if (chmod(tmp, 0666 & ~um))
+			gv_debug("cannot set the mode of '%s': %s", tmp, strerror(errno));
+	}
+	if (rc == 0 && rename(tmp, path)) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
 	return rc;
 }

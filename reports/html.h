@@ -10,10 +10,12 @@
  * (text box), and "#sort=TABLE:COLUMN:asc|desc" in the URL sorts on load.
  *
  * Size rule for large stores: every selected run gets one row in the runs
- * table; full detail (inventory, metrics, flags, charts) is written for
- * the newest detail_per_sku runs of each instance type
- * (provider/instance type/region), at most detail_max in all, newest
- * first.  A run named with --run always gets its detail.
+ * table; detail (flags with evidence, verdict, benches, metrics, inventory)
+ * is written for the newest detail_per_sku runs of each instance type
+ * (provider/instance type/region), newest first, at most detail_max in
+ * all, and only while the file is under REPORT_BUDGET_BYTES; charts for
+ * the newest REPORT_CHARTS_PER_SKU of each.  A run named with --run
+ * always gets its detail and charts.
  */
 #ifndef GPUVET_HTML_H
 #define GPUVET_HTML_H
@@ -26,7 +28,9 @@
 struct store;
 
 #define REPORT_DETAIL_PER_SKU 3
+#define REPORT_CHARTS_PER_SKU 1
 #define REPORT_DETAIL_MAX 200
+#define REPORT_BUDGET_BYTES (8 << 20)
 #define REPORT_DEFAULT_FILE "gpuvet-report.html"
 
 struct report_opts {

@@ -128,9 +128,10 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 		}
 		if (flush && col >= 0) {
 			double a = imin <= imax ? ymin : ymax, b = imin <= imax ? ymax : ymin;
-			fprintf(f, "%s%.1f,%.1f", pts++ ? " " : "", first_px, fy(fr, a));
-			if (a != b)
-				fprintf(f, " %.1f,%.1f", first_px, fy(fr, b));
+			/* whole pixels: finer positions add bytes, not detail */
+			fprintf(f, "%s%.0f,%.0f", pts++ ? " " : "", first_px, fy(fr, a));
+			if (a != b && lround(fy(fr, a)) != lround(fy(fr, b)))
+				fprintf(f, " %.0f,%.0f", first_px, fy(fr, b));
 		}
 		if (i == s->n)
 			break;

@@ -1,17 +1,114 @@
-/* cmd_report.c - placeholder until issue 7 lands: says so and exits 2, never pretends. */
+/*
+ * cmd_report.c - `gpuvet report [-o FILE] [--run ID]...`: the self-contained
+ * HTML report (reports/html.h) of the store's runs.
+ */
 #include "runners/cli.h"
 #include "runners/util.h"
+#include "reports/html.h"
+#include "results/store.h"
 
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+static void report_usage(FILE *f)
+{
+	fprintf(f, "usage: gpuvet report [-o FILE] [--run ID]... [--no-estimates]\n\n"
+		   "Writes one self-contained HTML file (no external resources, opens offline):\n"
+		   "summary, ranking by performance per dollar, charts, per-run detail, provenance.\n\n"
+		   "  -o, --output FILE   where to write (default %s; '-' for stdout); written to a\n"
+		   "                      temporary file beside it and renamed, never left half written\n"
+		   "  --run ID            report this run (number or uuid prefix), in full detail; repeat\n"
+		   "                      for several (default: every run in the store)\n"
+		   "  --no-estimates      leave reference-table estimates out of the ranking\n"
+		   "  --help              this text\n\n"
+		   "With every run, the newest %d runs of each instance type (at most %d in all) get\n"
+		   "full detail; every run has a row in the runs table. Rankings use the whole store.\n",
+		REPORT_DEFAULT_FILE, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
+}
 
 int cmd_report(int argc, char **argv, const struct gv_global *g)
 {
-	(void)g;
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		printf("usage: gpuvet report\n\nnot built yet in this version of gpuvet.\n");
-		return GV_EXIT_OK;
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "no-estimates", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = REPORT_DEFAULT_FILE;
+	const char **run_args = gv_calloc((size_t)argc, sizeof *run_args);
+	size_t n_run = 0;
+	int c, rc = GV_EXIT_OK, no_est = 0;
+	struct store *s = NULL;
+	int64_t *ids = NULL;
+	char err[512];
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'r': run_args[n_run++] = optarg; break;
+		case 'E': no_est = 1; break;
+		case 'h':
+			report_usage(stdout);
+			free(run_args);
+			return GV_EXIT_OK;
+		case ':':
+			free(run_args);
+			return gv_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			free(run_args);
+			return gv_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		}
 	}
-	gv_err("'report' is not built yet in this version");
-	return GV_EXIT_USAGE;
+	if (optind < argc) {
+		rc = gv_usage_error("report", "unexpected argument '%s'", argv[optind]);
+		free(run_args);
+		return rc;
+	}
+	if (!*out) {
+		free(run_args);
+		return gv_usage_error("report", "empty output file name");
+	}
+	if (store_open_readonly(gv_db_path(g), &s)) {
+		gv_err("%s", store_open_error());
+		free(run_args);
+		return GV_EXIT_USAGE;
+	}
+	ids = gv_calloc(n_run ? n_run : 1, sizeof *ids);
+	for (size_t i = 0; i < n_run; i++) {
+		if (store_resolve_run(s, run_args[i], &ids[i])) {
+			gv_err("report: %s", store_errmsg(s));
+			rc = GV_EXIT_USAGE;
+			goto done;
+		}
+	}
+	{
+		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est };
+		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)
+					  : report_write(s, &o, stdout, err, sizeof err);
+		if (wr == 0 && !strcmp(out, "-") && fflush(stdout)) {
+			snprintf(err, sizeof err, "cannot write the report to stdout");
+			wr = -1;
+		}
+		if (wr) {
+			gv_err("report: %s", err);
+			rc = GV_EXIT_USAGE;
+			goto done;
+		}
+		if (strcmp(out, "-") && !gv_quiet) {
+			struct stat sb;
+			if (stat(out, &sb) == 0)
+				printf("wrote %s (%.0f KiB)\n", out, (double)sb.st_size / 1024.0);
+		}
+	}
+done:
+	free(ids);
+	free(run_args);
+	store_close(s);
+	return rc;
 }

@@ -288,7 +288,7 @@ static void test_render_detail_rule(void)
 	CHECK(strstr(out, "id=\"run-10\"") && strstr(out, "id=\"run-8\"") && strstr(out, "id=\"run-1\""));
 	CHECK(strstr(out, "id=\"run-7\"") == NULL);
 	/* and every run has its row */
-	CHECK(strstr(out, "data-v=\"7\">7</td>") != NULL);
+	CHECK(strstr(out, "<td class=n>7</td>") != NULL);
 	free(out);
 
 	in.detail = NULL;
