@@ -649,7 +649,7 @@ static void lower_strerror(int e, char *buf, size_t size)
 typedef int (*chunk_fn)(void *ud, struct catalog_parser *p);
 
 static int run_import(sqlite3 *db, const char *name, const char *default_source, const char *message,
-		      chunk_fn feed, void *feed_ud, long *rows, char *err, size_t errlen)
+		      int allow_empty, chunk_fn feed, void *feed_ud, long *rows, char *err, size_t errlen)
 {
 	struct import_ctx c = { 0 };
 	char now[32];
@@ -665,7 +665,7 @@ static int run_import(sqlite3 *db, const char *name, const char *default_source,
 	int rc = feed(feed_ud, c.p);
 	if (rc == 0)
 		rc = catalog_parser_finish(c.p);
-	if (rc == 0 && catalog_load_rows(c.load) == 0) {
+	if (rc == 0 && !allow_empty && catalog_load_rows(c.load) == 0) {
 		catalog_parser_fail(c.p, 0, "no price rows");
 		rc = -1;
 	}
@@ -739,7 +739,7 @@ int catalog_import_file(sqlite3 *db, const char *path, const char *default_sourc
 		default_source = src;
 	}
 	struct file_feed f = { fd, path, err, errlen };
-	int rc = run_import(db, path, default_source, "imported", feed_file, &f, rows, err, errlen);
+	int rc = run_import(db, path, default_source, "imported", 0, feed_file, &f, rows, err, errlen);
 	close(fd);
 	return rc;
 }
@@ -761,7 +761,7 @@ int catalog_import_buffer(sqlite3 *db, const char *name, const void *buf, size_t
 {
 	struct buf_feed b = { buf, len };
 	err[0] = '\0';
-	return run_import(db, name, default_source, message, feed_buf, &b, rows, err, errlen);
+	return run_import(db, name, default_source, message, 1, feed_buf, &b, rows, err, errlen);
 }
 
 /* ---- shipped catalogs ---- */
