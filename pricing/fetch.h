@@ -84,6 +84,7 @@ void gv_hmac_sha1(const void *key, size_t klen, const void *data, size_t len, ui
 /* RFC 4648 base64 of n bytes into out (at least 4*((n+2)/3)+1 bytes). */
 void gv_base64(const uint8_t *in, size_t n, char *out);
 
-int fetch_alibaba(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen);
+/* types: comma-separated instance types to price besides those already in the store, or NULL. */
+int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen);
 
 #endif

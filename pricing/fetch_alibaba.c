@@ -281,7 +281,7 @@ struct ali_sku {
 
 static void ali_nonce(char out[37]) { gv_uuid(out); }
 
-int fetch_alibaba(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen)
+int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen)
 {
 	const char *id = getenv("ALIBABA_CLOUD_ACCESS_KEY_ID");
 	const char *secret = getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET");
@@ -323,8 +323,26 @@ int fetch_alibaba(sqlite3 *db, const char *region, long *rows, char *err, size_t
 		k->mem = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
 	}
 	sqlite3_finalize(st);
+	/* --types adds instance types the store does not know yet */
+	for (const char *t = types; t && *t;) {
+		size_t n = strcspn(t, ",");
+		if (n && n < 96) {
+			char name[96];
+			int known = 0;
+			memcpy(name, t, n);
+			name[n] = '\0';
+			for (size_t i = 0; i < nskus; i++)
+				known |= !strcmp(skus[i].itype, name);
+			if (!known) {
+				skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
+				skus[nskus++] = (struct ali_sku){ gv_strdup(name), NULL, NAN, NAN, -1 };
+			}
+		}
+		t += n + (t[n] == ',');
+	}
 	if (!nskus) {
-		snprintf(err, errlen, "no alibaba instance types known: run gpuvet prices update --offline first");
+		snprintf(err, errlen, "no alibaba instance types to price: pass --types ecs.gn7i-c8g1.2xlarge,... "
+				      "or import a CSV that names them");
 		goto out;
 	}
 	if (catalog_load_begin(db, &load, err, errlen) < 0)

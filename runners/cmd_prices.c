@@ -28,7 +28,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gpuvet prices list [--provider P] [--gpu MODEL] [--market M] [--region R] [--json]\n"
-		"       gpuvet prices update [--provider aws|lambda|alibaba] [--region R] [--offline]\n"
+		"       gpuvet prices update [--provider aws|lambda|alibaba] [--region R] [--types T,..] [--offline]\n"
 		"       gpuvet prices import FILE\n"
 		"       gpuvet prices fx [CURRENCY USD_PER_UNIT --date YYYY-MM-DD --source TEXT]\n"
 		"       gpuvet prices sources [--json]\n\n"
@@ -36,8 +36,8 @@ static void usage(FILE *f)
 		"store on first use; `update` refreshes them from the providers:\n"
 		"  aws      the public bulk price list of the region (default us-east-1), streamed\n"
 		"  lambda   the instance-types API (LAMBDA_API_KEY)\n"
-		"  alibaba  DescribePrice for each known type (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET;\n"
-		"           without credentials import a CSV instead)\n"
+		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types\n"
+		"           (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET; without credentials import a CSV)\n"
 		"Without --provider, every provider that can be reached is refreshed (aws always,\n"
 		"lambda and alibaba when their credentials are set).  --offline reloads the\n"
 		"shipped catalogs only.  A failed refresh keeps the previous prices.\n\n"
@@ -199,9 +199,10 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 	static const struct option opts[] = {
 		{ "provider", required_argument, NULL, 'p' }, { "region", required_argument, NULL, 'r' },
 		{ "offline", no_argument, NULL, 'o' },        { "help", no_argument, NULL, 'h' },
+		{ "types", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *provider = NULL, *region = NULL;
+	const char *provider = NULL, *region = NULL, *types = NULL;
 	int offline = 0, c, failed = 0;
 	char err[1024];
 	optind = 1;
@@ -210,6 +211,7 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 		case 'p': provider = optarg; break;
 		case 'r': region = optarg; break;
 		case 'o': offline = 1; break;
+		case 't': types = optarg; break;
 		case 'h': usage(stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("prices update", "unknown option '%s'", argv[optind - 1]);
 		}
@@ -254,7 +256,7 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 	}
 	if (!all || (getenv("ALIBABA_CLOUD_ACCESS_KEY_ID") && getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET"))) {
 		if (all || !strcmp(provider, "alibaba")) {
-			if (fetch_alibaba(db, region, &rows, err, sizeof err) < 0) {
+			if (fetch_alibaba(db, region, types, &rows, err, sizeof err) < 0) {
 				gv_err("alibaba: %s", err);
 				failed = 1;
 			} else if (!gv_quiet) {
