@@ -264,7 +264,12 @@ int csvrows_finish(struct csvrows *r)
 	if (r->failed)
 		return -1;
 	if (r->carry_len) {
+		/* a last line without its newline is parsed, never skipped: a download cut
+		 * in the middle of a row must show up as a short row, not vanish */
+		char *needle = r->needle;
+		r->needle = NULL;
 		int rc = process_line(r, r->carry, r->carry_len);
+		r->needle = needle;
 		r->carry_len = 0;
 		if (rc < 0)
 			return -1;

@@ -194,6 +194,12 @@ static int cmd_list(int argc, char **argv, sqlite3 *db)
 
 /* ---- update ---- */
 
+static int env_set(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v;
+}
+
 static int cmd_update(int argc, char **argv, sqlite3 *db)
 {
 	static const struct option opts[] = {
@@ -242,7 +248,7 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 			printf("aws: %ld prices from the bulk price list of %s\n", rows, region ? region : "us-east-1");
 		}
 	}
-	if (!all || getenv("LAMBDA_API_KEY")) {
+	if (!all || env_set("LAMBDA_API_KEY")) {
 		if (all || !strcmp(provider, "lambda")) {
 			if (fetch_lambda(db, &rows, err, sizeof err) < 0) {
 				gv_err("lambda: %s", err);
@@ -254,7 +260,7 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 	} else if (!gv_quiet) {
 		printf("lambda: skipped (no LAMBDA_API_KEY)\n");
 	}
-	if (!all || (getenv("ALIBABA_CLOUD_ACCESS_KEY_ID") && getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET"))) {
+	if (!all || (env_set("ALIBABA_CLOUD_ACCESS_KEY_ID") && env_set("ALIBABA_CLOUD_ACCESS_KEY_SECRET"))) {
 		if (all || !strcmp(provider, "alibaba")) {
 			if (fetch_alibaba(db, region, types, &rows, err, sizeof err) < 0) {
 				gv_err("alibaba: %s", err);
