@@ -78,6 +78,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+# the shipped price catalogs are embedded with .incbin (pricing/catalog_data.c)
+$(BUILD)/obj/pricing/catalog_data.o: $(wildcard pricing/catalog/*.csv)
 
 # ---- set-up on a fresh machine ----
 # Installs only what is missing; apt-get needs root (or sudo).

@@ -1,0 +1,118 @@
+/*
+ * catalog.h - the price record, gpuvet's price CSV format and the prices
+ * in the store.
+ *
+ * One record per price point (struct price_rec).  A price CSV has a header
+ * row and is read BY COLUMN NAME (any order, unknown columns ignored):
+ *
+ *   required: provider, instance_type, market, price, unit, currency
+ *   optional: region, zone, gpu_model, gpu_count, gpu_memory_gib, vcpus,
+ *             memory_gib, term, upfront, source, source_version, captured_at
+ *
+ * Rows whose first field starts with '#' are comments.  Every row is
+ * validated (market on_demand|spot|reserved, unit hour|month, price a
+ * non-negative number, currency three capital letters, numbers numeric...)
+ * and the first bad one stops the load with
+ * "catalog 'x.csv' line N: <what>"; the store is then left as it was.
+ *
+ * Loading replaces, in ONE transaction, every stored row of each source the
+ * file names (a failed or truncated load keeps the previous prices) and
+ * records the outcome in price_sources.
+ */
+#ifndef GPUVET_CATALOG_H
+#define GPUVET_CATALOG_H
+
+#include <stddef.h>
+#include <sqlite3.h>
+
+struct price_rec {
+	char provider[32];
+	char instance_type[96];
+	char region[64];
+	char zone[64];
+	char gpu_model[64];      /* reference key (pricing/gpus.h) where known, else the provider's name; "" unknown */
+	double gpu_count;        /* fractional allowed (shared GPUs); NAN unknown */
+	double gpu_memory_gib;   /* per GPU; NAN unknown */
+	long vcpus;              /* -1 unknown */
+	double memory_gib;       /* NAN unknown */
+	char market[16];         /* on_demand, spot, reserved */
+	char term[32];           /* reserved term ("1yr", "3yr"...), "" otherwise */
+	double upfront;          /* NAN none */
+	double price;            /* >= 0 */
+	char unit[8];            /* hour, month */
+	char currency[4];        /* ISO 4217 */
+	char source[128];        /* "catalog:aws", "aws-bulk:us-east-1", "import:deal.csv" ... */
+	char source_version[64];
+	char captured_at[32];    /* ISO 8601 date or UTC time */
+};
+
+/* Clears r to "unknown" everywhere. */
+void price_rec_init(struct price_rec *r);
+/* NULL when valid, else what is wrong (static text or into buf). */
+const char *price_rec_check(const struct price_rec *r, char *buf, size_t size);
+/* Price per hour in the record's currency (months are 730 hours, AWS's convention). */
+double price_rec_hourly(const struct price_rec *r);
+
+/* ---- parsing gpuvet's CSV format (streaming) ---- */
+
+struct catalog_parser;
+/* Called for every valid row; non-zero stops with the message set by catalog_parser_fail(). */
+typedef int (*catalog_row_fn)(void *ud, const struct price_rec *r, long line);
+
+/* name: shown in errors ("x.csv"); default_source: used when the file has no source column/value. */
+struct catalog_parser *catalog_parser_new(const char *name, const char *default_source,
+					  const char *default_captured_at, catalog_row_fn fn, void *ud);
+void catalog_parser_free(struct catalog_parser *p);
+int catalog_parser_feed(struct catalog_parser *p, const void *buf, size_t len);
+int catalog_parser_finish(struct catalog_parser *p);
+/* "catalog 'x.csv' line N: what" */
+const char *catalog_parser_error(const struct catalog_parser *p);
+void catalog_parser_fail(struct catalog_parser *p, long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+long catalog_parser_rows(const struct catalog_parser *p);
+
+/* ---- the store ---- */
+
+/*
+ * A load: one transaction that replaces, source by source, the rows of
+ * every source it receives.  begin .. put* .. commit (or abort).
+ */
+struct catalog_load;
+int catalog_load_begin(sqlite3 *db, struct catalog_load **out, char *err, size_t errlen);
+/* Rejects unknown currencies (neither USD nor in fx_rates). */
+int catalog_load_put(struct catalog_load *l, const struct price_rec *r, char *err, size_t errlen);
+/* Records each source in price_sources (status ok, rows) and commits. */
+int catalog_load_commit(struct catalog_load *l, const char *provider, const char *message,
+			char *err, size_t errlen);
+/* Rolls back and frees. */
+void catalog_load_abort(struct catalog_load *l);
+long catalog_load_rows(const struct catalog_load *l);
+
+/* Records a failed refresh of a source without touching its prices. */
+void catalog_note_failure(sqlite3 *db, const char *source, const char *provider, const char *message);
+
+/* Parses a whole file in gpuvet's format into the store (one transaction). 0 or -1 with err. */
+int catalog_import_file(sqlite3 *db, const char *path, const char *default_source, long *rows,
+			char *err, size_t errlen);
+int catalog_import_buffer(sqlite3 *db, const char *name, const void *buf, size_t len,
+			  const char *default_source, const char *message, long *rows,
+			  char *err, size_t errlen);
+
+/* ---- the catalogs shipped inside the binary (pricing/catalog/NAME.csv) ---- */
+
+struct catalog_shipped {
+	const char *name;      /* "aws" */
+	const char *file;      /* "aws.csv" */
+	const char *data;      /* embedded at build time (.incbin), not NUL-terminated */
+	const char *end;
+};
+extern const struct catalog_shipped catalog_shipped[];
+extern const size_t catalog_shipped_count;
+
+/*
+ * Loads each shipped catalog the store does not hold at this version yet
+ * (first use, or a newer binary).  force: reload all.  Returns 0 or -1 with err.
+ */
+int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * csvrows.h - a streaming CSV reader: libcsv underneath, whole rows out.
+ *
+ * Bytes are fed in chunks of any size (a libcurl write callback, a read()
+ * loop); complete records come out through a callback with their fields
+ * and the physical line on which they start.  Memory is bounded by the
+ * longest record (CSVROWS_MAX_RECORD), never by the input: a 2 GB file is
+ * read with the same few kilobytes as a 2 kB one.
+ *
+ * Parsing is strict (libcsv CSV_STRICT | CSV_STRICT_FINI): a stray quote or
+ * an unterminated quoted field is an error naming the line.
+ *
+ * An optional prefilter lets a caller skip lines cheaply: a line that starts
+ * at a record boundary, does not contain the needle and has balanced quotes
+ * is counted but not parsed.  The AWS fetcher uses it to skip the millions
+ * of non-GPU rows of the bulk price list without running libcsv on them.
+ */
+#ifndef GPUVET_CSVROWS_H
+#define GPUVET_CSVROWS_H
+
+#include <stddef.h>
+
+#define CSVROWS_MAX_RECORD (1u << 20)  /* bytes in one record (line or quoted multi-line) */
+#define CSVROWS_MAX_FIELDS 4096
+
+struct csvrows;
+
+/*
+ * One record: n fields, each NUL-terminated (lens[i] excludes the NUL).
+ * Returns 0 to go on; anything else stops the feed, which then returns -1
+ * (the callback sets its own message with csvrows_set_error()).
+ */
+typedef int (*csvrows_row_fn)(void *ud, char **fields, const size_t *lens, size_t n, long line);
+
+struct csvrows *csvrows_new(csvrows_row_fn fn, void *ud);
+void csvrows_free(struct csvrows *r);
+
+/* Lines at a record boundary that lack needle (and have an even number of quotes) are skipped. NULL: off. */
+void csvrows_set_prefilter(struct csvrows *r, const char *needle);
+
+/* 0, or -1 with csvrows_error() set. */
+int csvrows_feed(struct csvrows *r, const void *buf, size_t len);
+/* End of input: flushes the last record (a missing final newline is fine). */
+int csvrows_finish(struct csvrows *r);
+
+/* "line N: what" of the first error (no file name). */
+const char *csvrows_error(const struct csvrows *r);
+void csvrows_set_error(struct csvrows *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Physical lines seen, records delivered, lines skipped by the prefilter, bytes fed. */
+long csvrows_lines(const struct csvrows *r);
+long csvrows_records(const struct csvrows *r);
+long csvrows_skipped(const struct csvrows *r);
+unsigned long long csvrows_bytes(const struct csvrows *r);
+
+#endif

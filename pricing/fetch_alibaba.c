@@ -1,0 +1,431 @@
+/*
+ * fetch_alibaba.c - Alibaba Cloud ECS prices from DescribePrice.
+ *
+ * One signed RPC call per instance type (Alibaba has no bulk price list):
+ *   GET https://ecs.aliyuncs.com/?Action=DescribePrice&RegionId=R
+ *       &ResourceType=instance&InstanceType=T&PriceUnit=Hour&Format=JSON
+ *       &Version=2014-05-26&AccessKeyId=..&SignatureMethod=HMAC-SHA1
+ *       &SignatureVersion=1.0&SignatureNonce=..&Timestamp=..&Signature=..
+ * signed with RPC signature v1: base64(HMAC-SHA1(secret + "&",
+ * "GET&%2F&" + percent-encoded sorted query)).  The instance types asked
+ * for are the Alibaba types already in the store (the shipped catalog and
+ * imports).  Credentials: ALIBABA_CLOUD_ACCESS_KEY_ID / _SECRET; without
+ * them the command says to import a CSV instead.
+ */
+#include "pricing/fetch.h"
+#include "runners/util.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- SHA-1 (FIPS 180-4), HMAC (RFC 2104), base64 (RFC 4648) ---- */
+
+struct sha1 {
+	uint32_t h[5];
+	uint64_t len;
+	uint8_t buf[64];
+	size_t n;
+};
+
+static uint32_t rol(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
+
+static void sha1_block(struct sha1 *s, const uint8_t *p)
+{
+	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 80; i++)
+		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
+	for (int i = 0; i < 80; i++) {
+		uint32_t f, k;
+		if (i < 20) {
+			f = (b & c) | (~b & d);
+			k = 0x5a827999;
+		} else if (i < 40) {
+			f = b ^ c ^ d;
+			k = 0x6ed9eba1;
+		} else if (i < 60) {
+			f = (b & c) | (b & d) | (c & d);
+			k = 0x8f1bbcdc;
+		} else {
+			f = b ^ c ^ d;
+			k = 0xca62c1d6;
+		}
+		uint32_t t = rol(a, 5) + f + e + k + w[i];
+		e = d;
+		d = c;
+		c = rol(b, 30);
+		b = a;
+		a = t;
+	}
+	s->h[0] += a;
+	s->h[1] += b;
+	s->h[2] += c;
+	s->h[3] += d;
+	s->h[4] += e;
+}
+
+static void sha1_init(struct sha1 *s)
+{
+	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
+	memcpy(s->h, iv, sizeof iv);
+	s->len = 0;
+	s->n = 0;
+}
+
+static void sha1_update(struct sha1 *s, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	s->len += len;
+	while (len) {
+		size_t k = 64 - s->n < len ? 64 - s->n : len;
+		memcpy(s->buf + s->n, p, k);
+		s->n += k;
+		p += k;
+		len -= k;
+		if (s->n == 64) {
+			sha1_block(s, s->buf);
+			s->n = 0;
+		}
+	}
+}
+
+static void sha1_final(struct sha1 *s, uint8_t out[20])
+{
+	uint64_t bits = s->len * 8;
+	uint8_t pad = 0x80, zero = 0, lenb[8];
+	sha1_update(s, &pad, 1);
+	while (s->n != 56)
+		sha1_update(s, &zero, 1);
+	for (int i = 0; i < 8; i++)
+		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
+	sha1_update(s, lenb, 8);
+	for (int i = 0; i < 5; i++) {
+		out[4 * i] = (uint8_t)(s->h[i] >> 24);
+		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
+		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
+		out[4 * i + 3] = (uint8_t)s->h[i];
+	}
+}
+
+void gv_sha1(const void *data, size_t len, uint8_t out[20])
+{
+	struct sha1 s;
+	sha1_init(&s);
+	sha1_update(&s, data, len);
+	sha1_final(&s, out);
+}
+
+void gv_hmac_sha1(const void *key, size_t klen, const void *data, size_t len, uint8_t out[20])
+{
+	uint8_t k[64] = { 0 }, ipad[64], opad[64], inner[20];
+	struct sha1 s;
+	if (klen > 64)
+		gv_sha1(key, klen, k);
+	else
+		memcpy(k, key, klen);
+	for (int i = 0; i < 64; i++) {
+		ipad[i] = k[i] ^ 0x36;
+		opad[i] = k[i] ^ 0x5c;
+	}
+	sha1_init(&s);
+	sha1_update(&s, ipad, 64);
+	sha1_update(&s, data, len);
+	sha1_final(&s, inner);
+	sha1_init(&s);
+	sha1_update(&s, opad, 64);
+	sha1_update(&s, inner, 20);
+	sha1_final(&s, out);
+}
+
+void gv_base64(const uint8_t *in, size_t n, char *out)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t j = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < n ? in[i + 2] : 0);
+		out[j++] = tab[v >> 18 & 63];
+		out[j++] = tab[v >> 12 & 63];
+		out[j++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		out[j++] = i + 2 < n ? tab[v & 63] : '=';
+	}
+	out[j] = '\0';
+}
+
+/* ---- RPC signature v1 ---- */
+
+/* RFC 3986 percent-encoding as Alibaba's signature wants it: unreserved kept, %XX upper case */
+static void pct_append(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (*len + 4 > *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			*buf = gv_realloc(*buf, *cap);
+		}
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+		    c == '_' || c == '.' || c == '~') {
+			(*buf)[(*len)++] = (char)c;
+		} else {
+			(*buf)[(*len)++] = '%';
+			(*buf)[(*len)++] = hex[c >> 4];
+			(*buf)[(*len)++] = hex[c & 15];
+		}
+	}
+	(*buf)[*len] = '\0';
+}
+
+static void raw_append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (*len + n + 1 > *cap) {
+		while (*len + n + 1 > *cap)
+			*cap = *cap ? *cap * 2 : 256;
+		*buf = gv_realloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+}
+
+static int cmp_param(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t kx = strcspn(x, "="), ky = strcspn(y, "=");
+	int c = memcmp(x, y, kx < ky ? kx : ky);
+	if (c)
+		return c;
+	return kx < ky ? -1 : kx > ky;
+}
+
+char *alibaba_signed_query(const char *const *params, size_t n, const char *secret)
+{
+	const char **sorted = gv_malloc((n ? n : 1) * sizeof *sorted);
+	char *q = NULL, *sts = NULL;
+	size_t ql = 0, qc = 0, sl = 0, sc = 0;
+	memcpy(sorted, params, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_param);
+	raw_append(&q, &ql, &qc, "");
+	for (size_t i = 0; i < n; i++) {
+		const char *eqs = strchr(sorted[i], '=');
+		size_t klen = eqs ? (size_t)(eqs - sorted[i]) : strlen(sorted[i]);
+		if (i)
+			raw_append(&q, &ql, &qc, "&");
+		pct_append(&q, &ql, &qc, sorted[i], klen);
+		raw_append(&q, &ql, &qc, "=");
+		if (eqs)
+			pct_append(&q, &ql, &qc, eqs + 1, strlen(eqs + 1));
+	}
+	raw_append(&sts, &sl, &sc, "GET&%2F&");
+	pct_append(&sts, &sl, &sc, q, ql);
+	char *key = gv_asprintf("%s&", secret);
+	uint8_t mac[20];
+	char b64[32];
+	gv_hmac_sha1(key, strlen(key), sts, sl, mac);
+	gv_base64(mac, sizeof mac, b64);
+	raw_append(&q, &ql, &qc, "&Signature=");
+	pct_append(&q, &ql, &qc, b64, strlen(b64));
+	free(key);
+	free(sts);
+	free(sorted);
+	return q;
+}
+
+/* ---- the answer ---- */
+
+int alibaba_parse_price(const char *json, size_t len, double *price, char currency[4],
+			char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *root = json_loadb(json, len, 0, &je);
+	int rc = -1;
+	if (!root) {
+		snprintf(err, errlen, "alibaba answer is not JSON: %s", je.text);
+		return -1;
+	}
+	const char *code = json_string_value(json_object_get(root, "Code"));
+	json_t *p = json_object_get(json_object_get(root, "PriceInfo"), "Price");
+	json_t *tp = json_object_get(p, "TradePrice");
+	const char *cur = json_string_value(json_object_get(p, "Currency"));
+	if (code) {
+		const char *m = json_string_value(json_object_get(root, "Message"));
+		snprintf(err, errlen, "alibaba error %.80s%s%.160s", code, m ? ": " : "", m ? m : "");
+	} else if (!json_is_number(tp)) {
+		snprintf(err, errlen, "alibaba answer has no PriceInfo.Price.TradePrice");
+	} else if (!(json_number_value(tp) >= 0) || !isfinite(json_number_value(tp))) {
+		snprintf(err, errlen, "alibaba answer has a negative price");
+	} else if (!cur || strlen(cur) != 3) {
+		snprintf(err, errlen, "alibaba answer has no 3-letter PriceInfo.Price.Currency");
+	} else {
+		*price = json_number_value(tp);
+		memcpy(currency, cur, 4);
+		rc = 0;
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* ---- the fetch ---- */
+
+struct ali_sku {
+	char *itype;
+	char *gpu;
+	double gpus, mem;
+	long vcpus;
+};
+
+static void ali_nonce(char out[37]) { gv_uuid(out); }
+
+int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen)
+{
+	const char *id = getenv("ALIBABA_CLOUD_ACCESS_KEY_ID");
+	const char *secret = getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET");
+	const char *endpoint = getenv("GPUVET_ALIBABA_API_URL");
+	struct ali_sku *skus = NULL;
+	size_t nskus = 0;
+	struct catalog_load *load = NULL;
+	char source[96], now[32];
+	int rc = -1;
+
+	if (!id || !*id || !secret || !*secret) {
+		snprintf(err, errlen, "no alibaba credentials (ALIBABA_CLOUD_ACCESS_KEY_ID and "
+				      "ALIBABA_CLOUD_ACCESS_KEY_SECRET): import a CSV with gpuvet prices import FILE");
+		return -1;
+	}
+	if (!endpoint || !*endpoint)
+		endpoint = "https://ecs.aliyuncs.com/";
+	if (!region || !*region)
+		region = "us-east-1";
+	snprintf(source, sizeof source, "alibaba-api:%s", region);
+	err[0] = '\0';
+
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT instance_type, MAX(gpu_model), MAX(gpu_count), MAX(vcpus), MAX(memory_gib)"
+			       " FROM prices WHERE provider = 'alibaba' GROUP BY instance_type ORDER BY instance_type",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read alibaba instance types: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
+		struct ali_sku *k = &skus[nskus++];
+		const unsigned char *g = sqlite3_column_text(st, 1);
+		k->itype = gv_strdup((const char *)sqlite3_column_text(st, 0));
+		k->gpu = g ? gv_strdup((const char *)g) : NULL;
+		k->gpus = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+		k->vcpus = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		k->mem = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+	}
+	sqlite3_finalize(st);
+	/* --types adds instance types the store does not know yet */
+	for (const char *t = types; t && *t;) {
+		size_t n = strcspn(t, ",");
+		if (n && n < 96) {
+			char name[96];
+			int known = 0;
+			memcpy(name, t, n);
+			name[n] = '\0';
+			for (size_t i = 0; i < nskus; i++)
+				known |= !strcmp(skus[i].itype, name);
+			if (!known) {
+				skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
+				skus[nskus++] = (struct ali_sku){ gv_strdup(name), NULL, NAN, NAN, -1 };
+			}
+		}
+		t += n + (t[n] == ',');
+	}
+	if (!nskus) {
+		snprintf(err, errlen, "no alibaba instance types to price: pass --types ecs.gn7i-c8g1.2xlarge,... "
+				      "or import a CSV that names them");
+		goto out;
+	}
+	if (catalog_load_begin(db, &load, err, errlen) < 0)
+		goto out;
+	gv_iso8601((long)time(NULL), now, sizeof now);
+	for (size_t i = 0; i < nskus; i++) {
+		char nonce[37], ts[32], *q, *url, *body = NULL;
+		size_t len = 0;
+		long status = 0;
+		char p_region[96], p_type[160], p_id[160], p_nonce[64], p_ts[64];
+		ali_nonce(nonce);
+		gv_iso8601((long)time(NULL), ts, sizeof ts);
+		snprintf(p_region, sizeof p_region, "RegionId=%s", region);
+		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].itype);
+		snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
+		snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
+		snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
+		const char *params[] = { "Action=DescribePrice", p_region, "ResourceType=instance", p_type,
+					 "PriceUnit=Hour", "Format=JSON", "Version=2014-05-26", p_id,
+					 "SignatureMethod=HMAC-SHA1", "SignatureVersion=1.0", p_nonce, p_ts };
+		q = alibaba_signed_query(params, sizeof params / sizeof params[0], secret);
+		url = gv_asprintf("%s?%s", endpoint, q);
+		free(q);
+		int frc = fetch_small(url, NULL, 1u << 20, &body, &len, &status, err, errlen);
+		free(url);
+		if (frc < 0) {
+			/* a type not sold in this region is skipped; anything else stops the refresh */
+			if ((status == 400 || status == 404) && strstr(err, "InvalidInstanceType")) {
+				gv_debug("alibaba: %s not priced in %s", skus[i].itype, region);
+				err[0] = '\0';
+				continue;
+			}
+			goto out;
+		}
+		struct price_rec r;
+		double price;
+		char cur[4];
+		int prc = alibaba_parse_price(body, len, &price, cur, err, errlen);
+		free(body);
+		if (prc < 0)
+			goto out;
+		price_rec_init(&r);
+		gv_strlcpy(r.provider, "alibaba", sizeof r.provider);
+		gv_strlcpy(r.instance_type, skus[i].itype, sizeof r.instance_type);
+		gv_strlcpy(r.region, region, sizeof r.region);
+		if (skus[i].gpu)
+			gv_strlcpy(r.gpu_model, skus[i].gpu, sizeof r.gpu_model);
+		r.gpu_count = skus[i].gpus;
+		r.vcpus = skus[i].vcpus;
+		r.memory_gib = skus[i].mem;
+		gv_strlcpy(r.market, "on_demand", sizeof r.market);
+		r.price = price;
+		gv_strlcpy(r.unit, "hour", sizeof r.unit);
+		gv_strlcpy(r.currency, cur, sizeof r.currency);
+		gv_strlcpy(r.source, source, sizeof r.source);
+		gv_strlcpy(r.source_version, "2014-05-26", sizeof r.source_version);
+		gv_strlcpy(r.captured_at, now, sizeof r.captured_at);
+		char e2[320];
+		if (catalog_load_put(load, &r, e2, sizeof e2) < 0) {
+			snprintf(err, errlen, "alibaba %s: %s", skus[i].itype, e2);
+			goto out;
+		}
+	}
+	if (catalog_load_rows(load) == 0) {
+		snprintf(err, errlen, "alibaba priced none of the %zu known instance types in %s", nskus, region);
+		goto out;
+	}
+	long n = catalog_load_rows(load);
+	rc = catalog_load_commit(load, "alibaba", endpoint, err, errlen);
+	load = NULL;
+	if (rc == 0 && rows)
+		*rows = n;
+out:
+	if (load) {
+		catalog_load_abort(load);
+		catalog_note_failure(db, source, "alibaba", err);
+	} else if (rc < 0 && nskus) {
+		catalog_note_failure(db, source, "alibaba", err);
+	}
+	for (size_t i = 0; i < nskus; i++) {
+		free(skus[i].itype);
+		free(skus[i].gpu);
+	}
+	free(skus);
+	return rc;
+}

@@ -1,0 +1,319 @@
+"""gpuvet prices: shipped catalogs, import, fx and the three fetchers against
+a local HTTP server (127.0.0.1 only) serving the providers' real formats
+(tests/fixtures/pricing/README.md says where each file comes from)."""
+import base64
+import hashlib
+import hmac
+import http.server
+import json
+import threading
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures" / "pricing"
+AWS_CSV = (FIX / "aws-ec2-us-east-1.csv").read_bytes()
+LAMBDA_JSON = (FIX / "lambda-instance-types.json").read_bytes()
+ALI_PRICE = (FIX / "alibaba-describeprice.json").read_bytes()
+ALI_ERROR = (FIX / "alibaba-error-invalid-type.json").read_bytes()
+ALI_SECRET = "testsecret"
+
+
+def ali_signature(query_pairs, secret):
+    """Alibaba RPC signature v1, computed independently of gpuvet's C code."""
+    enc = lambda s: urllib.parse.quote(s, safe="-_.~")
+    canon = "&".join(f"{enc(k)}={enc(v)}" for k, v in sorted(query_pairs))
+    sts = "GET&%2F&" + enc(canon)
+    return base64.b64encode(hmac.new((secret + "&").encode(), sts.encode(), hashlib.sha1).digest()).decode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    seen = []
+
+    def log_message(self, *a):
+        pass
+
+    def send(self, code, body, ctype="application/json", length=None):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        u = urllib.parse.urlparse(self.path)
+        Handler.seen.append((u.path, dict(self.headers)))
+        if u.path == "/aws/us-east-1/index.csv":
+            return self.send(200, AWS_CSV, "text/csv")
+        if u.path == "/aws500/us-east-1/index.csv":
+            return self.send(500, b"internal error", "text/plain")
+        if u.path == "/awscut/us-east-1/index.csv":
+            # announces the whole file, sends half, closes: a truncated download
+            return self.send(200, AWS_CSV[: len(AWS_CSV) // 2], "text/csv", length=len(AWS_CSV))
+        if u.path == "/awsmidrow/us-east-1/index.csv":
+            # no Content-Length, connection closed in the middle of a row
+            body = AWS_CSV[: AWS_CSV.rindex(b"GPUVETFIXTURE002") + 40]
+            self.send_response(200)
+            self.send_header("Content-Type", "text/csv")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.close_connection = True
+            return
+        if u.path == "/lambda/instance-types":
+            if self.headers.get("Authorization") != "Bearer secret-key-1":
+                return self.send(401, b'{"error": {"code": "global/invalid-api-key", "message": "API key was invalid"}}')
+            return self.send(200, LAMBDA_JSON)
+        if u.path == "/lambda500/instance-types":
+            return self.send(500, b'{"error": {"message": "internal"}}')
+        if u.path == "/ecs/":
+            q = urllib.parse.parse_qsl(u.query, keep_blank_values=True)
+            sig = dict(q).get("Signature")
+            rest = [(k, v) for k, v in q if k != "Signature"]
+            if sig != ali_signature(rest, ALI_SECRET):
+                return self.send(400, b'{"Code": "SignatureDoesNotMatch", "Message": "signature mismatch"}')
+            if dict(q).get("InstanceType") == "ecs.bogus":
+                return self.send(404, ALI_ERROR)
+            return self.send(200, ALI_PRICE)
+        self.send(404, b"{}")
+
+
+@pytest.fixture
+def server():
+    Handler.seen = []
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def prices(gpuvet, *args):
+    return gpuvet.json("prices", "list", "--json", *args)
+
+
+def one_line_error(p):
+    err = p.stderr.strip()
+    assert err.startswith("gpuvet: "), p.stderr
+    assert len(err.splitlines()) == 1, p.stderr
+    return err
+
+
+# ---- shipped catalogs ----
+
+def test_shipped_catalogs_load_on_first_use(gpuvet):
+    rows = prices(gpuvet)
+    sources = {r["source"] for r in rows}
+    assert {"catalog:aws", "catalog:lambda"} <= sources
+    h100 = [r for r in rows if r["instance_type"] == "gpu_8x_h100_sxm5"]
+    assert len(h100) == 1 and h100[0]["price"] == 23.92 and h100[0]["gpu_count"] == 8
+    assert all(r["captured_at"] for r in rows)
+    # a second use does not load again (same version), and filters work
+    assert prices(gpuvet, "--provider", "lambda", "--gpu", "h100")
+    assert all(r["provider"] == "lambda" for r in prices(gpuvet, "--provider", "lambda"))
+    assert all("A10" in r["gpu_model"] for r in prices(gpuvet, "--gpu", "a10"))
+
+
+def test_shipped_catalog_files_match_embedded(gpuvet):
+    """The binary embeds pricing/catalog/*.csv: a stale build would ship old numbers."""
+    root = FIX.parent.parent.parent / "pricing" / "catalog"
+    lines = [l for l in (root / "lambda.csv").read_text().splitlines()
+             if l and not l.startswith("#") and not l.startswith("provider,")]
+    assert len(prices(gpuvet, "--provider", "lambda")) == len(lines)
+
+
+def test_list_rejects_bad_market(gpuvet):
+    p = gpuvet("prices", "list", "--market", "cheap")
+    assert p.returncode == 2 and "market" in p.stderr
+
+
+# ---- import ----
+
+GOOD = "provider,instance_type,region,market,price,unit,currency,captured_at,gpu_model,gpu_count\n" \
+       "aws,p5.48xlarge,us-east-1,on_demand,40.00,hour,USD,2026-10-01,H100-SXM,8\n"
+
+
+def test_import_negotiated_prices(gpuvet, tmp_path):
+    f = tmp_path / "deal.csv"
+    # columns in another order, an unknown column, a comment: read by header name
+    f.write_text("# negotiated with our account team\n"
+                 "note,currency,price,unit,market,instance_type,provider,captured_at\n"
+                 "x,USD,40.5,hour,on_demand,p5.48xlarge,aws,2026-10-01\n")
+    p = gpuvet("prices", "import", f, check=0)
+    assert "imported 1" in p.stdout
+    rows = [r for r in prices(gpuvet) if r["source"] == "import:deal.csv"]
+    assert len(rows) == 1 and rows[0]["price"] == 40.5 and rows[0]["region"] == ""
+    # importing the file again replaces, never duplicates
+    gpuvet("prices", "import", f, check=0)
+    assert len([r for r in prices(gpuvet) if r["source"] == "import:deal.csv"]) == 1
+
+
+@pytest.mark.parametrize("body,line,what", [
+    (GOOD + 'aws,"p4d.24xlarge,us-east-1,on_demand,1,hour,USD,2026-10-01,A100,8\n', 3, "quot"),
+    ("provider,instance_type,market,unit,currency\naws,x,on_demand,hour,USD\n", 1, "missing column 'price'"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,cheap,hour,USD,2026-10-01,A100,8\n", 3, "price 'cheap' is not a number"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,-3,hour,USD,2026-10-01,A100,8\n", 3, "negative"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour,XYZ,2026-10-01,A100,8\n", 3, "unknown currency 'XYZ'"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour,usd,2026-10-01,A100,8\n", 3, "ISO 4217"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour\n", 3, "expected 10 fields"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,ondemand,3,hour,USD,2026-10-01,A100,8\n", 3, "unknown market"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,day,USD,2026-10-01,A100,8\n", 3, "unknown unit"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour,USD,yesterday,A100,8\n", 3, "captured_at"),
+    (GOOD + "\n\naws,p4d.24xlarge,us-east-1,on_demand,-1,hour,USD,2026-10-01,A100,8\n", 5, "negative"),
+])
+def test_import_bad_csv_names_line_and_keeps_store(gpuvet, tmp_path, body, line, what):
+    before = prices(gpuvet)
+    f = tmp_path / "x.csv"
+    f.write_text(body)
+    p = gpuvet("prices", "import", f)
+    assert p.returncode == 2
+    err = one_line_error(p)
+    assert err.startswith(f"gpuvet: catalog '{f}' line {line}: "), err
+    assert what in err, err
+    assert prices(gpuvet) == before
+
+
+def test_import_missing_and_empty_files(gpuvet, tmp_path):
+    p = gpuvet("prices", "import", tmp_path / "nope.csv")
+    assert p.returncode == 2
+    assert one_line_error(p) == f"gpuvet: cannot open catalog '{tmp_path / 'nope.csv'}': no such file"
+    (tmp_path / "empty.csv").write_text("")
+    p = gpuvet("prices", "import", tmp_path / "empty.csv")
+    assert p.returncode == 2 and "no header" in p.stderr
+
+
+def test_import_huge_line_is_bounded(gpuvet, tmp_path):
+    """A 64 MB file without a newline: refused after 1 MiB, not read into memory."""
+    f = tmp_path / "big.csv"
+    with open(f, "wb") as fh:
+        fh.write(b"provider,instance_type,market,price,unit,currency\n")
+        chunk = b"a" * (1 << 20)
+        for _ in range(64):
+            fh.write(chunk)
+    before = prices(gpuvet)
+    p = gpuvet("prices", "import", f)
+    assert p.returncode == 2 and "line 2: line longer than" in p.stderr
+    assert prices(gpuvet) == before
+
+
+def test_fx_rate_enables_other_currency(gpuvet, tmp_path):
+    f = tmp_path / "cny.csv"
+    f.write_text("provider,instance_type,region,market,price,unit,currency,captured_at\n"
+                 "alibaba,ecs.gn7i-c8g1.2xlarge,cn-hangzhou,on_demand,10,hour,CNY,2026-10-01\n")
+    p = gpuvet("prices", "import", f)
+    assert p.returncode == 2 and "unknown currency 'CNY'" in p.stderr
+    p = gpuvet("prices", "fx", "CNY", "0.14")
+    assert p.returncode == 2 and "--date" in p.stderr
+    gpuvet("prices", "fx", "CNY", "0.14", "--date", "2026-10-01", "--source", "test rate", check=0)
+    rates = gpuvet.json("prices", "fx", "--json")
+    assert rates == [{"currency": "CNY", "usd_per_unit": 0.14, "captured_at": "2026-10-01", "source": "test rate"}]
+    gpuvet("prices", "import", f, check=0)
+    assert any(r["currency"] == "CNY" for r in prices(gpuvet))
+
+
+# ---- AWS bulk price list ----
+
+def test_aws_update_streams_price_list(gpuvet, server):
+    env = {"GPUVET_AWS_PRICING_URL": server + "/aws/{region}/index.csv"}
+    p = gpuvet("prices", "update", "--provider", "aws", env=env, check=0)
+    assert "aws: 3 prices" in p.stdout
+    rows = {r["instance_type"]: r for r in prices(gpuvet, "--provider", "aws") if r["source"] == "aws-bulk:us-east-1"}
+    assert set(rows) == {"g4dn.xlarge", "g5.12xlarge", "g6.48xlarge"}  # Windows/dedicated/reserved/SQL/unused dropped
+    g5 = rows["g5.12xlarge"]
+    assert (g5["price"], g5["gpu_model"], g5["gpu_count"], g5["vcpus"], g5["memory_gib"]) == (5.672, "A10G", 4, 48, 192)
+    assert g5["captured_at"] == "2025-09-12T22:53:08Z" and g5["source_version"] == "20250912225308"
+    src = {s["source"]: s for s in gpuvet.json("prices", "sources", "--json")}
+    assert src["aws-bulk:us-east-1"]["status"] == "ok" and src["aws-bulk:us-east-1"]["rows"] == 3
+
+
+@pytest.mark.parametrize("path,what", [("/aws500", "HTTP 500"), ("/awscut", "cut short"),
+                                       ("/awsmidrow", "line ")])
+def test_aws_failed_fetch_keeps_previous_prices(gpuvet, server, path, what):
+    gpuvet("prices", "update", "--provider", "aws",
+           env={"GPUVET_AWS_PRICING_URL": server + "/aws/{region}/index.csv"}, check=0)
+    before = prices(gpuvet)
+    p = gpuvet("prices", "update", "--provider", "aws",
+               env={"GPUVET_AWS_PRICING_URL": server + path + "/{region}/index.csv"})
+    assert p.returncode == 2
+    err = one_line_error(p)
+    assert err.startswith("gpuvet: aws: ") and what in err, err
+    assert prices(gpuvet) == before
+    src = {s["source"]: s for s in gpuvet.json("prices", "sources", "--json")}
+    assert src["aws-bulk:us-east-1"]["status"] == "failed" and src["aws-bulk:us-east-1"]["rows"] == 3
+
+
+def test_aws_bad_region_is_usage_error(gpuvet):
+    p = gpuvet("prices", "update", "--provider", "aws", "--region", "../etc")
+    assert p.returncode == 2 and "not an AWS region" in p.stderr
+
+
+# ---- Lambda ----
+
+def test_lambda_update(gpuvet, server):
+    env = {"GPUVET_LAMBDA_API_URL": server + "/lambda/instance-types", "LAMBDA_API_KEY": "secret-key-1"}
+    p = gpuvet("prices", "update", "--provider", "lambda", env=env, check=0)
+    assert "lambda: 3 prices" in p.stdout
+    rows = {r["instance_type"]: r for r in prices(gpuvet) if r["source"] == "lambda-api"}
+    assert rows["gpu_8x_h100_sxm5"]["price"] == 23.92 and rows["gpu_8x_h100_sxm5"]["gpu_model"] == "H100-SXM"
+    assert rows["gpu_1x_gh200"]["gpu_model"] == "GH200" and rows["gpu_1x_a10"]["vcpus"] == 30
+    # the key travels only in the Authorization header
+    assert any(path == "/lambda/instance-types" for path, _ in Handler.seen)
+
+
+def test_lambda_errors(gpuvet, server):
+    p = gpuvet("prices", "update", "--provider", "lambda", env={"LAMBDA_API_KEY": ""})
+    assert p.returncode == 2 and "LAMBDA_API_KEY" in one_line_error(p)
+    before = prices(gpuvet)
+    for url, key, what in [(server + "/lambda500/instance-types", "k", "HTTP 500"),
+                           (server + "/lambda/instance-types", "wrong", "HTTP 401")]:
+        p = gpuvet("prices", "update", "--provider", "lambda",
+                   env={"GPUVET_LAMBDA_API_URL": url, "LAMBDA_API_KEY": key})
+        assert p.returncode == 2 and what in one_line_error(p)
+    assert prices(gpuvet) == before
+
+
+# ---- Alibaba ----
+
+def test_alibaba_without_credentials_says_import(gpuvet):
+    p = gpuvet("prices", "update", "--provider", "alibaba",
+               env={"ALIBABA_CLOUD_ACCESS_KEY_ID": "", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": ""})
+    assert p.returncode == 2
+    assert "no alibaba credentials" in one_line_error(p) and "import" in p.stderr
+
+
+def test_alibaba_signed_describeprice(gpuvet, server):
+    env = {"GPUVET_ALIBABA_API_URL": server + "/ecs/", "ALIBABA_CLOUD_ACCESS_KEY_ID": "testid",
+           "ALIBABA_CLOUD_ACCESS_KEY_SECRET": ALI_SECRET}
+    p = gpuvet("prices", "update", "--provider", "alibaba", "--region", "us-east-1",
+               "--types", "ecs.gn7i-c8g1.2xlarge,ecs.bogus", env=env, check=0)
+    assert "alibaba: 1 prices" in p.stdout
+    rows = [r for r in prices(gpuvet) if r["source"] == "alibaba-api:us-east-1"]
+    assert [(r["instance_type"], r["price"], r["currency"]) for r in rows] == [("ecs.gn7i-c8g1.2xlarge", 1.5, "USD")]
+    # a wrong secret fails the signature check on the server: error, prices kept
+    before = prices(gpuvet)
+    env["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] = "other"
+    p = gpuvet("prices", "update", "--provider", "alibaba", "--region", "us-east-1", env=env)
+    assert p.returncode == 2 and "SignatureDoesNotMatch" in one_line_error(p)
+    assert prices(gpuvet) == before
+
+
+def test_update_all_skips_providers_without_credentials(gpuvet, server):
+    env = {"GPUVET_AWS_PRICING_URL": server + "/aws/{region}/index.csv", "LAMBDA_API_KEY": "",
+           "ALIBABA_CLOUD_ACCESS_KEY_ID": "", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": ""}
+    p = gpuvet("prices", "update", env=env, check=0)
+    assert "aws: 3 prices" in p.stdout
+    assert "lambda: skipped" in p.stdout and "alibaba: skipped" in p.stdout
+
+
+def test_update_offline_reloads_catalogs(gpuvet):
+    p = gpuvet("prices", "update", "--offline", check=0)
+    assert "loaded" in p.stdout
+    assert any(r["source"] == "catalog:lambda" for r in prices(gpuvet))
+
+
+def test_unknown_subcommand_and_provider(gpuvet):
+    assert gpuvet("prices", "frobnicate").returncode == 2
+    p = gpuvet("prices", "update", "--provider", "gcp")
+    assert p.returncode == 2 and "aws, lambda or alibaba" in p.stderr

@@ -1,0 +1,408 @@
+/* test_catalog.c - the streaming CSV reader, the price CSV format, the store load, the provider parsers */
+#include "pricing/catalog.h"
+#include "pricing/csvrows.h"
+#include "pricing/fetch.h"
+#include "pricing/fx.h"
+#include "results/store.h"
+#include "runners/util.h"
+#include "tests/unit/t.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- helpers ---- */
+
+struct rows {
+	char text[4096];   /* "line:f1|f2;" per record */
+	size_t n;
+};
+
+static int collect(void *ud, char **f, const size_t *lens, size_t n, long line)
+{
+	struct rows *r = ud;
+	size_t len = strlen(r->text);
+	(void)lens;
+	len += (size_t)snprintf(r->text + len, sizeof r->text - len, "%ld:", line);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(r->text + len, sizeof r->text - len, "%s%s", i ? "|" : "", f[i]);
+	snprintf(r->text + len, sizeof r->text - len, ";");
+	r->n++;
+	return 0;
+}
+
+static int feed_in_chunks(const char *s, size_t chunk, struct rows *out, char *err, size_t errlen)
+{
+	struct csvrows *r = csvrows_new(collect, out);
+	size_t n = strlen(s);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i += chunk)
+		rc = csvrows_feed(r, s + i, n - i < chunk ? n - i : chunk);
+	if (rc == 0)
+		rc = csvrows_finish(r);
+	snprintf(err, errlen, "%s", csvrows_error(r));
+	csvrows_free(r);
+	return rc;
+}
+
+static char *tmp_db(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *p = gv_asprintf("%s/test_catalog_%d_%ld.db", dir ? dir : "/tmp", (int)getpid(), random());
+	return p;
+}
+
+static long count_rows(sqlite3 *db, const char *where)
+{
+	char *sql = gv_asprintf("SELECT count(*) FROM prices WHERE %s", where);
+	sqlite3_stmt *st;
+	long n = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	free(sql);
+	return n;
+}
+
+/* ---- csvrows ---- */
+
+static void test_csvrows_chunking_does_not_matter(void)
+{
+	const char *csv = "a,b,c\r\n\"x,1\",\"he said \"\"hi\"\"\",3\n\"multi\nline\",2,3\nlast,no,newline";
+	struct rows whole = { 0 }, bytes = { 0 };
+	char err[256];
+	CHECK(feed_in_chunks(csv, 1 << 20, &whole, err, sizeof err) == 0);
+	CHECK(feed_in_chunks(csv, 1, &bytes, err, sizeof err) == 0);
+	CHECK_STR(whole.text, "1:a|b|c;2:x,1|he said \"hi\"|3;3:multi\nline|2|3;5:last|no|newline;");
+	CHECK_STR(bytes.text, whole.text);
+	CHECK(whole.n == 4);
+}
+
+static void test_csvrows_errors_name_the_line(void)
+{
+	struct rows r = { 0 };
+	char err[256];
+	CHECK(feed_in_chunks("a,b\nok,1\nbad\"quote,2\n", 3, &r, err, sizeof err) < 0);
+	CHECK_STR(err, "line 3: malformed quoting");
+	memset(&r, 0, sizeof r);
+	CHECK(feed_in_chunks("a,b\n\"open,2\n", 5, &r, err, sizeof err) < 0);
+	CHECK_STR(err, "line 2: unterminated quoted field");
+}
+
+static void test_csvrows_bounds_a_line(void)
+{
+	struct rows out = { 0 };
+	struct csvrows *r = csvrows_new(collect, &out);
+	char *blob = gv_malloc(1 << 16);
+	memset(blob, 'x', 1 << 16);
+	int rc = 0;
+	for (int i = 0; i < 64 && rc == 0; i++) /* 4 MiB, no newline */
+		rc = csvrows_feed(r, blob, 1 << 16);
+	CHECK(rc < 0);
+	CHECK(strstr(csvrows_error(r), "line 1: line longer than") != NULL);
+	csvrows_free(r);
+	free(blob);
+}
+
+static void test_csvrows_prefilter_skips_only_whole_records(void)
+{
+	/* line 3 lacks the needle but opens a quoted field: it is parsed, not skipped */
+	struct rows out = { 0 };
+	struct csvrows *r;
+	const char *ok = "h1,h2\nGPU x,1\n\"multi\nline\",2\nno,3\nGPU y,4\n";
+	r = csvrows_new(collect, &out);
+	csvrows_set_prefilter(r, "GPU");
+	CHECK(csvrows_feed(r, ok, strlen(ok)) == 0 && csvrows_finish(r) == 0);
+	CHECK_STR(out.text, "2:GPU x|1;3:multi\nline|2;6:GPU y|4;");
+	CHECK(csvrows_skipped(r) == 2); /* the header line and "no,3" */
+	csvrows_free(r);
+}
+
+/* ---- the price CSV format ---- */
+
+struct recs {
+	struct price_rec r[8];
+	long line[8];
+	int n;
+};
+
+static int take(void *ud, const struct price_rec *r, long line)
+{
+	struct recs *x = ud;
+	if (x->n < 8) {
+		x->r[x->n] = *r;
+		x->line[x->n++] = line;
+	}
+	return 0;
+}
+
+static int parse(const char *csv, struct recs *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	struct catalog_parser *p = catalog_parser_new("t.csv", "import:t.csv", "2026-11-21T00:00:00Z", take, out);
+	int rc = catalog_parser_feed(p, csv, strlen(csv));
+	if (rc == 0)
+		rc = catalog_parser_finish(p);
+	snprintf(err, errlen, "%s", catalog_parser_error(p));
+	catalog_parser_free(p);
+	return rc;
+}
+
+static void test_catalog_reads_by_header_name(void)
+{
+	struct recs x;
+	char err[512];
+	CHECK(parse("# comment\nCurrency, price ,unit,market,instance_type,provider,extra,gpu_count,vcpus\n"
+		    "USD,55.04,hour,on_demand,p5.48xlarge,aws,zzz,8,192\n"
+		    "USD,730,month,reserved,p4d.24xlarge,aws,,,\n",
+		    &x, err, sizeof err) == 0);
+	CHECK(x.n == 2);
+	CHECK_STR(x.r[0].instance_type, "p5.48xlarge");
+	CHECK_NEAR(x.r[0].price, 55.04, 1e-12);
+	CHECK_NEAR(x.r[0].gpu_count, 8, 0);
+	CHECK(x.r[0].vcpus == 192);
+	CHECK_STR(x.r[0].source, "import:t.csv");
+	CHECK_STR(x.r[0].captured_at, "2026-11-21T00:00:00Z");
+	CHECK(x.line[0] == 3 && x.line[1] == 4);
+	CHECK(isnan(x.r[1].gpu_count) && x.r[1].vcpus == -1);
+	CHECK_NEAR(price_rec_hourly(&x.r[1]), 1.0, 1e-12);
+}
+
+static void test_catalog_rejects_bad_rows(void)
+{
+	static const struct {
+		const char *csv, *err;
+	} cases[] = {
+		{ "provider,instance_type,market,unit,currency\n", "catalog 't.csv' line 1: missing column 'price' in the header" },
+		{ "provider,instance_type,market,price,unit,currency,price\n", "catalog 't.csv' line 1: column 'price' appears twice" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,1e,hour,USD\n",
+		  "catalog 't.csv' line 2: price '1e' is not a number" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,-0.5,hour,USD\n",
+		  "catalog 't.csv' line 2: price '-0.5' is negative" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,nan,hour,USD\n",
+		  "catalog 't.csv' line 2: price 'nan' is not a number" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,,hour,USD\n",
+		  "catalog 't.csv' line 2: missing price" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,1,hour,US\n",
+		  "catalog 't.csv' line 2: currency 'US' is not an ISO 4217 code such as USD" },
+		{ "provider,instance_type,market,price,unit,currency\nAWS,x,on_demand,1,hour,USD\n",
+		  "catalog 't.csv' line 2: provider 'AWS' must be lowercase letters, digits, '-' or '_'" },
+		{ "provider,instance_type,market,price,unit,currency\naws,,on_demand,1,hour,USD\n",
+		  "catalog 't.csv' line 2: missing instance_type" },
+		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,1,hour\n",
+		  "catalog 't.csv' line 2: expected 6 fields as in the header, found 5" },
+		{ "provider,instance_type,market,price,unit,currency,gpu_count\naws,x,spot,1,hour,USD,two\n",
+		  "catalog 't.csv' line 2: gpu_count 'two' is not a number" },
+		{ "provider,instance_type,market,price,unit,currency\naws,\"x,spot,1,hour,USD\n",
+		  "catalog 't.csv' line 2: unterminated quoted field" },
+		{ "", "catalog 't.csv': empty file, no header row" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct recs x;
+		char err[512];
+		CHECK(parse(cases[i].csv, &x, err, sizeof err) < 0);
+		CHECK_STR(err, cases[i].err);
+		CHECK(x.n == 0);
+	}
+}
+
+/* ---- the store ---- */
+
+static const char good[] = "provider,instance_type,region,market,price,unit,currency,captured_at\n"
+			   "aws,p5.48xlarge,us-east-1,on_demand,55.04,hour,USD,2026-10-01\n"
+			   "aws,p4d.24xlarge,us-east-1,on_demand,21.96,hour,USD,2026-10-01\n";
+
+static void test_load_is_one_transaction(void)
+{
+	char *path = tmp_db(), err[512];
+	struct store *s;
+	long rows = 0;
+	CHECK(store_open(path, &s) == STORE_OK);
+	sqlite3 *db = store_db(s);
+	CHECK(catalog_import_buffer(db, "a.csv", good, strlen(good), "import:a", "m", &rows, err, sizeof err) == 0);
+	CHECK(rows == 2);
+	CHECK(count_rows(db, "source = 'import:a'") == 2);
+	/* a failure on the third row leaves the first two rows of the source untouched */
+	const char *bad = "provider,instance_type,region,market,price,unit,currency,captured_at\n"
+			  "aws,p5.48xlarge,us-east-1,on_demand,1,hour,USD,2026-11-01\n"
+			  "aws,g5.xlarge,us-east-1,on_demand,1,hour,USD,2026-11-01\n"
+			  "aws,g6.xlarge,us-east-1,on_demand,1,hour,EUR,2026-11-01\n";
+	CHECK(catalog_import_buffer(db, "b.csv", bad, strlen(bad), "import:a", "m", &rows, err, sizeof err) < 0);
+	CHECK(strstr(err, "line 4: unknown currency 'EUR'") != NULL);
+	CHECK(count_rows(db, "source = 'import:a'") == 2);
+	CHECK(count_rows(db, "source = 'import:a' AND price = 55.04") == 1);
+	/* with a stored rate EUR is accepted, and the source is replaced as a whole */
+	CHECK(fx_set(db, "EUR", 1.08, "2026-11-01", "test", err, sizeof err) == 0);
+	CHECK(catalog_import_buffer(db, "b.csv", bad, strlen(bad), "import:a", "m", &rows, err, sizeof err) == 0);
+	CHECK(count_rows(db, "source = 'import:a'") == 3);
+	CHECK(count_rows(db, "instance_type = 'p4d.24xlarge'") == 0);
+	double rate = 0;
+	CHECK(fx_usd_per_unit(db, "EUR", &rate, NULL, 0) == 0 && rate == 1.08);
+	CHECK(fx_usd_per_unit(db, "JPY", &rate, NULL, 0) < 0);
+	CHECK(fx_set(db, "EUR", -1, "2026-11-01", "test", err, sizeof err) < 0);
+	store_close(s);
+	unlink(path);
+	free(path);
+}
+
+static void test_shipped_catalogs_load_once(void)
+{
+	char *path = tmp_db(), err[512];
+	struct store *s;
+	int loaded = -1;
+	CHECK(store_open(path, &s) == STORE_OK);
+	sqlite3 *db = store_db(s);
+	CHECK(catalog_ensure_shipped(db, 0, &loaded, err, sizeof err) == 0);
+	CHECK(loaded == (int)catalog_shipped_count);
+	CHECK(count_rows(db, "source = 'catalog:lambda'") > 0);
+	CHECK(catalog_ensure_shipped(db, 0, &loaded, err, sizeof err) == 0);
+	/* an empty shipped catalog leaves no version mark and is simply loaded again (nothing) */
+	CHECK(loaded <= 1);
+	CHECK(catalog_ensure_shipped(db, 1, &loaded, err, sizeof err) == 0);
+	CHECK(loaded == (int)catalog_shipped_count);
+	/* every shipped row carries a capture date and a real source name */
+	CHECK(count_rows(db, "source LIKE 'catalog:%' AND (captured_at = '' OR price <= 0)") == 0);
+	store_close(s);
+	unlink(path);
+	free(path);
+}
+
+/* ---- provider parsers ---- */
+
+static int count_emit(void *ud, const struct price_rec *r, char *err, size_t errlen)
+{
+	struct recs *x = ud;
+	(void)err;
+	(void)errlen;
+	if (x->n < 8)
+		x->r[x->n++] = *r;
+	return 0;
+}
+
+static void test_aws_parser_on_fixture(void)
+{
+	size_t len;
+	char *buf = gv_read_file("tests/fixtures/pricing/aws-ec2-us-east-1.csv", &len);
+	CHECK(buf != NULL);
+	if (!buf)
+		return;
+	/* same rows whatever the chunking (libcurl hands out 16 KiB or less) */
+	for (size_t chunk = 1; chunk <= len; chunk *= 7) {
+		struct recs x = { 0 };
+		struct aws_parser *p = aws_parser_new("us-east-1", count_emit, &x);
+		int rc = 0;
+		for (size_t i = 0; i < len && rc == 0; i += chunk)
+			rc = aws_parser_feed(p, buf + i, len - i < chunk ? len - i : chunk);
+		CHECK(rc == 0 && aws_parser_finish(p) == 0);
+		CHECK(x.n == 3);
+		CHECK_STR(x.r[0].instance_type, "g4dn.xlarge");
+		CHECK_NEAR(x.r[0].price, 0.526, 1e-12);
+		CHECK_STR(x.r[2].gpu_model, "L4");
+		CHECK_NEAR(x.r[2].gpu_count, 8, 0);
+		CHECK_STR(x.r[1].captured_at, "2025-09-12T22:53:08Z");
+		long emitted, lines, skipped;
+		aws_parser_stats(p, &emitted, &lines, &skipped);
+		CHECK(lines == 17 && skipped == 3); /* the three real non-GPU c6i rows never reach libcsv */
+		aws_parser_free(p);
+	}
+	/* a corrupted price is an error naming the line */
+	char *bad = gv_strdup(buf);
+	char *at = strstr(bad, "\"5.6720000000\"");
+	CHECK(at != NULL);
+	if (at) {
+		memcpy(at, "\"5.67x0000000\"", 14);
+		struct recs x = { 0 };
+		struct aws_parser *p = aws_parser_new("us-east-1", count_emit, &x);
+		CHECK(aws_parser_feed(p, bad, len) < 0 || aws_parser_finish(p) < 0);
+		CHECK_STR(aws_parser_error(p), "aws price list line 11: g5.12xlarge: price '5.67x0000000' is not a number");
+		aws_parser_free(p);
+	}
+	free(bad);
+	free(buf);
+}
+
+static void test_lambda_and_alibaba_parsers(void)
+{
+	size_t len;
+	char err[512];
+	char *buf = gv_read_file("tests/fixtures/pricing/lambda-instance-types.json", &len);
+	CHECK(buf != NULL);
+	if (buf) {
+		struct recs x = { 0 };
+		CHECK(lambda_parse(buf, len, "2026-11-21T00:00:00Z", count_emit, &x, err, sizeof err) == 0);
+		CHECK(x.n == 3);
+		for (int i = 0; i < x.n; i++)
+			if (!strcmp(x.r[i].instance_type, "gpu_8x_h100_sxm5")) {
+				CHECK_NEAR(x.r[i].price, 23.92, 1e-9);
+				CHECK_STR(x.r[i].gpu_model, "H100-SXM");
+				CHECK(x.r[i].vcpus == 208);
+			}
+		free(buf);
+	}
+	struct recs x = { 0 };
+	const char *noprice = "{\"data\":{\"a\":{\"instance_type\":{\"name\":\"gpu_1x_a10\",\"specs\":{\"gpus\":1}}}}}";
+	CHECK(lambda_parse(noprice, strlen(noprice), "2026-11-21", count_emit, &x, err, sizeof err) < 0);
+	CHECK(strstr(err, "no numeric price_cents_per_hour") != NULL);
+	const char *autherr = "{\"error\":{\"message\":\"API key was invalid\"}}";
+	CHECK(lambda_parse(autherr, strlen(autherr), "2026-11-21", count_emit, &x, err, sizeof err) < 0);
+	CHECK(strstr(err, "API key was invalid") != NULL);
+
+	double price = 0;
+	char cur[4] = "";
+	buf = gv_read_file("tests/fixtures/pricing/alibaba-describeprice.json", &len);
+	CHECK(buf && alibaba_parse_price(buf, len, &price, cur, err, sizeof err) == 0);
+	CHECK_NEAR(price, 1.5, 0);
+	CHECK_STR(cur, "USD");
+	free(buf);
+	buf = gv_read_file("tests/fixtures/pricing/alibaba-error-invalid-type.json", &len);
+	CHECK(buf && alibaba_parse_price(buf, len, &price, cur, err, sizeof err) < 0);
+	CHECK(strstr(err, "InvalidInstanceType.NotFound") != NULL);
+	free(buf);
+}
+
+static void hex(const uint8_t *d, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", d[i]);
+}
+
+static void test_sha1_hmac_and_alibaba_signature(void)
+{
+	uint8_t md[20];
+	char h[41], b[64];
+	gv_sha1("abc", 3, md); /* FIPS 180 example */
+	hex(md, 20, h);
+	CHECK_STR(h, "a9993e364706816aba3e25717850c26c9cd0d89d");
+	gv_sha1("", 0, md);
+	hex(md, 20, h);
+	CHECK_STR(h, "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+	const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	gv_sha1(m, strlen(m), md);
+	hex(md, 20, h);
+	CHECK_STR(h, "84983e441c3bd26ebaae4aa1f95129e5e54670f1");
+	uint8_t key[20];
+	memset(key, 0x0b, sizeof key);
+	gv_hmac_sha1(key, sizeof key, "Hi There", 8, md); /* RFC 2202 test case 1 */
+	hex(md, 20, h);
+	CHECK_STR(h, "b617318655057264e28bc0b6fb378c8ef146be00");
+	gv_base64((const uint8_t *)"fo", 2, b);
+	CHECK_STR(b, "Zm8=");
+
+	/* Alibaba Cloud's documented RPC signature example (DescribeRegions, secret "testsecret") */
+	const char *params[] = { "Timestamp=2016-02-23T12:46:24Z", "Format=XML", "AccessKeyId=testid",
+				 "Action=DescribeRegions", "SignatureMethod=HMAC-SHA1",
+				 "SignatureNonce=3ee8c1b8-83d3-44af-a94f-4e0ad82fd6cf", "Version=2014-05-26",
+				 "SignatureVersion=1.0" };
+	char *q = alibaba_signed_query(params, 8, "testsecret");
+	CHECK(strstr(q, "AccessKeyId=testid&Action=DescribeRegions&Format=XML&") == q);
+	CHECK(strstr(q, "Timestamp=2016-02-23T12%3A46%3A24Z") != NULL);
+	CHECK(strstr(q, "&Signature=OLeaidS1JvxuMvnyHOwuJ%2BuX5qY%3D") != NULL);
+	free(q);
+}
+
+TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_the_line),
+	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
+	  T(test_catalog_reads_by_header_name), T(test_catalog_rejects_bad_rows), T(test_load_is_one_transaction),
+	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers),
+	  T(test_sha1_hmac_and_alibaba_signature))

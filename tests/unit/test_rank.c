@@ -1,0 +1,228 @@
+/* test_rank.c - ranking on stored runs with known answers (store C API, real SQLite) */
+#include "pricing/catalog.h"
+#include "pricing/gpus.h"
+#include "reports/rank.h"
+#include "results/store.h"
+#include "runners/util.h"
+#include "tests/unit/t.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *db_path;
+
+/*
+ * Prices (imported, so they win over the shipped catalogs):
+ *   test/big    8 GPUs  10.00 USD/h  us-east-1
+ *   test/small  1 GPU    1.00 USD/h  (any region)
+ *   test/spotty 1 GPU    2.00 USD/h  spot only
+ *   test/ref    8x H100-SXM 20 USD/h  never measured (estimates)
+ * Runs:
+ *   big   us-east-1  gemm.bf16.tflops 800, 1000, 900 (median 900); allreduce 100 on the first;
+ *                    THROTTLE_POWER on the second
+ *   small us-west-2  gemm.bf16.tflops 100, 120 (median 110)
+ *   nowhere/x        gemm.bf16.tflops 5 (no price)
+ */
+static const char prices_csv[] =
+	"provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+	"test,big,us-east-1,H100-SXM,8,on_demand,10,hour,USD,2026-11-01\n"
+	"test,small,,A10G,1,on_demand,1,hour,USD,2026-11-01\n"
+	"test,spotty,,A10G,1,spot,2,hour,USD,2026-11-01\n"
+	"test,ref,us-east-1,H100-SXM,8,on_demand,20,hour,USD,2026-11-01\n";
+
+static int64_t add_run(struct store *s, const char *provider, const char *itype, const char *region, int gpus,
+		       const char *metric, double v)
+{
+	struct run_info ri = { .profile = "quick", .gpuvet_version = GPUVET_VERSION, .hostname = "test",
+			       .provider = provider, .instance_type = itype, .region = region,
+			       .gpu_count = gpus };
+	int64_t id = -1;
+	CHECK(store_begin_run(s, &ri, &id) == STORE_OK);
+	CHECK(store_bench_begin(s, id, "gemm") == STORE_OK);
+	CHECK(store_put_metric(s, id, "gemm", metric, -1, v, "TFLOP/s", NULL) == STORE_OK);
+	CHECK(store_put_metric(s, id, "gemm", "gemm.bf16.pct_of_peak", -1, 50, "%", NULL) == STORE_OK);
+	CHECK(store_bench_end(s, id, "gemm", "ok", NULL, 1.0, NULL) == STORE_OK);
+	CHECK(store_finish_run(s, id, "complete") == STORE_OK);
+	return id;
+}
+
+static struct store *setup(void)
+{
+	struct store *s;
+	char err[512];
+	const char *dir = getenv("TMPDIR");
+	free(db_path);
+	db_path = gv_asprintf("%s/test_rank_%d_%ld.db", dir ? dir : "/tmp", (int)getpid(), random());
+	CHECK(store_open(db_path, &s) == STORE_OK);
+	CHECK(catalog_ensure_shipped(store_db(s), 0, NULL, err, sizeof err) == 0);
+	CHECK(catalog_import_buffer(store_db(s), "t.csv", prices_csv, strlen(prices_csv), "import:t", "t", NULL,
+				    err, sizeof err) == 0);
+	int64_t b1 = add_run(s, "test", "big", "us-east-1", 8, "gemm.bf16.tflops", 800);
+	int64_t b2 = add_run(s, "test", "big", "us-east-1", 8, "gemm.bf16.tflops", 1000);
+	add_run(s, "test", "big", "us-east-1", 8, "gemm.bf16.tflops", 900);
+	add_run(s, "test", "small", "us-west-2", 1, "gemm.bf16.tflops", 100);
+	add_run(s, "test", "small", "us-west-2", 1, "gemm.bf16.tflops", 120);
+	add_run(s, "nowhere", "x", "r", 1, "gemm.bf16.tflops", 5);
+	CHECK(store_bench_begin(s, b1, "allreduce") == STORE_OK);
+	CHECK(store_put_metric(s, b1, "allreduce", "allreduce.busbw.gbps", -1, 100, "GB/s", NULL) == STORE_OK);
+	CHECK(store_bench_end(s, b1, "allreduce", "ok", NULL, 1.0, NULL) == STORE_OK);
+	CHECK(store_put_flag(s, b2, "THROTTLE_POWER", "warning", "power cap", "{}") == STORE_OK);
+	return s;
+}
+
+static void teardown(struct store *s)
+{
+	store_close(s);
+	unlink(db_path);
+}
+
+static json_t *row_of(json_t *r, const char *itype)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(r, "rows"), i, row)
+		if (!strcmp(json_string_value(json_object_get(row, "instance_type")), itype))
+			return row;
+	return NULL;
+}
+
+static double num(json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+static void test_median_per_dollar_runs_and_flags(void)
+{
+	struct store *s = setup();
+	struct rank_opts o = { 0 };
+	json_t *r;
+	char err[512];
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	if (!r) {
+		teardown(s);
+		return;
+	}
+	CHECK_STR(json_string_value(json_object_get(r, "metric")), "gemm.bf16.tflops");
+	CHECK_STR(json_string_value(json_object_get(r, "unit")), "TFLOP/s");
+	json_t *rows = json_object_get(r, "rows");
+	CHECK(json_array_size(rows) == 2);
+	json_t *first = json_array_get(rows, 0), *second = json_array_get(rows, 1);
+	CHECK_STR(json_string_value(json_object_get(first, "instance_type")), "small");
+	CHECK_NEAR(num(first, "value"), 110, 1e-9);
+	CHECK_NEAR(num(first, "value_per_dollar"), 110, 1e-9);
+	CHECK(json_integer_value(json_object_get(first, "runs")) == 2);
+	CHECK(json_array_size(json_object_get(first, "flags")) == 0);
+	CHECK_STR(json_string_value(json_object_get(second, "instance_type")), "big");
+	CHECK_NEAR(num(second, "value"), 900, 1e-9);
+	CHECK_NEAR(num(second, "value_per_dollar"), 90, 1e-9);
+	CHECK_NEAR(num(second, "price_per_hour"), 10, 1e-12);
+	CHECK(json_integer_value(json_object_get(second, "runs")) == 3);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(second, "flags"), 0)), "THROTTLE_POWER");
+	CHECK(json_is_false(json_object_get(second, "estimate")));
+	CHECK(json_integer_value(json_object_get(first, "rank")) == 1);
+	/* the measured type without a price is reported, not ranked */
+	json_t *unp = json_array_get(json_object_get(r, "unpriced"), 0);
+	CHECK_STR(json_string_value(json_object_get(unp, "provider")), "nowhere");
+	json_decref(r);
+	teardown(s);
+}
+
+static void test_per_gpu_region_and_market(void)
+{
+	struct store *s = setup();
+	json_t *r;
+	char err[512];
+	struct rank_opts o = { .per = "gpu" };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	json_t *big = row_of(r, "big");
+	CHECK(big != NULL);
+	CHECK_NEAR(num(big, "value"), 112.5, 1e-9);        /* 900 / 8 GPUs */
+	CHECK_NEAR(num(big, "price_per_hour"), 1.25, 1e-12); /* 10 / 8 */
+	CHECK_NEAR(num(big, "value_per_dollar"), 90, 1e-9);
+	json_decref(r);
+
+	/* --region joins runs and prices of that region (a price without region holds everywhere) */
+	struct rank_opts w = { .region = "us-west-2" };
+	CHECK(rank_compute(s, &w, &r, err, sizeof err) == 0);
+	CHECK(json_array_size(json_object_get(r, "rows")) == 1);
+	CHECK(row_of(r, "small") != NULL && row_of(r, "big") == NULL);
+	json_decref(r);
+
+	/* spot prices: only 'spotty' has one, and it has no run */
+	struct rank_opts sp = { .market = "spot" };
+	CHECK(rank_compute(s, &sp, &r, err, sizeof err) == 0);
+	CHECK(json_array_size(json_object_get(r, "rows")) == 0);
+	CHECK(json_array_size(json_object_get(r, "unpriced")) == 3);
+	json_decref(r);
+	teardown(s);
+}
+
+static void test_training_score(void)
+{
+	struct store *s = setup();
+	json_t *r;
+	char err[512];
+	struct rank_opts o = { .metric = "score.training" };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	json_t *big = row_of(r, "big"), *small = row_of(r, "small");
+	CHECK(big && small);
+	if (big && small) {
+		/* big is best on both components: score 1, per dollar 0.1 */
+		CHECK_NEAR(num(big, "value"), 1.0, 1e-12);
+		CHECK_NEAR(num(big, "value_per_dollar"), 0.1, 1e-12);
+		/* small: gemm 110/900, allreduce missing (0), equal weights */
+		CHECK_NEAR(num(small, "value"), (110.0 / 900.0) / 2, 1e-12);
+		CHECK_STR(json_string_value(json_array_get(json_object_get(small, "missing"), 0)), "allreduce.busbw.gbps");
+		CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(r, "rows"), 0),
+							    "instance_type")), "big");
+	}
+	CHECK_STR(json_string_value(json_object_get(r, "unit")), "score");
+	json_decref(r);
+	teardown(s);
+}
+
+static void test_estimates_are_marked(void)
+{
+	struct store *s = setup();
+	json_t *r;
+	char err[512];
+	struct rank_opts o = { .include_estimates = 1 };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	const struct gpu_ref *h100 = gpu_ref_find("H100-SXM");
+	json_t *ref = row_of(r, "ref");
+	if (h100 && h100->peak_tflops[GPU_BF16] > 0) {
+		CHECK(ref != NULL);
+		if (ref) {
+			CHECK(json_is_true(json_object_get(ref, "estimate")));
+			CHECK(json_integer_value(json_object_get(ref, "runs")) == 0);
+			CHECK_NEAR(num(ref, "value"), h100->peak_tflops[GPU_BF16] * 8, 1e-9);
+		}
+	} else {
+		CHECK(ref == NULL); /* no reference figure, no estimate */
+	}
+	/* a measured type is never an estimate, even with a reference row */
+	CHECK(json_is_false(json_object_get(row_of(r, "big"), "estimate")));
+	json_decref(r);
+	teardown(s);
+}
+
+static void test_refusals(void)
+{
+	struct store *s = setup();
+	json_t *r;
+	char err[512];
+	struct rank_opts lat = { .metric = "nvme.randread.p99_us" };
+	CHECK(rank_compute(s, &lat, &r, err, sizeof err) < 0 && r == NULL);
+	CHECK(strstr(err, "not a throughput") != NULL);
+	struct rank_opts sc = { .metric = "score.fun" };
+	CHECK(rank_compute(s, &sc, &r, err, sizeof err) < 0);
+	CHECK(strstr(err, "unknown score") != NULL);
+	struct rank_opts none = { .metric = "objstore.get.gbps" };
+	CHECK(rank_compute(s, &none, &r, err, sizeof err) < 0);
+	CHECK(strstr(err, "no stored run has metric objstore.get.gbps") != NULL);
+	struct rank_opts mk = { .market = "cheap" };
+	CHECK(rank_compute(s, &mk, &r, err, sizeof err) < 0);
+	teardown(s);
+}
+
+TEST_MAIN(T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
+	  T(test_estimates_are_marked), T(test_refusals))
