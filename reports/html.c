@@ -18,12 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-/*
- * rank_compute() comes from reports/rank.c (issue 6); until that lands the
- * report says the ranking is not built rather than failing to link.
- */
-#pragma weak rank_compute
-
 /* Headline metrics of the runs table (instance level, gpu -1). */
 static const struct {
 	const char *metric, *label, *unit;
@@ -89,6 +83,11 @@ static char *dupn(const char *s)
 static const char *orq(const char *s)
 {
 	return s && *s ? s : "\xE2\x80\x94";  /* em dash for "none" */
+}
+
+static const char *market_name(const char *m)
+{
+	return m && !strcmp(m, "on_demand") ? "on-demand" : orq(m);
 }
 
 static int sev_index(const char *s)
@@ -485,10 +484,8 @@ static void section_summary(FILE *f, const struct rdoc *d)
 		fputs("<p>Most per dollar (", f);
 		html_esc(f, jstr(r0, "metric"));
 		fputs(", ", f);
-		html_esc(f, jstr(r0, "market"));
-		fputs(", per ", f);
-		html_esc(f, jstr(r0, "per"));
-		fputs("): <b>", f);
+		html_esc(f, market_name(jstr(r0, "market")));
+		fputs(" prices): <b>", f);
 		html_esc(f, jstr(top, "provider"));
 		fputs(" ", f);
 		html_esc(f, jstr(top, "instance_type"));
@@ -496,7 +493,7 @@ static void section_summary(FILE *f, const struct rdoc *d)
 		html_esc(f, orq(jstr(top, "region")));
 		fprintf(f, ", %s ", buf);
 		html_esc(f, jstr(r0, "unit"));
-		fputs(" per $/h", f);
+		fputs(" per USD per hour", f);
 		if (json_is_true(json_object_get(top, "estimate")))
 			fputs(" <span class=\"est\">(estimate from the reference table, not measured)</span>", f);
 		fputs(".</p>\n", f);
@@ -584,18 +581,19 @@ static json_t *rank_row_find(json_t *rk, json_t *row)
 	return NULL;
 }
 
+static int is_per_gpu(json_t *rk)
+{
+	const char *per = jstr(rk, "per");
+	return per && !strcmp(per, "gpu");
+}
+
 static void rank_col_head(FILE *f, json_t *rk)
 {
-	const char *market = jstr(rk, "market"), *per = jstr(rk, "per");
 	fputs("<th>", f);
 	html_esc(f, jstr(rk, "metric"));
-	fputs(" <small>(", f);
-	html_esc(f, jstr(rk, "unit"));
-	fputs(" per $/h, ", f);
-	html_esc(f, market && !strcmp(market, "on_demand") ? "on-demand" : market);
-	fputs(", per ", f);
-	html_esc(f, per);
-	fputs(")</small></th>", f);
+	fputs("<br><small>", f);
+	html_esc(f, market_name(jstr(rk, "market")));
+	fputs("</small></th>", f);
 }
 
 static void flags_cell(FILE *f, json_t *flags)
@@ -617,10 +615,33 @@ static void flags_cell(FILE *f, json_t *flags)
 	fputs("</td>", f);
 }
 
+/* The ranking with the same metric as r0 for another market or per. */
+static json_t *rank_variant(const struct rdoc *d, json_t *r0, const char *market, const char *per)
+{
+	size_t nrk = json_array_size(d->rankings);
+	const char *metric = jstr(r0, "metric");
+
+	for (size_t k = 1; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		const char *m = jstr(rk, "market"), *p = jstr(rk, "per"), *mt = jstr(rk, "metric");
+		if (m && p && mt && metric && !strcmp(m, market) && !strcmp(p, per) && !strcmp(mt, metric))
+			return rk;
+	}
+	return NULL;
+}
+
+/*
+ * The table follows rankings[0] (rank's defaults) row for row.  Per-GPU
+ * rankings add value per GPU and price per GPU-hour; their value per
+ * dollar equals the per-instance one (both divide by the GPU count), so it
+ * is not repeated.  The other per-instance rankings add one value-per-dollar
+ * column each.
+ */
 static void section_ranking(FILE *f, const struct rdoc *d)
 {
-	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot = NULL;
+	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot, *gpu_od;
 	size_t i, nrk = json_array_size(d->rankings);
+	const char *m0;
 
 	fputs("<section id=\"ranking\"><h2>Ranking: performance per dollar</h2>\n", f);
 	if (!r0) {
@@ -629,40 +650,44 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 		fputs(".</p></section>\n", f);
 		return;
 	}
-	for (size_t k = 1; k < nrk; k++) {
-		json_t *rk = json_array_get(d->rankings, k);
-		const char *m = jstr(rk, "market"), *per = jstr(rk, "per");
-		if (m && !strcmp(m, "spot") && per && jstr(r0, "per") && !strcmp(per, jstr(r0, "per")) &&
-		    jstr(rk, "metric") && jstr(r0, "metric") && !strcmp(jstr(rk, "metric"), jstr(r0, "metric")))
-			spot = rk;
-	}
-	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: ", f);
+	m0 = jstr(r0, "market");
+	spot = rank_variant(d, r0, "spot", "instance");
+	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
+	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: <b>", f);
 	html_esc(f, jstr(r0, "metric"));
-	fputs(" per dollar, ", f);
-	html_esc(f, jstr(r0, "market"));
+	fputs("</b> per dollar, ", f);
+	html_esc(f, market_name(m0));
 	fputs(" prices, per ", f);
 	html_esc(f, jstr(r0, "per"));
-	fputs(". The value is the median over the stored runs of each instance type; rows marked "
-	      "<span class=\"est\">estimate</span> have no run and use the reference table's peak figures. "
-	      "Every ranking uses the whole store.</p>\n", f);
+	fputs(". A value is the median over the stored runs of an instance type; value per dollar is the "
+	      "value divided by the hourly price (", f);
+	html_esc(f, jstr(r0, "unit"));
+	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
+	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured: their value is "
+	      "the reference table's peak. Rankings use every run in the store.</p>\n", f);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
 	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
-	      "<th>on-demand <small>$/h</small></th><th>spot <small>$/h</small></th><th>", f);
+	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
+	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
 	html_esc(f, jstr(r0, "metric"));
-	fputs(" <small>", f);
+	fputs("<br><small>", f);
+	html_esc(f, jstr(r0, "unit"));
+	fputs("</small></th><th>per GPU<br><small>", f);
 	html_esc(f, jstr(r0, "unit"));
 	fputs("</small></th>", f);
-	for (size_t k = 0; k < nrk; k++)
-		rank_col_head(f, json_array_get(d->rankings, k));
-	fputs("<th>flags</th></tr></thead><tbody>\n", f);
+	for (size_t k = 0; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		if (!is_per_gpu(rk))
+			rank_col_head(f, rk);
+	}
+	fputs("<th>flags</th><th>price source</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(r0, "rows"), i, row) {
 		int est = json_is_true(json_object_get(row, "estimate"));
-		json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gc = json_object_get(row, "gpu_count");
-		const char *m0 = jstr(r0, "market");
+		json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gr = gpu_od ? rank_row_find(gpu_od, row) : NULL;
+		double gc = jnum(row, "gpu_count");
 		double od = m0 && !strcmp(m0, "spot") ? NAN : jnum(row, "price_per_hour");
 
-		fprintf(f, "<tr class=\"%s\" data-rank=\"%lld\">", est ? "est" : "m",
-			(long long)json_integer_value(json_object_get(row, "rank")));
+		fprintf(f, "<tr class=\"%s\">", est ? "est" : "m");
 		td_num(f, jnum(row, "rank"), NULL);
 		td_text(f, jstr(row, "provider"));
 		fputs("<td class=\"it\">", f);
@@ -671,55 +696,71 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 			fputs(" <span class=\"est\">(estimate)</span>", f);
 		fputs("</td>", f);
 		td_text(f, jstr(row, "region"));
-		fprintf(f, "<td>%lld \xC3\x97 ", (long long)(json_is_integer(gc) ? json_integer_value(gc) : 0));
+		fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
 		html_esc(f, orq(jstr(row, "gpu_model")));
 		fputs("</td>", f);
 		td_num(f, jnum(row, "runs"), NULL);
 		td_num(f, od, NULL);
 		td_num(f, sr ? jnum(sr, "price_per_hour") : NAN, NULL);
+		td_num(f, gr ? jnum(gr, "price_per_hour") : NAN, NULL);
 		td_num(f, jnum(row, "value"), est ? " (est.)" : NULL);
+		td_num(f, gr ? jnum(gr, "value") : NAN, est ? " (est.)" : NULL);
 		for (size_t k = 0; k < nrk; k++) {
-			json_t *o = k == 0 ? row : rank_row_find(json_array_get(d->rankings, k), row);
+			json_t *rk = json_array_get(d->rankings, k), *o;
+			if (is_per_gpu(rk))
+				continue;
+			o = k == 0 ? row : rank_row_find(rk, row);
 			td_num(f, o ? jnum(o, "value_per_dollar") : NAN, NULL);
 		}
 		flags_cell(f, json_object_get(row, "flags"));
-		fputs("</tr>\n", f);
+		fputs("<td>", f);
+		html_esc(f, orq(jstr(row, "price_source")));
+		if (jstr(row, "price_captured_at")) {
+			fputs(", ", f);
+			html_esc(f, jstr(row, "price_captured_at"));
+		}
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n</section>\n", f);
 }
 
 static void section_bars(FILE *f, const struct rdoc *d)
 {
-	size_t nrk = json_array_size(d->rankings);
+	size_t nrk = json_array_size(d->rankings), charts = 0;
 
 	fputs("<section id=\"charts\"><h2>Performance per dollar</h2>\n", f);
 	if (!nrk) {
 		fputs("<p>No ranking, so no chart.</p></section>\n", f);
 		return;
 	}
-	fputs("<p>Bars in each ranking's own order (top 25); hollow dashed bars are estimates from the reference "
-	      "table, not measurements.</p>\n<div class=\"charts\">\n", f);
-	for (size_t k = 0; k < nrk && k < 10; k++) {
+	fputs("<p>One chart per ranking, bars in its own order (top 25); hollow dashed bars are estimates from "
+	      "the reference table, not measurements.</p>\n<div class=\"charts\">\n", f);
+	for (size_t k = 0; k < nrk && charts < 10; k++) {
 		json_t *rk = json_array_get(d->rankings, k), *rows = json_object_get(rk, "rows"), *row;
 		size_t n = json_array_size(rows), nb = n < 25 ? n : 25, i;
-		struct svg_bar *bars = gv_calloc(nb ? nb : 1, sizeof *bars);
-		char **labels = gv_calloc(nb ? nb : 1, sizeof *labels);
-		const char *market = jstr(rk, "market");
+		struct svg_bar *bars;
+		char **labels;
 		char *title, *unit;
 
+		if (is_per_gpu(rk))
+			continue;   /* same value per dollar as per instance */
+		bars = gv_calloc(nb ? nb : 1, sizeof *bars);
+		labels = gv_calloc(nb ? nb : 1, sizeof *labels);
 		json_array_foreach(rows, i, row) {
 			if (i >= nb)
 				break;
 			labels[i] = gv_asprintf("%s %s %s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
 						orq(jstr(row, "region")));
-			bars[i] = (struct svg_bar){ labels[i], jnum(row, "value_per_dollar"), (int)k,
+			bars[i] = (struct svg_bar){ labels[i], jnum(row, "value_per_dollar"), (int)charts,
 						    json_is_true(json_object_get(row, "estimate")) };
 		}
-		title = gv_asprintf("%s per dollar: %s, per %s%s", orq(jstr(rk, "metric")),
-				    market && !strcmp(market, "on_demand") ? "on-demand" : orq(market),
-				    orq(jstr(rk, "per")), n > nb ? " (top 25)" : "");
-		unit = gv_asprintf("%s per $/h", orq(jstr(rk, "unit")));
-		svg_bar_chart(f, title, unit, bars, nb, 720);
+		title = gv_asprintf("%s per dollar, %s prices%s", orq(jstr(rk, "metric")), market_name(jstr(rk, "market")),
+				    n > nb ? " (top 25)" : "");
+		unit = jstr(rk, "value_per_dollar_unit")
+			       ? gv_asprintf("%s %s", orq(jstr(rk, "unit")), jstr(rk, "value_per_dollar_unit"))
+			       : gv_asprintf("%s per USD per hour", orq(jstr(rk, "unit")));
+		svg_bar_chart(f, title, unit, bars, nb, 640);
+		charts++;
 		for (i = 0; i < nb; i++)
 			free(labels[i]);
 		free(labels);
@@ -1278,6 +1319,7 @@ static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel
 		.title = title, .x_label = "time since soak start (s)", .y_label = ylabel,
 		.series = ss, .n_series = n + nd, .bands = bs->b, .n_bands = bs->n,
 		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .width = 680, .height = 230,
+		.y_from_zero = 1,
 	};
 	svg_line_chart(f, &c);
 	series_free(sb, n + nd);
@@ -1780,10 +1822,6 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	struct rank_opts ro = { .include_estimates = !o->no_estimates };
 	const char *metric;
 
-	if (!rank_compute) {
-		snprintf(why, whylen, "ranking is not built into this version of gpuvet");
-		return out;
-	}
 	if (rank_compute(s, &ro, &r, err, sizeof err)) {
 		snprintf(why, whylen, "%s", err);
 		return out;
@@ -1807,9 +1845,20 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 			}
 		}
 	}
-	for (size_t h = 0; h < N_HEAD; h++) {
+	for (size_t h = 0; h < N_HEAD + 2; h++) {
 		int present = 0;
 		struct rank_opts r2 = ro;
+		if (h >= N_HEAD) {
+			/* composites: rank_compute says which exist */
+			r2.metric = h == N_HEAD ? "score.training" : "score.all";
+			if (!rank_compute(s, &r2, &r, err, sizeof err)) {
+				if (json_array_size(json_object_get(r, "rows")))
+					json_array_append_new(out, r);
+				else
+					json_decref(r);
+			}
+			continue;
+		}
 		if (metric && !strcmp(metric, HEAD[h].metric))
 			continue;
 		for (size_t i = 0; i < d->n && !present; i++)

@@ -26,7 +26,7 @@ static const char REPORT_CSS[] =
 	"th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}\n"
 	"th{background:#f3f5f8;font-weight:600}th small{font-weight:400;color:#555}\n"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	".scroll{overflow-x:auto}\n"
+	".scroll{overflow-x:auto}#rank td,#runlist td,#skus td{white-space:nowrap}\n"
 	".sk{cursor:pointer}th[aria-sort=ascending]::after{content:\" \\25B2\"}th[aria-sort=descending]::after{content:\" \\25BC\"}\n"
 	".filter{margin:8px 0 2px}.filter input{font:inherit;padding:2px 6px;width:280px}.filter span{margin-left:8px;color:#555}\n"
 	".cards{display:flex;flex-wrap:wrap;gap:12px;margin:8px 0}\n"

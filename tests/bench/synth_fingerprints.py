@@ -55,6 +55,7 @@ def one_run(rng, sku, started, soak_seconds, throttle=False, hostile_name=None, 
         "cloud": {"provider": prov, "instance_type": itype, "region": region},
     }
     metrics, samples, flags, benches = [], [], [], []
+    first, last = [], []
 
     def metric(bench, name, gpu, value, unit, params=None):
         metrics.append({"bench": bench, "name": name, "gpu": gpu, "value": round(value, 3),
@@ -135,8 +136,8 @@ def one_run(rng, sku, started, soak_seconds, throttle=False, hostile_name=None, 
                                    "sm_clock_drop_pct": 13.0}})
         flags.append({"code": "PERF_DECAY", "severity": "warning",
                       "message": "gpu 3 last-minute TFLOP/s 9% below its first minute (synthetic demo data)",
-                      "evidence": {"gpu": 3, "first_min": round(first[3], 1) if first else None,
-                                   "last_min": round(last[3], 1) if last else None}})
+                      "evidence": {"gpu": 3, "first_min": round(first[3], 1) if len(first) > 3 else None,
+                                   "last_min": round(last[3], 1) if len(last) > 3 else None}})
         verdict = "reject"
         reasons = ["THROTTLE_THERMAL (critical) on gpu 3"]
     verdicts = [{"verdict": verdict, "policy": "default", "at": iso(started + soak_seconds + 250),
@@ -150,7 +151,7 @@ def make_runs(n, soak_seconds=300, seed=7, start=1795000000, hostile_name=None):
     runs = []
     for i in range(n):
         sku = SKUS[i % len(SKUS)]
-        throttle = (i % 7 == 3) and sku[5] >= 4
+        throttle = i % 5 == 2  # every p4d.24xlarge run: a hot GPU 3
         runs.append(one_run(rng, sku, start + 3600 * i, soak_seconds, throttle=throttle,
                             hostile_name=hostile_name if i == 0 else None, index=i))
     return runs

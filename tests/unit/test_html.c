@@ -326,7 +326,7 @@ static void test_render_ranking_order(void)
 		CHECK(strstr(table, "(estimate)") != NULL);
 	}
 	free(table);
-	CHECK(strstr(out, "per dollar: on-demand, per instance") != NULL);  /* bar chart */
+	CHECK(strstr(out, "gemm.bf16.tflops per dollar, on-demand prices") != NULL);  /* bar chart */
 	free(out);
 	json_decref(rk);
 	json_decref(fps[0]);
