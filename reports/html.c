@@ -615,6 +615,29 @@ static void flags_cell(FILE *f, json_t *flags)
 	fputs("</td>", f);
 }
 
+/* Measured instance types the ranking could not price. */
+static void unpriced_note(FILE *f, json_t *rk)
+{
+	json_t *u = json_object_get(rk, "unpriced"), *v;
+	size_t i;
+
+	if (!json_array_size(u))
+		return;
+	fputs("<p>Measured but not ranked, no ", f);
+	html_esc(f, market_name(jstr(rk, "market")));
+	fputs(" price: ", f);
+	json_array_foreach(u, i, v) {
+		fputs(i ? ", " : "", f);
+		html_esc(f, orq(jstr(v, "provider")));
+		fputs(" ", f);
+		html_esc(f, orq(jstr(v, "instance_type")));
+		if (json_is_integer(json_object_get(v, "runs")))
+			fprintf(f, " (%lld run%s)", (long long)json_integer_value(json_object_get(v, "runs")),
+				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+	}
+	fputs(".</p>\n", f);
+}
+
 /* The ranking with the same metric as r0 for another market or per. */
 static json_t *rank_variant(const struct rdoc *d, json_t *r0, const char *market, const char *per)
 {
@@ -651,6 +674,13 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 		return;
 	}
 	m0 = jstr(r0, "market");
+	if (json_array_size(json_object_get(r0, "rows")) == 0) {
+		fputs("<p>No ranking: no instance type has both a stored run and a price. Load prices with "
+		      "<code>gpuvet prices update</code> or <code>gpuvet prices import FILE</code>.</p>\n", f);
+		unpriced_note(f, r0);
+		fputs("</section>\n", f);
+		return;
+	}
 	spot = rank_variant(d, r0, "spot", "instance");
 	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
 	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: <b>", f);
@@ -721,7 +751,9 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 		}
 		fputs("</td></tr>\n", f);
 	}
-	fputs("</tbody></table></div>\n</section>\n", f);
+	fputs("</tbody></table></div>\n", f);
+	unpriced_note(f, r0);
+	fputs("</section>\n", f);
 }
 
 static void section_bars(FILE *f, const struct rdoc *d)
@@ -759,7 +791,7 @@ static void section_bars(FILE *f, const struct rdoc *d)
 		unit = jstr(rk, "value_per_dollar_unit")
 			       ? gv_asprintf("%s %s", orq(jstr(rk, "unit")), jstr(rk, "value_per_dollar_unit"))
 			       : gv_asprintf("%s per USD per hour", orq(jstr(rk, "unit")));
-		svg_bar_chart(f, title, unit, bars, nb, 640);
+		svg_bar_chart(f, title, unit, bars, nb, 600);
 		charts++;
 		for (i = 0; i < nb; i++)
 			free(labels[i]);
@@ -1318,7 +1350,7 @@ static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel
 	struct svg_chart c = {
 		.title = title, .x_label = "time since soak start (s)", .y_label = ylabel,
 		.series = ss, .n_series = n + nd, .bands = bs->b, .n_bands = bs->n,
-		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .width = 680, .height = 230,
+		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .width = 600, .height = 230,
 		.y_from_zero = 1,
 	};
 	svg_line_chart(f, &c);
@@ -1346,7 +1378,7 @@ static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefi
 	}
 	struct svg_chart c = {
 		.title = title, .x_label = "transfer size (bytes, log scale)", .y_label = "bandwidth (GB/s)",
-		.x_log2 = 1, .x_bytes = 1, .y_from_zero = 1, .series = ss, .n_series = n, .width = 680, .height = 250,
+		.x_log2 = 1, .x_bytes = 1, .y_from_zero = 1, .series = ss, .n_series = n, .width = 600, .height = 250,
 	};
 	svg_line_chart(f, &c);
 	series_free(sb, n);

@@ -224,7 +224,7 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 	}
 	lh = legend_height(items, ni, W);
 	H += lh;
-	fr.PW = W - fr.L - 16;
+	fr.PW = W - fr.L - 34;
 	fr.PH = H - lh - fr.T - 46;
 
 	fprintf(f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
