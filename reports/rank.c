@@ -314,7 +314,7 @@ static void load_flags(struct ctx *c, struct sku *k, const char *const *metrics,
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(c->db, "SELECT DISTINCT f.code FROM flags f WHERE f.run_id = ?1"
 				      " AND EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = f.run_id AND m.gpu = -1"
-				      " AND m.name = ?2)",
+				      " AND +m.name = ?2)",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	for (size_t r = 0; r < k->nruns; r++)
@@ -341,7 +341,7 @@ static long count_runs(struct ctx *c, struct sku *k, const char *const *metrics,
 {
 	sqlite3_stmt *st;
 	long n = 0;
-	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND name = ?2 LIMIT 1",
+	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND +name = ?2 LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	for (size_t r = 0; r < k->nruns; r++) {
