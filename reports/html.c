@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1841,70 +1842,121 @@ static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t 
 
 /*
  * Rankings: [0] is exactly `gpuvet rank`'s default (so the order matches
- * `gpuvet rank --json`), then the same metric on spot prices and per GPU,
- * then each other headline metric found in the runs, on-demand per
- * instance.  A ranking rank_compute() refuses (no price for that market,
- * unknown metric) is left out.
+ * `gpuvet rank --json`), then the same metric on spot prices and per GPU
+ * on-demand, then each other headline metric found in the runs and the
+ * composite score.training, on-demand per instance.  A ranking rank_compute()
+ * refuses (no price for that market, unknown metric) or that has no row is
+ * left out.
+ *
+ * Each ranking reads the whole store, so they are computed in parallel:
+ * worker threads open their own read-only connection to the same file (the
+ * calling thread uses the caller's); an in-memory store is ranked serially.
  */
+struct rank_job {
+	struct rank_opts o;
+	json_t *out;
+	int rc;
+	char err[256];
+};
+
+struct rank_pool {
+	struct store *main;       /* the caller's connection, for the calling thread */
+	const char *path;         /* for the workers' own connections; NULL: none */
+	struct rank_job *jobs;
+	size_t n, next;
+	pthread_mutex_t mu;
+};
+
+static void rank_pool_drain(struct rank_pool *p, struct store *s)
+{
+	for (;;) {
+		size_t i;
+		pthread_mutex_lock(&p->mu);
+		i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			return;
+		p->jobs[i].rc = rank_compute(s, &p->jobs[i].o, &p->jobs[i].out, p->jobs[i].err, sizeof p->jobs[i].err);
+	}
+}
+
+static void *rank_worker(void *arg)
+{
+	struct rank_pool *p = arg;
+	struct store *s;
+
+	if (store_open_readonly(p->path, &s))
+		return NULL;   /* the other threads take the jobs */
+	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824; BEGIN",
+		     NULL, NULL, NULL);
+	rank_pool_drain(p, s);
+	sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL);
+	store_close(s);
+	return NULL;
+}
+
 static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,
 				char *why, size_t whylen)
 {
-	json_t *out = json_array(), *r = NULL;
-	char err[256];
+	json_t *out = json_array();
 	struct rank_opts ro = { .include_estimates = !o->no_estimates };
-	const char *metric;
+	struct rank_job jobs[4 + N_HEAD + 2];
+	struct rank_pool pool = { .main = s, .jobs = jobs };
+	const char *path = sqlite3_db_filename(store_db(s), "main");
+	pthread_t th[3];
+	size_t nth = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), lim;
+	const char *env = getenv("GPUVET_REPORT_THREADS");   /* 1: serial (benchmarks, debugging) */
 
-	if (rank_compute(s, &ro, &r, err, sizeof err)) {
-		snprintf(why, whylen, "%s", err);
-		return out;
-	}
-	json_array_append_new(out, r);
-	metric = jstr(r, "metric");
-	{
-		static const struct { const char *market, *per; } more[] = {
-			{ "spot", "instance" }, { "on_demand", "gpu" }, { "spot", "gpu" },
-		};
-		for (size_t k = 0; k < sizeof more / sizeof more[0]; k++) {
-			struct rank_opts r2 = ro;
-			r2.metric = metric;
-			r2.market = more[k].market;
-			r2.per = more[k].per;
-			if (!rank_compute(s, &r2, &r, err, sizeof err)) {
-				if (json_array_size(json_object_get(r, "rows")))
-					json_array_append_new(out, r);
-				else
-					json_decref(r);
-			}
-		}
-	}
-	for (size_t h = 0; h < N_HEAD + 2; h++) {
+	if (env && gv_parse_long(env, 1, 64, &lim) == 0)
+		cpus = lim;
+
+	memset(jobs, 0, sizeof jobs);
+	jobs[pool.n++].o = ro;                                   /* gpuvet rank's defaults */
+	jobs[pool.n].o = ro;
+	jobs[pool.n++].o.market = "spot";
+	jobs[pool.n].o = ro;
+	jobs[pool.n++].o.per = "gpu";
+	for (size_t h = 0; h < N_HEAD; h++) {
 		int present = 0;
-		struct rank_opts r2 = ro;
-		if (h >= N_HEAD) {
-			/* composites: rank_compute says which exist */
-			r2.metric = h == N_HEAD ? "score.training" : "score.all";
-			if (!rank_compute(s, &r2, &r, err, sizeof err)) {
-				if (json_array_size(json_object_get(r, "rows")))
-					json_array_append_new(out, r);
-				else
-					json_decref(r);
-			}
-			continue;
-		}
-		if (metric && !strcmp(metric, HEAD[h].metric))
-			continue;
 		for (size_t i = 0; i < d->n && !present; i++)
 			present = isfinite(d->runs[i].head[h]);
 		if (!present || strstr(HEAD[h].metric, "drop_pct"))
 			continue;
-		r2.metric = HEAD[h].metric;
-		if (!rank_compute(s, &r2, &r, err, sizeof err)) {
-			if (json_array_size(json_object_get(r, "rows")))
-				json_array_append_new(out, r);
-			else
-				json_decref(r);
+		jobs[pool.n].o = ro;
+		jobs[pool.n++].o.metric = HEAD[h].metric;
+	}
+	jobs[pool.n].o = ro;
+	jobs[pool.n++].o.metric = "score.training";   /* the composite (score.all costs a pass per metric) */
+
+	pthread_mutex_init(&pool.mu, NULL);
+	pool.path = path && *path ? path : NULL;
+	if (pool.path)
+		for (long i = 1; i < cpus && i <= 3 && nth < pool.n - 1; i++)
+			if (pthread_create(&th[nth], NULL, rank_worker, &pool) == 0)
+				nth++;
+	rank_pool_drain(&pool, s);
+	for (size_t i = 0; i < nth; i++)
+		pthread_join(th[i], NULL);
+	pthread_mutex_destroy(&pool.mu);
+
+	if (jobs[0].rc) {
+		snprintf(why, whylen, "%s", jobs[0].err);
+	} else {
+		json_t *r0 = jobs[0].out;
+		const char *metric = jstr(r0, "metric");
+		json_array_append(out, r0);
+		for (size_t k = 1; k < pool.n; k++) {
+			json_t *r = jobs[k].out;
+			const char *m = jstr(r, "metric");
+			/* the default metric again on rank's default market and per: already [0] */
+			int dup = k >= 3 && m && metric && !strcmp(m, metric);
+			if (!jobs[k].rc && !dup && json_array_size(json_object_get(r, "rows")))
+				json_array_append(out, r);
 		}
 	}
+	for (size_t k = 0; k < pool.n; k++)
+		json_decref(jobs[k].out);
 	return out;
 }
 
@@ -1928,10 +1980,16 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	struct rdoc d = { 0 };
 	char now[32], rank_why[256] = "", price_err[256] = "";
 	json_t *sources = NULL;
-	int rc = -1;
+	int rc = -1, in_txn;
 
 	if (!o)
 		o = &none;
+	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
+	if (sqlite3_exec(store_db(s), "PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL))
+		gv_debug("report: cannot enlarge the sqlite cache: %s", sqlite3_errmsg(store_db(s)));
+	/* one read transaction: a consistent snapshot, and no lock taken per statement */
+	in_txn = sqlite3_get_autocommit(store_db(s)) &&
+		 sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
 	if (load_summaries(s, o, &d, err, errlen))
 		goto out;
 	pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
@@ -1970,6 +2028,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	}
 	rc = 0;
 out:
+	if (in_txn && sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(store_db(s), "ROLLBACK", NULL, NULL, NULL);
 	for (size_t i = 0; i < d.n; i++)
 		run_sum_free(&d.runs[i]);
 	free(d.runs);

@@ -16,7 +16,7 @@ SOAK=${2:-60}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${GPUVET_BIN:-$ROOT/build/gpuvet}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpuvet-report-bench.XXXXXX")
-trap 'rm -rf "$DIR"' EXIT INT TERM
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$DIR"' EXIT INT TERM
 export GPUVET_NO_METADATA=1
 
 python3 "$ROOT/tests/bench/synth_fingerprints.py" --runs 20 --soak-seconds "$SOAK" -o "$DIR/t.json"
