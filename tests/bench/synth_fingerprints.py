@@ -30,6 +30,8 @@ SKUS = [
 ]
 
 DTYPE_RATIO = {"fp32": 0.07, "tf32": 0.5, "fp16": 1.0, "bf16": 1.0}
+# dense BF16/FP16 peak per GPU (TFLOP/s) the harness would divide by for gemm.<dtype>.pct_of_peak
+PEAK16 = {"H100-SXM": 989.4, "A100-40-SXM": 312.0, "A10": 125.0, "A10G": 70.0}
 
 
 def iso(t):
@@ -69,6 +71,10 @@ def one_run(rng, sku, started, soak_seconds, throttle=False, hostile_name=None, 
                    {"m": 8192, "n": 8192, "k": 8192, "reps": 10, "spread": 0.004})
         metric("gemm", "gemm.%s.tflops" % dt, -1, sum(per), "TFLOP/s",
                {"m": 8192, "n": 8192, "k": 8192, "reps": 10, "spread": 0.004})
+        if dt in ("fp16", "bf16") and key in PEAK16:
+            for g, v in enumerate(per):
+                metric("gemm", "gemm.%s.pct_of_peak" % dt, g, 100 * v / PEAK16[key], "%")
+            metric("gemm", "gemm.%s.pct_of_peak" % dt, -1, 100 * sum(per) / (PEAK16[key] * ngpu), "%")
     benches.append({"name": "gemm", "status": "ok", "reason": None, "duration_s": 41.2, "config": None})
 
     link = 25.0 if pcie == 4 else 50.0

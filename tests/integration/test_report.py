@@ -174,6 +174,12 @@ def test_report_sections_and_content(gpuvet, tmp_path):
     assert "THROTTLE_THERMAL" in html and "max_temp_c" in html
     assert "fio not found" in html
     assert "Synthetic demo data" in html
+    # percent of peak beside the GEMM figures (the harness's gemm.bf16.pct_of_peak)
+    tables = parse(html).tables
+    mt = [t for name, t in tables.items() if name.startswith("metrics-")]
+    assert mt
+    rows = [r for t in mt for r in t if r[0] == "gemm.bf16.tflops" and r[1] == "instance"]
+    assert rows and all(30 < float(r[4]) < 100 for r in rows)
     # provenance: the price source and capture time
     assert "synthetic demo data" in html and "2026-11-20T00:00:00Z" in html
     assert "gpuvet 0.1.0" in html
