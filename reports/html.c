@@ -57,6 +57,7 @@ struct rdoc {
 	size_t runs_in_store;
 	const char *generated_at;
 	const size_t *written;   /* bytes written so far (NULL: not counted, no size budget) */
+	size_t budget;           /* detail stops once written reaches this */
 	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
 	char *load_err;          /* set when a run cannot be loaded (render then fails) */
 	size_t load_errlen;
@@ -273,11 +274,11 @@ static void run_sum_free(struct run_sum *r)
 
 /* ---- which runs get full detail ---- */
 
-static const struct run_sum *pick_base;
-
-static int cmp_sku_newest(const void *a, const void *b)
+/* Orders of run indices (qsort_r with the run array as argument). */
+static int cmp_sku_newest(const void *a, const void *b, void *base)
 {
-	const struct run_sum *x = &pick_base[*(const size_t *)a], *y = &pick_base[*(const size_t *)b];
+	const struct run_sum *runs = base;
+	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
 	int c = strcmp(x->sku, y->sku);
 	if (c)
 		return c;
@@ -287,9 +288,10 @@ static int cmp_sku_newest(const void *a, const void *b)
 	return (y->id > x->id) - (y->id < x->id);
 }
 
-static int cmp_newest(const void *a, const void *b)
+static int cmp_newest(const void *a, const void *b, void *base)
 {
-	const struct run_sum *x = &pick_base[*(const size_t *)a], *y = &pick_base[*(const size_t *)b];
+	const struct run_sum *runs = base;
+	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
 	int c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
 	if (c)
 		return c;
@@ -315,14 +317,13 @@ static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 		runs[i].charts = runs[i].forced;
 		forced += runs[i].forced;
 	}
-	pick_base = runs;
-	qsort(idx, n, sizeof *idx, cmp_sku_newest);
+	qsort_r(idx, n, sizeof *idx, cmp_sku_newest, runs);
 	for (size_t i = 0, k = 0; i < n; i++) {
 		k = (i > 0 && !strcmp(runs[idx[i]].sku, runs[idx[i - 1]].sku)) ? k + 1 : 0;
 		if (k < (size_t)per_sku && !runs[idx[i]].detail)
 			cand[nc++] = idx[i];
 	}
-	qsort(cand, nc, sizeof *cand, cmp_newest);
+	qsort_r(cand, nc, sizeof *cand, cmp_newest, runs);
 	for (size_t i = 0; i < nc && forced + i < (size_t)max; i++)
 		runs[cand[i]].detail = 1;
 	/* charts: the newest detailed run of each instance type */
@@ -333,7 +334,6 @@ static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 			k++;
 		}
 	}
-	pick_base = NULL;
 	free(idx);
 	free(cand);
 }
@@ -465,17 +465,15 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
 	for (size_t i = 0; i < d->n; i++)
 		idx[i] = i;
-	pick_base = d->runs;
-	qsort(idx, d->n, sizeof *idx, cmp_sku_newest);
-	pick_base = NULL;
+	qsort_r(idx, d->n, sizeof *idx, cmp_sku_newest, d->runs);
 	for (size_t i = 0; i < d->n; i++)
 		nsku += i == 0 || strcmp(d->runs[idx[i]].sku, d->runs[idx[i - 1]].sku) != 0;
 
-	fprintf(f, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>runs%s</div>"
+	fprintf(f, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>runs</div>"
 		   "<div class=\"card\"><b>%zu</b>instance types</div>"
 		   "<div class=\"card\"><b>%d</b>accepted</div><div class=\"card\"><b>%d</b>rejected</div>"
 		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not gated</div>",
-		d->n, incomplete ? "" : "", nsku, verd[0], verd[1], verd[2], verd[3]);
+		d->n, nsku, verd[0], verd[1], verd[2], verd[3]);
 	if (incomplete)
 		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", incomplete);
 	fputs("</div>\n", f);
@@ -941,7 +939,6 @@ static void inventory_block(FILE *f, json_t *inv)
 {
 	const char *k;
 	json_t *v;
-	int rows = 0;
 
 	if (!json_is_object(inv) || json_object_size(inv) == 0) {
 		fputs("<p class=\"muted\">No inventory stored.</p>\n", f);
@@ -965,13 +962,11 @@ static void inventory_block(FILE *f, json_t *inv)
 				fputs("</th><td>", f);
 				scalar_text(f, v2);
 				fputs("</td></tr>\n", f);
-				rows++;
 			}
 		} else {
 			tag(f, "<tr><th>", k, "</th><td>");
 			scalar_text(f, v);
 			fputs("</td></tr>\n", f);
-			rows++;
 		}
 	}
 	fputs("</tbody></table>\n", f);
@@ -994,7 +989,6 @@ static void inventory_block(FILE *f, json_t *inv)
 			}
 		}
 	}
-	(void)rows;
 }
 
 /* Percent of peak for a metric: a stored companion metric, else computed for GEMM from pricing/gpus.h. */
@@ -1453,6 +1447,25 @@ static void run_detail(FILE *f, const struct run_sum *r, json_t *fp)
 	fputs("</details>\n</section>\n", f);
 }
 
+/* One run's detail, its fingerprint loaded from the store when not in memory; -1 when it cannot be. */
+static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
+{
+	json_t *fp;
+
+	if (r->fp) {
+		run_detail(f, r, r->fp);
+		return 0;
+	}
+	if (store_load_fingerprint(d->store, r->id, &fp)) {
+		snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
+			 store_errmsg(d->store));
+		return -1;
+	}
+	run_detail(f, r, fp);
+	json_decref(fp);
+	return 0;
+}
+
 static void section_detail(FILE *f, const struct rdoc *d)
 {
 	size_t nd = 0, *idx;
@@ -1469,29 +1482,24 @@ static void section_detail(FILE *f, const struct rdoc *d)
 	for (size_t i = 0; i < d->n; i++)
 		if (d->runs[i].detail && (d->runs[i].fp || d->store))
 			idx[nd++] = i;
-	pick_base = d->runs;
-	qsort(idx, nd, sizeof *idx, cmp_newest);
-	pick_base = NULL;
+	qsort_r(idx, nd, sizeof *idx, cmp_newest, d->runs);
 	for (size_t i = 0; i < nd; i++) {
 		const struct run_sum *r = &d->runs[idx[i]];
-		if (d->written && *d->written >= REPORT_BUDGET_BYTES && !r->forced) {
+		if (d->written && *d->written >= d->budget && !r->forced) {
+			size_t left = 0;
+			for (size_t j = i; j < nd; j++)
+				left += !d->runs[idx[j]].forced;
 			fprintf(f, "<p class=\"demo\">%zu more runs left out of the detail: the file has reached "
-				   "%d MiB. <code>gpuvet report --run ID</code> details any run.</p>\n",
-				nd - i, REPORT_BUDGET_BYTES >> 20);
+				   "%.1f MiB. <code>gpuvet report --run ID</code> details any run.</p>\n",
+				left, (double)d->budget / 1048576.0);
+			/* runs asked for with --run still come */
+			for (size_t j = i; j < nd; j++)
+				if (d->runs[idx[j]].forced && detail_one(f, d, &d->runs[idx[j]]))
+					break;
 			break;
 		}
-		if (r->fp) {
-			run_detail(f, r, r->fp);
-		} else {
-			json_t *fp;
-			if (store_load_fingerprint(d->store, r->id, &fp)) {
-				snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
-					 store_errmsg(d->store));
-				break;
-			}
-			run_detail(f, r, fp);
-			json_decref(fp);
-		}
+		if (detail_one(f, d, r))
+			break;
 	}
 	free(idx);
 	fputs("</section>\n", f);
@@ -2015,6 +2023,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 			goto out;
 		}
 		d.written = &cnt.bytes;
+		d.budget = o->budget_bytes ? o->budget_bytes : REPORT_BUDGET_BYTES;
 		errno = 0;
 		bad = render(&d, cf);
 		bad |= fclose(cf) != 0;

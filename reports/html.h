@@ -39,6 +39,7 @@ struct report_opts {
 	int detail_per_sku;       /* 0: REPORT_DETAIL_PER_SKU */
 	int detail_max;           /* 0: REPORT_DETAIL_MAX */
 	int no_estimates;         /* 1: leave reference-table estimates out of the ranking */
+	size_t budget_bytes;      /* detail stops once the file is this big; 0: REPORT_BUDGET_BYTES */
 };
 
 /*

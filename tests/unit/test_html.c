@@ -4,7 +4,12 @@
 #include "reports/html_escape.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
+#include "runners/util.h"
 
+#include "results/store.h"
+
+#include <dirent.h>
+#include <unistd.h>
 #include <stdlib.h>
 
 /* Runs fn into a memory stream and returns the text (malloc'd). */
@@ -346,7 +351,127 @@ static void test_render_write_error(void)
 	json_decref(fps[0]);
 }
 
+/* ---- from a real store ---- */
+
+static char *write_store(struct store *st, const struct report_opts *o, int *rc)
+{
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = report_write(st, o, f, err, sizeof err);
+	fclose(f);
+	if (*rc)
+		fprintf(stderr, "report_write: %s\n", err);
+	return buf;
+}
+
+static size_t files_starting(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_report_write_store(void)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *db = gv_asprintf("%s/test_html_%d.db", tmp, (int)getpid()), *out, *path, err[256];
+	struct store *st = NULL;
+	int64_t ids[6];
+	int rc;
+
+	CHECK(store_open(db, &st) == STORE_OK);
+	if (!st) {
+		free(db);
+		return;
+	}
+	for (int i = 0; i < 6; i++) {
+		char started[32], uuid[40];
+		snprintf(started, sizeof started, "2026-11-%02dT00:00:00Z", i + 1);
+		json_t *fp = fp_make(0, i % 2 ? "g5.xlarge" : "p5.48xlarge", started, 1);
+		snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012d", i);
+		json_object_set_new(json_object_get(fp, "run"), "uuid", json_string(uuid));
+		json_object_del(json_object_get(fp, "run"), "id");
+		CHECK(store_import_fingerprint(st, fp, &ids[i]) == STORE_OK);
+		json_decref(fp);
+	}
+	/* every run: rows for all six, detail loaded from the store, charts for the newest of each type */
+	struct report_opts o = { 0 };
+	out = write_store(st, &o, &rc);
+	CHECK(rc == 0);
+	CHECK(count(out, "<section class=\"run\" id=\"run-") == 6);
+	CHECK(count(out, "aria-label=\"Soak: SM clock") == 2);
+	CHECK(strstr(out, "THROTTLE_THERMAL") != NULL);
+	free(out);
+
+	/* a size budget already spent: no detail, a note saying how many were left out */
+	o.budget_bytes = 1;
+	out = write_store(st, &o, &rc);
+	CHECK(rc == 0);
+	CHECK(count(out, "<section class=\"run\" id=\"run-") == 0);
+	CHECK(strstr(out, "6 more runs left out of the detail") != NULL);
+	free(out);
+
+	/* --run: only that run, detailed whatever the budget */
+	o.run_ids = &ids[1];
+	o.n_run_ids = 1;
+	out = write_store(st, &o, &rc);
+	CHECK(rc == 0);
+	CHECK(count(out, "<section class=\"run\" id=\"run-") == 1);
+	CHECK(strstr(out, "1 of the store&#39;s 6 runs") != NULL || strstr(out, "1 of the store's 6 runs") != NULL);
+	free(out);
+
+	/* into a file: temp + rename; a failure leaves the earlier file and no temporary */
+	path = gv_asprintf("%s/test_html_%d.html", tmp, (int)getpid());
+	CHECK(report_write_file(st, NULL, path, err, sizeof err) == 0);
+	{
+		size_t len = 0;
+		char *text = gv_read_file(path, &len);
+		CHECK(text && !strncmp(text, "<!DOCTYPE html>", 15));
+		free(text);
+	}
+	FILE *old = fopen(path, "w");
+	if (old) {
+		fputs("old", old);
+		fclose(old);
+	}
+	int64_t missing = 9999;
+	struct report_opts bad = { .run_ids = &missing, .n_run_ids = 1 };
+	CHECK(report_write_file(st, &bad, path, err, sizeof err) == -1);
+	CHECK(strstr(err, "not found") != NULL);
+	{
+		size_t len = 0;
+		char *text = gv_read_file(path, &len);
+		CHECK(text && !strcmp(text, "old"));
+		free(text);
+	}
+	{
+		char prefix[64];
+		snprintf(prefix, sizeof prefix, "test_html_%d.html", (int)getpid());
+		CHECK(files_starting(tmp, prefix) == 1);
+	}
+	CHECK(report_write_file(st, NULL, "/nonexistent-dir/x.html", err, sizeof err) == -1);
+	CHECK(strstr(err, "/nonexistent-dir/x.html") != NULL);
+	unlink(path);
+	free(path);
+	store_close(st);
+	{
+		char *w = gv_asprintf("%s-wal", db), *sh = gv_asprintf("%s-shm", db);
+		unlink(db);
+		unlink(w);
+		unlink(sh);
+		free(w);
+		free(sh);
+	}
+	free(db);
+}
+
 TEST_MAIN(T(test_escape_text), T(test_escape_invalid_utf8_and_controls), T(test_escape_json),
 	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_line_chart),
 	  T(test_render_escapes_and_csp), T(test_render_detail_rule), T(test_render_ranking_order),
-	  T(test_render_write_error))
+	  T(test_render_write_error), T(test_report_write_store))
