@@ -40,6 +40,14 @@ LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
              -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
 
+# `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
+# rank per GPU under mpirun.  Rebuild from clean when switching (make clean).
+MPI       ?=
+ifneq ($(MPI),)
+NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-config --cflags ompi-c)
+LDLIBS    += $(shell pkg-config --libs ompi-c)
+endif
+
 C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
