@@ -38,7 +38,6 @@
 #include <mpi.h>
 #endif
 
-#include "runners/util.h"
 
 #define AR_MAX_GPUS 64
 

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runners/util.h"
 
 #define GEMM_MAX_GPUS 64
 #define GEMM_CHECK_SIZE 512

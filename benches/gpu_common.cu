@@ -7,6 +7,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -16,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "runners/util.h"
 
 void gv_gerr_set(struct gv_gerr *e, const char *fmt, ...)
 {
@@ -35,7 +35,15 @@ int gv_probe_gpus(struct bench_ctx *ctx, int *count)
 	cudaError_t e = cudaGetDeviceCount(&n);
 	*count = 0;
 	if (e != cudaSuccess) {
-		bench_reason(ctx, "no cuda device: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+		/* "driver version is insufficient" also means no driver at all: say which */
+		void *dl = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) : NULL;
+		if (e == cudaErrorInsufficientDriver && !dl)
+			bench_reason(ctx, "no cuda device: no nvidia driver (libcuda.so.1 not found): %s",
+				     cudaGetErrorName(e));
+		else
+			bench_reason(ctx, "no cuda device: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+		if (dl)
+			dlclose(dl);
 		return BENCH_SKIP;
 	}
 	if (n <= 0) {

@@ -22,6 +22,11 @@
 #include "benches/gpu_math.h"
 #include "benches/gv_nvml.h"
 
+/* runners/util.h (gv_malloc, gv_parse_long, gv_read_file) has no C++ guards of its own */
+extern "C" {
+#include "runners/util.h"
+}
+
 struct gv_gerr {
 	char text[384];
 	int set;

@@ -31,7 +31,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "runners/util.h"
 
 #define INGEST_CHUNK (32u << 20)
 #define INGEST_NBUF 3

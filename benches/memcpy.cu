@@ -33,7 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runners/util.h"
 
 enum mc_kind { MC_H2D = 0, MC_D2H, MC_BIDIR, MC_D2D, MC_KIND_COUNT };
 

@@ -43,7 +43,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runners/util.h"
 
 #define SOAK_MAX_GPUS 64
 #define SOAK_DEPTH 4
