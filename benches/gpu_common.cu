@@ -286,7 +286,7 @@ int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct g
 {
 	cublasLtMatmulPreference_t pref = NULL;
 	cublasLtMatmulHeuristicResult_t res[16];
-	int nres = 0, rc = -1;
+	int nres = 0, best_i = -1, unsupported = 0;
 	size_t wsz = GV_GEMM_WORKSPACE;
 	cublasComputeType_t ct = g->dt == GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 	cublasOperation_t ta = g->dt == GEMM_FP8 ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
@@ -328,7 +328,7 @@ int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct g
 		if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && nres == 0)) {
 			gv_gerr_set(err, "cublasLt has no %s algorithm for %dx%dx%d on this gpu",
 				    gemm_dtype_name(g->dt), sh.m, sh.n, sh.k);
-			rc = 1;
+			unsupported = 1;
 			goto fail;
 		}
 		GV_LT(err, hs);
@@ -341,23 +341,33 @@ int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct g
 		g->algo = res[i].algo;
 		g->have_algo = 1;
 		double ms = 0;
-		if (gv_gemm_enqueue(g, err) || gemm_time_one(g, 2, &ms, err))
+		struct gv_gerr terr;
+		memset(&terr, 0, sizeof terr);
+		if (gv_gemm_enqueue(g, &terr)) {
+			/* a candidate cuBLASLt refuses at launch is skipped; a CUDA error is real */
+			if (!strncmp(terr.text, "CUBLAS_STATUS_", 14))
+				continue;
+			if (!err->set)
+				*err = terr;
+			goto fail;
+		}
+		if (gemm_time_one(g, 2, &ms, err))
 			goto fail;
 		g->algos_tried++;
 		if (ms < best) {
 			best = ms;
-			rc = i;
+			best_i = i;
 		}
 		if (ms > 200)   /* a slow GEMM: the heuristic's order is good enough */
 			break;
 	}
-	if (rc < 0) {
+	if (best_i < 0) {
 		gv_gerr_set(err, "cublasLt returned no usable %s algorithm for %dx%dx%d", gemm_dtype_name(g->dt),
 			    sh.m, sh.n, sh.k);
-		rc = 1;
+		unsupported = 1;
 		goto fail;
 	}
-	g->algo = res[rc].algo;
+	g->algo = res[best_i].algo;
 	g->have_algo = 1;
 	{
 		size_t wr = 0;
@@ -372,7 +382,7 @@ fail:
 	if (pref)
 		cublasLtMatmulPreferenceDestroy(pref);
 	g->have_algo = 0;
-	return rc == 1 ? 1 : -1;
+	return unsupported ? 1 : -1;
 }
 
 int gv_gemm_enqueue(struct gv_gemm *g, struct gv_gerr *err)
