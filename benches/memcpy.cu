@@ -301,7 +301,7 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	struct gv_gerr err;
 	int n = 0;
 	char why[256] = "", params[512], link_params[384];
-	const struct gv_nvml *nv;
+	const struct gv_nvml *nv = NULL;
 	static double res[MC_MAX_GPUS][R_COUNT], pct[MC_MAX_GPUS];
 	size_t headline = 0;
 

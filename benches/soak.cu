@@ -178,11 +178,11 @@ static int soak_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	struct gv_gerr err;
 	struct soak_gpu *gs = NULL;
 	int n = 0, min_cc = 1000, stop = 0, rc = BENCH_FAIL, dur = soak_duration_s(cfg);
-	double free_min = 1e30, w, t0;
+	double free_min = 1e30, w = 0, t0 = 0;
 	enum gemm_dtype dt;
 	struct gemm_shape sh = { 8192, 8192, 8192 };
 	char why[256] = "", params[512];
-	const struct gv_nvml *nv;
+	const struct gv_nvml *nv = NULL;
 	nvmlEventSet_t evset = NULL;
 	unsigned self_pid = (unsigned)getpid();
 	int npts = dur + 8;

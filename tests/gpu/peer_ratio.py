@@ -210,7 +210,11 @@ def main():
         peer = torch_copy(torch, direction, mem == "pinned", nbytes, copies, 10)
         add(name, m["value"], peer, f"{nbytes} B x {copies}")
     m = metric(fp, "allreduce.algbw.gbps", -1)
-    if m:
+    if m and m["params"].get("ranks", 1) < 2:
+        # torch's all_reduce is in place, which NCCL skips with one rank; gpuvet's out-of-place
+        # one-rank all-reduce is a device copy: no peer to compare with
+        print("# allreduce: one gpu, no peer (torch all_reduce is in place; nccl skips it)")
+    elif m:
         p = m["params"]
         peer = torch_allreduce(torch, p["bytes"], p["iters"])
         add(m["name"], m["value"], peer, f"{p['bytes']} B, {p['ranks']} rank(s)")
