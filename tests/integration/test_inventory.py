@@ -358,3 +358,76 @@ def test_help(gpuvet):
     p = gpuvet("inventory", "--help", check=0)
     assert p.stdout.startswith("usage: gpuvet inventory")
     assert "--provider" in p.stdout and "--json" in p.stdout
+
+
+# ---- the GPU path, through a FAKE libnvidia-ml (tests/integration/fake_nvml.c) ----
+# There is no GPU on the test machines; this library answers invented values
+# so that the mapping NVML -> JSON/text is checked.  Nothing here is a measurement.
+
+@pytest.fixture(scope="module")
+def fake_nvml(tmp_path_factory):
+    import subprocess
+    import sysconfig
+    from pathlib import Path
+    inc = Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "cu13" / "include"
+    src = Path(__file__).with_name("fake_nvml.c")
+    out = tmp_path_factory.mktemp("fake_nvml") / "libfake-nvidia-ml.so"
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O1", "-Wall", "-Werror",
+                    "-I", str(inc), "-o", str(out), str(src)], check=True, timeout=120)
+    return str(out)
+
+
+def test_fake_gpus_json(gpuvet, fake_nvml):
+    inv = gpuvet.json("inventory", "--json", env={"GPUVET_NVML_LIB": fake_nvml})
+    assert inv["gpu_error"] is None
+    assert inv["driver"] == {"version": "550.54.15", "cuda_version": "12.4"}
+    g0, g1 = inv["gpus"]
+    assert g0["name"] == "NVIDIA H100 80GB HBM3"
+    assert g0["uuid"].startswith("GPU-fake0000")
+    assert g0["serial"] == "FAKE000000000" and g0["vbios"] == "96.00.99.00.01"
+    assert g0["memory_bytes"] == 85520809984
+    assert g0["pci_bus_id"] == "00000000:18:00.0"
+    assert g0["pcie"] == {"gen_current": 5, "width_current": 16, "gen_max": 5,
+                          "gen_gpu_max": 5, "width_max": 16}
+    assert g0["nvlink"] == {"links": 18, "links_active": 18}
+    assert g0["ecc"]["current"] == "enabled" and g0["ecc"]["pending"] == "enabled"
+    assert g0["ecc"]["volatile"] == {"corrected": 0, "uncorrected": 0}
+    assert g0["retired_pages"] is None            # NOT_SUPPORTED: Hopper remaps rows
+    assert g0["remapped_rows"] == {"correctable": 0, "uncorrectable": 0,
+                                   "pending": False, "failure": False}
+    assert g0["virtualization_mode"] == "passthrough"
+    assert g0["mig"] == {"current": "disabled", "pending": "disabled"}
+    assert (g0["numa_node"], g0["numa_source"]) == (0, "nvml")
+    assert g0["power_limit_w"] == 700.0
+    assert g0["max_clocks_mhz"] == {"sm": 1980, "memory": 2619}
+    assert "reference_model" in g0               # pricing/gpus.h decides; may be null
+    # the degraded one
+    assert (g1["pcie"]["gen_current"], g1["pcie"]["width_current"]) == (3, 8)
+    assert g1["nvlink"] == {"links": 18, "links_active": 16}
+    assert g1["ecc"]["volatile"] == {"corrected": 7, "uncorrected": 2}
+    assert g1["ecc"]["aggregate"] == {"corrected": 40, "uncorrected": 5}
+    assert g1["remapped_rows"]["pending"] is True and g1["remapped_rows"]["uncorrectable"] == 1
+    assert g1["virtualization_mode"] == "vgpu"
+    assert g1["mig"] == {"current": "disabled", "pending": "enabled"}
+    # no NVML answer and no such PCI device in sysfs here: unknown, not invented
+    assert g1["numa_node"] is None and g1["numa_source"] is None
+    assert g1["power_limit_w"] == 500.0
+
+
+def test_fake_gpus_text(gpuvet, fake_nvml):
+    out = gpuvet("inventory", env={"GPUVET_NVML_LIB": fake_nvml}, check=0).stdout
+    assert "Driver    nvidia 550.54.15, cuda 12.4" in out
+    assert "GPU 0     NVIDIA H100 80GB HBM3, 79.6 GiB" in out
+    assert "pcie gen5 x16 (32.0 GT/s per lane) of max gen5 x16" in out
+    assert "pcie gen3 x8 (8.0 GT/s per lane) of max gen5 x16" in out
+    assert "nvlink 16/18 links active" in out
+    assert "remapped rows 3 correctable, 1 uncorrectable, pending yes" in out
+    assert "virtualization vgpu, mig disabled (pending enabled)" in out
+    assert "power limit 700 W" in out and "max clocks sm 1980 MHz, memory 2619 MHz" in out
+
+
+def test_fake_nvml_init_failure(gpuvet, fake_nvml):
+    inv = gpuvet.json("inventory", "--json",
+                      env={"GPUVET_NVML_LIB": fake_nvml, "FAKE_NVML_INIT_FAIL": "1"})
+    assert inv["gpus"] == []
+    assert inv["gpu_error"] == "nvidia driver not usable: nvmlInit: Driver Not Loaded"
