@@ -14,10 +14,15 @@
  *          running as a vGPU, no nvmlDeviceGetNumaNodeId (old driver)
  *
  * FAKE_NVML_INIT_FAIL=1 makes nvmlInit_v2 fail as with the module unloaded.
+ * Like the real library after fork(), it answers "Uninitialized" in a
+ * process that did not call nvmlInit itself (geopm/geopm#3066).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <nvml.h>
+
+static pid_t fake_init_pid;
 
 #define FAKE_DEV(d) ((int)(size_t)(d) - 1)   /* handles are index + 1 */
 
@@ -38,7 +43,10 @@ static nvmlReturn_t put_str(char *buf, unsigned len, const char *s)
 nvmlReturn_t nvmlInit_v2(void)
 {
 	const char *f = getenv("FAKE_NVML_INIT_FAIL");
-	return f && *f == '1' ? NVML_ERROR_DRIVER_NOT_LOADED : NVML_SUCCESS;
+	if (f && *f == '1')
+		return NVML_ERROR_DRIVER_NOT_LOADED;
+	fake_init_pid = getpid();
+	return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
@@ -49,16 +57,25 @@ const char *nvmlErrorString(nvmlReturn_t r)
 	case NVML_SUCCESS: return "Success";
 	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
 	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
 	default: return "Unknown Error";
 	}
 }
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned int n) { return put_str(v, n, "550.54.15"); }
 nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { *v = 12040; return NVML_SUCCESS; }
-nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n) { *n = 2; return NVML_SUCCESS; }
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n)
+{
+	if (fake_init_pid != getpid())
+		return NVML_ERROR_UNINITIALIZED;
+	*n = 2;
+	return NVML_SUCCESS;
+}
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 {
+	if (fake_init_pid != getpid())
+		return NVML_ERROR_UNINITIALIZED;
 	if (i > 1)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*d = (nvmlDevice_t)(size_t)(i + 1);

@@ -431,3 +431,19 @@ def test_fake_nvml_init_failure(gpuvet, fake_nvml):
                       env={"GPUVET_NVML_LIB": fake_nvml, "FAKE_NVML_INIT_FAIL": "1"})
     assert inv["gpus"] == []
     assert inv["gpu_error"] == "nvidia driver not usable: nvmlInit: Driver Not Loaded"
+
+
+def test_nvml_reinit_after_fork(fake_nvml):
+    # reruns the C unit binary with the fake library: its test_nvml_fork forks
+    # after NVML is initialised and needs the child to re-initialise
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    tdir = Path(os.environ.get("GPUVET_TEST_DIR", root / "build" / "tests"))
+    binary = tdir / "test_inventory"
+    assert binary.exists(), binary
+    env = dict(os.environ, GPUVET_TEST_FAKE_NVML=fake_nvml, GPUVET_NO_METADATA="1")
+    env.setdefault("ASAN_OPTIONS", "protect_shadow_gap=0:detect_leaks=1")
+    p = subprocess.run([str(binary)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "test_nvml_fork: skipped" not in p.stdout
