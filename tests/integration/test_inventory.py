@@ -447,3 +447,19 @@ def test_nvml_reinit_after_fork(fake_nvml):
     p = subprocess.run([str(binary)], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "test_nvml_fork: skipped" not in p.stdout
+
+
+def test_root_filesystem_is_on_a_listed_disk(gpuvet):
+    # the disk (or partition / holder) backing / is listed with "/" among its mountpoints
+    st = os.stat("/")
+    dev = "/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    if not os.path.exists(dev):
+        pytest.skip("/ is not on a block device here (overlay, tmpfs, btrfs subvolume)")
+    real = os.path.realpath(dev)
+    if "/devices/virtual/" in real and not os.listdir(os.path.join(real, "slaves")):
+        pytest.skip("/ is on a virtual block device without a backing disk")
+    inv = gpuvet.json("inventory", "--json")
+    assert any("/" in d["mountpoints"] for d in inv["disks"]), inv["disks"]
+    d = next(d for d in inv["disks"] if "/" in d["mountpoints"])
+    assert d["size_bytes"] > 0 and d["transport"] in (
+        "nvme", "virtio", "sata", "scsi", "usb", "xen", "mmc", "unknown")
