@@ -136,9 +136,9 @@ static int gemm_dtype_run(struct bench_ctx *ctx, const struct bench_config *cfg,
 	snprintf(series, sizeof series, "gemm.%s.tflops", name);
 	for (int d = 0; d < n; d++) {
 		g[d] = &gs[d];
+		opened = d + 1;   /* gv_gemm_close() copes with a half-opened one */
 		if (gv_gemm_open(g[d], d, dt, err))
 			goto out;
-		opened = d + 1;
 	}
 
 	/* 1. correctness on a small case, every element */
@@ -179,6 +179,7 @@ static int gemm_dtype_run(struct bench_ctx *ctx, const struct bench_config *cfg,
 			goto out;
 		bench_sample(ctx, series, -1, sizes[i], cur->agg);
 		bench_log(ctx, "%s %d^3: %.1f TFLOP/s on %d gpu(s)", name, sizes[i], cur->agg, n);
+		double last_ms = cur->st[0].median;
 		if (cur->agg > best->agg) {
 			struct gemm_meas *t = best;
 			best = cur;
@@ -186,7 +187,7 @@ static int gemm_dtype_run(struct bench_ctx *ctx, const struct bench_config *cfg,
 		}
 		bench_progress(ctx, prog0 + (prog1 - prog0) * 0.5 * (i + 1) / nsizes);
 		/* a slow GPU (FP32 on a T4): the next size would take 8x as long */
-		double next_s = best->st[0].median / 1e3 * 8 * (rp.warmup + rp.reps) * (top + 1);
+		double next_s = last_ms / 1e3 * 8 * (rp.warmup + rp.reps) * (top + 1);
 		if (i + 1 < nsizes && next_s > (cfg->profile == PROFILE_QUICK ? 8.0 : 60.0)) {
 			bench_log(ctx, "%s: larger sizes skipped (%.0f s expected)", name, next_s);
 			break;

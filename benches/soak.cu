@@ -217,9 +217,9 @@ static int soak_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	if (!nv)
 		bench_log(ctx, "nvml not available, only throughput is sampled: %s", why);
 	for (int d = 0; d < n; d++) {
+		gs[d].gemm_open = 1;   /* gv_gemm_close() copes with a half-opened one */
 		if (gv_gemm_open(&gs[d].g, d, dt, &err))
 			goto fail;
-		gs[d].gemm_open = 1;
 		int r = gv_gemm_set_shape(&gs[d].g, sh, 4, &err);
 		if (r)
 			goto fail;
