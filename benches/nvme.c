@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -89,7 +90,7 @@ static int nvme_deadline(const struct bench_config *cfg)
 {
 	struct nvme_plan pl = nvme_plan_for(cfg->profile);
 	/* three jobs, a possible io_uring->libaio rerun of the first, layout, slack */
-	return 4 * (pl.runtime_s + pl.ramp_s + 10) + nvme_layout_s(&pl) + 20;
+	return 4 * (pl.runtime_s + pl.ramp_s + 15) + nvme_layout_s(&pl) + 20;
 }
 
 /* ---- cleanup, also from a signal handler (only async-signal-safe calls) ---- */
@@ -109,8 +110,10 @@ static void nvme_cleanup_files(void)
 
 static void nvme_on_signal(int sig)
 {
-	if (nvme_child > 0)
+	if (nvme_child > 0) {
+		kill(-(pid_t)nvme_child, SIGKILL);
 		kill((pid_t)nvme_child, SIGKILL);
+	}
 	nvme_cleanup_files();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -232,6 +235,15 @@ static int nvme_spawn(char *const argv[], double timeout_s, struct nvme_proc *pr
 		return -1;
 	}
 	if (pid == 0) {
+		/*
+		 * fio in a group of its own, so a timeout kills its job processes
+		 * too; and told (SIGTERM, which fio turns into stopping its jobs)
+		 * when this bench process dies, e.g. killed at the harness deadline.
+		 */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(127);
 		int nul = open("/dev/null", O_RDONLY);
 		if (nul >= 0)
 			dup2(nul, STDIN_FILENO);
@@ -245,6 +257,7 @@ static int nvme_spawn(char *const argv[], double timeout_s, struct nvme_proc *pr
 		(void)w;
 		_exit(127);
 	}
+	setpgid(pid, pid); /* as the child does: no window where kill(-pid) misses */
 	nvme_child = pid;
 	close(po[1]);
 	close(pe[1]);
@@ -260,6 +273,7 @@ static int nvme_spawn(char *const argv[], double timeout_s, struct nvme_proc *pr
 		double left = end - bench_now();
 		if (left <= 0) {
 			pr->timed_out = 1;
+			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			break;
 		}
@@ -377,6 +391,11 @@ static int nvme_fio_job(struct bench_ctx *ctx, struct nvme_run *nr, const struct
 			"--allow_file_create=1", a_file, NULL,
 		};
 		double left = nr->deadline - bench_now();
+		/* a job's own allowance: its runtime, the read file's layout, start-up slack */
+		double own = nr->plan.runtime_s + nr->plan.ramp_s + 15 +
+			     (!strcmp(job->name, "seqread") ? nvme_layout_s(&nr->plan) : 0);
+		if (left > own)
+			left = own;
 		if (left < 1) {
 			snprintf(why, whylen, "no time left for the fio %s job", job->name);
 			return -1;
@@ -563,19 +582,20 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 				     nvme_strerror(errno));
 			return BENCH_FAIL;
 		}
+		if (snprintf(nvme_workdir, sizeof nvme_workdir, "%s/gpuvet-fio-XXXXXX", target) >=
+		    (int)sizeof nvme_workdir || !mkdtemp(nvme_workdir)) {
+			bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
+				     nvme_strerror(errno));
+			nvme_workdir[0] = 0;
+			return BENCH_FAIL;
+		}
 		struct statvfs sv;
 		if (statvfs(target, &sv) == 0 &&
 		    nvme_fit(&nr.plan, (unsigned long long)sv.f_bavail * sv.f_frsize)) {
 			bench_reason(ctx, "not enough free space in nvme directory '%s' (%llu MiB)",
 				     target,
 				     ((unsigned long long)sv.f_bavail * sv.f_frsize) >> 20);
-			return BENCH_FAIL;
-		}
-		if (snprintf(nvme_workdir, sizeof nvme_workdir, "%s/gpuvet-fio-XXXXXX", target) >=
-		    (int)sizeof nvme_workdir || !mkdtemp(nvme_workdir)) {
-			bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
-				     nvme_strerror(errno));
-			nvme_workdir[0] = 0;
+			nvme_cleanup();
 			return BENCH_FAIL;
 		}
 		if (snprintf(nvme_files[0], sizeof nvme_files[0], "%s/write.dat", nvme_workdir) >=

@@ -717,8 +717,10 @@ static int os_get_phase(struct os_state *s, long long size)
 	long long range = s->range < size ? s->range : size;
 	long long budget = s->plan.get_bytes;
 	int n = (int)((budget + range - 1) / range);
-	if (n > 4096) /* tiny objects: requests, not bytes, are the limit */
+	if (n > 4096) /* small ranges: requests, not bytes, are the limit */
 		n = 4096;
+	if (size <= range && n > s->conc * 4) /* a small object: a few rounds tell its latency */
+		n = s->conc * 4;
 	struct os_req *reqs = calloc((size_t)n, sizeof *reqs);
 	if (!reqs)
 		abort();

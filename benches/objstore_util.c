@@ -75,18 +75,24 @@ char *objstore_mask_url(const char *url)
 {
 	if (!url)
 		return os_strndup("(none)", 6);
-	const char *scheme = strstr(url, "://");
-	const char *auth = scheme ? scheme + 3 : url;
-	size_t alen = strcspn(auth, "/?#");
+	/* a scheme is letters, digits, '+', '-', '.' before "://" */
+	const char *p = url;
+	while (isalnum((unsigned char)*p) || *p == '+' || *p == '-' || *p == '.')
+		p++;
+	int has_scheme = p > url && !strncmp(p, "://", 3);
+	const char *auth = has_scheme ? p + 3 : url;
+	/* authority: up to the first '/', '?' or '#'; without a scheme up to '?' or '#' */
+	size_t alen = strcspn(auth, has_scheme ? "/?#" : "?#");
 	const char *at = NULL;
-	for (const char *p = auth; p < auth + alen; p++)
-		if (*p == '@')
-			at = p;
+	for (const char *q = auth; q < auth + alen; q++)
+		if (*q == '@')
+			at = q;
+	const char *host = at ? at + 1 : auth;
+	size_t hlen = alen - (size_t)(host - auth);
 	size_t rest = strcspn(auth + alen, "?#");
 	int has_query = auth[alen + rest] != 0;
-	return os_printf("%.*s%s%.*s%.*s%s", (int)(auth - url), url, at ? "***@" : "",
-			 (int)(alen - (at ? (size_t)(at + 1 - auth) : 0)), at ? at + 1 : auth,
-			 (int)rest, auth + alen, has_query ? "?***" : "");
+	return os_printf("%.*s%s%.*s%.*s%s", (int)(auth - url), url, at ? "***@" : "", (int)hlen,
+			 host, (int)rest, auth + alen, has_query ? "?***" : "");
 }
 
 void objstore_target_free(struct os_target *t)
