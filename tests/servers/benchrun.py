@@ -81,6 +81,9 @@ def run_bench(gpuvet, bench, env=None, timeout=180, allow_destructive=False, **o
     p = subprocess.run([str(test_dir / "test_storage_benches")], capture_output=True, text=True,
                        timeout=timeout, env=e, cwd=ROOT)
     secs = time.time() - t0
+    # a sanitizer report (leak, UB) or a crash fails the test, whatever the bench said
+    assert p.returncode == 0 or (p.returncode == -14 and "status" not in p.stdout), \
+        (p.returncode, p.stderr[-4000:])
     status, reason, metrics, params = "killed", "", {}, {}
     for line in p.stdout.splitlines():
         m = json.loads(line)
