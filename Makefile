@@ -38,7 +38,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
-             -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
+             -lyaml -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
 
 C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
@@ -48,7 +48,7 @@ TESTS     := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
-APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev \
+APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libyaml-dev \
              libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus
 PIP_BUILD := nvidia-nvml-dev
