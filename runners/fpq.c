@@ -112,13 +112,16 @@ const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
 	if (r)
 		return r;
 	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
-	const char *name = fpq_str(g0, "name", "model_name", NULL);
-	double mib = 0;
+	key = fpq_str(g0, "reference_model", NULL);
+	if (key && (r = gpu_ref_find(key)))
+		return r;
+	const char *name = fpq_str(g0, "name", NULL);
+	double bytes = 0;
 	if (!name)
 		return NULL;
-	if (fpq_num(g0, &mib, "memory_total_mib", "memory_mib", "memory.total_mib", NULL))
-		mib = 0;
-	return gpu_ref_match(name, mib / 1024.0);
+	if (fpq_num(g0, &bytes, "memory_bytes", NULL))
+		bytes = 0;
+	return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
 }
 
 static const json_t *path_get(const json_t *obj, const char *path)
