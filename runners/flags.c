@@ -525,6 +525,34 @@ static void below_reference_flags(const json_t *fp, json_t *out)
  * Rule: foreign + any other signal: critical; foreign alone: warning (a process holds the GPU,
  * no symptom seen); without foreign, two or more other signals: warning; else nothing.
  */
+struct xm {
+	double x;
+	unsigned long long mask;
+};
+
+static int cmp_xm(const void *a, const void *b)
+{
+	double x = ((const struct xm *)a)->x, y = ((const struct xm *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* Whether a slowdown reason was active in the sample nearest x (within half a second). */
+static int slowed_at(const struct xm *v, size_t n, double x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].x < x - 0.5)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n && v[i].x <= x + 0.5; i++)
+		if (fabs(v[i].x - x) < 0.5 && (v[i].mask & SLOWDOWN_BITS))
+			return 1;
+	return 0;
+}
+
 static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 {
 	const json_t *pts = fpq_series(fp, "soak.tflops", gpu), *mpts = fpq_series(fp, "soak.clock_events.mask", gpu);
@@ -532,10 +560,15 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 	int n;
 	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n) || n < 10 || !(med > 0))
 		return;
+	size_t nm = 0, i;
+	json_t *p;
+	struct xm *masks = gv_malloc((json_array_size(mpts) + 1) * sizeof *masks);
+	json_array_foreach(mpts, i, p)
+		if (!mask_of(p, &masks[nm].x, &masks[nm].mask))
+			nm++;
+	qsort(masks, nm, sizeof *masks, cmp_xm);
 	int episodes = 0, in_dip = 0, dip_s = 0, throttled = 0;
 	double first_start = 0, last_start = 0;
-	size_t i;
-	json_t *p;
 	json_array_foreach(pts, i, p) {
 		json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
 		if (!json_is_number(jx) || !json_is_number(jy))
@@ -550,20 +583,11 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 				last_start = x;
 				episodes++;
 			}
-			/* was a slowdown reason active in this second? */
-			size_t j;
-			json_t *q;
-			json_array_foreach(mpts, j, q) {
-				double mx;
-				unsigned long long mask;
-				if (!mask_of(q, &mx, &mask) && fabs(mx - x) < 0.5 && (mask & SLOWDOWN_BITS)) {
-					throttled++;
-					break;
-				}
-			}
+			throttled += slowed_at(masks, nm, x);
 		}
 		in_dip = dip;
 	}
+	free(masks);
 	if (episodes >= FLAG_DIP_MIN_EPISODES && throttled <= FLAG_DIP_MAX_THROTTLED * dip_s)
 		json_array_append_new(signals, json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:f}", "signal", "dips", "gpu", gpu,
 			"episodes", episodes, "dip_seconds", dip_s, "throttled_dip_seconds", throttled,

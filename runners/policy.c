@@ -548,7 +548,23 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 				vals[k++] = ov;
 		}
 		if ((int)k >= p->fleet_min_runs) {
-			double med = fpq_median(vals, k);
+			double med = fpq_median(vals, k), lo = vals[0], hi = vals[0];
+			for (size_t j = 1; j < k; j++) {
+				lo = vals[j] < lo ? vals[j] : lo;
+				hi = vals[j] > hi ? vals[j] : hi;
+			}
+			/* run-to-run spread of the metric across the fleet, stored with the verdict */
+			double spread = med != 0 ? (hi - lo) / fabs(med) : 0;
+			double margin = r->has_fleet_min ? 1 - r->fleet_min : r->fleet_max - 1;
+			if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
+				margin = r->fleet_max - 1;
+			json_array_append_new(json_object_get(res, "fleet"),
+				json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
+					  "median", med, "min", lo, "max", hi, "spread", spread));
+			if (margin < 3 * spread)
+				note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
+				     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
+				     margin * 100);
 			const char *it = fpq_run_str(fp, "instance_type"), *model = fpq_run_str(fp, "gpu_model");
 			if (r->has_fleet_min) {
 				snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
@@ -618,8 +634,8 @@ static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
 
 enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
 {
-	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
-				"failed", "unmeasurable", "passed", "notes");
+	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
+				"failed", "unmeasurable", "passed", "notes", "fleet");
 	int ngpu = fpq_gpu_count(fp);
 	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {
 		const char *e = json_string_value(json_object_get(json_object_get(fp, "inventory"), "gpu_error"));

@@ -89,6 +89,16 @@ static int has_failed(const json_t *res, const char *what)
 	return 0;
 }
 
+static int has_note(const json_t *res, const char *words)
+{
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(res, "notes"), i, n)
+		if (strstr(json_string_value(n), words))
+			return 1;
+	return 0;
+}
+
 static void test_default_parses(void)
 {
 	struct policy *p = builtin();
@@ -374,7 +384,19 @@ static void test_fleet_baseline(void)
 	CHECK(strstr(json_string_value(json_object_get(f, "source")), "median 75 of 3 accepted run(s)"));
 	json_decref(res);
 	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 67.5);
-	CHECK(eval(p, fp, fleet, NULL) == POLICY_ACCEPT);
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	/* the fleet's run-to-run spread is measured and kept with the verdict: (76-74)/75 */
+	json_t *fs = json_array_get(json_object_get(res, "fleet"), 0);
+	CHECK(fs && json_integer_value(json_object_get(fs, "runs")) == 3);
+	CHECK_NEAR(json_number_value(json_object_get(fs, "spread")), 2.0 / 75, 1e-9);
+	CHECK(!has_note(res, "noise may reject"));   /* 10% margin > 3 x 2.7% */
+	json_decref(res);
+	/* a noisy fleet: the policy's margin is flagged as too tight */
+	json_array_append_new(fleet, fleet_member(62, "e", "accept"));
+	json_array_append_new(fleet, fleet_member(80, "f", "accept"));
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	CHECK(has_note(res, "noise may reject"));
+	json_decref(res);
 	/* another SKU is not the fleet */
 	json_object_set_new(json_object_get(fp, "run"), "instance_type", json_string("p5e.48xlarge"));
 	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 50);
