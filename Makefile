@@ -50,9 +50,9 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 # Debian packages needed to build and run (and, for tests, the test servers).
 APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libyaml-dev \
              libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
-APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus
+APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev
-PIP_TEST  := pytest moto[server]
+PIP_TEST  := pytest moto[server] pyyaml
 
 .PHONY: all run test check deps deps-test fuzz fuzz-build clean install
 all: $(BUILD)/gpuvet
@@ -97,7 +97,7 @@ deps:
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST)
+	@$(PYTHON) -c 'import pytest, moto, yaml' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST)
 
 # ---- the README's two commands ----
 run: deps
