@@ -93,11 +93,13 @@ endef
 
 deps:
 	$(call apt_install,$(APT_BUILD))
-	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD)
+	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD) \
+	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_BUILD)
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto, yaml' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST)
+	@$(PYTHON) -c 'import pytest, moto, yaml' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
+	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
 
 # ---- the README's two commands ----
 run: deps

@@ -4,8 +4,14 @@
  * One table of (symbol names, slot) drives the resolution: the first name
  * that the installed libnvidia-ml.so.1 exports wins, so a versioned entry
  * point (nvmlInit_v2) falls back to its older name on old drivers, and a
- * symbol that no name resolves leaves its pointer NULL.  The load happens
- * once per process (pthread_once); every caller gets the same result.
+ * symbol that no name resolves leaves its pointer NULL.  The library is
+ * loaded once; every caller gets the same table.
+ *
+ * fork: NVML's state is not inherited by a child (calls there fail with
+ * "Uninitialized", geopm/geopm#3066), and the harness forks every bench
+ * after the inventory initialised NVML in the parent.  So the process that
+ * called Init is remembered, and a call from another process (a forked
+ * child) calls Init again there before handing the table out.
  */
 #include "benches/gv_nvml.h"
 
@@ -14,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GV_NVML_SONAME "libnvidia-ml.so.1"
 
@@ -81,7 +88,9 @@ static const struct nvml_sym nvml_syms[] = {
 static struct gv_nvml nvml_state;
 static const struct gv_nvml *nvml_loaded;    /* &nvml_state once usable */
 static char nvml_why[256];
-static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
+static int nvml_attempted;
+static pid_t nvml_init_pid;                  /* the process whose Init succeeded */
+static pthread_mutex_t nvml_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* dlsym returns void *; POSIX guarantees it converts to a function pointer. */
 static void nvml_set_slot(struct gv_nvml *n, size_t off, void *sym)
@@ -129,6 +138,7 @@ static void nvml_do_load(void)
 		goto fail;
 	}
 	nvml_loaded = n;
+	nvml_init_pid = getpid();
 	return;
 fail:
 	dlclose(n->dl);
@@ -137,10 +147,26 @@ fail:
 
 const struct gv_nvml *gv_nvml_load(char *why, size_t whylen)
 {
-	pthread_once(&nvml_once, nvml_do_load);
-	if (!nvml_loaded && why && whylen)
+	const struct gv_nvml *n;
+	pthread_mutex_lock(&nvml_lock);
+	if (!nvml_attempted) {
+		nvml_attempted = 1;
+		nvml_do_load();
+	} else if (nvml_loaded && nvml_init_pid != getpid()) {
+		nvmlReturn_t rc = nvml_state.Init();
+		if (rc == NVML_SUCCESS) {
+			nvml_init_pid = getpid();
+		} else {
+			snprintf(nvml_why, sizeof nvml_why, "nvidia driver not usable: nvmlInit: %s",
+				 gv_nvml_strerror(&nvml_state, rc));
+			nvml_loaded = NULL;
+		}
+	}
+	n = nvml_loaded;
+	if (!n && why && whylen)
 		snprintf(why, whylen, "%s", nvml_why);
-	return nvml_loaded;
+	pthread_mutex_unlock(&nvml_lock);
+	return n;
 }
 
 const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc)

@@ -406,6 +406,11 @@ void cloud_detect(const struct cloud_opts *o, struct cloud_id *id)
 		}
 	}
 	if (o->provider || o->sku || o->region) {
+		if (o->provider && strcmp(o->provider, id->provider)) {
+			/* another provider than detected: nothing detected describes it */
+			id->instance_type[0] = id->region[0] = id->zone[0] = id->instance_id[0] = '\0';
+			id->evidence[0] = '\0';
+		}
 		if (o->provider)
 			set_str(id->provider, sizeof id->provider, o->provider);
 		if (o->sku)

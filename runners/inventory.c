@@ -676,7 +676,7 @@ static void print_gpu(const json_t *g, FILE *f)
 		js(g, "pci_bus_id") ? js(g, "pci_bus_id") : "?",
 		inv_pcie_format(cg, cw, b1, sizeof b1), inv_pcie_gts(cg),
 		inv_pcie_format((int)ji(pcie, "gen_max", 0), (int)ji(pcie, "width_max", 0), b2, sizeof b2));
-	if (ji(pcie, "gen_gpu_max", 0) > 0)
+	if (ji(pcie, "gen_gpu_max", 0) > 0 && ji(pcie, "gen_gpu_max", 0) != ji(pcie, "gen_max", 0))
 		fprintf(f, " (gpu supports gen%lld)", ji(pcie, "gen_gpu_max", 0));
 	if (ji(g, "numa_node", -1) >= 0)
 		fprintf(f, ", numa node %lld\n", ji(g, "numa_node", -1));
@@ -736,9 +736,10 @@ void inventory_print(const json_t *inv, FILE *f)
 		fprintf(f, ", virtual machine%s%s", js(host, "dmi_sys_vendor") ? " by " : "",
 			js(host, "dmi_sys_vendor") ? js(host, "dmi_sys_vendor") : "");
 	fputc('\n', f);
-	fprintf(f, LABEL "%s, %lld socket(s), %lld cores, %lld threads\n", "CPU",
+	fprintf(f, LABEL "%s, %lld socket%s, %lld cores, %lld threads\n", "CPU",
 		js(cpu, "model") ? js(cpu, "model") : "unknown model",
-		ji(cpu, "sockets", 0), ji(cpu, "cores", 0), ji(cpu, "threads", 0));
+		ji(cpu, "sockets", 0), ji(cpu, "sockets", 0) == 1 ? "" : "s",
+		ji(cpu, "cores", 0), ji(cpu, "threads", 0));
 	if (json_is_object(mem))
 		fprintf(f, LABEL "%s total, %s available, swap %s\n", "Memory",
 			inv_bytes_format(ji(mem, "total_bytes", -1), b1, sizeof b1),

@@ -316,6 +316,38 @@ static void test_nvml_load_failures(void)
 	CHECK(strstr(gv_nvml_strerror(NULL, NVML_ERROR_NOT_SUPPORTED), "3") != NULL);
 }
 
+/*
+ * With GPUVET_TEST_FAKE_NVML set to the fake library's path (the integration
+ * test builds it and reruns this binary): a child forked after the parent
+ * initialised NVML must get a working table, not "Uninitialized".
+ */
+static int nvml_count_ok(void)
+{
+	char why[256] = "";
+	unsigned n = 0;
+	const struct gv_nvml *nv = gv_nvml_load(why, sizeof why);
+	if (!nv)
+		return 10;
+	return nv->DeviceGetCount(&n) == NVML_SUCCESS && n == 2 ? 0 : 11;
+}
+
+static int nvml_fork_reinit(void)
+{
+	setenv("GPUVET_NVML_LIB", getenv("GPUVET_TEST_FAKE_NVML"), 1);
+	if (nvml_count_ok())
+		return 1;
+	return in_child(nvml_count_ok);   /* a second level: the harness's bench child */
+}
+
+static void test_nvml_fork(void)
+{
+	if (!getenv("GPUVET_TEST_FAKE_NVML")) {
+		printf("test_nvml_fork: skipped here, run by tests/integration/test_inventory.py\n");
+		return;
+	}
+	CHECK(in_child(nvml_fork_reinit) == 0);
+}
+
 static void test_readers(void)
 {
 	json_error_t err;
@@ -375,5 +407,5 @@ static void test_collect_here(void)
 
 TEST_MAIN(T(test_cpuinfo_amd_vm), T(test_cpuinfo_arm_and_bad), T(test_meminfo), T(test_mountinfo),
 	  T(test_os_release), T(test_formatting), T(test_sysfs_helpers), T(test_cloud_guess),
-	  T(test_cloud_override_and_none), T(test_nvml_load_failures), T(test_readers),
+	  T(test_cloud_override_and_none), T(test_nvml_load_failures), T(test_nvml_fork), T(test_readers),
 	  T(test_collect_here))
