@@ -603,7 +603,12 @@ static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, jso
 	int n;
 	if (!ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n))
 		return;
-	double peak = ref->peak_tflops[GPU_BF16] > 0 ? ref->peak_tflops[GPU_BF16] : ref->peak_tflops[GPU_FP16];
+	/* the soak's dtype (params of its first-window metric), else BF16, else FP16 */
+	const char *dts = json_string_value(json_object_get(json_object_get(fpq_metric(fp, "soak.tflops.first_min", gpu),
+									       "params"), "dtype"));
+	int dt = dts ? gpu_dtype_from_name(dts) : -1;
+	double peak = dt >= 0 && ref->peak_tflops[dt] > 0 ? ref->peak_tflops[dt] :
+		      ref->peak_tflops[GPU_BF16] > 0 ? ref->peak_tflops[GPU_BF16] : ref->peak_tflops[GPU_FP16];
 	if (!(peak > 0))
 		return;
 	if (sg)

@@ -86,7 +86,7 @@ def test_each_rejecting_flag_alone(gpuvet, tmp_path, case, code):
 
 
 @pytest.mark.parametrize("metric,value,threshold,line", [
-    ("gemm.bf16.pct_of_peak", 39.9, 40, 17), ("memcpy.h2d.pct_of_link", 69.9, 70, 24)])
+    ("gemm.bf16.pct_of_peak", 39.9, 40, 17), ("memcpy.h2d.pct_of_link", 69.9, 70, 27)])
 def test_each_rejecting_metric_rule_alone(gpuvet, tmp_path, metric, value, threshold, line):
     store(gpuvet, tmp_path, set_metric(fingerprint(), metric, value))
     res = json.loads(gpuvet("accept", "--json", check=1).stdout)

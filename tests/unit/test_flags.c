@@ -6,6 +6,7 @@
  */
 #include "runners/flags.h"
 #include "runners/fpq.h"
+#include "pricing/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
@@ -162,6 +163,31 @@ static void test_garbage_shapes(void)
 	}
 }
 
+/* A power cap under a limit the host lowered below the model's TDP is worth a warning. */
+static void test_power_limit_below_tdp(void)
+{
+	json_t *fp = load("power_cap_5s.json");
+	CHECK(fp);
+	size_t i;
+	json_t *s, *pt;
+	json_array_foreach(json_object_get(fp, "samples"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "series")), "soak.power_limit.w")) {
+			size_t j;
+			json_array_foreach(json_object_get(s, "points"), j, pt)
+				json_array_set_new(pt, 1, json_real(500.0));
+		}
+	json_t *flags = flags_compute(fp);
+	const json_t *f = find_flag(flags, "THROTTLE_POWER", 0);
+	CHECK(f);
+	const struct gpu_ref *ref = gpu_ref_find("H100-SXM");
+	/* 500 W < 0.90 x 700 W with the reference row; without it, no TDP to compare: info */
+	CHECK_STR(json_string_value(json_object_get(f, "severity")),
+		  ref && 500 < FLAG_POWER_LIMIT_MIN_FRAC * ref->tdp_w ? "warning" : "info");
+	CHECK_NEAR(json_number_value(json_object_get(json_object_get(f, "evidence"), "power_limit_w")), 500, 1e-9);
+	json_decref(flags);
+	json_decref(fp);
+}
+
 static void test_severity_rank(void)
 {
 	CHECK(flags_severity_rank("info") < flags_severity_rank("warning"));
@@ -171,4 +197,4 @@ static void test_severity_rank(void)
 }
 
 TEST_MAIN(T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
-	  T(test_garbage_shapes), T(test_severity_rank))
+	  T(test_garbage_shapes), T(test_power_limit_below_tdp), T(test_severity_rank))

@@ -6,6 +6,7 @@
  */
 #include "runners/policy.h"
 #include "runners/fpq.h"
+#include "pricing/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
@@ -424,6 +425,39 @@ static void test_default_text_matches_file(void)
 	CHECK_STR(policy_default_text(), f);
 }
 
-TEST_MAIN(T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
+/* Thresholds relative to the model's reference (pricing/gpus.h). */
+static void test_reference_threshold(void)
+{
+	const char *text = "name: ref\nrules:\n  - metric: gemm.bf16.tflops\n    gpu: each\n"
+			   "    min_fraction_of_reference: 0.75\n  - metric: memcpy.h2d.pinned.gbps\n"
+			   "    min_fraction_of_reference: 0.8\n";
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_parse(text, strlen(text), "ref.yaml", &p, err, sizeof err) == 0);
+	if (!p)
+		return;
+	json_t *fp = good("clean.json"), *res;
+	const struct gpu_ref *ref = gpu_ref_find("H100-SXM");
+	enum policy_verdict v = eval(p, fp, NULL, &res);
+	if (!ref) {
+		/* no reference row for the model: the threshold is noted as not applied, never invented */
+		CHECK(v == POLICY_ACCEPT);
+		CHECK(has_note(res, "no reference for gemm.bf16.tflops on gpu model 'H100-SXM'"));
+	} else {
+		/* 720 TFLOP/s < 0.75 x 989.4 = 742: reject; 55 GB/s >= 0.8 x the gen5 x16 link: pass */
+		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		CHECK(v == (720 < 0.75 * ref->peak_tflops[GPU_BF16] ? POLICY_REJECT : POLICY_ACCEPT));
+		json_t *f = json_array_get(json_object_get(res, "failed"), 0);
+		CHECK_STR(json_string_value(json_object_get(f, "kind")), "reference");
+		CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 0.75 * ref->peak_tflops[GPU_BF16], 1e-6);
+		CHECK(strstr(json_string_value(json_object_get(f, "source")), "H100-SXM bf16 dense peak"));
+		CHECK((55 >= 0.8 * link) == !has_failed(res, "memcpy.h2d.pinned.gbps"));
+	}
+	json_decref(res);
+	json_decref(fp);
+	policy_free(p);
+}
+
+TEST_MAIN(T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
 	  T(test_default_accepts_clean), T(test_default_each_rule_alone), T(test_fp16_alternative),
 	  T(test_unmeasurable), T(test_fleet_baseline), T(test_default_text_matches_file))
