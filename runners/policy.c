@@ -407,6 +407,8 @@ int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 	char *text = gv_read_file(path, &len);
 	if (!text) {
 		snprintf(err, errlen, "%s", strerror(errno));
+		if (err[0] >= 'A' && err[0] <= 'Z')
+			err[0] = (char)(err[0] - 'A' + 'a');   /* one lowercase line */
 		return -2;
 	}
 	int rc = policy_parse(text, len, path, out, err, errlen);

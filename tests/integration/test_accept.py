@@ -167,7 +167,9 @@ def test_malformed_policy_is_exit_2_naming_file_and_line(gpuvet, tmp_path, text,
 def test_policy_file_missing_and_bad_usage(gpuvet, tmp_path):
     store(gpuvet, tmp_path, fingerprint())
     p = gpuvet("accept", "--policy", tmp_path / "nope.yaml", check=2)
-    assert p.stderr.startswith("gpuvet: cannot read policy") and "No such file" in p.stderr
+    assert p.stderr == f"gpuvet: cannot read policy '{tmp_path / 'nope.yaml'}': no such file or directory\n"
+    p = gpuvet("accept", "--policy", tmp_path, check=2)
+    assert p.stderr.startswith("gpuvet: cannot read policy") and "\n" not in p.stderr.rstrip("\n")
     gpuvet("accept", "--frobnicate", check=2)
     gpuvet("accept", "extra", check=2)
     p = gpuvet("accept", "--run", "999", check=2)
