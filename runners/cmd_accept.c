@@ -5,11 +5,13 @@
  */
 #include "runners/accept.h"
 #include "runners/cli.h"
+#include "runners/fpq.h"
 #include "runners/policy.h"
 #include "runners/util.h"
 #include "results/store.h"
 
 #include <getopt.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,16 +80,59 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		fprintf(out, "  %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
 }
 
+/*
+ * Candidate fleet runs: accepted runs of the same GPU model and count (and
+ * instance type when both know it), found with one query so a large merged
+ * store is not loaded whole; -1 when the query cannot run (then every run is
+ * a candidate and policy_same_fleet() decides).
+ */
+static int fleet_candidates(struct store *s, int64_t run_id, const json_t *fp, int64_t **ids, size_t *n)
+{
+	sqlite3 *db = store_db(s);
+	sqlite3_stmt *st;
+	const char *model = fpq_run_str(fp, "gpu_model"), *it = fpq_run_str(fp, "instance_type");
+	size_t cap = 16;
+	*n = 0;
+	if (!db || sqlite3_prepare_v2(db,
+		"SELECT DISTINCT r.id FROM runs r JOIN verdicts v ON v.run_id = r.id AND v.verdict = 'accept' "
+		"WHERE r.gpu_model = ?1 AND r.gpu_count = ?2 AND r.id <> ?3 "
+		"AND (?4 IS NULL OR r.instance_type IS NULL OR r.instance_type = ?4) ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, model ? model : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, fpq_gpu_count(fp));
+	sqlite3_bind_int64(st, 3, run_id);
+	if (it)
+		sqlite3_bind_text(st, 4, it, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 4);
+	*ids = gv_malloc(cap * sizeof **ids);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = gv_realloc(*ids, (cap *= 2) * sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Fingerprints of the other runs of the same SKU that were accepted, without their samples. */
 static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
 	json_t *fleet = json_array();
-	if (store_list_runs(s, &ids, &n)) {
+	int scan = fleet_candidates(s, run_id, fp, &ids, &n) != 0;
+	if (scan && store_list_runs(s, &ids, &n)) {
 		gv_debug("fleet baseline unavailable: %s", store_errmsg(s));
 		return fleet;
 	}
+	gv_debug("fleet baseline: %zu candidate run(s)%s", n, scan ? " (full scan)" : "");
 	for (size_t i = 0; i < n; i++) {
 		json_t *o;
 		if (ids[i] == run_id || store_load_fingerprint(s, ids[i], &o))

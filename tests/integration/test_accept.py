@@ -223,6 +223,9 @@ def test_fleet_baseline_median_of_accepted_runs_of_the_sku(gpuvet, tmp_path):
     assert "median 75 of 3 accepted run(s) of H100-SXM x1 p5.48xlarge x 0.9" in f["source"]
     _, p = fleet_run(gpuvet, tmp_path, 67.6, "ok")
     assert p.returncode == 0, p.stdout
+    # the candidates come from one query: accepted runs of the SKU only (3 + "ok"), not all 7 runs
+    p = gpuvet("-v", "accept", "--run", u)
+    assert "fleet baseline: 4 candidate run(s)\n" in p.stderr, p.stderr
 
 
 def test_three_repeats_of_a_clean_machine_with_noise_all_accept(gpuvet, tmp_path):
