@@ -199,6 +199,7 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	} else if (!gv_quiet) {
 		summary_print(fp, stdout);
 	}
+	fflush(stdout);
 	json_decref(fp);
 	if (interrupted) {
 		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);

@@ -34,11 +34,14 @@ void summary_print(const json_t *fp, FILE *f)
 	const json_t *run = json_object_get(fp, "run");
 	fprintf(f, "run %lld  %s  profile %s  %s\n", (long long)json_integer_value(json_object_get(run, "id")),
 		s_or(run, "uuid", "?"), s_or(run, "profile", "?"), s_or(run, "status", "?"));
-	fprintf(f, "machine: %s %s %s, %lld GPU(s)%s%s\n", s_or(run, "provider", "unknown"),
-		s_or(run, "instance_type", "(instance type unknown)"), s_or(run, "region", ""),
-		(long long)json_integer_value(json_object_get(run, "gpu_count")),
-		json_string_value(json_object_get(run, "gpu_model")) ? " " : "", s_or(run, "gpu_model", ""));
-
+	char machine[256];
+	const char *itype = json_string_value(json_object_get(run, "instance_type"));
+	const char *region = json_string_value(json_object_get(run, "region"));
+	const char *model = json_string_value(json_object_get(run, "gpu_model"));
+	snprintf(machine, sizeof machine, "%s%s%s%s%s", s_or(run, "provider", "unknown"), itype ? " " : "",
+		 itype ? itype : "", region ? " " : "", region ? region : "");
+	fprintf(f, "machine: %s, %lld GPU(s)%s%s\n", machine,
+		(long long)json_integer_value(json_object_get(run, "gpu_count")), model ? " " : "", model ? model : "");
 	fprintf(f, "\n%-10s %-9s %8s  %s\n", "bench", "status", "time", "detail");
 	size_t i;
 	json_t *b;
