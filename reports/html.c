@@ -5,6 +5,7 @@
 #include "reports/sha256.h"
 #include "reports/svg.h"
 #include "reports/rank.h"
+#include "pricing/catalog.h"
 #include "pricing/gpus.h"
 #include "results/store.h"
 #include "runners/util.h"
@@ -449,7 +450,16 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
 	size_t nsku = 0, *idx, nfc;
 	struct flag_count fc[64];
-	json_t *r0 = json_array_get(d->rankings, 0), *top = json_array_get(json_object_get(r0, "rows"), 0);
+	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
+	size_t ri;
+
+	/* the headline is the best measured type; estimates only fill the table */
+	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
+		if (!json_is_true(json_object_get(row, "estimate"))) {
+			top = row;
+			break;
+		}
+	}
 
 	for (size_t i = 0; i < d->n; i++) {
 		const char *v = d->runs[i].verdict;
@@ -480,7 +490,7 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	if (top) {
 		char buf[64];
 		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
-		fputs("<p>Most per dollar (", f);
+		fputs("<p>Most per dollar among measured types (", f);
 		html_esc(f, jstr(r0, "metric"));
 		fputs(", ", f);
 		html_esc(f, market_name(jstr(r0, "market")));
@@ -493,8 +503,6 @@ static void section_summary(FILE *f, const struct rdoc *d)
 		fprintf(f, ", %s ", buf);
 		html_esc(f, jstr(r0, "unit"));
 		fputs(" per USD per hour", f);
-		if (json_is_true(json_object_get(top, "estimate")))
-			fputs(" <span class=\"est\">(estimate from the reference table, not measured)</span>", f);
 		fputs(".</p>\n", f);
 	}
 
@@ -1895,10 +1903,8 @@ static void *rank_worker(void *arg)
 
 	if (store_open_readonly(p->path, &s))
 		return NULL;   /* the other threads take the jobs */
-	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824; BEGIN",
-		     NULL, NULL, NULL);
+	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL);
 	rank_pool_drain(p, s);
-	sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL);
 	store_close(s);
 	return NULL;
 }
@@ -1968,6 +1974,19 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	return out;
 }
 
+/* A read transaction when none is open (1), else nothing (0). */
+static int txn_begin(struct store *s)
+{
+	return sqlite3_get_autocommit(store_db(s)) &&
+	       sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+static void txn_end(struct store *s, int began)
+{
+	if (began && sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(store_db(s), "ROLLBACK", NULL, NULL, NULL);
+}
+
 /* A stream that forwards to another and counts the bytes, for the size budget. */
 struct counted {
 	FILE *to;
@@ -1992,14 +2011,32 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 
 	if (!o)
 		o = &none;
+	/*
+	 * rank_compute() loads the shipped price catalogs on first use when the
+	 * store is writable; do it here, once, before the read transaction, so
+	 * the rankings (some on read-only connections of their own) all see the
+	 * same prices as `gpuvet rank`.
+	 */
+	if (!sqlite3_db_readonly(store_db(s), "main")) {
+		char cerr[256];
+		if (catalog_ensure_shipped(store_db(s), 0, NULL, cerr, sizeof cerr) < 0)
+			gv_debug("report: %s", cerr);
+	}
 	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
 	if (sqlite3_exec(store_db(s), "PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL))
 		gv_debug("report: cannot enlarge the sqlite cache: %s", sqlite3_errmsg(store_db(s)));
-	/* one read transaction: a consistent snapshot, and no lock taken per statement */
-	in_txn = sqlite3_get_autocommit(store_db(s)) &&
-		 sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-	if (load_summaries(s, o, &d, err, errlen))
+	/*
+	 * Read transactions around our own reading: one snapshot per phase and no
+	 * lock taken per statement.  Not around rank_compute(), which may start
+	 * its own (loading the shipped catalogs).
+	 */
+	in_txn = txn_begin(s);
+	rc = load_summaries(s, o, &d, err, errlen);
+	txn_end(s, in_txn);
+	in_txn = 0;
+	if (rc)
 		goto out;
+	rc = -1;
 	pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
@@ -2008,6 +2045,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	err[0] = 0;
 	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
+	in_txn = txn_begin(s);
 	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
 	d.price_sources = sources;
 	d.prices_error = price_err[0] ? price_err : NULL;
@@ -2037,8 +2075,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	}
 	rc = 0;
 out:
-	if (in_txn && sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_exec(store_db(s), "ROLLBACK", NULL, NULL, NULL);
+	txn_end(s, in_txn);
 	for (size_t i = 0; i < d.n; i++)
 		run_sum_free(&d.runs[i]);
 	free(d.runs);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void report_usage(FILE *f)
 {
@@ -74,7 +75,13 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return gv_usage_error("report", "empty output file name");
 	}
-	if (store_open_readonly(gv_db_path(g), &s)) {
+	/*
+	 * Read-write as `gpuvet rank` opens it (the ranking loads the shipped
+	 * price catalogs on first use, so both show the same order), read-only
+	 * when that is all the file allows; never created here.
+	 */
+	if ((access(gv_db_path(g), F_OK) != 0 || store_open(gv_db_path(g), &s) != STORE_OK) &&
+	    store_open_readonly(gv_db_path(g), &s) != STORE_OK) {
 		gv_err("%s", store_open_error());
 		free(run_args);
 		return GV_EXIT_USAGE;

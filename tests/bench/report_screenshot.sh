@@ -16,6 +16,7 @@ trap 'rm -rf "$DIR"' EXIT INT TERM
 export GPUVET_NO_METADATA=1
 python3 "$ROOT/tests/bench/synth_fingerprints.py" --runs 12 --soak-seconds 300 -o "$DIR/runs.json"
 "$BIN" -q --db "$DIR/s.db" results import "$DIR/runs.json" >/dev/null
+"$BIN" -q --db "$DIR/s.db" rank --json >/dev/null   # loads the shipped price catalogs (real list prices)
 python3 "$ROOT/tests/bench/synth_fingerprints.py" --prices-db "$DIR/s.db"
 "$BIN" -q --db "$DIR/s.db" report -o "$DIR/report.html"
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \

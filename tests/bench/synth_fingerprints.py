@@ -174,12 +174,16 @@ def price_rows(captured_at="2026-11-20T00:00:00Z"):
 
 
 def insert_prices(conn, captured_at="2026-11-20T00:00:00Z"):
-    """Inserts the demo prices into a gpuvet store (schema v1), source 'synthetic demo data'."""
+    """Inserts the demo prices into a gpuvet store (schema v1), source 'synthetic demo data', where the
+    store has no real price (the shipped catalog) for the same provider, instance type and market."""
     for prov, itype, region, key, ngpu, market, price, cap in price_rows(captured_at):
+        # a real list price from the shipped catalog wins: the demo price only fills gaps
         conn.execute("INSERT OR REPLACE INTO prices (provider, instance_type, region, gpu_model, gpu_count,"
                      " market, price, unit, currency, source, captured_at)"
-                     " VALUES (?,?,?,?,?,?,?,'hour','USD','synthetic demo data',?)",
-                     (prov, itype, region, key, ngpu, market, price, cap))
+                     " SELECT ?,?,?,?,?,?,?,'hour','USD','synthetic demo data',?"
+                     " WHERE NOT EXISTS (SELECT 1 FROM prices WHERE provider = ? AND instance_type = ?"
+                     " AND market = ? AND source <> 'synthetic demo data')",
+                     (prov, itype, region, key, ngpu, market, price, cap, prov, itype, market))
     conn.commit()
 
 

@@ -95,6 +95,7 @@ def make_store(gpuvet, tmp_path, runs=6, soak=90, hostile_name=None, mutate=None
     f = tmp_path / "fps.json"
     f.write_text(json.dumps(fps))
     gpuvet("results", "import", f, check=0)
+    gpuvet("rank", "--json")          # loads the shipped price catalogs, as any first ranking does
     conn = sqlite3.connect(gpuvet.db)
     synth_fingerprints.insert_prices(conn)
     conn.close()

@@ -9,6 +9,7 @@
 #include "results/store.h"
 
 #include <dirent.h>
+#include <sqlite3.h>
 #include <unistd.h>
 #include <stdlib.h>
 
@@ -400,10 +401,18 @@ static void test_report_write_store(void)
 		CHECK(store_import_fingerprint(st, fp, &ids[i]) == STORE_OK);
 		json_decref(fp);
 	}
+	/* a price, so there is a ranking (rank_compute runs on this connection and on workers' own) */
+	CHECK(sqlite3_exec(store_db(st), "INSERT INTO prices (provider, instance_type, region, market, price, unit,"
+					  " currency, source, captured_at) VALUES ('aws', 'p5.48xlarge', 'us-east-1',"
+					  " 'on_demand', 55.04, 'hour', 'USD', 'unit test', '2026-11-20')",
+			   NULL, NULL, NULL) == SQLITE_OK);
 	/* every run: rows for all six, detail loaded from the store, charts for the newest of each type */
 	struct report_opts o = { 0 };
 	out = write_store(st, &o, &rc);
 	CHECK(rc == 0);
+	CHECK(strstr(out, "<table class=\"sortable\" id=\"rank\">") != NULL);
+	CHECK(strstr(out, "No ranking") == NULL);
+	CHECK(strstr(out, "unit test, 2026-11-20") != NULL);     /* the price's source in its row */
 	CHECK(count(out, "<section class=\"run\" id=\"run-") == 6);
 	CHECK(count(out, "aria-label=\"Soak: SM clock") == 2);
 	CHECK(strstr(out, "THROTTLE_THERMAL") != NULL);
