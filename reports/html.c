@@ -1858,15 +1858,15 @@ static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t 
 
 /*
  * Rankings: [0] is exactly `gpuvet rank`'s default (so the order matches
- * `gpuvet rank --json`), then the same metric on spot prices and per GPU
- * on-demand, then each other headline metric found in the runs and the
- * composite score.training, on-demand per instance.  A ranking rank_compute()
- * refuses (no price for that market, unknown metric) or that has no row is
- * left out.
+ * `gpuvet rank --json`), computed first on the caller's connection; then
+ * the same metric on spot prices and per GPU, each metric of RANK_MORE
+ * some run has, and the composite score.training, on-demand per instance.
+ * A ranking rank_compute() refuses (no price for that market) or that has
+ * no row is left out.
  *
- * Each ranking reads the whole store, so they are computed in parallel:
- * worker threads open their own read-only connection to the same file (the
- * calling thread uses the caller's); an in-memory store is ranked serially.
+ * Each ranking reads the whole store, so the others are computed in
+ * parallel, each thread on a read-only connection of its own to the same
+ * file; an in-memory store is ranked serially on the caller's connection.
  */
 struct rank_job {
 	struct rank_opts o;
@@ -1876,8 +1876,8 @@ struct rank_job {
 };
 
 struct rank_pool {
-	struct store *main;       /* the caller's connection, for the calling thread */
-	const char *path;         /* for the workers' own connections; NULL: none */
+	struct store *main;       /* the caller's connection */
+	const char *path;         /* for the threads' own read-only connections; NULL: none (in memory) */
 	struct rank_job *jobs;
 	size_t n, next;
 	pthread_mutex_t mu;
@@ -1896,81 +1896,111 @@ static void rank_pool_drain(struct rank_pool *p, struct store *s)
 	}
 }
 
+struct rank_thread {
+	struct rank_pool *pool;
+	struct store *s;
+};
+
 static void *rank_worker(void *arg)
 {
-	struct rank_pool *p = arg;
-	struct store *s;
-
-	if (store_open_readonly(p->path, &s))
-		return NULL;   /* the other threads take the jobs */
-	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL);
-	rank_pool_drain(p, s);
-	store_close(s);
+	struct rank_thread *t = arg;
+	rank_pool_drain(t->pool, t->s);
 	return NULL;
 }
+
+/* A read-only connection for a ranking thread (opened by the calling thread: store_open keeps an error buffer). */
+static struct store *rank_conn(const char *path)
+{
+	struct store *s;
+	if (store_open_readonly(path, &s) != STORE_OK)
+		return NULL;
+	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL);
+	return s;
+}
+
+/* Metrics ranked per dollar besides rank's default, when some run has them. */
+static const char *const RANK_MORE[] = {
+	"memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps", "nvme.seqread.gbps", "soak.tflops.last_min",
+};
 
 static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,
 				char *why, size_t whylen)
 {
-	json_t *out = json_array();
+	json_t *out = json_array(), *r0 = NULL;
 	struct rank_opts ro = { .include_estimates = !o->no_estimates };
-	struct rank_job jobs[4 + N_HEAD + 2];
+	struct rank_job jobs[3 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
-	const char *path = sqlite3_db_filename(store_db(s), "main");
+	const char *path = sqlite3_db_filename(store_db(s), "main"), *metric;
 	pthread_t th[3];
+	struct rank_thread thr[3];
 	size_t nth = 0;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), lim;
 	const char *env = getenv("GPUVET_REPORT_THREADS");   /* 1: serial (benchmarks, debugging) */
+	struct store *ro_main = NULL;
+	char err[256];
 
 	if (env && gv_parse_long(env, 1, 64, &lim) == 0)
 		cpus = lim;
+	/* rank's defaults first, on the caller's connection: the table's order, and the default metric */
+	if (rank_compute(s, &ro, &r0, err, sizeof err)) {
+		snprintf(why, whylen, "%s", err);
+		return out;
+	}
+	json_array_append_new(out, r0);
+	metric = jstr(r0, "metric");
 
 	memset(jobs, 0, sizeof jobs);
-	jobs[pool.n++].o = ro;                                   /* gpuvet rank's defaults */
 	jobs[pool.n].o = ro;
 	jobs[pool.n++].o.market = "spot";
 	jobs[pool.n].o = ro;
 	jobs[pool.n++].o.per = "gpu";
-	for (size_t h = 0; h < N_HEAD; h++) {
+	for (size_t m = 0; m < sizeof RANK_MORE / sizeof RANK_MORE[0]; m++) {
 		int present = 0;
-		for (size_t i = 0; i < d->n && !present; i++)
-			present = isfinite(d->runs[i].head[h]);
-		if (!present || strstr(HEAD[h].metric, "drop_pct"))
+		for (size_t h = 0; h < N_HEAD; h++)
+			if (!strcmp(HEAD[h].metric, RANK_MORE[m]))
+				for (size_t i = 0; i < d->n && !present; i++)
+					present = isfinite(d->runs[i].head[h]);
+		if (!present || (metric && !strcmp(metric, RANK_MORE[m])))
 			continue;
 		jobs[pool.n].o = ro;
-		jobs[pool.n++].o.metric = HEAD[h].metric;
+		jobs[pool.n++].o.metric = RANK_MORE[m];
 	}
 	jobs[pool.n].o = ro;
 	jobs[pool.n++].o.metric = "score.training";   /* the composite (score.all costs a pass per metric) */
 
+	/*
+	 * The rest in parallel, every thread on a read-only connection of its
+	 * own (the catalogs are loaded already; a writable connection would
+	 * check them again on every call).
+	 */
 	pthread_mutex_init(&pool.mu, NULL);
 	pool.path = path && *path ? path : NULL;
-	if (pool.path)
-		for (long i = 1; i < cpus && i <= 3 && nth < pool.n - 1; i++)
-			if (pthread_create(&th[nth], NULL, rank_worker, &pool) == 0)
-				nth++;
-	rank_pool_drain(&pool, s);
-	for (size_t i = 0; i < nth; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&pool.mu);
-
-	if (jobs[0].rc) {
-		snprintf(why, whylen, "%s", jobs[0].err);
-	} else {
-		json_t *r0 = jobs[0].out;
-		const char *metric = jstr(r0, "metric");
-		json_array_append(out, r0);
-		for (size_t k = 1; k < pool.n; k++) {
-			json_t *r = jobs[k].out;
-			const char *m = jstr(r, "metric");
-			/* the default metric again on rank's default market and per: already [0] */
-			int dup = k >= 3 && m && metric && !strcmp(m, metric);
-			if (!jobs[k].rc && !dup && json_array_size(json_object_get(r, "rows")))
-				json_array_append(out, r);
+	if (pool.path) {
+		for (long i = 1; i < cpus && i <= 3 && nth + 1 < pool.n; i++) {
+			if (!(thr[nth].s = rank_conn(pool.path)))
+				break;
+			thr[nth].pool = &pool;
+			if (pthread_create(&th[nth], NULL, rank_worker, &thr[nth])) {
+				store_close(thr[nth].s);
+				break;
+			}
+			nth++;
 		}
+		ro_main = rank_conn(pool.path);
 	}
-	for (size_t k = 0; k < pool.n; k++)
+	rank_pool_drain(&pool, ro_main ? ro_main : s);
+	for (size_t i = 0; i < nth; i++) {
+		pthread_join(th[i], NULL);
+		store_close(thr[i].s);
+	}
+	pthread_mutex_destroy(&pool.mu);
+	store_close(ro_main);
+
+	for (size_t k = 0; k < pool.n; k++) {
+		if (!jobs[k].rc && json_array_size(json_object_get(jobs[k].out, "rows")))
+			json_array_append(out, jobs[k].out);
 		json_decref(jobs[k].out);
+	}
 	return out;
 }
 
