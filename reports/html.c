@@ -498,8 +498,11 @@ static void section_summary(FILE *f, const struct rdoc *d)
 		html_esc(f, jstr(top, "provider"));
 		fputs(" ", f);
 		html_esc(f, jstr(top, "instance_type"));
-		fputs("</b> in ", f);
-		html_esc(f, orq(jstr(top, "region")));
+		fputs("</b>", f);
+		if (jstr(top, "region") && *jstr(top, "region")) {
+			fputs(" in ", f);
+			html_esc(f, jstr(top, "region"));
+		}
 		fprintf(f, ", %s ", buf);
 		html_esc(f, jstr(r0, "unit"));
 		fputs(" per USD per hour", f);
@@ -772,29 +775,40 @@ static void section_bars(FILE *f, const struct rdoc *d)
 		fputs("<p>No ranking, so no chart.</p></section>\n", f);
 		return;
 	}
-	fputs("<p>One chart per ranking, bars in its own order (top 25); hollow dashed bars are estimates from "
-	      "the reference table, not measurements.</p>\n<div class=\"charts\">\n", f);
+	fputs("<p>One chart per ranking, measured instance types in its own order (top 25); estimates from the "
+	      "reference table are only in the ranking table.</p>\n<div class=\"charts\">\n", f);
 	for (size_t k = 0; k < nrk && charts < 10; k++) {
 		json_t *rk = json_array_get(d->rankings, k), *rows = json_object_get(rk, "rows"), *row;
-		size_t n = json_array_size(rows), nb = n < 25 ? n : 25, i;
+		size_t n = json_array_size(rows), nb = 0, i, more = 0;
 		struct svg_bar *bars;
 		char **labels;
 		char *title, *unit;
 
 		if (is_per_gpu(rk))
 			continue;   /* same value per dollar as per instance */
-		bars = gv_calloc(nb ? nb : 1, sizeof *bars);
-		labels = gv_calloc(nb ? nb : 1, sizeof *labels);
+		bars = gv_calloc(n < 25 ? n + 1 : 25, sizeof *bars);
+		labels = gv_calloc(n < 25 ? n + 1 : 25, sizeof *labels);
+		nb = 0;
 		json_array_foreach(rows, i, row) {
-			if (i >= nb)
-				break;
-			labels[i] = gv_asprintf("%s %s %s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
-						orq(jstr(row, "region")));
-			bars[i] = (struct svg_bar){ labels[i], jnum(row, "value_per_dollar"), (int)charts,
-						    json_is_true(json_object_get(row, "estimate")) };
+			const char *rg = jstr(row, "region");
+			if (json_is_true(json_object_get(row, "estimate")))
+				continue;   /* measured types only: estimates are rows of the table */
+			if (nb == 25) {
+				more++;
+				continue;
+			}
+			labels[nb] = gv_asprintf("%s %s%s%s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
+						 rg && *rg ? " " : "", rg && *rg ? rg : "");
+			bars[nb] = (struct svg_bar){ labels[nb], jnum(row, "value_per_dollar"), (int)charts, 0 };
+			nb++;
+		}
+		if (nb == 0) {
+			free(bars);
+			free(labels);
+			continue;
 		}
 		title = gv_asprintf("%s per dollar, %s prices%s", orq(jstr(rk, "metric")), market_name(jstr(rk, "market")),
-				    n > nb ? " (top 25)" : "");
+				    more ? " (top 25)" : "");
 		unit = jstr(rk, "value_per_dollar_unit")
 			       ? gv_asprintf("%s %s", orq(jstr(rk, "unit")), jstr(rk, "value_per_dollar_unit"))
 			       : gv_asprintf("%s per USD per hour", orq(jstr(rk, "unit")));

@@ -177,6 +177,28 @@ static void test_svg_line_chart(void)
 	free(out);
 }
 
+static void test_svg_bar_chart(void)
+{
+	struct svg_bar bars[] = {
+		{ "aws p5.48xlarge <us-east-1>", 99.04, 0, 0 },
+		{ "lambda gpu_1x_h100_sxm5 with a very long label that must be cut short", 300.7, 1, 1 },
+		{ "no price", NAN, 2, 0 },
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CHECK(svg_bar_chart(f, "per $ & more", "TFLOP/s per USD per instance-hour", bars, 3, 600) == 0);
+	fclose(f);
+	CHECK(strstr(buf, "per $ &amp; more") != NULL);
+	CHECK(strstr(buf, "&lt;us-east-1&gt;") != NULL);
+	CHECK(strstr(buf, "301 (estimate)") != NULL && strstr(buf, "stroke-dasharray") != NULL);
+	CHECK(strstr(buf, "no data") != NULL);
+	CHECK(strstr(buf, "\xE2\x80\xA6") != NULL);                    /* the long label cut with an ellipsis */
+	CHECK(strstr(buf, "that must be cut short</title>") != NULL);   /* and whole in its tooltip */
+	CHECK(strstr(buf, "TFLOP/s per USD per instance-hour") != NULL);
+	free(buf);
+}
+
 /* ---- rendering ---- */
 
 static json_t *fp_make(int id, const char *itype, const char *started, int with_soak)
@@ -481,6 +503,6 @@ static void test_report_write_store(void)
 }
 
 TEST_MAIN(T(test_escape_text), T(test_escape_invalid_utf8_and_controls), T(test_escape_json),
-	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_line_chart),
+	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_line_chart), T(test_svg_bar_chart),
 	  T(test_render_escapes_and_csp), T(test_render_detail_rule), T(test_render_ranking_order),
 	  T(test_render_write_error), T(test_report_write_store))
