@@ -434,7 +434,7 @@ static int cmd_parse_aws(int argc, char **argv)
 		return GV_EXIT_USAGE;
 	}
 	struct aws_parser *p = aws_parser_new("bench", count_emit, NULL);
-	enum { CHUNK = 1 << 16 };  /* libcurl's largest write-callback chunk is 16 KiB..CURL_MAX_WRITE_SIZE */
+	enum { CHUNK = 16384 };  /* what libcurl's write callback hands out (CURL_MAX_WRITE_SIZE) */
 	char *buf = gv_malloc(CHUNK);
 	struct timespec t0, t1;
 	unsigned long long bytes = 0;

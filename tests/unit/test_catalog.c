@@ -107,15 +107,34 @@ static void test_csvrows_bounds_a_line(void)
 
 static void test_csvrows_prefilter_skips_only_whole_records(void)
 {
-	/* line 3 lacks the needle but opens a quoted field: it is parsed, not skipped */
+	/* a quoted field that spans lines and holds the needle is parsed whole; one without it is skipped */
+	const char *csv = "h1,h2\nGPU x,1\n\"multi\nGPU line\",2\nno,3\n\"skip\nme\",5\nGPU y,4\n";
 	struct rows out = { 0 };
-	struct csvrows *r;
-	const char *ok = "h1,h2\nGPU x,1\n\"multi\nline\",2\nno,3\nGPU y,4\n";
+	struct csvrows *r = csvrows_new(collect, &out);
+	csvrows_set_prefilter(r, "GPU");
+	CHECK(csvrows_feed(r, csv, strlen(csv)) == 0 && csvrows_finish(r) == 0);
+	CHECK_STR(out.text, "2:GPU x|1;3:multi\nGPU line|2;6:skip\nme|5;8:GPU y|4;");
+	CHECK(csvrows_skipped(r) == 2); /* lines 1 and 5 */
+	CHECK(csvrows_lines(r) == 8);
+	csvrows_free(r);
+
+	/* the span fast path: four lines (one record across two of them) skipped at once, lines still counted */
+	const char *span = "h\nno,1\n\"a\nb\",2\nGPU,3\n";
+	memset(&out, 0, sizeof out);
 	r = csvrows_new(collect, &out);
 	csvrows_set_prefilter(r, "GPU");
-	CHECK(csvrows_feed(r, ok, strlen(ok)) == 0 && csvrows_finish(r) == 0);
-	CHECK_STR(out.text, "2:GPU x|1;3:multi\nline|2;6:GPU y|4;");
-	CHECK(csvrows_skipped(r) == 2); /* the header line and "no,3" */
+	CHECK(csvrows_feed(r, span, strlen(span)) == 0 && csvrows_finish(r) == 0);
+	CHECK_STR(out.text, "5:GPU|3;");
+	CHECK(csvrows_skipped(r) == 4 && csvrows_lines(r) == 5);
+	csvrows_free(r);
+
+	/* the same line numbers in errors after skipped spans */
+	const char *err = "h\nno,1\nno,2\nGPU,\"x\"y\n";
+	memset(&out, 0, sizeof out);
+	r = csvrows_new(collect, &out);
+	csvrows_set_prefilter(r, "GPU");
+	CHECK(csvrows_feed(r, err, strlen(err)) < 0);
+	CHECK_STR(csvrows_error(r), "line 4: malformed quoting");
 	csvrows_free(r);
 }
 
