@@ -33,6 +33,7 @@ struct csvrows {
 	size_t rec_bytes;
 	long lines, records, skipped;
 	unsigned long long bytes;
+	int last_line;          /* the final line, without newline: never skipped */
 	int failed;
 	char err[256];
 };
@@ -266,7 +267,7 @@ static int process_line(struct csvrows *r, const char *s, size_t n)
 	if (r->at_boundary) {
 		r->cur_start = r->line;
 		size_t quotes, lines;
-		if (r->needle && !find_needle(s, content, r->needle, r->needle_len) &&
+		if (r->needle && !r->last_line && !find_needle(s, content, r->needle, r->needle_len) &&
 		    (count_quotes_newlines(s, content, &quotes, &lines), quotes % 2 == 0)) {
 			r->skipped++;
 			return 0;
@@ -366,10 +367,8 @@ int csvrows_finish(struct csvrows *r)
 	if (r->carry_len) {
 		/* a last line without its newline is parsed, never skipped: a download cut
 		 * in the middle of a row must show up as a short row, not vanish */
-		char *needle = r->needle;
-		r->needle = NULL;
+		r->last_line = 1;
 		int rc = process_line(r, r->carry, r->carry_len);
-		r->needle = needle;
 		r->carry_len = 0;
 		if (rc < 0)
 			return -1;
