@@ -290,10 +290,16 @@ static int open_common(const char *path, struct store **out, int readonly)
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
 		goto fail_nodb;
 	}
-	if (!readonly && stat(path, &sb) < 0 && errno == ENOENT && make_parent_dirs(path) < 0) {
-		snprintf(open_err, sizeof open_err, "cannot create directory for database '%s': %s", path,
-			 strerror(errno));
-		goto fail_nodb;
+	if (!readonly && stat(path, &sb) < 0) {
+		if (errno != ENOENT) {
+			snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
+			goto fail_nodb;
+		}
+		if (make_parent_dirs(path) < 0) {
+			snprintf(open_err, sizeof open_err, "cannot create directory for database '%s': %s", path,
+				 strerror(errno));
+			goto fail_nodb;
+		}
 	}
 	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': is a directory", path);
@@ -550,6 +556,13 @@ int store_bench_end(struct store *s, int64_t run_id, const char *bench, const ch
 	return rc;
 }
 
+void store_bench_abort(struct store *s)
+{
+	if (s->in_bench)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_bench = 0;
+}
+
 static int insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
 		       const char *message, const char *evidence_json)
 {
@@ -642,7 +655,15 @@ int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id)
 		if (prepare(s, "SELECT id FROM runs WHERE id = ?", &st))
 			return STORE_ERR;
 		sqlite3_bind_int64(st, 1, id);
-	} else {
+		int rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW) {
+			*run_id = id;
+			return STORE_OK;
+		}
+		/* not a run number: maybe a uuid prefix made of digits */
+	}
+	{
 		size_t n = strlen(id_or_uuid);
 		if (n < 4 || n > 36 || strspn(id_or_uuid, "0123456789abcdefABCDEF-") != n) {
 			set_err(s, "no run '%s' (give a run id or a uuid prefix of at least 4 characters)", id_or_uuid);
