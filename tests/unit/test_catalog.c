@@ -393,6 +393,41 @@ static void test_lambda_and_alibaba_parsers(void)
 	free(buf);
 }
 
+static void test_aws_spot_parser(void)
+{
+	/* the shape of EC2's DescribeSpotPriceHistory answer (API version 2016-11-15) */
+	const char *xml =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<DescribeSpotPriceHistoryResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+		"<requestId>r</requestId><spotPriceHistorySet>"
+		"<item><instanceType>g5.xlarge</instanceType><productDescription>Linux/UNIX</productDescription>"
+		"<spotPrice>0.401100</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1a</availabilityZone></item>"
+		"<item><instanceType>g5.xlarge</instanceType><productDescription>Windows</productDescription>"
+		"<spotPrice>0.9</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1b</availabilityZone></item>"
+		"<item><instanceType>m5.large</instanceType><productDescription>Linux/UNIX</productDescription>"
+		"<spotPrice>0.03</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1a</availabilityZone></item>"
+		"</spotPriceHistorySet><nextToken>abc</nextToken></DescribeSpotPriceHistoryResponse>";
+	struct recs x = { 0 };
+	char next[64], err[256];
+	CHECK(aws_spot_parse(xml, strlen(xml), count_emit, &x, next, sizeof next, err, sizeof err) == 0);
+	CHECK(x.n == 1); /* Windows and non-GPU rows dropped */
+	CHECK_STR(x.r[0].zone, "us-east-1a");
+	CHECK_STR(x.r[0].region, "us-east-1");
+	CHECK_STR(x.r[0].market, "spot");
+	CHECK_NEAR(x.r[0].price, 0.4011, 1e-12);
+	CHECK_STR(next, "abc");
+	const char *auth = "<Response><Errors><Error><Code>AuthFailure</Code><Message>AWS was not able to validate"
+			   "</Message></Error></Errors></Response>";
+	CHECK(aws_spot_parse(auth, strlen(auth), count_emit, &x, next, sizeof next, err, sizeof err) < 0);
+	CHECK(strstr(err, "AuthFailure") != NULL);
+	const char *cut = "<DescribeSpotPriceHistoryResponse><spotPriceHistorySet><item><instanceType>g5";
+	CHECK(aws_spot_parse(cut, strlen(cut), count_emit, &x, next, sizeof next, err, sizeof err) < 0);
+	CHECK(strstr(err, "truncated") != NULL);
+}
+
 static void hex(const uint8_t *d, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -436,5 +471,5 @@ static void test_sha1_hmac_and_alibaba_signature(void)
 TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_the_line),
 	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
 	  T(test_catalog_reads_by_header_name), T(test_catalog_rejects_bad_rows), T(test_load_is_one_transaction),
-	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers),
+	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
 	  T(test_sha1_hmac_and_alibaba_signature))
