@@ -18,6 +18,8 @@ struct csvrows {
 	void *ud;
 	char *needle;
 	size_t needle_len;
+	char *more[4];          /* further required needles */
+	size_t nmore;
 	char *carry;            /* a line cut by a chunk boundary */
 	size_t carry_len, carry_cap;
 	char *arena;            /* the fields of the record being parsed, NUL-separated */
@@ -135,12 +137,20 @@ void csvrows_free(struct csvrows *r)
 		return;
 	csv_free(&r->p);
 	free(r->needle);
+	for (size_t i = 0; i < r->nmore; i++)
+		free(r->more[i]);
 	free(r->carry);
 	free(r->arena);
 	free(r->offs);
 	free(r->lens);
 	free(r->ptrs);
 	free(r);
+}
+
+void csvrows_add_prefilter(struct csvrows *r, const char *needle)
+{
+	if (needle && *needle && r->nmore < sizeof r->more / sizeof r->more[0])
+		r->more[r->nmore++] = gv_strdup(needle);
 }
 
 void csvrows_set_prefilter(struct csvrows *r, const char *needle)
@@ -267,8 +277,10 @@ static int process_line(struct csvrows *r, const char *s, size_t n)
 	if (r->at_boundary) {
 		r->cur_start = r->line;
 		size_t quotes, lines;
-		if (r->needle && !r->last_line && !find_needle(s, content, r->needle, r->needle_len) &&
-		    (count_quotes_newlines(s, content, &quotes, &lines), quotes % 2 == 0)) {
+		int lacks = r->needle && !find_needle(s, content, r->needle, r->needle_len);
+		for (size_t i = 0; r->needle && !lacks && i < r->nmore; i++)
+			lacks = !memmem(s, content, r->more[i], strlen(r->more[i]));
+		if (lacks && !r->last_line && (count_quotes_newlines(s, content, &quotes, &lines), quotes % 2 == 0)) {
 			r->skipped++;
 			return 0;
 		}

@@ -8,7 +8,9 @@
  * SKU and term: several GB for us-east-1.  It is streamed from libcurl's
  * write callback through csvrows (libcsv) row by row; columns are found by
  * header name.  Lines without "GPU instance" (the Instance Family of every
- * GPU SKU) are skipped before libcsv sees them.  Kept: TermType OnDemand,
+ * GPU SKU), "Linux" and "Shared" (the operating system and tenancy kept)
+ * are skipped before libcsv sees them; the exact filter is then applied to
+ * the parsed columns.  Kept: TermType OnDemand,
  * Operating System Linux, Tenancy Shared, Pre Installed S/W NA,
  * CapacityStatus Used, License Model "No License required", Unit Hrs,
  * for the NVIDIA GPU families below.
@@ -142,8 +144,12 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 	p->nheader = n;
 	p->have_header = 1;
 	/* every NVIDIA GPU SKU has Instance Family "GPU instance": skip the rest unparsed */
-	if (p->map[A_IFAMILY] >= 0)
+	if (p->map[A_IFAMILY] >= 0) {
+		/* a kept row holds all three values; the first is the rare one (span skipping) */
 		csvrows_set_prefilter(p->rows, "GPU instance");
+		csvrows_add_prefilter(p->rows, "Linux");
+		csvrows_add_prefilter(p->rows, "Shared");
+	}
 	return 0;
 }
 
