@@ -32,9 +32,9 @@ static const struct {
 	const char *prefix;
 	const char *gpu;
 } families[] = {
-	{ "p6-b200.", "B200" },     { "p5en.", "H200-SXM" },     { "p5e.", "H200-SXM" },
+	{ "p6-b200.", "B200" },     { "p5en.", "H200" },     { "p5e.", "H200" },
 	{ "p5.", "H100-SXM" },      { "p4de.", "A100-80-SXM" },  { "p4d.", "A100-40-SXM" },
-	{ "p3dn.", "V100-32-SXM" }, { "p3.", "V100-16-SXM" },    { "g6e.", "L40S" },
+	{ "p3dn.", "V100-SXM2-32" }, { "p3.", "V100-SXM2-16" },    { "g6e.", "L40S" },
 	{ "g6.", "L4" },            { "gr6.", "L4" },            { "g5.", "A10G" },
 	{ "g4dn.", "T4" },
 };
