@@ -111,3 +111,17 @@ def test_rank_empty_store_suggests_estimates(gpuvet):
     r = gpuvet.json("rank", "--estimates", "--json")
     # estimates come only from the reference GPU table: every row says so
     assert all(x["estimate"] is True and x["runs"] == 0 for x in r["rows"])
+
+
+def test_rank_converts_currency_with_stored_rate(store, tmp_path):
+    (tmp_path / "cny.csv").write_text(
+        "provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+        "test,yuan,,A10,1,on_demand,10,hour,CNY,2026-11-01\n")
+    store("prices", "fx", "CNY", "0.125", "--date", "2026-11-01", "--source", "test rate", check=0)
+    store("prices", "import", tmp_path / "cny.csv", check=0)
+    f = tmp_path / "fpy.json"
+    f.write_text(json.dumps(fingerprint("yuan", "cn-hangzhou", 1, [("gemm.bf16.tflops", 50, "TFLOP/s")])))
+    store("results", "import", f, check=0)
+    y = rows(store.json("rank", "--json"))["yuan"]
+    # 10 CNY/h x 0.125 USD/CNY = 1.25 USD/h; 50 / 1.25 = 40
+    assert (y["price_per_hour"], y["currency"], y["value_per_dollar"]) == (1.25, "USD", 40)
