@@ -451,6 +451,8 @@ static int os_start(struct os_state *s, struct os_req *q)
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, os_on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	/* large reads: fewer system calls and callbacks per byte (curl's CLI uses 100 KiB) */
+	curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 512L * 1024);
 	double left = s->hard_deadline - bench_now();
 	long left_ms = left > 0.05 ? (long)(left * 1000) : 50;
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, left_ms);
@@ -576,6 +578,7 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 			   double *t_last, long long *bytes_done, const char *what)
 {
 	int next = 0, active = 0, succeeded = 0;
+	int waiting = 0; /* failed attempts waiting for their retry */
 	long long total = 0;
 	for (int i = 0; i < n; i++)
 		total += reqs[i].len;
@@ -585,10 +588,11 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 	for (;;) {
 		double now = bench_now();
 		/* start what may start: retries due first, then new requests */
-		for (int i = 0; i < next && active < conc && now < grace_until; i++) {
+		for (int i = 0; waiting && i < next && active < conc && now < grace_until; i++) {
 			struct os_req *q = &reqs[i];
 			if (q->done || q->easy || q->not_before > now || !q->attempt)
 				continue;
+			waiting--;
 			if (os_start(s, q) || curl_multi_add_handle(s->multi, q->easy) != CURLM_OK) {
 				os_finish_easy(s, q);
 				q->done = 1;
@@ -609,10 +613,6 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 				*t_first = now;
 			active++;
 		}
-		int waiting = 0; /* retries not yet due */
-		for (int i = 0; i < next; i++)
-			if (!reqs[i].done && !reqs[i].easy)
-				waiting++;
 		if (!active && !waiting && (next >= n || now >= new_reqs_until))
 			break;
 		if (now >= grace_until)
@@ -649,6 +649,7 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 				if (verdict == 0 && q->attempt < OS_MAX_ATTEMPTS &&
 				    t + backoff < grace_until - 0.5) {
 					s->retries++;
+					waiting++;
 					q->not_before = t + backoff;
 					bench_log(s->ctx, "%s %s: %s; retry %d in %.0f ms", what,
 						  os_kind_name(q->kind), msg, q->attempt, backoff * 1000);
