@@ -40,6 +40,14 @@ LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
              -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
 
+# `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
+# rank per GPU under mpirun.  Rebuild from clean when switching (make clean).
+MPI       ?=
+ifneq ($(MPI),)
+NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-config --cflags ompi-c)
+LDLIBS    += $(shell pkg-config --libs ompi-c)
+endif
+
 C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
@@ -93,11 +101,13 @@ endef
 
 deps:
 	$(call apt_install,$(APT_BUILD))
-	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD)
+	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD) \
+	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_BUILD)
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST)
+	@$(PYTHON) -c 'import pytest, moto' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
+	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
 
 # ---- the README's two commands ----
 run: deps
@@ -125,14 +135,15 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c FORCE
 	clang $(CPPFLAGS) -std=c11 -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $< \
 	  $(FUZZ_BUILD)/lib/libgpuvet.a -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(LDLIBS)
 FORCE:
-# make test replays each corpus (and fuzzes 10 s); `make fuzz` fuzzes FUZZ_SECONDS each
+# make test replays each corpus and fuzzes 10 s per target (new inputs go to
+# build-fuzz/work, never into the repository); `make fuzz` fuzzes FUZZ_SECONDS each
 fuzz-replay: fuzz-build
-	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
-	  echo "fuzz: $$n"; $$f -max_total_time=10 -timeout=10 tests/fuzz/corpus/$$n >/dev/null 2>$(FUZZ_BUILD)/$$n.log \
-	  || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); w=$(FUZZ_BUILD)/work/$$n; mkdir -p $$w tests/fuzz/corpus/$$n; \
+	  echo "fuzz: $$n (10 s)"; ASAN_OPTIONS=detect_leaks=1 $$f -max_total_time=10 -timeout=10 -rss_limit_mb=2048 \
+	  $$w tests/fuzz/corpus/$$n >$(FUZZ_BUILD)/$$n.log 2>&1 || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done
 fuzz: fuzz-build
-	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/work/$$n; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/work/$$n tests/fuzz/corpus/$$n || exit 1; done
 
 PREFIX ?= /usr/local
 install: all

@@ -1,21 +1,200 @@
-/* gpus.c - placeholder table until issue 3 fills it. */
+/*
+ * gpus.c - the reference table of GPU models (see gpus.h).
+ *
+ * Every figure is the vendor's datasheet value where NVIDIA publishes one,
+ * for dense math (the datasheets' "with sparsity" figures halved), at
+ * boost clock.  FP32 is the non-tensor (CUDA core) rate: what a pure FP32
+ * GEMM (CUBLAS_COMPUTE_32F) can reach.  0 means no such path (TF32 and
+ * BF16 before Ampere, FP8 before Ada/Hopper).  Memory bandwidth in GB/s,
+ * NVLink as the total per GPU (both directions, as the datasheets state it),
+ * 0 where the part has none or only an optional bridge.
+ *
+ * Rows are matched from NVML's device name (gpu_ref_match): a row's
+ * nvml_match strings are compared case-insensitively at word boundaries
+ * ("A10" does not match "A100" or "A10G"), the longest match wins and,
+ * among rows that match equally (A100 40 GB and 80 GB SXM share
+ * "A100-SXM4"), the row whose memory is closest to the device's.
+ */
 #include "pricing/gpus.h"
 
+#include <ctype.h>
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
-const struct gpu_ref gpu_refs[] = { { .key = NULL } };
-const size_t gpu_refs_count = 0;
+#include "benches/gpu_math.h"
+
+#define V100_DS "NVIDIA Tesla V100 datasheet (volta-v100-datasheet-update-us-1165301-r5, 2020)"
+#define A100_DS "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-2188504-web, 2021)"
+#define H100_DS "NVIDIA H100 Tensor Core GPU datasheet (h100-datasheet-2430615, 2023)"
+#define H200_DS "NVIDIA H200 Tensor Core GPU datasheet (nvidia.com/en-us/data-center/h200, 2024)"
+
+const struct gpu_ref gpu_refs[] = {
+	{ .key = "V100-SXM2-16", .name = "NVIDIA Tesla V100 SXM2 16GB",
+	  .nvml_match = { "V100-SXM2", NULL }, .mem_gib = 16, .form_sxm = 1,
+	  .peak_tflops = { 15.7, 0, 125, 0, 0 }, .mem_bw_gbps = 900,
+	  .pcie_gen = 3, .pcie_width = 16, .nvlink_gbps = 300, .tdp_w = 300, .source = V100_DS },
+	{ .key = "V100-SXM2-32", .name = "NVIDIA Tesla V100 SXM2 32GB",
+	  .nvml_match = { "V100-SXM2", NULL }, .mem_gib = 32, .form_sxm = 1,
+	  .peak_tflops = { 15.7, 0, 125, 0, 0 }, .mem_bw_gbps = 900,
+	  .pcie_gen = 3, .pcie_width = 16, .nvlink_gbps = 300, .tdp_w = 300, .source = V100_DS },
+	{ .key = "V100-PCIE", .name = "NVIDIA Tesla V100 PCIe 16/32GB",
+	  .nvml_match = { "V100-PCIE", "V100 PCIE", NULL }, .mem_gib = 16, .form_sxm = 0,
+	  .peak_tflops = { 14, 0, 112, 0, 0 }, .mem_bw_gbps = 900,
+	  .pcie_gen = 3, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 250, .source = V100_DS },
+	{ .key = "T4", .name = "NVIDIA T4 16GB",
+	  .nvml_match = { "T4", NULL }, .mem_gib = 16, .form_sxm = 0,
+	  .peak_tflops = { 8.1, 0, 65, 0, 0 }, .mem_bw_gbps = 320,
+	  .pcie_gen = 3, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 70,
+	  .source = "NVIDIA T4 Tensor Core GPU datasheet (t4-tensor-core-datasheet-951643, 2019); FP16 is mixed precision" },
+	{ .key = "A10", .name = "NVIDIA A10 24GB",
+	  .nvml_match = { "A10", NULL }, .mem_gib = 24, .form_sxm = 0,
+	  .peak_tflops = { 31.2, 62.5, 125, 125, 0 }, .mem_bw_gbps = 600,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 150,
+	  .source = "NVIDIA A10 Tensor Core GPU datasheet (a10-datasheet-nvidia-us-1758950-r4, 2021)" },
+	{ .key = "A10G", .name = "NVIDIA A10G 24GB (AWS G5)",
+	  .nvml_match = { "A10G", NULL }, .mem_gib = 24, .form_sxm = 0,
+	  .peak_tflops = { 31.52, 35, 70, 70, 0 }, .mem_bw_gbps = 600,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 300,
+	  .source = "no NVIDIA datasheet (AWS-only part); figures as compiled in baseten.co/blog/nvidia-a10-vs-a10g-for-ml-model-inference (2023), sparse halved" },
+	{ .key = "L4", .name = "NVIDIA L4 24GB",
+	  .nvml_match = { "L4", NULL }, .mem_gib = 24, .form_sxm = 0,
+	  .peak_tflops = { 30.3, 60, 121, 121, 242.5 }, .mem_bw_gbps = 300,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 72,
+	  .source = "NVIDIA L4 Tensor Core GPU datasheet (2023), sparse figures halved" },
+	{ .key = "L40S", .name = "NVIDIA L40S 48GB",
+	  .nvml_match = { "L40S", NULL }, .mem_gib = 48, .form_sxm = 0,
+	  .peak_tflops = { 91.6, 183, 362.05, 362.05, 733 }, .mem_bw_gbps = 864,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 350,
+	  .source = "NVIDIA L40S GPU datasheet (2023), sparse figures halved" },
+	{ .key = "A100-40-SXM", .name = "NVIDIA A100 SXM4 40GB",
+	  .nvml_match = { "A100-SXM4", "A100-SXM", NULL }, .mem_gib = 40, .form_sxm = 1,
+	  .peak_tflops = { 19.5, 156, 312, 312, 0 }, .mem_bw_gbps = 1555,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 600, .tdp_w = 400, .source = A100_DS },
+	{ .key = "A100-80-SXM", .name = "NVIDIA A100 SXM4 80GB",
+	  .nvml_match = { "A100-SXM4", "A100-SXM", NULL }, .mem_gib = 80, .form_sxm = 1,
+	  .peak_tflops = { 19.5, 156, 312, 312, 0 }, .mem_bw_gbps = 2039,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 600, .tdp_w = 400, .source = A100_DS },
+	{ .key = "A100-40-PCIE", .name = "NVIDIA A100 PCIe 40GB",
+	  .nvml_match = { "A100-PCIE", "A100 PCIE", NULL }, .mem_gib = 40, .form_sxm = 0,
+	  .peak_tflops = { 19.5, 156, 312, 312, 0 }, .mem_bw_gbps = 1555,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 250,
+	  .source = A100_DS "; NVLink only with the optional bridge" },
+	{ .key = "A100-80-PCIE", .name = "NVIDIA A100 PCIe 80GB",
+	  .nvml_match = { "A100 80GB PCIE", "A100-PCIE", "A100 PCIE", NULL }, .mem_gib = 80, .form_sxm = 0,
+	  .peak_tflops = { 19.5, 156, 312, 312, 0 }, .mem_bw_gbps = 1935,
+	  .pcie_gen = 4, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 300,
+	  .source = A100_DS "; NVLink only with the optional bridge" },
+	{ .key = "H100-SXM", .name = "NVIDIA H100 SXM5 80GB",
+	  .nvml_match = { "H100 80GB HBM3", "H100-SXM", "H100 SXM", "H100" }, .mem_gib = 80, .form_sxm = 1,
+	  .peak_tflops = { 67, 494.7, 989.4, 989.4, 1978.9 }, .mem_bw_gbps = 3350,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 900, .tdp_w = 700,
+	  .source = H100_DS ", sparse figures halved" },
+	{ .key = "H100-PCIE", .name = "NVIDIA H100 PCIe 80GB",
+	  .nvml_match = { "H100 PCIE", NULL }, .mem_gib = 80, .form_sxm = 0,
+	  .peak_tflops = { 51, 378, 756.5, 756.5, 1513 }, .mem_bw_gbps = 2000,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 0, .tdp_w = 350,
+	  .source = H100_DS ", sparse figures halved; NVLink only with the optional bridge" },
+	{ .key = "H100-NVL", .name = "NVIDIA H100 NVL 94GB",
+	  .nvml_match = { "H100 NVL", NULL }, .mem_gib = 94, .form_sxm = 0,
+	  .peak_tflops = { 60, 417.5, 835.5, 835.5, 1670.5 }, .mem_bw_gbps = 3900,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 600, .tdp_w = 400,
+	  .source = H100_DS " (H100 NVL column), sparse figures halved" },
+	{ .key = "H200", .name = "NVIDIA H200 SXM 141GB",
+	  .nvml_match = { "H200", NULL }, .mem_gib = 141, .form_sxm = 1,
+	  .peak_tflops = { 67, 494.7, 989.4, 989.4, 1978.9 }, .mem_bw_gbps = 4800,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 900, .tdp_w = 700,
+	  .source = H200_DS " (H200 SXM column), sparse figures halved" },
+	{ .key = "H200-NVL", .name = "NVIDIA H200 NVL 141GB",
+	  .nvml_match = { "H200 NVL", NULL }, .mem_gib = 141, .form_sxm = 0,
+	  .peak_tflops = { 60, 417.5, 835.5, 835.5, 1670.5 }, .mem_bw_gbps = 4800,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 900, .tdp_w = 600,
+	  .source = H200_DS " (H200 NVL column), sparse figures halved" },
+	{ .key = "H20", .name = "NVIDIA H20 96GB",
+	  .nvml_match = { "H20", NULL }, .mem_gib = 96, .form_sxm = 1,
+	  .peak_tflops = { 44, 74, 148, 148, 296 }, .mem_bw_gbps = 4000,
+	  .pcie_gen = 5, .pcie_width = 16, .nvlink_gbps = 900, .tdp_w = 400,
+	  .source = "no public NVIDIA datasheet (China-market part); NVIDIA H20 product brief figures as reported by the press (2023-11), dense" },
+	{ .key = "B200", .name = "NVIDIA B200 (HGX, 1000 W) 180GB",
+	  .nvml_match = { "B200", NULL }, .mem_gib = 180, .form_sxm = 1,
+	  .peak_tflops = { 80, 1100, 2250, 2250, 4500 }, .mem_bw_gbps = 8000,
+	  .pcie_gen = 6, .pcie_width = 16, .nvlink_gbps = 1800, .tdp_w = 1000,
+	  .source = "NVIDIA Blackwell datasheet, HGX B200 column (2024), sparse figures halved" },
+};
+const size_t gpu_refs_count = sizeof gpu_refs / sizeof gpu_refs[0];
 
 static const char *const dtype_names[GPU_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16", "fp8" };
 
-const char *gpu_dtype_name(enum gpu_dtype d) { return (unsigned)d < GPU_DTYPE_COUNT ? dtype_names[d] : "?"; }
+const char *gpu_dtype_name(enum gpu_dtype d)
+{
+	return (unsigned)d < GPU_DTYPE_COUNT ? dtype_names[d] : "?";
+}
+
 int gpu_dtype_from_name(const char *s)
 {
+	if (!s)
+		return -1;
 	for (int i = 0; i < GPU_DTYPE_COUNT; i++)
 		if (!strcmp(s, dtype_names[i]))
 			return i;
 	return -1;
 }
-const struct gpu_ref *gpu_ref_find(const char *key) { (void)key; return NULL; }
-const struct gpu_ref *gpu_ref_match(const char *n, double m) { (void)n; (void)m; return NULL; }
-double pcie_link_gbps(int gen, int width) { (void)gen; (void)width; return 0; }
+
+const struct gpu_ref *gpu_ref_find(const char *key)
+{
+	if (!key)
+		return NULL;
+	for (size_t i = 0; i < gpu_refs_count; i++)
+		if (!strcmp(gpu_refs[i].key, key))
+			return &gpu_refs[i];
+	return NULL;
+}
+
+/* Does pat occur in s, case-insensitively, with no letter or digit right before or after it? */
+static int word_match(const char *s, const char *pat)
+{
+	size_t n = strlen(s), m = strlen(pat);
+	if (m == 0 || m > n)
+		return 0;
+	for (size_t i = 0; i + m <= n; i++) {
+		if (strncasecmp(s + i, pat, m))
+			continue;
+		if (i > 0 && isalnum((unsigned char)s[i - 1]))
+			continue;
+		if (isalnum((unsigned char)s[i + m]))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib)
+{
+	if (!nvml_name)
+		return NULL;
+	const struct gpu_ref *best = NULL;
+	size_t best_len = 0;
+	double best_dist = 0;
+	for (size_t i = 0; i < gpu_refs_count; i++) {
+		const struct gpu_ref *r = &gpu_refs[i];
+		size_t len = 0;
+		for (int j = 0; j < 4 && r->nvml_match[j]; j++)
+			if (word_match(nvml_name, r->nvml_match[j]) && strlen(r->nvml_match[j]) > len)
+				len = strlen(r->nvml_match[j]);
+		if (!len)
+			continue;
+		double dist = mem_gib > 0 && r->mem_gib > 0 ? fabs(log(mem_gib / r->mem_gib)) : 0;
+		if (!best || len > best_len || (len == best_len && dist < best_dist)) {
+			best = r;
+			best_len = len;
+			best_dist = dist;
+		}
+	}
+	return best;
+}
+
+double pcie_link_gbps(int gen, int width)
+{
+	/* one formula, shared with the memcpy bench: benches/gpu_math.c */
+	return gpu_pcie_link_gbps(gen, width);
+}

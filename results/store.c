@@ -1,4 +1,1106 @@
-/* store.c - placeholder, being written. */
+/*
+ * store.c - the SQLite store (see store.h).
+ *
+ * Schema history lives in migrations[]: entry i takes a store from
+ * user_version i to i+1.  A store is recognised by PRAGMA application_id
+ * (STORE_APP_ID) and refused, untouched, when it belongs to something else
+ * or is newer than this binary.
+ */
 #include "results/store.h"
+#include "runners/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
-const char *store_default_path(void) { return "gpuvet.db"; }
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STORE_APP_ID 0x47505654 /* "GPVT" */
+#define STORE_BUSY_MS 10000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	char err[512];
+	sqlite3_stmt *ins_metric;
+	sqlite3_stmt *ins_sample;
+	int in_bench;
+};
+
+static char open_err[512];
+
+static const char *const migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  uuid TEXT NOT NULL UNIQUE,"
+	"  status TEXT NOT NULL CHECK (status IN ('running','complete','incomplete')),"
+	"  profile TEXT, gpuvet_version TEXT, hostname TEXT,"
+	"  provider TEXT, instance_type TEXT, region TEXT,"
+	"  gpu_model TEXT, gpu_count INTEGER NOT NULL DEFAULT 0,"
+	"  started_at TEXT NOT NULL, finished_at TEXT,"
+	"  inventory TEXT);"
+	"CREATE INDEX runs_sku ON runs(provider, instance_type);"
+	"CREATE TABLE gpus ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  idx INTEGER NOT NULL, name TEXT, uuid TEXT, reference_model TEXT,"
+	"  PRIMARY KEY (run_id, idx));"
+	"CREATE TABLE benches ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok','skipped','failed','timed_out')),"
+	"  reason TEXT, duration_s REAL, config TEXT,"
+	"  PRIMARY KEY (run_id, name));"
+	"CREATE TABLE metrics ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  bench TEXT NOT NULL, name TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1,"
+	"  value REAL, unit TEXT, params TEXT);"
+	"CREATE INDEX metrics_run ON metrics(run_id);"
+	"CREATE INDEX metrics_name ON metrics(name, gpu);"
+	"CREATE TABLE samples ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  bench TEXT NOT NULL, series TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1,"
+	"  x REAL, y REAL);"
+	"CREATE INDEX samples_run ON samples(run_id, series, gpu);"
+	"CREATE TABLE flags ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  code TEXT NOT NULL,"
+	"  severity TEXT NOT NULL CHECK (severity IN ('critical','warning','info')),"
+	"  message TEXT, evidence TEXT);"
+	"CREATE INDEX flags_run ON flags(run_id);"
+	"CREATE TABLE verdicts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('accept','reject','unmeasurable')),"
+	"  policy TEXT NOT NULL, detail TEXT, at TEXT NOT NULL,"
+	"  UNIQUE (run_id, policy));"
+	"CREATE TABLE prices ("
+	"  id INTEGER PRIMARY KEY,"
+	"  provider TEXT NOT NULL, instance_type TEXT NOT NULL,"
+	"  region TEXT NOT NULL DEFAULT '', zone TEXT NOT NULL DEFAULT '',"
+	"  gpu_model TEXT, gpu_count REAL, gpu_memory_gib REAL, vcpus INTEGER, memory_gib REAL,"
+	"  market TEXT NOT NULL CHECK (market IN ('on_demand','spot','reserved')),"
+	"  term TEXT NOT NULL DEFAULT '', upfront REAL,"
+	"  price REAL NOT NULL CHECK (price >= 0),"
+	"  unit TEXT NOT NULL CHECK (unit IN ('hour','month')),"
+	"  currency TEXT NOT NULL, source TEXT NOT NULL, source_version TEXT,"
+	"  captured_at TEXT NOT NULL,"
+	"  UNIQUE (provider, instance_type, region, zone, market, term, source));"
+	"CREATE INDEX prices_sku ON prices(provider, instance_type);"
+	"CREATE TABLE fx_rates ("
+	"  currency TEXT PRIMARY KEY, usd_per_unit REAL NOT NULL,"
+	"  captured_at TEXT NOT NULL, source TEXT NOT NULL);"
+	"CREATE TABLE price_sources ("
+	"  source TEXT PRIMARY KEY, provider TEXT, fetched_at TEXT, status TEXT,"
+	"  message TEXT, rows INTEGER);",
+};
+
+#define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+
+static void set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(struct store *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof s->err, fmt, ap);
+	va_end(ap);
+}
+
+static int sql_fail(struct store *s, const char *what)
+{
+	set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return STORE_ERR;
+}
+
+const char *store_errmsg(const struct store *s)
+{
+	return s ? s->err : open_err;
+}
+
+const char *store_open_error(void)
+{
+	return open_err;
+}
+
+void *store_db(struct store *s)
+{
+	return s->db;
+}
+
+const char *store_default_path(void)
+{
+	static char buf[PATH_MAX];
+	const char *e = getenv("GPUVET_DB");
+	if (e && *e)
+		return e;
+	const char *x = getenv("XDG_DATA_HOME");
+	if (x && *x) {
+		snprintf(buf, sizeof buf, "%s/gpuvet/gpuvet.db", x);
+		return buf;
+	}
+	const char *h = getenv("HOME");
+	snprintf(buf, sizeof buf, "%s/.local/share/gpuvet/gpuvet.db", h && *h ? h : ".");
+	return buf;
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parent_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	if (gv_strlcpy(buf, path, sizeof buf) >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	char *slash = strrchr(buf, '/');
+	if (!slash || slash == buf)
+		return 0;
+	*slash = '\0';
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+static int exec_sql(struct store *s, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		set_err(s, "database '%s': %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return STORE_ERR;
+	}
+	return STORE_OK;
+}
+
+static int pragma_int(struct store *s, const char *sql, int *out)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return STORE_ERR;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? STORE_OK : STORE_ERR;
+}
+
+static const char *describe_open_failure(sqlite3 *db, int rc)
+{
+	switch (rc) {
+	case SQLITE_NOTADB: return "not a database";
+	case SQLITE_CORRUPT: return "database file is corrupt";
+	case SQLITE_CANTOPEN: return "cannot open file";
+	case SQLITE_READONLY: return "read-only";
+	default: return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	}
+}
+
+/* Recognises the file and migrates it.  Nothing is written to a foreign file. */
+static int check_and_migrate(struct store *s, int readonly)
+{
+	int appid = 0, version = 0, ntables = 0;
+	sqlite3_stmt *st;
+
+	/* Reading the schema is the first access: a non-database fails here, untouched. */
+	int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			ntables = sqlite3_column_int(st, 0);
+			rc = SQLITE_OK;
+		}
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_OK) {
+		int ext = sqlite3_errcode(s->db);
+		if (ext == SQLITE_NOTADB) {
+			set_err(s, "'%s' is not a gpuvet database (not an sqlite file)", s->path);
+			return STORE_NOTGPUVET;
+		}
+		set_err(s, "cannot read database '%s': %s", s->path, describe_open_failure(s->db, ext));
+		return STORE_ERR;
+	}
+	if (pragma_int(s, "PRAGMA application_id", &appid) || pragma_int(s, "PRAGMA user_version", &version))
+		return sql_fail(s, "reading the schema version");
+	if (appid != STORE_APP_ID && !(appid == 0 && ntables == 0 && version == 0)) {
+		set_err(s, "'%s' is not a gpuvet database", s->path);
+		return STORE_NOTGPUVET;
+	}
+	if (version > STORE_SCHEMA_VERSION) {
+		set_err(s, "database '%s' has schema version %d, newer than this gpuvet (%d): upgrade gpuvet",
+			s->path, version, STORE_SCHEMA_VERSION);
+		return STORE_TOONEW;
+	}
+	if (readonly) {
+		if (version < STORE_SCHEMA_VERSION) {
+			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
+				s->path, version);
+			return STORE_ERR;
+		}
+		return STORE_OK;
+	}
+	if (exec_sql(s, "PRAGMA journal_mode=WAL"))
+		return STORE_ERR;
+	if (version == STORE_SCHEMA_VERSION)
+		return STORE_OK;
+	if (exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	/* re-read under the write lock: another process may have migrated meanwhile */
+	if (pragma_int(s, "PRAGMA user_version", &version))
+		goto fail;
+	for (int v = version; v < N_MIGRATIONS; v++) {
+		if (exec_sql(s, migrations[v]))
+			goto fail;
+		char sql[96];
+		snprintf(sql, sizeof sql, "PRAGMA user_version=%d; PRAGMA application_id=%d", v + 1, STORE_APP_ID);
+		if (exec_sql(s, sql))
+			goto fail;
+	}
+	if (exec_sql(s, "COMMIT"))
+		goto fail;
+	return STORE_OK;
+fail:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return STORE_ERR;
+}
+
+static int open_common(const char *path, struct store **out, int readonly)
+{
+	*out = NULL;
+	open_err[0] = '\0';
+	struct store *s = gv_calloc(1, sizeof *s);
+	s->path = gv_strdup(path);
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	struct stat sb;
+	if (readonly && stat(path, &sb) < 0) {
+		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
+		goto fail_nodb;
+	}
+	if (!readonly && stat(path, &sb) < 0) {
+		if (errno != ENOENT) {
+			snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
+			goto fail_nodb;
+		}
+		if (make_parent_dirs(path) < 0) {
+			snprintf(open_err, sizeof open_err, "cannot create directory for database '%s': %s", path,
+				 strerror(errno));
+			goto fail_nodb;
+		}
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(open_err, sizeof open_err, "cannot open database '%s': is a directory", path);
+		goto fail_nodb;
+	}
+	int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path,
+			 describe_open_failure(s->db, rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 0);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+	rc = check_and_migrate(s, readonly);
+	if (rc != STORE_OK) {
+		gv_strlcpy(open_err, s->err, sizeof open_err);
+		store_close(s);
+		return rc;
+	}
+	if (exec_sql(s, "PRAGMA foreign_keys=ON")) {
+		gv_strlcpy(open_err, s->err, sizeof open_err);
+		store_close(s);
+		return STORE_ERR;
+	}
+	*out = s;
+	return STORE_OK;
+fail:
+	sqlite3_close(s->db);
+fail_nodb:
+	free(s->path);
+	free(s);
+	return STORE_ERR;
+}
+
+int store_open(const char *path, struct store **out)
+{
+	return open_common(path, out, 0);
+}
+
+int store_open_readonly(const char *path, struct store **out)
+{
+	return open_common(path, out, 1);
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->in_bench)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_finalize(s->ins_metric);
+	sqlite3_finalize(s->ins_sample);
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+/* ---- small binding helpers ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (v == v)
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return sql_fail(s, "preparing a statement");
+	return STORE_OK;
+}
+
+/* Steps a statement that returns no row, finalizes it. */
+static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		int r = rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
+		set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return r;
+	}
+	sqlite3_finalize(st);
+	return STORE_OK;
+}
+
+static void now_iso(char buf[32])
+{
+	gv_iso8601((long)time(NULL), buf, 32);
+}
+
+/* ---- writing ---- */
+
+static int insert_run(struct store *s, const char *uuid, const char *status, const char *profile,
+		      const char *version, const char *hostname, const char *provider,
+		      const char *itype, const char *region, const char *gpu_model, int gpu_count,
+		      const char *started, const char *finished, json_t *inventory, int64_t *run_id)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO runs (uuid, status, profile, gpuvet_version, hostname, provider,"
+		       " instance_type, region, gpu_model, gpu_count, started_at, finished_at, inventory)"
+		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
+		return STORE_ERR;
+	char *inv = inventory ? json_dumps(inventory, JSON_COMPACT) : NULL;
+	bind_text(st, 1, uuid);
+	bind_text(st, 2, status);
+	bind_text(st, 3, profile);
+	bind_text(st, 4, version);
+	bind_text(st, 5, hostname);
+	bind_text(st, 6, provider);
+	bind_text(st, 7, itype);
+	bind_text(st, 8, region);
+	bind_text(st, 9, gpu_model);
+	sqlite3_bind_int(st, 10, gpu_count);
+	bind_text(st, 11, started);
+	bind_text(st, 12, finished);
+	bind_text(st, 13, inv);
+	int rc = step_done(s, st, "recording the run");
+	free(inv);
+	if (rc)
+		return rc;
+	*run_id = sqlite3_last_insert_rowid(s->db);
+
+	/* GPUs of the run, from the inventory */
+	json_t *gpus = inventory ? json_object_get(inventory, "gpus") : NULL;
+	size_t i;
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		if (prepare(s, "INSERT OR IGNORE INTO gpus (run_id, idx, name, uuid, reference_model)"
+			       " VALUES (?,?,?,?,?)", &st))
+			return STORE_ERR;
+		json_t *jidx = json_object_get(g, "index");
+		sqlite3_bind_int64(st, 1, *run_id);
+		sqlite3_bind_int64(st, 2, json_is_integer(jidx) ? json_integer_value(jidx) : (json_int_t)i);
+		bind_text(st, 3, json_string_value(json_object_get(g, "name")));
+		bind_text(st, 4, json_string_value(json_object_get(g, "uuid")));
+		bind_text(st, 5, json_string_value(json_object_get(g, "reference_model")));
+		if ((rc = step_done(s, st, "recording the gpus")))
+			return rc;
+	}
+	return STORE_OK;
+}
+
+int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
+{
+	char uuid[37], started[32];
+	if (ri->uuid)
+		gv_strlcpy(uuid, ri->uuid, sizeof uuid);
+	else
+		gv_uuid(uuid);
+	now_iso(started);
+	if (exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	int rc = insert_run(s, uuid, "running", ri->profile, ri->gpuvet_version, ri->hostname,
+			    ri->provider, ri->instance_type, ri->region, ri->gpu_model, ri->gpu_count,
+			    started, NULL, ri->inventory, run_id);
+	if (rc) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	return exec_sql(s, "COMMIT");
+}
+
+int store_bench_begin(struct store *s, int64_t run_id, const char *bench)
+{
+	(void)run_id;
+	(void)bench;
+	if (s->in_bench) {
+		set_err(s, "database '%s': bench transaction already open", s->path);
+		return STORE_ERR;
+	}
+	if (exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	s->in_bench = 1;
+	return STORE_OK;
+}
+
+int store_put_metric(struct store *s, int64_t run_id, const char *bench, const char *name,
+		     int gpu, double value, const char *unit, const char *params_json)
+{
+	if (!s->ins_metric && prepare(s, "INSERT INTO metrics (run_id, bench, name, gpu, value, unit, params)"
+				      " VALUES (?,?,?,?,?,?,?)", &s->ins_metric))
+		return STORE_ERR;
+	sqlite3_stmt *st = s->ins_metric;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, bench);
+	bind_text(st, 3, name);
+	sqlite3_bind_int(st, 4, gpu);
+	bind_real(st, 5, value);
+	bind_text(st, 6, unit);
+	bind_text(st, 7, params_json);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return sql_fail(s, "recording a metric");
+	return STORE_OK;
+}
+
+int store_put_sample(struct store *s, int64_t run_id, const char *bench, const char *series,
+		     int gpu, double x, double y)
+{
+	if (!s->ins_sample && prepare(s, "INSERT INTO samples (run_id, bench, series, gpu, x, y)"
+				      " VALUES (?,?,?,?,?,?)", &s->ins_sample))
+		return STORE_ERR;
+	sqlite3_stmt *st = s->ins_sample;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, bench);
+	bind_text(st, 3, series);
+	sqlite3_bind_int(st, 4, gpu);
+	bind_real(st, 5, x);
+	bind_real(st, 6, y);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return sql_fail(s, "recording a sample");
+	return STORE_OK;
+}
+
+static int insert_bench(struct store *s, int64_t run_id, const char *bench, const char *status,
+			const char *reason, double duration_s, const char *config_json)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT OR REPLACE INTO benches (run_id, name, status, reason, duration_s, config)"
+		       " VALUES (?,?,?,?,?,?)", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, bench);
+	bind_text(st, 3, status);
+	bind_text(st, 4, reason);
+	bind_real(st, 5, duration_s);
+	bind_text(st, 6, config_json);
+	return step_done(s, st, "recording the bench");
+}
+
+int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
+		    const char *reason, double duration_s, const char *config_json)
+{
+	if (!s->in_bench && store_bench_begin(s, run_id, bench))
+		return STORE_ERR;
+	int rc = insert_bench(s, run_id, bench, status, reason, duration_s, config_json);
+	if (rc == STORE_OK)
+		rc = exec_sql(s, "COMMIT");
+	if (rc != STORE_OK)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_bench = 0;
+	return rc;
+}
+
+void store_bench_abort(struct store *s)
+{
+	if (s->in_bench)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_bench = 0;
+}
+
+static int insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
+		       const char *message, const char *evidence_json)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT INTO flags (run_id, code, severity, message, evidence) VALUES (?,?,?,?,?)", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, code);
+	bind_text(st, 3, severity);
+	bind_text(st, 4, message);
+	bind_text(st, 5, evidence_json);
+	return step_done(s, st, "recording a flag");
+}
+
+int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
+		   const char *message, const char *evidence_json)
+{
+	return insert_flag(s, run_id, code, severity, message, evidence_json);
+}
+
+int store_clear_flags(struct store *s, int64_t run_id)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "DELETE FROM flags WHERE run_id = ?", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	return step_done(s, st, "clearing flags");
+}
+
+static int insert_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
+			  const char *detail_json, const char *at)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "INSERT OR REPLACE INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	bind_text(st, 2, verdict);
+	bind_text(st, 3, policy);
+	bind_text(st, 4, detail_json);
+	bind_text(st, 5, at);
+	return step_done(s, st, "recording the verdict");
+}
+
+int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
+		      const char *detail_json)
+{
+	char at[32];
+	now_iso(at);
+	return insert_verdict(s, run_id, verdict, policy, detail_json, at);
+}
+
+int store_finish_run(struct store *s, int64_t run_id, const char *status)
+{
+	sqlite3_stmt *st;
+	char at[32];
+	now_iso(at);
+	if (prepare(s, "UPDATE runs SET status = ?, finished_at = ? WHERE id = ?", &st))
+		return STORE_ERR;
+	bind_text(st, 1, status);
+	bind_text(st, 2, at);
+	sqlite3_bind_int64(st, 3, run_id);
+	return step_done(s, st, "finishing the run");
+}
+
+/* ---- reading ---- */
+
+int store_latest_run(struct store *s, int64_t *run_id)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1", &st))
+		return STORE_ERR;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return STORE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(s, "finding the latest run");
+	set_err(s, "database '%s' has no runs", s->path);
+	return STORE_NOTFOUND;
+}
+
+int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id)
+{
+	long id;
+	sqlite3_stmt *st;
+	if (gv_parse_long(id_or_uuid, 1, LONG_MAX, &id) == 0) {
+		if (prepare(s, "SELECT id FROM runs WHERE id = ?", &st))
+			return STORE_ERR;
+		sqlite3_bind_int64(st, 1, id);
+		int rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW) {
+			*run_id = id;
+			return STORE_OK;
+		}
+		/* not a run number: maybe a uuid prefix made of digits */
+	}
+	{
+		size_t n = strlen(id_or_uuid);
+		if (n < 4 || n > 36 || strspn(id_or_uuid, "0123456789abcdefABCDEF-") != n) {
+			set_err(s, "no run '%s' (give a run id or a uuid prefix of at least 4 characters)", id_or_uuid);
+			return STORE_NOTFOUND;
+		}
+		if (prepare(s, "SELECT id FROM runs WHERE substr(uuid, 1, ?) = lower(?) LIMIT 2", &st))
+			return STORE_ERR;
+		sqlite3_bind_int(st, 1, (int)n);
+		bind_text(st, 2, id_or_uuid);
+	}
+	int found = 0, rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*run_id = sqlite3_column_int64(st, 0);
+		found++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_fail(s, "finding the run");
+	if (found == 1)
+		return STORE_OK;
+	set_err(s, found ? "run '%s' is ambiguous: give more of the uuid" : "no run '%s' in the store", id_or_uuid);
+	return STORE_NOTFOUND;
+}
+
+int store_list_runs(struct store *s, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	*ids = NULL;
+	*n = 0;
+	if (prepare(s, "SELECT id FROM runs ORDER BY started_at, id", &st))
+		return STORE_ERR;
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*ids = gv_realloc(*ids, cap * sizeof **ids);
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return sql_fail(s, "listing runs");
+	}
+	return STORE_OK;
+}
+
+static json_t *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? json_string((const char *)t) : json_null();
+}
+
+static json_t *col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
+}
+
+/* JSON text column parsed, or null (a stored document is ours: corrupt text shows as null). */
+static json_t *col_json(sqlite3_stmt *st, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+	if (!t)
+		return json_null();
+	json_t *j = json_loads(t, JSON_DECODE_ANY, NULL);
+	return j ? j : json_null();
+}
+
+static void set_nonnull(json_t *o, const char *k, json_t *v)
+{
+	json_object_set_new(o, k, v ? v : json_null());
+}
+
+int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
+{
+	sqlite3_stmt *st;
+	*out = NULL;
+	if (prepare(s, "SELECT id, uuid, status, profile, gpuvet_version, hostname, started_at, finished_at,"
+		       " provider, instance_type, region, gpu_model, gpu_count, inventory FROM runs WHERE id = ?", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE) {
+			set_err(s, "no run %lld in the store", (long long)run_id);
+			return STORE_NOTFOUND;
+		}
+		return sql_fail(s, "reading the run");
+	}
+	json_t *fp = json_object();
+	json_t *run = json_object();
+	json_object_set_new(fp, "schema", json_string(FINGERPRINT_SCHEMA));
+	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(st, 0)));
+	json_object_set_new(run, "uuid", col_text(st, 1));
+	const char *status = (const char *)sqlite3_column_text(st, 2);
+	/* a run still marked running when read was killed before it finished */
+	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete" : "incomplete"));
+	json_object_set_new(run, "profile", col_text(st, 3));
+	json_object_set_new(run, "gpuvet_version", col_text(st, 4));
+	json_object_set_new(run, "hostname", col_text(st, 5));
+	json_object_set_new(run, "started_at", col_text(st, 6));
+	json_object_set_new(run, "finished_at", col_text(st, 7));
+	json_object_set_new(run, "provider", col_text(st, 8));
+	json_object_set_new(run, "instance_type", col_text(st, 9));
+	json_object_set_new(run, "region", col_text(st, 10));
+	json_object_set_new(run, "gpu_model", col_text(st, 11));
+	json_object_set_new(run, "gpu_count", json_integer(sqlite3_column_int(st, 12)));
+	json_object_set_new(fp, "run", run);
+	json_t *inv = col_json(st, 13);
+	json_object_set_new(fp, "inventory", json_is_object(inv) ? inv : (json_decref(inv), json_object()));
+	sqlite3_finalize(st);
+
+	/* benches */
+	json_t *arr = json_array();
+	if (prepare(s, "SELECT name, status, reason, duration_s, config FROM benches WHERE run_id = ? ORDER BY rowid", &st))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *b = json_object();
+		set_nonnull(b, "name", col_text(st, 0));
+		set_nonnull(b, "status", col_text(st, 1));
+		set_nonnull(b, "reason", col_text(st, 2));
+		set_nonnull(b, "duration_s", col_real(st, 3));
+		set_nonnull(b, "config", col_json(st, 4));
+		json_array_append_new(arr, b);
+	}
+	sqlite3_finalize(st);
+	json_object_set_new(fp, "benches", arr);
+	if (rc != SQLITE_DONE)
+		goto fail_sql;
+
+	/* metrics */
+	arr = json_array();
+	json_object_set_new(fp, "metrics", arr);
+	if (prepare(s, "SELECT bench, name, gpu, value, unit, params FROM metrics WHERE run_id = ? ORDER BY id", &st))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *m = json_object();
+		set_nonnull(m, "bench", col_text(st, 0));
+		set_nonnull(m, "name", col_text(st, 1));
+		json_object_set_new(m, "gpu", json_integer(sqlite3_column_int(st, 2)));
+		set_nonnull(m, "value", col_real(st, 3));
+		set_nonnull(m, "unit", col_text(st, 4));
+		json_t *p = col_json(st, 5);
+		json_object_set_new(m, "params", json_is_object(p) ? p : (json_decref(p), json_object()));
+		json_array_append_new(arr, m);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail_sql;
+
+	/* samples, grouped into series */
+	arr = json_array();
+	json_object_set_new(fp, "samples", arr);
+	if (prepare(s, "SELECT bench, series, gpu, x, y FROM samples WHERE run_id = ? ORDER BY series, gpu, rowid", &st))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	json_t *cur = NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *series = (const char *)sqlite3_column_text(st, 1);
+		int gpu = sqlite3_column_int(st, 2);
+		if (!cur || strcmp(json_string_value(json_object_get(cur, "series")), series ? series : "") ||
+		    json_integer_value(json_object_get(cur, "gpu")) != gpu) {
+			cur = json_object();
+			set_nonnull(cur, "bench", col_text(st, 0));
+			json_object_set_new(cur, "series", json_string(series ? series : ""));
+			json_object_set_new(cur, "gpu", json_integer(gpu));
+			json_object_set_new(cur, "points", json_array());
+			json_array_append_new(arr, cur);
+		}
+		json_array_append_new(json_object_get(cur, "points"),
+				      json_pack("[oo]", col_real(st, 3), col_real(st, 4)));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail_sql;
+
+	/* flags */
+	arr = json_array();
+	json_object_set_new(fp, "flags", arr);
+	if (prepare(s, "SELECT code, severity, message, evidence FROM flags WHERE run_id = ? ORDER BY id", &st))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *f = json_object();
+		set_nonnull(f, "code", col_text(st, 0));
+		set_nonnull(f, "severity", col_text(st, 1));
+		set_nonnull(f, "message", col_text(st, 2));
+		set_nonnull(f, "evidence", col_json(st, 3));
+		json_array_append_new(arr, f);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail_sql;
+
+	/* verdicts */
+	arr = json_array();
+	json_object_set_new(fp, "verdicts", arr);
+	if (prepare(s, "SELECT verdict, policy, at, detail FROM verdicts WHERE run_id = ? ORDER BY at, id", &st))
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *v = json_object();
+		set_nonnull(v, "verdict", col_text(st, 0));
+		set_nonnull(v, "policy", col_text(st, 1));
+		set_nonnull(v, "at", col_text(st, 2));
+		set_nonnull(v, "detail", col_json(st, 3));
+		json_array_append_new(arr, v);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto fail_sql;
+	*out = fp;
+	return STORE_OK;
+fail_sql:
+	sql_fail(s, "reading the run");
+fail:
+	json_decref(fp);
+	return STORE_ERR;
+}
+
+/* ---- import and merge ---- */
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static int valid_status(const char *s, const char *const *allowed)
+{
+	if (!s)
+		return 0;
+	for (; *allowed; allowed++)
+		if (!strcmp(s, *allowed))
+			return 1;
+	return 0;
+}
+
+/* JSON value as double; NaN for null (stored as NULL). -1 when neither number nor null. */
+static int jnum(const json_t *v, double *out)
+{
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	if (!v || json_is_null(v)) {
+		*out = 0.0 / 0.0;
+		return 0;
+	}
+	return -1;
+}
+
+static char *dump_or_null(const json_t *v)
+{
+	return v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+}
+
+static int import_body(struct store *s, json_t *fp, int64_t *run_id)
+{
+	static const char *const bench_st[] = { "ok", "skipped", "failed", "timed_out", NULL };
+	static const char *const sev[] = { "critical", "warning", "info", NULL };
+	static const char *const verd[] = { "accept", "reject", "unmeasurable", NULL };
+	json_t *run = json_object_get(fp, "run");
+	const char *uuid = jstr(run, "uuid");
+	char ubuf[37];
+	int rc;
+
+	if (!uuid || strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36) {
+		set_err(s, "fingerprint: run.uuid missing or not a lowercase uuid");
+		return STORE_ERR;
+	}
+	gv_strlcpy(ubuf, uuid, sizeof ubuf);
+	const char *started = jstr(run, "started_at");
+	if (!started) {
+		set_err(s, "fingerprint: run.started_at missing");
+		return STORE_ERR;
+	}
+	const char *status = jstr(run, "status");
+	json_t *inv = json_object_get(fp, "inventory");
+	if (inv && !json_is_object(inv)) {
+		set_err(s, "fingerprint: inventory is not an object");
+		return STORE_ERR;
+	}
+	json_t *gc = json_object_get(run, "gpu_count");
+	rc = insert_run(s, ubuf, status && !strcmp(status, "complete") ? "complete" : "incomplete",
+			jstr(run, "profile"), jstr(run, "gpuvet_version"), jstr(run, "hostname"),
+			jstr(run, "provider"), jstr(run, "instance_type"), jstr(run, "region"),
+			jstr(run, "gpu_model"), json_is_integer(gc) ? (int)json_integer_value(gc) : 0,
+			started, jstr(run, "finished_at"), inv, run_id);
+	if (rc == STORE_DUP) {
+		set_err(s, "run %s is already in the store", ubuf);
+		return STORE_DUP;
+	}
+	if (rc)
+		return rc;
+
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(fp, "benches"), i, e) {
+		const char *name = jstr(e, "name"), *st = jstr(e, "status");
+		double dur;
+		if (!name || !valid_status(st, bench_st) || jnum(json_object_get(e, "duration_s"), &dur)) {
+			set_err(s, "fingerprint: benches[%zu] needs name, status (ok|skipped|failed|timed_out)", i);
+			return STORE_ERR;
+		}
+		char *cfg = dump_or_null(json_object_get(e, "config"));
+		rc = insert_bench(s, *run_id, name, st, jstr(e, "reason"), dur, cfg);
+		free(cfg);
+		if (rc)
+			return rc;
+	}
+	json_array_foreach(json_object_get(fp, "metrics"), i, e) {
+		const char *name = jstr(e, "name");
+		json_t *g = json_object_get(e, "gpu");
+		double v;
+		if (!name || jnum(json_object_get(e, "value"), &v) || (g && !json_is_integer(g))) {
+			set_err(s, "fingerprint: metrics[%zu] needs a name and a numeric value", i);
+			return STORE_ERR;
+		}
+		char *params = dump_or_null(json_object_get(e, "params"));
+		const char *bench = jstr(e, "bench");
+		rc = store_put_metric(s, *run_id, bench ? bench : "", name, g ? (int)json_integer_value(g) : -1, v,
+				      jstr(e, "unit"), params);
+		free(params);
+		if (rc)
+			return rc;
+	}
+	json_array_foreach(json_object_get(fp, "samples"), i, e) {
+		const char *series = jstr(e, "series"), *bench = jstr(e, "bench");
+		json_t *g = json_object_get(e, "gpu"), *pts = json_object_get(e, "points"), *p;
+		size_t j;
+		if (!series || !json_is_array(pts) || (g && !json_is_integer(g))) {
+			set_err(s, "fingerprint: samples[%zu] needs a series and points", i);
+			return STORE_ERR;
+		}
+		json_array_foreach(pts, j, p) {
+			double x, y;
+			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &x) ||
+			    jnum(json_array_get(p, 1), &y)) {
+				set_err(s, "fingerprint: samples[%zu].points[%zu] is not [x, y]", i, j);
+				return STORE_ERR;
+			}
+			if ((rc = store_put_sample(s, *run_id, bench ? bench : "", series,
+						   g ? (int)json_integer_value(g) : -1, x, y)))
+				return rc;
+		}
+	}
+	json_array_foreach(json_object_get(fp, "flags"), i, e) {
+		const char *code = jstr(e, "code"), *sv = jstr(e, "severity");
+		if (!code || !valid_status(sv, sev)) {
+			set_err(s, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
+			return STORE_ERR;
+		}
+		char *ev = dump_or_null(json_object_get(e, "evidence"));
+		rc = insert_flag(s, *run_id, code, sv, jstr(e, "message"), ev);
+		free(ev);
+		if (rc)
+			return rc;
+	}
+	json_array_foreach(json_object_get(fp, "verdicts"), i, e) {
+		const char *v = jstr(e, "verdict"), *pol = jstr(e, "policy"), *at = jstr(e, "at");
+		if (!valid_status(v, verd) || !pol || !at) {
+			set_err(s, "fingerprint: verdicts[%zu] needs verdict, policy and at", i);
+			return STORE_ERR;
+		}
+		char *d = dump_or_null(json_object_get(e, "detail"));
+		rc = insert_verdict(s, *run_id, v, pol, d, at);
+		free(d);
+		if (rc)
+			return rc;
+	}
+	return STORE_OK;
+}
+
+int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
+{
+	const char *schema = jstr(fp, "schema");
+	if (!json_is_object(fp) || !schema || strcmp(schema, FINGERPRINT_SCHEMA)) {
+		set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
+		return STORE_ERR;
+	}
+	if (!json_is_object(json_object_get(fp, "run"))) {
+		set_err(s, "fingerprint: run missing");
+		return STORE_ERR;
+	}
+	int64_t id;
+	if (exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	int rc = import_body(s, fp, &id);
+	if (rc == STORE_OK && exec_sql(s, "COMMIT"))
+		rc = STORE_ERR;
+	if (rc != STORE_OK) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	if (run_id)
+		*run_id = id;
+	return STORE_OK;
+}
+
+int store_merge(struct store *s, const char *path, int *added, int *skipped)
+{
+	struct store *o;
+	*added = *skipped = 0;
+	int rc = store_open_readonly(path, &o);
+	if (rc) {
+		set_err(s, "%s", store_open_error());
+		return rc;
+	}
+	int64_t *ids;
+	size_t n;
+	if ((rc = store_list_runs(o, &ids, &n))) {
+		set_err(s, "%s", store_errmsg(o));
+		store_close(o);
+		return rc;
+	}
+	for (size_t i = 0; i < n && rc == STORE_OK; i++) {
+		json_t *fp;
+		if ((rc = store_load_fingerprint(o, ids[i], &fp))) {
+			set_err(s, "%s", store_errmsg(o));
+			break;
+		}
+		int r = store_import_fingerprint(s, fp, NULL);
+		json_decref(fp);
+		if (r == STORE_DUP)
+			(*skipped)++;
+		else if (r == STORE_OK)
+			(*added)++;
+		else
+			rc = r;
+	}
+	free(ids);
+	store_close(o);
+	return rc;
+}

@@ -77,6 +77,9 @@ int store_put_sample(struct store *s, int64_t run_id, const char *bench, const c
 int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
 		    const char *reason, double duration_s, const char *config_json);
 
+/* Rolls back an open bench transaction (after a failed put). */
+void store_bench_abort(struct store *s);
+
 /* severity: "critical", "warning", "info"; evidence: JSON object text. Own transaction. */
 int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
 		   const char *message, const char *evidence_json);

@@ -1,17 +1,115 @@
-/* cmd_inventory.c - placeholder until issue 2 lands: says so and exits 2, never pretends. */
+/* cmd_inventory.c - `gpuvet inventory`: what machine is this. */
 #include "runners/cli.h"
+#include "runners/cloud.h"
+#include "runners/inventory.h"
 #include "runners/util.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+static void inventory_usage(FILE *f)
+{
+	fputs("usage: gpuvet inventory [--json] [--provider P] [--sku TYPE] [--region R] [--no-metadata]\n"
+	      "\n"
+	      "What machine is this: GPUs (NVML: model, memory, driver, PCIe, NVLink, ECC,\n"
+	      "retired pages/remapped rows, virtualization and MIG mode, NUMA affinity), CPU,\n"
+	      "NUMA nodes, memory, disks, kernel and OS, and the cloud identity from the\n"
+	      "instance metadata services (AWS IMDSv2, Alibaba; Lambda by heuristic), each\n"
+	      "bounded by a 1 s deadline.\n"
+	      "\n"
+	      "options:\n"
+	      "  --json           print the inventory as JSON (for scripts)\n"
+	      "  --provider P     cloud provider (aws, lambda, alibaba): overrides the metadata\n"
+	      "  --sku TYPE       instance type (p5.48xlarge, gpu_8x_h100_sxm5, ...): overrides\n"
+	      "  --region R       region: overrides the metadata\n"
+	      "  --no-metadata    do not ask the metadata services (also GPUVET_NO_METADATA=1)\n"
+	      "  --help           this text\n"
+	      "\n"
+	      "A machine without an NVIDIA driver is reported with no GPU and the reason.\n", f);
+}
+
+/* Overrides are identifiers ("aws", "p5.48xlarge", "us-east-1"): refuse anything else. */
+static int inv_check_value(const char *opt, const char *v)
+{
+	if (!cloud_value_ok(v, strlen(v)))
+		return gv_usage_error("inventory", "%s '%s' is not a name (1-63 of A-Z a-z 0-9 . _ -)",
+				      opt, v);
+	return 0;
+}
+
 int cmd_inventory(int argc, char **argv, const struct gv_global *g)
 {
+	enum { O_PROVIDER = 256, O_SKU, O_REGION, O_NO_MD, O_HELP };
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "provider", required_argument, NULL, O_PROVIDER },
+		{ "sku", required_argument, NULL, O_SKU },
+		{ "region", required_argument, NULL, O_REGION },
+		{ "no-metadata", no_argument, NULL, O_NO_MD },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inventory_opts o = { 0 };
+	int json = 0, c;
+
 	(void)g;
-	if (argc > 1 && !strcmp(argv[1], "--help")) {
-		printf("usage: gpuvet inventory\n\nnot built yet in this version of gpuvet.\n");
-		return GV_EXIT_OK;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = 1;
+			break;
+		case O_PROVIDER:
+			if (inv_check_value("--provider", optarg))
+				return GV_EXIT_USAGE;
+			o.provider = optarg;
+			break;
+		case O_SKU:
+			if (inv_check_value("--sku", optarg))
+				return GV_EXIT_USAGE;
+			o.sku = optarg;
+			break;
+		case O_REGION:
+			if (inv_check_value("--region", optarg))
+				return GV_EXIT_USAGE;
+			o.region = optarg;
+			break;
+		case O_NO_MD:
+			o.no_metadata = 1;
+			break;
+		case O_HELP:
+			inventory_usage(stdout);
+			return GV_EXIT_OK;
+		case ':':
+			return gv_usage_error("inventory", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return gv_usage_error("inventory", "unknown option '%s'", argv[optind - 1]);
+		}
 	}
-	gv_err("'inventory' is not built yet in this version");
-	return GV_EXIT_USAGE;
+	if (optind < argc)
+		return gv_usage_error("inventory", "unexpected argument '%s'", argv[optind]);
+
+	json_t *inv = inventory_collect(&o);
+	if (!inv) {
+		gv_err("cannot collect the inventory");
+		return GV_EXIT_UNMEASURABLE;
+	}
+	if (json) {
+		if (json_dumpf(inv, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+			json_decref(inv);
+			gv_err("cannot write the inventory to stdout");
+			return GV_EXIT_USAGE;
+		}
+		fputc('\n', stdout);
+	} else {
+		inventory_print(inv, stdout);
+	}
+	json_decref(inv);
+	if (fflush(stdout) != 0) {
+		gv_err("cannot write to stdout");
+		return GV_EXIT_USAGE;
+	}
+	return GV_EXIT_OK;
 }

@@ -1,10 +1,218 @@
-/* cmd_run.c - placeholder. */
+/*
+ * cmd_run.c - `gpuvet run`: options as data (one table gives parsing,
+ * validation, --help and the echo of the configuration), then the harness.
+ */
 #include "runners/cli.h"
+#include "runners/hooks.h"
+#include "runners/run.h"
+#include "runners/summary.h"
 #include "runners/util.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct run_args {
+	struct bench_config cfg;
+	struct inventory_opts inv;
+	const char *profile;
+	const char *bench;
+	const char *report;
+	const char *accept_policy;
+	int accept;
+	int json;
+	int help;
+};
+
+enum opt_type { OPT_STR, OPT_INT, OPT_FLAG };
+
+struct run_option {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	long min, max;
+	const char *arg;
+	const char *help;
+};
+
+#define A(f) offsetof(struct run_args, f)
+static const struct run_option run_options[] = {
+	{ "profile", OPT_STR, A(profile), 0, 0, "quick|standard|full", "how long and how deep (default quick)" },
+	{ "bench", OPT_STR, A(bench), 0, 0, "a,b", "only these benches (default: all of the profile)" },
+	{ "json", OPT_FLAG, A(json), 0, 0, NULL, "print the fingerprint as JSON on stdout" },
+	{ "report", OPT_STR, A(report), 0, 0, "FILE", "write the HTML report at the end" },
+	{ "accept", OPT_FLAG, A(accept), 0, 0, "[POLICY]", "gate the run (default policy, or POLICY file); sets the exit code" },
+	{ "soak-seconds", OPT_INT, A(cfg.soak_seconds), 1, 86400, "N", "soak duration (default by profile: 30, 300, 1200)" },
+	{ "nvme-dir", OPT_STR, A(cfg.nvme_dir), 0, 0, "DIR", "directory for fio's work files (default: largest NVMe mount, else a temp dir)" },
+	{ "nvme-device", OPT_STR, A(cfg.nvme_device), 0, 0, "DEV", "raw block device to test (needs --nvme-allow-destructive)" },
+	{ "nvme-allow-destructive", OPT_FLAG, A(cfg.nvme_allow_destructive), 0, 0, NULL, "allow writing to --nvme-device (destroys its data)" },
+	{ "objstore-url", OPT_STR, A(cfg.objstore_url), 0, 0, "URL", "s3://BUCKET/KEY or http(s)://... to read (and, for s3, write)" },
+	{ "objstore-endpoint", OPT_STR, A(cfg.objstore_endpoint), 0, 0, "URL", "S3-compatible endpoint" },
+	{ "objstore-concurrency", OPT_INT, A(cfg.objstore_concurrency), 1, 1024, "N", "parallel requests (default 16)" },
+	{ "provider", OPT_STR, A(inv.provider), 0, 0, "P", "override the cloud provider (aws, lambda, alibaba)" },
+	{ "sku", OPT_STR, A(inv.sku), 0, 0, "TYPE", "override the instance type" },
+	{ "region", OPT_STR, A(inv.region), 0, 0, "R", "override the region" },
+	{ "help", OPT_FLAG, A(help), 0, 0, NULL, "this text" },
+};
+#undef A
+#define N_OPTIONS (sizeof run_options / sizeof run_options[0])
+
+static void run_usage(FILE *f)
+{
+	fprintf(f, "usage: gpuvet run [OPTIONS]\n\n"
+		   "Collects the inventory, runs the benches (each in its own process with a\n"
+		   "deadline), stores one run and prints a summary. A bench that cannot run here\n"
+		   "is recorded as skipped with the reason.\n\noptions:\n");
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", run_options[i].name, run_options[i].arg ? " " : "",
+			 run_options[i].arg ? run_options[i].arg : "");
+		fprintf(f, "  %-30s %s\n", left, run_options[i].help);
+	}
+	fprintf(f, "\nbenches:\n");
+	for (const struct bench *const *b = bench_registry; *b; b++)
+		if (!((*b)->flags & BENCH_TEST_ONLY) || bench_test_benches_allowed())
+			fprintf(f, "  %-10s %s\n", (*b)->name, (*b)->summary);
+	fprintf(f, "\nexit codes: 0 stored (and accepted with --accept), 1 rejected, 2 usage or\n"
+		   "input error, 3 could not measure what the policy requires\n");
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+	struct option lopts[N_OPTIONS + 1];
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		lopts[i] = (struct option){ run_options[i].name,
+					    run_options[i].type == OPT_FLAG ? no_argument : required_argument,
+					    NULL, (int)(i + 256) };
+		if (!strcmp(run_options[i].name, "accept"))
+			lopts[i].has_arg = optional_argument;
+	}
+	lopts[N_OPTIONS] = (struct option){ 0 };
+	int c;
+	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		if (c == 'h') {
+			a->help = 1;
+			continue;
+		}
+		if (c < 256) {
+			if (c == '?' && optopt)
+				return gv_usage_error("run", "unknown option '-%c'", optopt);
+			return gv_usage_error("run", "unknown option or missing value in '%s'", argv[optind - 1]);
+		}
+		const struct run_option *o = &run_options[c - 256];
+		char *field = (char *)a + o->off;
+		if (!strcmp(o->name, "accept")) {
+			a->accept = 1;
+			/* `--accept POLICY`: the next word, when it is not an option */
+			if (optarg)
+				a->accept_policy = optarg;
+			else if (optind < argc && argv[optind][0] != '-')
+				a->accept_policy = argv[optind++];
+			continue;
+		}
+		switch (o->type) {
+		case OPT_FLAG:
+			*(int *)field = 1;
+			break;
+		case OPT_STR:
+			if (!*optarg)
+				return gv_usage_error("run", "option '--%s' needs a value", o->name);
+			*(const char **)field = optarg;
+			break;
+		case OPT_INT: {
+			long v;
+			if (gv_parse_long(optarg, o->min, o->max, &v))
+				return gv_usage_error("run", "option '--%s' takes a number from %ld to %ld, not '%s'",
+						      o->name, o->min, o->max, optarg);
+			*(int *)field = (int)v;
+			break;
+		}
+		}
+	}
+	if (optind < argc)
+		return gv_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
 
 int cmd_run(int argc, char **argv, const struct gv_global *g)
 {
-	(void)argc; (void)argv; (void)g;
-	gv_err("'run' is not built yet in this version");
-	return GV_EXIT_USAGE;
+	struct run_args a = { 0 };
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.help) {
+		run_usage(stdout);
+		return GV_EXIT_OK;
+	}
+	if (!a.profile || !strcmp(a.profile, "quick"))
+		a.cfg.profile = PROFILE_QUICK;
+	else if (!strcmp(a.profile, "standard"))
+		a.cfg.profile = PROFILE_STANDARD;
+	else if (!strcmp(a.profile, "full"))
+		a.cfg.profile = PROFILE_FULL;
+	else
+		return gv_usage_error("run", "unknown profile '%s' (quick, standard or full)", a.profile);
+	if (a.cfg.nvme_allow_destructive && !a.cfg.nvme_device)
+		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");
+	a.cfg.verbose = gv_verbose;
+	const char *nm = getenv("GPUVET_NO_METADATA");
+	a.inv.no_metadata = nm && !strcmp(nm, "1");
+
+	char err[256];
+	const struct bench **sel = a.bench ? run_parse_selection(a.bench, err, sizeof err) : run_default_selection();
+	if (!sel)
+		return gv_usage_error("run", "%s", err);
+
+	struct store *s;
+	const char *db = gv_db_path(g);
+	if (store_open(db, &s)) {
+		gv_err("%s", store_open_error());
+		free(sel);
+		return GV_EXIT_USAGE;
+	}
+	struct run_request rq = { .cfg = a.cfg, .benches = sel, .inv = a.inv, .progress = gv_progress_enabled() };
+	int64_t run_id;
+	int interrupted = 0;
+	if (run_execute(s, &rq, &run_id, &interrupted) < 0) {
+		store_close(s);
+		free(sel);
+		return GV_EXIT_USAGE;
+	}
+	free(sel);
+	rc = GV_EXIT_OK;
+
+	/* flags from the stored fingerprint; then report and gate */
+	hooks_after_run(s, run_id);
+	json_t *fp;
+	if (store_load_fingerprint(s, run_id, &fp)) {
+		gv_err("%s", store_errmsg(s));
+		store_close(s);
+		return GV_EXIT_USAGE;
+	}
+	if (a.json) {
+		if (json_dumpf(fp, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 || fputc('\n', stdout) == EOF)
+			rc = GV_EXIT_USAGE;
+	} else if (!gv_quiet) {
+		summary_print(fp, stdout);
+	}
+	fflush(stdout);
+	json_decref(fp);
+	if (interrupted) {
+		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
+		rc = GV_EXIT_USAGE;
+	}
+	if (a.report && hooks_report(s, run_id, a.report))
+		rc = GV_EXIT_USAGE;
+	if (a.accept && !interrupted) {
+		/* with --json the verdict goes to stderr so stdout stays one document */
+		int arc = hooks_accept(s, run_id, a.accept_policy, a.json ? stderr : stdout);
+		if (rc == GV_EXIT_OK)
+			rc = arc;
+	}
+	store_close(s);
+	return rc;
 }

@@ -1,0 +1,363 @@
+/*
+ * memcpy.cu - host<->device and device-local copy bandwidth, per GPU.
+ *
+ * Per GPU, one at a time: the thread is bound to the GPU's NUMA node (CPU
+ * affinity and a preferred-node memory policy, set_mempolicy(2) directly)
+ * before the host buffers are allocated, so pinned (cudaHostAlloc) and
+ * pageable (malloc, touched) memory sit next to the GPU.
+ *
+ * Pinned copies (H2D, D2H, bidirectional, D2D) are timed with CUDA events
+ * around a batch of `copies` back-to-back cudaMemcpyAsync calls, enqueued
+ * behind a spin gate so launch overhead stays out of the timed region (as
+ * nvbandwidth).  Bidirectional: H2D on one stream and D2H on another,
+ * started by one event, bytes of both directions counted.  Pageable copies
+ * cannot be gated (the driver stages them through its own pinned buffer
+ * with the host thread inside the call), so they are timed on the host
+ * clock around the batch plus a stream synchronisation, as a user's
+ * tensor.copy_ from pageable memory is.
+ *
+ * GB/s = bytes moved / seconds / 1e9 (not GiB).  D2D counts the bytes
+ * copied once (the GPU reads and writes each: 2x in DRAM traffic).  The
+ * median over the batches is reported; the headline is the largest size
+ * of the sweep (memcpy_max_bytes, bounded by free memory).
+ *
+ * memcpy.h2d.pct_of_link = pinned H2D GB/s / gpu_pcie_link_gbps(gen,
+ * width), with gen and width read from NVML while the headline batch is in
+ * flight (an idle link may train down to save power).
+ */
+#include "benches/gpu_common.cuh"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+
+enum mc_kind { MC_H2D = 0, MC_D2H, MC_BIDIR, MC_D2D, MC_KIND_COUNT };
+
+struct mc {
+	int dev;
+	cudaStream_t s1, s2;
+	cudaEvent_t start, stop, mid;
+	void *hpin_a, *hpin_b, *hpage, *dbuf_a, *dbuf_b;
+	size_t max;
+	struct gv_gate gate;
+	const struct gv_nvml *nvml;
+	nvmlDevice_t nvdev;
+	int have_nvdev;
+	unsigned link_gen, link_width;   /* read during the headline H2D batch */
+};
+
+static int memcpy_deadline(const struct bench_config *cfg)
+{
+	switch (cfg->profile) {
+	case PROFILE_STANDARD: return 900;
+	case PROFILE_FULL: return 1800;
+	case PROFILE_QUICK:
+	default: return 240;
+	}
+}
+
+static int memcpy_probe(struct bench_ctx *ctx, const struct bench_config *cfg)
+{
+	(void)cfg;
+	int n;
+	return gv_probe_gpus(ctx, &n);
+}
+
+static void mc_src_dst(struct mc *m, enum mc_kind k, int pinned, void **dst, const void **src,
+		       cudaMemcpyKind *kind)
+{
+	void *host_in = pinned ? m->hpin_a : m->hpage, *host_out = pinned ? m->hpin_b : m->hpage;
+	switch (k) {
+	case MC_H2D: *dst = m->dbuf_a; *src = host_in; *kind = cudaMemcpyHostToDevice; break;
+	case MC_D2H: *dst = host_out; *src = m->dbuf_b; *kind = cudaMemcpyDeviceToHost; break;
+	case MC_D2D: default: *dst = m->dbuf_b; *src = m->dbuf_a; *kind = cudaMemcpyDeviceToDevice; break;
+	}
+}
+
+/* One gated batch of pinned copies; GB/s into *gbps.  sample_link: read the PCIe link while in flight. */
+static int mc_pinned_batch(struct mc *m, enum mc_kind k, size_t bytes, int copies, int sample_link, double *gbps,
+			   struct gv_gerr *err)
+{
+	float ms = 0;
+	void *dst;
+	const void *src;
+	cudaMemcpyKind kind;
+	double moved = (double)bytes * copies * (k == MC_BIDIR ? 2 : 1);
+
+	gv_gate_close(&m->gate);
+	if (gv_gate_block(&m->gate, m->s1, 30.0, err))
+		goto fail_open;
+	GV_CUDA(err, cudaEventRecord(m->start, m->s1));
+	if (k == MC_BIDIR) {
+		GV_CUDA(err, cudaStreamWaitEvent(m->s2, m->start, 0));
+		for (int i = 0; i < copies; i++) {
+			GV_CUDA(err, cudaMemcpyAsync(m->dbuf_a, m->hpin_a, bytes, cudaMemcpyHostToDevice, m->s1));
+			GV_CUDA(err, cudaMemcpyAsync(m->hpin_b, m->dbuf_b, bytes, cudaMemcpyDeviceToHost, m->s2));
+		}
+		GV_CUDA(err, cudaEventRecord(m->mid, m->s2));
+		GV_CUDA(err, cudaStreamWaitEvent(m->s1, m->mid, 0));
+	} else {
+		mc_src_dst(m, k, 1, &dst, &src, &kind);
+		for (int i = 0; i < copies; i++)
+			GV_CUDA(err, cudaMemcpyAsync(dst, src, bytes, kind, m->s1));
+	}
+	GV_CUDA(err, cudaEventRecord(m->stop, m->s1));
+	gv_gate_open(&m->gate);
+	if (sample_link && m->have_nvdev) {
+		usleep(2000);   /* the copies are running now */
+		unsigned g = 0, w = 0;
+		if (m->nvml->DeviceGetCurrPcieLinkGeneration &&
+		    m->nvml->DeviceGetCurrPcieLinkGeneration(m->nvdev, &g) == NVML_SUCCESS)
+			m->link_gen = g;
+		if (m->nvml->DeviceGetCurrPcieLinkWidth &&
+		    m->nvml->DeviceGetCurrPcieLinkWidth(m->nvdev, &w) == NVML_SUCCESS)
+			m->link_width = w;
+	}
+	GV_CUDA(err, cudaEventSynchronize(m->stop));
+	GV_CUDA(err, cudaEventElapsedTime(&ms, m->start, m->stop));
+	*gbps = bw_gbps(moved, ms / 1e3);
+	return 0;
+fail_open:
+	gv_gate_open(&m->gate);
+	cudaStreamSynchronize(m->s1);
+	cudaStreamSynchronize(m->s2);
+	return -1;
+fail:
+	gv_gate_open(&m->gate);
+	cudaStreamSynchronize(m->s1);
+	cudaStreamSynchronize(m->s2);
+	return -1;
+}
+
+/* One batch of pageable copies, host clock around the batch and the synchronisation. */
+static int mc_pageable_batch(struct mc *m, enum mc_kind k, size_t bytes, int copies, double *gbps,
+			     struct gv_gerr *err)
+{
+	void *dst;
+	const void *src;
+	cudaMemcpyKind kind;
+	double t0;
+	mc_src_dst(m, k, 0, &dst, &src, &kind);
+	GV_CUDA(err, cudaStreamSynchronize(m->s1));
+	t0 = bench_now();
+	for (int i = 0; i < copies; i++)
+		GV_CUDA(err, cudaMemcpyAsync(dst, src, bytes, kind, m->s1));
+	GV_CUDA(err, cudaStreamSynchronize(m->s1));
+	*gbps = bw_gbps((double)bytes * copies, bench_now() - t0);
+	return 0;
+fail:
+	return -1;
+}
+
+static void mc_free(struct mc *m)
+{
+	if (cudaSetDevice(m->dev) != cudaSuccess)
+		return;
+	cudaFreeHost(m->hpin_a);
+	cudaFreeHost(m->hpin_b);
+	free(m->hpage);
+	cudaFree(m->dbuf_a);
+	cudaFree(m->dbuf_b);
+	if (m->start) cudaEventDestroy(m->start);
+	if (m->stop) cudaEventDestroy(m->stop);
+	if (m->mid) cudaEventDestroy(m->mid);
+	if (m->s1) cudaStreamDestroy(m->s1);
+	if (m->s2) cudaStreamDestroy(m->s2);
+	gv_gate_free(&m->gate);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MC_MAX_GPUS 64
+/* result slots: 4 pinned kinds + 2 pageable */
+enum { R_H2D_PIN, R_D2H_PIN, R_BIDIR_PIN, R_D2D, R_H2D_PAGE, R_D2H_PAGE, R_COUNT };
+static const char *const r_metric[R_COUNT] = {
+	"memcpy.h2d.pinned.gbps", "memcpy.d2h.pinned.gbps", "memcpy.bidir.pinned.gbps", "memcpy.d2d.gbps",
+	"memcpy.h2d.pageable.gbps", "memcpy.d2h.pageable.gbps",
+};
+
+static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg, int dev, const struct gv_nvml *nv,
+			  double res[R_COUNT], double *pct, char *link_params, size_t lp_len, size_t *headline,
+			  struct gv_gerr *err)
+{
+	struct mc m;
+	struct gv_numa_saved saved = { 0, { 0 } };
+	struct bench_reps rp = bench_reps_for(cfg->profile);
+	size_t sizes[40], fr = 0, tot = 0;
+	int nsz, rc = -1, node, headline_reps = rp.reps < 10 ? rp.reps : 10;
+	double *v = (double *)gv_calloc((size_t)headline_reps + 8, sizeof *v);
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	memset(&m, 0, sizeof m);
+	m.dev = dev;
+	m.nvml = nv;
+	*pct = NAN;
+	node = gv_dev_numa_node(dev);
+	if (node >= 0 && gv_numa_bind(node, &saved) == 0)
+		bench_log(ctx, "gpu %d: host buffers and thread on numa node %d", dev, node);
+	else
+		bench_log(ctx, "gpu %d: numa node unknown or not bindable (%d): default placement", dev, node);
+
+	GV_CUDA(err, cudaSetDevice(dev));
+	GV_CUDA(err, cudaMemGetInfo(&fr, &tot));
+	m.max = memcpy_max_bytes(cfg->profile);
+	while (m.max > (1u << 20) && (double)m.max * 2 > 0.5 * (double)fr)
+		m.max /= 2;
+	if (pages > 0 && psz > 0)
+		while (m.max > (1u << 20) && (double)m.max * 3 > 0.5 * (double)pages * (double)psz)
+			m.max /= 2;
+	*headline = m.max;
+	if (nv && gv_nvml_dev_for_cuda(nv, dev, &m.nvdev) == 0)
+		m.have_nvdev = 1;
+	GV_CUDA(err, cudaStreamCreateWithFlags(&m.s1, cudaStreamNonBlocking));
+	GV_CUDA(err, cudaStreamCreateWithFlags(&m.s2, cudaStreamNonBlocking));
+	GV_CUDA(err, cudaEventCreate(&m.start));
+	GV_CUDA(err, cudaEventCreate(&m.stop));
+	GV_CUDA(err, cudaEventCreateWithFlags(&m.mid, cudaEventDisableTiming));
+	if (gv_gate_init(&m.gate, err))
+		goto fail;
+	GV_CUDA(err, cudaHostAlloc(&m.hpin_a, m.max, cudaHostAllocDefault));
+	GV_CUDA(err, cudaHostAlloc(&m.hpin_b, m.max, cudaHostAllocDefault));
+	m.hpage = malloc(m.max);
+	if (!m.hpage) {
+		gv_gerr_set(err, "cannot allocate %zu bytes of pageable host memory", m.max);
+		goto fail;
+	}
+	memset(m.hpage, 0x5a, m.max);   /* fault the pages in, on the preferred node */
+	memset(m.hpin_a, 0xa5, m.max);
+	memset(m.hpin_b, 0, m.max);
+	GV_CUDA(err, cudaMalloc(&m.dbuf_a, m.max));
+	GV_CUDA(err, cudaMalloc(&m.dbuf_b, m.max));
+	GV_CUDA(err, cudaMemset(m.dbuf_a, 1, m.max));
+	GV_CUDA(err, cudaMemset(m.dbuf_b, 2, m.max));
+	GV_CUDA(err, cudaDeviceSynchronize());
+
+	nsz = size_sweep(4096, m.max, sizes, 40);
+	for (int si = 0; si < nsz; si++) {
+		size_t b = sizes[si];
+		int last = si == nsz - 1, copies = memcpy_batch_copies(b), nb = last ? headline_reps : 3;
+		char series[64];
+		for (int r = 0; r < R_COUNT; r++) {
+			double g = 0;
+			/* warm-up batch, not counted */
+			if (r <= R_D2D ? mc_pinned_batch(&m, (enum mc_kind)r, b, 1, 0, &g, err)
+				       : mc_pageable_batch(&m, r == R_H2D_PAGE ? MC_H2D : MC_D2H, b, 1, &g, err))
+				goto fail;
+			for (int i = 0; i < nb; i++) {
+				int rr = r <= R_D2D ? mc_pinned_batch(&m, (enum mc_kind)r, b, copies,
+								      last && r == R_H2D_PIN && i == nb / 2, &v[i], err)
+						    : mc_pageable_batch(&m, r == R_H2D_PAGE ? MC_H2D : MC_D2H, b, copies,
+									&v[i], err);
+				if (rr)
+					goto fail;
+			}
+			g = median_of(v, nb);
+			snprintf(series, sizeof series, "%s", r_metric[r]);
+			bench_sample(ctx, series, dev, (double)b, g);
+			if (last)
+				res[r] = g;
+		}
+	}
+	if (m.have_nvdev && m.link_gen > 0 && m.link_width > 0) {
+		unsigned mg = 0, mw = 0;
+		double link = gpu_pcie_link_gbps((int)m.link_gen, (int)m.link_width);
+		if (nv->DeviceGetMaxPcieLinkGeneration)
+			nv->DeviceGetMaxPcieLinkGeneration(m.nvdev, &mg);
+		if (nv->DeviceGetMaxPcieLinkWidth)
+			nv->DeviceGetMaxPcieLinkWidth(m.nvdev, &mw);
+		if (link > 0) {
+			*pct = res[R_H2D_PIN] / link * 100.0;
+			snprintf(link_params, lp_len,
+				 "{\"gen\":%u,\"width\":%u,\"max_gen\":%u,\"max_width\":%u,\"link_gbps\":%.4g,"
+				 "\"achieved_gbps\":%.4g,\"bytes\":%zu}",
+				 m.link_gen, m.link_width, mg, mw, link, res[R_H2D_PIN], m.max);
+		}
+	}
+	rc = 0;
+fail:
+	mc_free(&m);
+	gv_numa_unbind(&saved);
+	free(v);
+	return rc;
+}
+
+static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
+{
+	struct gv_gerr err;
+	int n = 0;
+	char why[256] = "", params[512], link_params[384];
+	const struct gv_nvml *nv = NULL;
+	static double res[MC_MAX_GPUS][R_COUNT], pct[MC_MAX_GPUS];
+	size_t headline = 0;
+
+	memset(&err, 0, sizeof err);
+	if (gv_probe_gpus(ctx, &n) != BENCH_OK)
+		return BENCH_SKIP;
+	if (n > MC_MAX_GPUS)
+		n = MC_MAX_GPUS;
+	nv = gv_nvml_load(why, sizeof why);
+	if (!nv)
+		bench_log(ctx, "pcie link not read: %s", why);
+	for (int d = 0; d < n; d++) {
+		link_params[0] = '\0';
+		if (memcpy_one_gpu(ctx, cfg, d, nv, res[d], &pct[d], link_params, sizeof link_params, &headline, &err)) {
+			bench_reason(ctx, "gpu %d: %s", d, err.text);
+			return BENCH_FAIL;
+		}
+		for (int r = 0; r < R_COUNT; r++) {
+			snprintf(params, sizeof params, "{\"bytes\":%zu,\"numa_node\":%d,\"unit_note\":\"1e9 bytes/s\"}",
+				 headline, gv_dev_numa_node(d));
+			bench_metric(ctx, r_metric[r], d, res[d][r], "GB/s", params);
+		}
+		if (isfinite(pct[d]))
+			bench_metric(ctx, "memcpy.h2d.pct_of_link", d, pct[d], "%", link_params);
+		bench_progress(ctx, (double)(d + 1) / n);
+	}
+	/* instance level: the median over GPUs (one link per GPU) */
+	for (int r = 0; r < R_COUNT; r++) {
+		double v[MC_MAX_GPUS];
+		for (int d = 0; d < n; d++)
+			v[d] = res[d][r];
+		snprintf(params, sizeof params, "{\"bytes\":%zu,\"gpus\":%d,\"aggregate\":\"median\"}", headline, n);
+		bench_metric(ctx, r_metric[r], -1, median_of(v, n), "GB/s", params);
+	}
+	{
+		double v[MC_MAX_GPUS];
+		int c = 0;
+		for (int d = 0; d < n; d++)
+			if (isfinite(pct[d]))
+				v[c++] = pct[d];
+		if (c) {
+			snprintf(params, sizeof params, "{\"gpus\":%d,\"aggregate\":\"median\"}", c);
+			bench_metric(ctx, "memcpy.h2d.pct_of_link", -1, median_of(v, c), "%", params);
+		}
+	}
+	snprintf(params, sizeof params, "{\"profile\":\"%s\",\"max_bytes\":%zu,\"gpus\":%d,\"gbps\":\"1e9 bytes/s\"}",
+		 bench_profile_name(cfg->profile), headline, n);
+	bench_config_echo(ctx, params);
+	return BENCH_OK;
+}
+
+extern "C" const struct bench bench_memcpy = {
+	.name = "memcpy",
+	.summary = "host<->device copy GB/s, pinned and pageable, bidirectional, D2D; % of the PCIe link",
+	.flags = BENCH_NEEDS_GPU,
+	.deadline_s = memcpy_deadline,
+	.probe = memcpy_probe,
+	.run = memcpy_run,
+};

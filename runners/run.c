@@ -1,0 +1,628 @@
+/*
+ * run.c - the harness.  It owns isolation and timing: every bench runs in
+ * its own child process (own process group, killed with the parent) with a
+ * deadline; the child reports JSON lines on a pipe (benches/ctx.c) that the
+ * parent stores as they arrive inside the bench's transaction, committed
+ * when the bench ends.  A bench that crashes, hangs, or cannot run here is
+ * recorded as failed, timed_out or skipped with the reason, and the run
+ * goes on.  A run killed half way keeps every committed bench and stays
+ * marked incomplete.
+ */
+#include "runners/run.h"
+#include "runners/util.h"
+#include "results/store.h"
+#include "pricing/gpus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KILL_GRACE_S 2.0          /* SIGTERM, then SIGKILL after this */
+#define MAX_LINE (1u << 20)       /* a protocol line longer than this is dropped */
+#define STEAL_SAMPLE_S 1.0
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* ---- selection ---- */
+
+const struct bench **run_default_selection(void)
+{
+	size_t n = 0;
+	for (const struct bench *const *b = bench_registry; *b; b++)
+		n++;
+	const struct bench **sel = gv_calloc(n + 1, sizeof *sel);
+	size_t k = 0;
+	for (const struct bench *const *b = bench_registry; *b; b++)
+		if (!((*b)->flags & (BENCH_TEST_ONLY | BENCH_DEFAULT_OFF)))
+			sel[k++] = *b;
+	return sel;
+}
+
+const struct bench **run_parse_selection(const char *list, char *err, size_t errlen)
+{
+	size_t n = 1;
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	const struct bench **sel = gv_calloc(n + 1, sizeof *sel);
+	char *copy = gv_strdup(list), *save = NULL;
+	size_t k = 0;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct bench *b = bench_find(tok);
+		if (!b) {
+			snprintf(err, errlen, "unknown bench '%s'", tok);
+			goto fail;
+		}
+		int dup = 0;
+		for (size_t i = 0; i < k; i++)
+			dup |= sel[i] == b;
+		if (!dup)
+			sel[k++] = b;
+	}
+	if (!k) {
+		snprintf(err, errlen, "no bench named in '%s'", list);
+		goto fail;
+	}
+	free(copy);
+	return sel;
+fail:
+	free(copy);
+	free(sel);
+	return NULL;
+}
+
+/* ---- /proc/stat steal ---- */
+
+int run_read_cpu_times(const char *text, struct cpu_times *out)
+{
+	unsigned long long v[10] = { 0 };
+	if (!text || strncmp(text, "cpu ", 4))
+		return -1;
+	int n = sscanf(text + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		       &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+	if (n < 4)
+		return -1;
+	/* user nice system idle iowait irq softirq steal [guest guest_nice: already in user/nice] */
+	out->total = 0;
+	for (int i = 0; i < n && i < 8; i++)
+		out->total += v[i];
+	out->steal = n >= 8 ? v[7] : 0;
+	return 0;
+}
+
+static int read_cpu_times(struct cpu_times *t)
+{
+	char buf[512];
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -1;
+	char *ok = fgets(buf, sizeof buf, f);
+	fclose(f);
+	return ok ? run_read_cpu_times(buf, t) : -1;
+}
+
+static double steal_pct(const struct cpu_times *a, const struct cpu_times *b)
+{
+	unsigned long long dt = b->total - a->total;
+	return dt ? 100.0 * (double)(b->steal - a->steal) / (double)dt : 0.0;
+}
+
+/* ---- progress ---- */
+
+struct progress {
+	int on;
+	int idx, count;
+	const char *name;
+	double start, frac;
+};
+
+static void progress_draw(const struct progress *p)
+{
+	if (!p->on)
+		return;
+	char bar[21];
+	int filled = (int)(p->frac * 20 + 0.5);
+	for (int i = 0; i < 20; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[20] = '\0';
+	fprintf(stderr, "\r\033[K[%d/%d] %-10s [%s] %3.0f%%  %.0f s", p->idx, p->count, p->name, bar,
+		p->frac * 100, bench_now() - p->start);
+	fflush(stderr);
+}
+
+static void progress_clear(const struct progress *p)
+{
+	if (p->on) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+/* ---- one bench ---- */
+
+struct bench_result {
+	char status[16];
+	char *reason;
+	char *config;
+	double duration;
+	int nmetrics;
+	int bad_lines;
+	int got_status;
+};
+
+static void set_reason(struct bench_result *r, const char *text)
+{
+	free(r->reason);
+	r->reason = text ? gv_strdup(text) : NULL;
+}
+
+static void child_main(const struct bench *b, const struct bench_config *cfg, int wfd)
+{
+	/* own process group, so a deadline kills the bench's helpers (fio) too */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(125);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	/* a bench's stray printf must not corrupt the fingerprint on stdout */
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		close(devnull);
+	}
+	struct bench_ctx *ctx = bench_ctx_new(wfd, b->name);
+	int rc = BENCH_OK;
+	if (b->probe)
+		rc = b->probe(ctx, cfg);
+	if (rc == BENCH_OK)
+		rc = b->run(ctx, cfg);
+	char line[64];
+	snprintf(line, sizeof line, "{\"t\":\"status\",\"status\":\"%s\"}\n",
+		 rc == BENCH_OK ? "ok" : rc == BENCH_SKIP ? "skipped" : "failed");
+	ssize_t w = write(wfd, line, strlen(line));
+	(void)w;
+	bench_ctx_free(ctx);
+	fflush(NULL);
+	_exit(0);
+}
+
+struct handler_env {
+	json_t *rows;       /* metrics and samples received, written when the bench ends */
+	struct store *s;
+	int64_t run_id;
+	const char *bench;
+	const struct gpu_ref *ref;
+	int gpu_count;
+	struct bench_result *r;
+	struct progress *prog;
+};
+
+/* Percent of the reference peak for a GEMM metric (the harness adds it so benches never read pricing/). */
+static void add_pct_of_peak(struct handler_env *e, const char *name, int gpu, double value)
+{
+	char dtype[16];
+	if (!e->ref || sscanf(name, "gemm.%15[a-z0-9].tflops", dtype) != 1)
+		return;
+	size_t n = strlen(name);
+	if (n < 7 || strcmp(name + n - 7, ".tflops"))
+		return;
+	int d = gpu_dtype_from_name(dtype);
+	if (d < 0 || e->ref->peak_tflops[d] <= 0)
+		return;
+	double peak = e->ref->peak_tflops[d] * (gpu < 0 ? (e->gpu_count > 0 ? e->gpu_count : 1) : 1);
+	char mname[64], params[160];
+	snprintf(mname, sizeof mname, "gemm.%s.pct_of_peak", dtype);
+	snprintf(params, sizeof params, "{\"peak_tflops\":%.6g,\"reference\":\"%s\"}", peak, e->ref->key);
+	json_array_append_new(e->rows, json_pack("{s:s,s:s,s:i,s:f,s:s,s:o}", "t", "metric", "name", mname,
+						 "gpu", gpu, "value", 100.0 * value / peak, "unit", "%",
+						 "params", json_loads(params, 0, NULL)));
+}
+
+static void handle_line(struct handler_env *e, const char *line)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(line, 0, &jerr);
+	const char *t = json_string_value(json_object_get(o, "t"));
+	if (!o || !t) {
+		e->r->bad_lines++;
+		gv_debug("%s: ignoring a malformed report line", e->bench);
+		json_decref(o);
+		return;
+	}
+	if (!strcmp(t, "metric")) {
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_t *v = json_object_get(o, "value");
+		json_t *p = json_object_get(o, "params");
+		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
+		(void)p;
+		(void)gpu;
+		if (!name || !(json_is_number(v) || json_is_null(v))) {
+			e->r->bad_lines++;
+		} else {
+			json_array_append(e->rows, o);
+			e->r->nmetrics++;
+			if (json_is_number(v))
+				add_pct_of_peak(e, name, gpu, json_number_value(v));
+		}
+	} else if (!strcmp(t, "sample")) {
+		if (!json_is_string(json_object_get(o, "series")))
+			e->r->bad_lines++;
+		else
+			json_array_append(e->rows, o);
+	} else if (!strcmp(t, "reason")) {
+		set_reason(e->r, json_string_value(json_object_get(o, "text")));
+	} else if (!strcmp(t, "log")) {
+		if (gv_verbose) {
+			progress_clear(e->prog);
+			gv_debug("%s: %s", e->bench, json_string_value(json_object_get(o, "text")));
+		}
+	} else if (!strcmp(t, "progress")) {
+		e->prog->frac = json_number_value(json_object_get(o, "f"));
+		progress_draw(e->prog);
+	} else if (!strcmp(t, "config")) {
+		free(e->r->config);
+		e->r->config = json_dumps(json_object_get(o, "config"), JSON_COMPACT);
+	} else if (!strcmp(t, "status")) {
+		const char *st = json_string_value(json_object_get(o, "status"));
+		if (st && (!strcmp(st, "ok") || !strcmp(st, "skipped") || !strcmp(st, "failed"))) {
+			gv_strlcpy(e->r->status, st, sizeof e->r->status);
+			e->r->got_status = 1;
+		}
+	} else {
+		e->r->bad_lines++;
+	}
+	json_decref(o);
+}
+
+static void describe_exit(int wstatus, struct bench_result *r)
+{
+	char buf[160];
+	if (WIFSIGNALED(wstatus)) {
+		int sig = WTERMSIG(wstatus);
+		snprintf(buf, sizeof buf, "bench crashed: %s (signal %d)%s%s", strsignal(sig), sig,
+			 r->reason ? ": " : "", r->reason ? r->reason : "");
+	} else {
+		snprintf(buf, sizeof buf, "bench exited with status %d without a result", WEXITSTATUS(wstatus));
+	}
+	gv_strlcpy(r->status, "failed", sizeof r->status);
+	set_reason(r, buf);
+}
+
+/* Kills the child's process group: SIGTERM, then SIGKILL after the grace period. */
+static void kill_group(pid_t pid, int *wstatus)
+{
+	kill(-pid, SIGTERM);
+	double until = bench_now() + KILL_GRACE_S;
+	while (bench_now() < until) {
+		pid_t w = waitpid(pid, wstatus, WNOHANG);
+		if (w == pid) {
+			kill(-pid, SIGKILL); /* stragglers in the group */
+			return;
+		}
+		usleep(20000);
+	}
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+		;
+}
+
+struct steal_sampler {
+	int ok;
+	struct cpu_times first, last;
+	double last_t, t0;
+	struct store *s;
+	int64_t run_id;
+	double *points;  /* pairs t, pct */
+	size_t n, cap;
+};
+
+static void steal_tick(struct steal_sampler *ss)
+{
+	double now = bench_now();
+	if (!ss->ok || now - ss->last_t < STEAL_SAMPLE_S)
+		return;
+	struct cpu_times t;
+	if (read_cpu_times(&t))
+		return;
+	if (ss->n + 2 > ss->cap) {
+		ss->cap = ss->cap ? ss->cap * 2 : 256;
+		ss->points = gv_realloc(ss->points, ss->cap * sizeof *ss->points);
+	}
+	ss->points[ss->n++] = now - ss->t0;
+	ss->points[ss->n++] = steal_pct(&ss->last, &t);
+	ss->last = t;
+	ss->last_t = now;
+}
+
+static double num_or_nan(const json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : 0.0 / 0.0;
+}
+
+/* Writes the buffered rows and the bench row in one transaction. */
+static int flush_bench(struct handler_env *e)
+{
+	struct bench_result *r = e->r;
+	size_t i;
+	json_t *o;
+	if (store_bench_begin(e->s, e->run_id, e->bench))
+		return -1;
+	json_array_foreach(e->rows, i, o) {
+		const char *t = json_string_value(json_object_get(o, "t"));
+		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
+		int rc;
+		if (!strcmp(t, "metric")) {
+			json_t *p = json_object_get(o, "params");
+			char *params = p ? json_dumps(p, JSON_COMPACT) : NULL;
+			rc = store_put_metric(e->s, e->run_id, e->bench, json_string_value(json_object_get(o, "name")),
+					      gpu, num_or_nan(json_object_get(o, "value")),
+					      json_string_value(json_object_get(o, "unit")), params);
+			free(params);
+		} else {
+			rc = store_put_sample(e->s, e->run_id, e->bench,
+					      json_string_value(json_object_get(o, "series")), gpu,
+					      num_or_nan(json_object_get(o, "x")), num_or_nan(json_object_get(o, "y")));
+		}
+		if (rc) {
+			store_bench_abort(e->s);
+			return -1;
+		}
+	}
+	return store_bench_end(e->s, e->run_id, e->bench, r->status, r->reason, r->duration, r->config) ? -1 : 0;
+}
+
+/* Runs one bench in a child; fills r.  Returns -1 when the store failed (run must stop). */
+static int run_one(struct handler_env *e, const struct bench *b, const struct bench_config *cfg,
+		   struct steal_sampler *ss)
+{
+	struct bench_result *r = e->r;
+	int fds[2];
+	double start = bench_now();
+	int deadline = b->deadline_s ? b->deadline_s(cfg) : 60;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		gv_strlcpy(r->status, "failed", sizeof r->status);
+		set_reason(r, "cannot create a pipe for the bench");
+		return 0;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		gv_strlcpy(r->status, "failed", sizeof r->status);
+		set_reason(r, "cannot start the bench process");
+		return 0;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(b, cfg, fds[1]);
+	}
+	setpgid(pid, pid); /* also from the parent: no race with kill(-pid) */
+	close(fds[1]);
+
+	char *buf = gv_malloc(MAX_LINE + 1);
+	size_t len = 0;
+	int dropping = 0, wstatus = 0, reaped = 0, timed_out = 0, interrupted = 0;
+	for (;;) {
+		double now = bench_now();
+		double left = start + deadline - now;
+		if (left <= 0) {
+			timed_out = 1;
+			break;
+		}
+		if (got_signal) {
+			interrupted = 1;
+			break;
+		}
+		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		int ms = (int)(left < STEAL_SAMPLE_S ? left * 1000 : STEAL_SAMPLE_S * 1000) + 1;
+		int pr = poll(&pfd, 1, ms);
+		steal_tick(ss);
+		if (e->prog->on)
+			progress_draw(e->prog);
+		if (pr < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pr == 0)
+			continue;
+		ssize_t n = read(fds[0], buf + len, MAX_LINE - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (n == 0)
+			break; /* child closed the pipe: exited */
+		len += (size_t)n;
+		size_t off = 0;
+		for (;;) {
+			char *nl = memchr(buf + off, '\n', len - off);
+			if (!nl)
+				break;
+			*nl = '\0';
+			if (!dropping)
+				handle_line(e, buf + off);
+			dropping = 0;
+			off = (size_t)(nl - buf) + 1;
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+		if (len == MAX_LINE) { /* an endless line: drop it */
+			len = 0;
+			dropping = 1;
+			r->bad_lines++;
+		}
+	}
+	free(buf);
+	close(fds[0]);
+	if (timed_out || interrupted) {
+		kill_group(pid, &wstatus);
+		reaped = 1;
+		gv_strlcpy(r->status, timed_out ? "timed_out" : "failed", sizeof r->status);
+		char msg[160];
+		if (timed_out)
+			snprintf(msg, sizeof msg, "no result within the %d s deadline: bench killed", deadline);
+		else
+			snprintf(msg, sizeof msg, "interrupted by %s", strsignal((int)got_signal));
+		set_reason(r, msg);
+	}
+	if (!reaped) {
+		/* pipe closed; the child is exiting (or closed it and hangs: bounded by the deadline) */
+		for (;;) {
+			pid_t w = waitpid(pid, &wstatus, WNOHANG);
+			if (w == pid)
+				break;
+			if (bench_now() > start + deadline || got_signal) {
+				kill_group(pid, &wstatus);
+				if (!r->got_status) {
+					gv_strlcpy(r->status, "timed_out", sizeof r->status);
+					set_reason(r, "bench closed its pipe but did not exit: killed");
+				}
+				break;
+			}
+			usleep(10000);
+		}
+		kill(-pid, SIGKILL); /* anything the bench left behind in its group */
+		if (!r->got_status)
+			describe_exit(wstatus, r);
+	}
+	if (r->got_status && strcmp(r->status, "ok") && !r->reason)
+		set_reason(r, !strcmp(r->status, "skipped") ? "bench skipped without a reason" : "bench failed without a reason");
+	r->duration = bench_now() - start;
+	return 0;
+}
+
+static void record_steal(struct store *s, int64_t run_id, struct steal_sampler *ss)
+{
+	struct cpu_times end;
+	if (!ss->ok || read_cpu_times(&end))
+		return;
+	if (store_bench_begin(s, run_id, "harness"))
+		return;
+	double pct = steal_pct(&ss->first, &end);
+	char params[96];
+	snprintf(params, sizeof params, "{\"window_s\":%.1f,\"source\":\"/proc/stat\"}", bench_now() - ss->t0);
+	store_put_metric(s, run_id, "harness", "host.cpu_steal.pct", -1, pct, "%", params);
+	for (size_t i = 0; i + 1 < ss->n; i += 2)
+		store_put_sample(s, run_id, "harness", "host.cpu_steal.pct", -1, ss->points[i], ss->points[i + 1]);
+	store_bench_end(s, run_id, "harness", "ok", NULL, bench_now() - ss->t0, NULL);
+}
+
+int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted)
+{
+	char hostname[256] = "";
+	gethostname(hostname, sizeof hostname - 1);
+	*interrupted = 0;
+	got_signal = 0;
+
+	json_t *inv = inventory_collect(&rq->inv);
+	int ngpu = inventory_gpu_count(inv);
+	const char *model = inventory_gpu_model(inv);
+	struct run_info ri = {
+		.profile = bench_profile_name(rq->cfg.profile),
+		.gpuvet_version = GPUVET_VERSION,
+		.hostname = hostname,
+		.provider = inventory_provider(inv),
+		.instance_type = inventory_instance_type(inv),
+		.region = inventory_region(inv),
+		.gpu_model = model,
+		.gpu_count = ngpu,
+		.inventory = inv,
+	};
+	if (store_begin_run(s, &ri, run_id)) {
+		gv_err("%s", store_errmsg(s));
+		json_decref(inv);
+		return -1;
+	}
+
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	struct steal_sampler ss = { .s = s, .run_id = *run_id };
+	ss.ok = read_cpu_times(&ss.first) == 0;
+	ss.last = ss.first;
+	ss.t0 = ss.last_t = bench_now();
+
+	int count = 0;
+	while (rq->benches[count])
+		count++;
+	struct progress prog = { .on = rq->progress, .count = count };
+	const struct gpu_ref *ref = model ? gpu_ref_find(model) : NULL;
+	int rc = 0;
+	char *cfg_json = NULL;
+
+	for (int i = 0; i < count && !got_signal; i++) {
+		const struct bench *b = rq->benches[i];
+		struct bench_result r = { .status = "failed" };
+		struct handler_env e = { .rows = json_array(), .s = s, .run_id = *run_id, .bench = b->name,
+					 .ref = ref, .gpu_count = ngpu, .r = &r, .prog = &prog };
+		prog.idx = i + 1;
+		prog.name = b->name;
+		prog.start = bench_now();
+		prog.frac = 0;
+		progress_draw(&prog);
+		if ((b->flags & BENCH_NEEDS_GPU) && ngpu == 0) {
+			const char *why = inventory_gpu_error(inv);
+			char msg[512];
+			snprintf(msg, sizeof msg, "no gpu visible%s%s", why ? ": " : "", why ? why : "");
+			gv_strlcpy(r.status, "skipped", sizeof r.status);
+			set_reason(&r, msg);
+		} else {
+			run_one(&e, b, &rq->cfg, &ss);
+		}
+		if (r.bad_lines)
+			gv_debug("%s: %d malformed report line(s) ignored", b->name, r.bad_lines);
+		int frc = flush_bench(&e);
+		json_decref(e.rows);
+		if (frc) {
+			progress_clear(&prog);
+			gv_err("%s", store_errmsg(s));
+			rc = -1;
+		}
+		progress_clear(&prog);
+		if (!gv_quiet && prog.on)
+			fprintf(stderr, "%-10s %-9s %6.1f s%s%s\n", b->name, r.status, r.duration,
+				r.reason ? "  " : "", r.reason ? r.reason : "");
+		free(r.reason);
+		free(r.config);
+		if (rc)
+			break;
+	}
+	free(cfg_json);
+	if (rc == 0) {
+		record_steal(s, *run_id, &ss);
+		if (got_signal) {
+			*interrupted = 1;
+			store_finish_run(s, *run_id, "incomplete");
+		} else if (store_finish_run(s, *run_id, "complete")) {
+			gv_err("%s", store_errmsg(s));
+			rc = -1;
+		}
+	}
+	free(ss.points);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	json_decref(inv);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * run.h - run orchestration: inventory, benches in child processes with
+ * deadlines, results streamed to the store and committed per bench.
+ */
+#ifndef GPUVET_RUN_H
+#define GPUVET_RUN_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "benches/bench.h"
+#include "runners/inventory.h"
+
+struct store;
+
+struct run_request {
+	struct bench_config cfg;
+	const struct bench **benches;   /* NULL-terminated selection */
+	struct inventory_opts inv;
+	int progress;                   /* draw progress on stderr */
+};
+
+/*
+ * Runs the selection and stores one run.  Returns 0 with *run_id set (the
+ * run is stored even when benches failed), or -1 when nothing could be
+ * stored (message already printed).  *interrupted is set when SIGINT or
+ * SIGTERM cut the run short (the run is stored as incomplete).
+ */
+int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted);
+
+/* Parses "a,b,c" into a NULL-terminated malloc'd selection; NULL + message on an unknown name. */
+const struct bench **run_parse_selection(const char *list, char *err, size_t errlen);
+/* The default selection of a profile: every bench but test-only and default-off ones. */
+const struct bench **run_default_selection(void);
+
+/* Steal time: fraction of CPU time stolen by the hypervisor between two /proc/stat reads. */
+struct cpu_times { unsigned long long total, steal; };
+int run_read_cpu_times(const char *proc_stat_text, struct cpu_times *out);
+
+#endif

@@ -1,0 +1,77 @@
+/* summary.c - see summary.h */
+#include "runners/summary.h"
+
+#include <math.h>
+#include <string.h>
+
+void summary_format_value(double v, const char *unit, char *buf, size_t size)
+{
+	const char *u = unit && *unit ? unit : "";
+	if (!isfinite(v))
+		snprintf(buf, size, "n/a");
+	else if (fabs(v) >= 1000 || v == floor(v))
+		snprintf(buf, size, "%.0f %s", v, u);
+	else if (fabs(v) >= 10)
+		snprintf(buf, size, "%.1f %s", v, u);
+	else
+		snprintf(buf, size, "%.3g %s", v, u);
+	/* "42 %" reads oddly: join the percent sign */
+	size_t n = strlen(buf);
+	if (n >= 2 && buf[n - 1] == '%' && buf[n - 2] == ' ') {
+		buf[n - 2] = '%';
+		buf[n - 1] = '\0';
+	}
+}
+
+static const char *s_or(const json_t *o, const char *k, const char *dflt)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v ? v : dflt;
+}
+
+void summary_print(const json_t *fp, FILE *f)
+{
+	const json_t *run = json_object_get(fp, "run");
+	fprintf(f, "run %lld  %s  profile %s  %s\n", (long long)json_integer_value(json_object_get(run, "id")),
+		s_or(run, "uuid", "?"), s_or(run, "profile", "?"), s_or(run, "status", "?"));
+	char machine[256];
+	const char *itype = json_string_value(json_object_get(run, "instance_type"));
+	const char *region = json_string_value(json_object_get(run, "region"));
+	const char *model = json_string_value(json_object_get(run, "gpu_model"));
+	snprintf(machine, sizeof machine, "%s%s%s%s%s", s_or(run, "provider", "unknown"), itype ? " " : "",
+		 itype ? itype : "", region ? " " : "", region ? region : "");
+	fprintf(f, "machine: %s, %lld GPU(s)%s%s\n", machine,
+		(long long)json_integer_value(json_object_get(run, "gpu_count")), model ? " " : "", model ? model : "");
+	fprintf(f, "\n%-10s %-9s %8s  %s\n", "bench", "status", "time", "detail");
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(fp, "benches"), i, b) {
+		if (!strcmp(s_or(b, "name", ""), "harness"))
+			continue;
+		fprintf(f, "%-10s %-9s %6.1f s  %s\n", s_or(b, "name", "?"), s_or(b, "status", "?"),
+			json_number_value(json_object_get(b, "duration_s")), s_or(b, "reason", ""));
+	}
+	json_t *m;
+	int any = 0;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		if (json_integer_value(json_object_get(m, "gpu")) != -1)
+			continue;
+		if (!any++)
+			fprintf(f, "\nmetrics (instance):\n");
+		char val[64];
+		json_t *v = json_object_get(m, "value");
+		summary_format_value(json_is_number(v) ? json_number_value(v) : NAN, s_or(m, "unit", ""), val, sizeof val);
+		fprintf(f, "  %-32s %s\n", s_or(m, "name", "?"), val);
+	}
+	json_t *fl = json_object_get(fp, "flags");
+	if (!json_array_size(fl)) {
+		fprintf(f, "\nflags: none\n");
+	} else {
+		fprintf(f, "\nflags:\n");
+		json_array_foreach(fl, i, m)
+			fprintf(f, "  %-8s %-18s %s\n", s_or(m, "severity", "?"), s_or(m, "code", "?"), s_or(m, "message", ""));
+	}
+	json_t *verdicts = json_object_get(fp, "verdicts");
+	json_array_foreach(verdicts, i, m)
+		fprintf(f, "verdict: %s (policy %s)\n", s_or(m, "verdict", "?"), s_or(m, "policy", "?"));
+}

@@ -1,0 +1,118 @@
+/* test_gpus.c - the reference GPU table (pricing/gpus.c): contents, sources and NVML matching. */
+#include "tests/unit/t.h"
+
+#include <stdlib.h>
+
+#include "pricing/gpus.h"
+
+static void test_table_complete(void)
+{
+	static const char *const need[] = { "V100-SXM2-16", "V100-SXM2-32", "V100-PCIE", "T4", "A10", "A10G",
+		"L4", "L40S", "A100-40-SXM", "A100-80-SXM", "A100-40-PCIE", "A100-80-PCIE", "H100-SXM",
+		"H100-PCIE", "H100-NVL", "H200", "H20", "B200" };
+	for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+		const struct gpu_ref *r = gpu_ref_find(need[i]);
+		CHECK(r != NULL);
+		if (r)
+			CHECK_STR(r->key, need[i]);
+	}
+	CHECK(gpu_refs_count >= sizeof need / sizeof need[0]);
+	CHECK(gpu_ref_find("nope") == NULL);
+	CHECK(gpu_ref_find(NULL) == NULL);
+}
+
+static void test_rows_sane(void)
+{
+	for (size_t i = 0; i < gpu_refs_count; i++) {
+		const struct gpu_ref *r = &gpu_refs[i];
+		CHECK(r->key && r->name && r->nvml_match[0]);
+		CHECK(r->source && strlen(r->source) > 10);       /* every row has its source */
+		CHECK(r->mem_gib >= 16 && r->mem_gib <= 200);
+		CHECK(r->mem_bw_gbps >= 300 && r->mem_bw_gbps <= 8000);
+		CHECK(r->pcie_gen >= 3 && r->pcie_gen <= 6 && r->pcie_width == 16);
+		CHECK(r->tdp_w >= 70 && r->tdp_w <= 1000);
+		CHECK(r->peak_tflops[GPU_FP32] > 0 && r->peak_tflops[GPU_FP16] > r->peak_tflops[GPU_FP32]);
+		/* dense tensor rates keep their ratios: BF16 = FP16, TF32 = FP16/2 (A10G and H20 too), FP8 = 2 BF16, within the
+		 * datasheets' own rounding (L40S BF16 362.05 but FP8 733; B200 TF32 1100 but FP16 2250) */
+		if (r->peak_tflops[GPU_BF16] > 0)
+			CHECK_NEAR(r->peak_tflops[GPU_BF16], r->peak_tflops[GPU_FP16], 1e-9);
+		if (r->peak_tflops[GPU_TF32] > 0)
+			CHECK_NEAR(r->peak_tflops[GPU_TF32] * 2, r->peak_tflops[GPU_FP16], r->peak_tflops[GPU_FP16] * 0.03);
+		if (r->peak_tflops[GPU_FP8] > 0)
+			CHECK_NEAR(r->peak_tflops[GPU_FP8], 2 * r->peak_tflops[GPU_BF16], r->peak_tflops[GPU_BF16] * 0.03);
+		/* keys unique */
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(gpu_refs[j].key, r->key) != 0);
+	}
+	/* spot values from the datasheets (dense) */
+	const struct gpu_ref *h = gpu_ref_find("H100-SXM");
+	CHECK_NEAR(h->peak_tflops[GPU_BF16], 989.4, 0.1);
+	CHECK_NEAR(h->peak_tflops[GPU_FP8], 1978.9, 0.1);
+	CHECK_NEAR(h->mem_bw_gbps, 3350, 0);
+	CHECK(gpu_ref_find("A100-80-SXM")->peak_tflops[GPU_TF32] == 156);
+	CHECK(gpu_ref_find("A100-80-SXM")->peak_tflops[GPU_FP8] == 0);   /* no FP8 on Ampere */
+	CHECK(gpu_ref_find("T4")->peak_tflops[GPU_BF16] == 0);
+	CHECK(gpu_ref_find("L4")->peak_tflops[GPU_FP8] > 0);
+	CHECK(gpu_ref_find("H200")->mem_bw_gbps == 4800);
+	CHECK(gpu_ref_find("B200")->pcie_gen == 6);
+}
+
+static void test_dtype_names(void)
+{
+	CHECK_STR(gpu_dtype_name(GPU_BF16), "bf16");
+	CHECK_STR(gpu_dtype_name(GPU_DTYPE_COUNT), "?");
+	CHECK(gpu_dtype_from_name("fp8") == GPU_FP8);
+	CHECK(gpu_dtype_from_name("tf32") == GPU_TF32);
+	CHECK(gpu_dtype_from_name("int8") == -1);
+	CHECK(gpu_dtype_from_name(NULL) == -1);
+}
+
+#define MATCH(name, mem, want) do { const struct gpu_ref *m_ = gpu_ref_match(name, mem); \
+	CHECK_STR(m_ ? m_->key : "(none)", want); } while (0)
+
+static void test_match(void)
+{
+	/* device names as NVML (nvidia-smi --query-gpu=name) prints them; memory in GiB */
+	MATCH("Tesla V100-SXM2-16GB", 15.8, "V100-SXM2-16");
+	MATCH("Tesla V100-SXM2-32GB", 31.7, "V100-SXM2-32");
+	MATCH("Tesla V100-PCIE-16GB", 15.8, "V100-PCIE");
+	MATCH("Tesla T4", 15.0, "T4");
+	MATCH("NVIDIA A10", 22.5, "A10");
+	MATCH("NVIDIA A10G", 22.5, "A10G");
+	MATCH("NVIDIA L4", 22.5, "L4");
+	MATCH("NVIDIA L40S", 45.0, "L40S");
+	MATCH("NVIDIA A100-SXM4-40GB", 39.6, "A100-40-SXM");
+	MATCH("NVIDIA A100-SXM4-80GB", 79.3, "A100-80-SXM");
+	MATCH("NVIDIA A100-PCIE-40GB", 39.6, "A100-40-PCIE");
+	MATCH("NVIDIA A100 80GB PCIe", 79.3, "A100-80-PCIE");
+	MATCH("NVIDIA H100 80GB HBM3", 79.6, "H100-SXM");    /* 81559 MiB */
+	MATCH("NVIDIA H100 PCIe", 79.6, "H100-PCIE");
+	MATCH("NVIDIA H100 NVL", 93.6, "H100-NVL");
+	MATCH("NVIDIA H200", 140.4, "H200");                  /* 143771 MiB */
+	MATCH("NVIDIA H200 NVL", 140.4, "H200-NVL");
+	MATCH("NVIDIA H20", 95.0, "H20");
+	MATCH("NVIDIA B200", 179.1, "B200");
+	/* without memory: still the name */
+	MATCH("NVIDIA H100 80GB HBM3", 0, "H100-SXM");
+	MATCH("nvidia a10g", 0, "A10G");                     /* case-insensitive */
+	/* a word boundary is needed: no row for these */
+	CHECK(gpu_ref_match("NVIDIA GeForce RTX 4090", 24) == NULL);
+	CHECK(gpu_ref_match("NVIDIA L40", 45) == NULL);
+	CHECK(gpu_ref_match("NVIDIA A1000", 8) == NULL);
+	CHECK(gpu_ref_match("", 8) == NULL);
+	CHECK(gpu_ref_match(NULL, 8) == NULL);
+}
+
+static void test_pcie_link(void)
+{
+	CHECK_NEAR(pcie_link_gbps(3, 16), 15.7538, 1e-4);
+	CHECK_NEAR(pcie_link_gbps(4, 16), 31.5077, 1e-4);
+	CHECK_NEAR(pcie_link_gbps(5, 16), 63.0154, 1e-4);
+	CHECK_NEAR(pcie_link_gbps(2, 16), 8.0, 1e-9);
+	CHECK_NEAR(pcie_link_gbps(1, 8), 2.0, 1e-9);
+	CHECK_NEAR(pcie_link_gbps(-1, 16), 0, 0);
+	/* a link trained at half width gives half */
+	CHECK_NEAR(pcie_link_gbps(4, 8) * 2, pcie_link_gbps(4, 16), 1e-9);
+}
+
+TEST_MAIN(T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))

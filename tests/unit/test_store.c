@@ -1,0 +1,199 @@
+/*
+ * test_store.c - the store's C API, with SQLite fault injection in the
+ * style of SQLite's own tests: an allocator that fails at call N, looped
+ * over N, then PRAGMA integrity_check and an all-or-nothing check.
+ */
+#include "tests/unit/t.h"
+#include "results/store.h"
+#include "runners/run.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char dir[256];
+
+static const char *tmp_db(const char *name)
+{
+	static char path[512];
+	if (!dir[0]) {
+		const char *t = getenv("TMPDIR");
+		snprintf(dir, sizeof dir, "%s/gpuvet-test-store-XXXXXX", t ? t : "/tmp");
+		if (!mkdtemp(dir))
+			abort();
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	return path;
+}
+
+static json_t *sample_fp(const char *uuid)
+{
+	return json_pack("{s:s,s:{s:s,s:s,s:s,s:s,s:s,s:i},s:{s:[]},"
+			 "s:[{s:s,s:s,s:f}],s:[{s:s,s:s,s:i,s:f,s:s,s:{s:i}}],"
+			 "s:[{s:s,s:s,s:i,s:[[f,f],[f,f]]}],s:[{s:s,s:s,s:s}],s:[]}",
+			 "schema", FINGERPRINT_SCHEMA,
+			 "run", "uuid", uuid, "status", "complete", "started_at", "2026-11-21T00:00:00Z",
+			 "provider", "aws", "instance_type", "p5.48xlarge", "gpu_count", 8,
+			 "inventory", "gpus",
+			 "benches", "name", "gemm", "status", "ok", "duration_s", 1.5,
+			 "metrics", "bench", "gemm", "name", "gemm.bf16.tflops", "gpu", -1, "value", 5000.0, "unit",
+			 "TFLOP/s", "params", "m", 8192,
+			 "samples", "bench", "soak", "series", "soak.temp.c", "gpu", 0, "points", 0.0, 50.0, 1.0, 51.0,
+			 "flags", "code", "CPU_STEAL", "severity", "warning", "message", "steal",
+			 "verdicts");
+}
+
+static void test_open_create_reopen(void)
+{
+	struct store *s;
+	const char *p = tmp_db("a/b/c.db");
+	CHECK(store_open(p, &s) == STORE_OK);
+	int64_t id = 0;
+	struct run_info ri = { .profile = "quick", .gpuvet_version = "t", .provider = "aws" };
+	CHECK(store_begin_run(s, &ri, &id) == STORE_OK);
+	CHECK(id == 1);
+	CHECK(store_bench_begin(s, id, "x") == STORE_OK);
+	CHECK(store_put_metric(s, id, "x", "x.a.count", -1, 1.0, "count", NULL) == STORE_OK);
+	CHECK(store_put_sample(s, id, "x", "x.s.count", 0, 0.5, 2.0) == STORE_OK);
+	CHECK(store_bench_end(s, id, "x", "ok", NULL, 0.1, "{\"k\":1}") == STORE_OK);
+	CHECK(store_finish_run(s, id, "complete") == STORE_OK);
+	store_close(s);
+
+	CHECK(store_open_readonly(p, &s) == STORE_OK);
+	json_t *fp = NULL;
+	int64_t latest = 0;
+	CHECK(store_latest_run(s, &latest) == STORE_OK && latest == id);
+	CHECK(store_load_fingerprint(s, id, &fp) == STORE_OK);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(fp, "run"), "status")), "complete");
+	CHECK(json_array_size(json_object_get(fp, "metrics")) == 1);
+	CHECK(json_integer_value(json_object_get(json_object_get(json_array_get(json_object_get(fp, "benches"), 0),
+								  "config"), "k")) == 1);
+	json_decref(fp);
+	CHECK(store_load_fingerprint(s, 99, &fp) == STORE_NOTFOUND);
+	store_close(s);
+}
+
+static void test_resolve_and_dup(void)
+{
+	struct store *s;
+	CHECK(store_open(tmp_db("dup.db"), &s) == STORE_OK);
+	json_t *fp = sample_fp("11111111-2222-4333-8444-555555555555");
+	int64_t id;
+	CHECK(store_import_fingerprint(s, fp, &id) == STORE_OK);
+	CHECK(store_import_fingerprint(s, fp, &id) == STORE_DUP);
+	int64_t r = 0;
+	CHECK(store_resolve_run(s, "1111", &r) == STORE_OK && r == id);
+	CHECK(store_resolve_run(s, "1", &r) == STORE_OK && r == id);
+	CHECK(store_resolve_run(s, "abc", &r) == STORE_NOTFOUND);
+	CHECK(store_resolve_run(s, "2", &r) == STORE_NOTFOUND);
+	json_decref(fp);
+	store_close(s);
+}
+
+static void test_cpu_times(void)
+{
+	struct cpu_times t;
+	CHECK(run_read_cpu_times("cpu  100 0 50 800 10 0 5 35 0 0\n", &t) == 0);
+	CHECK(t.total == 1000 && t.steal == 35);
+	CHECK(run_read_cpu_times("cpu0 1 2 3 4", &t) == -1);
+	CHECK(run_read_cpu_times("cpu  1 2", &t) == -1);
+}
+
+static void test_stats(void)
+{
+	struct bench_stats st;
+	double v[] = { 3, 1, 2, 10 };
+	bench_stats(v, 4, &st);
+	CHECK_NEAR(st.median, 2.5, 1e-12);
+	CHECK_NEAR(st.min, 1, 0);
+	CHECK_NEAR(st.spread, 9 / 2.5, 1e-12);
+	bench_stats(v, 0, &st);
+	CHECK(st.n == 0 && st.median == 0);
+}
+
+/* ---- fault injection: an allocator that fails at call N ---- */
+
+static sqlite3_mem_methods real_mem;
+static long fail_at = -1, calls;
+
+static void *fi_malloc(int n)
+{
+	if (fail_at >= 0 && ++calls == fail_at)
+		return NULL;
+	return real_mem.xMalloc(n);
+}
+
+static void *fi_realloc(void *p, int n)
+{
+	if (fail_at >= 0 && ++calls == fail_at)
+		return NULL;
+	return real_mem.xRealloc(p, n);
+}
+
+static void test_import_under_malloc_failure(void)
+{
+	sqlite3_mem_methods fi;
+	sqlite3_shutdown();
+	CHECK(sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real_mem) == SQLITE_OK);
+	fi = real_mem;
+	fi.xMalloc = fi_malloc;
+	fi.xRealloc = fi_realloc;
+	CHECK(sqlite3_config(SQLITE_CONFIG_MALLOC, &fi) == SQLITE_OK);
+	sqlite3_initialize();
+
+	const char *p = tmp_db("fault.db");
+	struct store *s;
+	CHECK(store_open(p, &s) == STORE_OK);
+	json_t *base = sample_fp("00000000-0000-4000-8000-000000000000");
+	CHECK(store_import_fingerprint(s, base, NULL) == STORE_OK);
+	json_decref(base);
+	store_close(s);
+
+	int successes = 0;
+	for (long n = 1; n < 400; n++) {
+		char u[37];
+		snprintf(u, sizeof u, "00000000-0000-4000-8000-%012ld", n);
+		calls = 0;
+		fail_at = -1;
+		if (store_open(p, &s) != STORE_OK) {
+			CHECK(0);
+			break;
+		}
+		json_t *fp = sample_fp(u);
+		fail_at = n;
+		int rc = store_import_fingerprint(s, fp, NULL);
+		fail_at = -1;
+		json_decref(fp);
+		store_close(s);
+		successes += rc == STORE_OK;
+
+		/* all or nothing, and the file stays sound */
+		sqlite3 *db;
+		CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+		sqlite3_stmt *st;
+		CHECK(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(st) == SQLITE_ROW);
+		CHECK_STR((const char *)sqlite3_column_text(st, 0), "ok");
+		sqlite3_finalize(st);
+		char sql[200];
+		snprintf(sql, sizeof sql, "SELECT (SELECT count(*) FROM runs WHERE uuid='%s'),"
+			 " (SELECT count(*) FROM metrics m JOIN runs r ON r.id=m.run_id WHERE r.uuid='%s')", u, u);
+		CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(st) == SQLITE_ROW);
+		int runs = sqlite3_column_int(st, 0), metrics = sqlite3_column_int(st, 1);
+		CHECK(runs == (rc == STORE_OK));
+		CHECK(metrics == (rc == STORE_OK));
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		if (rc == STORE_OK && calls < n)
+			break; /* the whole import needed fewer allocations than n: every point was covered */
+	}
+	CHECK(successes >= 1);
+	sqlite3_shutdown();
+	sqlite3_config(SQLITE_CONFIG_MALLOC, &real_mem);
+	sqlite3_initialize();
+}
+
+TEST_MAIN(T(test_open_create_reopen), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats),
+	  T(test_import_under_malloc_failure))
