@@ -104,7 +104,8 @@ def main():
                 ours.append(g)
                 theirs.append(c)
                 print(f"rep {rep + 1}: objstore {g:.3f} GB/s ({params.get('requests')} ranges, "
-                      f"{params.get('seconds')} s, via {via}), curl --parallel {c:.3f} GB/s",
+                      f"{params.get('seconds')} s, via {via}), curl --parallel {c:.3f} GB/s, "
+                      f"ratio {g / c:.2f}",
                       flush=True)
             mo, mc = statistics.median(ours), statistics.median(theirs)
             curl_v = subprocess.run(["curl", "--version"], capture_output=True,
