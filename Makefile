@@ -38,7 +38,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
-             -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
+             -lyaml -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
 
 # `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
 # rank per GPU under mpirun.  Rebuild from clean when switching (make clean).
@@ -56,11 +56,11 @@ TESTS     := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
-APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev \
+APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libyaml-dev \
              libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
-APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus
+APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev
-PIP_TEST  := pytest moto[server]
+PIP_TEST  := pytest moto[server] pyyaml
 
 .PHONY: all run test check deps deps-test fuzz fuzz-build clean install
 all: $(BUILD)/gpuvet
@@ -106,7 +106,7 @@ deps:
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
+	@$(PYTHON) -c 'import pytest, moto, yaml' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
 	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
 
 # ---- the README's two commands ----

@@ -83,11 +83,11 @@ def test_bench_outcomes_are_recorded_and_the_run_goes_on(gpuvet, mode, status, r
     env = null_env(mode)
     # under ASan the sanitizer would turn SIGSEGV into exit(1): let the signal through
     env["ASAN_OPTIONS"] = gpuvet.env.get("ASAN_OPTIONS", "") + ":handle_segv=0"
-    fp = gpuvet.json("run", "--bench", "null,nvme", "--json", env=env)
+    fp = gpuvet.json("run", "--bench", "null,objstore", "--json", env=env)
     b = bench(fp, "null")
     assert b["status"] == status and reason in b["reason"], b
     # the run went on to the next bench and completed
-    assert bench(fp, "nvme")["status"] in ("ok", "skipped", "failed")
+    assert bench(fp, "objstore")["status"] == "skipped"
     assert fp["run"]["status"] == "complete"
     if mode in ("crash", "abort"):
         # what the bench reported before it died is kept
@@ -130,7 +130,7 @@ def test_kill_9_mid_run_keeps_finished_benches(gpuvet, tmp_path):
     marker = f"GPUVET_TEST_MARKER={uuid.uuid4()}"
     env = dict(gpuvet.env, **null_env("slow", GPUVET_NULL_SECONDS=60))
     env[marker.split("=")[0]] = marker.split("=")[1]
-    p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "--bench", "nvme,null"],
+    p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "--bench", "objstore,null"],
                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # wait until the first bench is committed and the slow one is running
     deadline = time.monotonic() + 20
@@ -139,7 +139,7 @@ def test_kill_9_mid_run_keeps_finished_benches(gpuvet, tmp_path):
         if os.path.exists(gpuvet.db):
             con = sqlite3.connect(gpuvet.db)
             try:
-                n = con.execute("SELECT count(*) FROM benches WHERE name='nvme'").fetchone()[0]
+                n = con.execute("SELECT count(*) FROM benches WHERE name='objstore'").fetchone()[0]
             except sqlite3.Error:
                 n = 0
             con.close()
@@ -156,7 +156,7 @@ def test_kill_9_mid_run_keeps_finished_benches(gpuvet, tmp_path):
     assert integrity_ok(gpuvet.db)
     fp = gpuvet.json("results", "show")
     assert fp["run"]["status"] == "incomplete"
-    assert [b["name"] for b in fp["benches"]] == ["nvme"]
+    assert [b["name"] for b in fp["benches"]] == ["objstore"]
     listed = gpuvet("results", "list", check=0).stdout
     assert "incomplete" in listed
     # the store still takes new runs
@@ -194,7 +194,7 @@ def test_not_a_database_is_refused_untouched(gpuvet, tmp_path):
     bad = tmp_path / "notes.db"
     bad.write_bytes(b"these are my notes, not a database\n" * 100)
     before = sha(bad)
-    for args in (["run", "--bench", "nvme"], ["results", "list"], ["results", "show"]):
+    for args in (["run", "--bench", "objstore"], ["results", "list"], ["results", "show"]):
         p = gpuvet("--db", str(bad), *args, db=False, check=2)
         assert p.stderr.count("\n") == 1 and "not a gpuvet database" in p.stderr, p.stderr
     assert sha(bad) == before
@@ -208,13 +208,13 @@ def test_foreign_sqlite_database_is_refused_untouched(gpuvet, tmp_path):
     con.commit()
     con.close()
     before = sha(other)
-    p = gpuvet("--db", str(other), "run", "--bench", "nvme", db=False, check=2)
+    p = gpuvet("--db", str(other), "run", "--bench", "objstore", db=False, check=2)
     assert "not a gpuvet database" in p.stderr
     assert sha(other) == before
 
 
 def test_newer_schema_is_refused(gpuvet):
-    gpuvet("run", "--bench", "nvme", check=0)
+    gpuvet("run", "--bench", "objstore", check=0)
     con = sqlite3.connect(gpuvet.db)
     con.execute("PRAGMA user_version = 99")
     con.commit()
@@ -243,17 +243,17 @@ def test_truncated_database_is_an_error_not_a_reset(gpuvet):
 def test_unwritable_database_location(gpuvet, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    p = gpuvet("--db", str(blocker / "sub" / "gpuvet.db"), "run", "--bench", "nvme", db=False, check=2)
+    p = gpuvet("--db", str(blocker / "sub" / "gpuvet.db"), "run", "--bench", "objstore", db=False, check=2)
     assert p.stderr.startswith("gpuvet: cannot open database") and "not a directory" in p.stderr.lower(), p.stderr
     ro = tmp_path / "ro"
     ro.mkdir()
-    p = gpuvet("--db", str(ro / "a" / "b" / "gpuvet.db"), "run", "--bench", "nvme", db=False,
+    p = gpuvet("--db", str(ro / "a" / "b" / "gpuvet.db"), "run", "--bench", "objstore", db=False,
                env={"GPUVET_DB": ""}, check=0)
     assert p.returncode == 0  # intermediate directories are created
 
 
 def test_default_database_path_follows_xdg(gpuvet):
-    p = gpuvet("run", "--bench", "nvme", db=False, check=0)
+    p = gpuvet("run", "--bench", "objstore", db=False, check=0)
     assert os.path.exists(os.path.join(gpuvet.env["XDG_DATA_HOME"], "gpuvet", "gpuvet.db")), p.stderr
 
 

@@ -1,0 +1,23 @@
+/*
+ * accept.h - the acceptance gate on a stored run: policy (policy.h) +
+ * flags (flags.h) + fleet baseline from the store; the verdict is stored
+ * with the run (store_put_verdict) and printed for a person or, with json,
+ * as one JSON object.  Used by `gpuvet accept` and `gpuvet run --accept`.
+ */
+#ifndef GPUVET_ACCEPT_H
+#define GPUVET_ACCEPT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct store;
+
+/*
+ * Gates run_id with the policy file at policy_path (NULL: built-in
+ * default).  Returns the exit code: 0 accept, 1 reject, 3 could not
+ * measure what the policy requires, 2 bad policy or store error (one line
+ * on stderr naming the file and line).
+ */
+int accept_run(struct store *s, int64_t run_id, const char *policy_path, int json, FILE *out);
+
+#endif

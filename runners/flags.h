@@ -1,0 +1,60 @@
+/*
+ * flags.h - the named findings of a run, computed from its fingerprint
+ * (inventory, metrics, soak samples): throttling, decay, contention,
+ * virtualization, degraded hardware, below-reference performance.
+ *
+ * Each flag is {"code","severity","message","evidence":{...}}; evidence
+ * always carries "gpu" (-1 for the instance) and the thresholds it was
+ * judged against, so a reader can check the decision.  The thresholds are
+ * the named constants below (README "Flags" documents why each value).
+ */
+#ifndef GPUVET_FLAGS_H
+#define GPUVET_FLAGS_H
+
+#include <jansson.h>
+
+/* ---- throttling (soak.clock_events.mask, one sample per second) ---- */
+#define FLAG_HW_MIN_S              1.0   /* any second of HW slowdown / power brake / HW thermal */
+#define FLAG_THERMAL_MIN_S         3.0   /* SW thermal slowdown: tolerate a 1-2 s transient */
+#define FLAG_THERMAL_SW_CRIT_FRAC  0.10  /* SW thermal for >= 10% of the soak: critical */
+#define FLAG_POWER_MIN_S           5.0   /* SW power cap seconds before THROTTLE_POWER is raised */
+#define FLAG_POWER_LIMIT_MIN_FRAC  0.90  /* enforced limit < 90% of the model's TDP: capped by the host */
+/* ---- decay: last window against first window of the soak ---- */
+#define FLAG_DECAY_WINDOW_S        60.0  /* "first minute" / "last minute" */
+#define FLAG_DECAY_MIN_SOAK_S      15.0  /* shorter soaks: windows are thirds; below this, no judgement */
+#define FLAG_CLOCK_DECAY_PCT       10.0  /* SM clock median drop: warning */
+#define FLAG_PERF_DECAY_PCT        10.0  /* soak TFLOP/s median drop: warning */
+#define FLAG_DECAY_CRIT_PCT        25.0  /* either drop: critical */
+/* ---- contention (two independent signals, see flags.c) ---- */
+#define FLAG_CONTENTION_SPREAD     0.10  /* gemm repetition spread (max-min)/median */
+#define FLAG_DIP_FRAC              0.15  /* a soak second below (1-0.15) x median TFLOP/s is a dip */
+#define FLAG_DIP_MIN_EPISODES      3     /* recurring: at least 3 separate dips ... */
+#define FLAG_DIP_MAX_THROTTLED     0.5   /* ... not explained by throttling (<= half the dip seconds throttled) */
+#define FLAG_CONTENTION_STEAL_PCT  2.0   /* hypervisor steal over the run */
+#define FLAG_CONTENTION_LOW_FRAC   0.35  /* soak TFLOP/s < 35% of peak at unthrottled clocks */
+/* ---- host ---- */
+#define FLAG_STEAL_WARN_PCT        5.0
+#define FLAG_STEAL_CRIT_PCT        20.0
+/* ---- hardware health ---- */
+#define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
+/* ---- reference (pricing/gpus.h) ---- */
+#define FLAG_REF_GEMM_MIN_PCT      50.0  /* gemm.<dtype>.pct_of_peak */
+#define FLAG_REF_LINK_MIN_PCT      60.0  /* memcpy H2D/D2H pinned vs the model's PCIe link */
+
+/* Computes the flags of a fingerprint; a new JSON array (never NULL). */
+json_t *flags_compute(const json_t *fingerprint);
+
+/*
+ * Whether the fingerprint holds the evidence that code needs (the soak's
+ * samples for THROTTLE_*, the inventory's GPUs for ECC_ERRORS, ...): 1
+ * yes, 0 no with the reason in *why (static text), -1 unknown code.
+ */
+int flags_measurable(const json_t *fingerprint, const char *code, const char **why);
+
+/* Known codes, NULL-terminated. */
+extern const char *const flags_codes[];
+int flags_code_known(const char *code);
+/* "info" 0, "warning" 1, "critical" 2; -1 unknown. */
+int flags_severity_rank(const char *severity);
+
+#endif

@@ -1,0 +1,260 @@
+/* fpq.c - read-only queries on a fingerprint; see fpq.h. */
+#include "runners/fpq.h"
+#include "pricing/gpus.h"
+#include "runners/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const json_t *fpq_metric(const json_t *fp, const char *name, int gpu)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		const char *n = json_string_value(json_object_get(m, "name"));
+		json_t *g = json_object_get(m, "gpu");
+		if (n && !strcmp(n, name) && json_is_integer(g) && json_integer_value(g) == gpu)
+			return m;
+	}
+	return NULL;
+}
+
+int fpq_metric_value(const json_t *fp, const char *name, int gpu, double *v)
+{
+	const json_t *m = fpq_metric(fp, name, gpu);
+	json_t *val = m ? json_object_get(m, "value") : NULL;
+	if (!json_is_number(val))
+		return -1;
+	*v = json_number_value(val);
+	return 0;
+}
+
+const json_t *fpq_series(const json_t *fp, const char *series, int gpu)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(fp, "samples"), i, s) {
+		const char *n = json_string_value(json_object_get(s, "series"));
+		json_t *g = json_object_get(s, "gpu");
+		json_t *p = json_object_get(s, "points");
+		if (n && !strcmp(n, series) && json_is_integer(g) && json_integer_value(g) == gpu &&
+		    json_is_array(p))
+			return p;
+	}
+	return NULL;
+}
+
+const char *fpq_bench_status(const json_t *fp, const char *bench, const char **reason)
+{
+	size_t i;
+	json_t *b;
+	if (reason)
+		*reason = NULL;
+	json_array_foreach(json_object_get(fp, "benches"), i, b) {
+		const char *n = json_string_value(json_object_get(b, "name"));
+		if (n && !strcmp(n, bench)) {
+			if (reason)
+				*reason = json_string_value(json_object_get(b, "reason"));
+			return json_string_value(json_object_get(b, "status"));
+		}
+	}
+	return NULL;
+}
+
+const json_t *fpq_gpus(const json_t *fp)
+{
+	static json_t *empty;
+	const json_t *g = json_object_get(json_object_get(fp, "inventory"), "gpus");
+	if (json_is_array(g))
+		return g;
+	if (!empty)
+		empty = json_array();  /* process-lifetime, never modified */
+	return empty;
+}
+
+static int max_gpu_index(const json_t *arr)
+{
+	int best = -1;
+	size_t i;
+	json_t *e;
+	json_array_foreach(arr, i, e) {
+		json_t *g = json_object_get(e, "gpu");
+		if (json_is_integer(g) && json_integer_value(g) > best && json_integer_value(g) < 4096)
+			best = (int)json_integer_value(g);
+	}
+	return best;
+}
+
+int fpq_gpu_count(const json_t *fp)
+{
+	size_t n = json_array_size(fpq_gpus(fp));
+	if (n)
+		return (int)n;
+	json_t *c = json_object_get(json_object_get(fp, "run"), "gpu_count");
+	if (json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(c) < 4096)
+		return (int)json_integer_value(c);
+	int a = max_gpu_index(json_object_get(fp, "metrics"));
+	int b = max_gpu_index(json_object_get(fp, "samples"));
+	return (a > b ? a : b) + 1;
+}
+
+const char *fpq_run_str(const json_t *fp, const char *key)
+{
+	return json_string_value(json_object_get(json_object_get(fp, "run"), key));
+}
+
+const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
+{
+	const char *key = fpq_run_str(fp, "gpu_model");
+	const struct gpu_ref *r = key ? gpu_ref_find(key) : NULL;
+	if (r)
+		return r;
+	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
+	key = fpq_str(g0, "reference_model", NULL);
+	if (key && (r = gpu_ref_find(key)))
+		return r;
+	const char *name = fpq_str(g0, "name", NULL);
+	double bytes = 0;
+	if (!name)
+		return NULL;
+	if (fpq_num(g0, &bytes, "memory_bytes", NULL))
+		bytes = 0;
+	return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
+}
+
+static const json_t *path_get(const json_t *obj, const char *path)
+{
+	char buf[128];
+	if (gv_strlcpy(buf, path, sizeof buf) >= sizeof buf)
+		return NULL;
+	char *save = NULL;
+	const json_t *cur = obj;
+	for (char *t = strtok_r(buf, ".", &save); t && cur; t = strtok_r(NULL, ".", &save))
+		cur = json_object_get(cur, t);
+	return cur;
+}
+
+static int to_num(const json_t *j, double *v)
+{
+	static const char *const yes[] = { "enabled", "yes", "true", "on" };
+	static const char *const no[] = { "disabled", "no", "false", "off", "none" };
+	if (json_is_number(j)) {
+		*v = json_number_value(j);
+		return 0;
+	}
+	if (json_is_boolean(j)) {
+		*v = json_is_true(j) ? 1 : 0;
+		return 0;
+	}
+	const char *s = json_string_value(j);
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+		if (!strcasecmp(s, yes[i])) {
+			*v = 1;
+			return 0;
+		}
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (!strcasecmp(s, no[i])) {
+			*v = 0;
+			return 0;
+		}
+	return gv_parse_double(s, v);
+}
+
+int fpq_num(const json_t *obj, double *v, ...)
+{
+	va_list ap;
+	const char *p;
+	int rc = -1;
+	if (!obj)
+		return -1;
+	va_start(ap, v);
+	while ((p = va_arg(ap, const char *)))
+		if (!to_num(path_get(obj, p), v)) {
+			rc = 0;
+			break;
+		}
+	va_end(ap);
+	return rc;
+}
+
+const char *fpq_str(const json_t *obj, ...)
+{
+	va_list ap;
+	const char *p, *r = NULL;
+	if (!obj)
+		return NULL;
+	va_start(ap, obj);
+	while (!r && (p = va_arg(ap, const char *)))
+		r = json_string_value(path_get(obj, p));
+	va_end(ap);
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double fpq_median(const double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	double *c = gv_malloc(n * sizeof *c);
+	memcpy(c, v, n * sizeof *c);
+	qsort(c, n, sizeof *c, cmp_double);
+	double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	free(c);
+	return m;
+}
+
+static int point_xy(const json_t *p, double *x, double *y)
+{
+	json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
+	if (!json_is_number(jx) || !json_is_number(jy))
+		return -1;
+	*x = json_number_value(jx);
+	*y = json_number_value(jy);
+	return 0;
+}
+
+int fpq_series_median(const json_t *points, double x0, double x1, double *median, int *n)
+{
+	size_t cap = json_array_size(points), k = 0, i;
+	json_t *p;
+	double x, y;
+	*n = 0;
+	if (!cap)
+		return -1;
+	double *v = gv_malloc(cap * sizeof *v);
+	json_array_foreach(points, i, p)
+		if (!point_xy(p, &x, &y) && x >= x0 && x <= x1)
+			v[k++] = y;
+	*n = (int)k;
+	if (k)
+		*median = fpq_median(v, k);
+	free(v);
+	return k ? 0 : -1;
+}
+
+int fpq_series_span(const json_t *points, double *x0, double *x1)
+{
+	size_t i;
+	json_t *p;
+	double x, y;
+	int any = 0;
+	json_array_foreach(points, i, p) {
+		if (point_xy(p, &x, &y))
+			continue;
+		if (!any || x < *x0)
+			*x0 = x;
+		if (!any || x > *x1)
+			*x1 = x;
+		any = 1;
+	}
+	return any ? 0 : -1;
+}

@@ -1,0 +1,662 @@
+/*
+ * policy.c - acceptance policy: YAML parsing (libyaml's document API, so
+ * every error names its line) and evaluation against a fingerprint.
+ *
+ * Format (README "Acceptance"):
+ *   name: STRING                      stored with the verdict
+ *   fleet_min_runs: INT               accepted runs of the SKU needed for fleet thresholds (3)
+ *   rules:                            each a mapping:
+ *     - metric: NAME | [NAME, ...]    the first present in the run is judged
+ *       gpu: instance | each | N      -1 headline (default), every GPU, one GPU
+ *       min: / max:                   absolute, in the metric's unit
+ *       min_fraction_of_reference:    x the model's reference (pricing/gpus.h)
+ *       min_fraction_of_fleet: / max_fraction_of_fleet:
+ *                                     x median of accepted runs of the same SKU
+ *       optional: true|false          missing metric: note instead of unmeasurable
+ *   reject_flags:                     CODE (rejects at warning or worse) or
+ *     - {code: CODE, severity: info|warning|critical}
+ */
+#include "runners/policy.h"
+#include "runners/flags.h"
+#include "runners/fpq.h"
+#include "pricing/gpus.h"
+#include "runners/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+extern const char policy_default_yaml[];  /* runners/policy_default.c */
+
+const char *policy_default_text(void)
+{
+	return policy_default_yaml;
+}
+
+const char *policy_verdict_name(enum policy_verdict v)
+{
+	return v == POLICY_ACCEPT ? "accept" : v == POLICY_REJECT ? "reject" : "unmeasurable";
+}
+
+/* ---- parsing ---- */
+
+struct pctx {
+	yaml_document_t *doc;
+	char *err;
+	size_t errlen;
+};
+
+static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "line %lu: %s", n ? (unsigned long)n->start_mark.line + 1 : 1UL, msg);
+	return -1;
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+static int get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
+{
+	const char *s = scalar(n);
+	if (!s || gv_parse_double(s, out) || !isfinite(*out))
+		return perr(c, n, "'%s' must be a number", key);
+	return 0;
+}
+
+static int get_bool(struct pctx *c, const yaml_node_t *n, const char *key, int *out)
+{
+	const char *s = scalar(n);
+	if (s && (!strcmp(s, "true") || !strcmp(s, "yes"))) {
+		*out = 1;
+		return 0;
+	}
+	if (s && (!strcmp(s, "false") || !strcmp(s, "no"))) {
+		*out = 0;
+		return 0;
+	}
+	return perr(c, n, "'%s' must be true or false", key);
+}
+
+static int metric_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > 128 || s[0] == '.' || s[n - 1] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.' || s[i] == '_'))
+			return 0;
+	return 1;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n > k && !strcmp(s + n - k, suf);
+}
+
+/* Reference value of a metric for a model, in the metric's unit; 0 when there is none. */
+static double metric_reference(const char *m, int gpu, int ngpu, const struct gpu_ref *ref, char *desc, size_t dlen)
+{
+	char dt[16];
+	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link")) {
+		snprintf(desc, dlen, "100%% (the metric is already relative to the reference)");
+		return 100.0;
+	}
+	if (!ref)
+		return 0;
+	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops")) {
+		int d = gpu_dtype_from_name(dt);
+		int mult = gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1;
+		if (d < 0 || !(ref->peak_tflops[d] > 0))
+			return 0;
+		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt, ref->peak_tflops[d], mult);
+		return ref->peak_tflops[d] * mult;
+	}
+	if (!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) {
+		if (!ends_with(m, ".gbps"))
+			return 0;
+		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		int bidir = !strncmp(m, "memcpy.bidir.", 13);
+		if (!(link > 0))
+			return 0;
+		snprintf(desc, dlen, "%s pcie gen%d x%d %.4g GB/s%s", ref->key, ref->pcie_gen, ref->pcie_width, link,
+			 bidir ? " x 2 directions" : "");
+		return bidir ? 2 * link : link;
+	}
+	if (!strcmp(m, "allreduce.busbw.gbps") && ref->nvlink_gbps > 0) {
+		snprintf(desc, dlen, "%s nvlink %.4g GB/s per direction", ref->key, ref->nvlink_gbps / 2);
+		return ref->nvlink_gbps / 2;
+	}
+	return 0;
+}
+
+/* Whether any model could give this metric a reference (parse-time check). */
+static int metric_has_reference(const char *m)
+{
+	char dt[16];
+	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link"))
+		return 1;
+	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops"))
+		return gpu_dtype_from_name(dt) >= 0;
+	if ((!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) &&
+	    ends_with(m, ".gbps"))
+		return 1;
+	return !strcmp(m, "allreduce.busbw.gbps");
+}
+
+static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
+{
+	yaml_node_pair_t *pair;
+	memset(r, 0, sizeof *r);
+	r->gpu = -1;
+	r->line = (int)n->start_mark.line + 1;
+	if (n->type != YAML_MAPPING_NODE)
+		return perr(c, n, "a rule must be a mapping with 'metric' and thresholds");
+	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
+		const char *key = scalar(k);
+		if (!key)
+			return perr(c, k, "rule keys must be plain words");
+		if (!strcmp(key, "metric")) {
+			if (r->nmetrics)
+				return perr(c, k, "'metric' given twice");
+			if (v->type == YAML_SEQUENCE_NODE) {
+				yaml_node_item_t *it;
+				for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+					yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+					if (r->nmetrics >= POLICY_MAX_ALTS)
+						return perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
+					if (!scalar(e) || !metric_name_ok(scalar(e)))
+						return perr(c, e, "not a metric name (dotted, lowercase)");
+					r->metrics[r->nmetrics++] = gv_strdup(scalar(e));
+				}
+				if (!r->nmetrics)
+					return perr(c, v, "'metric' list is empty");
+			} else {
+				if (!scalar(v) || !metric_name_ok(scalar(v)))
+					return perr(c, v, "not a metric name (dotted, lowercase)");
+				r->metrics[r->nmetrics++] = gv_strdup(scalar(v));
+			}
+		} else if (!strcmp(key, "gpu")) {
+			const char *s = scalar(v);
+			long g;
+			if (s && !strcmp(s, "instance"))
+				r->gpu = -1;
+			else if (s && !strcmp(s, "each"))
+				r->gpu = POLICY_GPU_EACH;
+			else if (s && !gv_parse_long(s, -1, 4095, &g))
+				r->gpu = (int)g;
+			else
+				return perr(c, v, "'gpu' must be instance, each or a gpu index");
+		} else if (!strcmp(key, "min")) {
+			if (get_number(c, v, key, &r->min))
+				return -1;
+			r->has_min = 1;
+		} else if (!strcmp(key, "max")) {
+			if (get_number(c, v, key, &r->max))
+				return -1;
+			r->has_max = 1;
+		} else if (!strcmp(key, "min_fraction_of_reference")) {
+			if (get_number(c, v, key, &r->ref_min))
+				return -1;
+			if (r->ref_min <= 0 || r->ref_min > 10)
+				return perr(c, v, "'%s' must be in (0, 10]", key);
+			r->has_ref_min = 1;
+		} else if (!strcmp(key, "min_fraction_of_fleet") || !strcmp(key, "max_fraction_of_fleet")) {
+			int is_min = key[1] == 'i';
+			double f;
+			if (get_number(c, v, key, &f))
+				return -1;
+			if (f <= 0 || f > 10)
+				return perr(c, v, "'%s' must be in (0, 10]", key);
+			if (is_min) {
+				r->fleet_min = f;
+				r->has_fleet_min = 1;
+			} else {
+				r->fleet_max = f;
+				r->has_fleet_max = 1;
+			}
+		} else if (!strcmp(key, "optional")) {
+			if (get_bool(c, v, key, &r->optional))
+				return -1;
+		} else {
+			return perr(c, k, "unknown rule key '%s' (metric, gpu, min, max, min_fraction_of_reference, "
+				    "min_fraction_of_fleet, max_fraction_of_fleet, optional)", key);
+		}
+	}
+	if (!r->nmetrics)
+		return perr(c, n, "rule without 'metric'");
+	if (!r->has_min && !r->has_max && !r->has_ref_min && !r->has_fleet_min && !r->has_fleet_max)
+		return perr(c, n, "rule for '%s' has no threshold", r->metrics[0]);
+	if (r->has_min && r->has_max && r->min > r->max)
+		return perr(c, n, "min %g is above max %g", r->min, r->max);
+	if (r->has_ref_min)
+		for (int i = 0; i < r->nmetrics; i++)
+			if (!metric_has_reference(r->metrics[i]))
+				return perr(c, n, "metric '%s' has no reference value: use min/max or a fleet threshold",
+					    r->metrics[i]);
+	return 0;
+}
+
+static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
+{
+	const char *code = scalar(n), *sev = "warning";
+	f->line = (int)n->start_mark.line + 1;
+	if (n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *pair;
+		code = NULL;
+		for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+			yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+			yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
+			const char *key = scalar(k);
+			if (key && !strcmp(key, "code") && scalar(v))
+				code = scalar(v);
+			else if (key && !strcmp(key, "severity") && scalar(v))
+				sev = scalar(v);
+			else
+				return perr(c, k, "a flag entry takes 'code' and 'severity'");
+		}
+	}
+	if (!code)
+		return perr(c, n, "flag entry without a code");
+	if (!flags_code_known(code))
+		return perr(c, n, "unknown flag '%s'", code);
+	f->min_severity = flags_severity_rank(sev);
+	if (f->min_severity < 0)
+		return perr(c, n, "severity must be info, warning or critical, not '%s'", sev);
+	f->code = gv_strdup(code);
+	return 0;
+}
+
+static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
+{
+	yaml_node_pair_t *pair;
+	if (!root)
+		return perr(c, NULL, "empty policy");
+	if (root->type != YAML_MAPPING_NODE)
+		return perr(c, root, "a policy is a mapping with 'rules' and/or 'reject_flags'");
+	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
+		const char *key = scalar(k);
+		if (!key)
+			return perr(c, k, "top-level keys must be plain words");
+		if (!strcmp(key, "name")) {
+			const char *s = scalar(v);
+			if (!s || !*s || strlen(s) > 64)
+				return perr(c, v, "'name' must be a short string");
+			free(p->name);
+			p->name = gv_strdup(s);
+		} else if (!strcmp(key, "fleet_min_runs")) {
+			long l;
+			if (!scalar(v) || gv_parse_long(scalar(v), 1, 100000, &l))
+				return perr(c, v, "'fleet_min_runs' must be a whole number >= 1");
+			p->fleet_min_runs = (int)l;
+		} else if (!strcmp(key, "rules") || !strcmp(key, "reject_flags")) {
+			int rules = key[0] == 'r' && key[1] == 'u';
+			if (v->type != YAML_SEQUENCE_NODE)
+				return perr(c, v, "'%s' must be a list", key);
+			if (rules ? p->rules != NULL : p->flags != NULL)
+				return perr(c, k, "'%s' given twice", key);
+			size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+			if (n > POLICY_MAX_RULES)
+				return perr(c, v, "at most %d entries in '%s'", POLICY_MAX_RULES, key);
+			if (rules)
+				p->rules = gv_calloc(n ? n : 1, sizeof *p->rules);
+			else
+				p->flags = gv_calloc(n ? n : 1, sizeof *p->flags);
+			for (size_t i = 0; i < n; i++) {
+				yaml_node_t *e = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+				if (rules) {
+					p->nrules++;
+					if (parse_rule(c, e, &p->rules[i]))
+						return -1;
+				} else {
+					p->nflags++;
+					if (parse_flag(c, e, &p->flags[i]))
+						return -1;
+				}
+			}
+		} else {
+			return perr(c, k, "unknown key '%s' (name, fleet_min_runs, rules, reject_flags)", key);
+		}
+	}
+	if (!p->nrules && !p->nflags)
+		return perr(c, root, "the policy has neither rules nor reject_flags");
+	return 0;
+}
+
+void policy_free(struct policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nrules; i++)
+		for (int j = 0; j < p->rules[i].nmetrics; j++)
+			free(p->rules[i].metrics[j]);
+	for (size_t i = 0; i < p->nflags; i++)
+		free(p->flags[i].code);
+	free(p->rules);
+	free(p->flags);
+	free(p->name);
+	free(p->source);
+	free(p);
+}
+
+int policy_parse(const char *text, size_t len, const char *source, struct policy **out, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct pctx c = { &doc, err, errlen };
+	int rc;
+	*out = NULL;
+	if (len > POLICY_MAX_BYTES) {
+		snprintf(err, errlen, "line 1: policy larger than %d bytes", POLICY_MAX_BYTES);
+		return -1;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "line 1: cannot initialise the yaml parser");
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		if (parser.context)
+			snprintf(err, errlen, "line %lu: %s %s started at line %lu",
+				 (unsigned long)parser.problem_mark.line + 1, parser.problem ? parser.problem : "invalid yaml",
+				 parser.context, (unsigned long)parser.context_mark.line + 1);
+		else
+			snprintf(err, errlen, "line %lu: %s", (unsigned long)parser.problem_mark.line + 1,
+				 parser.problem ? parser.problem : "invalid yaml");
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	struct policy *p = gv_calloc(1, sizeof *p);
+	p->name = gv_strdup("custom");
+	p->source = gv_strdup(source ? source : "built-in");
+	p->fleet_min_runs = POLICY_FLEET_MIN_RUNS;
+	rc = parse_root(&c, yaml_document_get_root_node(&doc), p);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (rc) {
+		policy_free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
+{
+	if (!path) {
+		int rc = policy_parse(policy_default_yaml, strlen(policy_default_yaml), "built-in", out, err, errlen);
+		return rc;
+	}
+	size_t len;
+	char *text = gv_read_file(path, &len);
+	if (!text) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		if (err[0] >= 'A' && err[0] <= 'Z')
+			err[0] = (char)(err[0] - 'A' + 'a');   /* one lowercase line */
+		return -2;
+	}
+	int rc = policy_parse(text, len, path, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+int policy_needs_fleet(const struct policy *p)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].has_fleet_min || p->rules[i].has_fleet_max)
+			return 1;
+	return 0;
+}
+
+/* ---- evaluation ---- */
+
+static int str_eq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+static int accepted(const json_t *fp)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
+		if (str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
+			return 1;
+	return 0;
+}
+
+int policy_same_fleet(const json_t *fp, const json_t *other)
+{
+	const char *m1 = fpq_run_str(fp, "gpu_model"), *m2 = fpq_run_str(other, "gpu_model");
+	const char *i1 = fpq_run_str(fp, "instance_type"), *i2 = fpq_run_str(other, "instance_type");
+	const char *u1 = fpq_run_str(fp, "uuid"), *u2 = fpq_run_str(other, "uuid");
+	if (!str_eq(m1, m2) || fpq_gpu_count(fp) != fpq_gpu_count(other))
+		return 0;
+	if (i1 && i2 && strcmp(i1, i2))
+		return 0;
+	if (str_eq(u1, u2) || fp == other)
+		return 0;
+	return accepted(other);
+}
+
+static json_t *check_obj(const struct policy_rule *r, const char *metric, int gpu, double value, const char *unit,
+			 const char *op, double threshold, const char *kind, const char *source)
+{
+	return json_pack("{s:i,s:s,s:i,s:f,s:s,s:s,s:f,s:s,s:s}", "rule_line", r->line, "metric", metric, "gpu", gpu,
+			 "value", value, "unit", unit ? unit : "", "op", op, "threshold", threshold, "kind", kind,
+			 "source", source);
+}
+
+static void judge(json_t *res, json_t *check, int pass)
+{
+	json_array_append_new(json_object_get(res, pass ? "passed" : "failed"), check);
+}
+
+static void note(json_t *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(json_t *res, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_array_append_new(json_object_get(res, "notes"), json_string(msg));
+}
+
+static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
+			  const json_t *fleet, json_t *res)
+{
+	const json_t *m = NULL;
+	const char *name = NULL;
+	char src[512], desc[256];
+	for (int i = 0; i < r->nmetrics && !m; i++)
+		if ((m = fpq_metric(fp, r->metrics[i], gpu)) && json_is_number(json_object_get(m, "value")))
+			name = r->metrics[i];
+		else
+			m = NULL;
+	if (!m) {
+		/* why: the bench of the first alternative */
+		char bench[32] = "";
+		const char *reason = NULL, *st;
+		size_t bl = strcspn(r->metrics[0], ".");
+		snprintf(bench, sizeof bench, "%.*s", (int)(bl < sizeof bench ? bl : sizeof bench - 1), r->metrics[0]);
+		st = fpq_bench_status(fp, bench, &reason);
+		char why[300];
+		if (!st)
+			snprintf(why, sizeof why, "bench %s did not run", bench);
+		else if (strcmp(st, "ok"))
+			snprintf(why, sizeof why, "bench %s %s%s%s", bench, st, reason ? ": " : "", reason ? reason : "");
+		else
+			snprintf(why, sizeof why, "bench %s ran but did not report it", bench);
+		if (r->optional) {
+			note(res, "rule at line %d: %s (gpu %d) not measured (%s); optional", r->line, r->metrics[0], gpu, why);
+			return;
+		}
+		json_t *alts = json_array();
+		for (int i = 0; i < r->nmetrics; i++)
+			json_array_append_new(alts, json_string(r->metrics[i]));
+		json_array_append_new(json_object_get(res, "unmeasurable"),
+			json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", r->metrics[0], "alternatives",
+				  alts, "gpu", gpu, "reason", why));
+		return;
+	}
+	double v = json_number_value(json_object_get(m, "value"));
+	const char *unit = json_string_value(json_object_get(m, "unit"));
+	if (r->has_min) {
+		snprintf(src, sizeof src, "policy %s line %d (absolute)", p->name, r->line);
+		judge(res, check_obj(r, name, gpu, v, unit, ">=", r->min, "absolute", src), v >= r->min);
+	}
+	if (r->has_max) {
+		snprintf(src, sizeof src, "policy %s line %d (absolute)", p->name, r->line);
+		judge(res, check_obj(r, name, gpu, v, unit, "<=", r->max, "absolute", src), v <= r->max);
+	}
+	if (r->has_ref_min) {
+		const struct gpu_ref *ref = fpq_gpu_ref(fp);
+		double rv = metric_reference(name, gpu, fpq_gpu_count(fp), ref, desc, sizeof desc);
+		if (rv > 0) {
+			snprintf(src, sizeof src, "reference: %s x %.3g (policy %s line %d)", desc, r->ref_min, p->name,
+				 r->line);
+			judge(res, check_obj(r, name, gpu, v, unit, ">=", rv * r->ref_min, "reference", src),
+			      v >= rv * r->ref_min);
+		} else {
+			const char *model = fpq_run_str(fp, "gpu_model");
+			note(res, "rule at line %d: no reference for %s on gpu model '%s' (pricing/gpus.h); "
+			     "min_fraction_of_reference not applied", r->line, name, model ? model : "unknown");
+		}
+	}
+	if (r->has_fleet_min || r->has_fleet_max) {
+		size_t i, k = 0, cap = json_array_size(fleet);
+		json_t *o;
+		double *vals = gv_malloc((cap ? cap : 1) * sizeof *vals);
+		json_array_foreach(fleet, i, o) {
+			double ov;
+			if (policy_same_fleet(fp, o) && !fpq_metric_value(o, name, gpu, &ov))
+				vals[k++] = ov;
+		}
+		if ((int)k >= p->fleet_min_runs) {
+			double med = fpq_median(vals, k), lo = vals[0], hi = vals[0];
+			for (size_t j = 1; j < k; j++) {
+				lo = vals[j] < lo ? vals[j] : lo;
+				hi = vals[j] > hi ? vals[j] : hi;
+			}
+			/* run-to-run spread of the metric across the fleet, stored with the verdict */
+			double spread = med != 0 ? (hi - lo) / fabs(med) : 0;
+			double margin = r->has_fleet_min ? 1 - r->fleet_min : r->fleet_max - 1;
+			if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
+				margin = r->fleet_max - 1;
+			json_array_append_new(json_object_get(res, "fleet"),
+				json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
+					  "median", med, "min", lo, "max", hi, "spread", spread));
+			if (margin < 3 * spread)
+				note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
+				     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
+				     margin * 100);
+			const char *it = fpq_run_str(fp, "instance_type"), *model = fpq_run_str(fp, "gpu_model");
+			if (r->has_fleet_min) {
+				snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
+					 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
+					 it ? " " : "", it ? it : "", r->fleet_min, p->name, r->line);
+				judge(res, check_obj(r, name, gpu, v, unit, ">=", med * r->fleet_min, "fleet", src),
+				      v >= med * r->fleet_min);
+			}
+			if (r->has_fleet_max) {
+				snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
+					 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
+					 it ? " " : "", it ? it : "", r->fleet_max, p->name, r->line);
+				judge(res, check_obj(r, name, gpu, v, unit, "<=", med * r->fleet_max, "fleet", src),
+				      v <= med * r->fleet_max);
+			}
+		} else {
+			note(res, "rule at line %d: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
+			     "fleet threshold not applied", r->line, name, k, p->fleet_min_runs);
+		}
+		free(vals);
+	}
+}
+
+static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
+{
+	json_t *computed = flags_compute(fp);
+	const json_t *stored = json_object_get(fp, "flags");
+	static const char *const sev_names[] = { "info", "warning", "critical" };
+	for (size_t i = 0; i < p->nflags; i++) {
+		const struct policy_flag *pf = &p->flags[i];
+		const json_t *lists[2] = { computed, stored };
+		int hit = 0;
+		char src[160];
+		snprintf(src, sizeof src, "policy %s line %d: reject_flags %s at %s or worse", p->name, pf->line, pf->code,
+			 sev_names[pf->min_severity]);
+		for (int l = 0; l < 2 && !hit; l++) {
+			size_t j;
+			json_t *f;
+			json_array_foreach(lists[l], j, f) {
+				if (!str_eq(json_string_value(json_object_get(f, "code")), pf->code) ||
+				    flags_severity_rank(json_string_value(json_object_get(f, "severity"))) < pf->min_severity)
+					continue;
+				json_t *ev = json_object_get(f, "evidence");
+				json_t *g = json_object_get(ev, "gpu");
+				json_array_append_new(json_object_get(res, "failed"),
+					json_pack("{s:i,s:s,s:s,s:O?,s:I,s:s,s:s,s:O?}", "rule_line", pf->line, "flag", pf->code,
+						  "severity", json_string_value(json_object_get(f, "severity")),
+						  "message", json_object_get(f, "message"),
+						  "gpu", json_is_integer(g) ? json_integer_value(g) : (json_int_t)-1,
+						  "kind", "flag", "source", src, "evidence", ev));
+				hit = 1;
+			}
+		}
+		if (hit)
+			continue;
+		const char *why;
+		if (flags_measurable(fp, pf->code, &why) == 1)
+			json_array_append_new(json_object_get(res, "passed"),
+				json_pack("{s:i,s:s,s:s,s:s}", "rule_line", pf->line, "flag", pf->code, "kind", "flag",
+					  "source", src));
+		else
+			json_array_append_new(json_object_get(res, "unmeasurable"),
+				json_pack("{s:i,s:s,s:s}", "rule_line", pf->line, "flag", pf->code, "reason", why));
+	}
+	json_decref(computed);
+}
+
+enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
+{
+	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
+				"failed", "unmeasurable", "passed", "notes", "fleet");
+	int ngpu = fpq_gpu_count(fp);
+	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {
+		const char *e = json_string_value(json_object_get(json_object_get(fp, "inventory"), "gpu_error"));
+		json_array_append_new(json_object_get(res, "unmeasurable"),
+			json_pack("{s:i,s:s}", "rule_line", 0, "reason", e ? e : "no gpu visible"));
+	}
+	for (size_t i = 0; i < p->nrules; i++) {
+		const struct policy_rule *r = &p->rules[i];
+		if (r->gpu == POLICY_GPU_EACH) {
+			for (int g = 0; g < ngpu; g++)
+				eval_rule_gpu(p, r, g, fp, fleet, res);
+		} else {
+			eval_rule_gpu(p, r, r->gpu, fp, fleet, res);
+		}
+	}
+	eval_flags(p, fp, res);
+	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
+				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
+	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));
+	*result = res;
+	return v;
+}

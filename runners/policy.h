@@ -1,0 +1,84 @@
+/*
+ * policy.h - acceptance policies: a YAML file (libyaml) of thresholds per
+ * metric and flags that reject, evaluated against a fingerprint.  Format
+ * and the built-in default: runners/policies/default.yaml and README
+ * "Acceptance".  Parsing and evaluation are pure (no store): the caller
+ * passes the fleet (fingerprints of other runs) when the policy asks for
+ * fleet-relative thresholds.
+ */
+#ifndef GPUVET_POLICY_H
+#define GPUVET_POLICY_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define POLICY_MAX_RULES       256
+#define POLICY_MAX_ALTS        8    /* metric alternatives per rule */
+#define POLICY_FLEET_MIN_RUNS  3    /* default fleet_min_runs */
+#define POLICY_MAX_BYTES       (1 << 20)
+
+/* Outcome; the values are gpuvet's exit codes. */
+enum policy_verdict { POLICY_ACCEPT = 0, POLICY_REJECT = 1, POLICY_UNMEASURABLE = 3 };
+
+#define POLICY_GPU_EACH (-2)
+
+struct policy_rule {
+	int line;
+	char *metrics[POLICY_MAX_ALTS];   /* the first present in the run is judged */
+	int nmetrics;
+	int gpu;                          /* -1 instance (default), POLICY_GPU_EACH, or an index */
+	int optional;                     /* a missing metric is noted, not unmeasurable */
+	int has_min, has_max, has_ref_min, has_fleet_min, has_fleet_max;
+	double min, max, ref_min, fleet_min, fleet_max;
+};
+
+struct policy_flag {
+	int line;
+	char *code;
+	int min_severity;                 /* flags_severity_rank() */
+};
+
+struct policy {
+	char *name;
+	char *source;                     /* file path, or "built-in" */
+	int fleet_min_runs;
+	struct policy_rule *rules;
+	size_t nrules;
+	struct policy_flag *flags;
+	size_t nflags;
+};
+
+/*
+ * Parses policy text.  On error returns -1 and writes "line N: what" (N
+ * counted from 1) to err; the caller names the file.
+ */
+int policy_parse(const char *text, size_t len, const char *source, struct policy **out, char *err,
+		 size_t errlen);
+/* Reads and parses a file (path NULL: the built-in default); err as above, or the I/O error. */
+int policy_load(const char *path, struct policy **out, char *err, size_t errlen);
+void policy_free(struct policy *p);
+/* The built-in default policy's text (same as runners/policies/default.yaml). */
+const char *policy_default_text(void);
+/* True when a rule has a fleet-relative threshold. */
+int policy_needs_fleet(const struct policy *p);
+
+/*
+ * True when other's run is in fp's fleet: same SKU (reference GPU model,
+ * GPU count, instance type when both know it), a different run, and
+ * accepted by some policy.
+ */
+int policy_same_fleet(const json_t *fp, const json_t *other);
+
+/*
+ * Judges fp.  fleet: an array of fingerprints (already filtered with
+ * policy_same_fleet, or not: it is filtered again), or NULL.  *result gets
+ * a new object: {"verdict","policy","source","run":{...},"failed":[...],
+ * "unmeasurable":[...],"passed":[...],"notes":[...]}; each check carries
+ * rule line, metric, gpu, value, unit, op, threshold and source.
+ */
+enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet,
+				    json_t **result);
+
+const char *policy_verdict_name(enum policy_verdict v);
+
+#endif

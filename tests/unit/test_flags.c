@@ -1,0 +1,200 @@
+/*
+ * test_flags.c - flags_compute() on the synthetic fingerprints of
+ * tests/fixtures/flags/ (built to the edge of each threshold by
+ * make_fixtures.py; expected.json holds the known answers), plus the
+ * measurability rules the acceptance gate relies on.
+ */
+#include "runners/flags.h"
+#include "runners/fpq.h"
+#include "pricing/gpus.h"
+#include "tests/unit/t.h"
+
+#include <jansson.h>
+
+#define FIXDIR "tests/fixtures/flags/"
+
+static json_t *load(const char *file)
+{
+	char path[512];
+	json_error_t err;
+	snprintf(path, sizeof path, FIXDIR "%s", file);
+	json_t *j = json_load_file(path, 0, &err);
+	if (!j)
+		fprintf(stderr, "cannot load %s: %s\n", path, err.text);
+	return j;
+}
+
+static const json_t *find_flag(const json_t *flags, const char *code, int gpu)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(flags, i, f) {
+		json_t *g = json_object_get(json_object_get(f, "evidence"), "gpu");
+		if (!strcmp(json_string_value(json_object_get(f, "code")), code) &&
+		    (gpu == -2 || (json_is_integer(g) && json_integer_value(g) == gpu)))
+			return f;
+	}
+	return NULL;
+}
+
+static void test_fixture_cases(void)
+{
+	json_t *man = load("expected.json");
+	CHECK(man);
+	size_t i, j, ncases = json_array_size(json_object_get(man, "cases"));
+	json_t *c, *e;
+	CHECK(ncases >= 50);
+	json_array_foreach(json_object_get(man, "cases"), i, c) {
+		const char *file = json_string_value(json_object_get(c, "file"));
+		json_t *fp = load(file);
+		CHECK(fp);
+		if (!fp)
+			continue;
+		json_t *flags = flags_compute(fp);
+		CHECK(json_is_array(flags));
+		json_array_foreach(json_object_get(c, "expect"), j, e) {
+			const char *code = json_string_value(json_object_get(e, "code"));
+			int gpu = (int)json_integer_value(json_object_get(e, "gpu"));
+			const json_t *f = find_flag(flags, code, gpu);
+			if (!f) {
+				fprintf(stderr, "%s: expected %s on gpu %d\n", file, code, gpu);
+				char *d = json_dumps(flags, JSON_COMPACT);
+				fprintf(stderr, "  flags: %s\n", d ? d : "?");
+				free(d);
+			}
+			CHECK(f != NULL);
+			if (f) {
+				CHECK_STR(json_string_value(json_object_get(f, "severity")),
+					  json_string_value(json_object_get(e, "severity")));
+				CHECK(json_string_length(json_object_get(f, "message")) > 10);
+				CHECK(json_is_object(json_object_get(f, "evidence")));
+			}
+		}
+		json_array_foreach(json_object_get(c, "absent"), j, e) {
+			const json_t *f = find_flag(flags, json_string_value(e), -2);
+			if (f)
+				fprintf(stderr, "%s: unexpected %s: %s\n", file, json_string_value(e),
+					json_string_value(json_object_get(f, "message")));
+			CHECK(f == NULL);
+		}
+		json_decref(flags);
+		json_decref(fp);
+	}
+	json_decref(man);
+}
+
+/* Combined mask: each reason is read from its own bit, seconds counted per bit. */
+static void test_combined_mask_evidence(void)
+{
+	json_t *fp = load("combined_all_throttles.json");
+	CHECK(fp);
+	json_t *flags = flags_compute(fp);
+	const json_t *f = find_flag(flags, "THROTTLE_HW", 0);
+	CHECK(f);
+	json_t *rs = json_object_get(json_object_get(f, "evidence"), "reason_seconds");
+	CHECK_NEAR(json_number_value(json_object_get(rs, "hw_power_brake")), 20, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(rs, "sw_power_cap")), 20, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(rs, "hw_thermal_slowdown")), 20, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(rs, "sync_boost")), 20, 1e-9);
+	CHECK(json_object_get(rs, "hw_slowdown") == NULL);
+	json_decref(flags);
+	json_decref(fp);
+}
+
+static void test_decay_evidence_numbers(void)
+{
+	json_t *fp = load("clock_decay_25.1pct.json");
+	CHECK(fp);
+	json_t *flags = flags_compute(fp);
+	const json_t *f = find_flag(flags, "CLOCK_DECAY", 0);
+	CHECK(f);
+	json_t *e = json_object_get(f, "evidence");
+	CHECK_NEAR(json_number_value(json_object_get(e, "first")), 1980, 1e-6);
+	CHECK_NEAR(json_number_value(json_object_get(e, "drop_pct")), 25.1, 1e-6);
+	CHECK_NEAR(json_number_value(json_object_get(e, "window_s")), 60, 1e-9);
+	json_decref(flags);
+	json_decref(fp);
+}
+
+static void test_measurable(void)
+{
+	json_t *fp = load("clean.json");
+	const char *why;
+	CHECK(fp);
+	for (int i = 0; flags_codes[i]; i++) {
+		int r = flags_measurable(fp, flags_codes[i], &why);
+		if (r != 1)
+			fprintf(stderr, "clean: %s not measurable: %s\n", flags_codes[i], why);
+		CHECK(r == 1);
+	}
+	CHECK(flags_measurable(fp, "NOT_A_FLAG", &why) == -1);
+	/* soak skipped: the soak-based codes become unmeasurable, the inventory-based ones stay */
+	json_t *b;
+	size_t i;
+	json_array_foreach(json_object_get(fp, "benches"), i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "name")), "soak"))
+			json_object_set_new(b, "status", json_string("skipped"));
+	CHECK(flags_measurable(fp, "THROTTLE_THERMAL", &why) == 0 && why && strstr(why, "soak"));
+	CHECK(flags_measurable(fp, "PCIE_DOWNGRADE", &why) == 0);
+	CHECK(flags_measurable(fp, "ROW_REMAP_PENDING", &why) == 1);
+	/* no GPU in the inventory */
+	json_object_set_new(json_object_get(fp, "inventory"), "gpus", json_array());
+	CHECK(flags_measurable(fp, "ECC_ERRORS", &why) == 0);
+	json_decref(fp);
+}
+
+static void test_garbage_shapes(void)
+{
+	/* wrong types everywhere: no crash, no flags invented */
+	const char *docs[] = {
+		"null", "[]", "{}", "{\"metrics\":7,\"samples\":\"x\",\"inventory\":[]}",
+		"{\"samples\":[{\"series\":\"soak.clock_events.mask\",\"gpu\":0,\"points\":[[0,-1],[1,1e300],[\"a\",2],[3]]}]}",
+		"{\"inventory\":{\"gpus\":[{\"ecc\":\"yes\",\"remapped_rows\":{\"pending\":\"maybe\"},\"mig\":{}}]}}",
+		"{\"run\":{\"gpu_count\":100000},\"metrics\":[{\"name\":\"gemm.bf16.tflops\",\"gpu\":0,\"params\":{\"spread\":\"x\"}}]}",
+	};
+	for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+		json_t *fp = json_loads(docs[i], JSON_DECODE_ANY, NULL);
+		CHECK(fp);
+		json_t *flags = flags_compute(fp);
+		CHECK(json_is_array(flags));
+		CHECK(json_array_size(flags) == 0);
+		json_decref(flags);
+		json_decref(fp);
+	}
+}
+
+/* A power cap under a limit the host lowered below the model's TDP is worth a warning. */
+static void test_power_limit_below_tdp(void)
+{
+	json_t *fp = load("power_cap_5s.json");
+	CHECK(fp);
+	size_t i;
+	json_t *s, *pt;
+	json_array_foreach(json_object_get(fp, "samples"), i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "series")), "soak.power_limit.w")) {
+			size_t j;
+			json_array_foreach(json_object_get(s, "points"), j, pt)
+				json_array_set_new(pt, 1, json_real(500.0));
+		}
+	json_t *flags = flags_compute(fp);
+	const json_t *f = find_flag(flags, "THROTTLE_POWER", 0);
+	CHECK(f);
+	const struct gpu_ref *ref = gpu_ref_find("H100-SXM");
+	/* 500 W < 0.90 x 700 W with the reference row; without it, no TDP to compare: info */
+	CHECK_STR(json_string_value(json_object_get(f, "severity")),
+		  ref && 500 < FLAG_POWER_LIMIT_MIN_FRAC * ref->tdp_w ? "warning" : "info");
+	CHECK_NEAR(json_number_value(json_object_get(json_object_get(f, "evidence"), "power_limit_w")), 500, 1e-9);
+	json_decref(flags);
+	json_decref(fp);
+}
+
+static void test_severity_rank(void)
+{
+	CHECK(flags_severity_rank("info") < flags_severity_rank("warning"));
+	CHECK(flags_severity_rank("warning") < flags_severity_rank("critical"));
+	CHECK(flags_severity_rank("fatal") == -1);
+	CHECK(flags_code_known("XID") && !flags_code_known("xid"));
+}
+
+TEST_MAIN(T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
+	  T(test_garbage_shapes), T(test_power_limit_below_tdp), T(test_severity_rank))

@@ -1,0 +1,463 @@
+/*
+ * test_policy.c - policy parsing (every malformed policy names its line)
+ * and evaluation with known answers: the default policy on the synthetic
+ * fingerprints of tests/fixtures/flags/, each rejecting rule alone,
+ * missing metrics, fleet baselines.
+ */
+#include "runners/policy.h"
+#include "runners/fpq.h"
+#include "pricing/gpus.h"
+#include "tests/unit/t.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+#define FIXDIR "tests/fixtures/flags/"
+
+static json_t *load(const char *file)
+{
+	char path[512];
+	json_error_t err;
+	snprintf(path, sizeof path, FIXDIR "%s", file);
+	json_t *j = json_load_file(path, 0, &err);
+	if (!j)
+		fprintf(stderr, "cannot load %s: %s\n", path, err.text);
+	return j;
+}
+
+static void set_metric(json_t *fp, const char *name, int gpu, double v)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), name) &&
+		    json_integer_value(json_object_get(m, "gpu")) == gpu) {
+			json_object_set_new(m, "value", json_real(v));
+			return;
+		}
+	json_array_append_new(json_object_get(fp, "metrics"),
+		json_pack("{s:s,s:s,s:i,s:f,s:s,s:{}}", "bench", "memcpy", "name", name, "gpu", gpu, "value", v,
+			  "unit", "x", "params"));
+}
+
+/* A fixture with what the default policy also needs (memcpy) at good values. */
+static json_t *good(const char *file)
+{
+	json_t *fp = load(file);
+	if (!fp)
+		return NULL;
+	json_array_append_new(json_object_get(fp, "benches"),
+		json_pack("{s:s,s:s,s:n,s:f,s:{}}", "name", "memcpy", "status", "ok", "reason", "duration_s", 5.0, "config"));
+	set_metric(fp, "memcpy.h2d.pinned.gbps", -1, 55.0);
+	set_metric(fp, "memcpy.h2d.pct_of_link", -1, 87.0);
+	return fp;
+}
+
+static struct policy *builtin(void)
+{
+	struct policy *p = NULL;
+	char err[256];
+	int rc = policy_load(NULL, &p, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "default policy: %s\n", err);
+	CHECK(rc == 0 && p);
+	return p;
+}
+
+static enum policy_verdict eval(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **res)
+{
+	json_t *r = NULL;
+	enum policy_verdict v = policy_evaluate(p, fp, fleet, &r);
+	CHECK(r);
+	CHECK_STR(json_string_value(json_object_get(r, "verdict")), policy_verdict_name(v));
+	if (res)
+		*res = r;
+	else
+		json_decref(r);
+	return v;
+}
+
+static int has_failed(const json_t *res, const char *what)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(json_object_get(res, "failed"), i, f) {
+		const char *fl = json_string_value(json_object_get(f, "flag"));
+		const char *m = json_string_value(json_object_get(f, "metric"));
+		if ((fl && !strcmp(fl, what)) || (m && !strcmp(m, what)))
+			return 1;
+	}
+	return 0;
+}
+
+static int has_note(const json_t *res, const char *words)
+{
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(res, "notes"), i, n)
+		if (strstr(json_string_value(n), words))
+			return 1;
+	return 0;
+}
+
+static void test_default_parses(void)
+{
+	struct policy *p = builtin();
+	if (!p)
+		return;
+	CHECK_STR(p->name, "default");
+	CHECK_STR(p->source, "built-in");
+	CHECK(p->nrules == 3);
+	CHECK(p->nflags == 8);
+	CHECK(p->fleet_min_runs == 3);
+	CHECK(p->rules[0].nmetrics == 2 && !strcmp(p->rules[0].metrics[1], "gemm.fp16.pct_of_peak"));
+	CHECK(p->rules[0].has_min && p->rules[0].min == 40 && p->rules[0].has_fleet_min);
+	CHECK(policy_needs_fleet(p));
+	policy_free(p);
+}
+
+static void test_malformed_names_line(void)
+{
+	static const struct { const char *text; int line; const char *words; } cases[] = {
+		{ "rules:\n  - metric: a.b\n    min: [1\n", 4, "" },                          /* yaml syntax */
+		{ "name: x\nrules:\n  - metric: gemm.bf16.tflops\n    mni: 3\n", 4, "unknown rule key 'mni'" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "must be a number" },
+		{ "reject_flags:\n  - THROTTLE_THERMAL\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'" },
+		{ "reject_flags:\n  - {code: XID, severity: fatal}\n", 2, "severity must be" },
+		{ "rules:\n  - metric: nvme.seqread.gbps\n    min_fraction_of_reference: 0.5\n", 2, "no reference" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n", 2, "no threshold" },
+		{ "rules:\n  - min: 3\n", 2, "without 'metric'" },
+		{ "rules:\n  - metric: Gemm.BF16\n    min: 1\n", 2, "not a metric name" },
+		{ "rules:\n  - metric: a.b\n    min: 5\n    max: 1\n", 2, "above max" },
+		{ "rules: 7\n", 1, "must be a list" },
+		{ "- 1\n- 2\n", 1, "a policy is a mapping" },
+		{ "", 1, "empty policy" },
+		{ "# only a comment\n", 1, "empty policy" },
+		{ "name: x\n", 1, "neither rules nor reject_flags" },
+		{ "name: x\nfleet_min_runs: 0\nrules:\n  - metric: a.b\n    min: 1\n", 2, "fleet_min_runs" },
+		{ "rules:\n  - metric: a.b\n    min: 1\n    gpu: all\n", 4, "'gpu' must be" },
+		{ "rules:\n  - metric: a.b\n    min: nan\n", 3, "must be a number" },
+		{ "rules:\n  - metric: a.b\n    min_fraction_of_fleet: -1\n", 3, "must be in" },
+		{ "colour: blue\n", 1, "unknown key 'colour'" },
+		{ "rules:\n  - metric: a.b\n    min: 1\n    optional: maybe\n", 4, "true or false" },
+		{ "\t- bad\n", 1, "" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct policy *p = (struct policy *)1;
+		char err[256] = "", want[32];
+		int rc = policy_parse(cases[i].text, strlen(cases[i].text), "t.yaml", &p, err, sizeof err);
+		snprintf(want, sizeof want, "line %d: ", cases[i].line);
+		if (rc != -1 || strncmp(err, want, strlen(want)) || !strstr(err, cases[i].words))
+			fprintf(stderr, "case %zu: rc %d err '%s', want '%s...%s'\n", i, rc, err, want, cases[i].words);
+		CHECK(rc == -1);
+		CHECK(p == NULL);
+		CHECK(!strncmp(err, want, strlen(want)));
+		CHECK(strstr(err, cases[i].words) != NULL);
+	}
+}
+
+static void test_custom_policy_forms(void)
+{
+	const char *text =
+		"name: strict-h100\n"
+		"fleet_min_runs: 2\n"
+		"rules:\n"
+		"  - metric: gemm.bf16.tflops\n"
+		"    gpu: each\n"
+		"    min: 600\n"
+		"  - metric: soak.throttle_s\n"
+		"    max: 0\n"
+		"    optional: true\n"
+		"reject_flags: [CPU_STEAL, {code: THROTTLE_POWER, severity: info}]\n";
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_parse(text, strlen(text), "strict.yaml", &p, err, sizeof err) == 0);
+	if (!p)
+		return;
+	CHECK_STR(p->name, "strict-h100");
+	CHECK(p->rules[0].gpu == POLICY_GPU_EACH && p->rules[1].optional && p->nflags == 2);
+	CHECK(p->flags[1].min_severity == 0 && p->flags[0].min_severity == 1);
+	CHECK(!policy_needs_fleet(p));
+
+	/* power cap at info level now rejects; the missing optional metric is a note */
+	json_t *fp = good("power_cap_5s.json"), *res;
+	CHECK(eval(p, fp, NULL, &res) == POLICY_REJECT);
+	CHECK(has_failed(res, "THROTTLE_POWER"));
+	CHECK(json_array_size(json_object_get(res, "notes")) == 1);
+	json_decref(res);
+	/* gpu: each: one GPU under 600 rejects, with its index */
+	set_metric(fp, "gemm.bf16.tflops", 0, 599.0);
+	json_t *flags = json_object_get(fp, "flags");
+	(void)flags;
+	CHECK(eval(p, fp, NULL, &res) == POLICY_REJECT);
+	size_t i;
+	json_t *f;
+	int found = 0;
+	json_array_foreach(json_object_get(res, "failed"), i, f)
+		if (json_object_get(f, "metric") && json_integer_value(json_object_get(f, "gpu")) == 0 &&
+		    json_number_value(json_object_get(f, "threshold")) == 600 &&
+		    json_number_value(json_object_get(f, "value")) == 599)
+			found = 1;
+	CHECK(found);
+	json_decref(res);
+	json_decref(fp);
+	policy_free(p);
+}
+
+static void test_default_accepts_clean(void)
+{
+	struct policy *p = builtin();
+	json_t *fp = good("clean.json"), *res;
+	CHECK(eval(p, fp, NULL, &res) == POLICY_ACCEPT);
+	CHECK(json_array_size(json_object_get(res, "failed")) == 0);
+	CHECK(json_array_size(json_object_get(res, "unmeasurable")) == 0);
+	/* 3 absolute/reference/... checks + 8 flags passed at least */
+	CHECK(json_array_size(json_object_get(res, "passed")) >= 10);
+	json_decref(res);
+	json_decref(fp);
+	fp = good("clean_8gpu.json");
+	CHECK(eval(p, fp, NULL, NULL) == POLICY_ACCEPT);
+	json_decref(fp);
+	policy_free(p);
+}
+
+/* Each rejecting rule of the default policy, alone. */
+static void test_default_each_rule_alone(void)
+{
+	static const struct { const char *file; const char *fails; } rej[] = {
+		{ "thermal_sw_3s.json", "THROTTLE_THERMAL" },
+		{ "thermal_hw_1s.json", "THROTTLE_THERMAL" },
+		{ "hw_slowdown_1s.json", "THROTTLE_HW" },
+		{ "hw_power_brake_1s.json", "THROTTLE_HW" },
+		{ "remap_pending.json", "ROW_REMAP_PENDING" },
+		{ "retired_pages_pending.json", "ROW_REMAP_PENDING" },
+		{ "ecc_uncorrected_1.json", "ECC_ERRORS" },
+		{ "pcie_gen4_of_5.json", "PCIE_DOWNGRADE" },
+		{ "pcie_x8_of_16.json", "PCIE_DOWNGRADE" },
+		{ "xid_79.json", "XID" },
+		{ "clock_decay_25.1pct.json", NULL },   /* clock decay alone does not reject */
+		{ "foreign_and_dips.json", "CONTENTION" },
+	};
+	static const char *const ok[] = {
+		"thermal_sw_2s.json", "power_cap_5s.json", "board_limit_5s.json", "ecc_aggregate_uncorrected.json",
+		"ecc_corrected_100.json", "xid_13_app.json", "perf_decay_10.1pct.json", "foreign_only.json",
+		"spread_and_steal.json", "steal_20.json", "vgpu.json", "mig.json", "sync_boost_idle.json",
+		"pcie_one_low_sample.json",
+	};
+	struct policy *p = builtin();
+	for (size_t i = 0; i < sizeof rej / sizeof rej[0]; i++) {
+		json_t *fp = good(rej[i].file), *res;
+		enum policy_verdict v = eval(p, fp, NULL, &res);
+		if (rej[i].fails) {
+			if (v != POLICY_REJECT || !has_failed(res, rej[i].fails))
+				fprintf(stderr, "%s: verdict %s, want reject by %s\n", rej[i].file, policy_verdict_name(v),
+					rej[i].fails);
+			CHECK(v == POLICY_REJECT);
+			CHECK(has_failed(res, rej[i].fails));
+			CHECK(json_array_size(json_object_get(res, "failed")) == 1);
+		} else {
+			CHECK(v == POLICY_ACCEPT);
+		}
+		json_decref(res);
+		json_decref(fp);
+	}
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		json_t *fp = good(ok[i]);
+		enum policy_verdict v = eval(p, fp, NULL, NULL);
+		if (v != POLICY_ACCEPT)
+			fprintf(stderr, "%s: verdict %s, want accept\n", ok[i], policy_verdict_name(v));
+		CHECK(v == POLICY_ACCEPT);
+		json_decref(fp);
+	}
+	/* metric rules alone, at the edge */
+	static const struct { const char *metric; double v; int rejects; } edge[] = {
+		{ "gemm.bf16.pct_of_peak", 39.9, 1 }, { "gemm.bf16.pct_of_peak", 40.0, 0 },
+		{ "memcpy.h2d.pct_of_link", 69.9, 1 }, { "memcpy.h2d.pct_of_link", 70.0, 0 },
+	};
+	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
+		json_t *fp = good("clean.json"), *res;
+		set_metric(fp, edge[i].metric, -1, edge[i].v);
+		enum policy_verdict v = eval(p, fp, NULL, &res);
+		CHECK(v == (edge[i].rejects ? POLICY_REJECT : POLICY_ACCEPT));
+		if (edge[i].rejects) {
+			json_t *f = json_array_get(json_object_get(res, "failed"), 0);
+			CHECK_STR(json_string_value(json_object_get(f, "metric")), edge[i].metric);
+			CHECK_NEAR(json_number_value(json_object_get(f, "value")), edge[i].v, 1e-9);
+			CHECK_STR(json_string_value(json_object_get(f, "op")), ">=");
+			CHECK(strstr(json_string_value(json_object_get(f, "source")), "policy default line"));
+		}
+		json_decref(res);
+		json_decref(fp);
+	}
+	policy_free(p);
+}
+
+static void test_fp16_alternative(void)
+{
+	/* a model without BF16: the FP16 alternative is judged */
+	struct policy *p = builtin();
+	json_t *fp = good("clean.json"), *res;
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "name")), "gemm.bf16.pct_of_peak"))
+			json_object_set_new(m, "name", json_string("gemm.fp16.pct_of_peak"));
+	set_metric(fp, "gemm.fp16.pct_of_peak", -1, 30.0);
+	CHECK(eval(p, fp, NULL, &res) == POLICY_REJECT);
+	CHECK(has_failed(res, "gemm.fp16.pct_of_peak"));
+	json_decref(res);
+	json_decref(fp);
+	policy_free(p);
+}
+
+static void test_unmeasurable(void)
+{
+	struct policy *p = builtin();
+	/* memcpy never ran */
+	json_t *fp = load("clean.json"), *res;
+	CHECK(eval(p, fp, NULL, &res) == POLICY_UNMEASURABLE);
+	json_t *u = json_array_get(json_object_get(res, "unmeasurable"), 0);
+	CHECK(u && strstr(json_string_value(json_object_get(u, "reason")), "memcpy did not run"));
+	json_decref(res);
+	json_decref(fp);
+	/* soak skipped: throttle flags cannot be judged */
+	fp = good("clean.json");
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(fp, "benches"), i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "name")), "soak")) {
+			json_object_set_new(b, "status", json_string("skipped"));
+			json_object_set_new(b, "reason", json_string("no gpu"));
+		}
+	CHECK(eval(p, fp, NULL, &res) == POLICY_UNMEASURABLE);
+	int thermal = 0;
+	json_array_foreach(json_object_get(res, "unmeasurable"), i, b)
+		if (json_object_get(b, "flag") && !strcmp(json_string_value(json_object_get(b, "flag")), "THROTTLE_THERMAL"))
+			thermal = 1;
+	CHECK(thermal);
+	json_decref(res);
+	/* a reject dominates: measured failure + unmeasurable = reject */
+	set_metric(fp, "memcpy.h2d.pct_of_link", -1, 10);
+	CHECK(eval(p, fp, NULL, NULL) == POLICY_REJECT);
+	json_decref(fp);
+	/* no GPU at all */
+	fp = json_pack("{s:s,s:{s:[],s:s},s:[],s:[],s:[]}", "schema", "gpuvet.fingerprint/1", "inventory", "gpus",
+		       "gpu_error", "no nvidia driver: libnvidia-ml.so.1 not found", "benches", "metrics", "samples");
+	CHECK(eval(p, fp, NULL, &res) == POLICY_UNMEASURABLE);
+	u = json_array_get(json_object_get(res, "unmeasurable"), 0);
+	CHECK(u && strstr(json_string_value(json_object_get(u, "reason")), "no nvidia driver"));
+	json_decref(res);
+	json_decref(fp);
+	policy_free(p);
+}
+
+static json_t *fleet_member(double pct, const char *uuid, const char *verdict)
+{
+	json_t *fp = good("clean.json");
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, pct);
+	json_object_set_new(json_object_get(fp, "run"), "uuid", json_string(uuid));
+	json_array_append_new(json_object_get(fp, "verdicts"),
+		json_pack("{s:s,s:s,s:s,s:{}}", "verdict", verdict, "policy", "default", "at", "2026-11-21T00:00:00Z",
+			  "detail"));
+	return fp;
+}
+
+static void test_fleet_baseline(void)
+{
+	struct policy *p = builtin();
+	json_t *fleet = json_array(), *res;
+	json_array_append_new(fleet, fleet_member(74, "a", "accept"));
+	json_array_append_new(fleet, fleet_member(75, "b", "accept"));
+	json_array_append_new(fleet, fleet_member(20, "c", "reject"));   /* rejected: not in the baseline */
+	json_t *fp = good("clean.json");
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 60);
+	/* two accepted runs: fewer than fleet_min_runs, the fleet threshold is noted, not applied */
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	CHECK(json_array_size(json_object_get(res, "notes")) >= 1);
+	json_decref(res);
+	json_array_append_new(fleet, fleet_member(76, "d", "accept"));
+	/* median 75 x 0.90 = 67.5 */
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 67.4);
+	CHECK(eval(p, fp, fleet, &res) == POLICY_REJECT);
+	json_t *f = json_array_get(json_object_get(res, "failed"), 0);
+	CHECK_STR(json_string_value(json_object_get(f, "kind")), "fleet");
+	CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 67.5, 1e-9);
+	CHECK(strstr(json_string_value(json_object_get(f, "source")), "median 75 of 3 accepted run(s)"));
+	json_decref(res);
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 67.5);
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	/* the fleet's run-to-run spread is measured and kept with the verdict: (76-74)/75 */
+	json_t *fs = json_array_get(json_object_get(res, "fleet"), 0);
+	CHECK(fs && json_integer_value(json_object_get(fs, "runs")) == 3);
+	CHECK_NEAR(json_number_value(json_object_get(fs, "spread")), 2.0 / 75, 1e-9);
+	CHECK(!has_note(res, "noise may reject"));   /* 10% margin > 3 x 2.7% */
+	json_decref(res);
+	/* a noisy fleet: the policy's margin is flagged as too tight */
+	json_array_append_new(fleet, fleet_member(62, "e", "accept"));
+	json_array_append_new(fleet, fleet_member(80, "f", "accept"));
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	CHECK(has_note(res, "noise may reject"));
+	json_decref(res);
+	/* another SKU is not the fleet */
+	json_object_set_new(json_object_get(fp, "run"), "instance_type", json_string("p5e.48xlarge"));
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 50);
+	CHECK(eval(p, fp, fleet, NULL) == POLICY_ACCEPT);
+	/* the run itself (same uuid) never counts */
+	CHECK(!policy_same_fleet(json_array_get(fleet, 0), json_array_get(fleet, 0)));
+	json_decref(fp);
+	json_decref(fleet);
+	policy_free(p);
+}
+
+static void test_default_text_matches_file(void)
+{
+	size_t len;
+	char *f = NULL;
+	FILE *fh = fopen("runners/policies/default.yaml", "rb");
+	CHECK(fh);
+	if (!fh)
+		return;
+	char buf[16384];
+	len = fread(buf, 1, sizeof buf - 1, fh);
+	fclose(fh);
+	buf[len] = 0;
+	f = buf;
+	CHECK_STR(policy_default_text(), f);
+}
+
+/* Thresholds relative to the model's reference (pricing/gpus.h). */
+static void test_reference_threshold(void)
+{
+	const char *text = "name: ref\nrules:\n  - metric: gemm.bf16.tflops\n    gpu: each\n"
+			   "    min_fraction_of_reference: 0.75\n  - metric: memcpy.h2d.pinned.gbps\n"
+			   "    min_fraction_of_reference: 0.8\n";
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_parse(text, strlen(text), "ref.yaml", &p, err, sizeof err) == 0);
+	if (!p)
+		return;
+	json_t *fp = good("clean.json"), *res;
+	const struct gpu_ref *ref = gpu_ref_find("H100-SXM");
+	enum policy_verdict v = eval(p, fp, NULL, &res);
+	if (!ref) {
+		/* no reference row for the model: the threshold is noted as not applied, never invented */
+		CHECK(v == POLICY_ACCEPT);
+		CHECK(has_note(res, "no reference for gemm.bf16.tflops on gpu model 'H100-SXM'"));
+	} else {
+		/* 720 TFLOP/s < 0.75 x 989.4 = 742: reject; 55 GB/s >= 0.8 x the gen5 x16 link: pass */
+		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		CHECK(v == (720 < 0.75 * ref->peak_tflops[GPU_BF16] ? POLICY_REJECT : POLICY_ACCEPT));
+		json_t *f = json_array_get(json_object_get(res, "failed"), 0);
+		CHECK_STR(json_string_value(json_object_get(f, "kind")), "reference");
+		CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 0.75 * ref->peak_tflops[GPU_BF16], 1e-6);
+		CHECK(strstr(json_string_value(json_object_get(f, "source")), "H100-SXM bf16 dense peak"));
+		CHECK((55 >= 0.8 * link) == !has_failed(res, "memcpy.h2d.pinned.gbps"));
+	}
+	json_decref(res);
+	json_decref(fp);
+	policy_free(p);
+}
+
+TEST_MAIN(T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
+	  T(test_default_accepts_clean), T(test_default_each_rule_alone), T(test_fp16_alternative),
+	  T(test_unmeasurable), T(test_fleet_baseline), T(test_default_text_matches_file))
