@@ -560,7 +560,11 @@ static int os_judge(struct os_state *s, struct os_req *q, CURLcode rc, char *msg
 			return -1;
 		}
 	}
-	snprintf(msg, len, "http %ld%s%s", q->http, code[0] ? " " : "", code);
+	/* S3's answers when the bucket lives in another region than the signature says */
+	int region_hint = !strcmp(code, "PermanentRedirect") ||
+			  !strcmp(code, "AuthorizationHeaderMalformed") || q->http == 301;
+	snprintf(msg, len, "http %ld%s%s%s", q->http, code[0] ? " " : "", code,
+		 region_hint ? " (is the bucket in another region? set AWS_REGION)" : "");
 	if (q->http == 429 || q->http == 500 || q->http == 502 || q->http == 503 ||
 	    q->http == 504 || !strcmp(code, "SlowDown") || !strcmp(code, "RequestTimeout") ||
 	    !strcmp(code, "InternalError"))
