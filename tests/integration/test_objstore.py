@@ -254,3 +254,12 @@ def test_stalled_transfers_end_before_deadline(gpuvet):
     assert r.status == "failed"
     assert r.seconds < QUICK_DEADLINE
     assert r.metrics["objstore.errors"] >= 1 or "deadline" in r.reason
+
+
+def test_redirect_names_the_region(gpuvet):
+    # S3 answers 301 PermanentRedirect when the request went to the wrong region
+    with loopback.fault_server("--always-status", 301) as url:
+        r = run_bench(gpuvet, "objstore", objstore_url=url + "/obj")
+    assert r.status == "failed"
+    assert "http 301" in r.reason and "AWS_REGION" in r.reason
+    assert r.metrics["objstore.retries"] == 0  # not retried
