@@ -27,7 +27,7 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
              -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wpointer-arith
 comma     := ,
 SANFLAGS  := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
-CPPFLAGS  += -I. -I$(CUDA)/include -I$(NVML_INC) -D_GNU_SOURCE
+CPPFLAGS  += -I. -isystem $(CUDA)/include -isystem $(NVML_INC) -D_GNU_SOURCE
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 $(WARN) $(SANFLAGS) -pthread
 NVCCFLAGS ?= -O2 -g
@@ -38,7 +38,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
-             -lyaml -lcublasLt -lnccl -lcudart_static -lstdc++ -ldl -lrt -lm
+             -lyaml -lcudart_static -lstdc++ -ldl -lrt -lm
 
 # `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
 # rank per GPU under mpirun.  Rebuild from clean when switching (make clean).

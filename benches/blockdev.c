@@ -267,14 +267,46 @@ int blockdev_check_unused(const char *path, const char *mountinfo, const char *s
 	return rc;
 }
 
-/* NVMe if the sysfs path of the device runs through an nvme controller. */
+int blockdev_model_is_network(const char *model)
+{
+	/* NVMe-attached network volumes: AWS EBS on Nitro, GCP Persistent Disk */
+	return model && (strstr(model, "Elastic Block Store") || strstr(model, "nvme_card-pd"));
+}
+
+/* The model of the NVMe controller in a sysfs device path (".../nvme/nvme0/..."). */
+static int bd_nvme_model(const char *real, char *model, size_t len)
+{
+	const char *c = strstr(real, "/nvme/nvme");
+	if (!c)
+		return -1;
+	size_t n = (size_t)(c - real) + 6;
+	n += strcspn(real + n, "/");
+	char p[PATH_MAX];
+	if (snprintf(p, sizeof p, "%.*s/model", (int)n, real) >= (int)sizeof p)
+		return -1;
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(model, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	model[strcspn(model, "\n")] = 0;
+	return 0;
+}
+
+/* Local NVMe if the sysfs path of the device runs through an nvme controller
+ * that is not a network volume. */
 static int bd_is_nvme_path(const char *sysdir, int depth)
 {
 	char real[PATH_MAX];
 	if (depth > 4 || !realpath(sysdir, real))
 		return 0;
-	if (strstr(real, "/nvme"))
-		return 1;
+	if (strstr(real, "/nvme")) {
+		char model[256];
+		return !(bd_nvme_model(real, model, sizeof model) == 0 &&
+			 blockdev_model_is_network(model));
+	}
 	/* dm / md: NVMe when every slave is */
 	char sl[PATH_MAX];
 	if (snprintf(sl, sizeof sl, "%s/slaves", real) >= (int)sizeof sl)

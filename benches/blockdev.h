@@ -19,7 +19,14 @@
 int blockdev_check_unused(const char *path, const char *mountinfo, const char *swaps,
 			  char *reason, size_t reason_len);
 
-/* 1 when device maj:min is NVMe or a dm/md device built only on NVMe. */
+/*
+ * 1 when an NVMe controller's model names a network volume that only looks
+ * like NVMe (AWS EBS on Nitro "Amazon Elastic Block Store", GCP Persistent
+ * Disk "nvme_card-pd"): not local NVMe.
+ */
+int blockdev_model_is_network(const char *model);
+
+/* 1 when device maj:min is local NVMe or a dm/md device built only on it. */
 int blockdev_is_nvme(unsigned maj, unsigned min);
 
 /*

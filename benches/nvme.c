@@ -18,8 +18,8 @@
  * use a second file that fio lays out with real writes first, so reads never
  * hit unwritten (fallocated) extents that a filesystem answers with zeros.
  *
- * Target: --nvme-dir, else the largest writable NVMe-backed mount, else
- * $TMPDIR (/tmp).  Work files live in a fresh gpuvet-fio-XXXXXX directory
+ * Target: --nvme-dir, else the largest writable mount on local NVMe (NVMe
+ * network volumes such as EBS on Nitro do not count), else $TMPDIR (/tmp).  Work files live in a fresh gpuvet-fio-XXXXXX directory
  * that is removed afterwards, on failure and on SIGTERM/SIGINT too.  A block
  * device is written only with --nvme-device and --nvme-allow-destructive, and
  * only when it is not mounted, has no mounted partitions, no holders and is

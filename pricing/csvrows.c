@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 struct csvrows {
 	struct csv_parser p;
@@ -15,6 +18,8 @@ struct csvrows {
 	void *ud;
 	char *needle;
 	size_t needle_len;
+	char *more[4];          /* further required needles */
+	size_t nmore;
 	char *carry;            /* a line cut by a chunk boundary */
 	size_t carry_len, carry_cap;
 	char *arena;            /* the fields of the record being parsed, NUL-separated */
@@ -30,6 +35,7 @@ struct csvrows {
 	size_t rec_bytes;
 	long lines, records, skipped;
 	unsigned long long bytes;
+	int last_line;          /* the final line, without newline: never skipped */
 	int failed;
 	char err[256];
 };
@@ -131,12 +137,20 @@ void csvrows_free(struct csvrows *r)
 		return;
 	csv_free(&r->p);
 	free(r->needle);
+	for (size_t i = 0; i < r->nmore; i++)
+		free(r->more[i]);
 	free(r->carry);
 	free(r->arena);
 	free(r->offs);
 	free(r->lens);
 	free(r->ptrs);
 	free(r);
+}
+
+void csvrows_add_prefilter(struct csvrows *r, const char *needle)
+{
+	if (needle && *needle && r->nmore < sizeof r->more / sizeof r->more[0])
+		r->more[r->nmore++] = gv_strdup(needle);
 }
 
 void csvrows_set_prefilter(struct csvrows *r, const char *needle)
@@ -146,23 +160,93 @@ void csvrows_set_prefilter(struct csvrows *r, const char *needle)
 	r->needle_len = r->needle ? strlen(r->needle) : 0;
 }
 
-/* Number of '"' bytes, eight at a time (exact zero-byte test per word). */
-static size_t count_quotes(const char *s, size_t n)
+/*
+ * The prefilter's two scans, the hot loop of a multi-GB price list: finding
+ * the needle, and counting quotes and newlines.  SSE2 (every x86-64) does
+ * 16 bytes a step; elsewhere memmem and an 8-byte SWAR loop.
+ */
+#if defined(__SSE2__)
+/* first/last-byte SIMD filter, then memcmp of the candidates (W. Mula's "SIMD-friendly" substring search) */
+static const char *find_needle(const char *s, size_t n, const char *nd, size_t k)
+{
+	if (k < 2 || n < k)
+		return memmem(s, n, nd, k);
+	const __m128i first = _mm_set1_epi8(nd[0]), last = _mm_set1_epi8(nd[k - 1]);
+	size_t i = 0;
+	for (; i + (k - 1) + 16 <= n; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + k - 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+		while (m) {
+			unsigned bit = (unsigned)__builtin_ctz(m);
+			if (!memcmp(s + i + bit + 1, nd + 1, k - 2))
+				return s + i + bit;
+			m &= m - 1;
+		}
+	}
+	return memmem(s + i, n - i, nd, k);
+}
+
+static size_t sum_bytes(__m128i acc)
+{
+	__m128i s = _mm_sad_epu8(acc, _mm_setzero_si128());
+	return (size_t)_mm_cvtsi128_si64(s) + (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(s, s));
+}
+
+/* byte counters (cmpeq gives -1 per match), folded every 255 steps; no popcount instruction needed */
+static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_t *newlines)
+{
+	const __m128i q = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n');
+	__m128i aq = _mm_setzero_si128(), an = _mm_setzero_si128();
+	size_t cq = 0, cn = 0, i = 0;
+	int steps = 0;
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		aq = _mm_sub_epi8(aq, _mm_cmpeq_epi8(v, q));
+		an = _mm_sub_epi8(an, _mm_cmpeq_epi8(v, nl));
+		if (++steps == 255) {
+			cq += sum_bytes(aq);
+			cn += sum_bytes(an);
+			aq = an = _mm_setzero_si128();
+			steps = 0;
+		}
+	}
+	cq += sum_bytes(aq);
+	cn += sum_bytes(an);
+	for (; i < n; i++) {
+		cq += s[i] == '"';
+		cn += s[i] == '\n';
+	}
+	*quotes = cq;
+	*newlines = cn;
+}
+#else
+static const char *find_needle(const char *s, size_t n, const char *nd, size_t k)
+{
+	return memmem(s, n, nd, k);
+}
+
+static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_t *newlines)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80, low7 = ones * 0x7f;
-	const uint64_t q = ones * (uint64_t)'"';
-	size_t c = 0, i = 0;
+	const uint64_t q = ones * (uint64_t)'"', nl = ones * (uint64_t)'\n';
+	size_t cq = 0, cn = 0, i = 0;
 	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
+		uint64_t w, x, y;
 		memcpy(&w, s + i, 8);
-		uint64_t x = w ^ q;
-		uint64_t nonzero = (((x & low7) + low7) | x) & high;
-		c += 8 - (size_t)__builtin_popcountll(nonzero);
+		x = w ^ q;
+		y = w ^ nl;
+		cq += 8 - (size_t)__builtin_popcountll((((x & low7) + low7) | x) & high);
+		cn += 8 - (size_t)__builtin_popcountll((((y & low7) + low7) | y) & high);
 	}
-	for (; i < n; i++)
-		c += s[i] == '"';
-	return c;
+	for (; i < n; i++) {
+		cq += s[i] == '"';
+		cn += s[i] == '\n';
+	}
+	*quotes = cq;
+	*newlines = cn;
 }
+#endif
 
 static int parse_part(struct csvrows *r, const char *s, size_t n)
 {
@@ -192,8 +276,11 @@ static int process_line(struct csvrows *r, const char *s, size_t n)
 	r->lines++;
 	if (r->at_boundary) {
 		r->cur_start = r->line;
-		if (r->needle && !memmem(s, content, r->needle, r->needle_len) &&
-		    count_quotes(s, content) % 2 == 0) {
+		size_t quotes, lines;
+		int lacks = r->needle && !find_needle(s, content, r->needle, r->needle_len);
+		for (size_t i = 0; r->needle && !lacks && i < r->nmore; i++)
+			lacks = !memmem(s, content, r->more[i], strlen(r->more[i]));
+		if (lacks && !r->last_line && (count_quotes_newlines(s, content, &quotes, &lines), quotes % 2 == 0)) {
 			r->skipped++;
 			return 0;
 		}
@@ -220,10 +307,36 @@ static int process_line(struct csvrows *r, const char *s, size_t n)
 int csvrows_feed(struct csvrows *r, const void *buf, size_t len)
 {
 	const char *p = buf;
+	int spans = 1;
 	if (r->failed)
 		return -1;
 	r->bytes += len;
 	while (len) {
+		/*
+		 * Prefilter fast path: from a record boundary, every whole line before the
+		 * next occurrence of the needle is skipped at once when the span has an even
+		 * number of quotes (it then ends outside any quoted field).  One memmem and
+		 * one counting pass per span instead of per line.  An odd span (a quoted
+		 * newline) turns the fast path off for the rest of this chunk.
+		 */
+		if (spans && r->needle && r->at_boundary && !r->carry_len) {
+			const char *hit = find_needle(p, len, r->needle, r->needle_len);
+			size_t upto = hit ? (size_t)(hit - p) : len;
+			const char *last = upto ? memrchr(p, '\n', upto) : NULL;
+			if (last) {
+				size_t span = (size_t)(last - p) + 1, quotes, lines;
+				count_quotes_newlines(p, span, &quotes, &lines);
+				if (quotes % 2 == 0) {
+					r->line += (long)lines;
+					r->lines += (long)lines;
+					r->skipped += (long)lines;
+					p += span;
+					len -= span;
+					continue;
+				}
+				spans = 0;
+			}
+		}
 		const char *nl = memchr(p, '\n', len);
 		if (!nl) {
 			if (r->carry_len + len > CSVROWS_MAX_RECORD) {
@@ -266,10 +379,8 @@ int csvrows_finish(struct csvrows *r)
 	if (r->carry_len) {
 		/* a last line without its newline is parsed, never skipped: a download cut
 		 * in the middle of a row must show up as a short row, not vanish */
-		char *needle = r->needle;
-		r->needle = NULL;
+		r->last_line = 1;
 		int rc = process_line(r, r->carry, r->carry_len);
-		r->needle = needle;
 		r->carry_len = 0;
 		if (rc < 0)
 			return -1;

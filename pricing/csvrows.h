@@ -37,6 +37,8 @@ void csvrows_free(struct csvrows *r);
 
 /* Lines at a record boundary that lack needle (and have an even number of quotes) are skipped. NULL: off. */
 void csvrows_set_prefilter(struct csvrows *r, const char *needle);
+/* Further needles a line must also contain not to be skipped (checked per line, after the first). */
+void csvrows_add_prefilter(struct csvrows *r, const char *needle);
 
 /* 0, or -1 with csvrows_error() set. */
 int csvrows_feed(struct csvrows *r, const void *buf, size_t len);

@@ -98,6 +98,10 @@ int fetch_run(const struct fetch_req *r, long *http_status, char *err, size_t er
 	curl_easy_setopt(x.c, CURLOPT_USERAGENT, "gpuvet/" GPUVET_VERSION);
 	if (r->timeout_s > 0)
 		curl_easy_setopt(x.c, CURLOPT_TIMEOUT, r->timeout_s);
+	if (r->aws_sigv4) {
+		curl_easy_setopt(x.c, CURLOPT_AWS_SIGV4, r->aws_sigv4);
+		curl_easy_setopt(x.c, CURLOPT_USERPWD, r->userpwd);
+	}
 	if (gv_progress_enabled()) {
 		curl_easy_setopt(x.c, CURLOPT_XFERINFOFUNCTION, on_progress);
 		curl_easy_setopt(x.c, CURLOPT_XFERINFODATA, &x);
@@ -154,9 +158,20 @@ static int small_data(void *ud, const char *buf, size_t len)
 int fetch_small(const char *url, const char *const *headers, size_t max, char **out, size_t *len,
 		long *http_status, char *err, size_t errlen)
 {
+	struct fetch_req r = { .headers = headers, .timeout_s = 120 };
+	return fetch_small_req(&r, url, max, out, len, http_status, err, errlen);
+}
+
+int fetch_small_req(struct fetch_req *r, const char *url, size_t max, char **out, size_t *len,
+		    long *http_status, char *err, size_t errlen)
+{
 	struct small s = { .max = max, .err = err, .errlen = errlen, .url = url };
-	struct fetch_req r = { .url = url, .headers = headers, .timeout_s = 120, .on_data = small_data, .ud = &s };
-	if (fetch_run(&r, http_status, err, errlen) < 0) {
+	r->url = url;
+	r->on_data = small_data;
+	r->ud = &s;
+	if (r->timeout_s <= 0)
+		r->timeout_s = 120;
+	if (fetch_run(r, http_status, err, errlen) < 0) {
 		free(s.buf);
 		return -1;
 	}

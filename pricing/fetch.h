@@ -35,6 +35,8 @@ struct fetch_req {
 	long timeout_s;              /* whole transfer; 0: none (a stall of 60 s still aborts) */
 	fetch_data_fn on_data;
 	void *ud;
+	const char *aws_sigv4;       /* "aws:amz:REGION:SERVICE": libcurl signs the request (SigV4), or NULL */
+	const char *userpwd;         /* "KEY:SECRET" for aws_sigv4 */
 };
 
 /* 0 on a complete 2xx answer; -1 with err ("HTTP 500 from URL", "transfer cut short"...). */
@@ -43,6 +45,9 @@ int fetch_run(const struct fetch_req *r, long *http_status, char *err, size_t er
 /* Fetches a small document (at most max bytes) into a malloc'd NUL-terminated buffer. */
 int fetch_small(const char *url, const char *const *headers, size_t max, char **out, size_t *len,
 		long *http_status, char *err, size_t errlen);
+/* Same, with the request prepared by the caller (aws_sigv4, userpwd, headers); url/on_data/ud are set here. */
+int fetch_small_req(struct fetch_req *r, const char *url, size_t max, char **out, size_t *len,
+		    long *http_status, char *err, size_t errlen);
 
 /* ---- AWS: the public bulk price list, per region, CSV ---- */
 
@@ -61,6 +66,16 @@ void aws_parser_stats(const struct aws_parser *p, long *emitted, long *lines, lo
 const char *aws_gpu_family(const char *instance_type, double *gpus);
 
 int fetch_aws(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen);
+
+/*
+ * Spot prices: EC2 DescribeSpotPriceHistory (Linux/UNIX, StartTime now: the price in
+ * force per availability zone) for every AWS GPU type in the store, signed with SigV4
+ * by libcurl.  Credentials AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (/ AWS_SESSION_TOKEN);
+ * endpoint https://ec2.REGION.amazonaws.com/ or GPUVET_AWS_EC2_URL.
+ */
+int aws_spot_parse(const char *xml, size_t len, price_emit_fn emit, void *ud, char *next_token,
+		   size_t next_size, char *err, size_t errlen);
+int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen);
 
 /* ---- Lambda: GET /api/v1/instance-types (API key in LAMBDA_API_KEY) ---- */
 

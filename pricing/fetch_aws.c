@@ -8,7 +8,9 @@
  * SKU and term: several GB for us-east-1.  It is streamed from libcurl's
  * write callback through csvrows (libcsv) row by row; columns are found by
  * header name.  Lines without "GPU instance" (the Instance Family of every
- * GPU SKU) are skipped before libcsv sees them.  Kept: TermType OnDemand,
+ * GPU SKU), "Linux" and "Shared" (the operating system and tenancy kept)
+ * are skipped before libcsv sees them; the exact filter is then applied to
+ * the parsed columns.  Kept: TermType OnDemand,
  * Operating System Linux, Tenancy Shared, Pre Installed S/W NA,
  * CapacityStatus Used, License Model "No License required", Unit Hrs,
  * for the NVIDIA GPU families below.
@@ -30,9 +32,9 @@ static const struct {
 	const char *prefix;
 	const char *gpu;
 } families[] = {
-	{ "p6-b200.", "B200" },     { "p5en.", "H200-SXM" },     { "p5e.", "H200-SXM" },
+	{ "p6-b200.", "B200" },     { "p5en.", "H200" },     { "p5e.", "H200" },
 	{ "p5.", "H100-SXM" },      { "p4de.", "A100-80-SXM" },  { "p4d.", "A100-40-SXM" },
-	{ "p3dn.", "V100-32-SXM" }, { "p3.", "V100-16-SXM" },    { "g6e.", "L40S" },
+	{ "p3dn.", "V100-SXM2-32" }, { "p3.", "V100-SXM2-16" },    { "g6e.", "L40S" },
 	{ "g6.", "L4" },            { "gr6.", "L4" },            { "g5.", "A10G" },
 	{ "g4dn.", "T4" },
 };
@@ -142,8 +144,12 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 	p->nheader = n;
 	p->have_header = 1;
 	/* every NVIDIA GPU SKU has Instance Family "GPU instance": skip the rest unparsed */
-	if (p->map[A_IFAMILY] >= 0)
+	if (p->map[A_IFAMILY] >= 0) {
+		/* a kept row holds all three values; the first is the rare one (span skipping) */
 		csvrows_set_prefilter(p->rows, "GPU instance");
+		csvrows_add_prefilter(p->rows, "Linux");
+		csvrows_add_prefilter(p->rows, "Shared");
+	}
 	return 0;
 }
 
@@ -386,5 +392,252 @@ int fetch_aws(sqlite3 *db, const char *region, long *rows, char *err, size_t err
 			*rows = n;
 	}
 	free(url);
+	return rc;
+}
+
+/* ---- spot: DescribeSpotPriceHistory ---- */
+
+/* Text of the first <tag>..</tag> in [s, end), unescaped of nothing (EC2 values are plain); -1 if absent */
+static int xml_text(const char *s, const char *end, const char *tag, char *out, size_t size)
+{
+	char open[48], close[48];
+	snprintf(open, sizeof open, "<%s>", tag);
+	snprintf(close, sizeof close, "</%s>", tag);
+	const char *a = memmem(s, (size_t)(end - s), open, strlen(open));
+	if (!a)
+		return -1;
+	a += strlen(open);
+	const char *b = memmem(a, (size_t)(end - a), close, strlen(close));
+	if (!b || (size_t)(b - a) >= size)
+		return -1;
+	memcpy(out, a, (size_t)(b - a));
+	out[b - a] = '\0';
+	return 0;
+}
+
+int aws_spot_parse(const char *xml, size_t len, price_emit_fn emit, void *ud, char *next_token,
+		   size_t next_size, char *err, size_t errlen)
+{
+	const char *end = xml + len;
+	const char *set = memmem(xml, len, "<spotPriceHistorySet", 20);
+	if (next_token && next_size)
+		next_token[0] = '\0';
+	if (!set) {
+		char code[96] = "", msg[200] = "";
+		xml_text(xml, end, "Code", code, sizeof code);
+		xml_text(xml, end, "Message", msg, sizeof msg);
+		snprintf(err, errlen, "ec2 answer has no spotPriceHistorySet%s%s%s%s", code[0] ? ": " : "", code,
+			 msg[0] ? ": " : "", msg);
+		return -1;
+	}
+	const char *set_end = memmem(set, (size_t)(end - set), "</spotPriceHistorySet>", 22);
+	if (!set_end) {
+		snprintf(err, errlen, "ec2 answer is truncated (no </spotPriceHistorySet>)");
+		return -1;
+	}
+	const char *p = set;
+	for (;;) {
+		const char *it = memmem(p, (size_t)(set_end - p), "<item>", 6);
+		if (!it)
+			break;
+		const char *it_end = memmem(it, (size_t)(set_end - it), "</item>", 7);
+		if (!it_end) {
+			snprintf(err, errlen, "ec2 answer has an unterminated <item>");
+			return -1;
+		}
+		char itype[96], az[64], price[64], ts[40], desc[64];
+		if (xml_text(it, it_end, "instanceType", itype, sizeof itype) < 0 ||
+		    xml_text(it, it_end, "availabilityZone", az, sizeof az) < 0 ||
+		    xml_text(it, it_end, "spotPrice", price, sizeof price) < 0 ||
+		    xml_text(it, it_end, "timestamp", ts, sizeof ts) < 0) {
+			snprintf(err, errlen, "ec2 answer: an item lacks instanceType, availabilityZone, spotPrice or timestamp");
+			return -1;
+		}
+		p = it_end + 7;
+		if (xml_text(it, it_end, "productDescription", desc, sizeof desc) == 0 && strncmp(desc, "Linux/UNIX", 10))
+			continue;
+		double v;
+		const char *gpu = aws_gpu_family(itype, NULL);
+		if (!gpu)
+			continue;
+		if (gv_parse_double(price, &v) < 0 || v < 0) {
+			snprintf(err, errlen, "ec2 answer: %s spot price '%s' is not a non-negative number", itype, price);
+			return -1;
+		}
+		struct price_rec r;
+		char e2[256];
+		price_rec_init(&r);
+		gv_strlcpy(r.provider, "aws", sizeof r.provider);
+		gv_strlcpy(r.instance_type, itype, sizeof r.instance_type);
+		gv_strlcpy(r.zone, az, sizeof r.zone);
+		/* the region is the zone without its letter */
+		gv_strlcpy(r.region, az, sizeof r.region);
+		size_t rl = strlen(r.region);
+		while (rl && r.region[rl - 1] >= 'a' && r.region[rl - 1] <= 'z' && rl > 1 && r.region[rl - 2] >= '0' &&
+		       r.region[rl - 2] <= '9')
+			r.region[--rl] = '\0';
+		gv_strlcpy(r.gpu_model, gpu, sizeof r.gpu_model);
+		gv_strlcpy(r.market, "spot", sizeof r.market);
+		r.price = v;
+		gv_strlcpy(r.unit, "hour", sizeof r.unit);
+		gv_strlcpy(r.currency, "USD", sizeof r.currency);
+		gv_strlcpy(r.source_version, "2016-11-15", sizeof r.source_version);
+		gv_strlcpy(r.captured_at, ts, sizeof r.captured_at);
+		if (emit(ud, &r, e2, sizeof e2) != 0) {
+			snprintf(err, errlen, "%s %s: %s", itype, az, e2);
+			return -1;
+		}
+	}
+	if (next_token && next_size)
+		xml_text(set_end, end, "nextToken", next_token, next_size);
+	return 0;
+}
+
+struct spot_ctx {
+	struct catalog_load *load;
+	const char *source;
+	char (*seen)[160];
+	size_t nseen;
+};
+
+static int spot_emit(void *ud, const struct price_rec *r, char *err, size_t errlen)
+{
+	struct spot_ctx *c = ud;
+	char key[160];
+	snprintf(key, sizeof key, "%s/%s", r->instance_type, r->zone);
+	/* newest first: keep the first price of each type and zone */
+	for (size_t i = 0; i < c->nseen; i++)
+		if (!strcmp(c->seen[i], key))
+			return 0;
+	c->seen = gv_realloc(c->seen, (c->nseen + 1) * sizeof *c->seen);
+	gv_strlcpy(c->seen[c->nseen++], key, sizeof *c->seen);
+	struct price_rec copy = *r;
+	gv_strlcpy(copy.source, c->source, sizeof copy.source);
+	return catalog_load_put(c->load, &copy, err, errlen);
+}
+
+/* RFC 3986 encoding of a query value */
+static char *qenc(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *o = gv_malloc(strlen(s) * 3 + 1), *q = o;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+			*q++ = (char)c;
+		} else {
+			*q++ = '%';
+			*q++ = hex[c >> 4];
+			*q++ = hex[c & 15];
+		}
+	}
+	*q = '\0';
+	return o;
+}
+
+int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen)
+{
+	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
+	const char *token = getenv("AWS_SESSION_TOKEN"), *endpoint = getenv("GPUVET_AWS_EC2_URL");
+	char source[96], sigv4[96], ep[160], now[32], next[2048] = "";
+	struct spot_ctx c = { 0 };
+	char *types = NULL, *userpwd = NULL, *tokhdr = NULL;
+	size_t tlen = 0;
+	int n = 0, rc = -1, pages = 0;
+
+	if (!region || !*region)
+		region = "us-east-1";
+	if (!id || !*id || !secret || !*secret) {
+		snprintf(err, errlen, "no aws credentials: spot prices need AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+		return -1;
+	}
+	for (const char *ch = region; *ch; ch++)
+		if (!(islower((unsigned char)*ch) || isdigit((unsigned char)*ch) || *ch == '-')) {
+			snprintf(err, errlen, "region '%s' is not an AWS region name", region);
+			return -1;
+		}
+	if (!endpoint || !*endpoint) {
+		snprintf(ep, sizeof ep, "https://ec2.%s.amazonaws.com/", region);
+		endpoint = ep;
+	}
+	snprintf(source, sizeof source, "aws-spot:%s", region);
+	snprintf(sigv4, sizeof sigv4, "aws:amz:%s:ec2", region);
+	err[0] = '\0';
+
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT instance_type FROM prices WHERE provider = 'aws' ORDER BY 1", -1, &st,
+			       NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read aws instance types: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		if (!t || !aws_gpu_family(t, NULL))
+			continue;
+		char *e = qenc(t);
+		char *piece = gv_asprintf("&InstanceType.%d=%s", ++n, e);
+		free(e);
+		types = gv_realloc(types, tlen + strlen(piece) + 1);
+		memcpy(types + tlen, piece, strlen(piece) + 1);
+		tlen += strlen(piece);
+		free(piece);
+	}
+	sqlite3_finalize(st);
+	if (!n) {
+		snprintf(err, errlen, "no aws gpu instance types known to ask spot prices for");
+		goto out;
+	}
+	userpwd = gv_asprintf("%s:%s", id, secret);
+	if (token && *token)
+		tokhdr = gv_asprintf("X-Amz-Security-Token: %s", token);
+	const char *hdrs[] = { tokhdr, NULL };
+	gv_iso8601((long)time(NULL), now, sizeof now);
+	char *enow = qenc(now);
+	if (catalog_load_begin(db, &c.load, err, errlen) < 0) {
+		free(enow);
+		goto out;
+	}
+	c.source = source;
+	do {
+		char *enext = qenc(next);
+		char *url = gv_asprintf("%s?Action=DescribeSpotPriceHistory&Version=2016-11-15"
+					"&ProductDescription.1=Linux%%2FUNIX&StartTime=%s&MaxResults=1000%s%s%s",
+					endpoint, enow, types, next[0] ? "&NextToken=" : "", enext);
+		free(enext);
+		struct fetch_req req = { .headers = tokhdr ? hdrs : NULL, .aws_sigv4 = sigv4, .userpwd = userpwd };
+		char *body = NULL;
+		size_t len = 0;
+		int frc = fetch_small_req(&req, url, 8u << 20, &body, &len, NULL, err, errlen);
+		free(url);
+		if (frc < 0) {
+			free(enow);
+			goto out;
+		}
+		frc = aws_spot_parse(body, len, spot_emit, &c, next, sizeof next, err, errlen);
+		free(body);
+		if (frc < 0) {
+			free(enow);
+			goto out;
+		}
+	} while (next[0] && ++pages < 100);
+	free(enow);
+	if (catalog_load_rows(c.load) == 0) {
+		snprintf(err, errlen, "ec2 returned no Linux spot prices for the %d gpu types in %s", n, region);
+		goto out;
+	}
+	long got = catalog_load_rows(c.load);
+	rc = catalog_load_commit(c.load, "aws", endpoint, err, errlen);
+	c.load = NULL;
+	if (rc == 0 && rows)
+		*rows = got;
+out:
+	if (c.load) {
+		catalog_load_abort(c.load);
+		catalog_note_failure(db, source, "aws", err);
+	}
+	free(c.seen);
+	free(types);
+	free(userpwd);
+	free(tokhdr);
 	return rc;
 }

@@ -32,7 +32,7 @@ static const struct {
 	{ "b200", "B200" },          { "gh200", "GH200" },          { "h100_sxm", "H100-SXM" },
 	{ "h100_pcie", "H100-PCIE" }, { "h100", "H100-SXM" },       { "a100_80gb", "A100-80-SXM" },
 	{ "a100", "A100-40-SXM" },   { "a6000", "RTX-A6000" },      { "rtx6000", "RTX6000" },
-	{ "a10", "A10" },            { "v100", "V100-16-SXM" },
+	{ "a10", "A10" },            { "v100", "V100-SXM2-16" },
 };
 
 static const char *lambda_gpu_key(const char *name)

@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		"       gpuvet prices sources [--json]\n\n"
 		"The price catalog.  The list prices shipped with gpuvet are loaded into the\n"
 		"store on first use; `update` refreshes them from the providers:\n"
-		"  aws      the public bulk price list of the region (default us-east-1), streamed\n"
+		"  aws      the public bulk price list of the region (default us-east-1), streamed;\n"
+		"           spot prices from DescribeSpotPriceHistory when AWS credentials are set\n"
 		"  lambda   the instance-types API (LAMBDA_API_KEY)\n"
 		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types\n"
 		"           (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET; without credentials import a CSV)\n"
@@ -135,7 +136,7 @@ static int cmd_list(int argc, char **argv, sqlite3 *db)
 	json_t *arr = json_array();
 	int n = 0;
 	if (!json)
-		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION",
+		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
 		       "GPUS", "MARKET", "PRICE/HOUR", "CUR", "CAPTURED", "SOURCE");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		double price = sqlite3_column_double(st, 12);
@@ -175,7 +176,8 @@ static int cmd_list(int argc, char **argv, sqlite3 *db)
 				snprintf(gpus, sizeof gpus, "%s", col_text(st, 4));
 			gv_strlcpy(captured, col_text(st, 17), sizeof captured);
 			printf("%-9s %-24s %-15s %-16s %-9s %12.4f %-4s %-11s %s\n", col_text(st, 0), col_text(st, 1),
-			       col_text(st, 2)[0] ? col_text(st, 2) : "(any)", gpus, col_text(st, 9), hourly,
+			       col_text(st, 3)[0] ? col_text(st, 3) : col_text(st, 2)[0] ? col_text(st, 2) : "(any)",
+			       gpus, col_text(st, 9), hourly,
 			       col_text(st, 14), captured, col_text(st, 15));
 		}
 	}
@@ -246,6 +248,16 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 			failed = 1;
 		} else if (!gv_quiet) {
 			printf("aws: %ld prices from the bulk price list of %s\n", rows, region ? region : "us-east-1");
+		}
+		if (env_set("AWS_ACCESS_KEY_ID") && env_set("AWS_SECRET_ACCESS_KEY")) {
+			if (fetch_aws_spot(db, region, &rows, err, sizeof err) < 0) {
+				gv_err("aws spot: %s", err);
+				failed = 1;
+			} else if (!gv_quiet) {
+				printf("aws spot: %ld prices (type and zone) from DescribeSpotPriceHistory\n", rows);
+			}
+		} else if (!gv_quiet) {
+			printf("aws spot: skipped (no AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY)\n");
 		}
 	}
 	if (!all || env_set("LAMBDA_API_KEY")) {
@@ -434,7 +446,7 @@ static int cmd_parse_aws(int argc, char **argv)
 		return GV_EXIT_USAGE;
 	}
 	struct aws_parser *p = aws_parser_new("bench", count_emit, NULL);
-	enum { CHUNK = 1 << 16 };  /* libcurl's largest write-callback chunk is 16 KiB..CURL_MAX_WRITE_SIZE */
+	enum { CHUNK = 16384 };  /* what libcurl's write callback hands out (CURL_MAX_WRITE_SIZE) */
 	char *buf = gv_malloc(CHUNK);
 	struct timespec t0, t1;
 	unsigned long long bytes = 0;

@@ -84,6 +84,8 @@ static void print_table(json_t *r)
 		       str(row, "instance_type"), region[0] ? region : "(any)", gpus, num(row, "price_per_hour"),
 		       num(row, "value"), num(row, "value_per_dollar"), runs, flags[0] ? flags : "-");
 	}
+	if (!json_array_size(rows))
+		printf("(no instance type has both a %s price and a value for %s)\n", str(r, "market"), metric);
 	printf("\nVALUE: %s; PER USD/H: value per US dollar per %s (%s prices)",
 	       vhead, per_gpu ? "GPU-hour" : "instance-hour", str(r, "market"));
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))

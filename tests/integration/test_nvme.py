@@ -169,3 +169,23 @@ def test_fio_hang_is_killed(gpuvet, tmp_path):
     assert r.seconds < 30
     pid = int(pidfile.read_text())
     assert not Path(f"/proc/{pid}").exists()  # killed and reaped, not left running
+
+
+def has_local_nvme_mount():
+    for line in open("/proc/self/mountinfo"):
+        majmin = line.split()[2]
+        if os.path.realpath(f"/sys/dev/block/{majmin}").find("/nvme") >= 0:
+            return True
+    return False
+
+
+@pytest.mark.skipif(not has_fio(), reason="fio not installed (Debian package fio)")
+def test_default_dir_falls_back_to_tmpdir(gpuvet, tmp_path):
+    if has_local_nvme_mount():
+        pytest.skip("this machine has an NVMe mount; the fallback is not taken")
+    tmp = tmp_path / "tmpdir"
+    tmp.mkdir()
+    r = run_bench(gpuvet, "nvme", env={"TMPDIR": str(tmp)})
+    assert r.status == "ok", r
+    assert r.params["nvme.seqread.gbps"]["dir"] == str(tmp)
+    assert list(tmp.iterdir()) == []

@@ -153,6 +153,18 @@ def test_s3_session_token_is_sent_and_signed(gpuvet, moto):
     assert "403" in r.reason
 
 
+def test_s3_read_only_credentials_measure_get(gpuvet, moto):
+    key, secret = moto.user("gpuvet-reader", ["s3:GetObject", "s3:ListBucket"])
+    r = run_bench(gpuvet, "objstore", objstore_url="s3://gpuvet-bucket/data/big.bin",
+                  objstore_endpoint=moto.endpoint,
+                  env=aws_env(moto, AWS_ACCESS_KEY_ID=key, AWS_SECRET_ACCESS_KEY=secret))
+    assert r.status == "ok", r
+    assert r.metrics["objstore.get.gbps"] > 0
+    assert "objstore.put.gbps" not in r.metrics  # not allowed to write: not measured
+    assert r.metrics["objstore.errors"] == 0
+    assert secret not in r.output
+
+
 def test_s3_without_credentials_fails_clearly(gpuvet, moto):
     r = run_bench(gpuvet, "objstore", objstore_url="s3://gpuvet-bucket/data/big.bin",
                   objstore_endpoint=moto.endpoint, env=dict(NO_AWS, HOME="/nonexistent"))
@@ -242,3 +254,12 @@ def test_stalled_transfers_end_before_deadline(gpuvet):
     assert r.status == "failed"
     assert r.seconds < QUICK_DEADLINE
     assert r.metrics["objstore.errors"] >= 1 or "deadline" in r.reason
+
+
+def test_redirect_names_the_region(gpuvet):
+    # S3 answers 301 PermanentRedirect when the request went to the wrong region
+    with loopback.fault_server("--always-status", 301) as url:
+        r = run_bench(gpuvet, "objstore", objstore_url=url + "/obj")
+    assert r.status == "failed"
+    assert "http 301" in r.reason and "AWS_REGION" in r.reason
+    assert r.metrics["objstore.retries"] == 0  # not retried

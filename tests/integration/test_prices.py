@@ -90,6 +90,17 @@ def server():
     srv.server_close()
 
 
+@pytest.fixture(autouse=True)
+def no_way_out(gpuvet):
+    """Whatever the calling shell holds, no test reaches a provider: credentials are cleared
+    and every endpoint points at a closed local port unless a test overrides it."""
+    for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "LAMBDA_API_KEY",
+              "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET"):
+        gpuvet.env.pop(k, None)
+    for k in ("GPUVET_AWS_PRICING_URL", "GPUVET_AWS_EC2_URL", "GPUVET_LAMBDA_API_URL", "GPUVET_ALIBABA_API_URL"):
+        gpuvet.env[k] = "http://127.0.0.1:9/"
+
+
 def prices(gpuvet, *args):
     return gpuvet.json("prices", "list", "--json", *args)
 
@@ -247,6 +258,40 @@ def test_aws_failed_fetch_keeps_previous_prices(gpuvet, server, path, what):
 def test_aws_bad_region_is_usage_error(gpuvet):
     p = gpuvet("prices", "update", "--provider", "aws", "--region", "../etc")
     assert p.returncode == 2 and "not an AWS region" in p.stderr
+
+
+def test_aws_spot_through_moto(gpuvet, tmp_path):
+    """DescribeSpotPriceHistory against moto's EC2 emulator on 127.0.0.1 (SigV4-signed by libcurl)."""
+    import socket
+    from moto.server import ThreadedMotoServer
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    srv = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    srv.start()
+    try:
+        env = {"GPUVET_AWS_EC2_URL": f"http://127.0.0.1:{port}/", "AWS_ACCESS_KEY_ID": "testing",
+               "AWS_SECRET_ACCESS_KEY": "testing", "AWS_SESSION_TOKEN": "tok",
+               "GPUVET_AWS_PRICING_URL": (FIX / "aws-ec2-us-east-1.csv").as_uri()}
+        p = gpuvet("prices", "update", "--provider", "aws", env=env, check=0)
+        assert "aws spot:" in p.stdout
+        spot = [r for r in prices(gpuvet, "--market", "spot") if r["source"] == "aws-spot:us-east-1"]
+        assert spot and all(r["zone"].startswith("us-east-1") and r["region"] == "us-east-1" for r in spot)
+        assert {r["instance_type"] for r in spot} <= {r["instance_type"] for r in prices(gpuvet, "--provider", "aws")}
+        # one price per type and zone
+        assert len({(r["instance_type"], r["zone"]) for r in spot}) == len(spot)
+        r = gpuvet.json("rank", "--market", "spot", "--estimates", "--json")
+        assert r["market"] == "spot"
+    finally:
+        srv.stop()
+
+
+def test_aws_spot_skipped_without_credentials(gpuvet, server):
+    env = {"GPUVET_AWS_PRICING_URL": server + "/aws/{region}/index.csv", "AWS_ACCESS_KEY_ID": "",
+           "AWS_SECRET_ACCESS_KEY": ""}
+    p = gpuvet("prices", "update", "--provider", "aws", env=env, check=0)
+    assert "aws spot: skipped" in p.stdout
 
 
 # ---- Lambda ----

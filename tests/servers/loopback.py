@@ -145,6 +145,17 @@ class MotoS3:
             assert json.loads(r.read())["status"] == "ok"
 
 
+    def user(self, name, actions):
+        """Another IAM user allowed only `actions` (made with the admin key); (key, secret)."""
+        iam = self.client("iam")
+        iam.create_user(UserName=name)
+        k = iam.create_access_key(UserName=name)["AccessKey"]
+        iam.put_user_policy(UserName=name, PolicyName="p", PolicyDocument=json.dumps({
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]}))
+        return k["AccessKeyId"], k["SecretAccessKey"]
+
+
 @contextlib.contextmanager
 def moto_s3(lifetime=300):
     port = free_port()

@@ -128,5 +128,16 @@ static void test_largest_nvme_mount(void)
 	CHECK(!blockdev_is_nvme(0, 21)); /* proc, sysfs: no block device */
 }
 
-TEST_MAIN(T(test_root_device_refused), T(test_not_block), T(test_mount_table_refuses),
+static void test_network_models(void)
+{
+	/* /sys/class/nvme/nvme0/model on AWS Nitro (EBS vs instance store) and GCP */
+	CHECK(blockdev_model_is_network("Amazon Elastic Block Store              "));
+	CHECK(!blockdev_model_is_network("Amazon EC2 NVMe Instance Storage        "));
+	CHECK(blockdev_model_is_network("nvme_card-pd"));
+	CHECK(!blockdev_model_is_network("nvme_card"));
+	CHECK(!blockdev_model_is_network("SAMSUNG MZWLJ3T8HBLS-00007"));
+	CHECK(!blockdev_model_is_network(NULL));
+}
+
+TEST_MAIN(T(test_network_models), T(test_root_device_refused), T(test_not_block), T(test_mount_table_refuses),
 	  T(test_unescape), T(test_largest_nvme_mount))

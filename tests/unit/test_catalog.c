@@ -107,15 +107,34 @@ static void test_csvrows_bounds_a_line(void)
 
 static void test_csvrows_prefilter_skips_only_whole_records(void)
 {
-	/* line 3 lacks the needle but opens a quoted field: it is parsed, not skipped */
+	/* a quoted field that spans lines and holds the needle is parsed whole; one without it is skipped */
+	const char *csv = "h1,h2\nGPU x,1\n\"multi\nGPU line\",2\nno,3\n\"skip\nme\",5\nGPU y,4\n";
 	struct rows out = { 0 };
-	struct csvrows *r;
-	const char *ok = "h1,h2\nGPU x,1\n\"multi\nline\",2\nno,3\nGPU y,4\n";
+	struct csvrows *r = csvrows_new(collect, &out);
+	csvrows_set_prefilter(r, "GPU");
+	CHECK(csvrows_feed(r, csv, strlen(csv)) == 0 && csvrows_finish(r) == 0);
+	CHECK_STR(out.text, "2:GPU x|1;3:multi\nGPU line|2;6:skip\nme|5;8:GPU y|4;");
+	CHECK(csvrows_skipped(r) == 2); /* lines 1 and 5 */
+	CHECK(csvrows_lines(r) == 8);
+	csvrows_free(r);
+
+	/* the span fast path: four lines (one record across two of them) skipped at once, lines still counted */
+	const char *span = "h\nno,1\n\"a\nb\",2\nGPU,3\n";
+	memset(&out, 0, sizeof out);
 	r = csvrows_new(collect, &out);
 	csvrows_set_prefilter(r, "GPU");
-	CHECK(csvrows_feed(r, ok, strlen(ok)) == 0 && csvrows_finish(r) == 0);
-	CHECK_STR(out.text, "2:GPU x|1;3:multi\nline|2;6:GPU y|4;");
-	CHECK(csvrows_skipped(r) == 2); /* the header line and "no,3" */
+	CHECK(csvrows_feed(r, span, strlen(span)) == 0 && csvrows_finish(r) == 0);
+	CHECK_STR(out.text, "5:GPU|3;");
+	CHECK(csvrows_skipped(r) == 4 && csvrows_lines(r) == 5);
+	csvrows_free(r);
+
+	/* the same line numbers in errors after skipped spans */
+	const char *err = "h\nno,1\nno,2\nGPU,\"x\"y\n";
+	memset(&out, 0, sizeof out);
+	r = csvrows_new(collect, &out);
+	csvrows_set_prefilter(r, "GPU");
+	CHECK(csvrows_feed(r, err, strlen(err)) < 0);
+	CHECK_STR(csvrows_error(r), "line 4: malformed quoting");
 	csvrows_free(r);
 }
 
@@ -303,8 +322,22 @@ static void test_aws_parser_on_fixture(void)
 		CHECK_STR(x.r[1].captured_at, "2025-09-12T22:53:08Z");
 		long emitted, lines, skipped;
 		aws_parser_stats(p, &emitted, &lines, &skipped);
-		CHECK(lines == 17 && skipped == 3); /* the three real non-GPU c6i rows never reach libcsv */
+		/* never reach libcsv: the three real non-GPU c6i rows, the Dedicated and the Windows GPU rows */
+		CHECK(lines == 17 && skipped == 5);
 		aws_parser_free(p);
+	}
+	/* found by fuzz_aws_csv: the header as the last line, without its newline (leaked the prefilter) */
+	{
+		const char *h = strstr(buf, "\"SKU\"");
+		const char *e = h ? strchr(h, '\n') : NULL;
+		CHECK(e != NULL);
+		if (e) {
+			struct recs x = { 0 };
+			struct aws_parser *p = aws_parser_new("us-east-1", count_emit, &x);
+			CHECK(aws_parser_feed(p, buf, (size_t)(e - buf)) == 0 && aws_parser_finish(p) == 0);
+			CHECK(x.n == 0);
+			aws_parser_free(p);
+		}
 	}
 	/* a corrupted price is an error naming the line */
 	char *bad = gv_strdup(buf);
@@ -361,6 +394,41 @@ static void test_lambda_and_alibaba_parsers(void)
 	free(buf);
 }
 
+static void test_aws_spot_parser(void)
+{
+	/* the shape of EC2's DescribeSpotPriceHistory answer (API version 2016-11-15) */
+	const char *xml =
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<DescribeSpotPriceHistoryResponse xmlns=\"http://ec2.amazonaws.com/doc/2016-11-15/\">"
+		"<requestId>r</requestId><spotPriceHistorySet>"
+		"<item><instanceType>g5.xlarge</instanceType><productDescription>Linux/UNIX</productDescription>"
+		"<spotPrice>0.401100</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1a</availabilityZone></item>"
+		"<item><instanceType>g5.xlarge</instanceType><productDescription>Windows</productDescription>"
+		"<spotPrice>0.9</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1b</availabilityZone></item>"
+		"<item><instanceType>m5.large</instanceType><productDescription>Linux/UNIX</productDescription>"
+		"<spotPrice>0.03</spotPrice><timestamp>2026-11-21T04:00:00.000Z</timestamp>"
+		"<availabilityZone>us-east-1a</availabilityZone></item>"
+		"</spotPriceHistorySet><nextToken>abc</nextToken></DescribeSpotPriceHistoryResponse>";
+	struct recs x = { 0 };
+	char next[64], err[256];
+	CHECK(aws_spot_parse(xml, strlen(xml), count_emit, &x, next, sizeof next, err, sizeof err) == 0);
+	CHECK(x.n == 1); /* Windows and non-GPU rows dropped */
+	CHECK_STR(x.r[0].zone, "us-east-1a");
+	CHECK_STR(x.r[0].region, "us-east-1");
+	CHECK_STR(x.r[0].market, "spot");
+	CHECK_NEAR(x.r[0].price, 0.4011, 1e-12);
+	CHECK_STR(next, "abc");
+	const char *auth = "<Response><Errors><Error><Code>AuthFailure</Code><Message>AWS was not able to validate"
+			   "</Message></Error></Errors></Response>";
+	CHECK(aws_spot_parse(auth, strlen(auth), count_emit, &x, next, sizeof next, err, sizeof err) < 0);
+	CHECK(strstr(err, "AuthFailure") != NULL);
+	const char *cut = "<DescribeSpotPriceHistoryResponse><spotPriceHistorySet><item><instanceType>g5";
+	CHECK(aws_spot_parse(cut, strlen(cut), count_emit, &x, next, sizeof next, err, sizeof err) < 0);
+	CHECK(strstr(err, "truncated") != NULL);
+}
+
 static void hex(const uint8_t *d, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -404,5 +472,5 @@ static void test_sha1_hmac_and_alibaba_signature(void)
 TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_the_line),
 	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
 	  T(test_catalog_reads_by_header_name), T(test_catalog_rejects_bad_rows), T(test_load_is_one_transaction),
-	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers),
+	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
 	  T(test_sha1_hmac_and_alibaba_signature))
