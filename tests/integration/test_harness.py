@@ -333,3 +333,16 @@ def test_export_csv_is_parseable_and_complete(gpuvet):
     assert float(row["value"]) == 42 and row["gpu"] == "-1" and json.loads(row["params"]) == {"mode": "null"}
     js = json.loads(gpuvet("results", "export", "--format", "json", check=0).stdout)
     assert len(js) == 1 and js[0]["schema"] == "gpuvet.fingerprint/1"
+
+
+def test_run_writes_the_html_report_of_that_run(gpuvet, tmp_path):
+    out = tmp_path / "r.html"
+    fp = gpuvet.json("run", "--bench", "null", "--json", "--report", str(out), env=null_env("ok"))
+    html = out.read_text()
+    assert html.startswith("<!DOCTYPE html>") or html.lower().startswith("<!doctype html>")
+    assert "Content-Security-Policy" in html
+    assert fp["run"]["uuid"][:8] in html
+    # a report that cannot be written is an error, and the run is still stored
+    p = gpuvet("run", "--bench", "null", "--report", str(tmp_path / "missing" / "r.html"), env=null_env("ok"))
+    assert p.returncode == 2 and p.stderr.startswith("gpuvet: report:"), p.stderr
+    assert len(gpuvet.json("results", "list", "--json")) == 2
