@@ -386,6 +386,7 @@ struct catalog_load {
 	char **fx_ok;
 	size_t nfx;
 	long rows;
+	int any_currency;  /* shipped catalogs: keep the source's currency even without a stored rate */
 };
 
 static void db_err(sqlite3 *db, const char *what, char *err, size_t errlen)
@@ -466,7 +467,7 @@ int catalog_load_put(struct catalog_load *l, const struct price_rec *r, char *er
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
-	if (!currency_known(l, r->currency)) {
+	if (!l->any_currency && !currency_known(l, r->currency)) {
 		snprintf(err, errlen,
 			 "unknown currency '%s' (no exchange rate stored: gpuvet prices fx %s RATE)",
 			 r->currency, r->currency);
@@ -649,13 +650,15 @@ static void lower_strerror(int e, char *buf, size_t size)
 typedef int (*chunk_fn)(void *ud, struct catalog_parser *p);
 
 static int run_import(sqlite3 *db, const char *name, const char *default_source, const char *message,
-		      int allow_empty, chunk_fn feed, void *feed_ud, long *rows, char *err, size_t errlen)
+		      int allow_empty, int any_currency, chunk_fn feed, void *feed_ud, long *rows,
+		      char *err, size_t errlen)
 {
 	struct import_ctx c = { 0 };
 	char now[32];
 	now_iso(now, sizeof now);
 	if (catalog_load_begin(db, &c.load, err, errlen) < 0)
 		return -1;
+	c.load->any_currency = any_currency;
 	c.p = catalog_parser_new(name, default_source, now, import_row, &c);
 	if (!c.p) {
 		snprintf(err, errlen, "out of memory");
@@ -739,7 +742,7 @@ int catalog_import_file(sqlite3 *db, const char *path, const char *default_sourc
 		default_source = src;
 	}
 	struct file_feed f = { fd, path, err, errlen };
-	int rc = run_import(db, path, default_source, "imported", 0, feed_file, &f, rows, err, errlen);
+	int rc = run_import(db, path, default_source, "imported", 0, 0, feed_file, &f, rows, err, errlen);
 	close(fd);
 	return rc;
 }
@@ -761,7 +764,22 @@ int catalog_import_buffer(sqlite3 *db, const char *name, const void *buf, size_t
 {
 	struct buf_feed b = { buf, len };
 	err[0] = '\0';
-	return run_import(db, name, default_source, message, 1, feed_buf, &b, rows, err, errlen);
+	return run_import(db, name, default_source, message, 1, 0, feed_buf, &b, rows, err, errlen);
+}
+
+/*
+ * A shipped catalog keeps the currency its source quotes (Alibaba's list
+ * prices are in CNY) although gpuvet ships no exchange rate: the rows are
+ * stored and listed, and `gpuvet rank` skips them until the user stores a
+ * rate with `gpuvet prices fx`.  Imports and fetches still refuse an
+ * unknown currency.
+ */
+static int import_shipped(sqlite3 *db, const char *name, const void *buf, size_t len,
+			  const char *source, const char *message, char *err, size_t errlen)
+{
+	struct buf_feed b = { buf, len };
+	err[0] = '\0';
+	return run_import(db, name, source, message, 1, 1, feed_buf, &b, NULL, err, errlen);
 }
 
 /* ---- shipped catalogs ---- */
@@ -802,7 +820,7 @@ int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_
 				continue;
 		}
 		snprintf(name, sizeof name, "pricing/catalog/%s", c->file);
-		if (catalog_import_buffer(db, name, c->data, (size_t)(c->end - c->data), source, tag, NULL, err, errlen) < 0)
+		if (import_shipped(db, name, c->data, (size_t)(c->end - c->data), source, tag, err, errlen) < 0)
 			return -1;
 		n++;
 	}

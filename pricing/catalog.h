@@ -79,7 +79,9 @@ long catalog_parser_rows(const struct catalog_parser *p);
  */
 struct catalog_load;
 int catalog_load_begin(sqlite3 *db, struct catalog_load **out, char *err, size_t errlen);
-/* Rejects unknown currencies (neither USD nor in fx_rates). */
+/* Rejects unknown currencies (neither USD nor in fx_rates), except while loading
+ * the shipped catalogs, which keep their source's currency (rank skips such
+ * rows until a rate is stored). */
 int catalog_load_put(struct catalog_load *l, const struct price_rec *r, char *err, size_t errlen);
 /* Records each source in price_sources (status ok, rows) and commits. */
 int catalog_load_commit(struct catalog_load *l, const char *provider, const char *message,

@@ -117,9 +117,9 @@ def one_line_error(p):
 def test_shipped_catalogs_load_on_first_use(gpuvet):
     rows = prices(gpuvet)
     sources = {r["source"] for r in rows}
-    assert {"catalog:aws", "catalog:lambda"} <= sources
+    assert {"catalog:aws", "catalog:lambda", "catalog:alibaba"} <= sources
     h100 = [r for r in rows if r["instance_type"] == "gpu_8x_h100_sxm5"]
-    assert len(h100) == 1 and h100[0]["price"] == 23.92 and h100[0]["gpu_count"] == 8
+    assert len(h100) == 1 and h100[0]["price"] == 31.92 and h100[0]["gpu_count"] == 8
     assert all(r["captured_at"] for r in rows)
     # a second use does not load again (same version), and filters work
     assert prices(gpuvet, "--provider", "lambda", "--gpu", "h100")
@@ -130,9 +130,38 @@ def test_shipped_catalogs_load_on_first_use(gpuvet):
 def test_shipped_catalog_files_match_embedded(gpuvet):
     """The binary embeds pricing/catalog/*.csv: a stale build would ship old numbers."""
     root = FIX.parent.parent.parent / "pricing" / "catalog"
-    lines = [l for l in (root / "lambda.csv").read_text().splitlines()
-             if l and not l.startswith("#") and not l.startswith("provider,")]
-    assert len(prices(gpuvet, "--provider", "lambda")) == len(lines)
+    for provider in ("aws", "lambda", "alibaba"):
+        lines = [l for l in (root / f"{provider}.csv").read_text().splitlines()
+                 if l and not l.startswith("#") and not l.startswith("provider,")]
+        assert lines, provider
+        assert len(prices(gpuvet, "--provider", provider)) == len(lines), provider
+
+
+def test_shipped_catalogs_cover_the_issue_types(gpuvet):
+    """Issue 6 names the types the shipped list prices must cover."""
+    have = {(r["provider"], r["instance_type"]) for r in prices(gpuvet)}
+    for it in ("p5.48xlarge", "p5.4xlarge", "p5en.48xlarge", "p4d.24xlarge", "p4de.24xlarge",
+               "g4dn.xlarge", "g5.xlarge", "g6.xlarge", "g6e.xlarge"):
+        assert ("aws", it) in have, it
+    for it in ("gpu_1x_a10", "gpu_8x_a100", "gpu_1x_h100_pcie", "gpu_8x_h100_sxm5", "gpu_1x_gh200",
+               "gpu_1x_b200_sxm6", "gpu_2x_b200_sxm6", "gpu_8x_b200_sxm6"):
+        assert ("lambda", it) in have, it
+    families = {it.split("-")[0] for p, it in have if p == "alibaba"}
+    assert {"ecs.gn6v", "ecs.gn6i", "ecs.gn7", "ecs.gn7e", "ecs.gn7i"} <= families
+
+
+def test_shipped_cny_prices_rank_only_with_a_rate(gpuvet):
+    """Alibaba's list prices ship in CNY without a rate: listed, but ranked only once one is stored."""
+    ali = prices(gpuvet, "--provider", "alibaba")
+    assert ali and all(r["currency"] == "CNY" and r["source"] == "catalog:alibaba" for r in ali)
+    rank = gpuvet.json("rank", "--estimates", "--json")
+    assert rank["rows"] and not [r for r in rank["rows"] if r["provider"] == "alibaba"]
+    gpuvet("prices", "fx", "CNY", "0.125", "--date", "2026-11-01", "--source", "test rate", check=0)
+    rank = gpuvet.json("rank", "--estimates", "--json")
+    a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
+    cheapest = min(r["price"] for r in ali if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
+    assert len(a10) == 1 and a10[0]["estimate"] and a10[0]["currency"] == "USD"
+    assert a10[0]["price_per_hour"] == pytest.approx(cheapest * 0.125)
 
 
 def test_list_rejects_bad_market(gpuvet):
@@ -332,10 +361,16 @@ def test_alibaba_signed_describeprice(gpuvet, server):
     env = {"GPUVET_ALIBABA_API_URL": server + "/ecs/", "ALIBABA_CLOUD_ACCESS_KEY_ID": "testid",
            "ALIBABA_CLOUD_ACCESS_KEY_SECRET": ALI_SECRET}
     p = gpuvet("prices", "update", "--provider", "alibaba", "--region", "us-east-1",
-               "--types", "ecs.gn7i-c8g1.2xlarge,ecs.bogus", env=env, check=0)
-    assert "alibaba: 1 prices" in p.stdout
+               "--types", "ecs.gn7i-c8g1.2xlarge,ecs.gn8v-8x.48xlarge,ecs.bogus", env=env, check=0)
+    # asked for: every type the shipped catalog names, plus the new ones --types adds (bogus: skipped)
+    shipped = {r["instance_type"] for r in prices(gpuvet, "--provider", "alibaba") if r["source"] == "catalog:alibaba"}
+    assert "ecs.gn7i-c8g1.2xlarge" in shipped and "ecs.gn8v-8x.48xlarge" not in shipped
+    assert f"alibaba: {len(shipped) + 1} prices" in p.stdout
     rows = [r for r in prices(gpuvet) if r["source"] == "alibaba-api:us-east-1"]
-    assert [(r["instance_type"], r["price"], r["currency"]) for r in rows] == [("ecs.gn7i-c8g1.2xlarge", 1.5, "USD")]
+    assert {r["instance_type"] for r in rows} == shipped | {"ecs.gn8v-8x.48xlarge"}
+    assert {(r["price"], r["currency"]) for r in rows} == {(1.5, "USD")}
+    a10 = next(r for r in rows if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
+    assert a10["gpu_model"] == "A10" and a10["gpu_count"] == 1  # the catalog's description is kept
     # a wrong secret fails the signature check on the server: error, prices kept
     before = prices(gpuvet)
     env["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] = "other"

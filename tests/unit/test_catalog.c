@@ -282,6 +282,11 @@ static void test_shipped_catalogs_load_once(void)
 	CHECK(loaded == (int)catalog_shipped_count);
 	/* every shipped row carries a capture date and a real source name */
 	CHECK(count_rows(db, "source LIKE 'catalog:%' AND (captured_at = '' OR price <= 0)") == 0);
+	/* Alibaba's list prices stay in CNY although no rate is stored (rank skips them until one is) */
+	double rate;
+	CHECK(fx_usd_per_unit(db, "CNY", &rate, NULL, 0) < 0);
+	CHECK(count_rows(db, "source = 'catalog:alibaba' AND currency = 'CNY'") > 0);
+	CHECK(count_rows(db, "source = 'catalog:alibaba' AND currency <> 'CNY'") == 0);
 	store_close(s);
 	unlink(path);
 	free(path);
