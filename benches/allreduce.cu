@@ -27,7 +27,6 @@
  * must equal (i % 7 + 1) * n (n + 1) / 2 exactly (small integers in float).
  */
 #include "benches/gpu_common.cuh"
-#include "benches/gpu_dl.h"
 
 #include <math.h>
 #include <nccl.h>
@@ -102,16 +101,7 @@ static int allreduce_deadline(const struct bench_config *cfg)
 static int allreduce_probe(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	(void)cfg;
-	int n;
-	int rc = gv_probe_gpus(ctx, &n);
-	if (rc != BENCH_OK)
-		return rc;
-	/* the library is opened on first use (benches/gpu_dl.c): without it this bench cannot run here */
-	if (!gpu_dl_nccl_available()) {
-		bench_reason(ctx, "NCCL not available: %s", gpu_dl_nccl_error());
-		return BENCH_SKIP;
-	}
-	return BENCH_OK;
+	return gv_probe_gpus_libs(ctx, GV_NEED_NCCL);
 }
 
 /* One timed all-reduce batch; seconds per operation into *sec. */

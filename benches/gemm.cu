@@ -23,7 +23,6 @@
  * reps is the time.  TFLOP/s = 2 m n k / median / 1e12.
  */
 #include "benches/gpu_common.cuh"
-#include "benches/gpu_dl.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -57,16 +56,7 @@ static int gemm_deadline(const struct bench_config *cfg)
 static int gemm_probe(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	(void)cfg;
-	int n;
-	int rc = gv_probe_gpus(ctx, &n);
-	if (rc != BENCH_OK)
-		return rc;
-	/* the library is opened on first use (benches/gpu_dl.c): without it this bench cannot run here */
-	if (!gpu_dl_cublaslt_available()) {
-		bench_reason(ctx, "cuBLASLt not available: %s", gpu_dl_cublaslt_error());
-		return BENCH_SKIP;
-	}
-	return BENCH_OK;
+	return gv_probe_gpus_libs(ctx, GV_NEED_CUBLASLT);
 }
 
 /* Sets the shape on every GPU and times it on all of them at once; 1 when unsupported. */

@@ -2,6 +2,7 @@
  * gpu_common.cu - shared CUDA helpers of the GPU benches (see gpu_common.cuh).
  */
 #include "benches/gpu_common.cuh"
+#include "benches/gpu_dl.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -51,6 +52,22 @@ int gv_probe_gpus(struct bench_ctx *ctx, int *count)
 		return BENCH_SKIP;
 	}
 	*count = n;
+	return BENCH_OK;
+}
+
+int gv_probe_gpus_libs(struct bench_ctx *ctx, unsigned need)
+{
+	int n, rc = gv_probe_gpus(ctx, &n);
+	if (rc != BENCH_OK)
+		return rc;
+	if ((need & GV_NEED_CUBLASLT) && !gpu_dl_cublaslt_available()) {
+		bench_reason(ctx, "cuBLASLt not available: %s", gpu_dl_cublaslt_error());
+		return BENCH_SKIP;
+	}
+	if ((need & GV_NEED_NCCL) && !gpu_dl_nccl_available()) {
+		bench_reason(ctx, "NCCL not available: %s", gpu_dl_nccl_error());
+		return BENCH_SKIP;
+	}
 	return BENCH_OK;
 }
 

@@ -48,6 +48,10 @@ void gv_gerr_set(struct gv_gerr *e, const char *fmt, ...) __attribute__((format(
  * *count gets the device count.
  */
 int gv_probe_gpus(struct bench_ctx *ctx, int *count);
+/* The libraries a bench needs (opened on first use, benches/gpu_dl.c). */
+enum { GV_NEED_CUBLASLT = 1, GV_NEED_NCCL = 2 };
+/* gv_probe_gpus, then BENCH_SKIP with the loader's reason when a needed library cannot be opened. */
+int gv_probe_gpus_libs(struct bench_ctx *ctx, unsigned need);
 
 /* Uniform random values in [-1, 1) of the dtype's A/B type (seeded). */
 int gv_fill_random(enum gemm_dtype dt, void *p, size_t n, uint64_t seed, cudaStream_t s, struct gv_gerr *err);

@@ -34,7 +34,6 @@
  * reference on sampled elements (a GPU that computes wrong when hot fails).
  */
 #include "benches/gpu_common.cuh"
-#include "benches/gpu_dl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -77,16 +76,7 @@ static int soak_deadline(const struct bench_config *cfg)
 static int soak_probe(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	(void)cfg;
-	int n;
-	int rc = gv_probe_gpus(ctx, &n);
-	if (rc != BENCH_OK)
-		return rc;
-	/* the library is opened on first use (benches/gpu_dl.c): without it this bench cannot run here */
-	if (!gpu_dl_cublaslt_available()) {
-		bench_reason(ctx, "cuBLASLt not available: %s", gpu_dl_cublaslt_error());
-		return BENCH_SKIP;
-	}
-	return BENCH_OK;
+	return gv_probe_gpus_libs(ctx, GV_NEED_CUBLASLT);
 }
 
 static void *soak_worker(void *arg)
