@@ -213,24 +213,40 @@ struct handler_env {
 	struct progress *prog;
 };
 
-/* Percent of the reference peak for a GEMM metric (the harness adds it so benches never read pricing/). */
-static void add_pct_of_peak(struct handler_env *e, const char *name, int gpu, double value)
+/*
+ * Percent of the reference peak for a GEMM metric (the harness adds it so
+ * benches never read pricing/).  The instance value is a sum over the GPUs
+ * the bench loaded ("gpus" in its params: CUDA_VISIBLE_DEVICES may hide
+ * some of those NVML sees), else over the inventory's GPUs.
+ */
+int run_pct_of_peak(const struct gpu_ref *ref, const char *name, int gpu, double value,
+		    const json_t *params, int inventory_gpus, char dtype[16], double *pct, double *peak)
 {
-	char dtype[16];
-	if (!e->ref || sscanf(name, "gemm.%15[a-z0-9].tflops", dtype) != 1)
-		return;
+	if (!ref || sscanf(name, "gemm.%15[a-z0-9].tflops", dtype) != 1)
+		return -1;
 	size_t n = strlen(name);
 	if (n < 7 || strcmp(name + n - 7, ".tflops"))
-		return;
+		return -1;
 	int d = gpu_dtype_from_name(dtype);
-	if (d < 0 || e->ref->peak_tflops[d] <= 0)
+	if (d < 0 || ref->peak_tflops[d] <= 0)
+		return -1;
+	json_int_t loaded = json_integer_value(json_object_get(params, "gpus"));
+	int ngpu = loaded > 0 ? (int)loaded : inventory_gpus > 0 ? inventory_gpus : 1;
+	*peak = ref->peak_tflops[d] * (gpu < 0 ? ngpu : 1);
+	*pct = 100.0 * value / *peak;
+	return 0;
+}
+
+static void add_pct_of_peak(struct handler_env *e, const char *name, int gpu, double value, const json_t *mparams)
+{
+	char dtype[16], mname[64], params[160];
+	double pct, peak;
+	if (run_pct_of_peak(e->ref, name, gpu, value, mparams, e->gpu_count, dtype, &pct, &peak))
 		return;
-	double peak = e->ref->peak_tflops[d] * (gpu < 0 ? (e->gpu_count > 0 ? e->gpu_count : 1) : 1);
-	char mname[64], params[160];
 	snprintf(mname, sizeof mname, "gemm.%s.pct_of_peak", dtype);
 	snprintf(params, sizeof params, "{\"peak_tflops\":%.6g,\"reference\":\"%s\"}", peak, e->ref->key);
 	json_array_append_new(e->rows, json_pack("{s:s,s:s,s:i,s:f,s:s,s:o}", "t", "metric", "name", mname,
-						 "gpu", gpu, "value", 100.0 * value / peak, "unit", "%",
+						 "gpu", gpu, "value", pct, "unit", "%",
 						 "params", json_loads(params, 0, NULL)));
 }
 
@@ -250,15 +266,13 @@ static void handle_line(struct handler_env *e, const char *line)
 		json_t *v = json_object_get(o, "value");
 		json_t *p = json_object_get(o, "params");
 		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
-		(void)p;
-		(void)gpu;
 		if (!name || !(json_is_number(v) || json_is_null(v))) {
 			e->r->bad_lines++;
 		} else {
 			json_array_append(e->rows, o);
 			e->r->nmetrics++;
 			if (json_is_number(v))
-				add_pct_of_peak(e, name, gpu, json_number_value(v));
+				add_pct_of_peak(e, name, gpu, json_number_value(v), p);
 		}
 	} else if (!strcmp(t, "sample")) {
 		if (!json_is_string(json_object_get(o, "series")))

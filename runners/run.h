@@ -33,6 +33,14 @@ const struct bench **run_parse_selection(const char *list, char *err, size_t err
 /* The default selection of a profile: every bench but test-only and default-off ones. */
 const struct bench **run_default_selection(void);
 
+struct gpu_ref;
+/*
+ * gemm.<dtype>.pct_of_peak for a gemm.<dtype>.tflops metric: 0 with the
+ * dtype, percent and peak used, -1 when the metric has no reference.
+ */
+int run_pct_of_peak(const struct gpu_ref *ref, const char *name, int gpu, double value,
+		    const json_t *params, int inventory_gpus, char dtype[16], double *pct, double *peak);
+
 /* Steal time: fraction of CPU time stolen by the hypervisor between two /proc/stat reads. */
 struct cpu_times { unsigned long long total, steal; };
 int run_read_cpu_times(const char *proc_stat_text, struct cpu_times *out);

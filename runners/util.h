@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Exit codes of the gpuvet command (DESIGN.md). */
 enum gv_exit {
 	GV_EXIT_OK = 0,            /* ok / accepted */
@@ -55,4 +59,7 @@ void gv_uuid(char out[37]);
 /* True when stderr is a terminal and -q was not given: show progress. */
 int gv_progress_enabled(void);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

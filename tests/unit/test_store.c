@@ -6,6 +6,7 @@
 #include "tests/unit/t.h"
 #include "results/store.h"
 #include "runners/run.h"
+#include "pricing/gpus.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -112,6 +113,34 @@ static void test_stats(void)
 	CHECK(st.n == 0 && st.median == 0);
 }
 
+static void test_pct_of_peak(void)
+{
+	const struct gpu_ref *h100 = gpu_ref_find("H100-SXM");
+	char dt[16];
+	double pct, peak;
+	CHECK(h100 != NULL);
+	if (!h100)
+		return;
+	double bf16 = h100->peak_tflops[GPU_BF16];
+	/* per GPU: against one GPU's peak */
+	CHECK(run_pct_of_peak(h100, "gemm.bf16.tflops", 0, bf16 / 2, NULL, 8, dt, &pct, &peak) == 0);
+	CHECK_STR(dt, "bf16");
+	CHECK_NEAR(pct, 50, 1e-9);
+	/* instance: the GPUs the bench loaded win over the inventory's count */
+	json_t *p = json_pack("{s:i}", "gpus", 4);
+	CHECK(run_pct_of_peak(h100, "gemm.bf16.tflops", -1, bf16 * 2, p, 8, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 50, 1e-9);
+	CHECK_NEAR(peak, bf16 * 4, 1e-9);
+	json_decref(p);
+	CHECK(run_pct_of_peak(h100, "gemm.bf16.tflops", -1, bf16 * 2, NULL, 8, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 25, 1e-9);
+	/* not a GEMM throughput, unknown dtype, no reference */
+	CHECK(run_pct_of_peak(h100, "gemm.bf16.pct_of_peak", -1, 1, NULL, 8, dt, &pct, &peak) == -1);
+	CHECK(run_pct_of_peak(h100, "gemm.int4.tflops", -1, 1, NULL, 8, dt, &pct, &peak) == -1);
+	CHECK(run_pct_of_peak(h100, "memcpy.h2d.pinned.gbps", -1, 1, NULL, 8, dt, &pct, &peak) == -1);
+	CHECK(run_pct_of_peak(NULL, "gemm.bf16.tflops", -1, 1, NULL, 8, dt, &pct, &peak) == -1);
+}
+
 /* ---- fault injection: an allocator that fails at call N ---- */
 
 static sqlite3_mem_methods real_mem;
@@ -195,5 +224,5 @@ static void test_import_under_malloc_failure(void)
 	sqlite3_initialize();
 }
 
-TEST_MAIN(T(test_open_create_reopen), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats),
+TEST_MAIN(T(test_open_create_reopen), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
 	  T(test_import_under_malloc_failure))
