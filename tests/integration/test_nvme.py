@@ -1,0 +1,171 @@
+"""nvme bench with the real fio in temporary directories (quick profile), and
+the refusals: unwritable or missing directory, block device without the
+allow flag, a mounted device, no fio, a fio that fails or prints garbage.
+Nothing is ever written to a block device here."""
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from servers.benchrun import run_bench  # noqa: E402
+
+QUICK_DEADLINE = 104  # nvme_deadline() for the quick profile
+
+
+def has_fio():
+    return any(os.access(os.path.join(d, "fio"), os.X_OK)
+               for d in os.environ.get("PATH", "").split(":") if d)
+
+
+@pytest.mark.skipif(not has_fio(), reason="fio not installed (Debian package fio)")
+def test_real_fio_in_temp_dir(gpuvet, tmp_path):
+    d = tmp_path / "nvme"
+    d.mkdir()
+    r = run_bench(gpuvet, "nvme", nvme_dir=d)
+    assert r.status == "ok", r
+    for m in ("nvme.seqread.gbps", "nvme.seqwrite.gbps", "nvme.randread.kiops",
+              "nvme.randread.p50_us", "nvme.randread.p99_us"):
+        assert r.metrics[m] > 0, m
+    assert r.metrics["nvme.randread.p50_us"] <= r.metrics["nvme.randread.p99_us"]
+    p = r.params["nvme.randread.kiops"]
+    assert p["fio"].startswith("fio-3")
+    assert p["engine"] in ("io_uring", "libaio")
+    assert p["bs"] == "4k" and p["direct"] == 1 and p["jobs"] >= 2
+    assert r.params["nvme.seqread.gbps"]["bs"] == "1M"
+    assert p["dir"] == str(d)
+    assert list(d.iterdir()) == []  # fio's work directory is gone
+    assert r.seconds < QUICK_DEADLINE
+
+
+def test_unwritable_dir_fails(gpuvet, tmp_path):
+    if os.geteuid() == 0:
+        d = Path("/sys")  # root may write anywhere but sysfs refuses new entries
+    else:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    r = run_bench(gpuvet, "nvme", nvme_dir=d)
+    assert r.status == "failed"
+    assert r.reason.startswith(f"cannot write to nvme directory '{d}'"), r.reason
+
+
+def test_missing_and_non_dir_fail(gpuvet, tmp_path):
+    r = run_bench(gpuvet, "nvme", nvme_dir=tmp_path / "missing")
+    assert r.status == "failed"
+    assert "no such file or directory" in r.reason
+    f = tmp_path / "file"
+    f.write_text("x")
+    r = run_bench(gpuvet, "nvme", nvme_dir=f)
+    assert r.status == "failed"
+    assert "not a directory" in r.reason
+
+
+def test_device_without_allow_flag_is_refused(gpuvet):
+    r = run_bench(gpuvet, "nvme", nvme_device="/dev/nvme0n1")
+    assert r.status == "failed"
+    assert r.reason == ("refusing to write to block device /dev/nvme0n1 without "
+                        "--nvme-allow-destructive")
+
+
+def root_block_device():
+    """The /dev node of the filesystem mounted at / (from /proc/self/mountinfo)."""
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        if f[4] != "/":
+            continue
+        majmin = f[2]
+        try:
+            name = os.path.basename(os.path.realpath(f"/sys/dev/block/{majmin}"))
+        except OSError:
+            return None
+        dev = f"/dev/{name}"
+        try:
+            st = os.stat(dev)
+        except OSError:
+            return None
+        if stat.S_ISBLK(st.st_mode) and f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}" == majmin:
+            return dev
+    return None
+
+
+def test_mounted_device_is_refused(gpuvet):
+    dev = root_block_device()
+    if not dev:
+        pytest.skip("the root filesystem has no block device node here")
+    r = run_bench(gpuvet, "nvme", nvme_device=dev, allow_destructive=True)
+    assert r.status == "failed"
+    assert r.reason == f"refusing to write to block device: '{dev}' is mounted at /"
+    assert not r.metrics
+
+
+def test_without_fio_skips(gpuvet, tmp_path):
+    r = run_bench(gpuvet, "nvme", nvme_dir=tmp_path, env={"PATH": str(tmp_path / "empty")})
+    assert r.status == "skipped"
+    assert r.reason == "fio not found in PATH"
+
+
+def fake_fio(tmp_path, script):
+    """A stand-in fio that misbehaves on purpose (the real one cannot be made to)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    f = bindir / "fio"
+    f.write_text("#!/bin/sh\n" + script)
+    f.chmod(0o755)
+    return {"PATH": f"{bindir}:/usr/bin:/bin"}
+
+
+def test_fio_malformed_json_fails(gpuvet, tmp_path):
+    env = fake_fio(tmp_path, 'echo \'{\n  "fio version" : "fio-3.33",\n  "jobs" : [ {\'\n')
+    d = tmp_path / "d"
+    d.mkdir()
+    r = run_bench(gpuvet, "nvme", nvme_dir=d, env=env)
+    assert r.status == "failed"
+    assert r.reason.startswith("fio seqwrite job failed: malformed fio json output")
+    assert list(d.iterdir()) == []
+
+
+def test_fio_error_message_is_the_reason(gpuvet, tmp_path):
+    # what fio 3.33 prints for a job whose file is a directory
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "fio"
+    env = fake_fio(tmp_path, f"cat {fixture}/error_eisdir.json\n"
+                             f"cat {fixture}/error_eisdir.stderr >&2\nexit 1\n")
+    d = tmp_path / "d"
+    d.mkdir()
+    r = run_bench(gpuvet, "nvme", nvme_dir=d, env=env)
+    assert r.status == "failed"
+    assert r.reason == ("fio seqwrite job failed: fio: pid=0, err=21/file:filesetup.c:150, "
+                        "func=unlink, error=Is a directory")
+    assert list(d.iterdir()) == []
+
+
+def test_io_uring_refusal_falls_back_to_libaio(gpuvet, tmp_path):
+    # a fio whose io_uring is refused (as under a seccomp profile); with libaio
+    # it is the real fio
+    env = fake_fio(tmp_path, 'case "$*" in *ioengine=io_uring*) '
+                             'echo "fio: io_uring_setup: Operation not permitted" >&2; '
+                             'echo "fio: failed to load engine" >&2; exit 1;; esac\n'
+                             'exec /usr/bin/fio "$@"\n')
+    if not os.access("/usr/bin/fio", os.X_OK):
+        pytest.skip("fio not at /usr/bin/fio")
+    d = tmp_path / "d"
+    d.mkdir()
+    r = run_bench(gpuvet, "nvme", nvme_dir=d, env=env)
+    assert r.status == "ok", r
+    assert all(p["engine"] == "libaio" for p in r.params.values())
+
+
+def test_fio_hang_is_killed(gpuvet, tmp_path):
+    pidfile = tmp_path / "fio.pid"
+    env = fake_fio(tmp_path, f"echo $$ > {pidfile}\nexec sleep 1000\n")
+    d = tmp_path / "d"
+    d.mkdir()
+    r = run_bench(gpuvet, "nvme", nvme_dir=d, env=env, timeout=QUICK_DEADLINE + 30)
+    # the job's own allowance (runtime + 15 s) ends it, long before the bench deadline
+    assert r.status in ("failed", "timed_out", "killed")
+    assert "did not finish before the deadline" in r.reason
+    assert r.seconds < 30
+    pid = int(pidfile.read_text())
+    assert not Path(f"/proc/{pid}").exists()  # killed and reaped, not left running
