@@ -14,7 +14,8 @@
  * cannot be gated (the driver stages them through its own pinned buffer
  * with the host thread inside the call), so they are timed on the host
  * clock around the batch plus a stream synchronisation, as a user's
- * tensor.copy_ from pageable memory is.
+ * tensor.copy_ from pageable memory is; pageable bidirectional runs H2D
+ * and D2H from two host threads released together by a barrier.
  *
  * GB/s = bytes moved / seconds / 1e9 (not GiB).  D2D counts the bytes
  * copied once (the GPU reads and writes each: 2x in DRAM traffic).  The
@@ -28,6 +29,8 @@
 #include "benches/gpu_common.cuh"
 
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +43,7 @@ struct mc {
 	int dev;
 	cudaStream_t s1, s2;
 	cudaEvent_t start, stop, mid;
-	void *hpin_a, *hpin_b, *hpage, *dbuf_a, *dbuf_b;
+	void *hpin_a, *hpin_b, *hpage, *hpage_b, *dbuf_a, *dbuf_b;
 	size_t max;
 	struct gv_gate gate;
 	const struct gv_nvml *nvml;
@@ -69,7 +72,7 @@ static int memcpy_probe(struct bench_ctx *ctx, const struct bench_config *cfg)
 static void mc_src_dst(struct mc *m, enum mc_kind k, int pinned, void **dst, const void **src,
 		       cudaMemcpyKind *kind)
 {
-	void *host_in = pinned ? m->hpin_a : m->hpage, *host_out = pinned ? m->hpin_b : m->hpage;
+	void *host_in = pinned ? m->hpin_a : m->hpage, *host_out = pinned ? m->hpin_b : m->hpage_b;
 	switch (k) {
 	case MC_H2D: *dst = m->dbuf_a; *src = host_in; *kind = cudaMemcpyHostToDevice; break;
 	case MC_D2H: *dst = host_out; *src = m->dbuf_b; *kind = cudaMemcpyDeviceToHost; break;
@@ -159,6 +162,7 @@ static void mc_free(struct mc *m)
 	cudaFreeHost(m->hpin_a);
 	cudaFreeHost(m->hpin_b);
 	free(m->hpage);
+	free(m->hpage_b);
 	cudaFree(m->dbuf_a);
 	cudaFree(m->dbuf_b);
 	if (m->start) cudaEventDestroy(m->start);
@@ -185,11 +189,104 @@ static double median_of(double *v, int n)
 
 #define MC_MAX_GPUS 64
 /* result slots: 4 pinned kinds + 2 pageable */
-enum { R_H2D_PIN, R_D2H_PIN, R_BIDIR_PIN, R_D2D, R_H2D_PAGE, R_D2H_PAGE, R_COUNT };
+enum { R_H2D_PIN, R_D2H_PIN, R_BIDIR_PIN, R_D2D, R_H2D_PAGE, R_D2H_PAGE, R_BIDIR_PAGE, R_COUNT };
 static const char *const r_metric[R_COUNT] = {
 	"memcpy.h2d.pinned.gbps", "memcpy.d2h.pinned.gbps", "memcpy.bidir.pinned.gbps", "memcpy.d2d.gbps",
-	"memcpy.h2d.pageable.gbps", "memcpy.d2h.pageable.gbps",
+	"memcpy.h2d.pageable.gbps", "memcpy.d2h.pageable.gbps", "memcpy.bidir.pageable.gbps",
 };
+
+/*
+ * Pageable bidirectional: two host threads, H2D on one stream and D2H on the
+ * other, released together once both are ready; time from the release
+ * until both have synchronised, bytes of both directions counted.
+ */
+struct mc_dir_arg {
+	struct mc *m;
+	enum mc_kind k;
+	size_t bytes;
+	int copies;
+	int *ready, *go;      /* __atomic; go: 1 run, -1 give up */
+	double t_end;
+	struct gv_gerr err;
+};
+
+static void *mc_dir_thread(void *p)
+{
+	struct mc_dir_arg *a = (struct mc_dir_arg *)p;
+	void *dst;
+	const void *src;
+	cudaMemcpyKind kind;
+	cudaStream_t s = a->k == MC_H2D ? a->m->s1 : a->m->s2;
+	int go;
+	mc_src_dst(a->m, a->k, 0, &dst, &src, &kind);
+	GV_CUDA(&a->err, cudaSetDevice(a->m->dev));
+	__atomic_add_fetch(a->ready, 1, __ATOMIC_ACQ_REL);
+	while ((go = __atomic_load_n(a->go, __ATOMIC_ACQUIRE)) == 0)
+		sched_yield();
+	if (go < 0)
+		return NULL;
+	for (int i = 0; i < a->copies; i++)
+		GV_CUDA(&a->err, cudaMemcpyAsync(dst, src, a->bytes, kind, s));
+	GV_CUDA(&a->err, cudaStreamSynchronize(s));
+	a->t_end = bench_now();
+	return NULL;
+fail:
+	__atomic_add_fetch(a->ready, 1, __ATOMIC_ACQ_REL);   /* never leave the caller waiting */
+	return NULL;
+}
+
+static int mc_pageable_bidir(struct mc *m, size_t bytes, int copies, double *gbps, struct gv_gerr *err)
+{
+	pthread_t th[2];
+	struct mc_dir_arg a[2];
+	int started = 0, ready = 0, go = 0;
+	double t0;
+	memset(a, 0, sizeof a);
+	for (int i = 0; i < 2; i++) {
+		a[i].m = m;
+		a[i].k = i == 0 ? MC_H2D : MC_D2H;
+		a[i].bytes = bytes;
+		a[i].copies = copies;
+		a[i].ready = &ready;
+		a[i].go = &go;
+		if (pthread_create(&th[i], NULL, mc_dir_thread, &a[i]))
+			break;
+		started++;
+	}
+	while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < started)
+		sched_yield();
+	t0 = bench_now();
+	__atomic_store_n(&go, started == 2 ? 1 : -1, __ATOMIC_RELEASE);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	if (started < 2) {
+		gv_gerr_set(err, "cannot start the pageable bidirectional copy threads");
+		return -1;
+	}
+	for (int i = 0; i < 2; i++)
+		if (a[i].err.set) {
+			gv_gerr_set(err, "%s", a[i].err.text);
+			return -1;
+		}
+	*gbps = bw_gbps(2.0 * (double)bytes * copies, (a[0].t_end > a[1].t_end ? a[0].t_end : a[1].t_end) - t0);
+	return 0;
+}
+
+/* One batch of the result slot r. */
+static int mc_batch(struct mc *m, int r, size_t bytes, int copies, int sample_link, double *gbps,
+		    struct gv_gerr *err)
+{
+	switch (r) {
+	case R_H2D_PIN: case R_D2H_PIN: case R_BIDIR_PIN: case R_D2D:
+		return mc_pinned_batch(m, (enum mc_kind)r, bytes, copies, sample_link, gbps, err);
+	case R_H2D_PAGE:
+		return mc_pageable_batch(m, MC_H2D, bytes, copies, gbps, err);
+	case R_D2H_PAGE:
+		return mc_pageable_batch(m, MC_D2H, bytes, copies, gbps, err);
+	default:
+		return mc_pageable_bidir(m, bytes, copies, gbps, err);
+	}
+}
 
 static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg, int dev, const struct gv_nvml *nv,
 			  double res[R_COUNT], double *pct, char *link_params, size_t lp_len, size_t *headline,
@@ -219,7 +316,7 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 	while (m.max > (1u << 20) && (double)m.max * 2 > 0.5 * (double)fr)
 		m.max /= 2;
 	if (pages > 0 && psz > 0)
-		while (m.max > (1u << 20) && (double)m.max * 3 > 0.5 * (double)pages * (double)psz)
+		while (m.max > (1u << 20) && (double)m.max * 4 > 0.5 * (double)pages * (double)psz)
 			m.max /= 2;
 	*headline = m.max;
 	if (nv && gv_nvml_dev_for_cuda(nv, dev, &m.nvdev) == 0)
@@ -234,11 +331,13 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 	GV_CUDA(err, cudaHostAlloc(&m.hpin_a, m.max, cudaHostAllocDefault));
 	GV_CUDA(err, cudaHostAlloc(&m.hpin_b, m.max, cudaHostAllocDefault));
 	m.hpage = malloc(m.max);
-	if (!m.hpage) {
+	m.hpage_b = malloc(m.max);
+	if (!m.hpage || !m.hpage_b) {
 		gv_gerr_set(err, "cannot allocate %zu bytes of pageable host memory", m.max);
 		goto fail;
 	}
 	memset(m.hpage, 0x5a, m.max);   /* fault the pages in, on the preferred node */
+	memset(m.hpage_b, 0, m.max);
 	memset(m.hpin_a, 0xa5, m.max);
 	memset(m.hpin_b, 0, m.max);
 	GV_CUDA(err, cudaMalloc(&m.dbuf_a, m.max));
@@ -255,17 +354,11 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 		for (int r = 0; r < R_COUNT; r++) {
 			double g = 0;
 			/* warm-up batch, not counted */
-			if (r <= R_D2D ? mc_pinned_batch(&m, (enum mc_kind)r, b, 1, 0, &g, err)
-				       : mc_pageable_batch(&m, r == R_H2D_PAGE ? MC_H2D : MC_D2H, b, 1, &g, err))
+			if (mc_batch(&m, r, b, 1, 0, &g, err))
 				goto fail;
-			for (int i = 0; i < nb; i++) {
-				int rr = r <= R_D2D ? mc_pinned_batch(&m, (enum mc_kind)r, b, copies,
-								      last && r == R_H2D_PIN && i == nb / 2, &v[i], err)
-						    : mc_pageable_batch(&m, r == R_H2D_PAGE ? MC_H2D : MC_D2H, b, copies,
-									&v[i], err);
-				if (rr)
+			for (int i = 0; i < nb; i++)
+				if (mc_batch(&m, r, b, copies, last && r == R_H2D_PIN && i == nb / 2, &v[i], err))
 					goto fail;
-			}
 			g = median_of(v, nb);
 			snprintf(series, sizeof series, "%s", r_metric[r]);
 			bench_sample(ctx, series, dev, (double)b, g);
