@@ -83,6 +83,15 @@ static json_t *col_json_num(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
 }
 
+/* A listing for scripts: indented JSON with full precision on stdout. */
+static void print_json(const json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	if (s)
+		puts(s);
+	free(s);
+}
+
 static int cmd_list(int argc, char **argv, sqlite3 *db)
 {
 	static const struct option opts[] = {
@@ -183,10 +192,7 @@ static int cmd_list(int argc, char **argv, sqlite3 *db)
 	}
 	sqlite3_finalize(st);
 	if (json) {
-		char *s = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-		if (s)
-			puts(s);
-		free(s);
+		print_json(arr);
 	} else if (!n) {
 		fprintf(stderr, "gpuvet: no prices match\n");
 	}
@@ -370,12 +376,8 @@ static int cmd_fx(int argc, char **argv, sqlite3 *db)
 		}
 	}
 	sqlite3_finalize(st);
-	if (json) {
-		char *s = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-		if (s)
-			puts(s);
-		free(s);
-	}
+	if (json)
+		print_json(arr);
 	json_decref(arr);
 	return GV_EXIT_OK;
 }
@@ -415,12 +417,8 @@ static int cmd_sources(int argc, char **argv, sqlite3 *db)
 		}
 	}
 	sqlite3_finalize(st);
-	if (json) {
-		char *s = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
-		if (s)
-			puts(s);
-		free(s);
-	}
+	if (json)
+		print_json(arr);
 	json_decref(arr);
 	return GV_EXIT_OK;
 }
