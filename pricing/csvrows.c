@@ -3,14 +3,12 @@
 #include "runners/util.h"
 
 #include <csv.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 struct csvrows {
 	struct csv_parser p;
@@ -18,8 +16,15 @@ struct csvrows {
 	void *ud;
 	char *needle;
 	size_t needle_len;
-	char *more[4];          /* further required needles */
+	char *more[8];          /* further required needles */
+	size_t more_len[8];
 	size_t nmore;
+	struct {                /* field prefilters, by ascending column */
+		size_t col;
+		char *value;
+		size_t len;
+	} ff[8];
+	size_t nff;
 	char *carry;            /* a line cut by a chunk boundary */
 	size_t carry_len, carry_cap;
 	char *arena;            /* the fields of the record being parsed, NUL-separated */
@@ -39,6 +44,9 @@ struct csvrows {
 	int failed;
 	char err[256];
 };
+
+static pthread_once_t impl_once = PTHREAD_ONCE_INIT;
+static void pick_impl(void);
 
 void csvrows_set_error(struct csvrows *r, long line, const char *fmt, ...)
 {
@@ -114,6 +122,7 @@ static void cb_row(int c, void *data)
 
 struct csvrows *csvrows_new(csvrows_row_fn fn, void *ud)
 {
+	pthread_once(&impl_once, pick_impl);
 	struct csvrows *r = gv_calloc(1, sizeof *r);
 	if (csv_init(&r->p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
 		free(r);
@@ -139,6 +148,8 @@ void csvrows_free(struct csvrows *r)
 	free(r->needle);
 	for (size_t i = 0; i < r->nmore; i++)
 		free(r->more[i]);
+	for (size_t i = 0; i < r->nff; i++)
+		free(r->ff[i].value);
 	free(r->carry);
 	free(r->arena);
 	free(r->offs);
@@ -149,8 +160,77 @@ void csvrows_free(struct csvrows *r)
 
 void csvrows_add_prefilter(struct csvrows *r, const char *needle)
 {
-	if (needle && *needle && r->nmore < sizeof r->more / sizeof r->more[0])
+	if (needle && *needle && r->nmore < sizeof r->more / sizeof r->more[0]) {
+		r->more_len[r->nmore] = strlen(needle);
 		r->more[r->nmore++] = gv_strdup(needle);
+	}
+}
+
+int csvrows_add_field_prefilter(struct csvrows *r, size_t col, const char *value)
+{
+	if (!value || r->nff == sizeof r->ff / sizeof r->ff[0])
+		return -1;
+	for (size_t i = 0; i < r->nff; i++)
+		if (r->ff[i].col == col)
+			return -1;
+	size_t i = r->nff;
+	for (; i > 0 && r->ff[i - 1].col > col; i--)
+		r->ff[i] = r->ff[i - 1];
+	r->ff[i].col = col;
+	r->ff[i].value = gv_strdup(value);
+	r->ff[i].len = strlen(value);
+	r->nff++;
+	return 0;
+}
+
+/*
+ * 1 when one of the field prefilters certainly fails on this line (content
+ * without its terminator), 0 when all pass or the line is one this walk
+ * cannot read with certainty: a quote inside a field ("" escapes, a newline
+ * in quotes), a space or tab at an unquoted field's edge (libcsv trims
+ * those), a bare CR (a record terminator to libcsv), or fewer fields than
+ * the filters need.  Those lines go to libcsv like any other.
+ */
+static int fields_certainly_differ(const struct csvrows *r, const char *s, size_t n)
+{
+	size_t pos = 0, col = 0, fi = 0;
+	if (memchr(s, '\r', n))
+		return 0;
+	while (fi < r->nff) {
+		const char *val;
+		size_t len, next;
+		if (pos > n)
+			return 0;
+		if (pos < n && s[pos] == '"') {
+			const char *q = memchr(s + pos + 1, '"', n - pos - 1);
+			if (!q)
+				return 0;
+			size_t end = (size_t)(q - s) + 1;
+			if (end < n && s[end] != ',')
+				return 0;
+			val = s + pos + 1;
+			len = (size_t)(q - val);
+			next = end + 1;
+		} else {
+			const char *c = memchr(s + pos, ',', n - pos);
+			size_t end = c ? (size_t)(c - s) : n;
+			val = s + pos;
+			len = end - pos;
+			if (memchr(val, '"', len))
+				return 0;
+			if (len && (val[0] == ' ' || val[0] == '\t' || val[len - 1] == ' ' || val[len - 1] == '\t'))
+				return 0;
+			next = end + 1;
+		}
+		if (col == r->ff[fi].col) {
+			if (len != r->ff[fi].len || memcmp(val, r->ff[fi].value, len))
+				return 1;
+			fi++;
+		}
+		col++;
+		pos = next;
+	}
+	return 0;
 }
 
 void csvrows_set_prefilter(struct csvrows *r, const char *needle)
@@ -162,12 +242,16 @@ void csvrows_set_prefilter(struct csvrows *r, const char *needle)
 
 /*
  * The prefilter's two scans, the hot loop of a multi-GB price list: finding
- * the needle, and counting quotes and newlines.  SSE2 (every x86-64) does
- * 16 bytes a step; elsewhere memmem and an 8-byte SWAR loop.
+ * the needle, and counting quotes and newlines.  On x86-64 they run 32 bytes
+ * a step with AVX2 where the CPU has it (chosen once, at the first call) and
+ * 16 with SSE2 otherwise; elsewhere memmem and an 8-byte SWAR loop.
  */
-#if defined(__SSE2__)
+#if defined(__x86_64__) && defined(__SSE2__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CSVROWS_X86 1
+
 /* first/last-byte SIMD filter, then memcmp of the candidates (W. Mula's "SIMD-friendly" substring search) */
-static const char *find_needle(const char *s, size_t n, const char *nd, size_t k)
+static const char *find_needle_sse2(const char *s, size_t n, const char *nd, size_t k)
 {
 	if (k < 2 || n < k)
 		return memmem(s, n, nd, k);
@@ -187,6 +271,28 @@ static const char *find_needle(const char *s, size_t n, const char *nd, size_t k
 	return memmem(s + i, n - i, nd, k);
 }
 
+__attribute__((target("avx2")))
+static const char *find_needle_avx2(const char *s, size_t n, const char *nd, size_t k)
+{
+	if (k < 2 || n < k)
+		return memmem(s, n, nd, k);
+	const __m256i first = _mm256_set1_epi8(nd[0]), last = _mm256_set1_epi8(nd[k - 1]);
+	size_t i = 0;
+	for (; i + (k - 1) + 32 <= n; i += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + k - 1));
+		unsigned m = (unsigned)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last)));
+		while (m) {
+			unsigned bit = (unsigned)__builtin_ctz(m);
+			if (!memcmp(s + i + bit + 1, nd + 1, k - 2))
+				return s + i + bit;
+			m &= m - 1;
+		}
+	}
+	return find_needle_sse2(s + i, n - i, nd, k);
+}
+
 static size_t sum_bytes(__m128i acc)
 {
 	__m128i s = _mm_sad_epu8(acc, _mm_setzero_si128());
@@ -194,7 +300,7 @@ static size_t sum_bytes(__m128i acc)
 }
 
 /* byte counters (cmpeq gives -1 per match), folded every 255 steps; no popcount instruction needed */
-static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_t *newlines)
+static void count_sse2(const char *s, size_t n, size_t *quotes, size_t *newlines)
 {
 	const __m128i q = _mm_set1_epi8('"'), nl = _mm_set1_epi8('\n');
 	__m128i aq = _mm_setzero_si128(), an = _mm_setzero_si128();
@@ -220,13 +326,93 @@ static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_
 	*quotes = cq;
 	*newlines = cn;
 }
+
+__attribute__((target("avx2")))
+static size_t sum_bytes256(__m256i acc)
+{
+	__m256i s = _mm256_sad_epu8(acc, _mm256_setzero_si256());
+	return (size_t)_mm256_extract_epi64(s, 0) + (size_t)_mm256_extract_epi64(s, 1) +
+	       (size_t)_mm256_extract_epi64(s, 2) + (size_t)_mm256_extract_epi64(s, 3);
+}
+
+__attribute__((target("avx2")))
+static void count_avx2(const char *s, size_t n, size_t *quotes, size_t *newlines)
+{
+	const __m256i q = _mm256_set1_epi8('"'), nl = _mm256_set1_epi8('\n');
+	__m256i aq = _mm256_setzero_si256(), an = _mm256_setzero_si256();
+	size_t cq = 0, cn = 0, i = 0;
+	int steps = 0;
+	for (; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		aq = _mm256_sub_epi8(aq, _mm256_cmpeq_epi8(v, q));
+		an = _mm256_sub_epi8(an, _mm256_cmpeq_epi8(v, nl));
+		if (++steps == 255) {
+			cq += sum_bytes256(aq);
+			cn += sum_bytes256(an);
+			aq = an = _mm256_setzero_si256();
+			steps = 0;
+		}
+	}
+	cq += sum_bytes256(aq);
+	cn += sum_bytes256(an);
+	size_t tq, tn;
+	count_sse2(s + i, n - i, &tq, &tn);
+	*quotes = cq + tq;
+	*newlines = cn + tn;
+}
+/*
+ * The span scan in one pass: the first needle in s[0..n), with the quotes and
+ * newlines before it (or in all of s when there is none) counted on the way.
+ */
+__attribute__((target("avx2")))
+static const char *scan_avx2(const char *s, size_t n, const char *nd, size_t k, size_t *quotes, size_t *newlines)
+{
+	const __m256i first = _mm256_set1_epi8(nd[0]), last = _mm256_set1_epi8(nd[k - 1]);
+	const __m256i q = _mm256_set1_epi8('"'), nl = _mm256_set1_epi8('\n');
+	__m256i aq = _mm256_setzero_si256(), an = _mm256_setzero_si256();
+	size_t cq = 0, cn = 0, i = 0, tq, tn;
+	const char *hit = NULL;
+	int steps = 0;
+	if (k >= 2) {
+		for (; i + (k - 1) + 32 <= n; i += 32) {
+			__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+			__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(s + i + k - 1));
+			unsigned m = (unsigned)_mm256_movemask_epi8(
+				_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last)));
+			while (m) {
+				unsigned bit = (unsigned)__builtin_ctz(m);
+				if (!memcmp(s + i + bit + 1, nd + 1, k - 2)) {
+					hit = s + i + bit;
+					goto found;
+				}
+				m &= m - 1;
+			}
+			aq = _mm256_sub_epi8(aq, _mm256_cmpeq_epi8(a, q));
+			an = _mm256_sub_epi8(an, _mm256_cmpeq_epi8(a, nl));
+			if (++steps == 255) {
+				cq += sum_bytes256(aq);
+				cn += sum_bytes256(an);
+				aq = an = _mm256_setzero_si256();
+				steps = 0;
+			}
+		}
+	}
+	hit = find_needle_sse2(s + i, n - i, nd, k);
+found:
+	cq += sum_bytes256(aq);
+	cn += sum_bytes256(an);
+	count_sse2(s + i, (size_t)((hit ? hit : s + n) - (s + i)), &tq, &tn);
+	*quotes = cq + tq;
+	*newlines = cn + tn;
+	return hit;
+}
 #else
-static const char *find_needle(const char *s, size_t n, const char *nd, size_t k)
+static const char *find_needle_portable(const char *s, size_t n, const char *nd, size_t k)
 {
 	return memmem(s, n, nd, k);
 }
 
-static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_t *newlines)
+static void count_portable(const char *s, size_t n, size_t *quotes, size_t *newlines)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = ones * 0x80, low7 = ones * 0x7f;
 	const uint64_t q = ones * (uint64_t)'"', nl = ones * (uint64_t)'\n';
@@ -247,6 +433,78 @@ static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_
 	*newlines = cn;
 }
 #endif
+
+typedef const char *(*find_fn)(const char *, size_t, const char *, size_t);
+typedef void (*count_fn)(const char *, size_t, size_t *, size_t *);
+typedef const char *(*scan_fn)(const char *, size_t, const char *, size_t, size_t *, size_t *);
+static find_fn find_impl;
+static count_fn count_impl;
+static scan_fn scan_impl;
+
+/* the span scan in two passes, from the two scans above */
+static const char *scan_twopass(const char *s, size_t n, const char *nd, size_t k, size_t *quotes, size_t *newlines)
+{
+	const char *hit = find_impl(s, n, nd, k);
+	count_impl(s, (size_t)((hit ? hit : s + n) - s), quotes, newlines);
+	return hit;
+}
+
+/* the best the CPU has */
+static void pick_impl(void)
+{
+#if defined(CSVROWS_X86)
+	int avx2 = __builtin_cpu_supports("avx2");
+	find_impl = avx2 ? find_needle_avx2 : find_needle_sse2;
+	count_impl = avx2 ? count_avx2 : count_sse2;
+	scan_impl = avx2 ? scan_avx2 : scan_twopass;
+#else
+	find_impl = find_needle_portable;
+	count_impl = count_portable;
+	scan_impl = scan_twopass;
+#endif
+}
+
+int csvrows_force_simd(const char *name)
+{
+	pthread_once(&impl_once, pick_impl);
+#if defined(CSVROWS_X86)
+	if (!strcmp(name, "sse2")) {
+		find_impl = find_needle_sse2;
+		count_impl = count_sse2;
+		scan_impl = scan_twopass;
+		return 0;
+	}
+	if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
+		find_impl = find_needle_avx2;
+		count_impl = count_avx2;
+		scan_impl = scan_avx2;
+		return 0;
+	}
+	return -1;
+#else
+	return strcmp(name, "portable") ? -1 : 0;
+#endif
+}
+
+static const char *find_needle(const char *s, size_t n, const char *nd, size_t k)
+{
+	return find_impl(s, n, nd, k);
+}
+
+static void count_quotes_newlines(const char *s, size_t n, size_t *quotes, size_t *newlines)
+{
+	count_impl(s, n, quotes, newlines);
+}
+
+const char *csvrows_simd(void)
+{
+	pthread_once(&impl_once, pick_impl);
+#if defined(CSVROWS_X86)
+	return find_impl == find_needle_avx2 ? "avx2" : "sse2";
+#else
+	return "portable";
+#endif
+}
 
 static int parse_part(struct csvrows *r, const char *s, size_t n)
 {
@@ -279,7 +537,9 @@ static int process_line(struct csvrows *r, const char *s, size_t n)
 		size_t quotes, lines;
 		int lacks = r->needle && !find_needle(s, content, r->needle, r->needle_len);
 		for (size_t i = 0; r->needle && !lacks && i < r->nmore; i++)
-			lacks = !memmem(s, content, r->more[i], strlen(r->more[i]));
+			lacks = !find_needle(s, content, r->more[i], r->more_len[i]);
+		if (!lacks && r->nff)
+			lacks = fields_certainly_differ(r, s, content);
 		if (lacks && !r->last_line && (count_quotes_newlines(s, content, &quotes, &lines), quotes % 2 == 0)) {
 			r->skipped++;
 			return 0;
@@ -320,12 +580,15 @@ int csvrows_feed(struct csvrows *r, const void *buf, size_t len)
 		 * newline) turns the fast path off for the rest of this chunk.
 		 */
 		if (spans && r->needle && r->at_boundary && !r->carry_len) {
-			const char *hit = find_needle(p, len, r->needle, r->needle_len);
+			size_t quotes, lines;
+			const char *hit = scan_impl(p, len, r->needle, r->needle_len, &quotes, &lines);
 			size_t upto = hit ? (size_t)(hit - p) : len;
 			const char *last = upto ? memrchr(p, '\n', upto) : NULL;
 			if (last) {
-				size_t span = (size_t)(last - p) + 1, quotes, lines;
-				count_quotes_newlines(p, span, &quotes, &lines);
+				/* the counts ran to the hit; the span ends at the newline before it */
+				size_t span = (size_t)(last - p) + 1, tail_quotes, tail_lines;
+				count_quotes_newlines(last + 1, upto - span, &tail_quotes, &tail_lines);
+				quotes -= tail_quotes;
 				if (quotes % 2 == 0) {
 					r->line += (long)lines;
 					r->lines += (long)lines;

@@ -10,9 +10,9 @@
  * Parsing is strict (libcsv CSV_STRICT | CSV_STRICT_FINI): a stray quote or
  * an unterminated quoted field is an error naming the line.
  *
- * An optional prefilter lets a caller skip lines cheaply: a line that starts
- * at a record boundary, does not contain the needle and has balanced quotes
- * is counted but not parsed.  The AWS fetcher uses it to skip the millions
+ * Optional prefilters let a caller skip lines cheaply: a line that starts at
+ * a record boundary, has balanced quotes and lacks a needle (or certainly
+ * fails a field prefilter) is counted but not parsed.  The AWS fetcher uses it to skip the millions
  * of non-GPU rows of the bulk price list without running libcsv on them.
  */
 #ifndef GPUVET_CSVROWS_H
@@ -39,6 +39,20 @@ void csvrows_free(struct csvrows *r);
 void csvrows_set_prefilter(struct csvrows *r, const char *needle);
 /* Further needles a line must also contain not to be skipped (checked per line, after the first). */
 void csvrows_add_prefilter(struct csvrows *r, const char *needle);
+
+/*
+ * A line at a record boundary whose field col (0-based) certainly is not
+ * value is skipped.  "Certainly": the line is read only when it is plain
+ * (quoted fields without inner quotes, unquoted fields without quotes or
+ * edge blanks, no bare CR); any other line is left to libcsv.  Up to 8, on
+ * distinct columns.  0, or -1 when full or the column already has one.
+ */
+int csvrows_add_field_prefilter(struct csvrows *r, size_t col, const char *value);
+
+/* The prefilter's scan code on this CPU: "avx2", "sse2" or "portable". */
+const char *csvrows_simd(void);
+/* Tests and fuzzing: use this scan code from now on, process-wide (not thread-safe). 0, or -1 when the CPU lacks it. */
+int csvrows_force_simd(const char *name);
 
 /* 0, or -1 with csvrows_error() set. */
 int csvrows_feed(struct csvrows *r, const void *buf, size_t len);

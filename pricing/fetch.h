@@ -57,6 +57,8 @@ struct aws_parser;
 /* region: used when the file has no "Region Code" column. */
 struct aws_parser *aws_parser_new(const char *region, price_emit_fn emit, void *ud);
 void aws_parser_free(struct aws_parser *p);
+/* Prefilters on (the default) or off: off parses every line with libcsv (tests, fuzzing); before the first feed. */
+void aws_parser_set_prefilter(struct aws_parser *p, int on);
 int aws_parser_feed(struct aws_parser *p, const void *buf, size_t len);
 int aws_parser_finish(struct aws_parser *p);
 const char *aws_parser_error(const struct aws_parser *p);

@@ -7,13 +7,15 @@
  * Publication Date, Version, OfferCode), then the header, then one row per
  * SKU and term: several GB for us-east-1.  It is streamed from libcurl's
  * write callback through csvrows (libcsv) row by row; columns are found by
- * header name.  Lines without "GPU instance" (the Instance Family of every
- * GPU SKU), "Linux" and "Shared" (the operating system and tenancy kept)
- * are skipped before libcsv sees them; the exact filter is then applied to
- * the parsed columns.  Kept: TermType OnDemand,
- * Operating System Linux, Tenancy Shared, Pre Installed S/W NA,
- * CapacityStatus Used, License Model "No License required", Unit Hrs,
- * for the NVIDIA GPU families below.
+ * header name.  Kept: TermType OnDemand, Operating System Linux, Tenancy
+ * Shared, Pre Installed S/W NA, CapacityStatus Used, License Model "No
+ * License required", Product Family "Compute Instance", Instance Family
+ * "GPU instance", Unit Hrs, for the NVIDIA GPU families below.  Lines that
+ * cannot pass are skipped before libcsv sees them: those without the
+ * strings "GPU instance", "Linux" and "Shared", then (csvrows' field
+ * prefilters) those whose filter columns plainly hold another value.  The
+ * prefilters only ever skip lines the exact filter would drop, so the
+ * prices are the same with them off (fuzz_aws_csv checks exactly that).
  */
 #include "pricing/csvrows.h"
 #include "pricing/fetch.h"
@@ -87,6 +89,7 @@ struct aws_parser {
 	char published[32];
 	char offer[32];
 	long emitted;
+	int no_prefilter;
 	int failed;
 	char err[512];
 };
@@ -124,6 +127,16 @@ static double leading_number(const char *s)
 	return end == s ? NAN : v;
 }
 
+/* the columns a kept row must hold exactly these values in (on_row's filter) */
+static const struct {
+	enum acol col;
+	const char *value;
+} exact[] = {
+	{ A_TERMTYPE, "OnDemand" },    { A_OS, "Linux" },     { A_TENANCY, "Shared" },
+	{ A_PREINST, "NA" },           { A_CAPSTATUS, "Used" }, { A_LICENSE, "No License required" },
+	{ A_PRODFAMILY, "Compute Instance" },
+};
+
 static int header(struct aws_parser *p, char **f, size_t n, long line)
 {
 	for (int c = 0; c < A_COUNT; c++)
@@ -143,6 +156,8 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 	}
 	p->nheader = n;
 	p->have_header = 1;
+	if (p->no_prefilter)
+		return 0;
 	/* every NVIDIA GPU SKU has Instance Family "GPU instance": skip the rest unparsed */
 	if (p->map[A_IFAMILY] >= 0) {
 		/* a kept row holds all three values; the first is the rare one (span skipping) */
@@ -150,6 +165,11 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 		csvrows_add_prefilter(p->rows, "Linux");
 		csvrows_add_prefilter(p->rows, "Shared");
 	}
+	/* then the exact values on_row demands, read from the line where it is plain:
+	 * most GPU rows that pass the needles are Reserved terms or other variants */
+	for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+		if (p->map[exact[i].col] >= 0)
+			csvrows_add_field_prefilter(p->rows, (size_t)p->map[exact[i].col], exact[i].value);
 	return 0;
 }
 
@@ -183,7 +203,7 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 	if (!eq(f[p->map[A_TERMTYPE]], "OnDemand") || !eq(f[p->map[A_OS]], "Linux") ||
 	    !eq(f[p->map[A_TENANCY]], "Shared") || !col_is(p, f, A_PREINST, "NA") ||
 	    !col_is(p, f, A_CAPSTATUS, "Used") || !col_is(p, f, A_LICENSE, "No License required") ||
-	    !col_is(p, f, A_PRODFAMILY, "Compute Instance"))
+	    !col_is(p, f, A_PRODFAMILY, "Compute Instance") || !col_is(p, f, A_IFAMILY, "GPU instance"))
 		return 0;
 	const char *itype = f[p->map[A_ITYPE]];
 	const char *gpu = aws_gpu_family(itype, NULL);
@@ -257,6 +277,8 @@ struct aws_parser *aws_parser_new(const char *region, price_emit_fn emit, void *
 	p->ud = ud;
 	return p;
 }
+
+void aws_parser_set_prefilter(struct aws_parser *p, int on) { p->no_prefilter = !on; }
 
 void aws_parser_free(struct aws_parser *p)
 {

@@ -444,21 +444,24 @@ static int cmd_parse_aws(int argc, char **argv)
 		return GV_EXIT_USAGE;
 	}
 	struct aws_parser *p = aws_parser_new("bench", count_emit, NULL);
-	enum { CHUNK = 16384 };  /* what libcurl's write callback hands out (CURL_MAX_WRITE_SIZE) */
-	char *buf = gv_malloc(CHUNK);
+	/* read as wc reads (256 KiB), parse in what libcurl's write callback hands out (CURL_MAX_WRITE_SIZE) */
+	enum { BLOCK = 256 * 1024, CHUNK = 16384 };
+	char *buf = gv_malloc(BLOCK);
+	setvbuf(f, NULL, _IONBF, 0);
 	struct timespec t0, t1;
 	unsigned long long bytes = 0;
 	int rc = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		size_t n = fread(buf, 1, CHUNK, f);
+		size_t n = fread(buf, 1, BLOCK, f);
 		if (n == 0)
 			break;
 		bytes += n;
-		if (aws_parser_feed(p, buf, n) < 0) {
-			rc = -1;
+		for (size_t i = 0; i < n && rc == 0; i += CHUNK)
+			if (aws_parser_feed(p, buf + i, n - i < CHUNK ? n - i : CHUNK) < 0)
+				rc = -1;
+		if (rc)
 			break;
-		}
 	}
 	if (rc == 0 && ferror(f)) {
 		gv_err("cannot read '%s'", argv[1]);

@@ -138,6 +138,113 @@ static void test_csvrows_prefilter_skips_only_whole_records(void)
 	csvrows_free(r);
 }
 
+static void test_csvrows_field_prefilter(void)
+{
+	/* field 1 must be OnDemand: a line is skipped only where that is certain */
+	const char *csv = "a,\"OnDemand\",1\n"          /* 1: kept */
+			  "b,\"Reserved\",2\n"          /* 2: skipped */
+			  "c,Reserved,3\n"              /* 3: skipped (unquoted) */
+			  "d,\"On\"\"Demand\",4\n"      /* 4: an escaped quote: parsed */
+			  "e, Reserved,5\n"             /* 5: a blank at the edge (libcsv trims): parsed */
+			  "f\n"                         /* 6: too few fields: parsed */
+			  "g,\"Reser\nved\",6\n"         /* 7-8: a quoted newline: parsed */
+			  "h,\"a,b\",OnDemand\n"        /* 9: a comma in quotes, field 1 is a,b: skipped */
+			  "i,OnDemand\rj,Reserved,8\n"  /* 10: a bare CR ends a record for libcsv: parsed */
+			  "k,OnDemand";                /* 11: kept */
+	const char *simd[] = { "avx2", "sse2" };
+	for (size_t v = 0; v < 2; v++) {
+		if (csvrows_force_simd(simd[v]) < 0)
+			continue;
+		for (size_t chunk = 1; chunk <= 64; chunk *= 4) {
+			struct rows out = { 0 };
+			struct csvrows *r = csvrows_new(collect, &out);
+			CHECK(csvrows_add_field_prefilter(r, 1, "OnDemand") == 0);
+			CHECK(csvrows_add_field_prefilter(r, 1, "Reserved") < 0); /* one value per column */
+			size_t n = strlen(csv);
+			int rc = 0;
+			for (size_t i = 0; i < n && rc == 0; i += chunk)
+				rc = csvrows_feed(r, csv + i, n - i < chunk ? n - i : chunk);
+			CHECK(rc == 0 && csvrows_finish(r) == 0);
+			CHECK_STR(out.text, "1:a|OnDemand|1;4:d|On\"Demand|4;5:e|Reserved|5;6:f;7:g|Reser\nved|6;"
+					    "10:i|OnDemand;10:j|Reserved|8;11:k|OnDemand;");
+			CHECK(csvrows_skipped(r) == 3);
+			csvrows_free(r);
+		}
+	}
+	csvrows_force_simd("avx2");
+}
+
+/* FNV-1a over every record holding "GPU" in a field, and how many */
+struct digest {
+	uint64_t h;
+	long n;
+};
+
+static int digest_gpu(void *ud, char **f, const size_t *lens, size_t n, long line)
+{
+	struct digest *d = ud;
+	int has = 0;
+	for (size_t i = 0; i < n && !has; i++)
+		has = strstr(f[i], "GPU") != NULL;
+	if (!has)
+		return 0;
+	d->n++;
+	d->h = (d->h ^ (uint64_t)line) * 1099511628211ULL;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k <= lens[i]; k++)
+			d->h = (d->h ^ (unsigned char)f[i][k]) * 1099511628211ULL;
+	return 0;
+}
+
+static void test_csvrows_prefilter_scans_agree(void)
+{
+	/* random CSV of GPU/quote/newline-heavy lines, long enough for the 255-step counter folds:
+	 * the AVX2 and SSE2 scans and no prefilter at all must deliver the same GPU records */
+	static const char *fields[] = { "GPU", "GP", "PU", "x", "yy", "", "\"q\"", "\"a\nb\"", "\"\"\"\"",
+					 "\"GPU\nx\"", "\"a,GPU\"", "\"\"", "\"\n\n\"" };
+	size_t cap = 1 << 20, len = 0;
+	char *buf = gv_malloc(cap + 256);
+	uint64_t seed = 42;
+	while (len < cap) { /* lines of 1-6 whole fields: valid CSV, so no parse stops early */
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		int nf = 1 + (int)((seed >> 60) % 6);
+		for (int i = 0; i < nf; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			const char *fl = fields[(seed >> 33) % (sizeof fields / sizeof fields[0])];
+			size_t k = strlen(fl);
+			if (i)
+				buf[len++] = ',';
+			memcpy(buf + len, fl, k);
+			len += k;
+		}
+		buf[len++] = '\n';
+	}
+	const char *simd[] = { NULL, "avx2", "sse2" }; /* NULL: no prefilter, the reference */
+	struct digest want = { 0, 0 };
+	for (size_t v = 0; v < 3; v++) {
+		struct digest d = { 14695981039346656037ULL, 0 };
+		if (simd[v] && csvrows_force_simd(simd[v]) < 0)
+			continue;
+		struct csvrows *r = csvrows_new(digest_gpu, &d);
+		if (simd[v])
+			csvrows_set_prefilter(r, "GPU");
+		int rc = 0;
+		for (size_t i = 0; i < len && rc == 0; i += 16384)
+			rc = csvrows_feed(r, buf + i, len - i < 16384 ? len - i : 16384);
+		CHECK(rc == 0 && csvrows_finish(r) == 0);
+		if (!simd[v]) {
+			want = d;
+			CHECK(d.n > 1000 && csvrows_skipped(r) == 0);
+		} else {
+			CHECK(d.n == want.n && d.h == want.h);
+			CHECK(csvrows_skipped(r) > 1000);
+		}
+		csvrows_free(r);
+	}
+	csvrows_force_simd("avx2");
+	free(buf);
+}
+
 /* ---- the price CSV format ---- */
 
 struct recs {
@@ -327,8 +434,22 @@ static void test_aws_parser_on_fixture(void)
 		CHECK_STR(x.r[1].captured_at, "2025-09-12T22:53:08Z");
 		long emitted, lines, skipped;
 		aws_parser_stats(p, &emitted, &lines, &skipped);
-		/* never reach libcsv: the three real non-GPU c6i rows, the Dedicated and the Windows GPU rows */
-		CHECK(lines == 17 && skipped == 5);
+		/* never reach libcsv: the three real non-GPU c6i rows, the Dedicated and the Windows GPU rows
+		 * (needles), the Reserved, SQL Web and UnusedCapacityReservation ones (field prefilters) */
+		CHECK(lines == 17 && skipped == 8);
+		aws_parser_free(p);
+	}
+	/* the prefilters change what libcsv reads, never what comes out */
+	{
+		struct recs x = { 0 };
+		struct aws_parser *p = aws_parser_new("us-east-1", count_emit, &x);
+		aws_parser_set_prefilter(p, 0);
+		CHECK(aws_parser_feed(p, buf, len) == 0 && aws_parser_finish(p) == 0);
+		long emitted, lines, skipped;
+		aws_parser_stats(p, &emitted, &lines, &skipped);
+		CHECK(x.n == 3 && emitted == 3 && skipped == 0);
+		CHECK_STR(x.r[0].instance_type, "g4dn.xlarge");
+		CHECK_STR(x.r[2].instance_type, "g6.48xlarge");
 		aws_parser_free(p);
 	}
 	/* found by fuzz_aws_csv: the header as the last line, without its newline (leaked the prefilter) */
@@ -476,6 +597,7 @@ static void test_sha1_hmac_and_alibaba_signature(void)
 
 TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_the_line),
 	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
+	  T(test_csvrows_field_prefilter), T(test_csvrows_prefilter_scans_agree),
 	  T(test_catalog_reads_by_header_name), T(test_catalog_rejects_bad_rows), T(test_load_is_one_transaction),
 	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
 	  T(test_sha1_hmac_and_alibaba_signature))
