@@ -6,7 +6,7 @@
 #               under AddressSanitizer + UndefinedBehaviorSanitizer), replay
 #               the fuzz corpora
 #
-# Sources are found by wildcard: a new file in benches/, runners/, results/,
+# Sources are found by wildcard: a new file in common/, benches/, runners/, results/,
 # pricing/ or reports/ is built without touching this file.
 
 CUDA      ?= /usr/local/cuda
@@ -48,7 +48,7 @@ NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-con
 LDLIBS    += $(shell pkg-config --libs ompi-c)
 endif
 
-C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
+C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

@@ -1,7 +1,7 @@
 /* catalog.c - see catalog.h */
 #include "pricing/catalog.h"
 #include "pricing/csvrows.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <errno.h>

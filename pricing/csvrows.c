@@ -1,6 +1,6 @@
 /* csvrows.c - see csvrows.h */
 #include "pricing/csvrows.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <csv.h>
 #include <pthread.h>

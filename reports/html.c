@@ -6,9 +6,10 @@
 #include "reports/svg.h"
 #include "reports/rank.h"
 #include "pricing/catalog.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -439,12 +440,6 @@ static size_t count_flags(const struct rdoc *d, struct flag_count *fc, size_t ma
 	return nfc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void section_summary(FILE *f, const struct rdoc *d)
 {
 	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
@@ -549,10 +544,8 @@ static void section_summary(FILE *f, const struct rdoc *d)
 				vals[nv++] = q->head[0];
 			j++;
 		}
-		if (nv) {
-			qsort(vals, nv, sizeof *vals, cmp_double);
-			med = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
-		}
+		if (nv)
+			med = gv_median_inplace(vals, nv);
 		free(vals);
 		fputs("<tr>", f);
 		td_text(f, r->provider);
@@ -1013,7 +1006,7 @@ static void inventory_block(FILE *f, json_t *inv)
 	}
 }
 
-/* Percent of peak for a metric: a stored companion metric, else computed for GEMM from pricing/gpus.h. */
+/* Percent of peak for a metric: a stored companion metric, else computed for GEMM from common/gpus.h. */
 static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
 {
 	const char *name = jstr(m, "name");

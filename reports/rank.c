@@ -29,7 +29,7 @@
  *               score.all       every throughput metric any run has, 1 each
  *   estimate  with include_estimates, a priced SKU without a run gets
  *             gemm.<dtype>.tflops = reference peak x GPU count from
- *             pricing/gpus.h, always "estimate": true; no other metric is
+ *             common/gpus.h, always "estimate": true; no other metric is
  *             estimated.
  *
  * Only throughput metrics (.tflops, .gbps, .kiops, soak.tflops.*) are
@@ -38,9 +38,10 @@
 #include "reports/rank.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <sqlite3.h>
@@ -358,20 +359,13 @@ static long count_runs(struct ctx *c, struct sku *k, const char *const *metrics,
 	return n;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int median_of(struct sku *k, const char *metric, double *out)
 {
 	for (size_t i = 0; i < k->nm; i++) {
 		if (strcmp(k->m[i].name, metric))
 			continue;
 		struct mvals *m = &k->m[i];
-		qsort(m->v, m->n, sizeof *m->v, cmp_double);
-		*out = m->n % 2 ? m->v[m->n / 2] : (m->v[m->n / 2 - 1] + m->v[m->n / 2]) / 2;
+		*out = gv_median_inplace(m->v, m->n);
 		return 0;
 	}
 	return -1;

@@ -102,6 +102,15 @@ int store_list_runs(struct store *s, int64_t **ids, size_t *n);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 
+/* ---- reading for acceptance, rankings and the report (store_read.c) ---- */
+
+/*
+ * Accepted runs other than run_id with the same GPU model and count (and
+ * instance type when both know it), oldest id first; *ids is malloc'd.
+ */
+int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_model, int gpu_count,
+			   const char *instance_type, int64_t **ids, size_t *n);
+
 /* ---- moving runs between stores ---- */
 
 /* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */

@@ -6,7 +6,7 @@
 #include "reports/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <getopt.h>
 #include <jansson.h>

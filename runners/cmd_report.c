@@ -3,7 +3,7 @@
  * HTML report (reports/html.h) of the store's runs.
  */
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "reports/html.h"
 #include "results/store.h"
 

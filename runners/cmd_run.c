@@ -6,7 +6,7 @@
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/summary.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
 
 #include <getopt.h>

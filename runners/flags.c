@@ -12,9 +12,9 @@
  * contention_flags()); a single noisy number never raises it.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
-#include "runners/util.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <nvml.h>
@@ -469,7 +469,7 @@ static void steal_flag(const json_t *fp, json_t *out)
 static void below_reference_flags(const json_t *fp, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	double link = ref ? pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
+	double link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
 	size_t i;
 	json_t *m;
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {

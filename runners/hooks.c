@@ -3,7 +3,7 @@
 #include "reports/html.h"
 #include "runners/accept.h"
 #include "runners/flags.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
 
 #include <stdio.h>

@@ -9,7 +9,7 @@
  *     - metric: NAME | [NAME, ...]    the first present in the run is judged
  *       gpu: instance | each | N      -1 headline (default), every GPU, one GPU
  *       min: / max:                   absolute, in the metric's unit
- *       min_fraction_of_reference:    x the model's reference (pricing/gpus.h)
+ *       min_fraction_of_reference:    x the model's reference (common/gpus.h)
  *       min_fraction_of_fleet: / max_fraction_of_fleet:
  *                                     x median of accepted runs of the same SKU
  *       optional: true|false          missing metric: note instead of unmeasurable
@@ -18,9 +18,10 @@
  */
 #include "runners/policy.h"
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
-#include "runners/util.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -127,7 +128,7 @@ static double metric_reference(const char *m, int gpu, int ngpu, const struct gp
 	if (!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) {
 		if (!ends_with(m, ".gbps"))
 			return 0;
-		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
 		int bidir = !strncmp(m, "memcpy.bidir.", 13);
 		if (!(link > 0))
 			return 0;
@@ -536,7 +537,7 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 			      v >= rv * r->ref_min);
 		} else {
 			const char *model = fpq_run_str(fp, "gpu_model");
-			note(res, "rule at line %d: no reference for %s on gpu model '%s' (pricing/gpus.h); "
+			note(res, "rule at line %d: no reference for %s on gpu model '%s' (common/gpus.h); "
 			     "min_fraction_of_reference not applied", r->line, name, model ? model : "unknown");
 		}
 	}
@@ -550,7 +551,7 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 				vals[k++] = ov;
 		}
 		if ((int)k >= p->fleet_min_runs) {
-			double med = fpq_median(vals, k), lo = vals[0], hi = vals[0];
+			double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
 			for (size_t j = 1; j < k; j++) {
 				lo = vals[j] < lo ? vals[j] : lo;
 				hi = vals[j] > hi ? vals[j] : hi;

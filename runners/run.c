@@ -9,9 +9,9 @@
  * marked incomplete.
  */
 #include "runners/run.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 #include <errno.h>
 #include <fcntl.h>

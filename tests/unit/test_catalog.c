@@ -4,7 +4,7 @@
 #include "pricing/fetch.h"
 #include "pricing/fx.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
 
 #include <stdint.h>

@@ -1,9 +1,9 @@
-/* test_gpus.c - the reference GPU table (pricing/gpus.c): contents, sources and NVML matching. */
+/* test_gpus.c - the reference GPU table (common/gpus.c): contents, sources and NVML matching. */
 #include "tests/unit/t.h"
 
 #include <stdlib.h>
 
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 static void test_table_complete(void)
 {
@@ -105,14 +105,14 @@ static void test_match(void)
 
 static void test_pcie_link(void)
 {
-	CHECK_NEAR(pcie_link_gbps(3, 16), 15.7538, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(4, 16), 31.5077, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(5, 16), 63.0154, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(2, 16), 8.0, 1e-9);
-	CHECK_NEAR(pcie_link_gbps(1, 8), 2.0, 1e-9);
-	CHECK_NEAR(pcie_link_gbps(-1, 16), 0, 0);
+	CHECK_NEAR(gpu_pcie_link_gbps(3, 16), 15.7538, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(4, 16), 31.5077, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(5, 16), 63.0154, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(2, 16), 8.0, 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(1, 8), 2.0, 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(-1, 16), 0, 0);
 	/* a link trained at half width gives half */
-	CHECK_NEAR(pcie_link_gbps(4, 8) * 2, pcie_link_gbps(4, 16), 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(4, 8) * 2, gpu_pcie_link_gbps(4, 16), 1e-9);
 }
 
 TEST_MAIN(T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))

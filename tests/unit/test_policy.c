@@ -5,8 +5,8 @@
  * missing metrics, fleet baselines.
  */
 #include "runners/policy.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
@@ -425,7 +425,7 @@ static void test_default_text_matches_file(void)
 	CHECK_STR(policy_default_text(), f);
 }
 
-/* Thresholds relative to the model's reference (pricing/gpus.h). */
+/* Thresholds relative to the model's reference (common/gpus.h). */
 static void test_reference_threshold(void)
 {
 	const char *text = "name: ref\nrules:\n  - metric: gemm.bf16.tflops\n    gpu: each\n"
@@ -445,7 +445,7 @@ static void test_reference_threshold(void)
 		CHECK(has_note(res, "no reference for gemm.bf16.tflops on gpu model 'H100-SXM'"));
 	} else {
 		/* 720 TFLOP/s < 0.75 x 989.4 = 742: reject; 55 GB/s >= 0.8 x the gen5 x16 link: pass */
-		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
 		CHECK(v == (720 < 0.75 * ref->peak_tflops[GPU_BF16] ? POLICY_REJECT : POLICY_ACCEPT));
 		json_t *f = json_array_get(json_object_get(res, "failed"), 0);
 		CHECK_STR(json_string_value(json_object_get(f, "kind")), "reference");

@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gpu_dtype { GPU_FP32 = 0, GPU_TF32, GPU_FP16, GPU_BF16, GPU_FP8, GPU_DTYPE_COUNT };
 
 struct gpu_ref {
@@ -40,7 +44,17 @@ const struct gpu_ref *gpu_ref_find(const char *key);
 /* From an NVML name and memory size (GiB); NULL when no row matches. */
 const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
 
-/* Theoretical unidirectional PCIe payload rate in GB/s for a link (after encoding). */
-double pcie_link_gbps(int gen, int width);
+/*
+ * Theoretical unidirectional payload rate of a PCIe link in GB/s:
+ * lanes x transfer rate x encoding efficiency / 8.  Gen1 2.5 GT/s and Gen2
+ * 5 GT/s use 8b/10b; Gen3 8, Gen4 16, Gen5 32 GT/s use 128b/130b; Gen6
+ * 64 GT/s uses FLIT mode (1b/1b, 242 useful bytes of every 256).  Packet
+ * headers are not subtracted.  0 for an unknown generation or width <= 0.
+ * A Gen4 x16 link: 16 * 16e9 * 128/130 / 8 = 31.51 GB/s.
+ */
+double gpu_pcie_link_gbps(int gen, int width);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
