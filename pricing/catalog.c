@@ -3,6 +3,8 @@
 #include "pricing/csvrows.h"
 #include "common/util.h"
 
+#include <sqlite3.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,6 @@
 #ifndef GPUVET_FETCH_H
 #define GPUVET_FETCH_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 

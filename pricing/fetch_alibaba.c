@@ -13,7 +13,7 @@
  * them the command says to import a CSV instead.
  */
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -272,13 +272,6 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
 
 /* ---- the fetch ---- */
 
-struct ali_sku {
-	char *itype;
-	char *gpu;
-	double gpus, mem;
-	long vcpus;
-};
-
 static void ali_nonce(char out[37]) { gv_uuid(out); }
 
 int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen)
@@ -286,7 +279,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	const char *id = getenv("ALIBABA_CLOUD_ACCESS_KEY_ID");
 	const char *secret = getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET");
 	const char *endpoint = getenv("GPUVET_ALIBABA_API_URL");
-	struct ali_sku *skus = NULL;
+	struct catalog_sku *skus = NULL;
 	size_t nskus = 0;
 	struct catalog_load *load = NULL;
 	char source[96], now[32];
@@ -304,25 +297,8 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	snprintf(source, sizeof source, "alibaba-api:%s", region);
 	err[0] = '\0';
 
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT instance_type, MAX(gpu_model), MAX(gpu_count), MAX(vcpus), MAX(memory_gib)"
-			       " FROM prices WHERE provider = 'alibaba' GROUP BY instance_type ORDER BY instance_type",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot read alibaba instance types: %s", sqlite3_errmsg(db));
+	if (catalog_skus(db, "alibaba", &skus, &nskus, err, errlen) < 0)
 		return -1;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
-		struct ali_sku *k = &skus[nskus++];
-		const unsigned char *g = sqlite3_column_text(st, 1);
-		k->itype = gv_strdup((const char *)sqlite3_column_text(st, 0));
-		k->gpu = g ? gv_strdup((const char *)g) : NULL;
-		k->gpus = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
-		k->vcpus = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-		k->mem = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-	}
-	sqlite3_finalize(st);
 	/* --types adds instance types the store does not know yet */
 	for (const char *t = types; t && *t;) {
 		size_t n = strcspn(t, ",");
@@ -332,10 +308,11 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 			memcpy(name, t, n);
 			name[n] = '\0';
 			for (size_t i = 0; i < nskus; i++)
-				known |= !strcmp(skus[i].itype, name);
+				known |= !strcmp(skus[i].instance_type, name);
 			if (!known) {
 				skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
-				skus[nskus++] = (struct ali_sku){ gv_strdup(name), NULL, NAN, NAN, -1 };
+				skus[nskus++] = (struct catalog_sku){ .instance_type = gv_strdup(name), .gpu_model = NULL,
+								      .gpu_count = NAN, .vcpus = -1, .memory_gib = NAN };
 			}
 		}
 		t += n + (t[n] == ',');
@@ -356,7 +333,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		ali_nonce(nonce);
 		gv_iso8601((long)time(NULL), ts, sizeof ts);
 		snprintf(p_region, sizeof p_region, "RegionId=%s", region);
-		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].itype);
+		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].instance_type);
 		snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
 		snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
 		snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
@@ -371,7 +348,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		if (frc < 0) {
 			/* a type not sold in this region is skipped; anything else stops the refresh */
 			if ((status == 400 || status == 404) && strstr(err, "InvalidInstanceType")) {
-				gv_debug("alibaba: %s not priced in %s", skus[i].itype, region);
+				gv_debug("alibaba: %s not priced in %s", skus[i].instance_type, region);
 				err[0] = '\0';
 				continue;
 			}
@@ -386,13 +363,13 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 			goto out;
 		price_rec_init(&r);
 		gv_strlcpy(r.provider, "alibaba", sizeof r.provider);
-		gv_strlcpy(r.instance_type, skus[i].itype, sizeof r.instance_type);
+		gv_strlcpy(r.instance_type, skus[i].instance_type, sizeof r.instance_type);
 		gv_strlcpy(r.region, region, sizeof r.region);
-		if (skus[i].gpu)
-			gv_strlcpy(r.gpu_model, skus[i].gpu, sizeof r.gpu_model);
-		r.gpu_count = skus[i].gpus;
+		if (skus[i].gpu_model)
+			gv_strlcpy(r.gpu_model, skus[i].gpu_model, sizeof r.gpu_model);
+		r.gpu_count = skus[i].gpu_count;
 		r.vcpus = skus[i].vcpus;
-		r.memory_gib = skus[i].mem;
+		r.memory_gib = skus[i].memory_gib;
 		gv_strlcpy(r.market, "on_demand", sizeof r.market);
 		r.price = price;
 		gv_strlcpy(r.unit, "hour", sizeof r.unit);
@@ -402,7 +379,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		gv_strlcpy(r.captured_at, now, sizeof r.captured_at);
 		char e2[320];
 		if (catalog_load_put(load, &r, e2, sizeof e2) < 0) {
-			snprintf(err, errlen, "alibaba %s: %s", skus[i].itype, e2);
+			snprintf(err, errlen, "alibaba %s: %s", skus[i].instance_type, e2);
 			goto out;
 		}
 	}
@@ -422,10 +399,6 @@ out:
 	} else if (rc < 0 && nskus) {
 		catalog_note_failure(db, source, "alibaba", err);
 	}
-	for (size_t i = 0; i < nskus; i++) {
-		free(skus[i].itype);
-		free(skus[i].gpu);
-	}
-	free(skus);
+	catalog_skus_free(skus, nskus);
 	return rc;
 }

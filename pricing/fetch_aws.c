@@ -19,7 +19,7 @@
  */
 #include "pricing/csvrows.h"
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-/* NVIDIA GPU families: instance type prefix -> reference GPU key (pricing/gpus.h) */
+/* NVIDIA GPU families: instance type prefix -> reference GPU key (common/gpus.h) */
 static const struct {
 	const char *prefix;
 	const char *gpu;
@@ -586,15 +586,13 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 	snprintf(sigv4, sizeof sigv4, "aws:amz:%s:ec2", region);
 	err[0] = '\0';
 
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT instance_type FROM prices WHERE provider = 'aws' ORDER BY 1", -1, &st,
-			       NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot read aws instance types: %s", sqlite3_errmsg(db));
+	struct catalog_sku *known = NULL;
+	size_t nknown = 0;
+	if (catalog_skus(db, "aws", &known, &nknown, err, errlen) < 0)
 		return -1;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-		if (!t || !aws_gpu_family(t, NULL))
+	for (size_t i = 0; i < nknown; i++) {
+		const char *t = known[i].instance_type;
+		if (!aws_gpu_family(t, NULL))
 			continue;
 		char *e = qenc(t);
 		char *piece = gv_asprintf("&InstanceType.%d=%s", ++n, e);
@@ -604,7 +602,7 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 		tlen += strlen(piece);
 		free(piece);
 	}
-	sqlite3_finalize(st);
+	catalog_skus_free(known, nknown);
 	if (!n) {
 		snprintf(err, errlen, "no aws gpu instance types known to ask spot prices for");
 		goto out;

@@ -2054,11 +2054,6 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 * the rankings (some on read-only connections of their own) all see the
 	 * same prices as `gpuvet rank`.
 	 */
-	if (!sqlite3_db_readonly(store_db(s), "main")) {
-		char cerr[256];
-		if (catalog_ensure_shipped(store_db(s), 0, NULL, cerr, sizeof cerr) < 0)
-			gv_debug("report: %s", cerr);
-	}
 	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
 	if (sqlite3_exec(store_db(s), "PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL))
 		gv_debug("report: cannot enlarge the sqlite cache: %s", sqlite3_errmsg(store_db(s)));

@@ -44,7 +44,6 @@
 #include "common/util.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +103,7 @@ struct sku {
 	double gpus;            /* NAN unknown */
 	double usd_h;
 	/* runs */
-	long *runs;
+	int64_t *runs;
 	size_t nruns;
 	double run_gpus;        /* gpu count reported by the runs */
 	char *run_gpu_model;
@@ -119,7 +118,8 @@ struct sku {
 };
 
 struct ctx {
-	sqlite3 *db;
+	struct store *s_store;
+	sqlite3 *db;            /* the store's connection, for the price catalog */
 	const struct rank_opts *o;
 	struct sku *s;
 	size_t n;
@@ -166,10 +166,9 @@ static void sku_free(struct sku *k)
 	json_decref(k->missing);
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
+static char *dup_or_null(const char *t)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? gv_strdup((const char *)t) : NULL;
+	return t && *t ? gv_strdup(t) : NULL;
 }
 
 static int source_prio(const char *src)
@@ -181,55 +180,40 @@ static int source_prio(const char *src)
 	return 2;
 }
 
-static int load_prices(struct ctx *c)
+static int take_price(void *ud, const struct price_row *row)
 {
-	sqlite3_stmt *st;
-	const char *market = c->o->market ? c->o->market : "on_demand";
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT provider, instance_type, region, gpu_model, gpu_count, price, unit, currency,"
-			       " source, captured_at FROM prices WHERE market = ?1"
-			       " AND (?2 IS NULL OR region = ?2 OR region = '')",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read prices: %s", sqlite3_errmsg(c->db));
-		return -1;
+	struct ctx *c = ud;
+	const struct price_rec *r = &row->rec;
+	if (isnan(row->usd_per_hour)) {
+		gv_debug("rank: no exchange rate for %s, price skipped", r->currency);
+		return 0;
 	}
-	sqlite3_bind_text(st, 1, market, -1, SQLITE_STATIC);
-	if (c->o->region)
-		sqlite3_bind_text(st, 2, c->o->region, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *cur = (const char *)sqlite3_column_text(st, 7);
-		const char *unit = (const char *)sqlite3_column_text(st, 6);
-		const char *src = (const char *)sqlite3_column_text(st, 8);
-		double rate;
-		if (!cur || !unit || !src || fx_usd_per_unit(c->db, cur, &rate, NULL, 0) < 0) {
-			gv_debug("rank: no exchange rate for %s, price skipped", cur ? cur : "?");
-			continue;
-		}
-		double price = sqlite3_column_double(st, 5);
-		double usd_h = (strcmp(unit, "month") ? price : price / 730.0) * rate;
-		int prio = source_prio(src);
-		struct sku *k = sku_get(c, (const char *)sqlite3_column_text(st, 0),
-					(const char *)sqlite3_column_text(st, 1), 1);
-		if (k->priced && (prio < k->prio || (prio == k->prio && usd_h >= k->usd_h)))
-			continue;
-		free(k->region);
-		free(k->gpu_model);
-		free(k->source);
-		free(k->captured);
-		k->priced = 1;
-		k->prio = prio;
-		k->usd_h = usd_h;
-		k->region = dup_col(st, 2);
-		k->gpu_model = dup_col(st, 3);
-		k->gpus = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-		k->source = dup_col(st, 8);
-		k->captured = dup_col(st, 9);
-	}
-	sqlite3_finalize(st);
+	int prio = source_prio(r->source);
+	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
+	if (k->priced && (prio < k->prio || (prio == k->prio && row->usd_per_hour >= k->usd_h)))
+		return 0;
+	free(k->region);
+	free(k->gpu_model);
+	free(k->source);
+	free(k->captured);
+	k->priced = 1;
+	k->prio = prio;
+	k->usd_h = row->usd_per_hour;
+	k->region = gv_strdup(r->region);
+	k->gpu_model = dup_or_null(r->gpu_model);
+	k->gpus = r->gpu_count;
+	k->source = gv_strdup(r->source);
+	k->captured = gv_strdup(r->captured_at);
 	return 0;
 }
 
-static struct sku *sku_of_run(struct ctx *c, long run)
+static int load_prices(struct ctx *c)
+{
+	struct price_filter f = { .market = c->o->market ? c->o->market : "on_demand", .region = c->o->region };
+	return catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
+}
+
+static struct sku *sku_of_run(struct ctx *c, int64_t run)
 {
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t j = 0; j < c->s[i].nruns; j++)
@@ -255,108 +239,74 @@ static void add_value(struct sku *k, const char *name, double v)
 	m->v[m->n++] = v;
 }
 
+static int take_run(void *ud, const struct store_run_row *r)
+{
+	struct ctx *c = ud;
+	if (!r->provider || !r->instance_type || (c->o->region && (!r->region || strcmp(r->region, c->o->region))))
+		return 0;
+	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
+	k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
+	k->runs[k->nruns++] = r->id;
+	if (r->gpu_count > 0)
+		k->run_gpus = (double)r->gpu_count;
+	if (!k->run_gpu_model && r->gpu_model)
+		k->run_gpu_model = gv_strdup(r->gpu_model);
+	return 0;
+}
+
+struct metric_walk {
+	struct ctx *c;
+	json_t *units;
+	int64_t last;
+	struct sku *k;
+};
+
+static int take_metric(void *ud, int64_t run, const char *name, double v, const char *unit)
+{
+	struct metric_walk *w = ud;
+	if (run != w->last) {
+		w->k = sku_of_run(w->c, run);
+		w->last = run;
+	}
+	if (!w->k || !name || !rankable(name) || !isfinite(v))
+		return 0;
+	add_value(w->k, name, v);
+	if (unit && *unit && !json_object_get(w->units, name))
+		json_object_set_new(w->units, name, json_string(unit));
+	return 0;
+}
+
 static int load_runs(struct ctx *c, json_t *units)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT id, provider, instance_type, gpu_count, gpu_model FROM runs"
-			       " WHERE provider IS NOT NULL AND instance_type IS NOT NULL"
-			       " AND (?1 IS NULL OR region = ?1)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read runs: %s", sqlite3_errmsg(c->db));
+	struct metric_walk w = { .c = c, .units = units, .last = -1 };
+	if (store_each_run(c->s_store, STORE_RUNS_BY_ID, take_run, c) ||
+	    store_each_headline(c->s_store, NULL, 0, take_metric, &w)) {
+		snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
 		return -1;
 	}
-	if (c->o->region)
-		sqlite3_bind_text(st, 1, c->o->region, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct sku *k = sku_get(c, (const char *)sqlite3_column_text(st, 1),
-					(const char *)sqlite3_column_text(st, 2), 1);
-		k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
-		k->runs[k->nruns++] = (long)sqlite3_column_int64(st, 0);
-		if (sqlite3_column_int64(st, 3) > 0)
-			k->run_gpus = (double)sqlite3_column_int64(st, 3);
-		if (!k->run_gpu_model && sqlite3_column_type(st, 4) != SQLITE_NULL)
-			k->run_gpu_model = dup_col(st, 4);
-	}
-	sqlite3_finalize(st);
-
-	if (sqlite3_prepare_v2(c->db, "SELECT run_id, name, value, unit FROM metrics WHERE gpu = -1 AND value IS NOT NULL"
-				      " ORDER BY run_id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read metrics: %s", sqlite3_errmsg(c->db));
-		return -1;
-	}
-	long last = -1;
-	struct sku *k = NULL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long run = (long)sqlite3_column_int64(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		if (run != last) {
-			k = sku_of_run(c, run);
-			last = run;
-		}
-		if (!k || !name || !rankable(name))
-			continue;
-		double v = sqlite3_column_double(st, 2);
-		if (!isfinite(v))
-			continue;
-		add_value(k, name, v);
-		const char *unit = (const char *)sqlite3_column_text(st, 3);
-		if (unit && *unit && !json_object_get(units, name))
-			json_object_set_new(units, name, json_string(unit));
-	}
-	sqlite3_finalize(st);
 	return 0;
+}
+
+static void take_code(void *ud, const char *code)
+{
+	struct sku *k = ud;
+	for (size_t i = 0; i < k->nflags; i++)
+		if (!strcmp(k->flags[i], code))
+			return;
+	k->flags = gv_realloc(k->flags, (k->nflags + 1) * sizeof *k->flags);
+	k->flags[k->nflags++] = gv_strdup(code);
 }
 
 /* distinct flag codes of the runs (of one SKU) that contributed */
 static void load_flags(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(c->db, "SELECT DISTINCT f.code FROM flags f WHERE f.run_id = ?1"
-				      " AND EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = f.run_id AND m.gpu = -1"
-				      " AND +m.name = ?2)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	for (size_t r = 0; r < k->nruns; r++)
-		for (size_t mi = 0; mi < nmetrics; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, k->runs[r]);
-			sqlite3_bind_text(st, 2, metrics[mi], -1, SQLITE_STATIC);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				const char *code = (const char *)sqlite3_column_text(st, 0);
-				int seen = 0;
-				for (size_t i = 0; i < k->nflags && code; i++)
-					seen |= !strcmp(k->flags[i], code);
-				if (code && !seen) {
-					k->flags = gv_realloc(k->flags, (k->nflags + 1) * sizeof *k->flags);
-					k->flags[k->nflags++] = gv_strdup(code);
-				}
-			}
-		}
-	sqlite3_finalize(st);
+	store_flag_codes_with(c->s_store, k->runs, k->nruns, metrics, nmetrics, take_code, k);
 }
 
 /* runs of the SKU that have at least one of the metrics */
 static long count_runs(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
 {
-	sqlite3_stmt *st;
-	long n = 0;
-	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND +name = ?2 LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	for (size_t r = 0; r < k->nruns; r++) {
-		int has = 0;
-		for (size_t mi = 0; mi < nmetrics && !has; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, k->runs[r]);
-			sqlite3_bind_text(st, 2, metrics[mi], -1, SQLITE_STATIC);
-			has = sqlite3_step(st) == SQLITE_ROW;
-		}
-		n += has;
-	}
-	sqlite3_finalize(st);
-	return n;
+	return store_count_runs_with(c->s_store, k->runs, k->nruns, metrics, nmetrics);
 }
 
 static int median_of(struct sku *k, const char *metric, double *out)
@@ -422,7 +372,7 @@ static int cmp_rows(const void *a, const void *b)
 
 int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
 {
-	struct ctx c = { .db = store_db(s), .o = o, .err = err, .errlen = errlen };
+	struct ctx c = { .s_store = s, .db = store_db(s), .o = o, .err = err, .errlen = errlen };
 	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = o->per ? o->per : "instance";
@@ -453,10 +403,6 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 				      "ranking it per dollar means nothing", metric);
 		goto done;
 	}
-	/* shipped catalogs on first use, when the store is writable */
-	if (!sqlite3_db_readonly(c.db, "main") &&
-	    catalog_ensure_shipped(c.db, 0, NULL, err, errlen) < 0)
-		goto done;
 	if (load_prices(&c) < 0 || load_runs(&c, units) < 0)
 		goto done;
 

@@ -1,5 +1,6 @@
 /* hooks.c - see hooks.h: flags after every run, the HTML report, the acceptance gate. */
 #include "runners/hooks.h"
+#include "runners/cli.h"
 #include "reports/html.h"
 #include "runners/accept.h"
 #include "runners/flags.h"
@@ -38,6 +39,8 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 	/* this run in full detail; rankings still use the whole store */
 	char err[512];
 	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1 };
+	if (gv_prices_ready(s, err, sizeof err) < 0)
+		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {
 		gv_err("report: %s", err);
 		return -1;
