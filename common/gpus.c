@@ -18,6 +18,7 @@
 #include "common/gpus.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -207,4 +208,21 @@ double gpu_pcie_link_gbps(int gen, int width)
 	if (width <= 0)
 		return 0;
 	return width * gts * eff / 8.0;
+}
+
+int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
+		    int gpus_inventory, char dtype[16], double *pct, double *peak)
+{
+	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops", dtype) != 1)
+		return -1;
+	size_t n = strlen(metric);
+	if (n < 7 || strcmp(metric + n - 7, ".tflops"))
+		return -1;
+	int d = gpu_dtype_from_name(dtype);
+	if (d < 0 || ref->peak_tflops[d] <= 0)
+		return -1;
+	int ngpu = gpus_loaded > 0 ? gpus_loaded : gpus_inventory > 0 ? gpus_inventory : 1;
+	*peak = ref->peak_tflops[d] * (gpu < 0 ? ngpu : 1);
+	*pct = 100.0 * value / *peak;
+	return 0;
 }

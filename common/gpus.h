@@ -45,6 +45,18 @@ const struct gpu_ref *gpu_ref_find(const char *key);
 const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
 
 /*
+ * The one rule for percent of peak of a GEMM metric "gemm.<dtype>.tflops":
+ * 100 x value / (the dtype's dense peak x GPUs), where a per-GPU row
+ * (gpu >= 0) counts one GPU and the instance row (gpu -1) counts the GPUs
+ * the bench loaded (gpus_loaded > 0: CUDA_VISIBLE_DEVICES may hide some of
+ * those NVML sees), else the inventory's (gpus_inventory > 0), else one.
+ * dtype receives the dtype's name.  0, or -1 when the metric is not a GEMM
+ * throughput or the reference has no peak for its dtype.
+ */
+int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
+		    int gpus_inventory, char dtype[16], double *pct, double *peak);
+
+/*
  * Theoretical unidirectional payload rate of a PCIe link in GB/s:
  * lanes x transfer rate x encoding efficiency / 8.  Gen1 2.5 GT/s and Gen2
  * 5 GT/s use 8b/10b; Gen3 8, Gen4 16, Gen5 32 GT/s use 128b/130b; Gen6

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
@@ -1006,7 +1005,7 @@ static void inventory_block(FILE *f, json_t *inv)
 	}
 }
 
-/* Percent of peak for a metric: a stored companion metric, else computed for GEMM from common/gpus.h. */
+/* Percent of peak for a metric: a stored companion metric, else gpu_pct_of_peak() for GEMM (common/gpus.h). */
 static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
 {
 	const char *name = jstr(m, "name");
@@ -1033,17 +1032,14 @@ static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int
 		if (!strcmp(n2, want[0]) || (want[1][0] && !strcmp(n2, want[1])))
 			return jnum(o, "value");
 	}
-	if (!strncmp(name, "gemm.", 5) && !strcmp(last, ".tflops") && gpu_model) {
-		const struct gpu_ref *ref = gpu_ref_find(gpu_model);
-		char dt[16];
-		int d;
-		snprintf(dt, sizeof dt, "%.*s", (int)(last - name - 5), name + 5);
-		d = gpu_dtype_from_name(dt);
-		if (ref && d >= 0 && ref->peak_tflops[d] > 0) {
-			double peak = ref->peak_tflops[d] * (gpu < 0 ? (gpu_count > 0 ? gpu_count : 1) : 1);
-			*computed = 1;
-			return 100.0 * jnum(m, "value") / peak;
-		}
+	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
+	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	char dt[16];
+	double pct, peak;
+	if (gpu_model && !gpu_pct_of_peak(gpu_ref_find(gpu_model), name, (int)gpu, jnum(m, "value"),
+					  loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0, gpu_count, dt, &pct, &peak)) {
+		*computed = 1;
+		return pct;
 	}
 	return NAN;
 }
@@ -1718,148 +1714,146 @@ static struct run_sum *find_run(struct rdoc *d, const struct id_index *ix, int64
 	return hit ? &d->runs[hit->i] : NULL;
 }
 
-static const char *col(sqlite3_stmt *st, int i)
+struct sum_walk {
+	const struct report_opts *o;
+	struct rdoc *d;
+	size_t cap, total;
+	struct id_index *ix;
+};
+
+static int take_run(void *ud, const struct store_run_row *row)
 {
-	return (const char *)sqlite3_column_text(st, i);
+	struct sum_walk *w = ud;
+	struct rdoc *d = w->d;
+	int want = w->o->n_run_ids == 0;
+	w->total++;
+	for (size_t k = 0; k < w->o->n_run_ids && !want; k++)
+		want = w->o->run_ids[k] == row->id;
+	if (!want)
+		return 0;
+	if (d->n == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 256;
+		d->runs = gv_realloc(d->runs, w->cap * sizeof *d->runs);
+	}
+	struct run_sum *r = &d->runs[d->n++];
+	memset(r, 0, sizeof *r);
+	r->id = row->id;
+	r->uuid = dupn(row->uuid);
+	r->status = dupn(row->status);
+	r->profile = dupn(row->profile);
+	r->version = dupn(row->gpuvet_version);
+	r->host = dupn(row->hostname);
+	r->provider = dupn(row->provider);
+	r->itype = dupn(row->instance_type);
+	r->region = dupn(row->region);
+	r->gpu_model = dupn(row->gpu_model);
+	r->gpu_count = row->gpu_count;
+	r->started = dupn(row->started_at);
+	r->detail = w->o->n_run_ids > 0;
+	sum_init_run(r);
+	return 0;
 }
 
-static int sql_err(sqlite3 *db, const char *what, char *err, size_t errlen)
+static int take_bench(void *ud, int64_t run, const char *name, const char *status, const char *reason)
 {
-	snprintf(err, errlen, "cannot read %s from the store: %s", what, sqlite3_errmsg(db));
-	return -1;
+	struct sum_walk *w = ud;
+	struct run_sum *r = find_run(w->d, w->ix, run);
+	(void)name;
+	(void)reason;
+	if (r)
+		sum_add_bench(r, status);
+	return 0;
 }
+
+static int take_metric(void *ud, int64_t run, const char *name, double value, const char *unit)
+{
+	struct sum_walk *w = ud;
+	struct run_sum *r = find_run(w->d, w->ix, run);
+	(void)unit;
+	if (r)
+		sum_add_metric(r, name, value);
+	return 0;
+}
+
+static int take_flag(void *ud, int64_t run, const char *code, const char *severity, const char *message)
+{
+	struct sum_walk *w = ud;
+	struct run_sum *r = find_run(w->d, w->ix, run);
+	(void)message;
+	if (r)
+		sum_add_flag(r, code, severity);
+	return 0;
+}
+
+static int take_verdict(void *ud, int64_t run, const char *verdict, const char *policy, const char *at)
+{
+	struct sum_walk *w = ud;
+	struct run_sum *r = find_run(w->d, w->ix, run);
+	if (r)
+		sum_add_verdict(r, verdict, policy, at);
+	return 0;
+}
+
+/* The headline metrics of the runs table. */
+static const char *const SUMMARY_METRICS[] = {
+	"gemm.bf16.tflops", "gemm.fp16.tflops", "memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps",
+	"nvme.seqread.gbps", "soak.tflops.last_min", "soak.sm_clock.drop_pct",
+};
 
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	struct id_index *ix = NULL;
-	size_t cap = 0, total = 0;
-	int rc;
-	static const char *const q_runs =
-		"SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
-		" gpu_model, gpu_count, started_at FROM runs ORDER BY started_at, id";
+	struct sum_walk w = { .o = o, .d = d };
+	int rc = STORE_OK;
 
-	if (sqlite3_prepare_v2(db, q_runs, -1, &st, NULL) != SQLITE_OK)
-		return sql_err(db, "runs", err, errlen);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct run_sum *r;
-		int want = o->n_run_ids == 0;
-
-		total++;
-		for (size_t k = 0; k < o->n_run_ids && !want; k++)
-			want = o->run_ids[k] == id;
-		if (!want)
-			continue;
-		if (d->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			d->runs = gv_realloc(d->runs, cap * sizeof *d->runs);
-		}
-		r = &d->runs[d->n++];
-		memset(r, 0, sizeof *r);
-		r->id = id;
-		r->uuid = dupn(col(st, 1));
-		r->status = dupn(col(st, 2));
-		r->profile = dupn(col(st, 3));
-		r->version = dupn(col(st, 4));
-		r->host = dupn(col(st, 5));
-		r->provider = dupn(col(st, 6));
-		r->itype = dupn(col(st, 7));
-		r->region = dupn(col(st, 8));
-		r->gpu_model = dupn(col(st, 9));
-		r->gpu_count = sqlite3_column_int(st, 10);
-		r->started = dupn(col(st, 11));
-		r->detail = o->n_run_ids > 0;
-		sum_init_run(r);
+	if (store_each_run(s, STORE_RUNS_BY_START, take_run, &w)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
+		return -1;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_err(db, "runs", err, errlen);
-	d->runs_in_store = total;
+	d->runs_in_store = w.total;
 	if (o->n_run_ids && d->n < o->n_run_ids) {
 		snprintf(err, errlen, "run not found in the store");
 		return -1;
 	}
-
-	ix = gv_malloc((d->n ? d->n : 1) * sizeof *ix);
+	w.ix = gv_malloc((d->n ? d->n : 1) * sizeof *w.ix);
 	for (size_t i = 0; i < d->n; i++)
-		ix[i] = (struct id_index){ d->runs[i].id, i };
-	qsort(ix, d->n, sizeof *ix, cmp_id_index);
-
-	{
-		static const struct {
-			const char *what, *sql;
-		} q[] = {
-			{ "benches", "SELECT run_id, status FROM benches WHERE name <> 'harness'" },
-			{ "metrics", "SELECT run_id, name, value FROM metrics WHERE gpu = -1 AND name IN ("
-				     "'gemm.bf16.tflops','gemm.fp16.tflops','memcpy.h2d.pinned.gbps',"
-				     "'allreduce.busbw.gbps','nvme.seqread.gbps','soak.tflops.last_min',"
-				     "'soak.sm_clock.drop_pct') ORDER BY id" },
-			{ "flags", "SELECT run_id, code, severity FROM flags ORDER BY run_id, id" },
-			{ "verdicts", "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id" },
-		};
-		for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
-			if (sqlite3_prepare_v2(db, q[k].sql, -1, &st, NULL) != SQLITE_OK) {
-				free(ix);
-				return sql_err(db, q[k].what, err, errlen);
-			}
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-				struct run_sum *r = find_run(d, ix, sqlite3_column_int64(st, 0));
-				if (!r)
-					continue;
-				switch (k) {
-				case 0: sum_add_bench(r, col(st, 1)); break;
-				case 1: sum_add_metric(r, col(st, 1), sqlite3_column_type(st, 2) == SQLITE_NULL
-								     ? NAN : sqlite3_column_double(st, 2)); break;
-				case 2: sum_add_flag(r, col(st, 1), col(st, 2)); break;
-				default: sum_add_verdict(r, col(st, 1), col(st, 2), col(st, 3)); break;
-				}
-			}
-			sqlite3_finalize(st);
-			if (rc != SQLITE_DONE) {
-				free(ix);
-				return sql_err(db, q[k].what, err, errlen);
-			}
-		}
+		w.ix[i] = (struct id_index){ d->runs[i].id, i };
+	qsort(w.ix, d->n, sizeof *w.ix, cmp_id_index);
+	if (store_each_bench(s, take_bench, &w) ||
+	    store_each_headline(s, SUMMARY_METRICS, sizeof SUMMARY_METRICS / sizeof *SUMMARY_METRICS, take_metric, &w) ||
+	    store_each_flag(s, take_flag, &w) || store_each_verdict(s, take_verdict, &w)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
+		rc = -1;
 	}
-	free(ix);
+	free(w.ix);
+	return rc;
+}
+
+static int take_price(void *ud, const struct price_row *row)
+{
+	const struct price_rec *r = &row->rec;
+	json_array_append_new(ud, json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:s,s:s,s:s,s:s}",
+					    "provider", r->provider, "instance_type", r->instance_type,
+					    "region", r->region, "market", r->market, "price", r->price,
+					    "currency", r->currency, "source", r->source, "captured_at", r->captured_at,
+					    "unit", r->unit, "zone", r->zone, "term", r->term));
+	return 0;
+}
+
+static int take_source(void *ud, const struct price_source *ps)
+{
+	json_array_append_new(ud, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", ps->source,
+					    "provider", ps->provider, "fetched_at", ps->fetched_at,
+					    "status", ps->status, "message", ps->message, "rows", (json_int_t)ps->rows));
 	return 0;
 }
 
 static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
 {
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st;
 	json_t *arr = json_array();
-	int rc;
-
+	char serr[256];
 	*sources = json_array();
-	if (sqlite3_prepare_v2(db, "SELECT provider, instance_type, region, market, price, currency, source,"
-				   " captured_at, unit, zone, term FROM prices"
-				   " ORDER BY provider, instance_type, region, market, zone, term", -1, &st, NULL) != SQLITE_OK) {
-		sql_err(db, "prices", err, errlen);
-		return arr;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(arr, json_pack("{s:s?,s:s?,s:s?,s:s?,s:f,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
-						     "provider", col(st, 0), "instance_type", col(st, 1),
-						     "region", col(st, 2), "market", col(st, 3),
-						     "price", sqlite3_column_double(st, 4), "currency", col(st, 5),
-						     "source", col(st, 6), "captured_at", col(st, 7), "unit", col(st, 8),
-						     "zone", col(st, 9), "term", col(st, 10)));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		sql_err(db, "prices", err, errlen);
-	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows FROM price_sources"
-				   " ORDER BY source", -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW)
-			json_array_append_new(*sources, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", col(st, 0),
-								  "provider", col(st, 1), "fetched_at", col(st, 2),
-								  "status", col(st, 3), "message", col(st, 4),
-								  "rows", (json_int_t)sqlite3_column_int64(st, 5)));
-		sqlite3_finalize(st);
-	}
+	catalog_prices(store_db(s), NULL, PRICE_ORDER_SKU, take_price, arr, err, errlen);
+	catalog_sources(store_db(s), take_source, *sources, serr, sizeof serr);
 	return arr;
 }
 
@@ -1921,7 +1915,7 @@ static struct store *rank_conn(const char *path)
 	struct store *s;
 	if (store_open_readonly(path, &s) != STORE_OK)
 		return NULL;
-	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL);
+	store_read_cache(s, 64);
 	return s;
 }
 
@@ -1937,7 +1931,7 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	struct rank_opts ro = { .include_estimates = !o->no_estimates };
 	struct rank_job jobs[3 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
-	const char *path = sqlite3_db_filename(store_db(s), "main"), *metric;
+	const char *path = store_file(s), *metric;
 	pthread_t th[3];
 	struct rank_thread thr[3];
 	size_t nth = 0;
@@ -2011,19 +2005,6 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	return out;
 }
 
-/* A read transaction when none is open (1), else nothing (0). */
-static int txn_begin(struct store *s)
-{
-	return sqlite3_get_autocommit(store_db(s)) &&
-	       sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-}
-
-static void txn_end(struct store *s, int began)
-{
-	if (began && sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_exec(store_db(s), "ROLLBACK", NULL, NULL, NULL);
-}
-
 /* A stream that forwards to another and counts the bytes, for the size budget. */
 struct counted {
 	FILE *to;
@@ -2055,16 +2036,16 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 * same prices as `gpuvet rank`.
 	 */
 	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
-	if (sqlite3_exec(store_db(s), "PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL))
-		gv_debug("report: cannot enlarge the sqlite cache: %s", sqlite3_errmsg(store_db(s)));
+	if (store_read_cache(s, 128))
+		gv_debug("report: %s", store_errmsg(s));
 	/*
 	 * Read transactions around our own reading: one snapshot per phase and no
 	 * lock taken per statement.  Not around rank_compute(), which may start
 	 * its own (loading the shipped catalogs).
 	 */
-	in_txn = txn_begin(s);
+	in_txn = store_read_begin(s);
 	rc = load_summaries(s, o, &d, err, errlen);
-	txn_end(s, in_txn);
+	store_read_end(s, in_txn);
 	in_txn = 0;
 	if (rc)
 		goto out;
@@ -2077,7 +2058,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	err[0] = 0;
 	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
-	in_txn = txn_begin(s);
+	in_txn = store_read_begin(s);
 	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
 	d.price_sources = sources;
 	d.prices_error = price_err[0] ? price_err : NULL;
@@ -2107,7 +2088,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	}
 	rc = 0;
 out:
-	txn_end(s, in_txn);
+	store_read_end(s, in_txn);
 	for (size_t i = 0; i < d.n; i++)
 		run_sum_free(&d.runs[i]);
 	free(d.runs);

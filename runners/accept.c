@@ -102,7 +102,8 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
 	return fleet;
 }
 
-int accept_run(struct store *s, int64_t run_id, const char *policy_path, int json, FILE *out)
+int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
+	       FILE *out)
 {
 	struct policy *p;
 	char err[512];
@@ -123,7 +124,7 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, int jso
 	}
 	if (policy_needs_fleet(p))
 		fleet = load_fleet(s, run_id, fp);
-	enum policy_verdict v = policy_evaluate(p, fp, fleet, &res);
+	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
 	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
 		"uuid", json_object_get(json_object_get(fp, "run"), "uuid"),
 		"hostname", json_object_get(json_object_get(fp, "run"), "hostname"),

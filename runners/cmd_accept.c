@@ -98,7 +98,7 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		store_close(s);
 		return GV_EXIT_USAGE;
 	}
-	rc = accept_run(s, run_id, policy, json, stdout);
+	rc = accept_run(s, run_id, policy, NULL, json, stdout);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");

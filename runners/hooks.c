@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-void hooks_after_run(struct store *s, int64_t run_id)
+json_t *hooks_after_run(struct store *s, int64_t run_id)
 {
 	json_t *fp, *flags, *f;
 	size_t i;
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("flags not computed: %s", store_errmsg(s));
-		return;
+		return NULL;
 	}
 	flags = flags_compute(fp);
 	if (store_clear_flags(s, run_id))
@@ -30,8 +30,8 @@ void hooks_after_run(struct store *s, int64_t run_id)
 				gv_err("flag not stored: %s", store_errmsg(s));
 			free(ev);
 		}
-	json_decref(flags);
 	json_decref(fp);
+	return flags;
 }
 
 int hooks_report(struct store *s, int64_t run_id, const char *path)
@@ -48,7 +48,7 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 	return 0;
 }
 
-int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, FILE *out)
+int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, const json_t *flags, FILE *out)
 {
-	return accept_run(s, run_id, policy_path, 0, out);
+	return accept_run(s, run_id, policy_path, flags, 0, out);
 }

@@ -591,9 +591,9 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 	}
 }
 
-static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
+static void eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res)
 {
-	json_t *computed = flags_compute(fp);
+	json_t *computed = run_flags ? json_incref((json_t *)run_flags) : flags_compute(fp);
 	const json_t *stored = json_object_get(fp, "flags");
 	static const char *const sev_names[] = { "info", "warning", "critical" };
 	for (size_t i = 0; i < p->nflags; i++) {
@@ -637,6 +637,12 @@ static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
 
 enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
 {
+	return policy_evaluate_flags(p, fp, fleet, NULL, result);
+}
+
+enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
+					  const json_t *run_flags, json_t **result)
+{
 	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
 				"failed", "unmeasurable", "passed", "notes", "fleet");
 	int ngpu = fpq_gpu_count(fp);
@@ -654,7 +660,7 @@ enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, co
 			eval_rule_gpu(p, r, r->gpu, fp, fleet, res);
 		}
 	}
-	eval_flags(p, fp, res);
+	eval_flags(p, fp, run_flags, res);
 	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
 				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
 	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));

@@ -96,17 +96,9 @@ def test_no_include_reaches_up():
     assert not v, "includes from a lower layer to a higher one:\n" + "\n".join(v)
 
 
-# Files whose SQL has not moved into the store or the catalog yet (issue #15): the list may only
-# shrink; a file that no longer holds SQL must leave it.
-SQL_PENDING = {"reports/html.c"}
-
-
 def test_no_sql_outside_store_and_catalog():
     v = sql_violations(read_all())
-    files = {x.split(":")[0] for x in v}
-    assert files <= SQL_PENDING, "SQL outside results/store*.c and pricing/catalog*.c:\n" + "\n".join(
-        x for x in v if x.split(":")[0] not in SQL_PENDING)
-    assert SQL_PENDING <= files, f"no SQL left in {sorted(SQL_PENDING - files)}: remove from SQL_PENDING"
+    assert not v, "SQL outside results/store*.c and pricing/catalog*.c:\n" + "\n".join(v)
 
 
 def obj_dir():

@@ -7,6 +7,8 @@
 #include "common/util.h"
 #include "tests/unit/t.h"
 
+#include <sqlite3.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
