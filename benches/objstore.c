@@ -1058,10 +1058,21 @@ out:
 	return status;
 }
 
+static const struct metric_info objstore_metrics[] = {
+	{ "objstore.get.gbps", "GB/s", "object GET", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "objstore.put.gbps", "GB/s", "object PUT", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "objstore.ttfb.p50_ms", "ms", "time to first byte p50", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.ttfb.p99_ms", "ms", "time to first byte p99", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.errors", "count", "request errors", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.retries", "count", "request retries", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct bench bench_objstore = {
 	.name = "objstore",
 	.summary = "object store: parallel ranged GETs and S3 multipart PUT through libcurl",
 	.flags = 0,
 	.deadline_s = objstore_deadline,
 	.run = objstore_run,
+	.metrics = objstore_metrics,
 };

@@ -1,5 +1,6 @@
 /* html.c - the self-contained HTML report; see html.h */
 #include "reports/html.h"
+#include "benches/bench.h"
 #include "reports/html_escape.h"
 #include "reports/report_assets.h"
 #include "reports/sha256.h"
@@ -20,17 +21,10 @@
 #include <string.h>
 #include <time.h>
 
-/* Headline metrics of the runs table (instance level, gpu -1). */
-static const struct {
-	const char *metric, *label, *unit;
-} HEAD[] = {
-	{ "gemm.bf16.tflops", "BF16 GEMM", "TFLOP/s" },
-	{ "gemm.fp16.tflops", "FP16 GEMM", "TFLOP/s" },
-	{ "memcpy.h2d.pinned.gbps", "H2D pinned", "GB/s" },
-	{ "allreduce.busbw.gbps", "all-reduce busbw", "GB/s" },
-	{ "nvme.seqread.gbps", "NVMe seq read", "GB/s" },
-	{ "soak.tflops.last_min", "soak last minute", "TFLOP/s" },
-	{ "soak.sm_clock.drop_pct", "SM clock drop", "%" },
+/* Headline metrics of the runs table (instance level, gpu -1); label and unit from their benches' rows. */
+static const char *const HEAD[] = {
+	"gemm.bf16.tflops", "gemm.fp16.tflops", "memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps",
+	"nvme.seqread.gbps", "soak.tflops.last_min", "soak.sm_clock.drop_pct",
 };
 #define N_HEAD (sizeof HEAD / sizeof HEAD[0])
 
@@ -190,7 +184,7 @@ static void sum_init_run(struct run_sum *r)
 static void sum_add_metric(struct run_sum *r, const char *name, double value)
 {
 	for (size_t h = 0; h < N_HEAD; h++)
-		if (name && !strcmp(name, HEAD[h].metric))
+		if (name && !strcmp(name, HEAD[h]))
 			r->head[h] = value;
 }
 
@@ -826,8 +820,11 @@ static void section_runs(FILE *f, const struct rdoc *d)
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"runlist\"><thead><tr><th>run</th><th>started</th>"
 	      "<th>host</th><th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>status</th>"
 	      "<th>verdict</th><th>flags</th>", f);
-	for (size_t h = 0; h < N_HEAD; h++)
-		fprintf(f, "<th>%s <small>%s</small></th>", HEAD[h].label, HEAD[h].unit);
+	for (size_t h = 0; h < N_HEAD; h++) {
+		const struct metric_info *mi = metric_info_find(HEAD[h]);
+		char label[96];
+		fprintf(f, "<th>%s <small>%s</small></th>", metric_label(HEAD[h], label, sizeof label), mi ? mi->unit : "");
+	}
 	fputs("<th>benches ok/skipped/failed</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
@@ -1794,12 +1791,6 @@ static int take_verdict(void *ud, int64_t run, const char *verdict, const char *
 	return 0;
 }
 
-/* The headline metrics of the runs table. */
-static const char *const SUMMARY_METRICS[] = {
-	"gemm.bf16.tflops", "gemm.fp16.tflops", "memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps",
-	"nvme.seqread.gbps", "soak.tflops.last_min", "soak.sm_clock.drop_pct",
-};
-
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
 	struct sum_walk w = { .o = o, .d = d };
@@ -1819,7 +1810,7 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 		w.ix[i] = (struct id_index){ d->runs[i].id, i };
 	qsort(w.ix, d->n, sizeof *w.ix, cmp_id_index);
 	if (store_each_bench(s, take_bench, &w) ||
-	    store_each_headline(s, SUMMARY_METRICS, sizeof SUMMARY_METRICS / sizeof *SUMMARY_METRICS, take_metric, &w) ||
+	    store_each_headline(s, HEAD, N_HEAD, take_metric, &w) ||
 	    store_each_flag(s, take_flag, &w) || store_each_verdict(s, take_verdict, &w)) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		rc = -1;
@@ -1958,7 +1949,7 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	for (size_t m = 0; m < sizeof RANK_MORE / sizeof RANK_MORE[0]; m++) {
 		int present = 0;
 		for (size_t h = 0; h < N_HEAD; h++)
-			if (!strcmp(HEAD[h].metric, RANK_MORE[m]))
+			if (!strcmp(HEAD[h], RANK_MORE[m]))
 				for (size_t i = 0; i < d->n && !present; i++)
 					present = isfinite(d->runs[i].head[h]);
 		if (!present || (metric && !strcmp(metric, RANK_MORE[m])))

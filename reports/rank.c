@@ -16,8 +16,9 @@
  *             code those runs raised.
  *   per       instance: value / price per hour.  gpu: the value per GPU
  *             (instance totals such as GEMM TFLOP/s, NVMe and object-store
- *             bandwidth divided by the GPU count; memcpy.* and allreduce.*
- *             are already per GPU/link and kept) over the price per GPU-hour.
+ *             bandwidth divided by the GPU count; metrics whose row says
+ *             METRIC_PER_GPU, memcpy.* and allreduce.*, are already per
+ *             GPU/link and kept) over the price per GPU-hour.
  *   score.*   composites: for each component metric m, n_m = v_m / max over
  *             SKUs of v_m (so the best SKU scores 1 on m); score =
  *             sum(w_m n_m) / sum(w_m), a missing metric counting 0 (and listed
@@ -32,10 +33,13 @@
  *             common/gpus.h, always "estimate": true; no other metric is
  *             estimated.
  *
- * Only throughput metrics (.tflops, .gbps, .kiops, soak.tflops.*) are
- * ranked per dollar: a latency or an error count per dollar means nothing.
+ * Only throughput metrics (METRIC_RANKABLE in the rows each bench declares:
+ * .tflops, .gbps, .kiops) are ranked per dollar: a latency or an error
+ * count per dollar means nothing.  Which are per GPU (METRIC_PER_GPU) comes
+ * from the same rows.
  */
 #include "reports/rank.h"
+#include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
 #include "common/gpus.h"
@@ -65,27 +69,24 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* What a metric is comes from the row its bench declares (benches/bench.h, struct metric_info). */
 static int rankable(const char *m)
 {
-	return ends_with(m, ".tflops") || ends_with(m, ".gbps") || ends_with(m, ".kiops") ||
-	       !strncmp(m, "soak.tflops.", 12);
+	const struct metric_info *mi = metric_info_find(m);
+	return mi && (mi->flags & METRIC_RANKABLE);
 }
 
 /* value at gpu -1 is already per GPU (a link or a rank), not an instance total */
 static int per_gpu_scope(const char *m)
 {
-	return !strncmp(m, "memcpy.", 7) || !strncmp(m, "allreduce.", 10);
+	const struct metric_info *mi = metric_info_find(m);
+	return mi && (mi->flags & METRIC_PER_GPU);
 }
 
 static const char *default_unit(const char *m)
 {
-	if (ends_with(m, ".tflops") || !strncmp(m, "soak.tflops.", 12))
-		return "TFLOP/s";
-	if (ends_with(m, ".gbps"))
-		return "GB/s";
-	if (ends_with(m, ".kiops"))
-		return "kIOPS";
-	return "";
+	const struct metric_info *mi = metric_info_find(m);
+	return mi ? mi->unit : "";
 }
 
 struct mvals {

@@ -17,6 +17,7 @@
  *     - {code: CODE, severity: info|warning|critical}
  */
 #include "runners/policy.h"
+#include "benches/bench.h"
 #include "runners/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
@@ -101,60 +102,56 @@ static int metric_name_ok(const char *s)
 	return 1;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-	return n > k && !strcmp(s + n - k, suf);
-}
-
-/* Reference value of a metric for a model, in the metric's unit; 0 when there is none. */
+/*
+ * Reference value of a metric for a model, in the metric's unit; 0 when
+ * there is none.  The rule is the peak rule of the metric's row, declared
+ * beside its bench (benches/bench.h, enum metric_peak).
+ */
 static double metric_reference(const char *m, int gpu, int ngpu, const struct gpu_ref *ref, char *desc, size_t dlen)
 {
+	const struct metric_info *mi = metric_info_find(m);
 	char dt[16];
-	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link")) {
+	double pct, peak, link;
+	switch (mi ? mi->peak : METRIC_PEAK_NONE) {
+	case METRIC_PEAK_PERCENT:
 		snprintf(desc, dlen, "100%% (the metric is already relative to the reference)");
 		return 100.0;
-	}
-	if (!ref)
-		return 0;
-	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops")) {
-		int d = gpu_dtype_from_name(dt);
-		int mult = gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1;
-		if (d < 0 || !(ref->peak_tflops[d] > 0))
+	case METRIC_PEAK_GEMM:
+		/* the reference is the instance's peak over the GPUs of the run (gpu_pct_of_peak's rule) */
+		if (gpu_pct_of_peak(ref, m, gpu, 0, 0, ngpu, dt, &pct, &peak))
 			return 0;
-		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt, ref->peak_tflops[d], mult);
-		return ref->peak_tflops[d] * mult;
-	}
-	if (!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) {
-		if (!ends_with(m, ".gbps"))
-			return 0;
-		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
-		int bidir = !strncmp(m, "memcpy.bidir.", 13);
+		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt,
+			 ref->peak_tflops[gpu_dtype_from_name(dt)], gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1);
+		return peak;
+	case METRIC_PEAK_PCIE:
+	case METRIC_PEAK_PCIE_BIDIR:
+		link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
 		if (!(link > 0))
 			return 0;
 		snprintf(desc, dlen, "%s pcie gen%d x%d %.4g GB/s%s", ref->key, ref->pcie_gen, ref->pcie_width, link,
-			 bidir ? " x 2 directions" : "");
-		return bidir ? 2 * link : link;
-	}
-	if (!strcmp(m, "allreduce.busbw.gbps") && ref->nvlink_gbps > 0) {
+			 mi->peak == METRIC_PEAK_PCIE_BIDIR ? " x 2 directions" : "");
+		return mi->peak == METRIC_PEAK_PCIE_BIDIR ? 2 * link : link;
+	case METRIC_PEAK_NVLINK:
+		if (!ref || !(ref->nvlink_gbps > 0))
+			return 0;
 		snprintf(desc, dlen, "%s nvlink %.4g GB/s per direction", ref->key, ref->nvlink_gbps / 2);
 		return ref->nvlink_gbps / 2;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 /* Whether any model could give this metric a reference (parse-time check). */
 static int metric_has_reference(const char *m)
 {
-	char dt[16];
-	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link"))
-		return 1;
-	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops"))
-		return gpu_dtype_from_name(dt) >= 0;
-	if ((!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) &&
-	    ends_with(m, ".gbps"))
-		return 1;
-	return !strcmp(m, "allreduce.busbw.gbps");
+	const struct metric_info *mi = metric_info_find(m);
+	if (!mi || mi->peak == METRIC_PEAK_NONE)
+		return 0;
+	if (mi->peak == METRIC_PEAK_GEMM) {
+		char dt[16];
+		return sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && gpu_dtype_from_name(dt) >= 0;
+	}
+	return 1;
 }
 
 static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
