@@ -371,161 +371,271 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : strcmp(x->itype, y->itype);
 }
 
+/* The request: metric, market, per; -1 with err when one is not understood. */
+static int check_request(const char *metric, const char *market, const char *per, int composite, char *err,
+			 size_t errlen)
+{
+	if (strcmp(market, "on_demand") && strcmp(market, "spot") && strcmp(market, "reserved")) {
+		snprintf(err, errlen, "market must be on_demand, spot or reserved, not '%s'", market);
+		return -1;
+	}
+	if (strcmp(per, "instance") && strcmp(per, "gpu")) {
+		snprintf(err, errlen, "per must be instance or gpu, not '%s'", per);
+		return -1;
+	}
+	if (composite && strcmp(metric, "score.training") && strcmp(metric, "score.data") &&
+	    strcmp(metric, "score.all")) {
+		snprintf(err, errlen, "unknown score '%s' (score.training, score.data or score.all)", metric);
+		return -1;
+	}
+	if (!composite && !rankable(metric)) {
+		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops): "
+				      "ranking it per dollar means nothing", metric);
+		return -1;
+	}
+	return 0;
+}
+
+/* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
+struct components {
+	const char **names;
+	double *weights;
+	size_t n;
+};
+
+static void add_component(struct components *cp, const char *name, double w)
+{
+	cp->names = gv_realloc(cp->names, (cp->n + 1) * sizeof *cp->names);
+	cp->weights = gv_realloc(cp->weights, (cp->n + 1) * sizeof *cp->weights);
+	cp->names[cp->n] = name;
+	cp->weights[cp->n++] = w;
+}
+
+static void choose_components(const struct ctx *c, const char *metric, int composite, struct components *cp)
+{
+	if (!composite) {
+		add_component(cp, metric, 1);
+	} else if (!strcmp(metric, "score.training") || !strcmp(metric, "score.data")) {
+		int tr = !strcmp(metric, "score.training");
+		const struct weight *w = tr ? w_training : w_data;
+		size_t n = tr ? sizeof w_training / sizeof *w_training : sizeof w_data / sizeof *w_data;
+		for (size_t i = 0; i < n; i++)
+			add_component(cp, w[i].metric, w[i].w);
+	} else {
+		for (size_t i = 0; i < c->n; i++)
+			for (size_t j = 0; j < c->s[i].nm; j++) {
+				int seen = 0;
+				for (size_t q = 0; q < cp->n; q++)
+					seen |= !strcmp(cp->names[q], c->s[i].m[j].name);
+				if (!seen)
+					add_component(cp, c->s[i].m[j].name, 1);
+			}
+	}
+}
+
+/* Per SKU and component, the value shown (median, or estimate); NAN when none. */
+struct shown {
+	double *val;   /* nsku x ncomp */
+	int *meas, *est;
+	double *best;  /* per component, over priced SKUs */
+};
+
+static void shown_values(struct ctx *c, const struct components *cp, int per_gpu, struct shown *sv)
+{
+	const struct rank_opts *o = c->o;
+	size_t nsku = c->n, nn = cp->n;
+	sv->val = gv_malloc((nsku ? nsku : 1) * (nn ? nn : 1) * sizeof *sv->val);
+	sv->meas = gv_calloc(nsku ? nsku : 1, sizeof *sv->meas);
+	sv->est = gv_calloc(nsku ? nsku : 1, sizeof *sv->est);
+	sv->best = gv_calloc(nn ? nn : 1, sizeof *sv->best);
+	for (size_t i = 0; i < nsku; i++) {
+		struct sku *k = &c->s[i];
+		for (size_t j = 0; j < nn; j++) {
+			double v;
+			sv->val[i * nn + j] = NAN;
+			if (median_of(k, cp->names[j], &v) == 0) {
+				sv->meas[i] = 1;
+			} else if (!o->include_estimates || estimate_of(k, cp->names[j], &v) < 0) {
+				continue;
+			} else {
+				sv->est[i] = 1;
+			}
+			if (per_gpu && !(sku_gpus(k) > 0))
+				continue;
+			sv->val[i * nn + j] = per_value(o, k, cp->names[j], v);
+		}
+	}
+	/* a SKU with any measured component is measured, never an estimate */
+	for (size_t i = 0; i < nsku; i++) {
+		if (sv->meas[i]) {
+			sv->est[i] = 0;
+			for (size_t j = 0; j < nn; j++)
+				if (median_of(&c->s[i], cp->names[j], &(double){ 0 }) < 0)
+					sv->val[i * nn + j] = NAN;
+		}
+		for (size_t j = 0; j < nn; j++)
+			if (!isnan(sv->val[i * nn + j]) && sv->val[i * nn + j] > sv->best[j] && c->s[i].priced)
+				sv->best[j] = sv->val[i * nn + j];
+	}
+}
+
+static void shown_free(struct shown *sv)
+{
+	free(sv->val);
+	free(sv->meas);
+	free(sv->est);
+	free(sv->best);
+}
+
+/* k's value: the component's, or the weighted mean of the components each divided by the best SKU's. */
+static void score_sku(struct sku *k, const struct components *cp, const double *val, const double *best,
+		      int composite)
+{
+	if (!composite) {
+		k->value = val[0];
+		return;
+	}
+	double sw = 0, sv = 0;
+	k->components = json_object();
+	k->missing = json_array();
+	for (size_t j = 0; j < cp->n; j++) {
+		sw += cp->weights[j];
+		double v = val[j];
+		if (isnan(v) || !(best[j] > 0)) {
+			json_array_append_new(k->missing, json_string(cp->names[j]));
+			continue;
+		}
+		sv += cp->weights[j] * v / best[j];
+		json_object_set_new(k->components, cp->names[j], json_real(v / best[j]));
+	}
+	k->value = sw > 0 ? sv / sw : 0;
+}
+
+/*
+ * The SKUs that have a value, priced ones into order (valued per dollar,
+ * flags loaded), unpriced ones listed; returns how many were measured.
+ */
+static int value_skus(struct ctx *c, const struct components *cp, const struct shown *sv, int composite,
+		      struct sku **order, size_t *nrows, json_t *unpriced)
+{
+	int any_measured = 0;
+	size_t nn = cp->n;
+	*nrows = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct sku *k = &c->s[i];
+		int have = 0;
+		for (size_t j = 0; j < nn; j++)
+			have |= !isnan(sv->val[i * nn + j]);
+		if (!have)
+			continue;
+		if (sv->meas[i])
+			any_measured = 1;
+		if (!k->priced) {
+			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I}", "provider", k->provider,
+								  "instance_type", k->itype,
+								  "runs", (json_int_t)count_runs(c, k, cp->names, nn)));
+			continue;
+		}
+		double price = per_price(c->o, k);
+		if (!(price > 0))
+			continue;
+		score_sku(k, cp, &sv->val[i * nn], sv->best, composite);
+		k->vpd = k->value / price;
+		k->estimate = sv->est[i];
+		if (sv->meas[i])
+			load_flags(c, k, cp->names, nn);
+		order[(*nrows)++] = k;
+	}
+	return any_measured;
+}
+
+static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, const struct components *cp,
+			int composite)
+{
+	json_t *flags = json_array();
+	for (size_t f = 0; f < k->nflags; f++)
+		json_array_append_new(flags, json_string(k->flags[f]));
+	double gpus = sku_gpus(k);
+	const char *model = k->gpu_model ? k->gpu_model : k->run_gpu_model;
+	json_t *row = json_object();
+	json_object_set_new(row, "rank", json_integer((json_int_t)rank));
+	json_object_set_new(row, "provider", json_string(k->provider));
+	json_object_set_new(row, "instance_type", json_string(k->itype));
+	json_object_set_new(row, "region", json_string(k->region ? k->region : ""));
+	json_object_set_new(row, "gpu_model", model ? json_string(model) : json_null());
+	json_object_set_new(row, "gpu_count", gpus > 0 ? json_real(gpus) : json_null());
+	json_object_set_new(row, "price_per_hour", json_real(per_price(c->o, k)));
+	json_object_set_new(row, "currency", json_string("USD"));
+	json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
+	json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
+	json_object_set_new(row, "value", json_real(k->value));
+	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
+	json_object_set_new(row, "runs",
+			    json_integer(k->estimate ? 0 : count_runs(c, (struct sku *)k, cp->names, cp->n)));
+	json_object_set_new(row, "flags", flags);
+	json_object_set_new(row, "estimate", json_boolean(k->estimate));
+	if (composite) {
+		json_object_set(row, "components", k->components);
+		json_object_set(row, "missing", k->missing);
+	}
+	return row;
+}
+
+static json_t *result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
+			   const char *unit, const struct components *cp, int composite, json_t *rows,
+			   json_t *unpriced)
+{
+	json_t *res = json_object();
+	json_object_set_new(res, "metric", json_string(metric));
+	json_object_set_new(res, "unit", json_string(unit));
+	json_object_set_new(res, "value_per_dollar_unit",
+			    json_string(!strcmp(per, "gpu") ? "per USD per GPU-hour" : "per USD per instance-hour"));
+	json_object_set_new(res, "market", json_string(market));
+	json_object_set_new(res, "per", json_string(per));
+	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
+	if (composite) {
+		json_t *w = json_object();
+		for (size_t j = 0; j < cp->n; j++)
+			json_object_set_new(w, cp->names[j], json_real(cp->weights[j]));
+		json_object_set_new(res, "weights", w);
+		json_object_set_new(res, "normalisation",
+				    json_string("each component divided by the best SKU's value; weighted mean, "
+						"a missing component counts 0; ranked by score per USD-hour"));
+	}
+	json_object_set_new(res, "rows", rows);
+	json_object_set_new(res, "unpriced", unpriced);
+	return res;
+}
+
+/*
+ * The steps: check the request; load prices and runs; choose the component
+ * metrics; the value each SKU shows per component; value the SKUs per
+ * dollar; order them; write the rows.
+ */
 int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
 {
 	struct ctx c = { .s_store = s, .db = store_db(s), .o = o, .err = err, .errlen = errlen };
 	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = o->per ? o->per : "instance";
-	int per_gpu = !strcmp(per, "gpu");
-	json_t *units = json_object(), *res = NULL;
-	const char **names = NULL;
-	double *weights = NULL;
-	size_t nnames = 0;
 	int composite = !strncmp(metric, "score.", 6);
+	json_t *units = json_object();
+	struct components cp = { 0 };
 	int rc = -1;
 
 	*out = NULL;
-	if (strcmp(market, "on_demand") && strcmp(market, "spot") && strcmp(market, "reserved")) {
-		snprintf(err, errlen, "market must be on_demand, spot or reserved, not '%s'", market);
+	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
+	    load_runs(&c, units) < 0)
 		goto done;
-	}
-	if (strcmp(per, "instance") && strcmp(per, "gpu")) {
-		snprintf(err, errlen, "per must be instance or gpu, not '%s'", per);
-		goto done;
-	}
-	if (composite && strcmp(metric, "score.training") && strcmp(metric, "score.data") &&
-	    strcmp(metric, "score.all")) {
-		snprintf(err, errlen, "unknown score '%s' (score.training, score.data or score.all)", metric);
-		goto done;
-	}
-	if (!composite && !rankable(metric)) {
-		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops): "
-				      "ranking it per dollar means nothing", metric);
-		goto done;
-	}
-	if (load_prices(&c) < 0 || load_runs(&c, units) < 0)
-		goto done;
+	choose_components(&c, metric, composite, &cp);
 
-	/* the component metrics */
-	if (!composite) {
-		names = gv_malloc(sizeof *names);
-		weights = gv_malloc(sizeof *weights);
-		names[0] = metric;
-		weights[0] = 1;
-		nnames = 1;
-	} else if (!strcmp(metric, "score.training") || !strcmp(metric, "score.data")) {
-		const struct weight *w = !strcmp(metric, "score.training") ? w_training : w_data;
-		nnames = !strcmp(metric, "score.training") ? sizeof w_training / sizeof *w_training
-							   : sizeof w_data / sizeof *w_data;
-		names = gv_malloc(nnames * sizeof *names);
-		weights = gv_malloc(nnames * sizeof *weights);
-		for (size_t i = 0; i < nnames; i++) {
-			names[i] = w[i].metric;
-			weights[i] = w[i].w;
-		}
-	} else {
-		for (size_t i = 0; i < c.n; i++)
-			for (size_t j = 0; j < c.s[i].nm; j++) {
-				int seen = 0;
-				for (size_t q = 0; q < nnames; q++)
-					seen |= !strcmp(names[q], c.s[i].m[j].name);
-				if (!seen) {
-					names = gv_realloc(names, (nnames + 1) * sizeof *names);
-					weights = gv_realloc(weights, (nnames + 1) * sizeof *weights);
-					names[nnames] = c.s[i].m[j].name;
-					weights[nnames++] = 1;
-				}
-			}
-	}
-
-	/* per SKU, per component: the shown value (median or estimate) */
-	size_t nsku = c.n;
-	double *val = gv_malloc((nsku ? nsku : 1) * (nnames ? nnames : 1) * sizeof *val);
-	int *meas = gv_calloc(nsku ? nsku : 1, sizeof *meas);
-	int *est = gv_calloc(nsku ? nsku : 1, sizeof *est);
-	double *best = gv_calloc(nnames ? nnames : 1, sizeof *best);
-	for (size_t i = 0; i < nsku; i++) {
-		struct sku *k = &c.s[i];
-		for (size_t j = 0; j < nnames; j++) {
-			double v;
-			val[i * nnames + j] = NAN;
-			if (median_of(k, names[j], &v) == 0) {
-				meas[i] = 1;
-			} else if (!o->include_estimates || estimate_of(k, names[j], &v) < 0) {
-				continue;
-			} else {
-				est[i] = 1;
-			}
-			if (per_gpu && !(sku_gpus(k) > 0))
-				continue;
-			v = per_value(o, k, names[j], v);
-			val[i * nnames + j] = v;
-		}
-	}
-	/* a SKU with any measured component is measured, never an estimate */
-	for (size_t i = 0; i < nsku; i++) {
-		if (meas[i]) {
-			est[i] = 0;
-			for (size_t j = 0; j < nnames; j++)
-				if (median_of(&c.s[i], names[j], &(double){ 0 }) < 0)
-					val[i * nnames + j] = NAN;
-		}
-		for (size_t j = 0; j < nnames; j++)
-			if (!isnan(val[i * nnames + j]) && val[i * nnames + j] > best[j] && c.s[i].priced)
-				best[j] = val[i * nnames + j];
-	}
-
+	struct shown sv;
+	shown_values(&c, &cp, !strcmp(per, "gpu"), &sv);
 	json_t *rows = json_array(), *unpriced = json_array();
-	struct sku **order = gv_malloc((nsku ? nsku : 1) * sizeof *order);
-	size_t nrows = 0;
-	int any_measured = 0;
-	for (size_t i = 0; i < nsku; i++) {
-		struct sku *k = &c.s[i];
-		int have = 0;
-		for (size_t j = 0; j < nnames; j++)
-			have |= !isnan(val[i * nnames + j]);
-		if (!have)
-			continue;
-		if (meas[i])
-			any_measured = 1;
-		if (!k->priced) {
-			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I}", "provider", k->provider,
-								  "instance_type", k->itype,
-								  "runs", (json_int_t)count_runs(&c, k, names, nnames)));
-			continue;
-		}
-		double price = per_price(o, k);
-		if (!(price > 0))
-			continue;
-		if (!composite) {
-			k->value = val[i * nnames];
-		} else {
-			double sw = 0, sv = 0;
-			k->components = json_object();
-			k->missing = json_array();
-			for (size_t j = 0; j < nnames; j++) {
-				sw += weights[j];
-				double v = val[i * nnames + j];
-				if (isnan(v) || !(best[j] > 0)) {
-					json_array_append_new(k->missing, json_string(names[j]));
-					continue;
-				}
-				sv += weights[j] * v / best[j];
-				json_object_set_new(k->components, names[j], json_real(v / best[j]));
-			}
-			k->value = sw > 0 ? sv / sw : 0;
-		}
-		k->vpd = k->value / price;
-		k->estimate = est[i];
-		if (meas[i])
-			load_flags(&c, k, names, nnames);
-		order[nrows++] = k;
-	}
-	free(val);
-	free(meas);
-	free(est);
-	free(best);
+	struct sku **order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
+	size_t nrows;
+	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced);
+	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
 		snprintf(err, errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
 			 composite ? "a metric of " : "metric ", metric);
@@ -535,64 +645,16 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		goto done;
 	}
 	qsort(order, nrows, sizeof *order, cmp_rows);
-	for (size_t r = 0; r < nrows; r++) {
-		struct sku *k = order[r];
-		json_t *flags = json_array();
-		for (size_t f = 0; f < k->nflags; f++)
-			json_array_append_new(flags, json_string(k->flags[f]));
-		double gpus = sku_gpus(k);
-		const char *model = k->gpu_model ? k->gpu_model : k->run_gpu_model;
-		json_t *row = json_object();
-		json_object_set_new(row, "rank", json_integer((json_int_t)r + 1));
-		json_object_set_new(row, "provider", json_string(k->provider));
-		json_object_set_new(row, "instance_type", json_string(k->itype));
-		json_object_set_new(row, "region", json_string(k->region ? k->region : ""));
-		json_object_set_new(row, "gpu_model", model ? json_string(model) : json_null());
-		json_object_set_new(row, "gpu_count", gpus > 0 ? json_real(gpus) : json_null());
-		json_object_set_new(row, "price_per_hour", json_real(per_price(o, k)));
-		json_object_set_new(row, "currency", json_string("USD"));
-		json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
-		json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
-		json_object_set_new(row, "value", json_real(k->value));
-		json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
-		json_object_set_new(row, "runs", json_integer(k->estimate ? 0 : count_runs(&c, k, names, nnames)));
-		json_object_set_new(row, "flags", flags);
-		json_object_set_new(row, "estimate", json_boolean(k->estimate));
-		if (composite) {
-			json_object_set(row, "components", k->components);
-			json_object_set(row, "missing", k->missing);
-		}
-		json_array_append_new(rows, row);
-	}
+	for (size_t r = 0; r < nrows; r++)
+		json_array_append_new(rows, row_json(&c, order[r], r + 1, &cp, composite));
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
-	if (!unit)
-		unit = default_unit(metric);
-	res = json_object();
-	json_object_set_new(res, "metric", json_string(metric));
-	json_object_set_new(res, "unit", json_string(unit));
-	json_object_set_new(res, "value_per_dollar_unit",
-			    json_string(per_gpu ? "per USD per GPU-hour" : "per USD per instance-hour"));
-	json_object_set_new(res, "market", json_string(market));
-	json_object_set_new(res, "per", json_string(per));
-	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
-	if (composite) {
-		json_t *w = json_object();
-		for (size_t j = 0; j < nnames; j++)
-			json_object_set_new(w, names[j], json_real(weights[j]));
-		json_object_set_new(res, "weights", w);
-		json_object_set_new(res, "normalisation",
-				    json_string("each component divided by the best SKU's value; weighted mean, "
-						"a missing component counts 0; ranked by score per USD-hour"));
-	}
-	json_object_set_new(res, "rows", rows);
-	json_object_set_new(res, "unpriced", unpriced);
-	*out = res;
+	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced);
 	rc = 0;
 done:
-	free(names);
-	free(weights);
+	free(cp.names);
+	free(cp.weights);
 	json_decref(units);
 	for (size_t i = 0; i < c.n; i++)
 		sku_free(&c.s[i]);
