@@ -1039,16 +1039,25 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 	fputs("</tbody></table></div>\n", f);
 }
 
+/* Opens the table of fp's array key with its header row; or writes empty_html and returns 0 when it is empty. */
+static int table_open(FILE *f, json_t *fp, const char *key, const char *empty_html, const char *head_cells)
+{
+	if (json_array_size(json_object_get(fp, key)) == 0) {
+		fputs(empty_html, f);
+		return 0;
+	}
+	fprintf(f, "<table><thead><tr>%s</tr></thead><tbody>\n", head_cells);
+	return 1;
+}
+
 static void benches_table(FILE *f, json_t *fp)
 {
 	json_t *b;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "benches")) == 0) {
-		fputs("<p class=\"muted\">No bench recorded.</p>\n", f);
+	if (!table_open(f, fp, "benches", "<p class=\"muted\">No bench recorded.</p>\n",
+			"<th>bench</th><th>status</th><th>reason</th><th>duration</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>bench</th><th>status</th><th>reason</th><th>duration</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "benches"), i, b) {
 		const char *st = jstr(b, "status");
 		fputs("<tr>", f);
@@ -1068,11 +1077,9 @@ static void flags_table(FILE *f, json_t *fp)
 	json_t *fl;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "flags")) == 0) {
-		fputs("<p>No flags.</p>\n", f);
+	if (!table_open(f, fp, "flags", "<p>No flags.</p>\n",
+			"<th>flag</th><th>severity</th><th>message</th><th>evidence</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>flag</th><th>severity</th><th>message</th><th>evidence</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
 		int si = sev_index(jstr(fl, "severity"));
 		fputs("<tr>", f);
@@ -1091,11 +1098,9 @@ static void verdicts_block(FILE *f, json_t *fp)
 	json_t *v;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "verdicts")) == 0) {
-		fputs("<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n", f);
+	if (!table_open(f, fp, "verdicts", "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
+			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>verdict</th><th>policy</th><th>at</th><th>reasons</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
 		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons"), *rs;
 		size_t j;

@@ -91,14 +91,31 @@ static void print_json(const json_t *v)
 	free(s);
 }
 
-struct list_out {
+/* A listing: text rows printed as they come, or a JSON array printed at the end. */
+struct listing {
 	int json, n;
 	json_t *arr;
 };
 
+/* Ends a listing: the error (exit 2), or the JSON array; empty: said on stderr in text mode. */
+static int end_listing(struct listing *l, int rc, const char *err, const char *empty)
+{
+	if (rc < 0) {
+		gv_err("%s", err);
+		json_decref(l->arr);
+		return GV_EXIT_USAGE;
+	}
+	if (l->json)
+		print_json(l->arr);
+	else if (!l->n && empty)
+		fprintf(stderr, "gpuvet: %s\n", empty);
+	json_decref(l->arr);
+	return GV_EXIT_OK;
+}
+
 static int list_row(void *ud, const struct price_row *row)
 {
-	struct list_out *lo = ud;
+	struct listing *lo = ud;
 	const struct price_rec *r = &row->rec;
 	lo->n++;
 	if (lo->json) {
@@ -171,25 +188,13 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		return GV_EXIT_USAGE;
 
 	struct price_filter f = { .provider = provider, .market = market, .region = region, .gpu = gpu };
-	struct list_out lo = { .json = json, .arr = json_array() };
+	struct listing lo = { .json = json, .arr = json_array() };
 	char err[512];
 	if (!json)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
 		       "GPUS", "MARKET", "PRICE/HOUR", "CUR", "CAPTURED", "SOURCE");
-	if (catalog_prices(db, &f, PRICE_ORDER_LIST, list_row, &lo, err, sizeof err) < 0) {
-		gv_err("%s", err);
-		json_decref(lo.arr);
-		return GV_EXIT_USAGE;
-	}
-	json_t *arr = lo.arr;
-	int n = lo.n;
-	if (json) {
-		print_json(arr);
-	} else if (!n) {
-		fprintf(stderr, "gpuvet: no prices match\n");
-	}
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&lo, catalog_prices(db, &f, PRICE_ORDER_LIST, list_row, &lo, err, sizeof err), err,
+			   "no prices match");
 }
 
 /* ---- update ---- */
@@ -313,14 +318,9 @@ static int cmd_import(int argc, char **argv, struct store *s)
 
 /* ---- fx ---- */
 
-struct fx_out {
-	int json;
-	json_t *arr;
-};
-
 static int fx_row(void *ud, const char *currency, double usd_per_unit, const char *captured_at, const char *source)
 {
-	struct fx_out *fo = ud;
+	struct listing *fo = ud;
 	if (fo->json)
 		json_array_append_new(fo->arr, json_pack("{s:s,s:f,s:s,s:s}", "currency", currency, "usd_per_unit",
 							 usd_per_unit, "captured_at", captured_at, "source", source));
@@ -367,19 +367,10 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 	}
 	if (rest != 0)
 		return gv_usage_error("prices fx", "expects CURRENCY USD_PER_UNIT, or nothing to list");
-	struct fx_out fo = { .json = json, .arr = json_array() };
+	struct listing fo = { .json = json, .arr = json_array() };
 	if (!json)
 		printf("%-4s %14s  %-20s %s\n", "CUR", "USD PER UNIT", "CAPTURED", "SOURCE");
-	if (fx_each(db, fx_row, &fo, err, sizeof err) < 0) {
-		gv_err("%s", err);
-		json_decref(fo.arr);
-		return GV_EXIT_USAGE;
-	}
-	json_t *arr = fo.arr;
-	if (json)
-		print_json(arr);
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&fo, fx_each(db, fx_row, &fo, err, sizeof err), err, NULL);
 }
 
 /* ---- sources ---- */
@@ -391,7 +382,7 @@ static const char *or_empty(const char *s)
 
 static int source_row(void *ud, const struct price_source *ps)
 {
-	struct fx_out *so = ud;
+	struct listing *so = ud;
 	if (so->json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "source", json_string(or_empty(ps->source)));
@@ -416,20 +407,11 @@ static int cmd_sources(int argc, char **argv, struct store *s)
 		return gv_usage_error("prices sources", "unexpected argument '%s'", argv[1 + json]);
 	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
-	struct fx_out so = { .json = json, .arr = json_array() };
+	struct listing so = { .json = json, .arr = json_array() };
 	char err[512];
 	if (!json)
 		printf("%-24s %-8s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "FETCHED", "STATUS", "ROWS", "MESSAGE");
-	if (catalog_sources(db, source_row, &so, err, sizeof err) < 0) {
-		gv_err("%s", err);
-		json_decref(so.arr);
-		return GV_EXIT_USAGE;
-	}
-	json_t *arr = so.arr;
-	if (json)
-		print_json(arr);
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&so, catalog_sources(db, source_row, &so, err, sizeof err), err, NULL);
 }
 
 /* ---- parse-aws (hidden, for tests/bench/price_csv_bench.sh): the fetcher's parser, no store ---- */
