@@ -13,6 +13,7 @@
  * them the command says to import a CSV instead.
  */
 #include "pricing/fetch.h"
+#include "common/crypto.h"
 #include "common/util.h"
 
 #include <jansson.h>
@@ -21,141 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- SHA-1 (FIPS 180-4), HMAC (RFC 2104), base64 (RFC 4648) ---- */
-
-struct sha1 {
-	uint32_t h[5];
-	uint64_t len;
-	uint8_t buf[64];
-	size_t n;
-};
-
-static uint32_t rol(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
-
-static void sha1_block(struct sha1 *s, const uint8_t *p)
-{
-	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		uint32_t t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = t;
-	}
-	s->h[0] += a;
-	s->h[1] += b;
-	s->h[2] += c;
-	s->h[3] += d;
-	s->h[4] += e;
-}
-
-static void sha1_init(struct sha1 *s)
-{
-	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
-	memcpy(s->h, iv, sizeof iv);
-	s->len = 0;
-	s->n = 0;
-}
-
-static void sha1_update(struct sha1 *s, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	s->len += len;
-	while (len) {
-		size_t k = 64 - s->n < len ? 64 - s->n : len;
-		memcpy(s->buf + s->n, p, k);
-		s->n += k;
-		p += k;
-		len -= k;
-		if (s->n == 64) {
-			sha1_block(s, s->buf);
-			s->n = 0;
-		}
-	}
-}
-
-static void sha1_final(struct sha1 *s, uint8_t out[20])
-{
-	uint64_t bits = s->len * 8;
-	uint8_t pad = 0x80, zero = 0, lenb[8];
-	sha1_update(s, &pad, 1);
-	while (s->n != 56)
-		sha1_update(s, &zero, 1);
-	for (int i = 0; i < 8; i++)
-		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha1_update(s, lenb, 8);
-	for (int i = 0; i < 5; i++) {
-		out[4 * i] = (uint8_t)(s->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)s->h[i];
-	}
-}
-
-void gv_sha1(const void *data, size_t len, uint8_t out[20])
-{
-	struct sha1 s;
-	sha1_init(&s);
-	sha1_update(&s, data, len);
-	sha1_final(&s, out);
-}
-
-void gv_hmac_sha1(const void *key, size_t klen, const void *data, size_t len, uint8_t out[20])
-{
-	uint8_t k[64] = { 0 }, ipad[64], opad[64], inner[20];
-	struct sha1 s;
-	if (klen > 64)
-		gv_sha1(key, klen, k);
-	else
-		memcpy(k, key, klen);
-	for (int i = 0; i < 64; i++) {
-		ipad[i] = k[i] ^ 0x36;
-		opad[i] = k[i] ^ 0x5c;
-	}
-	sha1_init(&s);
-	sha1_update(&s, ipad, 64);
-	sha1_update(&s, data, len);
-	sha1_final(&s, inner);
-	sha1_init(&s);
-	sha1_update(&s, opad, 64);
-	sha1_update(&s, inner, 20);
-	sha1_final(&s, out);
-}
-
-void gv_base64(const uint8_t *in, size_t n, char *out)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t j = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < n ? in[i + 2] : 0);
-		out[j++] = tab[v >> 18 & 63];
-		out[j++] = tab[v >> 12 & 63];
-		out[j++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
-		out[j++] = i + 2 < n ? tab[v & 63] : '=';
-	}
-	out[j] = '\0';
-}
 
 /* ---- RPC signature v1 ---- */
 
