@@ -283,8 +283,11 @@ static int gemm_steady(struct gemm_job *j, struct gv_gemm **g, int n, struct gem
 		st[d].have_nv = j->have_nv[g[d]->dev];
 		st[d].nv = j->nvdev[g[d]->dev];
 	}
-	if (gv_gemm_steady(st, n, j->nv, &sc, j->err))
+	if (gv_gemm_steady(st, n, j->nv, &sc, j->err)) {
+		for (int d = 0; d < n; d++)
+			steady_trace_free(&st[d].tr);
 		return -1;
+	}
 	for (int d = 0; d < n; d++) {
 		double e = 0;
 		steady_trace_free(&st[d].tr);
