@@ -49,7 +49,7 @@ static const struct {
 	{ "PERF_DECAY", "rerun with a longer soak; if throughput keeps falling, ask the provider to check %s",
 	  "drain the node and ask the provider to check %s: it loses throughput under sustained load" },
 	{ "CONTENTION", "rerun on an idle machine; if it repeats, ask the provider whether %s is shared (time-sliced vGPU)",
-	  "return the instance or ask the provider for a dedicated gpu: %s is shared with another tenant" },
+	  "return the instance or ask the provider for a dedicated gpu: another tenant shares %s" },
 	{ "VGPU", "expect a share of a physical gpu on %s; rent a passthrough or bare-metal type for full speed",
 	  "expect a share of a physical gpu on %s; rent a passthrough or bare-metal type for full speed" },
 	{ "MIG", "disable MIG on %s (nvidia-smi -mig 0, needs a reset) or rent an instance without partitions",
