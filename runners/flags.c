@@ -13,6 +13,7 @@
  */
 #include "runners/flags.h"
 #include "runners/fpq.h"
+#include "runners/inv_parse.h"
 #include "pricing/gpus.h"
 #include "runners/util.h"
 
@@ -27,7 +28,8 @@
 const char *const flags_codes[] = {
 	"THROTTLE_THERMAL", "THROTTLE_POWER", "THROTTLE_HW", "CLOCK_DECAY", "PERF_DECAY",
 	"CONTENTION", "VGPU", "MIG", "PCIE_DOWNGRADE", "ECC_ERRORS", "ROW_REMAP_PENDING",
-	"XID", "CPU_STEAL", "BELOW_REFERENCE", "DATA_CORRUPTION", "NODE_OUTLIER",
+	"XID", "CPU_STEAL", "BELOW_REFERENCE", "DATA_CORRUPTION", "NODE_OUTLIER", "ECC_DISABLED",
+	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH",
 	NULL,  /* new codes go above, with a row in remedies[] below */
 };
 
@@ -68,6 +70,12 @@ static const struct {
 	  "rerun; if it repeats, compare with another instance of the type and report %s to the provider" },
 	{ "DATA_CORRUPTION", "drain the node and ask the provider to replace %s: it computed a wrong result",
 	  "drain the node and ask the provider to replace %s: it computed a wrong result" },
+	{ "ECC_DISABLED", "enable ECC on %s (nvidia-smi -e 1, then a reboot) or ask the provider to; without it memory errors go unseen",
+	  "enable ECC on %s (nvidia-smi -e 1, then a reboot) or ask the provider to; without it memory errors go unseen" },
+	{ "NVLINK_DEGRADED", "watch the nvlink error counters of %s (nvidia-smi nvlink -e); ask the provider to check the link if they grow",
+	  "drain the node and ask the provider to repair the nvlink of %s (links down)" },
+	{ "FIRMWARE_MISMATCH", "ask the provider to flash one vbios version on %s",
+	  "ask the provider to flash one vbios version on %s" },
 	{ "NODE_OUTLIER", "rerun; if %s still trails the others, ask the provider to check or replace it",
 	  "drain the node and ask the provider to check or replace %s: it trails the node's other gpus" },
 };
@@ -476,10 +484,141 @@ static void health_flags(const json_t *fp, json_t *out)
 	}
 }
 
-/* XIDs commonly raised by the application rather than the hardware. */
+/* ---- passive health: ECC mode, NVLink, firmware, XIDs logged since boot ---- */
+
+static void ecc_mode_flag(const json_t *g, int gpu, json_t *out)
+{
+	const char *cur = fpq_str(g, "ecc.current", NULL), *pend = fpq_str(g, "ecc.pending", NULL);
+	if (!cur)
+		return;   /* no ECC on this part, or unknown */
+	if (!strcmp(cur, "disabled") || (pend && strcmp(pend, cur)))
+		add_flag(out, "ECC_DISABLED", "warning", json_pack("{s:i,s:s,s:s?}", "gpu", gpu, "current", cur,
+			 "pending", pend),
+			 "gpu %d: ecc is %s%s%s", gpu, cur, pend && strcmp(pend, cur) ? ", pending " : "",
+			 pend && strcmp(pend, cur) ? pend : "");
+}
+
+static void nvlink_flags(const json_t *fp, json_t *out)
+{
+	const json_t *gpus = fpq_gpus(fp), *g;
+	double best = 0, v;
+	size_t i;
+	json_array_foreach(gpus, i, g)
+		if (!fpq_num(g, &v, "nvlink.links_active", NULL) && v > best)
+			best = v;
+	json_array_foreach(gpus, i, g) {
+		double idx, active, crc = 0, rec = 0, x;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i;
+		if (fpq_num(g, &active, "nvlink.links_active", NULL))
+			continue;
+		if (!fpq_num(g, &x, "nvlink.errors.crc_flit", NULL))
+			crc += x;
+		if (!fpq_num(g, &x, "nvlink.errors.crc_data", NULL))
+			crc += x;
+		if (!fpq_num(g, &x, "nvlink.errors.recovery", NULL))
+			rec = x;
+		/* links down only count where another GPU of the instance has them up (a lone GPU has no peers) */
+		int down = json_array_size(gpus) > 1 && active < best;
+		if (!down && !(crc > 0) && !(rec > 0))
+			continue;
+		add_flag(out, "NVLINK_DEGRADED", down ? "critical" : "warning",
+			 json_pack("{s:i,s:f,s:f,s:f,s:f,s:O?}", "gpu", gpu, "links_active", active, "best_links_active", best,
+				   "crc_errors", crc, "recovery_errors", rec, "errors",
+				   json_object_get(json_object_get(g, "nvlink"), "errors")),
+			 down ? "gpu %d: %.0f nvlink links active where the instance's other gpus have %.0f" :
+				"gpu %d: nvlink errors since boot: %.0f crc, %.0f recoveries", gpu,
+			 down ? active : crc, down ? best : rec);
+	}
+}
+
+/* GPUs of one model on one instance should run the same VBIOS (the driver is one per node). */
+static void firmware_flag(const json_t *fp, json_t *out)
+{
+	const json_t *gpus = fpq_gpus(fp), *g, *h;
+	size_t i, j;
+	json_array_foreach(gpus, i, g) {
+		const char *n1 = fpq_str(g, "name", NULL), *v1 = fpq_str(g, "vbios", NULL);
+		if (!n1 || !v1)
+			continue;
+		json_array_foreach(gpus, j, h) {
+			const char *n2 = fpq_str(h, "name", NULL), *v2 = fpq_str(h, "vbios", NULL);
+			if (j <= i || !n2 || !v2 || strcmp(n1, n2) || !strcmp(v1, v2))
+				continue;
+			json_t *all = json_object();
+			const json_t *k;
+			size_t q;
+			json_array_foreach(gpus, q, k) {
+				char key[24];
+				snprintf(key, sizeof key, "%zu", q);
+				json_object_set_new(all, key, json_string(fpq_str(k, "vbios", NULL) ? fpq_str(k, "vbios", NULL) : "?"));
+			}
+			add_flag(out, "FIRMWARE_MISMATCH", "warning",
+				 json_pack("{s:i,s:s,s:o,s:s?}", "gpu", -1, "model", n1, "vbios", all, "driver",
+					   fpq_str(json_object_get(fp, "inventory"), "driver.version", NULL)),
+				 "gpus %zu and %zu (%s) run different vbios versions: %s and %s", i, j, n1, v1, v2);
+			return;
+		}
+	}
+}
+
+/* Hardware-class XIDs the driver logged since boot (inventory.xid_history), one flag per GPU. */
+static void xid_history_flags(const json_t *fp, json_t *out)
+{
+	const json_t *ev = json_object_get(json_object_get(json_object_get(fp, "inventory"), "xid_history"), "events");
+	json_t *by = json_object(), *e;
+	size_t i;
+	json_array_foreach(ev, i, e) {
+		double x, age = -1, g = -1;
+		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware((int)x))
+			continue;
+		if (fpq_num(e, &age, "age_s", NULL))
+			age = -1;
+		if (fpq_num(e, &g, "gpu", NULL))
+			g = -1;
+		char key[16];
+		snprintf(key, sizeof key, "%d", (int)g);
+		json_t *o = json_object_get(by, key);
+		if (!o) {
+			o = json_pack("{s:i,s:[],s:f}", "gpu", (int)g, "events", "newest_age_s", -1.0);
+			json_object_set_new(by, key, o);
+		}
+		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", (int)x, "age_s", age));
+		double newest = json_real_value(json_object_get(o, "newest_age_s"));
+		if (age >= 0 && (newest < 0 || age < newest))
+			json_object_set_new(o, "newest_age_s", json_real(age));
+	}
+	const char *k;
+	json_t *o;
+	json_object_foreach(by, k, o) {
+		double newest = json_real_value(json_object_get(o, "newest_age_s"));
+		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
+		json_object_set_new(o, "source", json_string("kernel log since boot"));
+		json_object_set_new(o, "thresholds", json_pack("{s:f}", "FLAG_XID_RECENT_S", FLAG_XID_RECENT_S));
+		add_flag(out, "XID", newest < 0 || newest < FLAG_XID_RECENT_S ? "critical" : "warning", json_incref(o),
+			 "%s%d: %zu hardware xid(s) in the kernel log since boot, the newest %.1f h ago",
+			 gpu >= 0 ? "gpu " : "unknown gpu ", gpu, json_array_size(json_object_get(o, "events")),
+			 newest >= 0 ? newest / 3600 : -1.0);
+	}
+	json_decref(by);
+}
+
+static void passive_health_flags(const json_t *fp, json_t *out)
+{
+	size_t i;
+	json_t *g;
+	json_array_foreach(fpq_gpus(fp), i, g) {
+		double idx;
+		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i, out);
+	}
+	nvlink_flags(fp, out);
+	firmware_flag(fp, out);
+	xid_history_flags(fp, out);
+}
+
+/* XIDs raised by the application rather than the hardware: those outside the hardware list. */
 static int xid_is_app(int code)
 {
-	return code == 13 || code == 31 || code == 43 || code == 45;
+	return !inv_xid_is_hardware(code);
 }
 
 static int xid_flag(const json_t *fp, int gpu, json_t *out)
@@ -996,6 +1135,7 @@ json_t *flags_compute(const json_t *fp)
 		decay_flags(fp, g, out);
 	contention_flags(fp, ngpu, out);
 	health_flags(fp, out);
+	passive_health_flags(fp, out);
 	for (int g = 0; g < ngpu; g++)
 		pcie_flag(fp, g, out);
 	int any_xid = 0;

@@ -265,6 +265,82 @@ static void test_node_outlier(void)
 	json_decref(fp);
 }
 
+static json_t *gpu_of(json_t *fp, int i)
+{
+	return json_array_get(json_object_get(json_object_get(fp, "inventory"), "gpus"), (size_t)i);
+}
+
+static const char *sev_of(const json_t *f)
+{
+	return f ? json_string_value(json_object_get(f, "severity")) : "";
+}
+
+/* Passive health read from the inventory of the real standard-profile fingerprint, edited. */
+static void test_passive_health(void)
+{
+	/* the capture as it is: ECC on, no nvlink (one GPU in a VM), one vbios, no xid history */
+	json_t *fp = load("h100-2026-11-22/standard-profile.json");
+	json_t *flags = flags_compute(fp);
+	CHECK(!find_flag(flags, "ECC_DISABLED", -2) && !find_flag(flags, "NVLINK_DEGRADED", -2) &&
+	      !find_flag(flags, "FIRMWARE_MISMATCH", -2) && !find_flag(flags, "XID", -2));
+	json_decref(flags);
+	/* ECC off, then an ECC change waiting for a reboot */
+	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "current", json_string("disabled"));
+	flags = flags_compute(fp);
+	CHECK_STR(sev_of(find_flag(flags, "ECC_DISABLED", 0)), "warning");
+	json_decref(flags);
+	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "current", json_string("enabled"));
+	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "pending", json_string("disabled"));
+	flags = flags_compute(fp);
+	CHECK(find_flag(flags, "ECC_DISABLED", 0));
+	json_decref(flags);
+	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "pending", json_string("enabled"));
+	/* a lone GPU with its links down has no peers: no flag */
+	json_object_set_new(gpu_of(fp, 0), "nvlink", json_pack("{s:i,s:i}", "links", 18, "links_active", 0));
+	flags = flags_compute(fp);
+	CHECK(!find_flag(flags, "NVLINK_DEGRADED", -2));
+	json_decref(flags);
+	/* XIDs from the kernel log: hardware class within a day critical, older warning, app class none */
+	static const struct { int xid; double age; const char *sev; } xs[] = {
+		{ 79, 3600, "critical" }, { 79, 2 * 86400.0, "warning" }, { 13, 60, NULL }, { 48, -1, "critical" },
+		{ 31, 10, NULL }, { 125, 86399, "critical" }, { 126, 10, NULL },
+	};
+	for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+		json_t *ev = json_pack("{s:i,s:s,s:i}", "xid", xs[i].xid, "pci", "0000:00:06", "gpu", 0);
+		if (xs[i].age >= 0)
+			json_object_set_new(ev, "age_s", json_real(xs[i].age));
+		else
+			json_object_set_new(ev, "age_s", json_null());
+		json_object_set_new(json_object_get(fp, "inventory"), "xid_history",
+				    json_pack("{s:s,s:[o],s:n}", "source", "/dev/kmsg", "events", ev, "error"));
+		flags = flags_compute(fp);
+		const json_t *f = find_flag(flags, "XID", 0);
+		if (!xs[i].sev)
+			CHECK(!f);
+		else
+			CHECK_STR(sev_of(f), xs[i].sev);
+		json_decref(flags);
+	}
+	json_decref(fp);
+
+	/* eight GPUs: one with two links down, one with CRC errors, one with another vbios */
+	fp = eight_gpus(1.0);
+	for (int g = 0; g < 8; g++)
+		json_object_set_new(gpu_of(fp, g), "nvlink", json_pack("{s:i,s:i,s:{s:i,s:i,s:i,s:i}}", "links", 18,
+			"links_active", g == 5 ? 16 : 18, "errors", "replay", 4, "recovery", 0, "crc_flit", g == 2 ? 3 : 0,
+			"crc_data", 0));
+	json_object_set_new(gpu_of(fp, 6), "vbios", json_string("96.00.DA.00.0D"));
+	flags = flags_compute(fp);
+	CHECK_STR(sev_of(find_flag(flags, "NVLINK_DEGRADED", 5)), "critical");
+	CHECK_STR(sev_of(find_flag(flags, "NVLINK_DEGRADED", 2)), "warning");
+	CHECK(!find_flag(flags, "NVLINK_DEGRADED", 0));   /* replay errors alone are routine */
+	const json_t *fw = find_flag(flags, "FIRMWARE_MISMATCH", -1);
+	CHECK_STR(sev_of(fw), "warning");
+	CHECK(fw && strstr(json_string_value(json_object_get(fw, "message")), "96.00.DA.00.0D"));
+	json_decref(flags);
+	json_decref(fp);
+}
+
 /* DATA_CORRUPTION from what the soak reports: soak.sdc.mismatches and the soak.sdc.mismatch series. */
 static void test_data_corruption(void)
 {
@@ -394,4 +470,4 @@ static void test_remediation(void)
 
 TEST_MAIN(T(test_contention_without_foreign), T(test_contention_with_foreign_and_switch),
 	  T(test_efficiency_needs_company), T(test_power_capped_gpu_is_not_shared), T(test_node_outlier),
-	  T(test_data_corruption), T(test_below_achievable), T(test_achievable_table), T(test_remediation))
+	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_remediation))
