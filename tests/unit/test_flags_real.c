@@ -11,6 +11,8 @@
  *   - NODE_OUTLIER on 8-GPU fingerprints made by replicating the H100
  *     per-GPU gemm rows and lowering one GPU;
  *   - DATA_CORRUPTION from the mismatches the soak reports;
+ *   - passive health (ECC mode, NVLink links and errors, VBIOS, hardware
+ *     XIDs logged since boot) on the edited inventory;
  *   - the achievable reference table and every flag's remediation.
  */
 #include "runners/flags.h"
