@@ -169,7 +169,8 @@ static void soak_sample_nvml(struct bench_ctx *ctx, const struct gv_nvml *nv, st
 		bench_sample(ctx, "soak.pcie.gen", gi, x, v);
 	if (nv->DeviceGetCurrPcieLinkWidth && nv->DeviceGetCurrPcieLinkWidth(s->nv, &w) == NVML_SUCCESS)
 		bench_sample(ctx, "soak.pcie.width", gi, x, w);
-	if (nv->DeviceGetComputeRunningProcesses && !getenv("GPUVET_TEST_HIDE_FOREIGN")) {
+	const char *hide = getenv("GPUVET_TEST_HIDE_FOREIGN");   /* tests: the other tenant invisible, as on a vGPU */
+	if (nv->DeviceGetComputeRunningProcesses && !(hide && *hide && strcmp(hide, "0"))) {
 		nvmlProcessInfo_t infos[64];
 		unsigned cnt = 64, pids[64];
 		nvmlReturn_t r = nv->DeviceGetComputeRunningProcesses(s->nv, &cnt, infos);
