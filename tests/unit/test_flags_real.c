@@ -302,6 +302,15 @@ static void test_passive_health(void)
 	flags = flags_compute(fp);
 	CHECK(!find_flag(flags, "NVLINK_DEGRADED", -2));
 	json_decref(flags);
+	/* XIDs are measurable from the kernel log alone, without the soak */
+	const char *why;
+	json_t *nosoak = json_deep_copy(fp);
+	json_array_clear(json_object_get(nosoak, "benches"));
+	CHECK(flags_measurable(nosoak, "XID", &why) == 0 && strstr(why, "kernel log"));
+	json_object_set_new(json_object_get(nosoak, "inventory"), "xid_history",
+			    json_pack("{s:s,s:[],s:n}", "source", "/dev/kmsg", "events", "error"));
+	CHECK(flags_measurable(nosoak, "XID", &why) == 1);
+	json_decref(nosoak);
 	/* XIDs from the kernel log: hardware class within a day critical, older warning, app class none */
 	static const struct { int xid; double age; const char *sev; } xs[] = {
 		{ 79, 3600, "critical" }, { 79, 2 * 86400.0, "warning" }, { 13, 60, NULL }, { 48, -1, "critical" },
