@@ -818,7 +818,8 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
  * Signals, each judged on its own series:
  *   foreign    another compute process held the GPU during the soak (soak.foreign_procs.count);
  *              invisible on a time-sliced vGPU, so every decision below also stands without it
- *   spread     a gemm metric's repetition spread > FLAG_CONTENTION_SPREAD
+ *   spread     a gemm metric's repetition spread > FLAG_CONTENTION_SPREAD (burst-timed runs), or
+ *              its batch_spread > FLAG_CONTENTION_BATCH_SPREAD (steady-timed ones)
  *   dips       >= FLAG_DIP_MIN_EPISODES separate seconds-long dips of soak.tflops below
  *              (1 - FLAG_DIP_FRAC) x median, at most FLAG_DIP_MAX_THROTTLED of them throttled
  *   jitter     second-to-second changes of soak.tflops above FLAG_JITTER_FRAC (a tenant whose
@@ -1049,8 +1050,11 @@ static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
 		const char *name = json_string_value(json_object_get(m, "name"));
 		double sp;
-		if (name && !strncmp(name, "gemm.", 5) && !fpq_num(json_object_get(m, "params"), &sp, "spread", NULL) &&
-		    sp > FLAG_CONTENTION_SPREAD) {
+		json_t *pm = json_object_get(m, "params");
+		/* burst-timed runs (before steady timing) carry "spread"; steady ones "batch_spread" */
+		int hit = !fpq_num(pm, &sp, "spread", NULL) ? sp > FLAG_CONTENTION_SPREAD
+			  : !fpq_num(pm, &sp, "batch_spread", NULL) && sp > FLAG_CONTENTION_BATCH_SPREAD;
+		if (name && !strncmp(name, "gemm.", 5) && hit) {
 			json_t *jg = json_object_get(m, "gpu");
 			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
 				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));
@@ -1107,9 +1111,10 @@ static void contention_flags(const json_t *fp, int ngpu, json_t *out)
 		json_decref(kinds);
 		return;
 	}
-	json_t *e = json_pack("{s:i,s:o,s:o,s:b,s:{s:f,s:f,s:i,s:f,s:f,s:f,s:f,s:f}}", "gpu", -1, "signals", signals,
+	json_t *e = json_pack("{s:i,s:o,s:o,s:b,s:{s:f,s:f,s:f,s:i,s:f,s:f,s:f,s:f,s:f}}", "gpu", -1, "signals", signals,
 		"kinds", kinds, "foreign_hidden", foreign_hidden(), "thresholds",
-		"FLAG_CONTENTION_SPREAD", FLAG_CONTENTION_SPREAD, "FLAG_DIP_FRAC", FLAG_DIP_FRAC,
+		"FLAG_CONTENTION_SPREAD", FLAG_CONTENTION_SPREAD, "FLAG_CONTENTION_BATCH_SPREAD",
+		FLAG_CONTENTION_BATCH_SPREAD, "FLAG_DIP_FRAC", FLAG_DIP_FRAC,
 		"FLAG_DIP_MIN_EPISODES", FLAG_DIP_MIN_EPISODES, "FLAG_DIP_MAX_THROTTLED", FLAG_DIP_MAX_THROTTLED,
 		"FLAG_CONTENTION_STEAL_PCT", FLAG_CONTENTION_STEAL_PCT, "FLAG_CONTENTION_LOW_FRAC",
 		FLAG_CONTENTION_LOW_FRAC, "FLAG_CONTENTION_EFF_FRAC", FLAG_CONTENTION_EFF_FRAC, "FLAG_JITTER_FRAC",
