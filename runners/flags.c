@@ -954,6 +954,41 @@ static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
 	return 1;
 }
 
+/*
+ * window: the same judgement on the gemm bench's steady window (benches/steady.h), when its
+ * headline is the workload the soak reference holds for (dtype and m = n = k): a second,
+ * independent measurement of work per watt and per MHz, minutes before the soak, by another
+ * loop.  A tenant that time-slices the GPU evenly (a vGPU neighbour running all the time) leaves
+ * neither dips nor jitter in the soak, only the lost work, which this and the soak's efficiency
+ * then show twice.  Steady-timed runs only: a burst figure is not a sustained one.
+ */
+static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
+{
+	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_achievable *a = ref ? gpu_achievable_find(ref->key) : NULL;
+	const char *name = json_string_value(json_object_get(m, "name"));
+	const json_t *pm = json_object_get(m, "params");
+	char want[64];
+	double v, w, mhz, mm, nn, kk;
+	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !a->soak_dtype || !name)
+		return;
+	snprintf(want, sizeof want, "gemm.%s.tflops", a->soak_dtype);
+	if (strcmp(name, want) || !json_is_integer(json_object_get(m, "gpu")) ||
+	    json_integer_value(json_object_get(m, "gpu")) < 0 || fpq_num(m, &v, "value", NULL) ||
+	    fpq_num(pm, &w, "power_w", NULL) || fpq_num(pm, &mhz, "sm_clock_mhz", NULL) ||
+	    fpq_num(pm, &mm, "m", NULL) || fpq_num(pm, &nn, "n", NULL) || fpq_num(pm, &kk, "k", NULL) ||
+	    (int)mm != a->soak_m || (int)nn != a->soak_m || (int)kk != a->soak_m || !(w > 0) || !(mhz > 0))
+		return;
+	const char *timing = fpq_str(pm, "timing", NULL);
+	if (!timing || strcmp(timing, "steady"))
+		return;
+	double rw = v / w / a->soak_tflops_per_w, rc = v / mhz / a->soak_tflops_per_mhz;
+	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
+		json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "signal", "window",
+			"gpu", json_integer_value(json_object_get(m, "gpu")), "metric", name, "tflops", v, "power_w", w,
+			"sm_mhz", mhz, "fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
+}
+
 static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, json_t *signals)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
@@ -1059,6 +1094,8 @@ static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
 			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
 				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));
 		}
+		if (name && !strncmp(name, "gemm.", 5))
+			window_signal(fp, m, signals);
 	}
 	for (int gi = 0; gi < ngpu; gi++) {
 		struct soak_gpu sg;
@@ -1080,7 +1117,7 @@ static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
 
 /*
  * Kinds of evidence (eight GPUs with spread are one kind; dips and jitter are one, "unsteady";
- * efficiency and low are one, "throughput"):
+ * efficiency and low are one, "throughput"; the gemm window's efficiency is "gemm_window"):
  *   foreign + any other kind               critical
  *   throughput + any other kind            critical (the loss is measured, and not alone)
  *   foreign alone                          warning
@@ -1091,13 +1128,14 @@ static void contention_flags(const json_t *fp, int ngpu, json_t *out)
 {
 	static const char *const k_foreign[] = { "foreign", NULL }, *const k_thr[] = { "efficiency", "low", NULL },
 		*const k_spread[] = { "spread", NULL }, *const k_unsteady[] = { "dips", "jitter", NULL },
-		*const k_steal[] = { "steal", NULL }, *const k_vgpu[] = { "vgpu", NULL };
+		*const k_steal[] = { "steal", NULL }, *const k_vgpu[] = { "vgpu", NULL },
+		*const k_window[] = { "window", NULL };
 	json_t *signals = json_array(), *kinds = json_array();
 	contention_signals(fp, ngpu, signals);
 	int foreign = has_kind(signals, k_foreign), thr = has_kind(signals, k_thr), others = 0;
 	const struct { const char *name; const char *const *sig; } kt[] = {
 		{ "throughput", k_thr }, { "spread", k_spread }, { "unsteady", k_unsteady }, { "steal", k_steal },
-		{ "vgpu", k_vgpu },
+		{ "vgpu", k_vgpu }, { "gemm_window", k_window },
 	};
 	for (size_t k = 0; k < sizeof kt / sizeof kt[0]; k++)
 		if (has_kind(signals, kt[k].sig)) {

@@ -164,6 +164,94 @@ static void scale_series(json_t *fp, const char *series, double factor)
  * throughput (at the same power and clock) adds the efficiency signal; with the clean run's small
  * gemm spreads and no steal, nothing else: no flag.  With steal at its threshold: critical.
  */
+/*
+ * A steady-timed gemm bf16 row as gemm writes it (benches/gemm.cu: 8192^3, the window's power and
+ * clock in params), appended for GPU 0.
+ */
+static void add_window(json_t *fp, double tflops, double power_w, double mhz)
+{
+	json_array_append_new(json_object_get(fp, "metrics"),
+		json_pack("{s:s,s:s,s:i,s:f,s:s,s:{s:i,s:i,s:i,s:s,s:f,s:f,s:f}}", "bench", "gemm", "name",
+			  "gemm.bf16.tflops", "gpu", 0, "value", tflops, "unit", "TFLOP/s", "params", "m", 8192, "n",
+			  8192, "k", 8192, "timing", "steady", "power_w", power_w, "sm_clock_mhz", mhz, "window_s", 1.0));
+}
+
+/* Drops the burst-timed gemm rows, whose spread was the second kind of evidence before steady timing. */
+static void drop_burst_gemm(json_t *fp)
+{
+	json_t *ms = json_object_get(fp, "metrics");
+	for (size_t i = json_array_size(ms); i-- > 0;) {
+		const char *n = json_string_value(json_object_get(json_array_get(ms, i), "name"));
+		if (n && !strncmp(n, "gemm.", 5))
+			json_array_remove(ms, i);
+	}
+}
+
+static void test_even_tenant_seen_twice(void)
+{
+	/*
+	 * loaded-1: a tenant running all the time.  Without the foreign list and without burst
+	 * spread, the soak's efficiency is one kind; the gemm window's (the settled H100 figure of
+	 * settle-from-idle.json, 684 TFLOP/s at 698 W and about 1400 MHz, halved by the tenant)
+	 * is the second, from another bench at another time.
+	 */
+	json_t *fp = load("h100-2026-11-22/contention/loaded-1.json");
+	CHECK(fp);
+	if (!fp)
+		return;
+	drop_metric(fp, "soak.foreign_procs.count");
+	drop_burst_gemm(fp);
+	json_t *flags = flags_compute(fp);
+	const json_t *f = find_flag(flags, "CONTENTION", -1);
+	CHECK(!f || has_signal(f, "jitter") || has_signal(f, "dips"));   /* without the window: only if unsteady */
+	json_decref(flags);
+	add_window(fp, 342.0, 698.0, 1400.0);
+	flags = flags_compute(fp);
+	f = find_flag(flags, "CONTENTION", -1);
+	CHECK(f && has_signal(f, "window") && has_signal(f, "efficiency"));
+	CHECK(f && !strcmp(json_string_value(json_object_get(f, "severity")), "critical"));
+	json_decref(flags);
+	json_decref(fp);
+	/* a clean run's settled window (684 TFLOP/s at 698 W, 1400 MHz) is no signal; nor a burst row */
+	fp = load("h100-2026-11-22/contention/clean-1.json");
+	CHECK(fp);
+	if (!fp)
+		return;
+	drop_burst_gemm(fp);
+	add_window(fp, 684.0, 698.0, 1400.0);
+	flags = flags_compute(fp);
+	CHECK(!find_flag(flags, "CONTENTION", -2));
+	json_decref(flags);
+	json_decref(fp);
+}
+
+static void test_window_threshold_edges(void)
+{
+	const struct gpu_achievable *a = gpu_achievable_find("H100-SXM");
+	CHECK(a);
+	if (!a)
+		return;
+	/* per watt and per MHz both just under / just over FLAG_CONTENTION_EFF_FRAC of the soak reference */
+	for (int side = 0; side < 2; side++) {
+		double f = side ? FLAG_CONTENTION_EFF_FRAC * 1.01 : FLAG_CONTENTION_EFF_FRAC * 0.99, w = 700, mhz = 1400;
+		double tf = f * a->soak_tflops_per_w * w;
+		if (tf / mhz >= FLAG_CONTENTION_EFF_FRAC * a->soak_tflops_per_mhz && !side)
+			mhz = tf / (f * a->soak_tflops_per_mhz);            /* keep both ratios at f */
+		json_t *fp = load("h100-2026-11-22/soak-300s.json");
+		CHECK(fp);
+		if (!fp)
+			return;
+		add_window(fp, tf, w, mhz);
+		const json_t *st = fpq_metric(fp, "host.cpu_steal.pct", -1);
+		json_object_set_new((json_t *)st, "value", json_real(FLAG_CONTENTION_STEAL_PCT));   /* a second kind */
+		json_t *flags = flags_compute(fp);
+		const json_t *c = find_flag(flags, "CONTENTION", -1);
+		CHECK(side ? !(c && has_signal(c, "window")) : (c && has_signal(c, "window")));
+		json_decref(flags);
+		json_decref(fp);
+	}
+}
+
 static void test_efficiency_needs_company(void)
 {
 	json_t *fp = load("h100-2026-11-22/soak-300s.json");
@@ -479,6 +567,6 @@ static void test_remediation(void)
 	json_decref(fp);
 }
 
-TEST_MAIN(T(test_contention_without_foreign), T(test_contention_with_foreign_and_switch),
+TEST_MAIN(T(test_contention_without_foreign), T(test_even_tenant_seen_twice), T(test_window_threshold_edges), T(test_contention_with_foreign_and_switch),
 	  T(test_efficiency_needs_company), T(test_power_capped_gpu_is_not_shared), T(test_node_outlier),
 	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_remediation))
