@@ -52,6 +52,7 @@ static const struct metric_info soak_metrics[] = {
 	{ "soak.throttle_s", "s", "throttled time", L, METRIC_PEAK_NONE },
 	{ "soak.xid.count", "count", "Xid errors", L, METRIC_PEAK_NONE },
 	{ "soak.foreign_procs.count", "count", "foreign processes", L, METRIC_PEAK_NONE },
+	{ "soak.sdc.mismatches", "count", "GEMM results differing from the first", L, METRIC_PEAK_NONE },
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };
 

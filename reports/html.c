@@ -1078,7 +1078,7 @@ static void flags_table(FILE *f, json_t *fp)
 	size_t i;
 
 	if (!table_open(f, fp, "flags", "<p>No flags.</p>\n",
-			"<th>flag</th><th>severity</th><th>message</th><th>evidence</th>"))
+			"<th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th>"))
 		return;
 	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
 		int si = sev_index(jstr(fl, "severity"));
@@ -1086,6 +1086,7 @@ static void flags_table(FILE *f, json_t *fp)
 		tag(f, "<td><code>", jstr(fl, "code"), "</code></td>");
 		fprintf(f, "<td class=\"%s\">%s</td>", SEV_NAME[si], SEV_NAME[si]);
 		td_text(f, jstr(fl, "message"));
+		td_text(f, jstr(fl, "remediation") ? jstr(fl, "remediation") : "");
 		fputs("<td><pre>", f);
 		json_compact(f, json_object_get(fl, "evidence"));
 		fputs("</pre></td></tr>\n", f);
