@@ -661,3 +661,15 @@ long csvrows_lines(const struct csvrows *r) { return r->lines; }
 long csvrows_records(const struct csvrows *r) { return r->records; }
 long csvrows_skipped(const struct csvrows *r) { return r->skipped; }
 unsigned long long csvrows_bytes(const struct csvrows *r) { return r->bytes; }
+
+int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed)
+{
+	if (*failed)
+		return -1;
+	if ((buf ? csvrows_feed(r, buf, len) : csvrows_finish(r)) == 0)
+		return 0;
+	if (*failed)
+		return -1;
+	*failed = 1;
+	return 1;
+}

@@ -59,6 +59,14 @@ int csvrows_feed(struct csvrows *r, const void *buf, size_t len);
 /* End of input: flushes the last record (a missing final newline is fine). */
 int csvrows_finish(struct csvrows *r);
 
+/*
+ * For a parser with a sticky failure flag: feeds buf (buf NULL: finishes)
+ * unless *failed.  0 ok; -1 when it had failed before or its row callback
+ * failed with its own message; 1 when csvrows failed anew (*failed set:
+ * the caller words csvrows_error() for its user).
+ */
+int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed);
+
 /* "line N: what" of the first error (no file name). */
 const char *csvrows_error(const struct csvrows *r);
 void csvrows_set_error(struct csvrows *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -288,33 +288,24 @@ void aws_parser_free(struct aws_parser *p)
 	free(p);
 }
 
-static void take_csv_error(struct aws_parser *p)
+/* Feeds (buf NULL: finishes); a CSV error is worded "aws price list line N: what". */
+static int parser_step(struct aws_parser *p, const void *buf, size_t len)
 {
-	if (!p->failed) {
-		p->failed = 1;
+	int rc = csvrows_step(p->rows, buf, len, &p->failed);
+	if (rc > 0)
 		snprintf(p->err, sizeof p->err, "aws price list %s", csvrows_error(p->rows));
-	}
+	return rc ? -1 : 0;
 }
 
 int aws_parser_feed(struct aws_parser *p, const void *buf, size_t len)
 {
-	if (p->failed)
-		return -1;
-	if (csvrows_feed(p->rows, buf, len) < 0) {
-		take_csv_error(p);
-		return -1;
-	}
-	return 0;
+	return parser_step(p, buf, len);
 }
 
 int aws_parser_finish(struct aws_parser *p)
 {
-	if (p->failed)
+	if (parser_step(p, NULL, 0) < 0)
 		return -1;
-	if (csvrows_finish(p->rows) < 0) {
-		take_csv_error(p);
-		return -1;
-	}
 	if (!p->have_header) {
 		snprintf(p->err, sizeof p->err, "aws price list: no header row (empty or not a price list)");
 		p->failed = 1;
