@@ -337,23 +337,14 @@ void catalog_parser_free(struct catalog_parser *p)
 	free(p);
 }
 
-/* Feeds (buf NULL: finishes); a CSV error is worded "catalog 'NAME' line N: what". */
-static int parser_step(struct catalog_parser *p, const void *buf, size_t len)
-{
-	int rc = csvrows_step(p->rows, buf, len, &p->failed);
-	if (rc > 0)
-		snprintf(p->err, sizeof p->err, "catalog '%s' %s", p->name, csvrows_error(p->rows));
-	return rc ? -1 : 0;
-}
-
 int catalog_parser_feed(struct catalog_parser *p, const void *buf, size_t len)
 {
-	return parser_step(p, buf, len);
+	return csvrows_step(p->rows, buf, len, &p->failed, p->err, sizeof p->err, "catalog", p->name);
 }
 
 int catalog_parser_finish(struct catalog_parser *p)
 {
-	if (parser_step(p, NULL, 0) < 0)
+	if (csvrows_step(p->rows, NULL, 0, &p->failed, p->err, sizeof p->err, "catalog", p->name) < 0)
 		return -1;
 	if (!p->have_header) {
 		catalog_parser_fail(p, 0, "empty file, no header row");

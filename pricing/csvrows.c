@@ -662,7 +662,8 @@ long csvrows_records(const struct csvrows *r) { return r->records; }
 long csvrows_skipped(const struct csvrows *r) { return r->skipped; }
 unsigned long long csvrows_bytes(const struct csvrows *r) { return r->bytes; }
 
-int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed)
+int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed, char *err, size_t errlen,
+		 const char *what, const char *name)
 {
 	if (*failed)
 		return -1;
@@ -671,5 +672,9 @@ int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed)
 	if (*failed)
 		return -1;
 	*failed = 1;
-	return 1;
+	if (name)
+		snprintf(err, errlen, "%s '%s' %s", what, name, csvrows_error(r));
+	else
+		snprintf(err, errlen, "%s %s", what, csvrows_error(r));
+	return -1;
 }

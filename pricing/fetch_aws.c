@@ -288,23 +288,14 @@ void aws_parser_free(struct aws_parser *p)
 	free(p);
 }
 
-/* Feeds (buf NULL: finishes); a CSV error is worded "aws price list line N: what". */
-static int parser_step(struct aws_parser *p, const void *buf, size_t len)
-{
-	int rc = csvrows_step(p->rows, buf, len, &p->failed);
-	if (rc > 0)
-		snprintf(p->err, sizeof p->err, "aws price list %s", csvrows_error(p->rows));
-	return rc ? -1 : 0;
-}
-
 int aws_parser_feed(struct aws_parser *p, const void *buf, size_t len)
 {
-	return parser_step(p, buf, len);
+	return csvrows_step(p->rows, buf, len, &p->failed, p->err, sizeof p->err, "aws price list", NULL);
 }
 
 int aws_parser_finish(struct aws_parser *p)
 {
-	if (parser_step(p, NULL, 0) < 0)
+	if (csvrows_step(p->rows, NULL, 0, &p->failed, p->err, sizeof p->err, "aws price list", NULL) < 0)
 		return -1;
 	if (!p->have_header) {
 		snprintf(p->err, sizeof p->err, "aws price list: no header row (empty or not a price list)");
