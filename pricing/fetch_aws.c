@@ -110,10 +110,16 @@ static void afail(struct aws_parser *p, long line, const char *fmt, ...)
 
 static int eq(const char *a, const char *b) { return !strcmp(a, b); }
 
-/* "col must equal want" when the column exists */
-static int col_is(struct aws_parser *p, char **f, enum acol c, const char *want)
+/* Field i is exactly want, byte for byte: a NUL inside the field is a difference, as in the prefilter. */
+static int field_is(char **f, const size_t *lens, int i, const char *want)
 {
-	return p->map[c] < 0 || eq(f[p->map[c]], want);
+	return lens[i] == strlen(want) && !memcmp(f[i], want, lens[i]);
+}
+
+/* "col must equal want" when the column exists */
+static int col_is(struct aws_parser *p, char **f, const size_t *lens, enum acol c, const char *want)
+{
+	return p->map[c] < 0 || field_is(f, lens, p->map[c], want);
 }
 
 static double leading_number(const char *s)
@@ -176,7 +182,6 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 {
 	struct aws_parser *p = ud;
-	(void)lens;
 	if (p->failed)
 		return -1;
 	if (!p->have_header) {
@@ -200,10 +205,10 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 		      p->nheader, n);
 		return -1;
 	}
-	if (!eq(f[p->map[A_TERMTYPE]], "OnDemand") || !eq(f[p->map[A_OS]], "Linux") ||
-	    !eq(f[p->map[A_TENANCY]], "Shared") || !col_is(p, f, A_PREINST, "NA") ||
-	    !col_is(p, f, A_CAPSTATUS, "Used") || !col_is(p, f, A_LICENSE, "No License required") ||
-	    !col_is(p, f, A_PRODFAMILY, "Compute Instance") || !col_is(p, f, A_IFAMILY, "GPU instance"))
+	if (!field_is(f, lens, p->map[A_TERMTYPE], "OnDemand") || !field_is(f, lens, p->map[A_OS], "Linux") ||
+	    !field_is(f, lens, p->map[A_TENANCY], "Shared") || !col_is(p, f, lens, A_PREINST, "NA") ||
+	    !col_is(p, f, lens, A_CAPSTATUS, "Used") || !col_is(p, f, lens, A_LICENSE, "No License required") ||
+	    !col_is(p, f, lens, A_PRODFAMILY, "Compute Instance") || !col_is(p, f, lens, A_IFAMILY, "GPU instance"))
 		return 0;
 	const char *itype = f[p->map[A_ITYPE]];
 	const char *gpu = aws_gpu_family(itype, NULL);
