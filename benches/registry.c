@@ -31,14 +31,11 @@ const struct bench *const bench_registry[] = {
 	NULL,
 };
 
-/* benches/gpu_metrics.c: the GPU benches' rows until their .cu files carry them */
-const struct metric_info *gpu_bench_metrics(const char *bench);
 
 const struct metric_info *bench_metrics(const struct bench *b)
 {
 	static const struct metric_info none[] = { { NULL, NULL, NULL, 0, METRIC_PEAK_NONE } };
-	const struct metric_info *m = b->metrics ? b->metrics : gpu_bench_metrics(b->name);
-	return m ? m : none;
+	return b->metrics ? b->metrics : none;
 }
 
 int metric_name_matches(const char *pattern, const char *name)

@@ -97,15 +97,12 @@ struct aws_parser {
 static void afail(struct aws_parser *p, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void afail(struct aws_parser *p, long line, const char *fmt, ...)
 {
-	char msg[384];
+	char where[64];
 	va_list ap;
-	if (p->failed)
-		return;
+	snprintf(where, sizeof where, "aws price list line %ld", line);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	csvrows_first_error(&p->failed, p->err, sizeof p->err, where, fmt, ap);
 	va_end(ap);
-	p->failed = 1;
-	snprintf(p->err, sizeof p->err, "aws price list line %ld: %s", line, msg);
 }
 
 static int eq(const char *a, const char *b) { return !strcmp(a, b); }
