@@ -42,6 +42,8 @@
  *
  *      host.staging.shm.gbps = file bytes / best pass seconds / 1e9
  *
+ * The topology is restricted to the process's CPU binding, so under
+ * taskset or a cpuset cgroup the bench uses only the CPUs it was given.
  * The staging file is unlinked as soon as it is open, so a killed bench
  * leaves nothing behind.
  */
@@ -882,7 +884,11 @@ static int host_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	hwloc_topology_t topo;
 	hwloc_obj_t node = NULL;
 	int rc, r;
-	if (hwloc_topology_init(&topo) || hwloc_topology_load(topo)) {
+	/* the process's own binding (taskset, a cgroup) bounds every thread the bench starts */
+	if (hwloc_topology_init(&topo) ||
+	    hwloc_topology_set_flags(topo, HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING |
+					   HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM) ||
+	    hwloc_topology_load(topo)) {
 		bench_reason(ctx, "hwloc cannot load the machine's topology");
 		free(g);
 		return BENCH_FAIL;
