@@ -27,7 +27,7 @@
 const char *const flags_codes[] = {
 	"THROTTLE_THERMAL", "THROTTLE_POWER", "THROTTLE_HW", "CLOCK_DECAY", "PERF_DECAY",
 	"CONTENTION", "VGPU", "MIG", "PCIE_DOWNGRADE", "ECC_ERRORS", "ROW_REMAP_PENDING",
-	"XID", "CPU_STEAL", "BELOW_REFERENCE", NULL,
+	"XID", "CPU_STEAL", "BELOW_REFERENCE", "HOST_STARVED", NULL,
 };
 
 int flags_code_known(const char *code)
@@ -707,6 +707,7 @@ json_t *flags_compute(const json_t *fp)
 		xid_flag(fp, -1, out);
 	steal_flag(fp, out);
 	below_reference_flags(fp, out);
+	flags_host_starved(fp, out);
 	return out;
 }
 
@@ -774,6 +775,11 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 		if (any_metric(fp, "gemm.", ".pct_of_peak") || any_metric(fp, "memcpy.", ".pct_of_link"))
 			return 1;
 		*why = "needs gemm or memcpy metrics relative to the model's reference";
+	} else if (!strcmp(code, "HOST_STARVED")) {
+		if ((any_metric(fp, "host.decode.images_per_s", "") || any_metric(fp, "host.membw.triad.gbps", "")) &&
+		    fpq_gpu_count(fp) > 0 && flags_host_need_ips(fpq_gpu_ref(fp)) > 0)
+			return 1;
+		*why = "needs the host bench and gpus of a model in the reference table";
 	} else {  /* ECC_ERRORS, ROW_REMAP_PENDING, VGPU, MIG: the inventory's GPUs */
 		if (json_array_size(fpq_gpus(fp)))
 			return 1;

@@ -35,6 +35,14 @@
 /* ---- host ---- */
 #define FLAG_STEAL_WARN_PCT        5.0
 #define FLAG_STEAL_CRIT_PCT        20.0
+/*
+ * HOST_STARVED (runners/flags_host.c): images/s one GPU trains ResNet-50 v1.5 at with AMP, per
+ * A100 80GB (NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets/README.md: 15977 img/s on
+ * a DGX A100, 8 GPUs), scaled to other models; and the host memory traffic of one image in a
+ * CPU loader (torchvision ImageNet pipeline, README "Flags" itemises it).
+ */
+#define FLAG_HOST_RN50_A100_IPS    1997.0
+#define FLAG_HOST_BYTES_PER_IMAGE  7.7e6
 /* ---- hardware health ---- */
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
 /* ---- reference (pricing/gpus.h) ---- */
@@ -50,6 +58,12 @@ json_t *flags_compute(const json_t *fingerprint);
  * yes, 0 no with the reason in *why (static text), -1 unknown code.
  */
 int flags_measurable(const json_t *fingerprint, const char *code, const char **why);
+
+struct gpu_ref;
+/* Images/s a GPU of this model consumes training ResNet-50 (flags_host.c); -1 when unknown. */
+double flags_host_need_ips(const struct gpu_ref *ref);
+/* Appends HOST_STARVED to out when decode or memory bandwidth per GPU falls short. */
+void flags_host_starved(const json_t *fingerprint, json_t *out);
 
 /* Known codes, NULL-terminated. */
 extern const char *const flags_codes[];
