@@ -31,6 +31,9 @@ static const struct {
 	{ "nvme.seqread.gbps", "NVMe seq read", "GB/s" },
 	{ "soak.tflops.last_min", "soak last minute", "TFLOP/s" },
 	{ "soak.sm_clock.drop_pct", "SM clock drop", "%" },
+	{ "host.decode.images_per_s_per_gpu", "JPEG decode per GPU", "images/s" },
+	{ "host.membw.triad.gbps", "host memory triad", "GB/s" },
+	{ "host.staging.shm.gbps", "/dev/shm staging", "GB/s" },
 };
 #define N_HEAD (sizeof HEAD / sizeof HEAD[0])
 
@@ -1802,7 +1805,8 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 			{ "metrics", "SELECT run_id, name, value FROM metrics WHERE gpu = -1 AND name IN ("
 				     "'gemm.bf16.tflops','gemm.fp16.tflops','memcpy.h2d.pinned.gbps',"
 				     "'allreduce.busbw.gbps','nvme.seqread.gbps','soak.tflops.last_min',"
-				     "'soak.sm_clock.drop_pct') ORDER BY id" },
+				     "'soak.sm_clock.drop_pct','host.decode.images_per_s_per_gpu',"
+				     "'host.membw.triad.gbps','host.staging.shm.gbps') ORDER BY id" },
 			{ "flags", "SELECT run_id, code, severity FROM flags ORDER BY run_id, id" },
 			{ "verdicts", "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id" },
 		};
@@ -1935,6 +1939,7 @@ static struct store *rank_conn(const char *path)
 /* Metrics ranked per dollar besides rank's default, when some run has them. */
 static const char *const RANK_MORE[] = {
 	"memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps", "nvme.seqread.gbps", "soak.tflops.last_min",
+	"host.membw.triad.gbps",
 };
 
 static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,

@@ -17,7 +17,8 @@
  *   per       instance: value / price per hour.  gpu: the value per GPU
  *             (instance totals such as GEMM TFLOP/s, NVMe and object-store
  *             bandwidth divided by the GPU count; memcpy.* and allreduce.*
- *             are already per GPU/link and kept) over the price per GPU-hour.
+ *             are already per GPU/link and kept, as is any *_per_gpu rate)
+ *             over the price per GPU-hour.
  *   score.*   composites: for each component metric m, n_m = v_m / max over
  *             SKUs of v_m (so the best SKU scores 1 on m); score =
  *             sum(w_m n_m) / sum(w_m), a missing metric counting 0 (and listed
@@ -32,7 +33,7 @@
  *             pricing/gpus.h, always "estimate": true; no other metric is
  *             estimated.
  *
- * Only throughput metrics (.tflops, .gbps, .kiops, soak.tflops.*) are
+ * Only throughput metrics (.tflops, .gbps, .kiops, .images_per_s[_per_gpu], soak.tflops.*) are
  * ranked per dollar: a latency or an error count per dollar means nothing.
  */
 #include "reports/rank.h"
@@ -68,13 +69,14 @@ static int ends_with(const char *s, const char *suf)
 static int rankable(const char *m)
 {
 	return ends_with(m, ".tflops") || ends_with(m, ".gbps") || ends_with(m, ".kiops") ||
+	       ends_with(m, ".images_per_s") || ends_with(m, ".images_per_s_per_gpu") ||
 	       !strncmp(m, "soak.tflops.", 12);
 }
 
-/* value at gpu -1 is already per GPU (a link or a rank), not an instance total */
+/* value at gpu -1 is already per GPU (a link, a rank, a *_per_gpu rate), not an instance total */
 static int per_gpu_scope(const char *m)
 {
-	return !strncmp(m, "memcpy.", 7) || !strncmp(m, "allreduce.", 10);
+	return !strncmp(m, "memcpy.", 7) || !strncmp(m, "allreduce.", 10) || ends_with(m, "_per_gpu");
 }
 
 static const char *default_unit(const char *m)
@@ -85,6 +87,8 @@ static const char *default_unit(const char *m)
 		return "GB/s";
 	if (ends_with(m, ".kiops"))
 		return "kIOPS";
+	if (ends_with(m, ".images_per_s") || ends_with(m, ".images_per_s_per_gpu"))
+		return "images/s";
 	return "";
 }
 
@@ -455,7 +459,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		goto done;
 	}
 	if (!composite && !rankable(metric)) {
-		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops): "
+		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops, .images_per_s): "
 				      "ranking it per dollar means nothing", metric);
 		goto done;
 	}

@@ -10,6 +10,7 @@ whose two GPUs are invented: GPU 0 on node 0, GPU 1 with no known node).
 """
 import json
 import os
+import re
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -146,3 +147,21 @@ def test_host_measures_the_gpus_node(gpuvet, fake_nvml):
     per = m["host.decode.images_per_s_per_gpu"]
     assert per["unit"] == "images/s" and per["value"] == pytest.approx(ips / 2)
     assert "per_gpu" not in per["params"] and per["params"]["gpus"] == 2
+
+
+def test_host_figures_in_the_report(gpuvet, tmp_path):
+    # the runs table shows the host figures beside the GPU ones, as the store has them
+    report = tmp_path / "r.html"
+    p = gpuvet("run", "--bench", "host", "--report", report, env=HIDE_GPU, timeout=120)
+    assert p.returncode == 0, p.stderr
+    html = report.read_text()
+    head = html[html.index('id="runlist"'):]
+    head = head[:head.index("</thead>")]
+    for label in ("JPEG decode per GPU", "host memory triad", "/dev/shm staging"):
+        assert label in head
+    fp = gpuvet.json("results", "show")
+    tri = [m for m in fp["metrics"] if m["name"] == "host.membw.triad.gbps"][0]["value"]
+    row = html[html.index("</thead>", html.index('id="runlist"')):]
+    row = row[:row.index("</tr>")]
+    cells = re.findall(r"<td class=n>([0-9.]+)</td>", row)
+    assert any(abs(float(c) - tri) <= 0.005 * tri for c in cells), (tri, cells)
