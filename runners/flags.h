@@ -42,7 +42,7 @@
  * CPU loader (torchvision ImageNet pipeline, README "Flags" itemises it).
  */
 #define FLAG_HOST_RN50_A100_IPS    1997.0
-#define FLAG_HOST_BYTES_PER_IMAGE  7.7e6
+#define FLAG_HOST_BYTES_PER_IMAGE  7.1e6
 /* ---- hardware health ---- */
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
 /* ---- reference (pricing/gpus.h) ---- */
