@@ -62,7 +62,8 @@ static int membw_per_gpu(const json_t *fp, int ngpu, double *v, int *on_node)
 	json_t *k = m ? json_object_get(json_object_get(m, "params"), "gpus_on_node") : NULL;
 	if (!json_is_number(val) || ngpu <= 0)
 		return -1;
-	*on_node = json_is_integer(k) && json_integer_value(k) > 0 ? (int)json_integer_value(k) : ngpu;
+	*on_node = json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) <= ngpu
+			   ? (int)json_integer_value(k) : ngpu;
 	*v = json_number_value(val) / *on_node;
 	return 0;
 }
