@@ -204,7 +204,7 @@ static void host_find_gpus(hwloc_topology_t topo, struct host_gpus *g)
 {
 	const struct gv_nvml *n;
 	unsigned cnt = 0;
-	nvmlReturn_t rc;
+	nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
 	memset(g, 0, sizeof *g);
 	n = gv_nvml_load(g->why, sizeof g->why);
 	if (!n)
