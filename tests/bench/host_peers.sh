@@ -70,7 +70,7 @@ stream_run() {
 # ---- decode: one core, the last the bench used ----
 CPU=${CPUSET##*[,-]}
 declare -A tjbest
-tj_rate() { # images/s of decoding the four images in turn, from tjbench's best fps of each so far
+tj_rate() { # TJ_RATE: images/s decoding the four images in turn, from tjbench's best fps of each so far
 	local inv=0 fps img
 	for img in "$ROOT"/benches/host_jpeg/*.jpg; do
 		fps=$(taskset -c "$CPU" tjbench "$img" -rgb -nowrite -benchtime 1 -warmup 0.5 |
@@ -78,7 +78,7 @@ tj_rate() { # images/s of decoding the four images in turn, from tjbench's best 
 		tjbest[$img]=$(max "$fps" "${tjbest[$img]:-0}")
 		inv=$(python3 -c "print($inv + 1 / ${tjbest[$img]})")
 	done
-	python3 -c "print(4 / $inv)"
+	TJ_RATE=$(python3 -c "print(4 / $inv)")
 }
 
 gc=(); gt=(); sc=(); st=(); gd=(); td=()
@@ -90,7 +90,8 @@ for r in $(seq "$ROUNDS"); do
 	sc+=("$c"); st+=("$t")
 	host_json env GPUVET_HOST_DECODE_THREADS=1 taskset -c "$CPU" > "$DIR/d.json"
 	gd+=("$(field "$DIR/d.json" host.decode.images_per_s value)")
-	td+=("$(tj_rate)")
+	tj_rate   # not in $(...): the best fps per image must outlive the round
+	td+=("$TJ_RATE")
 	echo "round $r: gpuvet copy ${gc[-1]} triad ${gt[-1]} GB/s, stream copy $c triad $t GB/s;" \
 	     "decode on cpu $CPU: gpuvet ${gd[-1]} images/s, tjbench ${td[-1]} images/s"
 done
