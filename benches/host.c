@@ -57,6 +57,7 @@
 #include <hwloc.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,6 +245,36 @@ static void host_find_gpus(hwloc_topology_t topo, struct host_gpus *g)
 
 /* ---- 1. STREAM copy and triad on one node ---- */
 
+/*
+ * A sense-reversing barrier that spins (as OpenMP's runtime does before it
+ * sleeps), so every thread starts a kernel at once: a futex wake-up that
+ * lags the clock would count as memory time.  It yields after a while, for
+ * machines with fewer free CPUs than threads.
+ */
+struct host_barrier {
+	atomic_int count, sense;
+	int n;
+};
+
+static void host_barrier_wait(struct host_barrier *b, int *local_sense)
+{
+	int s = !*local_sense;
+	*local_sense = s;
+	if (atomic_fetch_add(&b->count, 1) == b->n - 1) {
+		atomic_store(&b->count, 0);
+		atomic_store(&b->sense, s);
+		return;
+	}
+	for (unsigned long spins = 0; atomic_load(&b->sense) != s; spins++) {
+		if (spins > 20000)
+			sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+		else
+			__builtin_ia32_pause();
+#endif
+	}
+}
+
 struct host_node_result {
 	int os_index, threads, passes;
 	size_t n;                    /* elements per array */
@@ -259,7 +290,7 @@ struct host_membw {
 	size_t n;
 	int nthreads, max_passes;
 	double budget_s;
-	pthread_barrier_t bar;
+	struct host_barrier bar;
 	pthread_mutex_t mu;
 	double t0, t_copy[64], t_triad[64];
 	int passes;                  /* done, set by thread 0 */
@@ -282,6 +313,7 @@ static void *host_membw_worker(void *arg)
 	size_t hi = m->n * (size_t)(t->tid + 1) / (size_t)m->nthreads;
 	double *restrict a = m->a, *restrict b = m->b, *restrict c = m->c;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int sense = 0;
 	int bound = hwloc_set_cpubind(m->topo, t->core->cpuset, HWLOC_CPUBIND_THREAD) == 0;
 	if (bound)
 		bound = hwloc_get_cpubind(m->topo, set, HWLOC_CPUBIND_THREAD) == 0;
@@ -292,23 +324,23 @@ static void *host_membw_worker(void *arg)
 		c[i] = 0.0;
 	}
 	for (int p = 0; p < 64; p++) {
-		pthread_barrier_wait(&m->bar);
+		host_barrier_wait(&m->bar, &sense);
 		if (atomic_load(&m->stop))
 			break;
 		if (t->tid == 0)
 			m->t0 = bench_now();
 		for (size_t i = lo; i < hi; i++)
 			c[i] = a[i];
-		pthread_barrier_wait(&m->bar);
+		host_barrier_wait(&m->bar, &sense);
 		if (t->tid == 0) {
 			double now = bench_now();
 			m->t_copy[p] = now - m->t0;
 			m->t0 = now;
 		}
-		pthread_barrier_wait(&m->bar);
+		host_barrier_wait(&m->bar, &sense);
 		for (size_t i = lo; i < hi; i++)
 			a[i] = b[i] + HOST_TRIAD_Q * c[i];
-		pthread_barrier_wait(&m->bar);
+		host_barrier_wait(&m->bar, &sense);
 		if (t->tid == 0) {
 			m->t_triad[p] = bench_now() - m->t0;
 			m->passes = p + 1;
@@ -418,7 +450,7 @@ static int host_membw_node(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_o
 		bench_reason(ctx, "numa node %u: cannot allocate 3 x %zu bytes", node->os_index, bytes);
 		goto out;
 	}
-	pthread_barrier_init(&m.bar, NULL, (unsigned)m.nthreads);
+	m.bar.n = m.nthreads;
 	for (int i = 0; i < m.nthreads; i++) {
 		th[i] = (struct host_membw_thread){ &m, i,
 			hwloc_get_obj_inside_cpuset_by_type(topo, node->cpuset, unit, (unsigned)i) };
@@ -430,7 +462,6 @@ static int host_membw_node(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_o
 	}
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
-	pthread_barrier_destroy(&m.bar);
 
 	/* check: every sampled a[i] is x_k exactly */
 	double expect = host_expected(m.passes);
