@@ -84,11 +84,11 @@ void flags_host_starved(const json_t *fp, json_t *out)
 	int n = 0;
 	if (dec_low)
 		n += snprintf(msg + n, sizeof msg - (size_t)n,
-			      "jpeg decode %.0f images/s per gpu, under the %.0f a %s trains resnet-50 at", dec,
-			      need, ref->key);
+			      "jpeg decode %.0f images/s per gpu, under the %.0f images/s a %s gpu takes training resnet-50",
+			      dec, need, ref->key);
 	if (bw_low && n < (int)sizeof msg)
 		snprintf(msg + n, sizeof msg - (size_t)n,
-			 "%smemory bandwidth %.1f GB/s per gpu (triad, %d gpu(s) on the node), under the %.1f its loader moves",
+			 "%smemory bandwidth %.1f GB/s per gpu (triad, %d gpu(s) on the node), under the %.1f GB/s its data loader moves",
 			 dec_low ? "; " : "", bw, on_node, need_bw);
 	json_t *ev = json_pack("{s:i,s:s,s:f,s:f,s:s,s:{s:f,s:f,s:s}}", "gpu", -1, "reference", ref->key,
 			       "need_images_per_s", need, "need_membw_gbps", need_bw, "source",

@@ -150,6 +150,20 @@ def test_host_measures_the_gpus_node(gpuvet, fake_nvml):
     per = m["host.decode.images_per_s_per_gpu"]
     assert per["unit"] == "images/s" and per["value"] == pytest.approx(ips / 2)
     assert "per_gpu" not in per["params"] and per["params"]["gpus"] == 2
+    # two (fake) H100s on a 2-core host: decode per GPU is far below the 3281 images/s an H100 takes
+    # training ResNet-50 (runners/flags_host.c), so the run is flagged, with the bench's figure as evidence
+    starved = [f for f in fp["flags"] if f["code"] == "HOST_STARVED"]
+    assert len(starved) == 1 and starved[0]["severity"] == "warning", fp["flags"]
+    ev = starved[0]["evidence"]
+    assert ev["reference"] == "H100-SXM" and ev["need_images_per_s"] == pytest.approx(1997 * 3350 / 2039)
+    assert ev["decode_images_per_s_per_gpu"] == pytest.approx(per["value"])
+    assert "jpeg decode" in starved[0]["message"]
+
+
+def test_host_no_gpu_no_starved_flag(gpuvet):
+    # without a GPU there is nothing to feed: the flag is not judged
+    fp, _ = run_host(gpuvet)
+    assert not [f for f in fp["flags"] if f["code"] == "HOST_STARVED"]
 
 
 def test_host_figures_in_the_report(gpuvet, tmp_path):
