@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <nvml.h>
 
+#include "benches/steady.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -74,6 +76,13 @@ struct gv_nvml {
  * again returns the same one.
  */
 const struct gv_nvml *gv_nvml_load(char *why, size_t whylen);
+
+/*
+ * One reading for the steady-state rule (benches/steady.h) at time t: SM
+ * clock, power and its enforced cap, temperature, clock-event reasons;
+ * NAN (have_reasons 0) for what NVML does not give.
+ */
+void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct steady_nv *out);
 
 /* nvmlErrorString if available, else a number. */
 const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc);

@@ -636,8 +636,11 @@ static void contention_flags(const json_t *fp, int ngpu, json_t *out)
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
 		const char *name = json_string_value(json_object_get(m, "name"));
 		double sp;
-		if (name && !strncmp(name, "gemm.", 5) && !fpq_num(json_object_get(m, "params"), &sp, "spread", NULL) &&
-		    sp > FLAG_CONTENTION_SPREAD) {
+		json_t *pm = json_object_get(m, "params");
+		/* burst-timed runs (before steady timing) carry "spread"; steady ones "batch_spread" */
+		int hit = !fpq_num(pm, &sp, "spread", NULL) ? sp > FLAG_CONTENTION_SPREAD
+			  : !fpq_num(pm, &sp, "batch_spread", NULL) && sp > FLAG_CONTENTION_BATCH_SPREAD;
+		if (name && !strncmp(name, "gemm.", 5) && hit) {
 			json_t *jg = json_object_get(m, "gpu");
 			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
 				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));

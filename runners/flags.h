@@ -26,7 +26,14 @@
 #define FLAG_PERF_DECAY_PCT        10.0  /* soak TFLOP/s median drop: warning */
 #define FLAG_DECAY_CRIT_PCT        25.0  /* either drop: critical */
 /* ---- contention (two independent signals, see flags.c) ---- */
-#define FLAG_CONTENTION_SPREAD     0.10  /* gemm repetition spread (max-min)/median */
+#define FLAG_CONTENTION_SPREAD     0.10  /* gemm repetition spread (max-min)/median, burst-timed runs */
+/*
+ * Steady-timed gemm: (p95 - p5) / median of the window's batches.  A clean H100
+ * at its power cap oscillates: 0.115-0.125 at 8 ms batches, an H200 0.05-0.07
+ * (tests/fixtures/gpu/{h100,h200}-2026-11-22/settle-from-idle.json, 2-6 s); twice the
+ * clean maximum.
+ */
+#define FLAG_CONTENTION_BATCH_SPREAD 0.25
 #define FLAG_DIP_FRAC              0.15  /* a soak second below (1-0.15) x median TFLOP/s is a dip */
 #define FLAG_DIP_MIN_EPISODES      3     /* recurring: at least 3 separate dips ... */
 #define FLAG_DIP_MAX_THROTTLED     0.5   /* ... not explained by throttling (<= half the dip seconds throttled) */
