@@ -57,6 +57,7 @@ static const struct nvml_sym nvml_syms[] = {
 	SYM(DeviceGetMaxPcieLinkWidth, 0, "nvmlDeviceGetMaxPcieLinkWidth"),
 	SYM(DeviceGetPcieThroughput, 0, "nvmlDeviceGetPcieThroughput"),
 	SYM(DeviceGetNvLinkState, 0, "nvmlDeviceGetNvLinkState"),
+	SYM(DeviceGetNvLinkErrorCounter, 0, "nvmlDeviceGetNvLinkErrorCounter"),
 	SYM(DeviceGetEccMode, 0, "nvmlDeviceGetEccMode"),
 	SYM(DeviceGetTotalEccErrors, 0, "nvmlDeviceGetTotalEccErrors"),
 	SYM(DeviceGetRetiredPages, 0, "nvmlDeviceGetRetiredPages"),

@@ -42,6 +42,8 @@ struct gv_nvml {
 	nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetPcieThroughput)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+	nvmlReturn_t (*DeviceGetNvLinkErrorCounter)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t,
+						    unsigned long long *);
 	nvmlReturn_t (*DeviceGetEccMode)(nvmlDevice_t, nvmlEnableState_t *, nvmlEnableState_t *);
 	nvmlReturn_t (*DeviceGetTotalEccErrors)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
 						unsigned long long *);

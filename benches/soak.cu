@@ -34,10 +34,15 @@
  *   soak.xid.count                     XID events (instance: sum)
  *   soak.foreign_procs.count           most compute processes other than ours
  *                                      seen at once (instance: max)
+ *   soak.sdc.mismatches                GEMM results (every SDC_EVERY-th, checksummed
+ *                                      on the device) that differ from the first
+ *                                      one; soak.sdc.mismatch: one point per
+ *                                      mismatch (x = s, y = iteration); benches/sdc.h
  * After the soak each GPU's last result is checked against the FP64
  * reference on sampled elements (a GPU that computes wrong when hot fails).
  */
 #include "benches/gpu_common.cuh"
+#include "benches/sdc_gpu.cuh"
 
 #include <math.h>
 #include <pthread.h>
@@ -66,6 +71,7 @@ struct soak_gpu {
 	int th_started;
 	unsigned long long completed;   /* __atomic */
 	struct gv_gerr err;
+	struct gv_sdc sdc;              /* results compared with the first one (benches/sdc.h) */
 	int *stop;
 	/* NVML */
 	nvmlDevice_t nv;
@@ -113,24 +119,29 @@ static void *soak_worker(void *arg)
 	unsigned long long i = 0;
 
 	GV_CUDA(&s->err, cudaSetDevice(s->dev));
+	gv_sdc_open(&s->sdc);
 	for (; made < SOAK_DEPTH; made++)
 		GV_CUDA(&s->err, cudaEventCreateWithFlags(&ev[made], cudaEventDisableTiming | cudaEventBlockingSync));
 	while (!__atomic_load_n(s->stop, __ATOMIC_ACQUIRE)) {
-		if (gv_gemm_enqueue(&s->g, &s->err))
+		if (gv_gemm_enqueue(&s->g, &s->err) || gv_sdc_enqueue(&s->sdc, &s->g, i, &s->err))
 			goto fail;
 		GV_CUDA(&s->err, cudaEventRecord(ev[i % SOAK_DEPTH], s->g.stream));
 		if (i >= SOAK_DEPTH - 1) {
 			GV_CUDA(&s->err, cudaEventSynchronize(ev[(i - (SOAK_DEPTH - 1)) % SOAK_DEPTH]));
 			__atomic_add_fetch(&s->completed, 1, __ATOMIC_RELEASE);
+			gv_sdc_collect(&s->sdc, i - (SOAK_DEPTH - 1));
 		}
 		i++;
 	}
 	GV_CUDA(&s->err, cudaStreamSynchronize(s->g.stream));
+	for (unsigned long long j = i >= SOAK_DEPTH - 1 ? i - (SOAK_DEPTH - 1) : 0; j < i; j++)
+		gv_sdc_collect(&s->sdc, j);
 fail:
 	if (s->err.set)
 		__atomic_store_n(s->stop, 1, __ATOMIC_RELEASE);   /* one GPU failing ends the soak */
 	for (int k = 0; k < made; k++)
 		cudaEventDestroy(ev[k]);
+	gv_sdc_close(&s->sdc);
 	return NULL;
 }
 
@@ -190,7 +201,8 @@ static void soak_sample_nvml(struct bench_ctx *ctx, const struct gv_nvml *nv, st
 		bench_sample(ctx, "soak.pcie.gen", gi, x, v);
 	if (nv->DeviceGetCurrPcieLinkWidth && nv->DeviceGetCurrPcieLinkWidth(s->nv, &w) == NVML_SUCCESS)
 		bench_sample(ctx, "soak.pcie.width", gi, x, w);
-	if (nv->DeviceGetComputeRunningProcesses) {
+	const char *hide = getenv("GPUVET_TEST_HIDE_FOREIGN");   /* tests: the other tenant invisible, as on a vGPU */
+	if (nv->DeviceGetComputeRunningProcesses && !(hide && *hide && strcmp(hide, "0"))) {
 		nvmlProcessInfo_t infos[64];
 		unsigned cnt = 64, pids[64];
 		nvmlReturn_t r = nv->DeviceGetComputeRunningProcesses(s->nv, &cnt, infos);
@@ -448,6 +460,7 @@ static void soak_metrics(struct soak *k)
 		bench_metric(k->ctx, "soak.tflops.first_min", d, f, "TFLOP/s", params);
 		soak_window_params(k, s, l_lo, l_hi, w, params, sizeof params);
 		bench_metric(k->ctx, "soak.tflops.last_min", d, l, "TFLOP/s", params);
+		gv_sdc_report(k->ctx, &s->sdc, d);
 		a.first += isfinite(f) ? f : 0;
 		a.last += isfinite(l) ? l : 0;
 		if (s->have_nv)

@@ -636,12 +636,17 @@ static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
 					continue;
 				json_t *ev = json_object_get(f, "evidence");
 				json_t *g = json_object_get(ev, "gpu");
+				char rbuf[256];
+				const char *rem = json_string_value(json_object_get(f, "remediation"));
+				int gi = json_is_integer(g) ? (int)json_integer_value(g) : -1;
+				if (!rem)
+					rem = flags_remediation(pf->code, json_string_value(json_object_get(f, "severity")), gi,
+								rbuf, sizeof rbuf);
 				json_array_append_new(json_object_get(res, "failed"),
-					json_pack("{s:i,s:s,s:s,s:O?,s:I,s:s,s:s,s:O?}", "rule_line", pf->line, "flag", pf->code,
+					json_pack("{s:i,s:s,s:s,s:O?,s:I,s:s,s:s,s:O?,s:s}", "rule_line", pf->line, "flag", pf->code,
 						  "severity", json_string_value(json_object_get(f, "severity")),
-						  "message", json_object_get(f, "message"),
-						  "gpu", json_is_integer(g) ? json_integer_value(g) : (json_int_t)-1,
-						  "kind", "flag", "source", src, "evidence", ev));
+						  "message", json_object_get(f, "message"), "gpu", (json_int_t)gi,
+						  "kind", "flag", "source", src, "evidence", ev, "remediation", rem));
 				hit = 1;
 			}
 		}
