@@ -158,6 +158,7 @@ def test_host_measures_the_gpus_node(gpuvet, fake_nvml):
     assert ev["reference"] == "H100-SXM" and ev["need_images_per_s"] == pytest.approx(1997 * 3350 / 2039)
     assert ev["decode_images_per_s_per_gpu"] == pytest.approx(per["value"])
     assert "jpeg decode" in starved[0]["message"]
+    assert starved[0]["remediation"].startswith("the host cannot feed the gpus: stage data in /dev/shm")
 
 
 def test_host_no_gpu_no_starved_flag(gpuvet):
