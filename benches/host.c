@@ -37,7 +37,7 @@
  *
  * 3. Staging: a file in /dev/shm (else the page cache of $TMPDIR, params
  *    "source") read sequentially in 32 MiB chunks into pinned memory
- *    (cudaHostAlloc) by one thread on the first measured node; ordinary
+ *    (cudaHostAlloc) by one thread on the headline node; ordinary
  *    memory when CUDA has no device, with the reason in params:
  *
  *      host.staging.shm.gbps = file bytes / best pass seconds / 1e9
