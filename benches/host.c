@@ -49,7 +49,7 @@
  */
 #include "benches/bench.h"
 #include "benches/gv_nvml.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -161,12 +161,11 @@ static void host_set_list(json_t *o, const char *key, hwloc_const_bitmap_t b)
 	free(s);
 }
 
-static void host_metric(struct bench_ctx *ctx, const char *name, int gpu, double v, const char *unit,
-			json_t *params)
+/* The params object as bench_metric() takes it (JSON text, freed by the caller). */
+static char *host_params(const json_t *params)
 {
 	char *p = json_dumps(params, JSON_COMPACT);
-	bench_metric(ctx, name, gpu, v, unit, p);
-	free(p);
+	return p ? p : gv_strdup("{}");
 }
 
 /* ---- where the GPUs are (NVML, as the inventory reads it) ---- */
@@ -621,8 +620,10 @@ static int host_membw(struct bench_ctx *ctx, hwloc_topology_t topo, const struct
 		json_object_set_new(p, "gpus_on_node",
 				    json_integer(gpu_nodes ? g->on_node[nodes[best]->logical_index] : 0));
 		json_object_set_new(p, "gpus", json_integer(g->count));
-		host_metric(ctx, "host.membw.copy.gbps", -1, res[best].copy_gbps, "GB/s", p);
-		host_metric(ctx, "host.membw.triad.gbps", -1, res[best].triad_gbps, "GB/s", p);
+		char *ps = host_params(p);
+		bench_metric(ctx, "host.membw.copy.gbps", -1, res[best].copy_gbps, "GB/s", ps);
+		bench_metric(ctx, "host.membw.triad.gbps", -1, res[best].triad_gbps, "GB/s", ps);
+		free(ps);
 		json_decref(p);
 		*headline = nodes[best];
 	} else {
@@ -777,9 +778,11 @@ static int host_decode(struct bench_ctx *ctx, hwloc_topology_t topo, const struc
 			      "pixel_format", "rgb", "gpus", g->count);
 	if (g->count <= 0)
 		json_object_set_new(p, "per_gpu", json_sprintf("omitted: %s", g->why[0] ? g->why : "no gpu visible"));
-	host_metric(ctx, "host.decode.images_per_s", -1, ips, "images/s", p);
+	char *ps = host_params(p);
+	bench_metric(ctx, "host.decode.images_per_s", -1, ips, "images/s", ps);
 	if (g->count > 0)
-		host_metric(ctx, "host.decode.images_per_s_per_gpu", -1, ips / g->count, "images/s", p);
+		bench_metric(ctx, "host.decode.images_per_s_per_gpu", -1, ips / g->count, "images/s", ps);
+	free(ps);
 	bench_log(ctx, "jpeg decode: %ld images in %.2f s on %d threads: %.0f images/s", total, t1 - t0, n, ips);
 	json_decref(p);
 	return BENCH_OK;
@@ -922,7 +925,9 @@ static int host_staging(struct bench_ctx *ctx, hwloc_topology_t topo, const stru
 				node && bound ? (int)node->os_index : -1, "seconds", best);
 	if (!pinned)
 		json_object_set_new(prm, "pinned_reason", json_string(why));
-	host_metric(ctx, "host.staging.shm.gbps", -1, (double)bytes / best / 1e9, "GB/s", prm);
+	char *ps = host_params(prm);
+	bench_metric(ctx, "host.staging.shm.gbps", -1, (double)bytes / best / 1e9, "GB/s", ps);
+	free(ps);
 	json_decref(prm);
 	rc = BENCH_OK;
 out:
@@ -972,10 +977,22 @@ static int host_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return rc;
 }
 
+/* What each metric is (benches/bench.h): all throughputs, ranked per dollar. */
+static const struct metric_info host_metrics[] = {
+	{ "host.membw.copy.gbps", "GB/s", "host memory copy", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "host.membw.triad.gbps", "GB/s", "host memory triad", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "host.decode.images_per_s", "images/s", "JPEG decode", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "host.decode.images_per_s_per_gpu", "images/s", "JPEG decode per GPU", METRIC_RANKABLE | METRIC_PER_GPU,
+	  METRIC_PEAK_NONE },
+	{ "host.staging.shm.gbps", "GB/s", "/dev/shm staging", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct bench bench_host = {
 	.name = "host",
 	.summary = "can the host feed its gpus: numa memory bandwidth, jpeg decode, /dev/shm staging",
 	.flags = 0,
 	.deadline_s = host_deadline,
 	.run = host_run,
+	.metrics = host_metrics,
 };

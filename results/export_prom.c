@@ -16,7 +16,7 @@
 #include "results/export_prom.h"
 #include "results/export.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <math.h>

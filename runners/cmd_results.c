@@ -3,7 +3,7 @@
  */
 #include "runners/cli.h"
 #include "runners/summary.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/export.h"
 #include "results/store.h"
 

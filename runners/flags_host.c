@@ -9,7 +9,7 @@
  * DGX A100 (8x A100 80GB)", pytorch-20.12 container).  Another model's rate
  * is estimated from that figure scaled by the smaller of its dense FP16
  * tensor peak ratio and its memory bandwidth ratio to the A100 80GB
- * (pricing/gpus.c), since the job is bound by one or the other:
+ * (common/gpus.c), since the job is bound by one or the other:
  *
  *   need_ips(model) = 1997 x min(fp16_peak / 312, mem_bw / 2039)
  *
@@ -24,8 +24,8 @@
  * no resize, no normalisation), so a host flagged here is starved for sure.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 
 #include <stdio.h>
 #include <string.h>

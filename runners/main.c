@@ -2,7 +2,7 @@
  * main.c - the gpuvet command: global options and the subcommand table.
  */
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
 
 #include <getopt.h>

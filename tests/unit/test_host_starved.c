@@ -6,8 +6,8 @@
  * synthetic, one number away from each edge.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
