@@ -17,6 +17,7 @@ extern const struct bench bench_nvme;
 extern const struct bench bench_objstore;
 extern const struct bench bench_ingest;
 extern const struct bench bench_soak;
+extern const struct bench bench_host;
 extern const struct bench bench_null;
 
 const struct bench *const bench_registry[] = {
@@ -26,6 +27,7 @@ const struct bench *const bench_registry[] = {
 	&bench_nvme,
 	&bench_objstore,
 	&bench_ingest,
+	&bench_host,
 	&bench_soak,
 	&bench_null,
 	NULL,
