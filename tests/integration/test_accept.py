@@ -143,9 +143,11 @@ def test_cpu_only_run_with_accept_exits_3(gpuvet):
 
 MALFORMED = [
     ("rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "'min' must be a number"),
-    ("name: x\nrules:\n  - metric: a.b\n    minimum: 3\n", 4, "unknown rule key 'minimum'"),
+    ("name: x\nrules:\n  - metric: gemm.bf16.tflops\n    minimum: 3\n", 4, "unknown rule key 'minimum'"),
     ("reject_flags:\n  - XID\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'"),
     ("rules: [\n", 2, ""),
+    # the example: a typo used to exit 3 (cannot measure), which cloud-init turns into a power-off
+    ("name: mine\nrules:\n  - metric: gemm.bf16.tflop\n    min: 500\n", 3, "unknown metric 'gemm.bf16.tflop'"),
 ]
 
 
