@@ -52,6 +52,9 @@ struct pctx {
 	size_t errlen;
 };
 
+/* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
+#define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (README, Benches and metrics)"
+
 static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -179,6 +182,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 						return perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
 					if (!scalar(e) || !metric_name_ok(scalar(e)))
 						return perr(c, e, "not a metric name (dotted, lowercase)");
+					if (!metric_info_find(scalar(e)))
+						return perr(c, e, UNKNOWN_METRIC, scalar(e));
 					r->metrics[r->nmetrics++] = gv_strdup(scalar(e));
 				}
 				if (!r->nmetrics)
@@ -186,6 +191,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 			} else {
 				if (!scalar(v) || !metric_name_ok(scalar(v)))
 					return perr(c, v, "not a metric name (dotted, lowercase)");
+				if (!metric_info_find(scalar(v)))
+					return perr(c, v, UNKNOWN_METRIC, scalar(v));
 				r->metrics[r->nmetrics++] = gv_strdup(scalar(v));
 			}
 		} else if (!strcmp(key, "gpu")) {
