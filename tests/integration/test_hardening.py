@@ -1,0 +1,162 @@
+"""Issue #16: nothing left behind, nothing forged, nothing sent where it
+should not go.  Each test names the numbered item it covers; each failed on
+the main branch of 2026-11-22 (cfb137a)."""
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import gpuvet_bin
+
+NULL = {"GPUVET_TEST_BENCHES": "1"}
+
+
+def marked_pids(marker):
+    """Processes whose environment holds marker (every descendant inherits it)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    if stat_fields(pid)[0] != "Z":
+                        found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def stat_fields(pid):
+    """state, ppid, pgrp, session, ... of /proc/PID/stat."""
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+
+
+def wait_gone(marker, seconds=5.0):
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        left = marked_pids(marker)
+        if not left:
+            return []
+        time.sleep(0.05)
+    return marked_pids(marker)
+
+
+def start_run(gpuvet, args, extra_env):
+    marker = str(uuid.uuid4())
+    env = dict(gpuvet.env, GPUVET_TEST_MARKER=marker, **extra_env)
+    p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "-q", *args], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p, marker
+
+
+def wait_for(cond, seconds=20.0):
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def tree_env(workdir, **extra):
+    env = dict(NULL, GPUVET_NULL_MODE="tree", GPUVET_NULL_WORKDIR=str(workdir))
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def has_fio():
+    return any(os.access(os.path.join(d, "fio"), os.X_OK)
+               for d in os.environ.get("PATH", "").split(":") if d)
+
+
+def integrity_ok(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        con.close()
+
+
+# ---- 1. nothing a bench starts outlives a stop or a deadline ----
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_1_detached_bench_processes_die_with_a_stop(gpuvet, tmp_path, sig):
+    p, marker = start_run(gpuvet, ["--bench", "null"], tree_env(tmp_path))
+    # gpuvet, the keeper, the bench, its child and the detached grandchild
+    assert wait_for(lambda: len(marked_pids(marker)) >= 5), marked_pids(marker)
+    p.send_signal(sig)
+    assert p.wait(timeout=20) == 2
+    assert wait_gone(marker) == []
+    assert [x.name for x in tmp_path.iterdir() if x.name.startswith("gpuvet-")] == []
+
+
+def test_1_detached_bench_processes_die_at_the_deadline(gpuvet, tmp_path):
+    p, marker = start_run(gpuvet, ["--bench", "null"], tree_env(tmp_path, GPUVET_NULL_DEADLINE=2))
+    assert p.wait(timeout=30) == 0
+    assert wait_gone(marker, 1.0) == []  # gone before gpuvet exits, not eventually
+    assert [x.name for x in tmp_path.iterdir() if x.name.startswith("gpuvet-")] == []
+
+
+@pytest.mark.skipif(not has_fio(), reason="fio not installed (Debian package fio)")
+def test_1_fio_job_processes_die_with_a_stop(gpuvet, tmp_path):
+    d = tmp_path / "nvme"
+    d.mkdir()
+    p, marker = start_run(gpuvet, ["--bench", "nvme", "--nvme-dir", str(d)], {})
+
+    def fio_jobs():
+        n = 0
+        for pid in marked_pids(marker):
+            try:
+                n += open(f"/proc/{pid}/comm").read().strip() == "fio"
+            except OSError:
+                pass
+        return n >= 3  # fio and its job processes (own sessions)
+    assert wait_for(fio_jobs, 30)
+    p.send_signal(signal.SIGTERM)
+    assert p.wait(timeout=20) == 2
+    assert wait_gone(marker) == []
+    assert list(d.iterdir()) == []
+
+
+# ---- 2. work files are removed however the bench ends ----
+
+def test_2_kill_9_of_gpuvet_removes_the_work_directory(gpuvet, tmp_path):
+    p, marker = start_run(gpuvet, ["--bench", "null"], tree_env(tmp_path))
+    assert wait_for(lambda: any(tmp_path.glob("gpuvet-null-*/work.dat")))
+    p.kill()
+    p.wait(timeout=10)
+    assert wait_gone(marker) == []
+    assert list(tmp_path.glob("gpuvet-*")) == []
+
+
+@pytest.mark.skipif(not has_fio(), reason="fio not installed (Debian package fio)")
+def test_2_kill_9_during_fio_removes_its_files(gpuvet, tmp_path):
+    d = tmp_path / "nvme"
+    d.mkdir()
+    p, marker = start_run(gpuvet, ["--bench", "nvme", "--nvme-dir", str(d)], {})
+    assert wait_for(lambda: any(d.glob("gpuvet-fio-*/*.dat")), 30)
+    p.kill()
+    p.wait(timeout=10)
+    assert wait_gone(marker) == []
+    assert list(d.iterdir()) == []
+
+
+def test_2_kill_9_of_the_bench_process_removes_the_work_directory(gpuvet, tmp_path):
+    p, marker = start_run(gpuvet, ["--bench", "null"], tree_env(tmp_path))
+    assert wait_for(lambda: any(tmp_path.glob("gpuvet-null-*/work.dat")))
+    # the bench is the marked process with a child in a session of its own: kill it alone
+    time.sleep(0.2)
+    st = {q: stat_fields(q) for q in marked_pids(marker)}
+    bench = [q for q, f in st.items() if any(g[1] == str(q) and g[3] != f[3] for g in st.values())]
+    assert len(bench) == 1, st
+    bench = bench[0]
+    os.kill(bench, signal.SIGKILL)
+    assert p.wait(timeout=20) == 0
+    assert wait_gone(marker) == []
+    assert list(tmp_path.glob("gpuvet-*")) == []
