@@ -209,18 +209,15 @@ static const char *describe_open_failure(sqlite3 *db, int rc)
 	}
 }
 
-/* Recognises the file and migrates it.  Nothing is written to a foreign file. */
-static int check_and_migrate(struct store *s, int readonly)
+/* What the header says: tables, application_id, user_version, in one read transaction. */
+static int read_header(struct store *s, int *ntables, int *appid, int *version)
 {
-	int appid = 0, version = 0, ntables = 0;
 	sqlite3_stmt *st;
-
-	/* Reading the schema is the first access: a non-database fails here, untouched. */
 	int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
-			ntables = sqlite3_column_int(st, 0);
+			*ntables = sqlite3_column_int(st, 0);
 			rc = SQLITE_OK;
 		}
 		sqlite3_finalize(st);
@@ -234,10 +231,21 @@ static int check_and_migrate(struct store *s, int readonly)
 		set_err(s, "cannot read database '%s': %s", s->path, describe_open_failure(s->db, ext));
 		return STORE_ERR;
 	}
-	if (pragma_int(s, "PRAGMA application_id", &appid) || pragma_int(s, "PRAGMA user_version", &version))
+	if (pragma_int(s, "PRAGMA application_id", appid) || pragma_int(s, "PRAGMA user_version", version))
 		return sql_fail(s, "reading the schema version");
+	return STORE_OK;
+}
+
+/* STORE_OK when the header is a gpuvet store (or an empty file) this binary can open. */
+static int judge_header(struct store *s, int ntables, int appid, int version)
+{
 	if (appid != STORE_APP_ID && !(appid == 0 && ntables == 0 && version == 0)) {
 		set_err(s, "'%s' is not a gpuvet database", s->path);
+		return STORE_NOTGPUVET;
+	}
+	if (appid == STORE_APP_ID && version == 0 && ntables > 0) {
+		set_err(s, "database '%s' is marked as gpuvet's but has no schema version (%d tables): "
+			"not touching it", s->path, ntables);
 		return STORE_NOTGPUVET;
 	}
 	if (version > STORE_SCHEMA_VERSION) {
@@ -245,23 +253,35 @@ static int check_and_migrate(struct store *s, int readonly)
 			s->path, version, STORE_SCHEMA_VERSION);
 		return STORE_TOONEW;
 	}
-	if (readonly) {
-		if (version < STORE_SCHEMA_VERSION) {
-			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
-				s->path, version);
-			return STORE_ERR;
-		}
-		return STORE_OK;
+	return STORE_OK;
+}
+
+/*
+ * Runs one statement, retrying while another process holds the lock it
+ * needs: a change of journal mode does not wait through the busy handler.
+ */
+static int exec_retry(struct store *s, const char *sql)
+{
+	for (int waited = 0;; waited += 10) {
+		int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return STORE_OK;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited >= STORE_BUSY_MS)
+			return exec_sql(s, sql);
+		usleep(10000);
 	}
-	if (exec_sql(s, "PRAGMA journal_mode=WAL"))
+}
+
+/* Migrates under the write lock, re-reading the header there. */
+static int migrate(struct store *s)
+{
+	int ntables = 0, appid = 0, version = 0, rc;
+	if (exec_retry(s, "BEGIN IMMEDIATE"))
 		return STORE_ERR;
-	if (version == STORE_SCHEMA_VERSION)
-		return STORE_OK;
-	if (exec_sql(s, "BEGIN IMMEDIATE"))
-		return STORE_ERR;
-	/* re-read under the write lock: another process may have migrated meanwhile */
-	if (pragma_int(s, "PRAGMA user_version", &version))
+	/* another process may have migrated (or written something else) meanwhile */
+	if ((rc = read_header(s, &ntables, &appid, &version)) || (rc = judge_header(s, ntables, appid, version)))
 		goto fail;
+	rc = STORE_ERR;
 	for (int v = version; v < N_MIGRATIONS; v++) {
 		if (exec_sql(s, migrations[v]))
 			goto fail;
@@ -275,7 +295,82 @@ static int check_and_migrate(struct store *s, int readonly)
 	return STORE_OK;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return STORE_ERR;
+	return rc;
+}
+
+/*
+ * The cheap corruption check of every open: PRAGMA quick_check (b-tree
+ * structure, page and record format; not index contents).  Its cost on a
+ * store of many runs is in README.
+ */
+static int quick_check(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+		goto corrupt;
+	int rc = sqlite3_step(st);
+	const unsigned char *v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+	int ok = v && !strcmp((const char *)v, "ok");
+	char first[160] = "";
+	if (!ok && v) { /* one line: drop SQLite's banner, newlines become "; " */
+		const char *t = (const char *)v, *banner = "*** in database main ***\n";
+		if (!strncmp(t, banner, strlen(banner)))
+			t += strlen(banner);
+		size_t w = 0;
+		for (; *t && w + 3 < sizeof first; t++) {
+			if (*t == '\n') {
+				first[w++] = ';';
+				first[w++] = ' ';
+			} else if ((unsigned char)*t >= 0x20) {
+				first[w++] = *t;
+			}
+		}
+		first[w] = 0;
+	}
+	sqlite3_finalize(st);
+	if (ok)
+		return STORE_OK;
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return sql_fail(s, "checking the database");
+	set_err(s, "database '%s' is corrupt (%s): refusing to use it; restore a copy or start a new "
+		"one with --db", s->path, first[0] ? first : sqlite3_errmsg(s->db));
+	return STORE_CORRUPT;
+corrupt:
+	set_err(s, "database '%s' is corrupt (%s): refusing to use it; restore a copy or start a new "
+		"one with --db", s->path, sqlite3_errmsg(s->db));
+	return STORE_CORRUPT;
+}
+
+/*
+ * Recognises the file, checks it and migrates it.  Nothing is written to a
+ * foreign or corrupt file.  Two processes opening a new store at once both
+ * succeed: the header is read in one transaction, the migration re-reads it
+ * under the write lock, and the switch to WAL retries while the other holds
+ * a lock.
+ */
+static int check_and_migrate(struct store *s, int readonly)
+{
+	int appid = 0, version = 0, ntables = 0, rc;
+	/* Reading the schema is the first access: a non-database fails here, untouched. */
+	if (exec_retry(s, "BEGIN"))
+		return STORE_ERR;
+	rc = read_header(s, &ntables, &appid, &version);
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc || (rc = judge_header(s, ntables, appid, version)))
+		return rc;
+	if (ntables > 0 && (rc = quick_check(s)))
+		return rc;
+	if (readonly) {
+		if (version < STORE_SCHEMA_VERSION) {
+			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
+				s->path, version);
+			return STORE_ERR;
+		}
+		return STORE_OK;
+	}
+	if (version < STORE_SCHEMA_VERSION && (rc = migrate(s)))
+		return rc;
+	return exec_retry(s, "PRAGMA journal_mode=WAL");
 }
 
 static int open_common(const char *path, struct store **out, int readonly)

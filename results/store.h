@@ -28,6 +28,7 @@ enum store_rc {
 	STORE_TOONEW = 3,     /* schema newer than this binary */
 	STORE_NOTFOUND = 4,   /* no such run */
 	STORE_DUP = 5,        /* run UUID already present (import/merge) */
+	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
 #define STORE_SCHEMA_VERSION 1
