@@ -5,6 +5,7 @@
 #include "runners/summary.h"
 #include "runners/util.h"
 #include "results/export.h"
+#include "results/ident.h"
 #include "results/store.h"
 
 #include <csv.h>
@@ -37,6 +38,19 @@ static const char *js(const json_t *o, const char *k, const char *dflt)
 {
 	const char *v = json_string_value(json_object_get(o, k));
 	return v ? v : dflt;
+}
+
+/* As js, made safe for a terminal (round-robin buffers: several in one printf). */
+static const char *jp(const json_t *o, const char *k, const char *dflt)
+{
+	static char bufs[10][512];
+	static unsigned next;
+	const char *v = json_string_value(json_object_get(o, k));
+	if (!v)
+		return dflt;
+	char *b = bufs[next++ % 10];
+	ident_escape(v, b, sizeof bufs[0]);
+	return b;
 }
 
 static int cmd_list(struct store *s, int as_json)
@@ -78,10 +92,10 @@ static int cmd_list(struct store *s, int as_json)
 		} else {
 			char gpus[48];
 			snprintf(gpus, sizeof gpus, "%lld %s", (long long)json_integer_value(json_object_get(run, "gpu_count")),
-				 js(run, "gpu_model", ""));
+				 jp(run, "gpu_model", ""));
 			printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n",
-			       (long long)ids[i], js(run, "uuid", "?"), js(run, "started_at", "?"), js(run, "status", "?"),
-			       js(run, "profile", "?"), js(run, "provider", "unknown"), js(run, "instance_type", "-"), gpus,
+			       (long long)ids[i], jp(run, "uuid", "?"), jp(run, "started_at", "?"), jp(run, "status", "?"),
+			       jp(run, "profile", "?"), jp(run, "provider", "unknown"), jp(run, "instance_type", "-"), gpus,
 			       ok, total);
 		}
 		json_decref(fp);
@@ -129,19 +143,36 @@ static int cmd_show(struct store *s, const char *id, int text)
 
 /* ---- export ---- */
 
-static void csv_field(FILE *f, const char *v, int last)
+static void csv_cell(FILE *f, const char *s, int last)
 {
-	const char *s = v ? v : "";
 	csv_fwrite(f, s, strlen(s));
 	fputc(last ? '\n' : ',', f);
 }
 
+/*
+ * A text cell.  One a spreadsheet would read as a formula (= + - @, tab,
+ * CR first: names from --sku or an imported file) gets a leading single
+ * quote, as OWASP recommends against CSV injection.
+ */
+static void csv_field(FILE *f, const char *v, int last)
+{
+	const char *s = v ? v : "";
+	if (ident_csv_formula(s)) {
+		char *q = gv_asprintf("'%s", s);
+		csv_cell(f, q, last);
+		free(q);
+		return;
+	}
+	csv_cell(f, s, last);
+}
+
+/* A number cell: never neutralised (-1 is the instance-level gpu). */
 static void csv_num(FILE *f, const json_t *v, int last)
 {
 	char buf[64] = "";
 	if (json_is_number(v))
 		snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
-	csv_field(f, buf, last);
+	csv_cell(f, buf, last);
 }
 
 int export_csv(struct store *s, const int64_t *ids, size_t n, FILE *out)

@@ -158,6 +158,10 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("run", "unknown profile '%s' (quick, standard or full)", a.profile);
 	if (a.cfg.nvme_allow_destructive && !a.cfg.nvme_device)
 		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");
+	if ((rc = gv_check_identity("run", "--provider", a.inv.provider)) ||
+	    (rc = gv_check_identity("run", "--sku", a.inv.sku)) ||
+	    (rc = gv_check_identity("run", "--region", a.inv.region)))
+		return rc;
 	a.cfg.verbose = gv_verbose;
 	const char *nm = getenv("GPUVET_NO_METADATA");
 	a.inv.no_metadata = nm && !strcmp(nm, "1");

@@ -228,3 +228,108 @@ def test_15_marked_store_without_version_is_refused_clearly(gpuvet):
     assert "marked as gpuvet's but has no schema version" in p.stderr, p.stderr
     assert "already exists" not in p.stderr
     assert sha(gpuvet.db) == before
+
+
+# ---- 3. Prometheus lines cannot be forged through stored names ----
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def import_fixture(gpuvet, tmp_path, case="clean", **run):
+    import json
+    fp = json.loads((FIXTURES / "flags" / f"{case}.json").read_text())
+    fp["run"].update(uuid=str(uuid.uuid4()), **run)
+    p = tmp_path / f"{fp['run']['uuid']}.json"
+    p.write_text(json.dumps(fp))
+    gpuvet("results", "import", p, check=0)
+    return fp
+
+
+def test_3_prometheus_names_and_help_cannot_forge_series(gpuvet, tmp_path):
+    import_fixture(gpuvet, tmp_path, hostname="h1")
+    con = sqlite3.connect(gpuvet.db)
+    # as a merged store or one written by an older gpuvet may hold them
+    evil = 'x.y\ngpuvet_accepted{host="h1",policy="forged"} 1\n# '
+    con.execute("UPDATE metrics SET name=? WHERE id=(SELECT min(id) FROM metrics WHERE gpu=-1)", (evil,))
+    con.execute("UPDATE metrics SET unit=? WHERE id=(SELECT max(id) FROM metrics WHERE gpu=-1)",
+                ('GB/s\ngpuvet_accepted{host="h1",policy="unit"} 1',))
+    con.execute("INSERT INTO metrics (run_id, bench, name, gpu, value, unit) VALUES (1, 'x', 'accepted', -1, 1, '')")
+    con.execute("INSERT INTO metrics (run_id, bench, name, gpu, value, unit) "
+                "VALUES (1, 'x', CAST(X'6e2e6ff02e' AS TEXT), -1, 1, CAST(X'ff0a41' AS TEXT))")
+    con.execute("UPDATE runs SET region=CAST(X'75732d0a2dff' AS TEXT)")
+    con.commit()
+    con.close()
+    out = gpuvet("results", "export", "--format", "prometheus", check=0).stdout
+    import re
+    series = "\n".join(l for l in out.splitlines() if not l.startswith("#"))
+    assert 'policy="forged"' not in series and 'policy="unit"' not in series
+    for line in out.splitlines():
+        assert not line.startswith("gpuvet_accepted"), line
+        if not line.startswith("#"):
+            assert re.fullmatch(r'gpuvet_[a-z0-9_]*\{(?:[a-z_]+="(?:[^"\\\n]|\\.)*",?)*\} \S+', line), line
+        else:
+            assert line.startswith(("# HELP gpuvet_", "# TYPE gpuvet_")), line
+    out.encode("utf-8")  # valid UTF-8 throughout (an invalid byte became U+FFFD)
+    import shutil
+    if shutil.which("promtool"):
+        p = subprocess.run(["promtool", "check", "metrics"], input=out, capture_output=True, text=True,
+                           timeout=60)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+
+# ---- 4. CSV cells are never formulas ----
+
+def test_4_csv_formula_cells_are_neutralised(gpuvet, tmp_path):
+    import csv
+    import io
+    gpuvet("run", "--bench", "null", "-q", "--provider", "@SUM(1)", "--sku", "=cmd|' /C calc'!A0",
+           "--region", "+SUM(1)", env=NULL, check=0)
+    import_fixture(gpuvet, tmp_path, instance_type='=HYPERLINK("http://x","y")', region="-1+1",
+                   provider="\tx")
+    out = gpuvet("results", "export", "--format", "csv", check=0).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows
+    seen = set()
+    for r in rows:
+        for k in ("provider", "instance_type", "region", "metric", "unit", "params", "bench"):
+            v = r[k]
+            assert not v or v[0] not in "=+-@\t\r", (k, v)
+        seen |= {r["instance_type"], r["region"], r["provider"]}
+    assert {"'=cmd|' /C calc'!A0", "'+SUM(1)", "'@SUM(1)", "'=HYPERLINK(\"http://x\",\"y\")", "'-1+1"} <= seen
+    assert any(r["gpu"] == "-1" for r in rows)  # numbers stay numbers
+
+
+# ---- 6. run, inventory and import accept the same identities ----
+
+@pytest.mark.parametrize("bad,why", [("red\x1b[31m", "holds a control character"),
+                                     (b"p5\xff".decode("latin-1"), None),
+                                     ("x" * 129, "is longer than 128 bytes"),
+                                     ("a\u202eb", "holds a bidirectional override")])
+def test_6_run_and_inventory_refuse_the_same_identities(gpuvet, tmp_path, bad, why):
+    if why is None:  # invalid UTF-8 on the command line
+        arg = b"p5\xff"
+        why = "is not valid utf-8"
+    else:
+        arg = bad.encode()
+    for cmd in (["run", "--bench", "null"], ["inventory"]):
+        p = subprocess.run([gpuvet_bin().encode(), b"--db", gpuvet.db.encode(),
+                            *[c.encode() for c in cmd], b"--sku", arg], env=dict(gpuvet.env, **NULL),
+                           capture_output=True, timeout=60)
+        err = p.stderr.decode("utf-8")  # the message itself is valid UTF-8 ...
+        assert p.returncode == 2, (cmd, err)
+        assert why in err, err
+        assert "\x1b" not in err and err.count("\n") == 1, err  # ... and escaped
+    assert not os.path.exists(gpuvet.db) or sqlite3.connect(gpuvet.db).execute(
+        "SELECT count(*) FROM runs").fetchone()[0] == 0
+
+
+def test_6_stored_escapes_are_printed_escaped(gpuvet):
+    gpuvet("run", "--bench", "null", "-q", "--sku", "p5.48xlarge", env=NULL, check=0)
+    con = sqlite3.connect(gpuvet.db)
+    con.execute("UPDATE runs SET instance_type=?, provider=?", ("\x1b]0;pwned\x07x", "a\x1b[2Jb"))
+    con.commit()
+    con.close()
+    for args in (["results", "list"], ["results", "show", "--text"]):
+        out = gpuvet(*args, check=0).stdout
+        assert "\x1b" not in out and "\x07" not in out, out
+        assert "\\e]0;pwned\\x07x" in out, out
