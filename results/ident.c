@@ -67,7 +67,7 @@ const char *ident_check(const char *s)
 		return "is empty";
 	size_t n = strlen(s);
 	if (n > IDENT_MAX)
-		return "is longer than 128 bytes";
+		return "is longer than 256 bytes";
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#define IDENT_MAX 128
+#define IDENT_MAX 256
 
 /* NULL when s is a valid identity, else what is wrong ("holds a control character"). */
 const char *ident_check(const char *s);

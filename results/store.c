@@ -7,6 +7,7 @@
  * or is newer than this binary.
  */
 #include "results/store.h"
+#include "results/fp_check.h"
 #include "runners/util.h"
 
 #include <errno.h>
@@ -1138,6 +1139,24 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 	return STORE_OK;
 }
 
+/*
+ * A run copied while it was still running (a merge during the run) or cut
+ * short is replaced by a later complete copy of the same run, so the empty
+ * copy does not stay forever.  Inside the import's transaction.
+ */
+static int replace_partial_copy(struct store *s, const json_t *fp)
+{
+	const json_t *run = json_object_get(fp, "run");
+	const char *status = jstr(run, "status"), *uuid = jstr(run, "uuid");
+	if (!status || !uuid || strcmp(status, "complete"))
+		return STORE_OK;
+	sqlite3_stmt *st;
+	if (prepare(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
+		return STORE_ERR;
+	bind_text(st, 1, uuid);
+	return step_done(s, st, "replacing an incomplete copy of the run");
+}
+
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 {
 	const char *schema = jstr(fp, "schema");
@@ -1145,14 +1164,14 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 		set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
 		return STORE_ERR;
 	}
-	if (!json_is_object(json_object_get(fp, "run"))) {
-		set_err(s, "fingerprint: run missing");
+	if (fp_check(fp, s->err, sizeof s->err))
 		return STORE_ERR;
-	}
 	int64_t id;
 	if (exec_sql(s, "BEGIN IMMEDIATE"))
 		return STORE_ERR;
-	int rc = import_body(s, fp, &id);
+	int rc = replace_partial_copy(s, fp);
+	if (rc == STORE_OK)
+		rc = import_body(s, fp, &id);
 	if (rc == STORE_OK && exec_sql(s, "COMMIT"))
 		rc = STORE_ERR;
 	if (rc != STORE_OK) {

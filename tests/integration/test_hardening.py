@@ -285,7 +285,7 @@ def test_4_csv_formula_cells_are_neutralised(gpuvet, tmp_path):
     gpuvet("run", "--bench", "null", "-q", "--provider", "@SUM(1)", "--sku", "=cmd|' /C calc'!A0",
            "--region", "+SUM(1)", env=NULL, check=0)
     import_fixture(gpuvet, tmp_path, instance_type='=HYPERLINK("http://x","y")', region="-1+1",
-                   provider="\tx")
+                   provider="-x")
     out = gpuvet("results", "export", "--format", "csv", check=0).stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows
@@ -303,7 +303,7 @@ def test_4_csv_formula_cells_are_neutralised(gpuvet, tmp_path):
 
 @pytest.mark.parametrize("bad,why", [("red\x1b[31m", "holds a control character"),
                                      (b"p5\xff".decode("latin-1"), None),
-                                     ("x" * 129, "is longer than 128 bytes"),
+                                     ("x" * 257, "is longer than 256 bytes"),
                                      ("a\u202eb", "holds a bidirectional override")])
 def test_6_run_and_inventory_refuse_the_same_identities(gpuvet, tmp_path, bad, why):
     if why is None:  # invalid UTF-8 on the command line
@@ -333,3 +333,75 @@ def test_6_stored_escapes_are_printed_escaped(gpuvet):
         out = gpuvet(*args, check=0).stdout
         assert "\x1b" not in out and "\x07" not in out, out
         assert "\\e]0;pwned\\x07x" in out, out
+
+
+# ---- 12. imports follow the fingerprint schema ----
+
+def good_fp():
+    import json
+    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    return fp
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda fp: fp["run"].update(status="pwned"), "run.status"),
+    (lambda fp: fp.update(benches="notalist"), "benches is not a list"),
+    (lambda fp: fp.update(metrics={"a": 1}), "metrics is not a list"),
+    (lambda fp: fp["run"].update(started_at="yesterday"), "run.started_at"),
+    (lambda fp: fp["run"].update(started_at="2026-02-30T00:00:00Z"), "run.started_at"),
+    (lambda fp: fp["run"].update(finished_at="tomorrow"), "run.finished_at"),
+    (lambda fp: fp["run"].update(gpu_count=-5), "run.gpu_count"),
+    (lambda fp: fp["run"].update(gpu_count=1.5), "run.gpu_count"),
+    (lambda fp: fp["inventory"]["gpus"][0].update(index=10 ** 12), "inventory.gpus[0].index"),
+    (lambda fp: fp["metrics"][0].update(gpu=10 ** 12), "metrics[0].gpu"),
+    (lambda fp: fp["run"].update(instance_type="p5\x1b[2J"), "run.instance_type"),
+    (lambda fp: fp["run"].update(provider="x" * 300), "run.provider"),
+    (lambda fp: fp["metrics"][0].update(name="a\nb"), "metrics[0].name"),
+    (lambda fp: fp["flags"].append({"code": "X\x07", "severity": "info"}), "flags[0].code"),
+])
+def test_12_imports_are_checked_against_the_schema(gpuvet, tmp_path, change, needle):
+    import json
+    gpuvet("run", "--bench", "null", "-q", env=NULL, check=0)
+    before = sha(gpuvet.db)
+    fp = good_fp()
+    assert fp["inventory"]["gpus"] and fp["metrics"] and not fp["flags"]
+    change(fp)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(fp))
+    p = gpuvet("results", "import", str(path))
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert needle in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    assert "\x1b" not in p.stderr and "\x07" not in p.stderr
+    assert len(gpuvet.json("results", "list", "--json")) == 1
+    del before  # the store may be checkpointed; what counts is that nothing was added
+
+
+def test_12_a_good_import_still_passes(gpuvet, tmp_path):
+    import json
+    fp = good_fp()
+    fp["run"]["status"] = "running"  # a snapshot of a live run: stored as incomplete
+    path = tmp_path / "ok.json"
+    path.write_text(json.dumps(fp))
+    gpuvet("results", "import", str(path), check=0)
+    assert gpuvet.json("results", "list", "--json")[0]["status"] == "incomplete"
+
+
+# ---- 11. a copy merged while the run was live is replaced by the finished run ----
+
+def test_11_merge_during_a_run_is_completed_by_a_later_merge(gpuvet, tmp_path):
+    src = tmp_path / "src.db"
+    env = dict(gpuvet.env, GPUVET_TEST_BENCHES="1", GPUVET_NULL_MODE="slow", GPUVET_NULL_SECONDS="3")
+    p = subprocess.Popen([gpuvet_bin(), "--db", str(src), "run", "--bench", "null", "-q"], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_for(lambda: src.exists() and sqlite3.connect(src).execute(
+        "SELECT count(*) FROM runs").fetchone()[0] == 1)
+    gpuvet("results", "merge", str(src), check=0)
+    live = gpuvet.json("results", "list", "--json")
+    assert len(live) == 1 and live[0]["status"] == "incomplete" and live[0]["benches"] == 0
+    assert p.wait(timeout=60) == 0
+    out = gpuvet("results", "merge", str(src), check=0).stdout
+    runs = gpuvet.json("results", "list", "--json")
+    assert len(runs) == 1, out
+    assert runs[0]["status"] == "complete" and runs[0]["benches"] == 1, runs
+    assert runs[0]["uuid"] == live[0]["uuid"]
