@@ -3,6 +3,7 @@
  * validation, --help and the echo of the configuration), then the harness.
  */
 #include "runners/cli.h"
+#include "runners/policy.h"
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/summary.h"
@@ -170,6 +171,19 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	const struct bench **sel = a.bench ? run_parse_selection(a.bench, err, sizeof err) : run_default_selection();
 	if (!sel)
 		return gv_usage_error("run", "%s", err);
+
+	if (a.accept) { /* a policy that cannot be read is said before any bench runs */
+		struct policy *pol;
+		char perr[512];
+		int prc = policy_load(a.accept_policy, &pol, perr, sizeof perr);
+		if (prc) {
+			gv_err(prc == -2 ? "cannot read policy '%s': %s" : "policy '%s': %s",
+			       a.accept_policy ? a.accept_policy : "built-in", perr);
+			free(sel);
+			return GV_EXIT_USAGE;
+		}
+		policy_free(pol);
+	}
 
 	struct store *s;
 	const char *db = gv_db_path(g);
