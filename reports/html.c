@@ -1,5 +1,6 @@
 /* html.c - the self-contained HTML report; see html.h */
 #include "reports/html.h"
+#include "reports/tmpguard.h"
 #include "reports/html_escape.h"
 #include "reports/report_assets.h"
 #include "reports/sha256.h"
@@ -2140,11 +2141,13 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 		free(tmp);
 		return -1;
 	}
+	tmpguard_set(tmp); /* a stop while writing leaves no .tmp behind */
 	f = fdopen(fd, "w");
 	if (!f) {
 		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
+		tmpguard_clear();
 		free(tmp);
 		return -1;
 	}
@@ -2171,6 +2174,7 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 	}
 	if (rc)
 		unlink(tmp);
+	tmpguard_clear();
 	free(tmp);
 	return rc;
 }

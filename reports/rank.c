@@ -192,6 +192,7 @@ static int load_prices(struct ctx *c)
 		snprintf(c->err, c->errlen, "cannot read prices: %s", sqlite3_errmsg(c->db));
 		return -1;
 	}
+	char unrated[256] = ""; /* currencies already said to have no rate */
 	sqlite3_bind_text(st, 1, market, -1, SQLITE_STATIC);
 	if (c->o->region)
 		sqlite3_bind_text(st, 2, c->o->region, -1, SQLITE_STATIC);
@@ -201,7 +202,12 @@ static int load_prices(struct ctx *c)
 		const char *src = (const char *)sqlite3_column_text(st, 8);
 		double rate;
 		if (!cur || !unit || !src || fx_usd_per_unit(c->db, cur, &rate, NULL, 0) < 0) {
-			gv_debug("rank: no exchange rate for %s, price skipped", cur ? cur : "?");
+			if (!cur || !strstr(unrated, cur)) { /* once per currency, not once per price */
+				gv_debug("rank: no exchange rate for %s, its prices skipped", cur ? cur : "?");
+				size_t u = strlen(unrated);
+				if (cur)
+					snprintf(unrated + u, sizeof unrated - u, "%s ", cur);
+			}
 			continue;
 		}
 		double price = sqlite3_column_double(st, 5);

@@ -3,6 +3,7 @@
  * validation, --help and the echo of the configuration), then the harness.
  */
 #include "runners/cli.h"
+#include "benches/blockdev.h"
 #include "runners/policy.h"
 #include "runners/hooks.h"
 #include "runners/run.h"
@@ -10,7 +11,9 @@
 #include "runners/util.h"
 #include "results/store.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -139,6 +142,29 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/*
+ * A raw device is refused before any bench runs (exit 2): without
+ * --nvme-allow-destructive, when it is not a block device, when it is in use.
+ */
+static int check_nvme_device(const struct run_args *a)
+{
+	const char *dev = a->cfg.nvme_device;
+	struct stat st;
+	if (stat(dev, &st))
+		return gv_usage_error("run", "cannot use --nvme-device '%s': %s", dev, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return gv_usage_error("run", "--nvme-device '%s' is not a block device", dev);
+	if (!a->cfg.nvme_allow_destructive)
+		return gv_usage_error("run", "refusing to write to block device %s without "
+				      "--nvme-allow-destructive", dev);
+	char why[512];
+	if (blockdev_check_unused(dev, NULL, NULL, why, sizeof why)) {
+		gv_err("refusing to write to block device: %s", why);
+		return GV_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv, const struct gv_global *g)
 {
 	struct run_args a = { 0 };
@@ -159,6 +185,8 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("run", "unknown profile '%s' (quick, standard or full)", a.profile);
 	if (a.cfg.nvme_allow_destructive && !a.cfg.nvme_device)
 		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");
+	if (a.cfg.nvme_device && (rc = check_nvme_device(&a)))
+		return rc;
 	if ((rc = gv_check_identity("run", "--provider", a.inv.provider)) ||
 	    (rc = gv_check_identity("run", "--sku", a.inv.sku)) ||
 	    (rc = gv_check_identity("run", "--region", a.inv.region)))

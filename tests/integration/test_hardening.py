@@ -684,3 +684,39 @@ def test_14_server_ignoring_range_is_measured_whole(gpuvet, tmp_path):
         assert m["objstore.errors"]["value"] == 0
     finally:
         srv.shutdown()
+
+
+# ---- 15. the smaller ones ----
+
+def test_15_report_stopped_by_sigterm_leaves_no_tmp(gpuvet, tmp_path):
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import json
+    import synth_fingerprints
+    fps = synth_fingerprints.make_runs(20, soak_seconds=1200)
+    f = tmp_path / "runs.json"
+    f.write_text(json.dumps(fps))
+    gpuvet("results", "import", str(f), check=0, timeout=300)
+    out = tmp_path / "out"
+    out.mkdir()
+    stopped = 0
+    for _ in range(5):
+        p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "report", "-o", str(out / "r.html")],
+                             env=gpuvet.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if wait_for(lambda: any(out.glob("r.html.tmp.*")) or p.poll() is not None, 30) and \
+                p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            stopped += p.wait(timeout=30) == -signal.SIGTERM
+        else:
+            p.wait(timeout=60)
+        assert list(out.glob("*.tmp*")) == []
+        if stopped:
+            break
+    assert stopped, "the report always finished before the signal: the test did not test"
+
+
+def test_15_missing_exchange_rate_is_said_once(gpuvet):
+    # the shipped Alibaba prices are in CNY and gpuvet ships no CNY rate
+    p = gpuvet("-v", "rank", "--estimates")
+    n = p.stderr.count("no exchange rate for CNY")
+    assert n == 1, (n, p.stderr[:2000])
