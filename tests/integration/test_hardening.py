@@ -720,3 +720,39 @@ def test_15_missing_exchange_rate_is_said_once(gpuvet):
     p = gpuvet("-v", "rank", "--estimates")
     n = p.stderr.count("no exchange rate for CNY")
     assert n == 1, (n, p.stderr[:2000])
+
+
+# ---- the hunt as a habit: kill -9 at random points, 100 times ----
+
+def test_crash_loop_kill_9_at_random_points(gpuvet, tmp_path):
+    import random
+    rng = random.Random(16)
+    work = tmp_path / "work"
+    work.mkdir()
+    complete_before = 0
+    modes = ["ok", "tree", "slow", "ok"]
+    t_start = time.monotonic()
+    for i in range(100):
+        mode = modes[i % len(modes)]
+        marker = str(uuid.uuid4())
+        env = dict(gpuvet.env, GPUVET_TEST_BENCHES="1", GPUVET_NULL_MODE=mode, GPUVET_NULL_SECONDS="1",
+                   GPUVET_NULL_WORKDIR=str(work), GPUVET_TEST_MARKER=marker)
+        p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "-q", "--bench", "null,objstore"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.0, 0.35))
+        p.kill()
+        p.wait(timeout=10)
+        left = wait_gone(marker, 3.0)
+        assert left == [], (i, mode, left)
+        assert list(work.iterdir()) == [], (i, mode)
+        if os.path.exists(gpuvet.db):
+            con = sqlite3.connect(gpuvet.db)
+            try:
+                assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok", i
+                n = con.execute("SELECT count(*) FROM runs WHERE status='complete'").fetchone()[0]
+            finally:
+                con.close()
+            assert n >= complete_before, (i, n, complete_before)  # no committed run is lost
+            complete_before = n
+    assert complete_before > 0  # some runs finished between the kills: the kills hit all phases
+    assert time.monotonic() - t_start < 180
