@@ -60,7 +60,7 @@ APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-
              libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev
-PIP_TEST  := pytest moto[server] pyyaml
+PIP_TEST  := pytest moto[server] pyyaml kubernetes-validate
 
 .PHONY: all run test check deps deps-test fuzz fuzz-build clean install
 all: $(BUILD)/gpuvet
@@ -108,7 +108,7 @@ deps:
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto, yaml' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
+	@$(PYTHON) -c 'import pytest, moto, yaml, kubernetes_validate' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
 	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
 
 # ---- the README's two commands ----

@@ -20,7 +20,9 @@
  *   busbw = algbw * 2 (n - 1) / n              (n ranks)
  * busbw is what each rank's links carry in a ring all-reduce, comparable
  * with NVLink/PCIe/network bandwidth whatever n.  With one GPU the factor
- * is 0 and busbw is 0, as nccl-tests prints it; algbw is still reported.
+ * is 0: nccl-tests prints busbw 0, which users read as broken, so gpuvet
+ * reports no busbw at all (metric and curve absent, the reason in the
+ * bench's config echo and log); algbw is still reported.
  *
  * Correctness: every rank's send buffer holds (rank + 1) * (i % 7 + 1); after
  * the sweep the receive buffers hold the largest operation's result, which
@@ -33,6 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define AR_ONE_RANK "one gpu: an all-reduce over one rank moves no data between gpus (busbw factor 2(n-1)/n = 0)"
 
 #ifdef GPUVET_MPI
 #include <mpi.h>
@@ -238,7 +242,8 @@ static int ar_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struc
 		double alg = allreduce_algbw_gbps((double)sizes[i], sec);
 		double bus = allreduce_busbw_gbps((double)sizes[i], sec, a->nranks);
 		if (report) {
-			bench_sample(ctx, "allreduce.busbw.gbps", -1, (double)sizes[i], bus);
+			if (a->nranks > 1)   /* one rank moves nothing between GPUs: no busbw (below) */
+				bench_sample(ctx, "allreduce.busbw.gbps", -1, (double)sizes[i], bus);
 			bench_sample(ctx, "allreduce.algbw.gbps", -1, (double)sizes[i], alg);
 			bench_sample(ctx, "allreduce.time.us", -1, (double)sizes[i], sec * 1e6);
 			bench_progress(ctx, (double)(i + 1) / ns);
@@ -264,15 +269,17 @@ static int ar_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struc
 			 "\"iters\":%d,\"time_us\":%.6g,\"busbw_factor\":%.6g,\"checked\":1,\"mpi\":%d}",
 			 b, b / sizeof(float), a->nranks, last_iters, last_sec * 1e6, allreduce_busbw_factor(a->nranks),
 			 a->mpi);
-		bench_metric(ctx, "allreduce.busbw.gbps", -1, allreduce_busbw_gbps((double)b, last_sec, a->nranks),
-			     "GB/s", params);
+		if (a->nranks > 1)
+			bench_metric(ctx, "allreduce.busbw.gbps", -1,
+				     allreduce_busbw_gbps((double)b, last_sec, a->nranks), "GB/s", params);
+		else
+			bench_log(ctx, "allreduce.busbw.gbps not reported: %s", AR_ONE_RANK);
 		bench_metric(ctx, "allreduce.algbw.gbps", -1, allreduce_algbw_gbps((double)b, last_sec), "GB/s",
 			     params);
-		if (a->nranks == 1)
-			bench_log(ctx, "one gpu: busbw = algbw * 2(n-1)/n = 0, as nccl-tests reports; see algbw");
 		snprintf(params, sizeof params,
-			 "{\"profile\":\"%s\",\"ranks\":%d,\"max_bytes\":%zu,\"sizes\":%d,\"mpi\":%d}",
-			 bench_profile_name(cfg->profile), a->nranks, b, ns, a->mpi);
+			 "{\"profile\":\"%s\",\"ranks\":%d,\"max_bytes\":%zu,\"sizes\":%d,\"mpi\":%d%s%s%s}",
+			 bench_profile_name(cfg->profile), a->nranks, b, ns, a->mpi,
+			 a->nranks > 1 ? "" : ",\"busbw\":\"", a->nranks > 1 ? "" : AR_ONE_RANK, a->nranks > 1 ? "" : "\"");
 		bench_config_echo(ctx, params);
 	}
 	return 0;

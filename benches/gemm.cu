@@ -7,20 +7,28 @@
  *
  *  1. correctness: a 512^3 GEMM on every GPU, every element compared with
  *     an FP64 reference of the same inputs (gemm_tolerance() in gpu_math.c);
- *  2. square sizes of the profile, every GPU at once, the curve
- *     gemm.<dtype>.tflops vs m (samples, gpu -1);
+ *  2. square sizes of the profile, every GPU at once, short bursts: the
+ *     curve gemm.<dtype>.tflops vs m (samples, gpu -1);
  *  3. standard/full: an achievable-peak search over (m, n, k) shapes within a
- *     time budget, as mamf-finder does;
- *  4. the best shape measured again with the profile's repetitions on every
- *     GPU at once (gpu -1: the sum of the GPUs' TFLOP/s) and, with more
- *     than one GPU, on each GPU alone (gpu = index); its result checked on
- *     sampled elements against the FP64 reference.
+ *     time budget, as mamf-finder does (short bursts);
+ *  4. the headline, gemm.<dtype>.tflops: the largest square size measured up
+ *     to 8192 (the same shape in every profile), in the steady state of
+ *     benches/steady.h: warm until the power and clocks settle, then work
+ *     done / time over a fixed window (1 s quick, 2 s standard, 4 s full),
+ *     every GPU at once (gpu -1: the sum) and, with more than one GPU, each
+ *     GPU alone (gpu = index); the window's SM clock, power, cap,
+ *     temperature and clock-event reasons in the params; the result checked
+ *     on sampled elements against the FP64 reference;
+ *  5. standard/full, when the search found a better shape than the
+ *     headline's: gemm.<dtype>.best_shape.tflops, that shape in the steady
+ *     state, every GPU at once.
  *
- * Every measurement: random data generated on the device, the heuristic's
+ * Bursts (steps 2-3): random data generated on the device, the heuristic's
  * top algorithms each timed and the fastest kept, warm-up, then `reps`
  * GEMMs each between two CUDA events, enqueued behind a spin gate so host
- * launch overhead never falls inside a timed region; the median of the
- * reps is the time.  TFLOP/s = 2 m n k / median / 1e12.
+ * launch overhead never falls inside a timed region.  Steady state (4-5):
+ * batches of about 20 ms between CUDA events, six in flight per GPU.
+ * TFLOP/s = 2 m n k / seconds / 1e12.
  */
 #include "benches/gpu_common.cuh"
 
@@ -33,6 +41,7 @@
 #define GEMM_MAX_GPUS 64
 #define GEMM_CHECK_SIZE 512
 #define GEMM_CHECK_SAMPLES 4096
+#define GEMM_HEADLINE_MAX 8192   /* the headline shape: the largest square size measured up to this */
 
 struct gemm_meas {
 	struct gemm_shape sh;
@@ -90,24 +99,166 @@ static int gemm_measure(struct gv_gemm **g, int n, struct gemm_shape sh, int war
 	return 0;
 }
 
-static void gemm_params(char *buf, size_t len, const struct gemm_meas *m, int d, int reps, int warmup,
-			enum gemm_dtype dt, double max_err, int from_search)
+/* One dtype's state across its steps. */
+struct gemm_job {
+	struct bench_ctx *ctx;
+	const struct bench_config *cfg;
+	enum gemm_dtype dt;
+	const char *name;
+	char series[64];
+	int n, opened, top, from_search;
+	double free_bytes, worst, prog0, prog1;
+	struct gv_gate *gate;
+	struct gv_gerr *err;
+	struct bench_reps rp;
+	struct gv_gemm *gs, **g;
+	const struct gv_nvml *nv;
+	nvmlDevice_t nvdev[GEMM_MAX_GPUS];
+	int have_nv[GEMM_MAX_GPUS];
+	struct gemm_shape headline;    /* the largest square size measured, at most GEMM_HEADLINE_MAX */
+	struct gemm_meas burst[2];     /* scratch and best burst of the squares and the search */
+	struct gemm_meas *best;
+};
+
+static double progress(const struct gemm_job *j, double f)
 {
+	return j->prog0 + (j->prog1 - j->prog0) * f;
+}
+
+/* 1. a 512^3 product on every GPU, every element against FP64; BENCH_SKIP when cuBLASLt has no algorithm. */
+static int gemm_check_small(struct gemm_job *j)
+{
+	j->worst = 0;
+	for (int d = 0; d < j->n; d++) {
+		struct gemm_shape s = { GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, GEMM_CHECK_SIZE };
+		int r = gv_gemm_set_shape(j->g[d], s, 1, j->err);
+		if (r == 1) {
+			bench_log(j->ctx, "%s skipped: %s", j->name, j->err->text);
+			memset(j->err, 0, sizeof *j->err);
+			return BENCH_SKIP;
+		}
+		double e = 0;
+		if (r || gv_gemm_enqueue(j->g[d], j->err) || gv_gemm_check(j->g[d], 0, &e, j->err))
+			return BENCH_FAIL;
+		if (!(e <= gemm_tolerance(j->dt))) {
+			gv_gerr_set(j->err, "gemm %s result wrong on gpu %d: max error %.3g > tolerance %.3g (m=n=k=%d)",
+				    j->name, d, e, gemm_tolerance(j->dt), GEMM_CHECK_SIZE);
+			return BENCH_FAIL;
+		}
+		if (e > j->worst)
+			j->worst = e;
+	}
+	bench_log(j->ctx, "%s: %dx%dx%d matches the fp64 reference on %d gpu(s), max error %.3g", j->name,
+		  GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, j->n, j->worst);
+	return BENCH_OK;
+}
+
+/* Keeps cur as the best burst when it beats it. */
+static void keep_best(struct gemm_job *j, struct gemm_meas **cur)
+{
+	if ((*cur)->agg > j->best->agg) {
+		struct gemm_meas *t = j->best;
+		j->best = *cur;
+		*cur = t;
+	}
+}
+
+/* 2. square sizes, all GPUs at once, short bursts: the curve, and the headline size. */
+static int gemm_squares(struct gemm_job *j)
+{
+	int sizes[16], nsizes = gemm_square_sizes(j->cfg->profile, sizes, 16);
+	struct gemm_meas *cur = &j->burst[0];
+	j->best = &j->burst[1];
+	j->best->agg = -1;
+	for (int i = 0; i < nsizes; i++) {
+		struct gemm_shape s = { sizes[i], sizes[i], sizes[i] };
+		if (gemm_bytes(&s, gv_ab_size(j->dt), gv_d_size(j->dt)) > 0.45 * j->free_bytes) {
+			bench_log(j->ctx, "%s: %d^3 skipped: needs more than 45%% of free gpu memory", j->name, sizes[i]);
+			break;
+		}
+		if (gemm_measure(j->g, j->n, s, j->rp.warmup, j->rp.reps, j->top, j->gate, cur, j->err))
+			return -1;
+		bench_sample(j->ctx, j->series, -1, sizes[i], cur->agg);
+		bench_log(j->ctx, "%s %d^3: %.1f TFLOP/s on %d gpu(s) (burst)", j->name, sizes[i], cur->agg, j->n);
+		if (sizes[i] <= GEMM_HEADLINE_MAX)
+			j->headline = s;
+		double last_ms = cur->st[0].median;
+		keep_best(j, &cur);
+		bench_progress(j->ctx, progress(j, 0.3 * (i + 1) / nsizes));
+		/* a slow GPU (FP32 on a T4): the next size would take 8x as long */
+		double next_s = last_ms / 1e3 * 8 * (j->rp.warmup + j->rp.reps) * (j->top + 1);
+		if (i + 1 < nsizes && next_s > (j->cfg->profile == PROFILE_QUICK ? 8.0 : 60.0)) {
+			bench_log(j->ctx, "%s: larger sizes skipped (%.0f s expected)", j->name, next_s);
+			break;
+		}
+	}
+	if (j->best->agg < 0 || j->headline.m == 0) {
+		gv_gerr_set(j->err, "gemm %s: no size fits in free gpu memory", j->name);
+		return -1;
+	}
+	return 0;
+}
+
+/* 3. standard/full: the achievable-peak shape search (mamf-finder), short bursts. */
+static int gemm_search(struct gemm_job *j)
+{
+	double budget = gemm_search_budget_s(j->cfg->profile), t0 = bench_now();
+	int maxs = 1200, tried = 0, rc = -1;
+	struct gemm_meas *cur = j->best == &j->burst[0] ? &j->burst[1] : &j->burst[0];
+	struct gemm_shape *shapes = (struct gemm_shape *)gv_calloc((size_t)maxs, sizeof *shapes);
+	int ns = gemm_search_shapes(j->cfg->profile, shapes, maxs), reps = j->rp.reps / 2 > 3 ? j->rp.reps / 2 : 3;
+	for (int i = 0; i < ns && budget > 0 && bench_now() - t0 < budget; i++) {
+		if (gemm_bytes(&shapes[i], gv_ab_size(j->dt), gv_d_size(j->dt)) > 0.45 * j->free_bytes)
+			continue;
+		int r = gemm_measure(j->g, j->n, shapes[i], 1, reps, j->top, j->gate, cur, j->err);
+		if (r < 0)
+			goto out;
+		if (r == 1) {   /* no algorithm for this shape: try the next */
+			memset(j->err, 0, sizeof *j->err);
+			continue;
+		}
+		tried++;
+		struct gemm_meas *before = j->best;
+		keep_best(j, &cur);
+		if (j->best != before)
+			j->from_search = 1;
+		bench_progress(j->ctx, progress(j, 0.3 + 0.3 * (bench_now() - t0) / budget));
+	}
+	if (budget > 0)
+		bench_log(j->ctx, "%s: shape search tried %d shapes in %.1f s, best %dx%dx%d", j->name, tried,
+			  bench_now() - t0, j->best->sh.m, j->best->sh.n, j->best->sh.k);
+	rc = 0;
+out:
+	free(shapes);
+	return rc;
+}
+
+static void gemm_params(char *buf, size_t len, const struct gemm_job *j, struct gv_gemm *const *g,
+			const struct gv_steady_gpu *st, int nst, double agg)
+{
+	const struct gv_gemm *g0 = g[0];
 	int w = snprintf(buf, len,
-			 "{\"m\":%d,\"n\":%d,\"k\":%d,\"reps\":%d,\"warmup\":%d,\"spread\":%.6g,\"median_ms\":%.6g,"
-			 "\"min_ms\":%.6g,\"max_ms\":%.6g,\"algo_id\":%d,\"algos_tried\":%d,\"compute\":\"%s\","
-			 "\"layout\":\"%s\",\"max_err\":%.3g,\"tolerance\":%.3g,\"workspace_mib\":%u,"
-			 "\"from_search\":%d,\"concurrent\":%d",
-			 m->sh.m, m->sh.n, m->sh.k, reps, warmup, m->st[d].spread, m->st[d].median, m->st[d].min,
-			 m->st[d].max, m->algo_id[d], m->algos_tried[d],
-			 dt == GEMM_TF32 ? "32F_FAST_TF32" : "32F", dt == GEMM_FP8 ? "TN" : "NN", max_err,
-			 gemm_tolerance(dt), GV_GEMM_WORKSPACE >> 20, from_search, m->ngpu > 1 ? 1 : 0);
+			 "{\"m\":%d,\"n\":%d,\"k\":%d,\"batch_products\":%d,\"algo_id\":%d,\"algos_tried\":%d,"
+			 "\"compute\":\"%s\",\"layout\":\"%s\",\"max_err\":%.3g,\"tolerance\":%.3g,\"workspace_mib\":%u,"
+			 "\"from_search\":%d,\"concurrent\":%d,",
+			 g0->sh.m, g0->sh.n, g0->sh.k, st[0].batch, g0->algo_id, g0->algos_tried,
+			 j->dt == GEMM_TF32 ? "32F_FAST_TF32" : "32F", j->dt == GEMM_FP8 ? "TN" : "NN", j->worst,
+			 gemm_tolerance(j->dt), GV_GEMM_WORKSPACE >> 20, j->from_search, nst > 1 ? 1 : 0);
 	if (w < 0 || (size_t)w >= len)
 		return;
-	if (m->ngpu > 1) {
-		w += snprintf(buf + w, len - (size_t)w, ",\"gpus\":%d,\"per_gpu_tflops\":[", m->ngpu);
-		for (int i = 0; i < m->ngpu && (size_t)w < len; i++)
-			w += snprintf(buf + w, len - (size_t)w, "%s%.6g", i ? "," : "", m->tflops[i]);
+	/* the window of the slowest GPU: what holds the instance back */
+	int slow = 0;
+	for (int d = 1; d < nst; d++)
+		if (st[d].sum.rate < st[slow].sum.rate)
+			slow = d;
+	int r = steady_params(buf + w, len - (size_t)w, &st[slow].sum);
+	if (r < 0)
+		return;
+	w += r;
+	if (nst > 1) {
+		w += snprintf(buf + w, len - (size_t)w, ",\"gpus\":%d,\"sum_tflops\":%.6g,\"per_gpu_tflops\":[", nst, agg);
+		for (int i = 0; i < nst && (size_t)w < len; i++)
+			w += snprintf(buf + w, len - (size_t)w, "%s%.6g", i ? "," : "", st[i].sum.rate);
 		if ((size_t)w < len)
 			w += snprintf(buf + w, len - (size_t)w, "]");
 	}
@@ -115,171 +266,115 @@ static void gemm_params(char *buf, size_t len, const struct gemm_meas *m, int d,
 		snprintf(buf + w, len - (size_t)w, "}");
 }
 
-/* One dtype from correctness check to metrics; BENCH_OK, BENCH_FAIL, or BENCH_SKIP when unsupported. */
-static int gemm_dtype_run(struct bench_ctx *ctx, const struct bench_config *cfg, enum gemm_dtype dt, int n,
-			  double free_bytes, struct gv_gate *gate, struct gv_gerr *err, double prog0, double prog1)
+/*
+ * Steady-state TFLOP/s of shape sh on the GPUs g[0..n) at once (benches/steady.h);
+ * st[d].sum.rate per GPU, *agg their sum; the result checked on sampled elements.
+ */
+static int gemm_steady(struct gemm_job *j, struct gv_gemm **g, int n, struct gemm_shape sh, struct gv_steady_gpu *st,
+		       double *agg)
 {
-	struct gv_gemm *gs = (struct gv_gemm *)gv_calloc((size_t)n, sizeof *gs);
-	struct gv_gemm **g = (struct gv_gemm **)gv_calloc((size_t)n, sizeof *g);
-	struct gemm_meas *meas = (struct gemm_meas *)gv_calloc(2, sizeof *meas);
-	struct gemm_meas *cur = &meas[0], *best = &meas[1];
-	struct bench_reps rp = bench_reps_for(cfg->profile);
-	const char *name = gemm_dtype_name(dt);
-	char series[64], params[2048];
-	int sizes[16], nsizes, rc = BENCH_FAIL, opened = 0, top = cfg->profile == PROFILE_QUICK ? 4 : 8;
-	int from_search = 0;
-	double worst = 0;
-	struct gemm_shape bestsh = { 0, 0, 0 };
-	struct gemm_shape *shapes = NULL;
-
-	snprintf(series, sizeof series, "gemm.%s.tflops", name);
+	struct steady_cfg sc = steady_cfg_for(j->cfg->profile);
+	*agg = 0;
 	for (int d = 0; d < n; d++) {
-		g[d] = &gs[d];
-		opened = d + 1;   /* gv_gemm_close() copes with a half-opened one */
-		if (gv_gemm_open(g[d], d, dt, err))
-			goto out;
+		if (gv_gemm_set_shape(g[d], sh, j->top, j->err))
+			return -1;
+		memset(&st[d], 0, sizeof st[d]);
+		st[d].g = g[d];
+		st[d].have_nv = j->have_nv[g[d]->dev];
+		st[d].nv = j->nvdev[g[d]->dev];
 	}
-
-	/* 1. correctness on a small case, every element */
-	for (int d = 0; d < n; d++) {
-		struct gemm_shape s = { GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, GEMM_CHECK_SIZE };
-		int r = gv_gemm_set_shape(g[d], s, 1, err);
-		if (r == 1) {
-			bench_log(ctx, "%s skipped: %s", name, err->text);
-			memset(err, 0, sizeof *err);
-			rc = BENCH_SKIP;
-			goto out;
-		}
-		double e = 0;
-		if (r || gv_gemm_enqueue(g[d], err) || gv_gemm_check(g[d], 0, &e, err))
-			goto out;
-		if (!(e <= gemm_tolerance(dt))) {
-			gv_gerr_set(err, "gemm %s result wrong on gpu %d: max error %.3g > tolerance %.3g (m=n=k=%d)",
-				    name, d, e, gemm_tolerance(dt), GEMM_CHECK_SIZE);
-			goto out;
-		}
-		if (e > worst)
-			worst = e;
-	}
-	bench_log(ctx, "%s: %dx%dx%d matches the fp64 reference on %d gpu(s), max error %.3g", name,
-		  GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, GEMM_CHECK_SIZE, n, worst);
-
-	/* 2. square sizes, all GPUs at once */
-	nsizes = gemm_square_sizes(cfg->profile, sizes, 16);
-	best->agg = -1;
-	for (int i = 0; i < nsizes; i++) {
-		struct gemm_shape s = { sizes[i], sizes[i], sizes[i] };
-		if (gemm_bytes(&s, gv_ab_size(dt), gv_d_size(dt)) > 0.45 * free_bytes) {
-			bench_log(ctx, "%s: %d^3 skipped: needs more than 45%% of free gpu memory", name, sizes[i]);
-			break;
-		}
-		int r = gemm_measure(g, n, s, rp.warmup, rp.reps, top, gate, cur, err);
-		if (r)
-			goto out;
-		bench_sample(ctx, series, -1, sizes[i], cur->agg);
-		bench_log(ctx, "%s %d^3: %.1f TFLOP/s on %d gpu(s)", name, sizes[i], cur->agg, n);
-		double last_ms = cur->st[0].median;
-		if (cur->agg > best->agg) {
-			struct gemm_meas *t = best;
-			best = cur;
-			cur = t;
-		}
-		bench_progress(ctx, prog0 + (prog1 - prog0) * 0.5 * (i + 1) / nsizes);
-		/* a slow GPU (FP32 on a T4): the next size would take 8x as long */
-		double next_s = last_ms / 1e3 * 8 * (rp.warmup + rp.reps) * (top + 1);
-		if (i + 1 < nsizes && next_s > (cfg->profile == PROFILE_QUICK ? 8.0 : 60.0)) {
-			bench_log(ctx, "%s: larger sizes skipped (%.0f s expected)", name, next_s);
-			break;
-		}
-	}
-	if (best->agg < 0) {
-		gv_gerr_set(err, "gemm %s: no size fits in free gpu memory", name);
-		goto out;
-	}
-
-	/* 3. achievable-peak shape search */
-	{
-		double budget = gemm_search_budget_s(cfg->profile), t0 = bench_now();
-		int maxs = 1200;
-		shapes = (struct gemm_shape *)gv_calloc((size_t)maxs, sizeof *shapes);
-		int ns = gemm_search_shapes(cfg->profile, shapes, maxs), tried = 0;
-		for (int i = 0; i < ns && budget > 0 && bench_now() - t0 < budget; i++) {
-			if (gemm_bytes(&shapes[i], gv_ab_size(dt), gv_d_size(dt)) > 0.45 * free_bytes)
-				continue;
-			int r = gemm_measure(g, n, shapes[i], 1, rp.reps / 2 > 3 ? rp.reps / 2 : 3, top, gate, cur,
-					     err);
-			if (r < 0)
-				goto out;
-			if (r == 1) {   /* no algorithm for this shape: try the next */
-				memset(err, 0, sizeof *err);
-				continue;
-			}
-			tried++;
-			if (cur->agg > best->agg) {
-				struct gemm_meas *t = best;
-				best = cur;
-				cur = t;
-				from_search = 1;
-			}
-			bench_progress(ctx, prog0 + (prog1 - prog0) * (0.5 + 0.3 * (bench_now() - t0) / budget));
-		}
-		if (budget > 0)
-			bench_log(ctx, "%s: shape search tried %d shapes in %.1f s, best %dx%dx%d", name, tried,
-				  bench_now() - t0, best->sh.m, best->sh.n, best->sh.k);
-	}
-
-	/* 4. the best shape again, full repetitions: instance aggregate, then each GPU alone */
-	bestsh = best->sh;
-	if (gemm_measure(g, n, bestsh, rp.warmup, rp.reps, top, gate, cur, err))
-		goto out;
-	worst = 0;
-	for (int d = 0; d < n; d++) {
-		double e = 0;
-		if (gv_gemm_check(g[d], GEMM_CHECK_SAMPLES, &e, err))
-			goto out;
-		if (!(e <= gemm_tolerance(dt))) {
-			gv_gerr_set(err, "gemm %s result wrong on gpu %d: max error %.3g > tolerance %.3g (%dx%dx%d)",
-				    name, d, e, gemm_tolerance(dt), bestsh.m, bestsh.n, bestsh.k);
-			goto out;
-		}
-		if (e > worst)
-			worst = e;
-	}
-	{
-		/* the aggregate row: slowest GPU's median and widest spread */
-		struct gemm_meas agg = *cur;
-		int slow = 0;
-		for (int d = 1; d < n; d++)
-			if (cur->st[d].median > cur->st[slow].median)
-				slow = d;
-		agg.st[0] = cur->st[slow];
+	if (gv_gemm_steady(st, n, j->nv, &sc, j->err)) {
 		for (int d = 0; d < n; d++)
-			if (cur->st[d].spread > agg.st[0].spread)
-				agg.st[0].spread = cur->st[d].spread;
-		gemm_params(params, sizeof params, &agg, 0, rp.reps, rp.warmup, dt, worst, from_search);
-		bench_metric(ctx, series, -1, cur->agg, "TFLOP/s", params);
+			steady_trace_free(&st[d].tr);
+		return -1;
 	}
-	if (n == 1) {
-		gemm_params(params, sizeof params, cur, 0, rp.reps, rp.warmup, dt, worst, from_search);
-		bench_metric(ctx, series, 0, cur->tflops[0], "TFLOP/s", params);
-	} else {
-		for (int d = 0; d < n; d++) {
-			struct gemm_meas *alone = best;   /* reuse the struct */
-			if (gemm_measure(&g[d], 1, bestsh, rp.warmup, rp.reps, top, gate, alone, err))
-				goto out;
-			gemm_params(params, sizeof params, alone, 0, rp.reps, rp.warmup, dt, worst, from_search);
-			bench_metric(ctx, series, d, alone->tflops[0], "TFLOP/s", params);
+	for (int d = 0; d < n; d++) {
+		double e = 0;
+		steady_trace_free(&st[d].tr);
+		*agg += st[d].sum.rate;
+		if (gv_gemm_check(g[d], GEMM_CHECK_SAMPLES, &e, j->err))
+			return -1;
+		if (!(e <= gemm_tolerance(j->dt))) {
+			gv_gerr_set(j->err, "gemm %s result wrong on gpu %d: max error %.3g > tolerance %.3g (%dx%dx%d)",
+				    j->name, g[d]->dev, e, gemm_tolerance(j->dt), sh.m, sh.n, sh.k);
+			return -1;
 		}
 	}
-	bench_progress(ctx, prog1);
+	if (!(*agg > 0)) {
+		gv_gerr_set(j->err, "gemm %s: no batch finished inside the measuring window", j->name);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * 4. metric at shape sh, steady state: every GPU at once (gpu -1: the sum),
+ * then each GPU alone (gpu d) when alone is set and there is more than one.
+ */
+static int gemm_report(struct gemm_job *j, const char *metric, struct gemm_shape sh, int alone)
+{
+	struct gv_steady_gpu *st = (struct gv_steady_gpu *)gv_calloc((size_t)j->n, sizeof *st);
+	char params[3072];
+	double agg = 0;
+	int rc = -1;
+	if (gemm_steady(j, j->g, j->n, sh, st, &agg))
+		goto out;
+	gemm_params(params, sizeof params, j, j->g, st, j->n, agg);
+	bench_metric(j->ctx, metric, -1, agg, "TFLOP/s", params);
+	bench_log(j->ctx, "%s %dx%dx%d: %.1f TFLOP/s steady on %d gpu(s) (settled by %s at %.2f s, burst %.1f)",
+		  j->name, sh.m, sh.n, sh.k, agg, j->n, steady_verdict_name(st[0].sum.how), st[0].sum.settle_s,
+		  st[0].sum.burst);
+	for (int d = 0; d < j->n; d++) {
+		if (alone && j->n > 1 && gemm_steady(j, &j->g[d], 1, sh, &st[d], &agg))
+			goto out;
+		gemm_params(params, sizeof params, j, &j->g[d], &st[d], 1, st[d].sum.rate);
+		bench_metric(j->ctx, metric, d, st[d].sum.rate, "TFLOP/s", params);
+	}
+	rc = 0;
+out:
+	free(st);
+	return rc;
+}
+
+/* One dtype from correctness check to metrics; BENCH_OK, BENCH_FAIL, or BENCH_SKIP when unsupported. */
+static int gemm_dtype_run(struct gemm_job *j)
+{
+	char metric[64];
+	int rc = BENCH_FAIL;
+	j->gs = (struct gv_gemm *)gv_calloc((size_t)j->n, sizeof *j->gs);
+	j->g = (struct gv_gemm **)gv_calloc((size_t)j->n, sizeof *j->g);
+	j->name = gemm_dtype_name(j->dt);
+	j->rp = bench_reps_for(j->cfg->profile);
+	j->top = j->cfg->profile == PROFILE_QUICK ? 4 : 8;
+	snprintf(j->series, sizeof j->series, "gemm.%s.tflops", j->name);
+	for (int d = 0; d < j->n; d++) {
+		j->g[d] = &j->gs[d];
+		j->opened = d + 1;   /* gv_gemm_close() copes with a half-opened one */
+		if (gv_gemm_open(j->g[d], d, j->dt, j->err))
+			goto out;
+	}
+	if ((rc = gemm_check_small(j)) != BENCH_OK)
+		goto out;
+	rc = BENCH_FAIL;
+	if (gemm_squares(j) || gemm_search(j))
+		goto out;
+	bench_progress(j->ctx, progress(j, 0.6));
+	/* the headline: the same square shape in every profile, steady state */
+	if (gemm_report(j, j->series, j->headline, 1))
+		goto out;
+	/* the search's best shape, steady state, when it found one other than the headline */
+	if (j->from_search && memcmp(&j->best->sh, &j->headline, sizeof j->headline)) {
+		snprintf(metric, sizeof metric, "gemm.%s.best_shape.tflops", j->name);
+		if (gemm_report(j, metric, j->best->sh, 0))
+			goto out;
+	}
+	bench_progress(j->ctx, j->prog1);
 	rc = BENCH_OK;
 out:
-	for (int d = 0; d < opened; d++)
-		gv_gemm_close(g[d]);
-	free(shapes);
-	free(meas);
-	free(g);
-	free(gs);
+	for (int d = 0; d < j->opened; d++)
+		gv_gemm_close(j->g[d]);
+	free(j->g);
+	free(j->gs);
 	return rc;
 }
 
@@ -289,8 +384,11 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	struct gv_gate gate = { NULL };
 	int n = 0, min_cc = 1000, ran = 0, rc = BENCH_FAIL;
 	double free_min = 1e30;
-	char echo[512];
+	char echo[768], why[256] = "";
 	int w;
+	const struct gv_nvml *nv = NULL;
+	static nvmlDevice_t nvdev[GEMM_MAX_GPUS];
+	static int have_nv[GEMM_MAX_GPUS];
 
 	memset(&err, 0, sizeof err);
 	if (gv_probe_gpus(ctx, &n) != BENCH_OK)
@@ -310,18 +408,42 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		bench_log(ctx, "gpu %d: %s, compute capability %d.%d, %.1f GiB free", d, p.name, p.major, p.minor,
 			  fr / 1073741824.0);
 	}
+	nv = gv_nvml_load(why, sizeof why);
+	if (!nv)
+		bench_log(ctx, "nvml not available: the window's clocks and power are not recorded: %s", why);
+	for (int d = 0; nv && d < n; d++)
+		have_nv[d] = gv_nvml_dev_for_cuda(nv, d, &nvdev[d]) == 0;
 	if (gv_gate_init(&gate, &err))
 		goto fail;
-	w = snprintf(echo, sizeof echo, "{\"profile\":\"%s\",\"gpus\":%d,\"min_cc\":%d,\"dtypes\":[",
-		     bench_profile_name(cfg->profile), n, min_cc);
+	{
+		struct steady_cfg sc = steady_cfg_for(cfg->profile);
+		w = snprintf(echo, sizeof echo,
+			     "{\"profile\":\"%s\",\"gpus\":%d,\"min_cc\":%d,\"timing\":\"steady\",\"window_s\":%.3g,"
+			     "\"max_warm_s\":%.3g,\"headline_max\":%d,\"nvml\":%d,\"dtypes\":[",
+			     bench_profile_name(cfg->profile), n, min_cc, sc.window_s, sc.max_warm_s, GEMM_HEADLINE_MAX,
+			     nv ? 1 : 0);
+	}
 	for (int dt = 0; dt < GEMM_DTYPE_COUNT; dt++) {
 		if (min_cc < gemm_dtype_min_cc((enum gemm_dtype)dt)) {
 			bench_log(ctx, "%s skipped: needs compute capability %d.%d", gemm_dtype_name((enum gemm_dtype)dt),
 				  gemm_dtype_min_cc((enum gemm_dtype)dt) / 10, gemm_dtype_min_cc((enum gemm_dtype)dt) % 10);
 			continue;
 		}
-		int r = gemm_dtype_run(ctx, cfg, (enum gemm_dtype)dt, n, free_min, &gate, &err,
-				       (double)dt / GEMM_DTYPE_COUNT, (double)(dt + 1) / GEMM_DTYPE_COUNT);
+		struct gemm_job *job = (struct gemm_job *)gv_calloc(1, sizeof *job);
+		job->ctx = ctx;
+		job->cfg = cfg;
+		job->dt = (enum gemm_dtype)dt;
+		job->n = n;
+		job->free_bytes = free_min;
+		job->gate = &gate;
+		job->err = &err;
+		job->nv = nv;
+		memcpy(job->nvdev, nvdev, sizeof nvdev);
+		memcpy(job->have_nv, have_nv, sizeof have_nv);
+		job->prog0 = (double)dt / GEMM_DTYPE_COUNT;
+		job->prog1 = (double)(dt + 1) / GEMM_DTYPE_COUNT;
+		int r = gemm_dtype_run(job);
+		free(job);
 		if (r == BENCH_FAIL)
 			goto fail;
 		if (r == BENCH_OK) {

@@ -464,6 +464,160 @@ fail_open:
 	return -1;
 }
 
+/* ---- steady state ---- */
+
+struct steady_ring {
+	int head, inflight;   /* oldest slot in flight, how many */
+	int stopped;          /* no new batch after the window */
+};
+
+/* Batch slot k: events ev[2k], ev[2k+1] around s->batch GEMMs; ev[2 GV_STEADY_DEPTH] is the origin. */
+static int steady_enqueue(struct gv_steady_gpu *s, int k, struct gv_gerr *err)
+{
+	struct gv_gemm *g = s->g;
+	GV_CUDA(err, cudaEventRecord(g->ev[2 * k], g->stream));
+	for (int i = 0; i < s->batch; i++)
+		if (gv_gemm_enqueue(g, err))
+			return -1;
+	GV_CUDA(err, cudaEventRecord(g->ev[2 * k + 1], g->stream));
+	return 0;
+fail:
+	return -1;
+}
+
+/* Takes every finished batch of one GPU into its trace and enqueues the next unless stopped. */
+static int steady_collect(struct gv_steady_gpu *s, struct steady_ring *r, struct gv_gerr *err)
+{
+	struct gv_gemm *g = s->g;
+	double flop = gemm_flops(g->sh.m, g->sh.n, g->sh.k) * s->batch;
+	GV_CUDA(err, cudaSetDevice(g->dev));
+	while (r->inflight > 0) {
+		int k = r->head;
+		cudaError_t q = cudaEventQuery(g->ev[2 * k + 1]);
+		if (q == cudaErrorNotReady)
+			break;
+		GV_CUDA(err, q);
+		float ms = 0, end_ms = 0;
+		GV_CUDA(err, cudaEventElapsedTime(&ms, g->ev[2 * k], g->ev[2 * k + 1]));
+		GV_CUDA(err, cudaEventElapsedTime(&end_ms, g->ev[2 * GV_STEADY_DEPTH], g->ev[2 * k + 1]));
+		if (ms > 0)
+			steady_trace_add_batch(&s->tr, end_ms / 1e3, flop / (ms / 1e3) / 1e12);
+		r->head = (k + 1) % GV_STEADY_DEPTH;
+		r->inflight--;
+		if (!r->stopped) {
+			if (steady_enqueue(s, k, err))
+				return -1;
+			r->inflight++;
+		}
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* GEMMs per batch so that one batch takes about batch_s (timed on two GEMMs). */
+static int steady_batch_size(struct gv_gemm *g, double batch_s, struct gv_gerr *err)
+{
+	double ms = 0;
+	if (gemm_time_one(g, 2, &ms, err))
+		return -1;
+	double b = ms > 0 ? batch_s * 1e3 / ms : 1;
+	return b < 1 ? 1 : b > 1000 ? 1000 : (int)(b + 0.5);
+}
+
+/* Starts every GPU: origin event, then GV_STEADY_DEPTH batches. */
+static int steady_start(struct gv_steady_gpu *s, int n, struct steady_ring *r, const struct steady_cfg *cfg,
+			struct gv_gerr *err)
+{
+	for (int d = 0; d < n; d++) {
+		memset(&s[d].tr, 0, sizeof s[d].tr);
+		GV_CUDA(err, cudaSetDevice(s[d].g->dev));
+		if ((s[d].batch = steady_batch_size(s[d].g, cfg->batch_s, err)) < 0)
+			return -1;
+		GV_CUDA(err, cudaStreamSynchronize(s[d].g->stream));
+	}
+	for (int d = 0; d < n; d++) {
+		GV_CUDA(err, cudaSetDevice(s[d].g->dev));
+		GV_CUDA(err, cudaEventRecord(s[d].g->ev[2 * GV_STEADY_DEPTH], s[d].g->stream));
+		for (int k = 0; k < GV_STEADY_DEPTH; k++)
+			if (steady_enqueue(&s[d], k, err))
+				return -1;
+		r[d].head = 0;
+		r[d].inflight = GV_STEADY_DEPTH;
+		r[d].stopped = 0;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+int gv_gemm_steady(struct gv_steady_gpu *s, int n, const struct gv_nvml *nv, const struct steady_cfg *cfg,
+		   struct gv_gerr *err)
+{
+	struct steady_ring *r = (struct steady_ring *)gv_calloc((size_t)n, sizeof *r);
+	enum steady_verdict *how = (enum steady_verdict *)gv_calloc((size_t)n, sizeof *how);
+	double t0, last_nv = -1, settle = -1, end = -1, limit = cfg->max_warm_s + cfg->window_s + 30;
+	int rc = -1, busy = 1;
+
+	if (steady_start(s, n, r, cfg, err))
+		goto out;
+	t0 = bench_now();
+	while (busy) {
+		double now = bench_now() - t0;
+		busy = 0;
+		for (int d = 0; d < n; d++) {
+			if (steady_collect(&s[d], &r[d], err))
+				goto out;
+			busy |= r[d].inflight > 0;
+		}
+		if (nv && now - last_nv >= STEADY_NV_PERIOD_S) {
+			for (int d = 0; d < n; d++)
+				if (s[d].have_nv) {
+					struct steady_nv v;
+					gv_nvml_steady_read(nv, s[d].nv, now, &v);
+					steady_trace_add_nv(&s[d].tr, &v);
+				}
+			last_nv = now;
+		}
+		if (settle < 0) {
+			int all = 1;
+			for (int d = 0; d < n; d++) {
+				if (how[d] == STEADY_WARMING)
+					how[d] = steady_settled(&s[d].tr, cfg, now);
+				all &= how[d] != STEADY_WARMING;
+			}
+			if (all) {
+				settle = now;
+				end = now + cfg->window_s;
+			}
+		} else if (now >= end) {
+			for (int d = 0; d < n; d++)
+				r[d].stopped = 1;
+		}
+		if (now > limit) {
+			gv_gerr_set(err, "gpu %d: a batch of %d gemms did not finish within %.0f s", s[0].g->dev,
+				    s[0].batch, limit);
+			goto out;
+		}
+		if (busy)
+			usleep(500);
+	}
+	for (int d = 0; d < n; d++) {
+		s[d].sum.how = how[d];
+		steady_summarize(&s[d].tr, settle, end, &s[d].sum);
+	}
+	rc = 0;
+out:
+	if (rc)
+		for (int d = 0; d < n; d++) {
+			cudaSetDevice(s[d].g->dev);
+			cudaStreamSynchronize(s[d].g->stream);
+		}
+	free(r);
+	free(how);
+	return rc;
+}
+
 template <typename TA, typename TD>
 __global__ void gv_ref_kernel(const TA *A, const TA *B, const TD *D, int m, int n, int k, int a_trans,
 			      const int *idx, int ns, double *out)

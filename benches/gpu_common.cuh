@@ -21,6 +21,7 @@
 #include "benches/bench.h"
 #include "benches/gpu_math.h"
 #include "benches/gv_nvml.h"
+#include "benches/steady.h"
 
 /* runners/util.h (gv_malloc, gv_parse_long, gv_read_file) has no C++ guards of its own */
 extern "C" {
@@ -126,6 +127,30 @@ int gv_gemm_time(struct gv_gemm **g, int n, int warmup, int reps, struct gv_gate
  * |D - ref| / sum_l |A_il B_lj| into *max_err.
  */
 int gv_gemm_check(struct gv_gemm *g, int samples, double *max_err, struct gv_gerr *err);
+
+/* ---- steady state (benches/steady.h) ---- */
+
+#define GV_STEADY_DEPTH 6   /* batches in flight per GPU: the GPU never waits for the host */
+
+struct gv_steady_gpu {
+	struct gv_gemm *g;                 /* shape and algorithm already set */
+	nvmlDevice_t nv;
+	int have_nv;
+	int batch;                         /* GEMMs per timed batch */
+	struct steady_trace tr;            /* t: seconds since this GPU's first batch began */
+	struct steady_summary sum;         /* the window: median TFLOP/s and what the GPU did */
+};
+
+/*
+ * Runs timed batches of GEMMs back to back on every s[i].g at once, with
+ * GV_STEADY_DEPTH batches in flight per GPU and NVML read every
+ * STEADY_NV_PERIOD_S (nv may be NULL), until every GPU has settled
+ * (steady_settled) or cfg->max_warm_s passed, then for cfg->window_s more.
+ * s[i].sum is GPU i's window; s[i].tr is kept for the caller (free it with
+ * steady_trace_free).
+ */
+int gv_gemm_steady(struct gv_steady_gpu *s, int n, const struct gv_nvml *nv, const struct steady_cfg *cfg,
+		   struct gv_gerr *err);
 
 /* ---- host side ---- */
 

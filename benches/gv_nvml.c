@@ -16,6 +16,7 @@
 #include "benches/gv_nvml.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,7 @@ static const struct nvml_sym nvml_syms[] = {
 	SYM(DeviceGetMaxPcieLinkWidth, 0, "nvmlDeviceGetMaxPcieLinkWidth"),
 	SYM(DeviceGetPcieThroughput, 0, "nvmlDeviceGetPcieThroughput"),
 	SYM(DeviceGetNvLinkState, 0, "nvmlDeviceGetNvLinkState"),
+	SYM(DeviceGetNvLinkErrorCounter, 0, "nvmlDeviceGetNvLinkErrorCounter"),
 	SYM(DeviceGetEccMode, 0, "nvmlDeviceGetEccMode"),
 	SYM(DeviceGetTotalEccErrors, 0, "nvmlDeviceGetTotalEccErrors"),
 	SYM(DeviceGetRetiredPages, 0, "nvmlDeviceGetRetiredPages"),
@@ -179,4 +181,26 @@ const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc)
 	}
 	snprintf(buf, sizeof buf, "nvml error %d", (int)rc);
 	return buf;
+}
+
+void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct steady_nv *out)
+{
+	unsigned v = 0;
+	unsigned long long mask = 0;
+	out->t = t;
+	out->sm_mhz = out->power_w = out->cap_w = out->temp_c = NAN;
+	out->reasons = 0;
+	out->have_reasons = 0;
+	if (n->DeviceGetClockInfo && n->DeviceGetClockInfo(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS)
+		out->sm_mhz = v;
+	if (n->DeviceGetPowerUsage && n->DeviceGetPowerUsage(dev, &v) == NVML_SUCCESS)
+		out->power_w = v / 1000.0;
+	if (n->DeviceGetEnforcedPowerLimit && n->DeviceGetEnforcedPowerLimit(dev, &v) == NVML_SUCCESS)
+		out->cap_w = v / 1000.0;
+	if (n->DeviceGetTemperature && n->DeviceGetTemperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
+		out->temp_c = v;
+	if (n->DeviceGetCurrentClocksEventReasons && n->DeviceGetCurrentClocksEventReasons(dev, &mask) == NVML_SUCCESS) {
+		out->reasons = mask;
+		out->have_reasons = 1;
+	}
 }

@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <nvml.h>
 
+#include "benches/steady.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,6 +42,8 @@ struct gv_nvml {
 	nvmlReturn_t (*DeviceGetMaxPcieLinkWidth)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetPcieThroughput)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int *);
 	nvmlReturn_t (*DeviceGetNvLinkState)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+	nvmlReturn_t (*DeviceGetNvLinkErrorCounter)(nvmlDevice_t, unsigned int, nvmlNvLinkErrorCounter_t,
+						    unsigned long long *);
 	nvmlReturn_t (*DeviceGetEccMode)(nvmlDevice_t, nvmlEnableState_t *, nvmlEnableState_t *);
 	nvmlReturn_t (*DeviceGetTotalEccErrors)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
 						unsigned long long *);
@@ -74,6 +78,13 @@ struct gv_nvml {
  * again returns the same one.
  */
 const struct gv_nvml *gv_nvml_load(char *why, size_t whylen);
+
+/*
+ * One reading for the steady-state rule (benches/steady.h) at time t: SM
+ * clock, power and its enforced cap, temperature, clock-event reasons;
+ * NAN (have_reasons 0) for what NVML does not give.
+ */
+void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct steady_nv *out);
 
 /* nvmlErrorString if available, else a number. */
 const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc);

@@ -19,8 +19,11 @@
  *
  * GB/s = bytes moved / seconds / 1e9 (not GiB).  D2D counts the bytes
  * copied once (the GPU reads and writes each: 2x in DRAM traffic).  The
- * median over the batches is reported; the headline is the largest size
- * of the sweep (memcpy_max_bytes, bounded by free memory).
+ * sweep's sizes take the median of 3 batches; the headline is the largest
+ * size (memcpy_max_bytes, bounded by free memory), measured for a fixed
+ * time whatever the speed: MC_WARM_S of batches not counted, then batches
+ * for the profile's window (0.25 s quick, 0.5 s standard, 1 s full, at
+ * least 5), and the median of those.
  *
  * memcpy.h2d.pct_of_link = pinned H2D GB/s / gpu_pcie_link_gbps(gen,
  * width), with gen and width read from NVML while the headline batch is in
@@ -288,16 +291,47 @@ static int mc_batch(struct mc *m, int r, size_t bytes, int copies, int sample_li
 	}
 }
 
+/* The headline size: warm for MC_WARM_S, then batches for the profile's window (at least 5). */
+#define MC_WARM_S 0.1
+#define MC_MAX_BATCHES 512
+
+static double mc_window_s(enum bench_profile p)
+{
+	return p == PROFILE_FULL ? 1.0 : p == PROFILE_STANDARD ? 0.5 : 0.25;
+}
+
+static int mc_headline(struct mc *m, int r, size_t bytes, int copies, double window_s, double *v, int *nb,
+		       struct gv_gerr *err)
+{
+	double g = 0, t0 = bench_now();
+	while (bench_now() - t0 < MC_WARM_S)
+		if (mc_batch(m, r, bytes, copies, 0, &g, err))
+			return -1;
+	*nb = 0;
+	t0 = bench_now();
+	while ((*nb < 5 || bench_now() - t0 < window_s) && *nb < MC_MAX_BATCHES) {
+		if (mc_batch(m, r, bytes, copies, r == R_H2D_PIN && *nb == 2, &v[*nb], err))
+			return -1;
+		(*nb)++;
+	}
+	return 0;
+}
+
+/* What the headline size gave on one GPU, per result slot. */
+struct mc_out {
+	double gbps[R_COUNT], spread[R_COUNT];
+	int batches[R_COUNT];
+};
+
 static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg, int dev, const struct gv_nvml *nv,
-			  double res[R_COUNT], double *pct, char *link_params, size_t lp_len, size_t *headline,
+			  struct mc_out *res, double *pct, char *link_params, size_t lp_len, size_t *headline,
 			  struct gv_gerr *err)
 {
 	struct mc m;
 	struct gv_numa_saved saved = { 0, { 0 } };
-	struct bench_reps rp = bench_reps_for(cfg->profile);
 	size_t sizes[40], fr = 0, tot = 0;
-	int nsz, rc = -1, node, headline_reps = rp.reps < 10 ? rp.reps : 10;
-	double *v = (double *)gv_calloc((size_t)headline_reps + 8, sizeof *v);
+	int nsz, rc = -1, node;
+	double *v = (double *)gv_calloc(MC_MAX_BATCHES, sizeof *v);
 	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
 	memset(&m, 0, sizeof m);
@@ -349,21 +383,29 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 	nsz = size_sweep(4096, m.max, sizes, 40);
 	for (int si = 0; si < nsz; si++) {
 		size_t b = sizes[si];
-		int last = si == nsz - 1, copies = memcpy_batch_copies(b), nb = last ? headline_reps : 3;
+		int last = si == nsz - 1, copies = memcpy_batch_copies(b), nb = 3;
 		char series[64];
 		for (int r = 0; r < R_COUNT; r++) {
 			double g = 0;
-			/* warm-up batch, not counted */
-			if (mc_batch(&m, r, b, 1, 0, &g, err))
-				goto fail;
-			for (int i = 0; i < nb; i++)
-				if (mc_batch(&m, r, b, copies, last && r == R_H2D_PIN && i == nb / 2, &v[i], err))
+			if (last) {
+				if (mc_headline(&m, r, b, copies, mc_window_s(cfg->profile), v, &nb, err))
 					goto fail;
+			} else {
+				/* warm-up batch, not counted */
+				if (mc_batch(&m, r, b, 1, 0, &g, err))
+					goto fail;
+				for (int i = 0; i < nb; i++)
+					if (mc_batch(&m, r, b, copies, 0, &v[i], err))
+						goto fail;
+			}
 			g = median_of(v, nb);
 			snprintf(series, sizeof series, "%s", r_metric[r]);
 			bench_sample(ctx, series, dev, (double)b, g);
-			if (last)
-				res[r] = g;
+			if (last) {
+				res->gbps[r] = g;
+				res->batches[r] = nb;
+				res->spread[r] = g > 0 ? (v[nb - 1] - v[0]) / g : 0;   /* v is sorted */
+			}
 		}
 	}
 	if (m.have_nvdev && m.link_gen > 0 && m.link_width > 0) {
@@ -374,11 +416,11 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 		if (nv->DeviceGetMaxPcieLinkWidth)
 			nv->DeviceGetMaxPcieLinkWidth(m.nvdev, &mw);
 		if (link > 0) {
-			*pct = res[R_H2D_PIN] / link * 100.0;
+			*pct = res->gbps[R_H2D_PIN] / link * 100.0;
 			snprintf(link_params, lp_len,
 				 "{\"gen\":%u,\"width\":%u,\"max_gen\":%u,\"max_width\":%u,\"link_gbps\":%.4g,"
 				 "\"achieved_gbps\":%.4g,\"bytes\":%zu}",
-				 m.link_gen, m.link_width, mg, mw, link, res[R_H2D_PIN], m.max);
+				 m.link_gen, m.link_width, mg, mw, link, res->gbps[R_H2D_PIN], m.max);
 		}
 	}
 	rc = 0;
@@ -395,7 +437,8 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	int n = 0;
 	char why[256] = "", params[512], link_params[384];
 	const struct gv_nvml *nv = NULL;
-	static double res[MC_MAX_GPUS][R_COUNT], pct[MC_MAX_GPUS];
+	static struct mc_out res[MC_MAX_GPUS];
+	static double pct[MC_MAX_GPUS];
 	size_t headline = 0;
 
 	memset(&err, 0, sizeof err);
@@ -408,14 +451,17 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		bench_log(ctx, "pcie link not read: %s", why);
 	for (int d = 0; d < n; d++) {
 		link_params[0] = '\0';
-		if (memcpy_one_gpu(ctx, cfg, d, nv, res[d], &pct[d], link_params, sizeof link_params, &headline, &err)) {
+		if (memcpy_one_gpu(ctx, cfg, d, nv, &res[d], &pct[d], link_params, sizeof link_params, &headline, &err)) {
 			bench_reason(ctx, "gpu %d: %s", d, err.text);
 			return BENCH_FAIL;
 		}
 		for (int r = 0; r < R_COUNT; r++) {
-			snprintf(params, sizeof params, "{\"bytes\":%zu,\"numa_node\":%d,\"unit_note\":\"1e9 bytes/s\"}",
-				 headline, gv_dev_numa_node(d));
-			bench_metric(ctx, r_metric[r], d, res[d][r], "GB/s", params);
+			snprintf(params, sizeof params,
+				 "{\"bytes\":%zu,\"numa_node\":%d,\"unit_note\":\"1e9 bytes/s\",\"warm_s\":%.3g,"
+				 "\"window_s\":%.3g,\"batches\":%d,\"spread\":%.4g}",
+				 headline, gv_dev_numa_node(d), MC_WARM_S, mc_window_s(cfg->profile), res[d].batches[r],
+				 res[d].spread[r]);
+			bench_metric(ctx, r_metric[r], d, res[d].gbps[r], "GB/s", params);
 		}
 		if (isfinite(pct[d]))
 			bench_metric(ctx, "memcpy.h2d.pct_of_link", d, pct[d], "%", link_params);
@@ -425,7 +471,7 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	for (int r = 0; r < R_COUNT; r++) {
 		double v[MC_MAX_GPUS];
 		for (int d = 0; d < n; d++)
-			v[d] = res[d][r];
+			v[d] = res[d].gbps[r];
 		snprintf(params, sizeof params, "{\"bytes\":%zu,\"gpus\":%d,\"aggregate\":\"median\"}", headline, n);
 		bench_metric(ctx, r_metric[r], -1, median_of(v, n), "GB/s", params);
 	}

@@ -198,3 +198,80 @@ double pcie_link_gbps(int gen, int width)
 	/* one formula, shared with the memcpy bench: benches/gpu_math.c */
 	return gpu_pcie_link_gbps(gen, width);
 }
+
+/*
+ * Achievable references (gpus.h).  H100-SXM and H200 come from the real
+ * captures of 2026-11-22 in tests/fixtures/gpu/ (one GPU each, 700 W
+ * limit, driver 580.159.04): GEMM from settle-from-idle.json (PyTorch
+ * 8192^3, the mean over 1-6 s after the start, once the GPU had settled at
+ * its power limit; FP32, which that table lacks, from gpuvet's
+ * standard-profile.json), pinned copies from standard-profile.json, the
+ * soak from the medians of a clean soak's per-second series.  No other
+ * model has a reference yet: no sustained (settled, power-limited) figure
+ * was found published for them, and a peak or a burst figure would make a
+ * healthy card look slow or a slow one healthy.
+ */
+#define CAP_H100 "tests/fixtures/gpu/h100-2026-11-22 (one NVIDIA H100 80GB HBM3, 700 W, driver 580.159.04, 2026-11-22)"
+#define CAP_H200 "tests/fixtures/gpu/h200-2026-11-22 (one NVIDIA H200 141GB, 700 W, driver 580.159.04, 2026-11-22)"
+
+const struct gpu_achievable gpu_achievables[] = {
+	{ .key = "H100-SXM",
+	  .gemm_tflops = { 52.8, 355.7, 656.0, 684.2, 1286.7 },
+	  .h2d_gbps = 55.2, .d2h_gbps = 55.1,
+	  .soak_dtype = "bf16", .soak_m = 8192, .soak_tflops = 698.2,
+	  .soak_tflops_per_w = 1.000, .soak_tflops_per_mhz = 0.5115,
+	  .source = CAP_H100 ": gemm settle-from-idle.json 1-6 s (fp32 standard-profile.json), "
+		    "copies standard-profile.json, soak soak-300s.json (300 s: 698.2 TFLOP/s, 698.0 W, 1365 MHz)" },
+	{ .key = "H200",
+	  .gemm_tflops = { 53.2, 351.1, 647.7, 676.6, 1279.0 },
+	  .h2d_gbps = 55.2, .d2h_gbps = 55.3,
+	  .soak_dtype = "bf16", .soak_m = 8192, .soak_tflops = 697.1,
+	  .soak_tflops_per_w = 1.008, .soak_tflops_per_mhz = 0.4601,
+	  .source = CAP_H200 ": gemm settle-from-idle.json 1-6 s (fp32 standard-profile.json), "
+		    "copies and soak standard-profile.json (60 s: 697.1 TFLOP/s, 691.6 W, 1515 MHz)" },
+};
+const size_t gpu_achievables_count = sizeof gpu_achievables / sizeof gpu_achievables[0];
+
+const struct gpu_achievable *gpu_achievable_find(const char *key)
+{
+	if (!key)
+		return NULL;
+	for (size_t i = 0; i < gpu_achievables_count; i++)
+		if (!strcmp(gpu_achievables[i].key, key))
+			return &gpu_achievables[i];
+	return NULL;
+}
+
+int gpu_achievable_metric(const char *key, const char *metric, double *value, const char **source)
+{
+	const struct gpu_achievable *a = gpu_achievable_find(key);
+	double v = 0;
+	if (!a || !metric)
+		return -1;
+	if (!strncmp(metric, "gemm.", 5)) {
+		const char *dot = strchr(metric + 5, '.');
+		char dt[8];
+		size_t n = dot ? (size_t)(dot - (metric + 5)) : 0;
+		if (!dot || n >= sizeof dt || strcmp(dot, ".tflops"))
+			return -1;
+		memcpy(dt, metric + 5, n);
+		dt[n] = '\0';
+		int d = gpu_dtype_from_name(dt);
+		if (d < 0)
+			return -1;
+		v = a->gemm_tflops[d];
+	} else if (!strcmp(metric, "memcpy.h2d.pinned.gbps")) {
+		v = a->h2d_gbps;
+	} else if (!strcmp(metric, "memcpy.d2h.pinned.gbps")) {
+		v = a->d2h_gbps;
+	} else if (!strcmp(metric, "soak.tflops") || !strcmp(metric, "soak.tflops.first_min") ||
+		   !strcmp(metric, "soak.tflops.last_min")) {
+		v = a->soak_tflops;
+	}
+	if (!(v > 0))
+		return -1;
+	*value = v;
+	if (source)
+		*source = a->source;
+	return 0;
+}

@@ -40,6 +40,40 @@ const struct gpu_ref *gpu_ref_find(const char *key);
 /* From an NVML name and memory size (GiB); NULL when no row matches. */
 const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
 
+/*
+ * What a healthy GPU of a model sustains (not its datasheet peak): settled
+ * at its power limit after the first second of load, each row with its
+ * source (a capture in tests/fixtures/gpu/: file, date, device; or a
+ * published figure with its address).  0 means no reference for that
+ * figure.  Models without a row have no achievable reference (gpuvet then
+ * judges only against the peak).
+ */
+struct gpu_achievable {
+	const char *key;                        /* the gpu_ref key */
+	double gemm_tflops[GPU_DTYPE_COUNT];    /* sustained dense GEMM */
+	double h2d_gbps, d2h_gbps;              /* pinned host<->device copies */
+	/* the soak bench (sustained GEMM at the power limit), median over its seconds */
+	const char *soak_dtype;                 /* dtype and size the soak figures hold for */
+	int soak_m;
+	double soak_tflops;
+	double soak_tflops_per_w;               /* median TFLOP/s / median board power */
+	double soak_tflops_per_mhz;             /* median TFLOP/s / median SM clock */
+	const char *source;
+};
+
+extern const struct gpu_achievable gpu_achievables[];
+extern const size_t gpu_achievables_count;
+
+/* By model key; NULL when the model has no achievable reference. */
+const struct gpu_achievable *gpu_achievable_find(const char *key);
+/*
+ * The achievable value of a metric for one GPU of the model: gemm.<dtype>.tflops,
+ * memcpy.h2d.pinned.gbps, memcpy.d2h.pinned.gbps, soak.tflops (and its
+ * .first_min/.last_min).  0 with *value and *source set; -1 when there is none.
+ * For the ranking's estimates and the flags.
+ */
+int gpu_achievable_metric(const char *key, const char *metric, double *value, const char **source);
+
 /* Theoretical unidirectional PCIe payload rate in GB/s for a link (after encoding). */
 double pcie_link_gbps(int gen, int width);
 

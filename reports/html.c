@@ -1122,13 +1122,15 @@ static void flags_table(FILE *f, json_t *fp)
 		fputs("<p>No flags.</p>\n", f);
 		return;
 	}
-	fputs("<table><thead><tr><th>flag</th><th>severity</th><th>message</th><th>evidence</th></tr></thead><tbody>\n", f);
+	fputs("<table><thead><tr><th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th></tr>"
+	      "</thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
 		int si = sev_index(jstr(fl, "severity"));
 		fputs("<tr>", f);
 		tag(f, "<td><code>", jstr(fl, "code"), "</code></td>");
 		fprintf(f, "<td class=\"%s\">%s</td>", SEV_NAME[si], SEV_NAME[si]);
 		td_text(f, jstr(fl, "message"));
+		td_text(f, jstr(fl, "remediation") ? jstr(fl, "remediation") : "");
 		fputs("<td><pre>", f);
 		json_compact(f, json_object_get(fl, "evidence"));
 		fputs("</pre></td></tr>\n", f);

@@ -102,9 +102,12 @@ static const char *const migrations[] = {
 	"CREATE TABLE price_sources ("
 	"  source TEXT PRIMARY KEY, provider TEXT, fetched_at TEXT, status TEXT,"
 	"  message TEXT, rows INTEGER);",
+	/* 1 -> 2: what to do about a flag, one line (issue 13) */
+	"ALTER TABLE flags ADD COLUMN remediation TEXT;",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+_Static_assert(sizeof migrations / sizeof migrations[0] == STORE_SCHEMA_VERSION, "one migration per schema version");
 
 static void set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_err(struct store *s, const char *fmt, ...)
@@ -707,23 +710,25 @@ void store_bench_abort(struct store *s)
 }
 
 static int insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
-		       const char *message, const char *evidence_json)
+		       const char *message, const char *evidence_json, const char *remediation)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "INSERT INTO flags (run_id, code, severity, message, evidence) VALUES (?,?,?,?,?)", &st))
+	if (prepare(s, "INSERT INTO flags (run_id, code, severity, message, evidence, remediation) VALUES (?,?,?,?,?,?)",
+		    &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, code);
 	bind_text(st, 3, severity);
 	bind_text(st, 4, message);
 	bind_text(st, 5, evidence_json);
+	bind_text(st, 6, remediation);
 	return step_done(s, st, "recording a flag");
 }
 
 int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
-		   const char *message, const char *evidence_json)
+		   const char *message, const char *evidence_json, const char *remediation)
 {
-	return insert_flag(s, run_id, code, severity, message, evidence_json);
+	return insert_flag(s, run_id, code, severity, message, evidence_json, remediation);
 }
 
 int store_clear_flags(struct store *s, int64_t run_id)
@@ -992,7 +997,8 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 	/* flags */
 	arr = json_array();
 	json_object_set_new(fp, "flags", arr);
-	if (prepare(s, "SELECT code, severity, message, evidence FROM flags WHERE run_id = ? ORDER BY id", &st))
+	if (prepare(s, "SELECT code, severity, message, evidence, remediation FROM flags WHERE run_id = ? ORDER BY id",
+		    &st))
 		goto fail;
 	sqlite3_bind_int64(st, 1, run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1001,6 +1007,7 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 		set_nonnull(f, "severity", col_text(st, 1));
 		set_nonnull(f, "message", col_text(st, 2));
 		set_nonnull(f, "evidence", col_json(st, 3));
+		set_nonnull(f, "remediation", col_text(st, 4));
 		json_array_append_new(arr, f);
 	}
 	sqlite3_finalize(st);
@@ -1166,7 +1173,7 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 			return STORE_ERR;
 		}
 		char *ev = dump_or_null(json_object_get(e, "evidence"));
-		rc = insert_flag(s, *run_id, code, sv, jstr(e, "message"), ev);
+		rc = insert_flag(s, *run_id, code, sv, jstr(e, "message"), ev, jstr(e, "remediation"));
 		free(ev);
 		if (rc)
 			return rc;

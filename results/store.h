@@ -31,7 +31,7 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2   /* 2: flags.remediation */
 #define FINGERPRINT_SCHEMA "gpuvet.fingerprint/1"
 
 struct store;
@@ -81,9 +81,10 @@ int store_bench_end(struct store *s, int64_t run_id, const char *bench, const ch
 /* Rolls back an open bench transaction (after a failed put). */
 void store_bench_abort(struct store *s);
 
-/* severity: "critical", "warning", "info"; evidence: JSON object text. Own transaction. */
+/* severity: "critical", "warning", "info"; evidence: JSON object text; remediation: one line
+ * or NULL. Own transaction. */
 int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
-		   const char *message, const char *evidence_json);
+		   const char *message, const char *evidence_json, const char *remediation);
 /* Removes the run's flags (recomputation). */
 int store_clear_flags(struct store *s, int64_t run_id);
 /* verdict: "accept", "reject", "unmeasurable"; detail: JSON object text. Replaces any earlier verdict for the same policy. */

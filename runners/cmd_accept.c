@@ -54,6 +54,8 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		if (json_object_get(e, "flag")) {
 			fprintf(out, "  FAIL  flag %s (%s): %s\n        threshold: %s\n", jstr(e, "flag"), jstr(e, "severity"),
 				jstr(e, "message"), jstr(e, "source"));
+			if (*jstr(e, "remediation"))
+				fprintf(out, "        what to do: %s\n", jstr(e, "remediation"));
 		} else {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);

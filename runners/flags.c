@@ -13,6 +13,7 @@
  */
 #include "runners/flags.h"
 #include "runners/fpq.h"
+#include "runners/inv_parse.h"
 #include "pricing/gpus.h"
 #include "runners/util.h"
 
@@ -27,8 +28,75 @@
 const char *const flags_codes[] = {
 	"THROTTLE_THERMAL", "THROTTLE_POWER", "THROTTLE_HW", "CLOCK_DECAY", "PERF_DECAY",
 	"CONTENTION", "VGPU", "MIG", "PCIE_DOWNGRADE", "ECC_ERRORS", "ROW_REMAP_PENDING",
-	"XID", "CPU_STEAL", "BELOW_REFERENCE", NULL,
+	"XID", "CPU_STEAL", "BELOW_REFERENCE", "DATA_CORRUPTION", "NODE_OUTLIER", "ECC_DISABLED",
+	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH",
+	NULL,  /* new codes go above, with a row in remedies[] below */
 };
+
+/*
+ * What to do about each flag, one line; "%s" becomes "gpu N" (or "the gpus" for an
+ * instance-wide flag).  The critical line where the warning one would be too mild.
+ */
+static const struct {
+	const char *code, *warning, *critical;
+} remedies[] = {
+	{ "THROTTLE_THERMAL", "check the node's cooling (fans, inlet air, blocked airflow) before trusting %s with long jobs",
+	  "drain the node and ask the provider to fix the cooling of %s or replace it" },
+	{ "THROTTLE_POWER", "ask the provider why the power limit of %s is below the model's (nvidia-smi -q -d POWER)",
+	  "ask the provider why the power limit of %s is below the model's (nvidia-smi -q -d POWER)" },
+	{ "THROTTLE_HW", "ask the provider to check the board and power supply of %s",
+	  "drain the node and ask the provider to check the power delivery of %s or replace it" },
+	{ "CLOCK_DECAY", "rerun with a longer soak; if the clock keeps falling, ask the provider to check the cooling of %s",
+	  "drain the node and ask the provider to check the cooling and power of %s" },
+	{ "PERF_DECAY", "rerun with a longer soak; if throughput keeps falling, ask the provider to check %s",
+	  "drain the node and ask the provider to check %s: it loses throughput under sustained load" },
+	{ "CONTENTION", "rerun on an idle machine; if it repeats, ask the provider whether %s is shared (time-sliced vGPU)",
+	  "return the instance or ask the provider for a dedicated gpu: another tenant shares %s" },
+	{ "VGPU", "expect a share of a physical gpu on %s; rent a passthrough or bare-metal type for full speed",
+	  "expect a share of a physical gpu on %s; rent a passthrough or bare-metal type for full speed" },
+	{ "MIG", "disable MIG on %s (nvidia-smi -mig 0, needs a reset) or rent an instance without partitions",
+	  "disable MIG on %s (nvidia-smi -mig 0, needs a reset) or rent an instance without partitions" },
+	{ "PCIE_DOWNGRADE", "reseat or move %s, or ask the provider to check its riser and slot",
+	  "drain the node and ask the provider to check the pcie slot and riser of %s" },
+	{ "ECC_ERRORS", "watch the error count of %s; ask the provider to replace it if it grows",
+	  "drain the node and ask the provider to replace %s (uncorrectable memory errors)" },
+	{ "ROW_REMAP_PENDING", "reset %s (nvidia-smi -r) so the memory repair applies, then rerun",
+	  "reset %s (nvidia-smi -r) so the memory repair applies; if remapping failed, ask the provider to replace it" },
+	{ "XID", "look up the xid in NVIDIA's xid catalog and check the application on %s",
+	  "drain the node and ask the provider to replace %s (hardware xid)" },
+	{ "CPU_STEAL", "rent a larger or dedicated-host instance type: the hypervisor takes cpu time from %s's host",
+	  "rent a dedicated-host instance type: the hypervisor takes much cpu time from %s's host" },
+	{ "BELOW_REFERENCE", "rerun; if it repeats, compare with another instance of the type and report %s to the provider",
+	  "rerun; if it repeats, compare with another instance of the type and report %s to the provider" },
+	{ "DATA_CORRUPTION", "drain the node and ask the provider to replace %s: it computed a wrong result",
+	  "drain the node and ask the provider to replace %s: it computed a wrong result" },
+	{ "ECC_DISABLED", "enable ECC on %s (nvidia-smi -e 1, then a reboot) or ask the provider to; without it memory errors go unseen",
+	  "enable ECC on %s (nvidia-smi -e 1, then a reboot) or ask the provider to; without it memory errors go unseen" },
+	{ "NVLINK_DEGRADED", "watch the nvlink error counters of %s (nvidia-smi nvlink -e); ask the provider to check the link if they grow",
+	  "drain the node and ask the provider to repair the nvlink of %s (links down)" },
+	{ "FIRMWARE_MISMATCH", "ask the provider to flash one vbios version on %s",
+	  "ask the provider to flash one vbios version on %s" },
+	{ "NODE_OUTLIER", "rerun; if %s still trails the others, ask the provider to check or replace it",
+	  "drain the node and ask the provider to check or replace %s: it trails the node's other gpus" },
+};
+
+const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len)
+{
+	char who[32];
+	if (gpu >= 0)
+		snprintf(who, sizeof who, "gpu %d", gpu);
+	else
+		snprintf(who, sizeof who, "the gpus");
+	for (size_t i = 0; code && i < sizeof remedies / sizeof remedies[0]; i++)
+		if (!strcmp(remedies[i].code, code)) {
+			const char *fmt = severity && !strcmp(severity, "critical") ? remedies[i].critical :
+					  remedies[i].warning;
+			snprintf(buf, len, fmt, who);
+			return buf;
+		}
+	snprintf(buf, len, "see the flag's message and evidence");
+	return buf;
+}
 
 int flags_code_known(const char *code)
 {
@@ -416,10 +484,141 @@ static void health_flags(const json_t *fp, json_t *out)
 	}
 }
 
-/* XIDs commonly raised by the application rather than the hardware. */
+/* ---- passive health: ECC mode, NVLink, firmware, XIDs logged since boot ---- */
+
+static void ecc_mode_flag(const json_t *g, int gpu, json_t *out)
+{
+	const char *cur = fpq_str(g, "ecc.current", NULL), *pend = fpq_str(g, "ecc.pending", NULL);
+	if (!cur)
+		return;   /* no ECC on this part, or unknown */
+	if (!strcmp(cur, "disabled") || (pend && strcmp(pend, cur)))
+		add_flag(out, "ECC_DISABLED", "warning", json_pack("{s:i,s:s,s:s?}", "gpu", gpu, "current", cur,
+			 "pending", pend),
+			 "gpu %d: ecc is %s%s%s", gpu, cur, pend && strcmp(pend, cur) ? ", pending " : "",
+			 pend && strcmp(pend, cur) ? pend : "");
+}
+
+static void nvlink_flags(const json_t *fp, json_t *out)
+{
+	const json_t *gpus = fpq_gpus(fp), *g;
+	double best = 0, v;
+	size_t i;
+	json_array_foreach(gpus, i, g)
+		if (!fpq_num(g, &v, "nvlink.links_active", NULL) && v > best)
+			best = v;
+	json_array_foreach(gpus, i, g) {
+		double idx, active, crc = 0, rec = 0, x;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i;
+		if (fpq_num(g, &active, "nvlink.links_active", NULL))
+			continue;
+		if (!fpq_num(g, &x, "nvlink.errors.crc_flit", NULL))
+			crc += x;
+		if (!fpq_num(g, &x, "nvlink.errors.crc_data", NULL))
+			crc += x;
+		if (!fpq_num(g, &x, "nvlink.errors.recovery", NULL))
+			rec = x;
+		/* links down only count where another GPU of the instance has them up (a lone GPU has no peers) */
+		int down = json_array_size(gpus) > 1 && active < best;
+		if (!down && !(crc > 0) && !(rec > 0))
+			continue;
+		add_flag(out, "NVLINK_DEGRADED", down ? "critical" : "warning",
+			 json_pack("{s:i,s:f,s:f,s:f,s:f,s:O?}", "gpu", gpu, "links_active", active, "best_links_active", best,
+				   "crc_errors", crc, "recovery_errors", rec, "errors",
+				   json_object_get(json_object_get(g, "nvlink"), "errors")),
+			 down ? "gpu %d: %.0f nvlink links active where the instance's other gpus have %.0f" :
+				"gpu %d: nvlink errors since boot: %.0f crc, %.0f recoveries", gpu,
+			 down ? active : crc, down ? best : rec);
+	}
+}
+
+/* GPUs of one model on one instance should run the same VBIOS (the driver is one per node). */
+static void firmware_flag(const json_t *fp, json_t *out)
+{
+	const json_t *gpus = fpq_gpus(fp), *g, *h;
+	size_t i, j;
+	json_array_foreach(gpus, i, g) {
+		const char *n1 = fpq_str(g, "name", NULL), *v1 = fpq_str(g, "vbios", NULL);
+		if (!n1 || !v1)
+			continue;
+		json_array_foreach(gpus, j, h) {
+			const char *n2 = fpq_str(h, "name", NULL), *v2 = fpq_str(h, "vbios", NULL);
+			if (j <= i || !n2 || !v2 || strcmp(n1, n2) || !strcmp(v1, v2))
+				continue;
+			json_t *all = json_object();
+			const json_t *k;
+			size_t q;
+			json_array_foreach(gpus, q, k) {
+				char key[24];
+				snprintf(key, sizeof key, "%zu", q);
+				json_object_set_new(all, key, json_string(fpq_str(k, "vbios", NULL) ? fpq_str(k, "vbios", NULL) : "?"));
+			}
+			add_flag(out, "FIRMWARE_MISMATCH", "warning",
+				 json_pack("{s:i,s:s,s:o,s:s?}", "gpu", -1, "model", n1, "vbios", all, "driver",
+					   fpq_str(json_object_get(fp, "inventory"), "driver.version", NULL)),
+				 "gpus %zu and %zu (%s) run different vbios versions: %s and %s", i, j, n1, v1, v2);
+			return;
+		}
+	}
+}
+
+/* Hardware-class XIDs the driver logged since boot (inventory.xid_history), one flag per GPU. */
+static void xid_history_flags(const json_t *fp, json_t *out)
+{
+	const json_t *ev = json_object_get(json_object_get(json_object_get(fp, "inventory"), "xid_history"), "events");
+	json_t *by = json_object(), *e;
+	size_t i;
+	json_array_foreach(ev, i, e) {
+		double x, age = -1, g = -1;
+		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware((int)x))
+			continue;
+		if (fpq_num(e, &age, "age_s", NULL))
+			age = -1;
+		if (fpq_num(e, &g, "gpu", NULL))
+			g = -1;
+		char key[16];
+		snprintf(key, sizeof key, "%d", (int)g);
+		json_t *o = json_object_get(by, key);
+		if (!o) {
+			o = json_pack("{s:i,s:[],s:f}", "gpu", (int)g, "events", "newest_age_s", -1.0);
+			json_object_set_new(by, key, o);
+		}
+		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", (int)x, "age_s", age));
+		double newest = json_real_value(json_object_get(o, "newest_age_s"));
+		if (age >= 0 && (newest < 0 || age < newest))
+			json_object_set_new(o, "newest_age_s", json_real(age));
+	}
+	const char *k;
+	json_t *o;
+	json_object_foreach(by, k, o) {
+		double newest = json_real_value(json_object_get(o, "newest_age_s"));
+		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
+		json_object_set_new(o, "source", json_string("kernel log since boot"));
+		json_object_set_new(o, "thresholds", json_pack("{s:f}", "FLAG_XID_RECENT_S", FLAG_XID_RECENT_S));
+		add_flag(out, "XID", newest < 0 || newest < FLAG_XID_RECENT_S ? "critical" : "warning", json_incref(o),
+			 "%s%d: %zu hardware xid(s) in the kernel log since boot, the newest %.1f h ago",
+			 gpu >= 0 ? "gpu " : "unknown gpu ", gpu, json_array_size(json_object_get(o, "events")),
+			 newest >= 0 ? newest / 3600 : -1.0);
+	}
+	json_decref(by);
+}
+
+static void passive_health_flags(const json_t *fp, json_t *out)
+{
+	size_t i;
+	json_t *g;
+	json_array_foreach(fpq_gpus(fp), i, g) {
+		double idx;
+		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i, out);
+	}
+	nvlink_flags(fp, out);
+	firmware_flag(fp, out);
+	xid_history_flags(fp, out);
+}
+
+/* XIDs raised by the application rather than the hardware: those outside the hardware list. */
 static int xid_is_app(int code)
 {
-	return code == 13 || code == 31 || code == 43 || code == 45;
+	return !inv_xid_is_hardware(code);
 }
 
 static int xid_flag(const json_t *fp, int gpu, json_t *out)
@@ -477,7 +676,8 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
 		if (!name || !json_is_number(jv) || !json_is_integer(jg))
 			continue;
-		double v = json_number_value(jv);
+		double v = json_number_value(jv), ach = 0;
+		const char *src = NULL;
 		int gpu = (int)json_integer_value(jg);
 		size_t len = strlen(name);
 		if (!strncmp(name, "gemm.", 5) && len > 17 && !strcmp(name + len - 12, ".pct_of_peak")) {
@@ -495,7 +695,18 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 						   "thresholds", "FLAG_REF_LINK_MIN_PCT", FLAG_REF_LINK_MIN_PCT),
 					 "gpu %d: %s is %.1f%% of the pcie link rate, under %.0f%%", gpu, name, v,
 					 FLAG_REF_LINK_MIN_PCT);
-		} else if (link > 0 && (!strcmp(name, "memcpy.h2d.pinned.gbps") ||
+		} else if (gpu >= 0 && ref && !gpu_achievable_metric(ref->key, name, &ach, &src) &&
+			   (!strncmp(name, "gemm.", 5) || !strncmp(name, "memcpy.", 7)) &&
+			   v < FLAG_REF_ACHIEVABLE_FRAC * ach) {
+			add_flag(out, "BELOW_REFERENCE", "warning",
+				 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
+					   "achievable", ach, "fraction_of_achievable", v / ach, "reference", ref->key,
+					   "reference_source", src, "thresholds", "FLAG_REF_ACHIEVABLE_FRAC",
+					   FLAG_REF_ACHIEVABLE_FRAC),
+				 "gpu %d: %s is %.4g, %.0f%% of what a healthy %s sustains (%.4g)", gpu, name, v,
+				 v / ach * 100.0, ref->key, ach);
+		}
+		if (link > 0 && (!strcmp(name, "memcpy.h2d.pinned.gbps") ||
 					!strcmp(name, "memcpy.d2h.pinned.gbps"))) {
 			double pct = v / link * 100.0;
 			if (pct < FLAG_REF_LINK_MIN_PCT)
@@ -510,20 +721,116 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 	}
 }
 
+/* ---- a GPU that trails its node (per-GPU gemm rows) ---- */
+
+static void node_outlier_flags(const json_t *fp, json_t *out)
+{
+	json_t *by = json_object(), *worst = json_object(), *m, *row;
+	const char *name;
+	size_t i;
+	/* name -> {"gpu": value} */
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		const char *n = json_string_value(json_object_get(m, "name"));
+		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
+		size_t len = n ? strlen(n) : 0;
+		if (!n || strncmp(n, "gemm.", 5) || len < 12 || strcmp(n + len - 7, ".tflops") || !json_is_number(jv) ||
+		    !json_is_integer(jg) || json_integer_value(jg) < 0 || !(json_number_value(jv) > 0))
+			continue;
+		char key[24];
+		snprintf(key, sizeof key, "%lld", (long long)json_integer_value(jg));
+		if (!json_object_get(by, n))
+			json_object_set_new(by, n, json_object());
+		json_object_set_new(json_object_get(by, n), key, json_real(json_number_value(jv)));
+	}
+	/* gpu -> the dtype where it trails the best most */
+	json_object_foreach(by, name, row) {
+		const char *k;
+		json_t *jv;
+		double best = 0;
+		if (json_object_size(row) < 2)
+			continue;
+		json_object_foreach(row, k, jv)
+			if (json_real_value(jv) > best)
+				best = json_real_value(jv);
+		json_object_foreach(row, k, jv) {
+			double v = json_real_value(jv), deficit = 1 - v / best;
+			json_t *prev = json_object_get(worst, k);
+			if (deficit > FLAG_NODE_OUTLIER_FRAC &&
+			    (!prev || deficit > json_real_value(json_object_get(prev, "deficit_frac"))))
+				json_object_set_new(worst, k, json_pack("{s:s,s:f,s:f,s:f,s:i}", "metric", name, "value", v,
+					"best", best, "deficit_frac", deficit, "gpus", (int)json_object_size(row)));
+		}
+	}
+	const char *k;
+	json_t *w;
+	json_object_foreach(worst, k, w) {
+		long gpu = strtol(k, NULL, 10);
+		double d = json_real_value(json_object_get(w, "deficit_frac"));
+		json_object_set_new(w, "gpu", json_integer(gpu));
+		json_object_set_new(w, "thresholds", json_pack("{s:f,s:f}", "FLAG_NODE_OUTLIER_FRAC", FLAG_NODE_OUTLIER_FRAC,
+							       "FLAG_NODE_OUTLIER_CRIT_FRAC", FLAG_NODE_OUTLIER_CRIT_FRAC));
+		add_flag(out, "NODE_OUTLIER", d >= FLAG_NODE_OUTLIER_CRIT_FRAC ? "critical" : "warning", json_incref(w),
+			 "gpu %ld: %s %.4g is %.1f%% below the best gpu of this instance (%.4g)", gpu,
+			 json_string_value(json_object_get(w, "metric")), json_real_value(json_object_get(w, "value")),
+			 d * 100.0, json_real_value(json_object_get(w, "best")));
+	}
+	json_decref(worst);
+	json_decref(by);
+}
+
+/* ---- silent data corruption: a soak result that differs from the first one ---- */
+
+static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
+{
+	for (int g = 0; g < ngpu; g++) {
+		double mm;
+		if (fpq_metric_value(fp, "soak.sdc.mismatches", g, &mm) || mm < FLAG_SDC_MIN_MISMATCHES)
+			continue;
+		const json_t *par = json_object_get(fpq_metric(fp, "soak.sdc.mismatches", g), "params");
+		const json_t *pts = fpq_series(fp, "soak.sdc.mismatch", g);
+		json_t *its = json_array(), *p;
+		double checked = 0, first = -1;
+		size_t i;
+		json_array_foreach(pts, i, p) {
+			json_t *jy = json_array_get(p, 1);
+			if (json_is_number(jy)) {
+				json_array_append_new(its, json_integer((json_int_t)json_number_value(jy)));
+				if (first < 0 || json_number_value(jy) < first)
+					first = json_number_value(jy);
+			}
+		}
+		if (fpq_num(par, &checked, "checked", NULL))
+			checked = 0;
+		if (first < 0 && fpq_num(par, &first, "first_iteration", NULL))
+			first = -1;
+		add_flag(out, "DATA_CORRUPTION", "critical",
+			 json_pack("{s:i,s:f,s:f,s:f,s:o,s:{s:i}}", "gpu", g, "mismatches", mm, "checked", checked,
+				   "first_iteration", first, "iterations", its, "thresholds", "FLAG_SDC_MIN_MISMATCHES",
+				   FLAG_SDC_MIN_MISMATCHES),
+			 "gpu %d: %.0f of %.0f soak results differed from the first one computed from the same inputs "
+			 "(first at iteration %.0f)", g, mm, checked, first);
+	}
+}
+
 /* ---- contention ---- */
 
 /*
  * Signals, each judged on its own series:
- *   foreign   another compute process held the GPU during the soak (soak.foreign_procs.count)
- *   spread    a gemm metric's repetition spread > FLAG_CONTENTION_SPREAD
- *   dips      >= FLAG_DIP_MIN_EPISODES separate seconds-long dips of soak.tflops below
- *             (1 - FLAG_DIP_FRAC) x median, at most FLAG_DIP_MAX_THROTTLED of them throttled
- *   low       soak.tflops median < FLAG_CONTENTION_LOW_FRAC x the model's BF16 peak while
- *             no thermal/HW slowdown was active (clocks were free, SMs were not)
- *   steal     host.cpu_steal.pct >= FLAG_CONTENTION_STEAL_PCT
- *   vgpu      the GPU is a vGPU guest
- * Rule: foreign + any other signal: critical; foreign alone: warning (a process holds the GPU,
- * no symptom seen); without foreign, two or more other signals: warning; else nothing.
+ *   foreign    another compute process held the GPU during the soak (soak.foreign_procs.count);
+ *              invisible on a time-sliced vGPU, so every decision below also stands without it
+ *   spread     a gemm metric's repetition spread > FLAG_CONTENTION_SPREAD (burst-timed runs), or
+ *              its batch_spread > FLAG_CONTENTION_BATCH_SPREAD (steady-timed ones)
+ *   dips       >= FLAG_DIP_MIN_EPISODES separate seconds-long dips of soak.tflops below
+ *              (1 - FLAG_DIP_FRAC) x median, at most FLAG_DIP_MAX_THROTTLED of them throttled
+ *   jitter     second-to-second changes of soak.tflops above FLAG_JITTER_FRAC (a tenant whose
+ *              duty cycle is shorter than the sampling second)
+ *   efficiency soak TFLOP/s per watt and per SM MHz below FLAG_CONTENTION_EFF_FRAC x the model's
+ *              clean reference (pricing/gpus.h gpu_achievable)
+ *   low        (models without that reference) soak.tflops median < FLAG_CONTENTION_LOW_FRAC x
+ *              the model's peak while no thermal/HW slowdown was active
+ *   steal      host.cpu_steal.pct >= FLAG_CONTENTION_STEAL_PCT
+ *   vgpu       the GPU is a vGPU guest
+ * How they combine: contention_flags().
  */
 struct xm {
 	double x;
@@ -595,17 +902,103 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 			episodes > 1 ? (last_start - first_start) / (episodes - 1) : 0.0));
 }
 
+/* The soak's dtype and size (params of its first-window metric, else the bench's config). */
+static const char *soak_dtype(const json_t *fp, int gpu, double *m)
+{
+	const json_t *par = json_object_get(fpq_metric(fp, "soak.tflops.first_min", gpu), "params");
+	const char *dts = json_string_value(json_object_get(par, "dtype"));
+	if (fpq_num(par, m, "m", NULL))
+		*m = 0;
+	return dts;
+}
+
+/* Median of a soak series of one GPU over all its points; -1 when fewer than min points. */
+static int soak_median(const json_t *fp, const char *series, int gpu, int min, double *med)
+{
+	const json_t *pts = fpq_series(fp, series, gpu);
+	double x0 = 0, x1 = 0;
+	int n;
+	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, med, &n) || n < min || !(*med > 0))
+		return -1;
+	return 0;
+}
+
+/*
+ * throughput: soak TFLOP/s per watt and per SM MHz both below FLAG_CONTENTION_EFF_FRAC x what a
+ * clean GPU of the model achieves (gpu_achievable): the board drew its power and ran its clocks,
+ * and this process got less work done with them.  A power cap or a thermal slowdown lowers the
+ * clock and the power together and leaves both ratios where they were; a tenant in another VM
+ * spends them.  Models without a soak reference fall back to "low" (below a fraction of peak).
+ * Returns 1 when the model had a reference to judge against.
+ */
+static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
+{
+	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_achievable *a = ref ? gpu_achievable_find(ref->key) : NULL;
+	double m = 0, tf, w, mhz;
+	const char *dts = soak_dtype(fp, gpu, &m);
+	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !dts || strcmp(dts, a->soak_dtype) ||
+	    (m > 0 && (int)m != a->soak_m))
+		return 0;
+	if (soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &tf) ||
+	    soak_median(fp, "soak.power.w", gpu, FLAG_JITTER_MIN_SAMPLES, &w) ||
+	    soak_median(fp, "soak.sm_clock.mhz", gpu, FLAG_JITTER_MIN_SAMPLES, &mhz))
+		return 1;
+	double rw = tf / w / a->soak_tflops_per_w, rc = tf / mhz / a->soak_tflops_per_mhz;
+	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
+		json_array_append_new(signals, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s}",
+			"signal", "efficiency", "gpu", gpu, "median_tflops", tf, "median_power_w", w,
+			"median_sm_mhz", mhz, "tflops_per_w", tf / w, "reference_tflops_per_w", a->soak_tflops_per_w,
+			"tflops_per_mhz", tf / mhz, "reference_tflops_per_mhz", a->soak_tflops_per_mhz,
+			"fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
+	return 1;
+}
+
+/*
+ * window: the same judgement on the gemm bench's steady window (benches/steady.h), when its
+ * headline is the workload the soak reference holds for (dtype and m = n = k): a second,
+ * independent measurement of work per watt and per MHz, minutes before the soak, by another
+ * loop.  A tenant that time-slices the GPU evenly (a vGPU neighbour running all the time) leaves
+ * neither dips nor jitter in the soak, only the lost work, which this and the soak's efficiency
+ * then show twice.  Steady-timed runs only: a burst figure is not a sustained one.
+ */
+static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
+{
+	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_achievable *a = ref ? gpu_achievable_find(ref->key) : NULL;
+	const char *name = json_string_value(json_object_get(m, "name"));
+	const json_t *pm = json_object_get(m, "params");
+	char want[64];
+	double v, w, mhz, mm, nn, kk;
+	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !a->soak_dtype || !name)
+		return;
+	snprintf(want, sizeof want, "gemm.%s.tflops", a->soak_dtype);
+	if (strcmp(name, want) || !json_is_integer(json_object_get(m, "gpu")) ||
+	    json_integer_value(json_object_get(m, "gpu")) < 0 || fpq_num(m, &v, "value", NULL) ||
+	    fpq_num(pm, &w, "power_w", NULL) || fpq_num(pm, &mhz, "sm_clock_mhz", NULL) ||
+	    fpq_num(pm, &mm, "m", NULL) || fpq_num(pm, &nn, "n", NULL) || fpq_num(pm, &kk, "k", NULL) ||
+	    (int)mm != a->soak_m || (int)nn != a->soak_m || (int)kk != a->soak_m || !(w > 0) || !(mhz > 0))
+		return;
+	const char *timing = fpq_str(pm, "timing", NULL);
+	if (!timing || strcmp(timing, "steady"))
+		return;
+	double rw = v / w / a->soak_tflops_per_w, rc = v / mhz / a->soak_tflops_per_mhz;
+	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
+		json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "signal", "window",
+			"gpu", json_integer_value(json_object_get(m, "gpu")), "metric", name, "tflops", v, "power_w", w,
+			"sm_mhz", mhz, "fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
+}
+
 static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, json_t *signals)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
 	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
-	double x0 = 0, x1 = 0, med, slow = 0;
+	double x0 = 0, x1 = 0, med, slow = 0, m;
 	int n;
 	if (!ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n))
 		return;
-	/* the soak's dtype (params of its first-window metric), else BF16, else FP16 */
-	const char *dts = json_string_value(json_object_get(json_object_get(fpq_metric(fp, "soak.tflops.first_min", gpu),
-									       "params"), "dtype"));
+	/* the soak's dtype, else BF16, else FP16 */
+	const char *dts = soak_dtype(fp, gpu, &m);
 	int dt = dts ? gpu_dtype_from_name(dts) : -1;
 	double peak = dt >= 0 && ref->peak_tflops[dt] > 0 ? ref->peak_tflops[dt] :
 		      ref->peak_tflops[GPU_BF16] > 0 ? ref->peak_tflops[GPU_BF16] : ref->peak_tflops[GPU_FP16];
@@ -619,68 +1012,155 @@ static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, jso
 			"median_tflops", med, "peak_tflops", peak, "slowdown_s", slow));
 }
 
-static void contention_flags(const json_t *fp, int ngpu, json_t *out)
+static int cmp_double(const void *a, const void *b)
 {
-	json_t *signals = json_array();
-	int foreign = 0, others = 0;
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * jitter: a tenant with a duty cycle shorter than the sampling second shows no dips, but makes
+ * each second's throughput differ from the next.  The 75th percentile of |y[i+1] - y[i]| over the
+ * median (the first second, the boost burst, left out) ignores a few isolated dips and a step
+ * (decay), which have their own flags.
+ */
+static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
+{
+	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
+	size_t n = json_array_size(pts), k = 0, i;
+	double med, prev = NAN;
+	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med))
+		return;
+	double *d = gv_malloc(n * sizeof *d);
+	for (i = 1; i < n; i++) {
+		json_t *jy = json_array_get(json_array_get(pts, i), 1);
+		if (!json_is_number(jy))
+			continue;
+		double y = json_number_value(jy);
+		if (isfinite(prev))
+			d[k++] = fabs(y - prev);
+		prev = y;
+	}
+	if (k + 1 >= FLAG_JITTER_MIN_SAMPLES) {
+		qsort(d, k, sizeof *d, cmp_double);
+		double pos = 0.75 * (double)(k - 1), lo = d[(size_t)pos];
+		double hi = d[(size_t)pos + 1 < k ? (size_t)pos + 1 : k - 1];
+		double p75 = lo + (hi - lo) * (pos - floor(pos));
+		if (p75 / med > FLAG_JITTER_FRAC)
+			json_array_append_new(signals, json_pack("{s:s,s:i,s:f,s:f,s:f,s:i}", "signal", "jitter", "gpu",
+				gpu, "p75_step_tflops", p75, "median_tflops", med, "p75_step_frac", p75 / med,
+				"steps", (int)k));
+	}
+	free(d);
+}
+
+/* Whether GPUVET_TEST_HIDE_FOREIGN asks to judge as if the other tenant were invisible (a vGPU). */
+static int foreign_hidden(void)
+{
+	const char *e = getenv("GPUVET_TEST_HIDE_FOREIGN");
+	return e && *e && strcmp(e, "0");
+}
+
+static int has_kind(const json_t *signals, const char *const *names)
+{
 	size_t i;
-	json_t *m;
-	for (int g = -1; g < ngpu; g++) {
+	json_t *s;
+	json_array_foreach(signals, i, s)
+		for (int k = 0; names[k]; k++)
+			if (!strcmp(json_string_value(json_object_get(s, "signal")), names[k]))
+				return 1;
+	return 0;
+}
+
+static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
+{
+	size_t i;
+	json_t *m, *g;
+	for (int gi = -1; gi < ngpu && !foreign_hidden(); gi++) {
 		double f;
-		if (!fpq_metric_value(fp, "soak.foreign_procs.count", g, &f) && f > 0) {
-			json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "foreign", "gpu", g,
+		if (!fpq_metric_value(fp, "soak.foreign_procs.count", gi, &f) && f > 0)
+			json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "foreign", "gpu", gi,
 								 "processes", f));
-			foreign = 1;
-		}
 	}
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
 		const char *name = json_string_value(json_object_get(m, "name"));
 		double sp;
-		if (name && !strncmp(name, "gemm.", 5) && !fpq_num(json_object_get(m, "params"), &sp, "spread", NULL) &&
-		    sp > FLAG_CONTENTION_SPREAD) {
+		json_t *pm = json_object_get(m, "params");
+		/* burst-timed runs (before steady timing) carry "spread"; steady ones "batch_spread" */
+		int hit = !fpq_num(pm, &sp, "spread", NULL) ? sp > FLAG_CONTENTION_SPREAD
+			  : !fpq_num(pm, &sp, "batch_spread", NULL) && sp > FLAG_CONTENTION_BATCH_SPREAD;
+		if (name && !strncmp(name, "gemm.", 5) && hit) {
 			json_t *jg = json_object_get(m, "gpu");
 			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
 				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));
 		}
+		if (name && !strncmp(name, "gemm.", 5))
+			window_signal(fp, m, signals);
 	}
-	for (int g = 0; g < ngpu; g++) {
+	for (int gi = 0; gi < ngpu; gi++) {
 		struct soak_gpu sg;
-		int have = !soak_gpu_read(fp, g, &sg);
-		dips_signal(fp, g, signals);
-		low_signal(fp, g, have ? &sg : NULL, signals);
+		int have = !soak_gpu_read(fp, gi, &sg);
+		dips_signal(fp, gi, signals);
+		jitter_signal(fp, gi, signals);
+		if (!efficiency_signal(fp, gi, signals))
+			low_signal(fp, gi, have ? &sg : NULL, signals);
 	}
 	double st;
 	if (!fpq_metric_value(fp, "host.cpu_steal.pct", -1, &st) && st >= FLAG_CONTENTION_STEAL_PCT)
 		json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "steal", "gpu", -1, "steal_pct", st));
-	json_t *g;
 	json_array_foreach(fpq_gpus(fp), i, g)
 		if (inv_is_vgpu(g)) {
 			json_array_append_new(signals, json_pack("{s:s,s:I}", "signal", "vgpu", "gpu", (json_int_t)i));
 			break;
 		}
-	/* count kinds of signal, not instances: eight GPUs with spread are one piece of evidence */
-	const char *kinds[] = { "spread", "dips", "low", "steal", "vgpu" };
-	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		json_t *s;
-		json_array_foreach(signals, i, s)
-			if (!strcmp(json_string_value(json_object_get(s, "signal")), kinds[k])) {
-				others++;
-				break;
-			}
-	}
-	const char *sev = foreign ? (others ? "critical" : "warning") : others >= 2 ? "warning" : NULL;
+}
+
+/*
+ * Kinds of evidence (eight GPUs with spread are one kind; dips and jitter are one, "unsteady";
+ * efficiency and low are one, "throughput"; the gemm window's efficiency is "gemm_window"):
+ *   foreign + any other kind               critical
+ *   throughput + any other kind            critical (the loss is measured, and not alone)
+ *   foreign alone                          warning
+ *   two or more other kinds                warning
+ * One number never raises it: throughput alone is a slow GPU (BELOW_REFERENCE), not a shared one.
+ */
+static void contention_flags(const json_t *fp, int ngpu, json_t *out)
+{
+	static const char *const k_foreign[] = { "foreign", NULL }, *const k_thr[] = { "efficiency", "low", NULL },
+		*const k_spread[] = { "spread", NULL }, *const k_unsteady[] = { "dips", "jitter", NULL },
+		*const k_steal[] = { "steal", NULL }, *const k_vgpu[] = { "vgpu", NULL },
+		*const k_window[] = { "window", NULL };
+	json_t *signals = json_array(), *kinds = json_array();
+	contention_signals(fp, ngpu, signals);
+	int foreign = has_kind(signals, k_foreign), thr = has_kind(signals, k_thr), others = 0;
+	const struct { const char *name; const char *const *sig; } kt[] = {
+		{ "throughput", k_thr }, { "spread", k_spread }, { "unsteady", k_unsteady }, { "steal", k_steal },
+		{ "vgpu", k_vgpu }, { "gemm_window", k_window },
+	};
+	for (size_t k = 0; k < sizeof kt / sizeof kt[0]; k++)
+		if (has_kind(signals, kt[k].sig)) {
+			others++;
+			json_array_append_new(kinds, json_string(kt[k].name));
+		}
+	const char *sev = foreign ? (others ? "critical" : "warning") :
+			  thr && others >= 2 ? "critical" : others >= 2 ? "warning" : NULL;
 	if (!sev) {
 		json_decref(signals);
+		json_decref(kinds);
 		return;
 	}
-	json_t *e = json_pack("{s:i,s:o,s:{s:f,s:f,s:i,s:f,s:f,s:f}}", "gpu", -1, "signals", signals, "thresholds",
-		"FLAG_CONTENTION_SPREAD", FLAG_CONTENTION_SPREAD, "FLAG_DIP_FRAC", FLAG_DIP_FRAC,
+	json_t *e = json_pack("{s:i,s:o,s:o,s:b,s:{s:f,s:f,s:f,s:i,s:f,s:f,s:f,s:f,s:f}}", "gpu", -1, "signals", signals,
+		"kinds", kinds, "foreign_hidden", foreign_hidden(), "thresholds",
+		"FLAG_CONTENTION_SPREAD", FLAG_CONTENTION_SPREAD, "FLAG_CONTENTION_BATCH_SPREAD",
+		FLAG_CONTENTION_BATCH_SPREAD, "FLAG_DIP_FRAC", FLAG_DIP_FRAC,
 		"FLAG_DIP_MIN_EPISODES", FLAG_DIP_MIN_EPISODES, "FLAG_DIP_MAX_THROTTLED", FLAG_DIP_MAX_THROTTLED,
 		"FLAG_CONTENTION_STEAL_PCT", FLAG_CONTENTION_STEAL_PCT, "FLAG_CONTENTION_LOW_FRAC",
-		FLAG_CONTENTION_LOW_FRAC);
+		FLAG_CONTENTION_LOW_FRAC, "FLAG_CONTENTION_EFF_FRAC", FLAG_CONTENTION_EFF_FRAC, "FLAG_JITTER_FRAC",
+		FLAG_JITTER_FRAC);
 	add_flag(out, "CONTENTION", sev, e, "%s (%d other kind(s) of evidence)",
 		 foreign ? "other compute processes used the gpu during the run" :
-			   "the gpu behaved as if shared", others);
+		 thr ? "the gpu delivered less work per watt and per clock than its model, as a shared gpu does" :
+		       "the gpu behaved as if shared", others);
 }
 
 json_t *flags_compute(const json_t *fp)
@@ -698,6 +1178,7 @@ json_t *flags_compute(const json_t *fp)
 		decay_flags(fp, g, out);
 	contention_flags(fp, ngpu, out);
 	health_flags(fp, out);
+	passive_health_flags(fp, out);
 	for (int g = 0; g < ngpu; g++)
 		pcie_flag(fp, g, out);
 	int any_xid = 0;
@@ -707,6 +1188,17 @@ json_t *flags_compute(const json_t *fp)
 		xid_flag(fp, -1, out);
 	steal_flag(fp, out);
 	below_reference_flags(fp, out);
+	node_outlier_flags(fp, out);
+	sdc_flags(fp, ngpu, out);
+	json_t *f;
+	size_t i;
+	json_array_foreach(out, i, f) {
+		char buf[256];
+		json_t *g = json_object_get(json_object_get(f, "evidence"), "gpu");
+		json_object_set_new(f, "remediation", json_string(flags_remediation(
+			json_string_value(json_object_get(f, "code")), json_string_value(json_object_get(f, "severity")),
+			json_is_integer(g) ? (int)json_integer_value(g) : -1, buf, sizeof buf)));
+	}
 	return out;
 }
 
@@ -759,13 +1251,25 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 			return 1;
 		*why = "needs pcie link samples under load (soak) and the inventory's link maximum";
 	} else if (!strcmp(code, "XID")) {
-		if (soak_ok)
+		if (soak_ok || json_is_array(json_object_get(json_object_get(json_object_get(fp, "inventory"),
+									       "xid_history"), "events")))
 			return 1;
-		*why = "needs the soak bench (xid events are watched during it)";
+		*why = "needs the soak bench (xid events are watched during it) or a readable kernel log";
 	} else if (!strcmp(code, "CONTENTION")) {
 		if (soak_ok || any_metric(fp, "gemm.", ".tflops"))
 			return 1;
 		*why = "needs the soak or gemm bench";
+	} else if (!strcmp(code, "DATA_CORRUPTION")) {
+		if (soak_ok && any_metric(fp, "soak.sdc.mismatches", ""))
+			return 1;
+		*why = "needs the soak bench's result comparison (soak.sdc.mismatches)";
+	} else if (!strcmp(code, "NODE_OUTLIER")) {
+		if (fpq_gpu_count(fp) < 2)
+			*why = "needs an instance with two or more gpus";
+		else if (any_metric(fp, "gemm.", ".tflops"))
+			return 1;
+		else
+			*why = "needs the gemm bench's per-gpu rows";
 	} else if (!strcmp(code, "CPU_STEAL")) {
 		if (any_metric(fp, "host.cpu_steal.pct", ""))
 			return 1;

@@ -12,6 +12,7 @@
 #define GPUVET_FLAGS_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 /* ---- throttling (soak.clock_events.mask, one sample per second) ---- */
 #define FLAG_HW_MIN_S              1.0   /* any second of HW slowdown / power brake / HW thermal */
@@ -26,20 +27,40 @@
 #define FLAG_PERF_DECAY_PCT        10.0  /* soak TFLOP/s median drop: warning */
 #define FLAG_DECAY_CRIT_PCT        25.0  /* either drop: critical */
 /* ---- contention (two independent signals, see flags.c) ---- */
-#define FLAG_CONTENTION_SPREAD     0.10  /* gemm repetition spread (max-min)/median */
+#define FLAG_CONTENTION_SPREAD     0.10  /* gemm repetition spread (max-min)/median, burst-timed runs */
+/*
+ * Steady-timed gemm: (p95 - p5) / median of the window's batches.  A clean H100
+ * at its power cap oscillates: 0.115-0.125 at 8 ms batches, an H200 0.05-0.07
+ * (tests/fixtures/gpu/{h100,h200}-2026-11-22/settle-from-idle.json, 2-6 s); twice the
+ * clean maximum.
+ */
+#define FLAG_CONTENTION_BATCH_SPREAD 0.25
 #define FLAG_DIP_FRAC              0.15  /* a soak second below (1-0.15) x median TFLOP/s is a dip */
 #define FLAG_DIP_MIN_EPISODES      3     /* recurring: at least 3 separate dips ... */
 #define FLAG_DIP_MAX_THROTTLED     0.5   /* ... not explained by throttling (<= half the dip seconds throttled) */
 #define FLAG_CONTENTION_STEAL_PCT  2.0   /* hypervisor steal over the run */
-#define FLAG_CONTENTION_LOW_FRAC   0.35  /* soak TFLOP/s < 35% of peak at unthrottled clocks */
+#define FLAG_CONTENTION_LOW_FRAC   0.35  /* soak TFLOP/s < 35% of peak at unthrottled clocks (models without an achievable reference) */
+#define FLAG_CONTENTION_EFF_FRAC   0.92  /* soak TFLOP/s per watt AND per SM MHz both < 92% of the model's clean reference
+					    (clean H100/H200 captures: >= 0.99; beside a 25%-duty tenant: <= 0.875) */
+#define FLAG_JITTER_FRAC           0.015 /* 75th percentile of |change from one soak second to the next| > 1.5% of the
+					    median TFLOP/s (clean captures <= 0.73%, light tenants >= 2.56%) */
+#define FLAG_JITTER_MIN_SAMPLES    10    /* soak seconds needed to judge dips or jitter */
 /* ---- host ---- */
 #define FLAG_STEAL_WARN_PCT        5.0
 #define FLAG_STEAL_CRIT_PCT        20.0
 /* ---- hardware health ---- */
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
+#define FLAG_XID_RECENT_S          86400.0 /* a hardware XID logged since boot less than a day ago: critical */
 /* ---- reference (pricing/gpus.h) ---- */
 #define FLAG_REF_GEMM_MIN_PCT      50.0  /* gemm.<dtype>.pct_of_peak */
 #define FLAG_REF_LINK_MIN_PCT      60.0  /* memcpy H2D/D2H pinned vs the model's PCIe link */
+#define FLAG_REF_ACHIEVABLE_FRAC   0.80  /* per-GPU gemm / pinned copy < 80% of what a healthy GPU of the model sustains
+					    (gpu_achievable_metric; clean captures >= 0.93) */
+/* ---- node: a GPU that trails the best GPU of its instance ---- */
+#define FLAG_NODE_OUTLIER_FRAC     0.10  /* per-GPU gemm.<dtype>.tflops more than 10% below the instance's best */
+#define FLAG_NODE_OUTLIER_CRIT_FRAC 0.25 /* 25% or more below: critical */
+/* ---- silent data corruption (soak.sdc.mismatches) ---- */
+#define FLAG_SDC_MIN_MISMATCHES    1     /* any soak result differing from the first one: critical */
 
 /* Computes the flags of a fingerprint; a new JSON array (never NULL). */
 json_t *flags_compute(const json_t *fingerprint);
@@ -50,6 +71,13 @@ json_t *flags_compute(const json_t *fingerprint);
  * yes, 0 no with the reason in *why (static text), -1 unknown code.
  */
 int flags_measurable(const json_t *fingerprint, const char *code, const char **why);
+
+/*
+ * The one-line remediation of a flag (code, severity, evidence.gpu), e.g.
+ * "drain the node and ask the provider to replace gpu 3"; never NULL.
+ * flags_compute() sets it as flags[].remediation.
+ */
+const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len);
 
 /* Known codes, NULL-terminated. */
 extern const char *const flags_codes[];

@@ -25,7 +25,8 @@ void hooks_after_run(struct store *s, int64_t run_id)
 			char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(10));
 			if (store_put_flag(s, run_id, json_string_value(json_object_get(f, "code")),
 					   json_string_value(json_object_get(f, "severity")),
-					   json_string_value(json_object_get(f, "message")), ev ? ev : "{}"))
+					   json_string_value(json_object_get(f, "message")), ev ? ev : "{}",
+					   json_string_value(json_object_get(f, "remediation"))))
 				gv_err("flag not stored: %s", store_errmsg(s));
 			free(ev);
 		}

@@ -449,3 +449,96 @@ int inv_pci_sysfs_id(const char *id, char *buf, size_t size)
 	snprintf(buf, size, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
 	return 0;
 }
+
+/* ---- kernel log XIDs ---- */
+
+int inv_xid_is_hardware(int x)
+{
+	static const int ranges[][2] = { { 48, 48 }, { 56, 58 }, { 62, 64 }, { 68, 77 }, { 79, 86 }, { 88, 89 },
+					 { 92, 92 }, { 94, 105 }, { 110, 120 }, { 122, 125 } };
+	for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+		if (x >= ranges[i][0] && x <= ranges[i][1])
+			return 1;
+	return 0;
+}
+
+/* Index of needle in hay[0..len), or -1. */
+static long find_in(const char *hay, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; n <= len && i + n <= len; i++)
+		if (!memcmp(hay + i, needle, n))
+			return (long)i;
+	return -1;
+}
+
+/* A decimal number (with an optional fraction) at p[0..len); its length, 0 when none. */
+static size_t num_at(const char *p, size_t len, double *v)
+{
+	size_t i = 0;
+	double x = 0, scale = 0;
+	while (i < len && p[i] >= '0' && p[i] <= '9' && i < 18)
+		x = x * 10 + (p[i++] - '0');
+	if (!i)
+		return 0;
+	if (i < len && p[i] == '.') {
+		scale = 1;
+		for (i++; i < len && p[i] >= '0' && p[i] <= '9'; i++) {
+			scale /= 10;
+			x += (p[i] - '0') * scale;
+		}
+	}
+	*v = x;
+	return i;
+}
+
+static double record_ts(const char *line, size_t len)
+{
+	double v;
+	size_t i = 0, k;
+	if (len && line[0] == '[') {            /* dmesg: "[ 5678.901234] " */
+		for (i = 1; i < len && line[i] == ' '; i++)
+			;
+		k = num_at(line + i, len - i, &v);
+		return k && i + k < len && line[i + k] == ']' ? v : -1;
+	}
+	/* /dev/kmsg: "pri,seq,usec,flags;" */
+	for (int field = 0; field < 2; field++) {
+		while (i < len && line[i] != ',' && line[i] != ';')
+			i++;
+		if (i >= len || line[i] != ',')
+			return -1;
+		i++;
+	}
+	k = num_at(line + i, len - i, &v);
+	return k && i + k < len && (line[i + k] == ',' || line[i + k] == ';') ? v / 1e6 : -1;
+}
+
+int inv_parse_xid_record(const char *line, size_t len, struct inv_xid *out)
+{
+	static const char tag[] = "NVRM: Xid (PCI:";
+	long at = find_in(line, len, tag);
+	if (at < 0)
+		return -1;
+	size_t i = (size_t)at + sizeof tag - 1, j = 0;
+	char pci[sizeof out->pci];
+	while (i < len && line[i] != ')' && j + 1 < sizeof pci) {
+		char c = line[i++];
+		if (!strchr("0123456789abcdefABCDEF:.", c))
+			return -1;
+		pci[j++] = (char)(c >= 'A' && c <= 'F' ? c - 'A' + 'a' : c);
+	}
+	pci[j] = '\0';
+	if (!j || i + 2 >= len || line[i] != ')' || line[i + 1] != ':')
+		return -1;
+	for (i += 2; i < len && line[i] == ' '; i++)
+		;
+	double x;
+	size_t k = num_at(line + i, len - i, &x);
+	if (!k || x > 100000 || x != (double)(long)x)
+		return -1;
+	memcpy(out->pci, pci, j + 1);
+	out->xid = (int)x;
+	out->ts_s = record_ts(line, len);
+	return 0;
+}

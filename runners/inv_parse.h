@@ -68,4 +68,21 @@ const char *inv_disk_transport(const char *syspath);
  * 0 on success, -1 when it is not a bus id. */
 int inv_pci_sysfs_id(const char *nvml_bus_id, char *buf, size_t size);
 
+/* ---- kernel log: XID events of the NVIDIA driver ---- */
+struct inv_xid {
+	double ts_s;        /* seconds since boot, -1 when the line has no timestamp */
+	char pci[24];       /* "0000:53:00" as the driver prints it (lowercased) */
+	int xid;
+};
+/*
+ * One kernel log record, as /dev/kmsg gives it ("6,1234,5678901234,-;NVRM: Xid
+ * (PCI:0000:53:00): 79, pid=...") or as dmesg prints it ("[ 5678.901234] NVRM:
+ * Xid (PCI:0000:53:00): 79, ..."): 0 and *out filled when it is an XID report,
+ * -1 otherwise.  line need not be NUL-terminated (len bytes).
+ */
+int inv_parse_xid_record(const char *line, size_t len, struct inv_xid *out);
+/* Whether an XID code is in the hardware list (issue 13: 48, 56-58, 62-64, 68-77,
+ * 79-86, 88-89, 92, 94-105, 110-120, 122-125): a GPU, memory or link fault. */
+int inv_xid_is_hardware(int xid);
+
 #endif

@@ -15,6 +15,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <hwloc.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -377,7 +379,25 @@ static json_t *inv_gpu_nvlink(const struct gv_nvml *n, nvmlDevice_t d)
 	}
 	if (!links)
 		return json_null();
-	return json_pack("{s:i, s:i}", "links", links, "links_active", active);
+	json_t *o = json_pack("{s:i, s:i}", "links", links, "links_active", active);
+	/* error counters summed over the links, where NVML has them (null otherwise) */
+	static const struct { nvmlNvLinkErrorCounter_t c; const char *name; } ctrs[] = {
+		{ NVML_NVLINK_ERROR_DL_REPLAY, "replay" }, { NVML_NVLINK_ERROR_DL_RECOVERY, "recovery" },
+		{ NVML_NVLINK_ERROR_DL_CRC_FLIT, "crc_flit" }, { NVML_NVLINK_ERROR_DL_CRC_DATA, "crc_data" },
+	};
+	json_t *errs = json_object();
+	for (size_t k = 0; k < sizeof ctrs / sizeof ctrs[0]; k++) {
+		unsigned long long sum = 0, v;
+		int any = 0;
+		for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++)
+			if (NV_CALL(n, DeviceGetNvLinkErrorCounter, d, l, ctrs[k].c, &v) == NVML_SUCCESS) {
+				sum += v;
+				any = 1;
+			}
+		json_object_set_new(errs, ctrs[k].name, any ? json_integer((json_int_t)sum) : json_null());
+	}
+	json_object_set_new(o, "errors", errs);
+	return o;
 }
 
 static json_t *inv_ecc_counts(const struct gv_nvml *n, nvmlDevice_t d, nvmlEccCounterType_t c)
@@ -549,6 +569,80 @@ static void inv_gpus(json_t *inv)
 			    count ? json_null() : json_string("nvidia driver loaded but no gpu is visible"));
 }
 
+/* ---------------------------------------------------------------- kernel log XIDs */
+
+/* Index of the GPU whose NVML bus id ("00000000:53:00.0") the driver's "0000:53:00" names; -1. */
+static int xid_gpu(const json_t *gpus, const char *pci)
+{
+	size_t i, n = strlen(pci);
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		char id[32];
+		const char *b = json_string_value(json_object_get(g, "pci_bus_id"));
+		if (b && !inv_pci_sysfs_id(b, id, sizeof id) && !strncasecmp(id, pci, n) && (id[n] == '.' || !id[n]))
+			return (int)json_integer_value(json_object_get(g, "index"));
+	}
+	return -1;
+}
+
+/*
+ * XIDs the driver logged since boot (the kernel ring buffer: /dev/kmsg, one record per read, not
+ * blocking), each with its age (uptime - the record's time).  Unreadable (dmesg_restrict without
+ * CAP_SYSLOG): "error" says why and "events" is null, not empty.
+ */
+static json_t *inv_xid_history(const json_t *gpus)
+{
+	const char *root = getenv("GPUVET_SYSROOT");
+	char path[PATH_MAX], up[PATH_MAX];
+	snprintf(path, sizeof path, "%s/dev/kmsg", root ? root : "");
+	snprintf(up, sizeof up, "%s/proc/uptime", root ? root : "");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return json_pack("{s:s,s:n,s:s+}", "source", "/dev/kmsg", "events", "error", "cannot read /dev/kmsg: ",
+				 strerror(errno));
+	size_t cap = 1 << 16, len = 0, max = 8u << 20;
+	char *buf = gv_malloc(cap);
+	for (;;) {
+		if (cap - len < 8192) {
+			if (cap >= max)
+				break;
+			cap *= 2;
+			buf = gv_realloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + len, cap - len - 1);
+		if (r > 0)
+			len += (size_t)r;
+		else if (r < 0 && (errno == EPIPE || errno == EINTR))
+			continue;   /* records overwritten while reading: go on with the next */
+		else
+			break;      /* EAGAIN: no more records; 0: end of a plain file */
+	}
+	close(fd);
+	double uptime = -1;
+	char *u = gv_read_file(up, NULL);
+	if (!u || sscanf(u, "%lf", &uptime) != 1)
+		uptime = -1;
+	free(u);
+	json_t *events = json_array();
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (buf + i)) : len - i;
+		struct inv_xid x;
+		if (!inv_parse_xid_record(buf + i, l, &x)) {
+			int gi = xid_gpu(gpus, x.pci);
+			double age = x.ts_s >= 0 && uptime >= x.ts_s ? uptime - x.ts_s : -1;
+			if (json_array_size(events) >= 256)
+				json_array_remove(events, 0);   /* keep the newest */
+			json_array_append_new(events, json_pack("{s:i,s:s,s:o,s:o,s:b}", "xid", x.xid, "pci", x.pci,
+				"gpu", gi >= 0 ? json_integer(gi) : json_null(), "age_s", age >= 0 ? json_real(age) : json_null(),
+				"hardware", inv_xid_is_hardware(x.xid)));
+		}
+		i += l + 1;
+	}
+	free(buf);
+	return json_pack("{s:s,s:o,s:n}", "source", "/dev/kmsg", "events", events, "error");
+}
+
 /* ---------------------------------------------------------------- collect */
 
 json_t *inventory_collect(const struct inventory_opts *o)
@@ -588,6 +682,7 @@ json_t *inventory_collect(const struct inventory_opts *o)
 	json_object_set_new(inv, "numa", inv_numa(topo));
 	json_object_set_new(inv, "disks", inv_disks());
 	inv_gpus(inv);
+	json_object_set_new(inv, "xid_history", inv_xid_history(json_object_get(inv, "gpus")));
 	if (topo)
 		hwloc_topology_destroy(topo);
 
@@ -773,6 +868,24 @@ void inventory_print(const json_t *inv, FILE *f)
 		fprintf(f, LABEL "nvidia %s, cuda %s\n", "Driver",
 			js(drv, "version") ? js(drv, "version") : "?",
 			js(drv, "cuda_version") ? js(drv, "cuda_version") : "?");
+	const json_t *xh = json_object_get(inv, "xid_history"), *xev = json_object_get(xh, "events");
+	if (json_is_array(xev) && !json_array_size(xev))
+		fprintf(f, LABEL "none in the kernel log since boot\n", "XIDs");
+	else if (json_is_array(xev))
+		json_array_foreach(xev, i, v) {
+			const json_t *age = json_object_get(v, "age_s"), *gi = json_object_get(v, "gpu");
+			fprintf(f, LABEL "xid %lld%s on ", i ? "" : "XIDs", ji(v, "xid", -1),
+				json_is_true(json_object_get(v, "hardware")) ? " (hardware)" : "");
+			if (json_is_integer(gi))
+				fprintf(f, "gpu %lld", (long long)json_integer_value(gi));
+			else
+				fprintf(f, "pci %s", js(v, "pci") ? js(v, "pci") : "?");
+			if (json_is_number(age))
+				fprintf(f, ", %.1f h ago", json_number_value(age) / 3600);
+			fputc('\n', f);
+		}
+	else if (js(xh, "error"))
+		fprintf(f, LABEL "unknown (%s)\n", "XIDs", js(xh, "error"));
 	else
 		fprintf(f, LABEL "none\n", "Driver");
 	if (!json_array_size(gpus))

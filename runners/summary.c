@@ -1,6 +1,7 @@
 /* summary.c - see summary.h */
 #include "runners/summary.h"
 #include "results/ident.h"
+#include "runners/flags.h"
 
 #include <math.h>
 #include <string.h>
@@ -76,8 +77,18 @@ void summary_print(const json_t *fp, FILE *f)
 		fprintf(f, "\nflags: none\n");
 	} else {
 		fprintf(f, "\nflags:\n");
-		json_array_foreach(fl, i, m)
+		json_array_foreach(fl, i, m) {
+			char buf[256];
+			json_t *g = json_object_get(json_object_get(m, "evidence"), "gpu");
+			const char *rem = json_string_value(json_object_get(m, "remediation"));
+			if (!rem)   /* a run stored before remediations were: the same line, computed now */
+				rem = flags_remediation(s_or(m, "code", ""), s_or(m, "severity", ""),
+							json_is_integer(g) ? (int)json_integer_value(g) : -1, buf, sizeof buf);
 			fprintf(f, "  %-8s %-18s %s\n", s_or(m, "severity", "?"), s_or(m, "code", "?"), s_or(m, "message", ""));
+			char shown[1024];
+			ident_escape(rem, shown, sizeof shown);
+			fprintf(f, "  %-8s %-18s -> %s\n", "", "", shown);
+		}
 	}
 	json_t *verdicts = json_object_get(fp, "verdicts");
 	json_array_foreach(verdicts, i, m)

@@ -1,7 +1,7 @@
 /*
  * fuzz_inv_proc.c - the inventory's text parsers (runners/inv_parse.c) on
  * arbitrary input: /proc/cpuinfo, /proc/meminfo, /proc/self/mountinfo,
- * /etc/os-release, NVML PCI bus ids, and the metadata-answer check of
+ * /etc/os-release, NVML PCI bus ids, the kernel log's XID records, and the metadata-answer check of
  * runners/cloud.c.  Every parser gets the same bytes; none may crash, leak
  * or read past the end.  Seeds: the real captures of tests/fixtures/inventory.
  */
@@ -42,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inv_pci_sysfs_id(s, buf, sizeof buf);
 	inv_disk_transport(s);
 	cloud_value_ok(s, size);
+	struct inv_xid x;
+	if (!inv_parse_xid_record((const char *)data, size, &x) && strnlen(x.pci, sizeof x.pci) == sizeof x.pci)
+		abort();   /* reads only size bytes (data is not terminated), and keeps pci terminated */
 	free(s);
 	return 0;
 }

@@ -14,6 +14,13 @@
 #               then three while tests/gpu/hammer.py runs its own GEMM loop on GPU 0;
 #               expects no CONTENTION flag in the clean runs and one in every loaded run
 #               -> $OUT/contention/{clean,loaded}-N.json and summary.json
+#   fidelity    issue 12: 5 repeats of `run --bench gemm,memcpy`, one `--profile standard
+#               --bench gemm`, one whole quick profile timed; tests/gpu/fidelity.py writes the
+#               CV of every headline figure, quick / standard, the quick wall time
+#               -> $OUT/fidelity/quick-N.json, standard.json, quick-wall.json, fidelity.json
+#   tenant [DUTY] [SOAK_S]  one `run --bench gemm,soak` beside hammer.py at DUTY (default
+#               0.25), with GPUVET_TEST_HIDE_FOREIGN=1 so the other process is invisible,
+#               as on a time-sliced vGPU                       -> $OUT/tenant/
 # Exit: 0 as expected, 1 an expectation failed, 2 could not run (no GPU, no bundle).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +45,43 @@ info)
 peer)
 	shift
 	python3 tests/gpu/peer_ratio.py --gpuvet "$GV" --out "$OUT/peer" "$@"
+	;;
+fidelity)
+	D=$OUT/fidelity
+	mkdir -p "$D"
+	DB=$(mktemp -d)/f.db
+	for i in 1 2 3 4 5; do
+		echo "# quick gemm,memcpy $i"
+		"$GV" --db "$DB" run --profile quick --bench gemm,memcpy --json > "$D/quick-$i.json" || [ $? -eq 1 ]
+	done
+	echo "# standard gemm"
+	"$GV" --db "$DB" run --profile standard --bench gemm --json > "$D/standard.json" || [ $? -eq 1 ]
+	echo "# whole quick profile, timed"
+	t0=$(date +%s.%N)
+	"$GV" --db "$DB" run --profile quick --json > "$D/quick-all.json" || [ $? -eq 1 ]
+	python3 -c "import sys,json; print(json.dumps({'seconds': float(sys.argv[2]) - float(sys.argv[1])}))" \
+		"$t0" "$(date +%s.%N)" > "$D/quick-wall.json"
+	python3 tests/gpu/fidelity.py "$D"
+	;;
+tenant)
+	DUTY=${2:-0.25}
+	SOAK=${3:-30}
+	D=$OUT/tenant
+	mkdir -p "$D"
+	READY=$(mktemp -u)
+	python3 tests/gpu/hammer.py "$READY" --duty "$DUTY" &
+	HAMMER=$!
+	trap 'kill $HAMMER 2>/dev/null || :' EXIT INT TERM
+	n=0
+	while [ ! -f "$READY" ]; do
+		sleep 1
+		n=$((n + 1))
+		[ $n -lt 120 ] || die "hammer.py did not start"
+	done
+	GPUVET_TEST_HIDE_FOREIGN=1 "$GV" --db "$(mktemp -d)/t.db" run --profile quick --bench gemm,soak \
+		--soak-seconds "$SOAK" --json > "$D/duty$DUTY.json" || [ $? -eq 1 ]
+	kill "$HAMMER"
+	python3 -c "import sys,json; f=json.load(open(sys.argv[1])); c=[x for x in f['flags'] if x['code']=='CONTENTION']; print('CONTENTION' if c else 'no CONTENTION', json.dumps(c)[:400]); sys.exit(0 if c else 1)" "$D/duty$DUTY.json"
 	;;
 contention)
 	SOAK=${2:-30}
@@ -66,6 +110,6 @@ contention)
 	python3 tests/gpu/contention_summary.py "$D"
 	;;
 *)
-	die "usage: session.sh info|peer [peer_ratio args]|contention [SOAK_S]"
+	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]"
 	;;
 esac

@@ -10,7 +10,7 @@
  *   GPU 0  "NVIDIA H100 80GB HBM3": healthy, gen5 x16, 18 NVLinks up, ECC on,
  *          no page retirement (Hopper remaps rows), NUMA node from NVML
  *   GPU 1  the same part degraded: link trained at gen3 x8, 2 of 18 NVLinks
- *          down, ECC errors, a row remap pending, MIG enabled after reboot,
+ *          down (5 CRC flit errors on each), ECC errors, a row remap pending, MIG enabled after reboot,
  *          running as a vGPU, no nvmlDeviceGetNumaNodeId (old driver)
  *
  * FAKE_NVML_INIT_FAIL=1 makes nvmlInit_v2 fail as with the module unloaded.
@@ -131,6 +131,18 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, nvmlEna
 	if (link >= 18)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*s = fake_dev(d) && link >= 16 ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+	return NVML_SUCCESS;
+}
+
+/* NVLink error counters summed by the inventory: GPU 1's two links down also logged CRC errors. */
+nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t d, unsigned int link, nvmlNvLinkErrorCounter_t c,
+					     unsigned long long *v)
+{
+	if (link >= 18)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (c == NVML_NVLINK_ERROR_DL_ECC_DATA)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*v = c == NVML_NVLINK_ERROR_DL_REPLAY ? 1 : fake_dev(d) && link >= 16 && c == NVML_NVLINK_ERROR_DL_CRC_FLIT ? 5 : 0;
 	return NVML_SUCCESS;
 }
 

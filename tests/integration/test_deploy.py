@@ -8,6 +8,7 @@ import os
 import shutil
 import string
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -86,16 +87,111 @@ def test_healthcheck_leaves_an_accepted_node_alone(gpuvet, tmp_path):
     assert p.returncode == 0 and calls(log) == []
 
 
-def test_healthcheck_measures_when_stale_and_drains_a_node_without_gpu(gpuvet, tmp_path):
+def test_healthcheck_never_benchmarks_and_hands_a_stale_node_to_the_bench_step(gpuvet, tmp_path):
     rec, log = recorder(tmp_path)
+    bench = tmp_path / "bench"
+    bench.write_text(f"#!/bin/sh\necho started > {tmp_path}/bench-started\n")
+    bench.chmod(0o755)
     db = tmp_path / "fresh" / "gpuvet.db"
-    p = run_script(HEALTH, gpuvet, tmp_path, GPUVET_DB=db, GPUVET_DRAIN_CMD=f"{rec} ",
+    t0 = time.monotonic()
+    p = run_script(HEALTH, gpuvet, tmp_path, GPUVET_DB=db, GPUVET_DRAIN_CMD=f"{rec} ", GPUVET_BENCH_CMD=bench,
                    GPUVET_STAMP=tmp_path / "stamp", GPUVET_OUT=tmp_path / "out.txt")
     assert p.returncode == 0, p.stderr
-    assert (tmp_path / "stamp").exists()
-    (c,) = calls(log)
-    assert c[0].startswith("gpuvet cannot measure: "), c
-    assert len(gpuvet.json("--db", db, "results", "list", "--json", db=False)) == 1
+    assert time.monotonic() - t0 < 10
+    for _ in range(50):
+        if (tmp_path / "bench-started").exists():
+            break
+        time.sleep(0.1)
+    assert (tmp_path / "bench-started").exists()
+    assert calls(log) == [] and not db.exists()       # no drain, no measurement from the check itself
+
+
+def test_healthcheck_stays_within_slurms_60_s(gpuvet, tmp_path):
+    # a gpuvet that hangs (a wedged driver): the check gives up, drains nothing, ends in time
+    slow = tmp_path / "slow-gpuvet"
+    slow.write_text("#!/bin/sh\nsleep 100\n")
+    slow.chmod(0o755)
+    rec, log = recorder(tmp_path)
+    stored(gpuvet, tmp_path, "clean")
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    t0 = time.monotonic()
+    p = run_script(HEALTH, gpuvet, tmp_path, GPUVET=slow, GPUVET_CHECK_TIMEOUT=2, GPUVET_DRAIN_CMD=f"{rec} ",
+                   GPUVET_STAMP=stamp, GPUVET_OUT=tmp_path / "out.txt")
+    assert p.returncode == 0 and calls(log) == []
+    assert time.monotonic() - t0 < 10
+
+
+BENCH = DEPLOY / "slurm" / "gpuvet-bench.sh"
+
+
+def bench_env(tmp_path, reason="gpuvet: benchmarking", jobs_for=0):
+    """Recorders for scontrol, a reason for sinfo, and an squeue that lists a job for the first jobs_for calls."""
+    rec, log = recorder(tmp_path)
+    (tmp_path / "reason").write_text(reason + "\n")
+    sq = tmp_path / "bin" / "squeue"
+    sq.parent.mkdir(exist_ok=True)
+    sq.write_text(f"#!/bin/sh\nn=$(cat {tmp_path}/sq 2>/dev/null || echo 0)\necho $((n + 1)) > {tmp_path}/sq\n"
+                  f"[ $n -lt {jobs_for} ] && echo 4242\nexit 0\n")
+    sq.chmod(0o755)
+    return log, dict(GPUVET_DRAIN_CMD=f"{rec} drain ", GPUVET_RESUME_CMD=f"{rec} resume",
+                     GPUVET_REASON_CMD=f"cat {tmp_path}/reason", GPUVET_POLL_S=1,
+                     GPUVET_STAMP=tmp_path / "stamp", GPUVET_OUT=tmp_path / "out.txt",
+                     PATH=f"{sq.parent}:{os.environ['PATH']}")
+
+
+def test_bench_step_drains_measures_and_keeps_an_unmeasurable_node_drained(gpuvet, tmp_path):
+    log, env = bench_env(tmp_path, jobs_for=2)
+    p = run_script(BENCH, gpuvet, tmp_path, GPUVET_BENCHES="gemm", **env)
+    assert p.returncode == 0, p.stderr
+    c = calls(log)
+    assert c[0] == ["drain", "gpuvet: benchmarking"]
+    assert c[-1][0] == "drain" and c[-1][1].startswith("gpuvet cannot measure: ")    # no GPU on this machine
+    assert not any(x[0] == "resume" for x in c)
+    assert int((tmp_path / "sq").read_text()) == 3                  # waited for the job to end first
+    assert len(gpuvet.json("results", "list", "--json")) == 1 and (tmp_path / "stamp").exists()
+
+
+def test_bench_step_resumes_on_accept_only_when_the_drain_is_still_ours(gpuvet, tmp_path):
+    # an accepting gpuvet needs a healthy GPU, which this machine lacks: a stand-in that answers as
+    # `gpuvet run --accept` does there (exit 0) lets the script's own decision be checked
+    ok = tmp_path / "gpuvet-accepts"
+    ok.write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/argv\necho "ACCEPT (policy default)"\nexit 0\n')
+    ok.chmod(0o755)
+    log, env = bench_env(tmp_path)
+    p = run_script(BENCH, gpuvet, tmp_path, GPUVET=ok, GPUVET_BENCHES="gemm,soak", **env)
+    assert p.returncode == 0, p.stderr
+    assert calls(log) == [["drain", "gpuvet: benchmarking"], ["resume"]]
+    argv = (tmp_path / "argv").read_text().split()
+    assert argv[argv.index("run"):] == ["run", "--profile", "quick", "--bench", "gemm,soak", "--accept"]
+    # an admin drained it meanwhile: that drain stands
+    (tmp_path / "b").mkdir()
+    log2, env2 = bench_env(tmp_path / "b", reason="admin: bad fan")
+    p = run_script(BENCH, gpuvet, tmp_path, GPUVET=ok, **env2)
+    assert p.returncode == 0
+    assert calls(log2) == [["drain", "gpuvet: benchmarking"]]
+    # a run that hangs past GPUVET_RUN_TIMEOUT keeps the node drained
+    hang = tmp_path / "gpuvet-hangs"
+    hang.write_text("#!/bin/sh\nsleep 100\n")
+    hang.chmod(0o755)
+    (tmp_path / "d").mkdir()
+    log4, env4 = bench_env(tmp_path / "d")
+    p = run_script(BENCH, gpuvet, tmp_path, GPUVET=hang, GPUVET_RUN_TIMEOUT=1, **env4)
+    assert calls(log4) == [["drain", "gpuvet: benchmarking"], ["drain", "gpuvet timed out after 1 s"]]
+
+
+def test_bench_step_gives_up_on_a_long_job_and_runs_one_at_a_time(gpuvet, tmp_path):
+    log, env = bench_env(tmp_path, jobs_for=1000)
+    p = run_script(BENCH, gpuvet, tmp_path, GPUVET_WAIT_S=2, **env)
+    assert p.returncode == 0
+    assert calls(log) == [["drain", "gpuvet: benchmarking"], ["resume"]]
+    assert not Path(gpuvet.db).exists()                               # nothing measured
+    lock = Path(gpuvet.db).parent / "bench.lock"
+    lock.mkdir()
+    (tmp_path / "c").mkdir()
+    log3, env3 = bench_env(tmp_path / "c")
+    assert run_script(BENCH, gpuvet, tmp_path, **env3).returncode == 0
+    assert calls(log3) == []                                          # another run holds the lock
 
 
 def test_healthcheck_does_not_drain_on_a_gpuvet_error(gpuvet, tmp_path):
@@ -157,13 +253,34 @@ def test_k8s_entrypoint_needs_node_name(gpuvet, tmp_path):
     assert p.returncode != 0 and "NODE_NAME" in p.stderr
 
 
-def test_k8s_manifests_are_consistent():
+def k8s_docs():
     text = string.Template((K8S / "gpuvet-job.yaml").read_text()).substitute(
         NODE="gpu-node-1", IMAGE="registry.example.com/gpuvet:0.1.0", GPUS="8")
-    docs = {d["kind"]: d for d in yaml.safe_load_all(text)}
+    docs = list(yaml.safe_load_all((K8S / "gpuvet-rbac.yaml").read_text())) + list(yaml.safe_load_all(text))
+    return {d["kind"]: d for d in docs}
+
+
+def test_k8s_manifests_pass_the_kubernetes_schema():
+    kv = pytest.importorskip("kubernetes_validate")
+    docs = k8s_docs()
     assert set(docs) == {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Job"}
+    for d in docs.values():
+        kv.validate(d, "1.37.0", strict=True)       # raises on an unknown or mistyped field
+    bad = json.loads(json.dumps(docs["Job"]))
+    bad["spec"]["template"]["spec"]["nodeSelectr"] = {}
+    with pytest.raises(kv.ValidationError):
+        kv.validate(bad, "1.37.0", strict=True)
+
+
+def test_k8s_manifests_are_consistent():
+    docs = k8s_docs()
+    meta = docs["Job"]["metadata"]
+    # a unique name per Job, so checking a node twice never collides
+    assert "name" not in meta and meta["generateName"] == "gpuvet-gpu-node-1-"
     job = docs["Job"]["spec"]["template"]["spec"]
-    assert job["nodeName"] == "gpu-node-1" and job["restartPolicy"] == "Never"
+    # through the scheduler: no nodeName, the node by label, all its GPUs as a resource
+    assert "nodeName" not in job and job["nodeSelector"] == {"kubernetes.io/hostname": "gpu-node-1"}
+    assert job["restartPolicy"] == "Never"
     assert job["serviceAccountName"] == docs["ServiceAccount"]["metadata"]["name"]
     rule = docs["ClusterRole"]["rules"][0]
     assert rule["resources"] == ["nodes"] and "patch" in rule["verbs"]
@@ -181,6 +298,26 @@ def test_k8s_manifests_are_consistent():
     assert "--from-file=runners/deploy/kubernetes/gpuvet-node-verdict.sh" in readme
     assert "--from-file=policy.yaml=" in readme and env["GPUVET_POLICY"]["value"] == "/opt/gpuvet-deploy/policy.yaml"
     assert any(t["key"] == "gpuvet.dev/rejected" for t in job["tolerations"])
+    # the README creates Jobs (generateName needs create, not apply) and applies the RBAC once
+    assert "envsubst < runners/deploy/kubernetes/gpuvet-job.yaml | kubectl create -f -" in readme
+    assert "kubectl apply -f runners/deploy/kubernetes/gpuvet-rbac.yaml" in readme
+    assert "kubectl apply -f -" not in readme
+
+
+def test_k8s_job_creation_dry_run_with_a_stub_kubectl(tmp_path):
+    # the README's per-node loop, with kubectl recording what it was given
+    rec = tmp_path / "kubectl"
+    rec.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path}/args\ncat >> {tmp_path}/stdin\necho --- >> {tmp_path}/stdin\n')
+    rec.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}:{os.environ['PATH']}", IMAGE="r/gpuvet:1", GPUS="8")
+    for node in ("gpu-a", "gpu-a", "gpu-b"):
+        p = subprocess.run(["sh", "-c", f"NODE={node} envsubst < {K8S / 'gpuvet-job.yaml'} | kubectl create -f -"],
+                           env=env, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    assert (tmp_path / "args").read_text().splitlines() == ["create -f -"] * 3
+    jobs = [d for d in yaml.safe_load_all((tmp_path / "stdin").read_text().replace("---\n", "\n---\n")) if d]
+    assert [j["metadata"]["generateName"] for j in jobs] == ["gpuvet-gpu-a-", "gpuvet-gpu-a-", "gpuvet-gpu-b-"]
+    assert all("${" not in json.dumps(j) for j in jobs)     # every variable substituted
 
 
 def test_cloud_init_user_data():

@@ -6,6 +6,7 @@ contention_summary.py must judge runs as issue 4 asks (no CONTENTION clean,
 CONTENTION in every loaded run) and refuse runs whose GPU benches did not run.
 """
 import json
+import pytest
 import os
 import shutil
 import subprocess
@@ -89,3 +90,115 @@ def test_contention_summary_judges_runs(gpuvet, tmp_path):
     (d / "clean-1.json").unlink()
     r = _summary(d)
     assert r.returncode == 2 and "clean-1.json is missing" in r.stderr
+
+
+# ---- issue 12: fidelity.py, hammer.py, peer_ratio.py's interleaving -------------------------------
+
+H100 = ROOT / "tests" / "fixtures" / "gpu" / "h100-2026-11-22"
+PRE_STEADY = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [
+    H100 / "quick-profile.json", H100 / "peer-run-fingerprint.json"]
+
+
+def _fidelity(d, *args):
+    return subprocess.run([sys.executable, str(GPU / "fidelity.py"), str(d), *args],
+                          capture_output=True, text=True)
+
+
+def test_fidelity_fails_the_captured_pre_steady_runs(tmp_path):
+    # the five real H100 runs timed the old way (10 products after 3 warm-ups): bf16 702-816
+    for i, f in enumerate(PRE_STEADY, 1):
+        shutil.copy(f, tmp_path / f"quick-{i}.json")
+    shutil.copy(H100 / "standard-profile.json", tmp_path / "standard.json")
+    r = _fidelity(tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    out = json.loads((tmp_path / "fidelity.json").read_text())
+    bf16 = out["metrics"]["gemm.bf16.tflops"]
+    assert bf16["n"] == 5 and bf16["cv_pct"] > 3
+    assert out["metrics"]["gemm.fp32.tflops"]["cv_pct"] < 1      # fp32 never reaches the power cap
+    fails = "\n".join(out["failures"])
+    for dt in ("bf16", "fp16", "tf32"):
+        assert f"gemm.{dt}.tflops: cv" in fails
+    assert "gemm.fp32.tflops: cv" not in fails
+    assert "memcpy.h2d.pinned.gbps: cv" in fails                  # 50.3 against 55.0 GB/s
+    assert "gemm.bf16.tflops: quick / standard" in fails           # 746 quick against 686 standard
+
+
+def test_fidelity_passes_steady_runs_and_judges_each_limit(tmp_path):
+    base = json.loads(PRE_STEADY[0].read_text())
+    for i, scale in enumerate((1.0, 1.004, 0.996, 1.002, 0.998), 1):
+        fp = json.loads(json.dumps(base))
+        for m in fp["metrics"]:
+            if m["gpu"] == -1 and m["name"].startswith("gemm."):
+                m["value"] *= scale
+        (tmp_path / f"quick-{i}.json").write_text(json.dumps(fp))
+    (tmp_path / "standard.json").write_text(json.dumps(base))
+    (tmp_path / "quick-wall.json").write_text('{"seconds": 52.5}')
+    r = _fidelity(tmp_path)
+    assert r.returncode == 0, r.stdout
+    out = json.loads((tmp_path / "fidelity.json").read_text())
+    assert 0.25 < out["metrics"]["gemm.bf16.tflops"]["cv_pct"] < 0.35
+    assert abs(out["quick_vs_standard"]["gemm.bf16.tflops"] - 1) < 1e-3
+    assert out["quick_wall_s"] == 52.5
+    # each limit on its own: CV, profile gap, wall time
+    assert _fidelity(tmp_path, "--gemm-cv", "0.2").returncode == 1
+    (tmp_path / "quick-wall.json").write_text('{"seconds": 60.0}')
+    r = _fidelity(tmp_path)
+    assert r.returncode == 1 and "quick profile took 60.0 s" in r.stdout
+    (tmp_path / "quick-wall.json").unlink()
+    std = json.loads(json.dumps(base))
+    for m in std["metrics"]:
+        if m["name"] == "gemm.bf16.tflops" and m["gpu"] == -1:
+            m["value"] /= 1.021
+    (tmp_path / "standard.json").write_text(json.dumps(std))
+    r = _fidelity(tmp_path)
+    assert r.returncode == 1 and "gemm.bf16.tflops: quick / standard = 1.02" in r.stdout
+
+
+def test_fidelity_refuses_what_it_cannot_judge(tmp_path):
+    assert _fidelity(tmp_path / "none").returncode == 2
+    (tmp_path / "quick-1.json").write_text("{not json")
+    (tmp_path / "quick-2.json").write_text("{}")
+    r = _fidelity(tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith("fidelity.py: cannot read")
+    fp = json.loads(PRE_STEADY[0].read_text())
+    fp["benches"] = [dict(b, status="skipped", reason="no gpu") if b["name"] == "gemm" else b for b in fp["benches"]]
+    (tmp_path / "quick-1.json").write_text(json.dumps(fp))
+    (tmp_path / "quick-2.json").write_text(json.dumps(fp))
+    r = _fidelity(tmp_path)
+    assert r.returncode == 2 and "bench gemm skipped" in r.stderr
+
+
+def _load(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, GPU / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_hammer_duty_cycle_and_arguments(tmp_path):
+    h = _load("hammer")
+    assert h.idle_after(0.6, 0.25) == pytest.approx(1.8)      # busy 25 % of the time
+    assert h.idle_after(0.6, 0.5) == pytest.approx(0.6)
+    assert h.idle_after(0.6, 1.0) == 0
+    for bad in (["--duty", "0"], ["--duty", "1.5"], ["--batch", "0"]):
+        p = subprocess.run([sys.executable, str(GPU / "hammer.py"), str(tmp_path / "r"), *bad],
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and "error:" in p.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_peer_ratio_interleaves_and_compares_medians():
+    pr = _load("peer_ratio")
+    orders = [pr.round_order(i) for i in range(4)]
+    assert orders == [("gpuvet", "peer"), ("peer", "gpuvet")] * 2
+    fp = json.loads((H100 / "quick-profile.json").read_text())
+    gv = pr.gpuvet_values(fp)
+    assert gv["gemm.bf16.tflops"] == pytest.approx(745.98, abs=0.01)
+    assert "allreduce.algbw.gbps" in gv
+    rows = pr.compare([{"gemm.bf16.tflops": v} for v in (812, 736, 726)],
+                      [{"gemm.bf16.tflops": v} for v in (696, 773, 723)], {})
+    assert rows[0]["gpuvet"] == 736 and rows[0]["peer"] == 723       # medians of the rounds
+    assert rows[0]["ratio"] == pytest.approx(736 / 723) and rows[0]["ok"]
+    rows = pr.compare([{"m": 97.0}] * 3, [{"m": 100.0}] * 3, {})
+    assert not rows[0]["ok"]                                          # 0.97 < 0.98

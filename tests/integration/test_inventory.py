@@ -389,7 +389,8 @@ def test_fake_gpus_json(gpuvet, fake_nvml):
     assert g0["pci_bus_id"] == "00000000:18:00.0"
     assert g0["pcie"] == {"gen_current": 5, "width_current": 16, "gen_max": 5,
                           "gen_gpu_max": 5, "width_max": 16}
-    assert g0["nvlink"] == {"links": 18, "links_active": 18}
+    assert g0["nvlink"] == {"links": 18, "links_active": 18,
+                            "errors": {"replay": 18, "recovery": 0, "crc_flit": 0, "crc_data": 0}}
     assert g0["ecc"]["current"] == "enabled" and g0["ecc"]["pending"] == "enabled"
     assert g0["ecc"]["volatile"] == {"corrected": 0, "uncorrected": 0}
     assert g0["retired_pages"] is None            # NOT_SUPPORTED: Hopper remaps rows
@@ -403,7 +404,8 @@ def test_fake_gpus_json(gpuvet, fake_nvml):
     assert "reference_model" in g0               # pricing/gpus.h decides; may be null
     # the degraded one
     assert (g1["pcie"]["gen_current"], g1["pcie"]["width_current"]) == (3, 8)
-    assert g1["nvlink"] == {"links": 18, "links_active": 16}
+    assert g1["nvlink"] == {"links": 18, "links_active": 16,
+                            "errors": {"replay": 18, "recovery": 0, "crc_flit": 10, "crc_data": 0}}
     assert g1["ecc"]["volatile"] == {"corrected": 7, "uncorrected": 2}
     assert g1["ecc"]["aggregate"] == {"corrected": 40, "uncorrected": 5}
     assert g1["remapped_rows"]["pending"] is True and g1["remapped_rows"]["uncorrectable"] == 1
@@ -412,6 +414,36 @@ def test_fake_gpus_json(gpuvet, fake_nvml):
     # no NVML answer and no such PCI device in sysfs here: unknown, not invented
     assert g1["numa_node"] is None and g1["numa_source"] is None
     assert g1["power_limit_w"] == 500.0
+
+
+def test_xid_history_from_the_kernel_log(gpuvet, fake_nvml, tmp_path):
+    # a kernel log (as /dev/kmsg gives it) under GPUVET_SYSROOT: a hardware XID on the fake
+    # GPU 0 (bus 18), an application XID on GPU 1 (bus 2a), an XID of a bus with no GPU here
+    (tmp_path / "dev").mkdir()
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "dev" / "kmsg").write_text(
+        "6,100,5000000,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module\n"
+        "4,101,600000000,-;NVRM: Xid (PCI:0000:18:00): 79, pid=1234, GPU has fallen off the bus.\n"
+        "4,102,700000000,-;NVRM: Xid (PCI:0000:2a:00): 13, pid=99, Graphics Exception\n"
+        "4,103,800000000,-;NVRM: Xid (PCI:0000:99:00): 94, Contained ECC error\n")
+    (tmp_path / "proc" / "uptime").write_text("1000.00 3000.00\n")
+    inv = gpuvet.json("inventory", "--json", env={"GPUVET_NVML_LIB": fake_nvml, "GPUVET_SYSROOT": str(tmp_path)})
+    h = inv["xid_history"]
+    assert h["error"] is None and h["source"] == "/dev/kmsg"
+    assert h["events"] == [
+        {"xid": 79, "pci": "0000:18:00", "gpu": 0, "age_s": 400.0, "hardware": True},
+        {"xid": 13, "pci": "0000:2a:00", "gpu": 1, "age_s": 300.0, "hardware": False},
+        {"xid": 94, "pci": "0000:99:00", "gpu": None, "age_s": 200.0, "hardware": True},
+    ]
+    out = gpuvet("inventory", env={"GPUVET_NVML_LIB": fake_nvml, "GPUVET_SYSROOT": str(tmp_path)}, check=0).stdout
+    assert "xid 79 (hardware) on gpu 0, 0.1 h ago" in out and "xid 94 (hardware) on pci 0000:99:00" in out
+    # unreadable: the reason, and no list (unknown is not "none")
+    os.chmod(tmp_path / "dev" / "kmsg", 0)
+    if os.access(tmp_path / "dev" / "kmsg", os.R_OK):
+        (tmp_path / "dev" / "kmsg").unlink()   # root reads anything: take the file away instead
+    inv = gpuvet.json("inventory", "--json", env={"GPUVET_NVML_LIB": fake_nvml, "GPUVET_SYSROOT": str(tmp_path)})
+    assert inv["xid_history"]["events"] is None
+    assert inv["xid_history"]["error"].startswith("cannot read /dev/kmsg: ")
 
 
 def test_fake_gpus_text(gpuvet, fake_nvml):

@@ -122,12 +122,19 @@ static void test_measurable(void)
 	const char *why;
 	CHECK(fp);
 	for (int i = 0; flags_codes[i]; i++) {
+		if (!strcmp(flags_codes[i], "NODE_OUTLIER")) {   /* one GPU: nothing to compare with */
+			CHECK(flags_measurable(fp, flags_codes[i], &why) == 0 && strstr(why, "two or more"));
+			continue;
+		}
 		int r = flags_measurable(fp, flags_codes[i], &why);
 		if (r != 1)
 			fprintf(stderr, "clean: %s not measurable: %s\n", flags_codes[i], why);
 		CHECK(r == 1);
 	}
 	CHECK(flags_measurable(fp, "NOT_A_FLAG", &why) == -1);
+	json_t *fp8 = load("clean_8gpu.json");
+	CHECK(fp8 && flags_measurable(fp8, "NODE_OUTLIER", &why) == 1);
+	json_decref(fp8);
 	/* soak skipped: the soak-based codes become unmeasurable, the inventory-based ones stay */
 	json_t *b;
 	size_t i;
@@ -188,6 +195,36 @@ static void test_power_limit_below_tdp(void)
 	json_decref(fp);
 }
 
+/* A steady-timed run (batch_spread instead of spread) on each side of FLAG_CONTENTION_BATCH_SPREAD. */
+static int contention_with_batch_spread(double bs)
+{
+	json_t *fp = load("spread_and_steal.json");
+	size_t i;
+	json_t *m;
+	if (!fp)
+		return -1;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		json_t *p = json_object_get(m, "params");
+		if (json_is_object(p) && json_object_get(p, "spread")) {
+			json_object_del(p, "spread");
+			json_object_set_new(p, "batch_spread", json_real(bs));
+		}
+	}
+	json_t *flags = flags_compute(fp);
+	int hit = find_flag(flags, "CONTENTION", -2) != NULL;
+	json_decref(flags);
+	json_decref(fp);
+	return hit;
+}
+
+static void test_steady_batch_spread(void)
+{
+	CHECK(contention_with_batch_spread(FLAG_CONTENTION_BATCH_SPREAD + 0.01) == 1);
+	/* a clean H100's power-cap oscillation (0.125 at most) is not a signal */
+	CHECK(contention_with_batch_spread(FLAG_CONTENTION_BATCH_SPREAD - 0.01) == 0);
+	CHECK(contention_with_batch_spread(0.125) == 0);
+}
+
 static void test_severity_rank(void)
 {
 	CHECK(flags_severity_rank("info") < flags_severity_rank("warning"));
@@ -197,4 +234,4 @@ static void test_severity_rank(void)
 }
 
 TEST_MAIN(T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
-	  T(test_garbage_shapes), T(test_power_limit_below_tdp), T(test_severity_rank))
+	  T(test_garbage_shapes), T(test_power_limit_below_tdp), T(test_steady_batch_spread), T(test_severity_rank))

@@ -405,7 +405,44 @@ static void test_collect_here(void)
 	json_decref(inv);
 }
 
-TEST_MAIN(T(test_cpuinfo_amd_vm), T(test_cpuinfo_arm_and_bad), T(test_meminfo), T(test_mountinfo),
+/* XID reports of the NVIDIA driver in the kernel log, as /dev/kmsg and dmesg give them. */
+static void test_xid_records(void)
+{
+	struct inv_xid x;
+	const char *k = "4,1234,5678901234,-;NVRM: Xid (PCI:0000:53:00): 79, pid=4242, name=python3, GPU has fallen off the bus.";
+	CHECK(inv_parse_xid_record(k, strlen(k), &x) == 0);
+	CHECK(x.xid == 79);
+	CHECK_STR(x.pci, "0000:53:00");
+	CHECK_NEAR(x.ts_s, 5678.901234, 1e-9);
+	const char *d = "[ 1234.500000] NVRM: Xid (PCI:0000:C3:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception";
+	CHECK(inv_parse_xid_record(d, strlen(d), &x) == 0);
+	CHECK(x.xid == 13 && !strcmp(x.pci, "0000:c3:00"));
+	CHECK_NEAR(x.ts_s, 1234.5, 1e-9);
+	const char *n = "NVRM: Xid (PCI:0000:53:00): 94, Contained ECC error";   /* no timestamp */
+	CHECK(inv_parse_xid_record(n, strlen(n), &x) == 0 && x.xid == 94 && x.ts_s == -1);
+	/* the length is honoured: the record stops before the code */
+	CHECK(inv_parse_xid_record(k, 48, &x) == -1);
+	CHECK(inv_parse_xid_record(k, 49, &x) == 0 && x.xid == 7);
+	const char *bad[] = {
+		"6,1,2,-;NVRM: loading NVIDIA UNIX x86_64 Kernel Module 580.159.04",
+		"6,1,2,-;NVRM: Xid (PCI:0000:53:00): , pid=1",
+		"6,1,2,-;NVRM: Xid (PCI:zz:00): 79, pid=1",
+		"6,1,2,-;NVRM: Xid (PCI:0000:53:00) 79",
+		"6,1,2,-;NVRM: Xid (PCI:0000:53:00): 79.5, pid=1",
+		"",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(inv_parse_xid_record(bad[i], strlen(bad[i]), &x) == -1);
+	/* the hardware list of issue 13, at its edges */
+	static const int hw[] = { 48, 56, 58, 62, 64, 68, 77, 79, 86, 88, 89, 92, 94, 105, 110, 120, 122, 125 };
+	static const int app[] = { 13, 31, 43, 45, 47, 49, 55, 59, 61, 65, 67, 78, 87, 90, 91, 93, 106, 109, 121, 126 };
+	for (size_t i = 0; i < sizeof hw / sizeof hw[0]; i++)
+		CHECK(inv_xid_is_hardware(hw[i]));
+	for (size_t i = 0; i < sizeof app / sizeof app[0]; i++)
+		CHECK(!inv_xid_is_hardware(app[i]));
+}
+
+TEST_MAIN(T(test_xid_records), T(test_cpuinfo_amd_vm), T(test_cpuinfo_arm_and_bad), T(test_meminfo), T(test_mountinfo),
 	  T(test_os_release), T(test_formatting), T(test_sysfs_helpers), T(test_cloud_guess),
 	  T(test_cloud_override_and_none), T(test_nvml_load_failures), T(test_nvml_fork), T(test_readers),
 	  T(test_collect_here))

@@ -409,6 +409,47 @@ static void test_fleet_baseline(void)
 	policy_free(p);
 }
 
+/* Marks fp's gemm bench as steady-timed, as gemm's config echo does since steady-state timing. */
+static void set_steady(json_t *fp)
+{
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(fp, "benches"), i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "name")), "gemm")) {
+			if (!json_is_object(json_object_get(b, "config")))
+				json_object_set_new(b, "config", json_object());
+			json_object_set_new(json_object_get(b, "config"), "timing", json_string("steady"));
+		}
+}
+
+static void test_fleet_never_mixes_timings(void)
+{
+	struct policy *p = builtin();
+	json_t *fleet = json_array(), *res;
+	const char *uuids[] = { "a", "b", "c" };
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(fleet, fleet_member(75, uuids[i], "accept"));   /* burst-timed: no "timing" */
+	json_t *fp = good("clean.json");
+	set_steady(fp);
+	/* 5 % under burst-timed runs is what steady timing measures on a capped GPU: not a fault */
+	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 60);
+	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
+	size_t fi;
+	json_t *f;
+	json_array_foreach(json_object_get(res, "fleet"), fi, f)   /* the gemm rule found no baseline */
+		CHECK(strncmp(json_string_value(json_object_get(f, "metric")), "gemm.", 5));
+	json_decref(res);
+	/* against steady-timed runs the fleet rule applies again: 75 x 0.90 = 67.5 */
+	for (size_t i = 0; i < json_array_size(fleet); i++)
+		set_steady(json_array_get(fleet, i));
+	CHECK(eval(p, fp, fleet, &res) == POLICY_REJECT);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(res, "failed"), 0), "kind")), "fleet");
+	json_decref(res);
+	json_decref(fp);
+	json_decref(fleet);
+	policy_free(p);
+}
+
 static void test_default_text_matches_file(void)
 {
 	size_t len;
@@ -460,4 +501,4 @@ static void test_reference_threshold(void)
 
 TEST_MAIN(T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
 	  T(test_default_accepts_clean), T(test_default_each_rule_alone), T(test_fp16_alternative),
-	  T(test_unmeasurable), T(test_fleet_baseline), T(test_default_text_matches_file))
+	  T(test_unmeasurable), T(test_fleet_baseline), T(test_fleet_never_mixes_timings), T(test_default_text_matches_file))

@@ -68,7 +68,7 @@ static struct store *setup(void)
 	CHECK(store_bench_begin(s, b1, "allreduce") == STORE_OK);
 	CHECK(store_put_metric(s, b1, "allreduce", "allreduce.busbw.gbps", -1, 100, "GB/s", NULL) == STORE_OK);
 	CHECK(store_bench_end(s, b1, "allreduce", "ok", NULL, 1.0, NULL) == STORE_OK);
-	CHECK(store_put_flag(s, b2, "THROTTLE_POWER", "warning", "power cap", "{}") == STORE_OK);
+	CHECK(store_put_flag(s, b2, "THROTTLE_POWER", "warning", "power cap", "{}", NULL) == STORE_OK);
 	return s;
 }
 

@@ -224,5 +224,40 @@ static void test_import_under_malloc_failure(void)
 	sqlite3_initialize();
 }
 
-TEST_MAIN(T(test_open_create_reopen), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
+/* A store of schema 1 (before flags had a remediation) migrates; its flags keep their rows. */
+static void test_migrate_remediation(void)
+{
+	const char *p = tmp_db("v1.db");
+	sqlite3 *db;
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA application_id=1196447316; PRAGMA user_version=1;"
+			   "CREATE TABLE runs (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, status TEXT NOT NULL,"
+			   " profile TEXT, gpuvet_version TEXT, hostname TEXT, provider TEXT, instance_type TEXT, region TEXT,"
+			   " gpu_model TEXT, gpu_count INTEGER NOT NULL DEFAULT 0, started_at TEXT NOT NULL, finished_at TEXT,"
+			   " inventory TEXT);"
+			   "CREATE TABLE flags (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, code TEXT NOT NULL,"
+			   " severity TEXT NOT NULL, message TEXT, evidence TEXT);"
+			   "INSERT INTO runs (id, uuid, status, started_at) VALUES (1, 'u', 'complete', 't');"
+			   "INSERT INTO flags (run_id, code, severity, message) VALUES (1, 'XID', 'critical', 'm');",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	/* the v1 tables above are a subset: migration 2 only adds the column */
+	struct store *s;
+	CHECK(store_open(p, &s) == STORE_OK);
+	if (!s)
+		return;
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT count(*), count(remediation) FROM flags", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1 && sqlite3_column_int(st, 1) == 0);
+	sqlite3_finalize(st);
+	CHECK(store_put_flag(s, 1, "XID", "warning", "m2", "{}", "check the application") == STORE_OK);
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT remediation FROM flags WHERE message = 'm2'", -1, &st, NULL) ==
+	      SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "check the application");
+	sqlite3_finalize(st);
+	store_close(s);
+}
+
+TEST_MAIN(T(test_open_create_reopen), T(test_migrate_remediation), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
 	  T(test_import_under_malloc_failure))

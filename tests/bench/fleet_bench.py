@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""How gpuvet's store commands scale with a fleet's runs (issue 17), against SQLite itself.
+
+    tests/bench/fleet_bench.py [--runs 1000,10000,100000] [--keep DIR]
+
+For each size N it builds a store of N runs from the real captures
+(tests/fixtures/gpu/: the 30-second-soak runs of an H100 and an H200,
+imported with `gpuvet results import`, then copied in SQL under fresh
+uuids, two providers and 25 regions, as a fleet's merged stores look), then
+times each command (wall seconds, best of 3) and its peak resident memory,
+and beside it the sqlite3 shell doing the same rows' work:
+
+  report -o x.html          -
+  rank --json               one GROUP BY over the headline metric
+  results list --json       SELECT the list's columns FROM runs
+  results export --format csv   .mode csv of every metric row joined with its run
+  results import F          (F: N fingerprints in one JSON array; N <= 10000)
+
+A measurement, not a test: it prints a table and exits 0.  The numbers in
+README's fleet section come from it.  Peak RSS is the child's ru_maxrss.
+"""
+import argparse
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+BIN = os.environ.get("GPUVET_BIN", str(ROOT / "build" / "gpuvet"))
+CAPTURES = ROOT / "tests" / "fixtures" / "gpu"
+REGIONS = ["us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-west-2", "eu-west-3",
+           "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-southeast-1",
+           "ap-southeast-2", "ap-south-1", "sa-east-1", "ca-central-1", "me-central-1", "af-south-1",
+           "ap-east-1", "eu-south-1", "il-central-1", "cn-hangzhou", "cn-beijing", "cn-shanghai"]
+SKUS = [("aws", "p5.48xlarge"), ("aws", "p5.4xlarge"), ("lambda", "gpu_1x_h100_sxm5"),
+        ("lambda", "gpu_8x_h100_sxm5"), ("aws", "p5en.48xlarge")]
+CHILD_TABLES = ("gpus", "benches", "metrics", "samples", "flags", "verdicts")
+ENV = dict(os.environ, GPUVET_NO_METADATA="1")
+
+
+def compact_captures():
+    """The real fingerprints with 30-60 s soaks (a fleet's quick runs), not the 300 s one."""
+    out = []
+    for p in sorted(CAPTURES.rglob("*.json")):
+        d = json.loads(p.read_text())
+        if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
+            out.append(d)
+    return out
+
+
+def run(cmd, stdout=subprocess.DEVNULL):
+    """Wall seconds and peak RSS (MiB) of one child."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=ENV)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"fleet_bench: {' '.join(map(str, cmd))} failed: {err.strip()[:300]}")
+    return wall, ru.ru_maxrss / 1024
+
+
+def best(cmd, n=3):
+    r = [run(cmd) for _ in range(n)]
+    return min(w for w, _ in r), max(m for _, m in r)
+
+
+def build(db, n):
+    seed = compact_captures()
+    with tempfile.TemporaryDirectory() as td:
+        f = Path(td) / "seed.json"
+        f.write_text(json.dumps(seed))
+        run([BIN, "-q", "--db", db, "results", "import", str(f)])
+    c = sqlite3.connect(db)
+    cols = {t: [r[1] for r in c.execute(f"PRAGMA table_info({t})")] for t in ("runs",) + CHILD_TABLES}
+    tmpl = [r[0] for r in c.execute("SELECT id FROM runs ORDER BY id")]
+    rnd = random.Random(17)
+    have = len(tmpl)
+    next_id = max(tmpl) + 1
+    c.execute("BEGIN")
+    while have < n:
+        src = tmpl[have % len(tmpl)]
+        prov, sku = SKUS[rnd.randrange(len(SKUS))]
+        region = REGIONS[rnd.randrange(len(REGIONS))]
+        rc = [x for x in cols["runs"] if x not in ("id", "uuid", "provider", "instance_type", "region")]
+        c.execute(f"INSERT INTO runs (id, uuid, provider, instance_type, region, {', '.join(rc)}) "
+                  f"SELECT ?, ?, ?, ?, ?, {', '.join(rc)} FROM runs WHERE id = ?",
+                  (next_id, str(uuid.UUID(int=rnd.getrandbits(128))), prov, sku, region, src))
+        for t in CHILD_TABLES:
+            cc = [x for x in cols[t] if x not in ("id", "run_id")]
+            c.execute(f"INSERT INTO {t} (run_id, {', '.join(cc)}) SELECT ?, {', '.join(cc)} FROM {t} WHERE run_id = ?",
+                      (next_id, src))
+        next_id += 1
+        have += 1
+        if have % 5000 == 0:
+            c.execute("COMMIT")
+            c.execute("BEGIN")
+    c.execute("COMMIT")
+    c.execute("ANALYZE")
+    c.close()
+
+
+SQL = {
+    "rank --json": "SELECT r.provider, r.instance_type, r.region, count(*), avg(m.value) FROM metrics m "
+                   "JOIN runs r ON r.id = m.run_id WHERE m.name = 'gemm.bf16.tflops' AND m.gpu = -1 "
+                   "GROUP BY 1, 2, 3;",
+    "results list --json": "SELECT id, uuid, started_at, status, provider, instance_type, region, gpu_model, "
+                           "gpu_count FROM runs ORDER BY id;",
+    "results export --format csv": "SELECT r.id, r.uuid, r.started_at, r.status, r.provider, "
+                                   "r.instance_type, r.region, r.gpu_model, r.gpu_count, m.bench, m.name, m.gpu, "
+                                   "m.value, m.unit, m.params FROM metrics m JOIN runs r ON r.id = m.run_id "
+                                   "ORDER BY r.id, m.id;",
+}
+
+
+def sqlite_time(db, name):
+    if not shutil.which("sqlite3"):
+        return None
+    return best(["sqlite3"] + (["-csv"] if "csv" in name else []) + [db, SQL[name]])[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", default="1000,10000")
+    ap.add_argument("--keep", help="keep the stores in this directory")
+    a = ap.parse_args()
+    work = Path(a.keep or tempfile.mkdtemp(prefix="gpuvet-fleet-bench."))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"{'runs':>7} {'command':<30} {'gpuvet s':>9} {'peak MiB':>9} {'sqlite3 s':>9} {'ratio':>7}")
+    try:
+        for n in (int(x) for x in a.runs.split(",")):
+            db = str(work / f"fleet-{n}.db")
+            if not Path(db).exists():
+                build(db, n)
+            rows = [("report -o x.html", [BIN, "-q", "--db", db, "report", "-o", str(work / "x.html")])]
+            for name in SQL:
+                rows.append((name, [BIN, "-q", "--db", db] + name.split()))
+            for name, cmd in rows:
+                w, m = best(cmd)
+                s = sqlite_time(db, name) if name in SQL else None
+                ratio = f"{w / s:7.1f}" if s else "      -"
+                print(f"{n:>7} {name:<30} {w:9.3f} {m:9.1f} {s if s is not None else float('nan'):9.3f} {ratio}",
+                      flush=True)
+            if n <= 10000:
+                f = work / f"import-{n}.json"
+                seed = compact_captures()
+                arr = []
+                for i in range(n):
+                    d = json.loads(json.dumps(seed[i % len(seed)]))
+                    d["run"]["uuid"] = str(uuid.uuid4())
+                    arr.append(d)
+                f.write_text(json.dumps(arr))
+                arr = None
+                fresh = work / f"import-{n}.db"
+                fresh.unlink(missing_ok=True)
+                w, m = run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)])
+                print(f"{n:>7} {'results import (1 file)':<30} {w:9.3f} {m:9.1f} {'-':>9} {'-':>7}", flush=True)
+                f.unlink()
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
