@@ -11,6 +11,7 @@
 #include "runners/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -32,7 +33,37 @@ struct store {
 	sqlite3_stmt *ins_metric;
 	sqlite3_stmt *ins_sample;
 	int in_bench;
+	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
+	int64_t live_run; /* the run this process is writing, 0 when none */
 };
+
+/*
+ * A run being written is marked live by an open-file-description lock on
+ * one byte far past SQLite's own lock bytes (LIVE_LOCK_BASE + run id):
+ * another process sees it with F_OFD_GETLK, and the kernel drops it when
+ * the writer dies however it dies.  So a live run lists as "running" and a
+ * killed one as "incomplete", and merge leaves a live run for later.  The
+ * descriptor is closed only after sqlite3_close(): closing a descriptor of
+ * the database file would drop SQLite's own POSIX locks.
+ */
+#define LIVE_LOCK_BASE (1LL << 42)
+
+static int live_lock(struct store *s, int64_t run_id, short type)
+{
+	if (s->lock_fd < 0)
+		return -1;
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = LIVE_LOCK_BASE + run_id, .l_len = 1 };
+	return fcntl(s->lock_fd, F_OFD_SETLK, &fl);
+}
+
+/* True when another process holds run_id's live lock. */
+static int run_is_live(struct store *s, int64_t run_id)
+{
+	if (s->lock_fd < 0)
+		return 0;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = LIVE_LOCK_BASE + run_id, .l_len = 1 };
+	return fcntl(s->lock_fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
 
 static char open_err[512];
 
@@ -430,6 +461,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 	open_err[0] = '\0';
 	struct store *s = gv_calloc(1, sizeof *s);
 	s->path = gv_strdup(path);
+	s->lock_fd = -1;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
 	if (readonly && stat(path, &sb) < 0) {
@@ -470,6 +502,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 		store_close(s);
 		return STORE_ERR;
 	}
+	s->lock_fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: live runs list as incomplete */
 	*out = s;
 	return STORE_OK;
 fail:
@@ -499,6 +532,8 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_metric);
 	sqlite3_finalize(s->ins_sample);
 	sqlite3_close(s->db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* after SQLite's: see LIVE_LOCK_BASE */
 	free(s->path);
 	free(s);
 }
@@ -616,7 +651,11 @@ int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
-	return exec_sql(s, "COMMIT");
+	if ((rc = exec_sql(s, "COMMIT")))
+		return rc;
+	if (live_lock(s, *run_id, F_RDLCK) == 0)
+		s->live_run = *run_id;
+	return STORE_OK;
 }
 
 int store_bench_begin(struct store *s, int64_t run_id, const char *bench)
@@ -772,7 +811,12 @@ int store_finish_run(struct store *s, int64_t run_id, const char *status)
 	bind_text(st, 1, status);
 	bind_text(st, 2, at);
 	sqlite3_bind_int64(st, 3, run_id);
-	return step_done(s, st, "finishing the run");
+	int rc = step_done(s, st, "finishing the run");
+	if (rc == STORE_OK && s->live_run == run_id) {
+		live_lock(s, run_id, F_UNLCK);
+		s->live_run = 0;
+	}
+	return rc;
 }
 
 /* ---- reading ---- */
@@ -911,8 +955,10 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(st, 0)));
 	json_object_set_new(run, "uuid", col_text(st, 1));
 	const char *status = (const char *)sqlite3_column_text(st, 2);
-	/* a run still marked running when read was killed before it finished */
-	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete" : "incomplete"));
+	/* a run still marked running is live while its writer holds its lock, else it was killed */
+	int live = status && !strcmp(status, "running") && run_is_live(s, run_id);
+	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete"
+							: live ? "running" : "incomplete"));
 	json_object_set_new(run, "profile", col_text(st, 3));
 	json_object_set_new(run, "gpuvet_version", col_text(st, 4));
 	json_object_set_new(run, "hostname", col_text(st, 5));
@@ -1237,10 +1283,10 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 	return STORE_OK;
 }
 
-int store_merge(struct store *s, const char *path, int *added, int *skipped)
+int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live)
 {
 	struct store *o;
-	*added = *skipped = 0;
+	*added = *skipped = *live = 0;
 	int rc = store_open_readonly(path, &o);
 	if (rc) {
 		set_err(s, "%s", store_open_error());
@@ -1258,6 +1304,12 @@ int store_merge(struct store *s, const char *path, int *added, int *skipped)
 		if ((rc = store_load_fingerprint(o, ids[i], &fp))) {
 			set_err(s, "%s", store_errmsg(o));
 			break;
+		}
+		const char *st = json_string_value(json_object_get(json_object_get(fp, "run"), "status"));
+		if (st && !strcmp(st, "running")) { /* still being written: a later merge takes it whole */
+			(*live)++;
+			json_decref(fp);
+			continue;
 		}
 		int r = store_import_fingerprint(s, fp, NULL);
 		json_decref(fp);

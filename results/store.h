@@ -109,6 +109,6 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 /* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id);
 /* Copies every run of the store at path that s lacks; counts what was added and skipped. */
-int store_merge(struct store *s, const char *path, int *added, int *skipped);
+int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live);
 
 #endif

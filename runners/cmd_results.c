@@ -285,21 +285,30 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 	return rc ? GV_EXIT_USAGE : 0;
 }
 
+/* ", N still running (merge again when done)" for the merge line. */
+static const char *live_note(int live)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, ", %d still running (merge again when done)", live);
+	return buf;
+}
+
 static int cmd_merge(struct store *s, int n, char **paths)
 {
 	if (n < 1)
 		return gv_usage_error("results", "merge needs at least one database");
 	int total_added = 0, total_skipped = 0;
 	for (int i = 0; i < n; i++) {
-		int added, skipped;
-		if (store_merge(s, paths[i], &added, &skipped)) {
+		int added, skipped, live;
+		if (store_merge(s, paths[i], &added, &skipped, &live)) {
 			gv_err("merge of '%s' stopped: %s", paths[i], store_errmsg(s));
 			return GV_EXIT_USAGE;
 		}
 		total_added += added;
 		total_skipped += skipped;
 		if (!gv_quiet)
-			printf("%s: %d run(s) added, %d already present\n", paths[i], added, skipped);
+			printf("%s: %d run(s) added, %d already present%s\n", paths[i], added, skipped,
+			       live ? live_note(live) : "");
 	}
 	if (!gv_quiet && n > 1)
 		printf("total: %d run(s) added, %d already present\n", total_added, total_skipped);

@@ -1,0 +1,2 @@
+build-dev/obj/benches/ctx.o: benches/ctx.c benches/bench.h
+benches/bench.h:

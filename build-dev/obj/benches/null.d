@@ -1,0 +1,2 @@
+build-dev/obj/benches/null.o: benches/null.c benches/bench.h
+benches/bench.h:

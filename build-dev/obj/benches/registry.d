@@ -1,0 +1,2 @@
+build-dev/obj/benches/registry.o: benches/registry.c benches/bench.h
+benches/bench.h:

@@ -1,0 +1,2 @@
+build-dev/obj/reports/tmpguard.o: reports/tmpguard.c reports/tmpguard.h
+reports/tmpguard.h:

@@ -1,0 +1,2 @@
+build-dev/obj/runners/util.o: runners/util.c runners/util.h
+runners/util.h:
