@@ -6,7 +6,7 @@
 #               under AddressSanitizer + UndefinedBehaviorSanitizer), replay
 #               the fuzz corpora
 #
-# Sources are found by wildcard: a new file in benches/, runners/, results/,
+# Sources are found by wildcard: a new file in common/, benches/, runners/, results/,
 # pricing/ or reports/ is built without touching this file.
 
 CUDA      ?= /usr/local/cuda
@@ -37,7 +37,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
-LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lhwloc -luuid \
+LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid \
              -lyaml -lcudart_static -lstdc++ -ldl -lrt -lm
 
 # `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
@@ -48,7 +48,7 @@ NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-con
 LDLIBS    += $(shell pkg-config --libs ompi-c)
 endif
 
-C_SRCS    := $(filter-out runners/main.c,$(wildcard benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
+C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -56,7 +56,7 @@ TESTS     := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
-APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libyaml-dev \
+APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev \
              libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev

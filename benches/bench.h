@@ -10,8 +10,9 @@
  * database, pricing or reports.
  *
  * Adding a bench: write benches/NAME.c (or .cu), fill a `struct bench` with
- * designated initialisers at the bottom of the file, add one line to
- * benches/registry.c.  The Makefile picks the file up by wildcard.
+ * designated initialisers at the bottom of the file, its metric rows
+ * (struct metric_info) in .metrics, add one line to benches/registry.c, and
+ * one test.  The Makefile picks the file up by wildcard.
  */
 #ifndef GPUVET_BENCH_H
 #define GPUVET_BENCH_H
@@ -52,6 +53,34 @@ struct bench_config {
 
 struct bench_ctx;   /* opaque; owned by the harness */
 
+/*
+ * What a metric is, declared once beside the bench that makes it (fio's
+ * options-as-data): rank, the report, the acceptance policy read these
+ * rows instead of lists of their own.  A name may hold one '*' standing for
+ * one dotted word ("gemm.*.tflops": any dtype).
+ */
+#define METRIC_RANKABLE        0x1u  /* a throughput: ranked per dollar */
+#define METRIC_PER_GPU         0x2u  /* the instance row (gpu -1) is per GPU or link (a median), not a total */
+#define METRIC_LOWER_IS_BETTER 0x4u  /* latencies, error counts, drops */
+
+/* What a metric is compared with in the GPU reference table (common/gpus.h). */
+enum metric_peak {
+	METRIC_PEAK_NONE = 0,
+	METRIC_PEAK_GEMM,        /* the dtype's dense peak x GPUs (gpu_pct_of_peak) */
+	METRIC_PEAK_PCIE,        /* the PCIe link rate, one direction */
+	METRIC_PEAK_PCIE_BIDIR,  /* the PCIe link rate, both directions */
+	METRIC_PEAK_NVLINK,      /* NVLink bandwidth per direction */
+	METRIC_PEAK_PERCENT,     /* already a percent of a reference: 100 */
+};
+
+struct metric_info {
+	const char *name;        /* "nvme.seqread.gbps", "gemm.*.tflops"; NULL ends a table */
+	const char *unit;        /* as bench_metric() reports it */
+	const char *label;       /* a few words for tables and charts */
+	unsigned flags;          /* METRIC_* */
+	enum metric_peak peak;
+};
+
 struct bench {
 	const char *name;      /* "gemm" */
 	const char *summary;   /* one line for --help */
@@ -65,6 +94,12 @@ struct bench {
 	int (*probe)(struct bench_ctx *ctx, const struct bench_config *cfg);
 	/* Measures; BENCH_OK, BENCH_SKIP or BENCH_FAIL (with bench_reason()). */
 	int (*run)(struct bench_ctx *ctx, const struct bench_config *cfg);
+	/* Every metric (not series) the bench reports, ended by { NULL } (see struct metric_info). */
+#ifdef __cplusplus
+	const struct metric_info *metrics = nullptr;  /* a .cu bench may leave it out without a warning */
+#else
+	const struct metric_info *metrics;
+#endif
 };
 
 /* ---- reporting, callable only inside run()/probe() ---- */
@@ -138,6 +173,19 @@ extern const struct bench *const bench_registry[];
 
 /* Find by name; NULL when unknown. Test-only benches only when allowed. */
 const struct bench *bench_find(const char *name);
+
+/* A bench's metric rows ({ NULL }-ended; never NULL). */
+const struct metric_info *bench_metrics(const struct bench *b);
+/* The row that describes a metric name, from every bench's rows; NULL when none does. */
+const struct metric_info *metric_info_find(const char *name);
+/*
+ * The metric's label: its row's, with the word its '*' stands for in capitals
+ * in front ("gemm.bf16.tflops": "BF16 GEMM"); the name itself when no row
+ * describes it.  Returns buf.
+ */
+const char *metric_label(const char *name, char *buf, size_t size);
+/* Does name match a row's pattern (one '*' standing for one dotted word)? */
+int metric_name_matches(const char *pattern, const char *name);
 
 /* True when test-only benches may be selected (GPUVET_TEST_BENCHES=1). */
 int bench_test_benches_allowed(void);

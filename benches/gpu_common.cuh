@@ -23,9 +23,9 @@
 #include "benches/gv_nvml.h"
 #include "benches/steady.h"
 
-/* runners/util.h (gv_malloc, gv_parse_long, gv_read_file) has no C++ guards of its own */
+/* common/util.h (gv_malloc, gv_parse_long, gv_read_file) has no C++ guards of its own */
 extern "C" {
-#include "runners/util.h"
+#include "common/util.h"
 }
 
 struct gv_gerr {

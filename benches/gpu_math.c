@@ -134,23 +134,6 @@ double bw_gbps(double bytes, double seconds)
 	return bytes / seconds / 1e9;
 }
 
-double gpu_pcie_link_gbps(int gen, int width)
-{
-	double gts, eff;
-	switch (gen) {
-	case 1: gts = 2.5; eff = 8.0 / 10.0; break;
-	case 2: gts = 5.0; eff = 8.0 / 10.0; break;
-	case 3: gts = 8.0; eff = 128.0 / 130.0; break;
-	case 4: gts = 16.0; eff = 128.0 / 130.0; break;
-	case 5: gts = 32.0; eff = 128.0 / 130.0; break;
-	case 6: gts = 64.0; eff = 242.0 / 256.0; break;
-	default: return 0;
-	}
-	if (width <= 0)
-		return 0;
-	return width * gts * eff / 8.0;
-}
-
 int size_sweep(size_t lo, size_t hi, size_t *out, int max)
 {
 	int w = 0;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "benches/bench.h"
+#include "common/gpus.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -64,15 +65,7 @@ double gemm_search_budget_s(enum bench_profile p);
 /* bytes / seconds / 1e9; 0 when seconds <= 0. */
 double bw_gbps(double bytes, double seconds);
 
-/*
- * Theoretical unidirectional payload rate of a PCIe link in GB/s:
- * lanes x transfer rate x encoding efficiency / 8.  Gen1 2.5 GT/s and Gen2
- * 5 GT/s use 8b/10b; Gen3 8, Gen4 16, Gen5 32 GT/s use 128b/130b; Gen6
- * 64 GT/s uses FLIT mode (1b/1b, 242 useful bytes of every 256).  Packet
- * headers are not subtracted.  0 for an unknown generation or width <= 0.
- * A Gen4 x16 link: 16 * 16e9 * 128/130 / 8 = 31.51 GB/s.
- */
-double gpu_pcie_link_gbps(int gen, int width);
+/* The PCIe link rate gpu_pcie_link_gbps() is in common/gpus.h (shared with flags and policy). */
 
 /*
  * Sizes of a sweep: powers of two from lo up to hi, and hi itself when it

@@ -110,10 +110,17 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return BENCH_OK;
 }
 
+static const struct metric_info null_metrics[] = {
+	{ "null.value.count", "count", "test value", 0, METRIC_PEAK_NONE },
+	{ "null.after_garbage.count", "count", "test value", 0, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct bench bench_null = {
 	.name = "null",
 	.summary = "test-only: drives the harness, measures nothing",
 	.flags = BENCH_TEST_ONLY,
 	.deadline_s = null_deadline,
 	.run = null_run,
+	.metrics = null_metrics,
 };

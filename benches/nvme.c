@@ -666,10 +666,20 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return status;
 }
 
+static const struct metric_info nvme_metrics[] = {
+	{ "nvme.seqread.gbps", "GB/s", "NVMe seq read", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "nvme.seqwrite.gbps", "GB/s", "NVMe seq write", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "nvme.randread.kiops", "kIOPS", "NVMe 4 KiB random read", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "nvme.randread.p50_us", "us", "NVMe read latency p50", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "nvme.randread.p99_us", "us", "NVMe read latency p99", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct bench bench_nvme = {
 	.name = "nvme",
 	.summary = "local NVMe through fio: sequential 1 MiB read/write, random 4 KiB read IOPS",
 	.flags = 0,
 	.deadline_s = nvme_deadline,
 	.run = nvme_run_bench,
+	.metrics = nvme_metrics,
 };

@@ -37,6 +37,7 @@
  */
 #include "benches/bench.h"
 #include "benches/objstore_util.h"
+#include "common/stats.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -725,12 +726,6 @@ static void os_reqs_free(struct os_req *reqs, int n)
 	free(reqs);
 }
 
-static int os_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Nearest-rank percentile of sorted v[0..n). */
 static double os_pct(const double *v, int n, double p)
 {
@@ -795,7 +790,7 @@ static int os_get_phase(struct os_state *s, long long size)
 		if (reqs[i].ok)
 			tt[nt++] = reqs[i].ttfb_s * 1e3;
 	}
-	qsort(tt, (size_t)nt, sizeof *tt, os_cmp_double);
+	qsort(tt, (size_t)nt, sizeof *tt, gv_cmp_double);
 	int status = BENCH_OK;
 	if (!ok) {
 		bench_reason(s->ctx, "%s", s->first_error[0] ? s->first_error
@@ -1115,10 +1110,21 @@ out:
 	return status;
 }
 
+static const struct metric_info objstore_metrics[] = {
+	{ "objstore.get.gbps", "GB/s", "object GET", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "objstore.put.gbps", "GB/s", "object PUT", METRIC_RANKABLE, METRIC_PEAK_NONE },
+	{ "objstore.ttfb.p50_ms", "ms", "time to first byte p50", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.ttfb.p99_ms", "ms", "time to first byte p99", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.errors", "count", "request errors", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ "objstore.retries", "count", "request retries", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct bench bench_objstore = {
 	.name = "objstore",
 	.summary = "object store: parallel ranged GETs and S3 multipart PUT through libcurl",
 	.flags = 0,
 	.deadline_s = objstore_deadline,
 	.run = objstore_run,
+	.metrics = objstore_metrics,
 };

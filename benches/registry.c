@@ -1,9 +1,12 @@
 /*
  * registry.c - the one table of benches, in the order a run executes them.
- * Adding a bench: one extern line and one row.
+ * Adding a bench: one extern line and one row; bench_metrics() and
+ * metric_info_find() read the metric rows each bench declares.
  */
 #include "benches/bench.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +30,63 @@ const struct bench *const bench_registry[] = {
 	&bench_null,
 	NULL,
 };
+
+/* benches/gpu_metrics.c: the GPU benches' rows until their .cu files carry them */
+const struct metric_info *gpu_bench_metrics(const char *bench);
+
+const struct metric_info *bench_metrics(const struct bench *b)
+{
+	static const struct metric_info none[] = { { NULL, NULL, NULL, 0, METRIC_PEAK_NONE } };
+	const struct metric_info *m = b->metrics ? b->metrics : gpu_bench_metrics(b->name);
+	return m ? m : none;
+}
+
+int metric_name_matches(const char *pattern, const char *name)
+{
+	const char *star = strchr(pattern, '*');
+	if (!star)
+		return !strcmp(pattern, name);
+	size_t pre = (size_t)(star - pattern), post = strlen(star + 1), n = strlen(name);
+	if (n < pre + post + 1 || strncmp(name, pattern, pre) || strcmp(name + n - post, star + 1))
+		return 0;
+	/* the '*' stands for one non-empty dotted word */
+	for (size_t i = pre; i < n - post; i++)
+		if (name[i] == '.')
+			return 0;
+	return 1;
+}
+
+const struct metric_info *metric_info_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (const struct bench *const *b = bench_registry; *b; b++)
+		for (const struct metric_info *m = bench_metrics(*b); m->name; m++)
+			if (metric_name_matches(m->name, name))
+				return m;
+	return NULL;
+}
+
+const char *metric_label(const char *name, char *buf, size_t size)
+{
+	const struct metric_info *m = metric_info_find(name);
+	const char *star = m ? strchr(m->name, '*') : NULL;
+	if (!m) {
+		snprintf(buf, size, "%s", name);
+	} else if (!star) {
+		snprintf(buf, size, "%s", m->label);
+	} else {
+		size_t pre = (size_t)(star - m->name), len = strcspn(name + pre, ".");
+		char word[32];
+		if (len >= sizeof word)
+			len = sizeof word - 1;
+		for (size_t i = 0; i < len; i++)
+			word[i] = (char)toupper((unsigned char)name[pre + i]);
+		word[len] = '\0';
+		snprintf(buf, size, "%s %s", word, m->label);
+	}
+	return buf;
+}
 
 int bench_test_benches_allowed(void)
 {

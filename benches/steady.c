@@ -2,6 +2,7 @@
  * steady.c - the settling rule and the measuring window of steady.h.
  */
 #include "benches/steady.h"
+#include "common/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -161,12 +162,6 @@ enum steady_verdict steady_settled(const struct steady_trace *tr, const struct s
 	return STEADY_WARMING;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Nearest-rank quantile of sorted v. */
 static double quantile(const double *v, int n, double q)
 {
@@ -224,11 +219,10 @@ void steady_summarize(const struct steady_trace *tr, double t0, double t1, struc
 			inv += 1.0 / tr->b[i].value;
 		}
 	if (o->batches) {
-		qsort(v, (size_t)o->batches, sizeof *v, cmp_double);
 		int n = o->batches;
+		o->median = gv_median_inplace(v, (size_t)n);  /* sorts v */
 		o->min = v[0];
 		o->max = v[n - 1];
-		o->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 		o->mean = sum / n;
 		o->rate = n / inv;
 		o->p05 = quantile(v, n, 0.05);

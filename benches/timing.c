@@ -5,6 +5,7 @@
  * as the tools our users trust report them).
  */
 #include "benches/bench.h"
+#include "common/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,12 +19,6 @@ double bench_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 void bench_stats(const double *v, int n, struct bench_stats *st)
 {
 	memset(st, 0, sizeof *st);
@@ -33,11 +28,10 @@ void bench_stats(const double *v, int n, struct bench_stats *st)
 	if (!s)
 		abort();
 	memcpy(s, v, sizeof *s * (size_t)n);
-	qsort(s, (size_t)n, sizeof *s, cmp_double);
+	st->median = gv_median_inplace(s, (size_t)n);
 	st->n = n;
 	st->min = s[0];
 	st->max = s[n - 1];
-	st->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0;
 	double sum = 0;
 	for (int i = 0; i < n; i++)
 		sum += s[i];

@@ -1,8 +1,10 @@
 /* catalog.c - see catalog.h */
 #include "pricing/catalog.h"
 #include "pricing/csvrows.h"
-#include "results/ident.h"
-#include "runners/util.h"
+#include "common/util.h"
+
+#include <sqlite3.h>
+#include "common/ident.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -375,29 +377,13 @@ void catalog_parser_free(struct catalog_parser *p)
 
 int catalog_parser_feed(struct catalog_parser *p, const void *buf, size_t len)
 {
-	if (p->failed)
-		return -1;
-	if (csvrows_feed(p->rows, buf, len) < 0) {
-		if (!p->failed) {
-			p->failed = 1;
-			snprintf(p->err, sizeof p->err, "catalog '%s' %s", p->name, csvrows_error(p->rows));
-		}
-		return -1;
-	}
-	return 0;
+	return csvrows_step(p->rows, buf, len, &p->failed, p->err, sizeof p->err, "catalog", p->name);
 }
 
 int catalog_parser_finish(struct catalog_parser *p)
 {
-	if (p->failed)
+	if (csvrows_step(p->rows, NULL, 0, &p->failed, p->err, sizeof p->err, "catalog", p->name) < 0)
 		return -1;
-	if (csvrows_finish(p->rows) < 0) {
-		if (!p->failed) {
-			p->failed = 1;
-			snprintf(p->err, sizeof p->err, "catalog '%s' %s", p->name, csvrows_error(p->rows));
-		}
-		return -1;
-	}
 	if (!p->have_header) {
 		catalog_parser_fail(p, 0, "empty file, no header row");
 		return -1;

@@ -23,14 +23,16 @@
 #define GPUVET_CATALOG_H
 
 #include <stddef.h>
-#include <sqlite3.h>
+
+/* The store's SQLite connection (store_db()); only the catalog's own files query it. */
+typedef struct sqlite3 sqlite3;
 
 struct price_rec {
 	char provider[32];
 	char instance_type[96];
 	char region[64];
 	char zone[64];
-	char gpu_model[64];      /* reference key (pricing/gpus.h) where known, else the provider's name; "" unknown */
+	char gpu_model[64];      /* reference key (common/gpus.h) where known, else the provider's name; "" unknown */
 	double gpu_count;        /* 1..PRICE_MAX_GPUS (a GPU share is not priced here); NAN unknown */
 	double gpu_memory_gib;   /* per GPU; NAN unknown */
 	long vcpus;              /* -1 unknown */
@@ -107,6 +109,52 @@ int catalog_import_file(sqlite3 *db, const char *path, const char *default_sourc
 int catalog_import_buffer(sqlite3 *db, const char *name, const void *buf, size_t len,
 			  const char *default_source, const char *message, long *rows,
 			  char *err, size_t errlen);
+
+/* ---- reading the stored prices (catalog_query.c) ---- */
+
+/* A stored price with what is derived from it, computed once here. */
+struct price_row {
+	struct price_rec rec;
+	double hourly;        /* price per hour in rec.currency (price_rec_hourly: a month is 730 h) */
+	double usd_per_hour;  /* hourly x the stored rate of rec.currency (USD: 1); NAN when no rate is stored */
+};
+/* NULL fields match everything; region also matches prices that hold in every region (""). */
+struct price_filter {
+	const char *provider, *market, *region;
+	const char *gpu;      /* case-insensitive substring of gpu_model */
+};
+enum price_order {
+	PRICE_ORDER_STORED,   /* as stored */
+	PRICE_ORDER_LIST,     /* provider, gpu_model, gpu_count, instance_type, region, market, source */
+	PRICE_ORDER_SKU,      /* provider, instance_type, region, market, zone, term */
+};
+/* Called for every row; non-zero stops the walk (not an error). */
+typedef int (*price_row_fn)(void *ud, const struct price_row *r);
+int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order order, price_row_fn fn, void *ud,
+		   char *err, size_t errlen);
+
+/* One instance type a provider's stored prices know, with what the rows say of it (MAX over its rows). */
+struct catalog_sku {
+	char *instance_type;
+	char *gpu_model;      /* NULL unknown */
+	double gpu_count;     /* NAN unknown */
+	long vcpus;           /* -1 unknown */
+	double memory_gib;    /* NAN unknown */
+};
+/* The provider's instance types, by name; *out malloc'd (catalog_skus_free). 0 or -1 with err. */
+int catalog_skus(sqlite3 *db, const char *provider, struct catalog_sku **out, size_t *n, char *err, size_t errlen);
+void catalog_skus_free(struct catalog_sku *k, size_t n);
+
+/* One row of price_sources (fields NULL when not recorded). */
+struct price_source {
+	const char *source, *provider, *fetched_at, *status, *message;
+	long rows;
+};
+typedef int (*price_source_fn)(void *ud, const struct price_source *s);
+int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t errlen);
+
+/* May prices be written (the store was not opened read-only)? */
+int catalog_writable(sqlite3 *db);
 
 /* ---- the catalogs shipped inside the binary (pricing/catalog/NAME.csv) ---- */
 

@@ -1,6 +1,6 @@
 /* csvrows.c - see csvrows.h */
 #include "pricing/csvrows.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <csv.h>
 #include <pthread.h>
@@ -661,3 +661,20 @@ long csvrows_lines(const struct csvrows *r) { return r->lines; }
 long csvrows_records(const struct csvrows *r) { return r->records; }
 long csvrows_skipped(const struct csvrows *r) { return r->skipped; }
 unsigned long long csvrows_bytes(const struct csvrows *r) { return r->bytes; }
+
+int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed, char *err, size_t errlen,
+		 const char *what, const char *name)
+{
+	if (*failed)
+		return -1;
+	if ((buf ? csvrows_feed(r, buf, len) : csvrows_finish(r)) == 0)
+		return 0;
+	if (*failed)
+		return -1;
+	*failed = 1;
+	if (name)
+		snprintf(err, errlen, "%s '%s' %s", what, name, csvrows_error(r));
+	else
+		snprintf(err, errlen, "%s %s", what, csvrows_error(r));
+	return -1;
+}

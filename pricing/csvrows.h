@@ -59,6 +59,15 @@ int csvrows_feed(struct csvrows *r, const void *buf, size_t len);
 /* End of input: flushes the last record (a missing final newline is fine). */
 int csvrows_finish(struct csvrows *r);
 
+/*
+ * For a parser with a sticky failure flag and its own message: feeds buf
+ * (buf NULL: finishes) unless *failed.  0 ok, else -1; when csvrows itself
+ * fails (not the row callback, which words its own), *failed is set and
+ * err gets "WHAT 'NAME' line N: what" ("WHAT line N: what" when name is NULL).
+ */
+int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed, char *err, size_t errlen,
+		 const char *what, const char *name);
+
 /* "line N: what" of the first error (no file name). */
 const char *csvrows_error(const struct csvrows *r);
 void csvrows_set_error(struct csvrows *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

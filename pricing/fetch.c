@@ -1,6 +1,6 @@
 /* fetch.c - the libcurl helper of the price fetchers (see fetch.h) */
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <curl/curl.h>
 #include <stdio.h>

@@ -18,11 +18,11 @@
 #ifndef GPUVET_FETCH_H
 #define GPUVET_FETCH_H
 
-#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "pricing/catalog.h"
+#include "common/crypto.h"
 
 /* ---- libcurl helper ---- */
 
@@ -96,10 +96,7 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
  * Returns a malloc'd string.
  */
 char *alibaba_signed_query(const char *const *params, size_t n, const char *secret);
-void gv_sha1(const void *data, size_t len, uint8_t out[20]);
-void gv_hmac_sha1(const void *key, size_t klen, const void *data, size_t len, uint8_t out[20]);
-/* RFC 4648 base64 of n bytes into out (at least 4*((n+2)/3)+1 bytes). */
-void gv_base64(const uint8_t *in, size_t n, char *out);
+/* Its SHA-1, HMAC-SHA1 and base64: common/crypto.h (libcrypto). */
 
 /* types: comma-separated instance types to price besides those already in the store, or NULL. */
 int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen);

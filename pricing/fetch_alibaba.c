@@ -13,7 +13,8 @@
  * them the command says to import a CSV instead.
  */
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/crypto.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -21,141 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* ---- SHA-1 (FIPS 180-4), HMAC (RFC 2104), base64 (RFC 4648) ---- */
-
-struct sha1 {
-	uint32_t h[5];
-	uint64_t len;
-	uint8_t buf[64];
-	size_t n;
-};
-
-static uint32_t rol(uint32_t x, int k) { return (x << k) | (x >> (32 - k)); }
-
-static void sha1_block(struct sha1 *s, const uint8_t *p)
-{
-	uint32_t w[80], a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4];
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (int i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	for (int i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20) {
-			f = (b & c) | (~b & d);
-			k = 0x5a827999;
-		} else if (i < 40) {
-			f = b ^ c ^ d;
-			k = 0x6ed9eba1;
-		} else if (i < 60) {
-			f = (b & c) | (b & d) | (c & d);
-			k = 0x8f1bbcdc;
-		} else {
-			f = b ^ c ^ d;
-			k = 0xca62c1d6;
-		}
-		uint32_t t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = c;
-		c = rol(b, 30);
-		b = a;
-		a = t;
-	}
-	s->h[0] += a;
-	s->h[1] += b;
-	s->h[2] += c;
-	s->h[3] += d;
-	s->h[4] += e;
-}
-
-static void sha1_init(struct sha1 *s)
-{
-	static const uint32_t iv[5] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 };
-	memcpy(s->h, iv, sizeof iv);
-	s->len = 0;
-	s->n = 0;
-}
-
-static void sha1_update(struct sha1 *s, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	s->len += len;
-	while (len) {
-		size_t k = 64 - s->n < len ? 64 - s->n : len;
-		memcpy(s->buf + s->n, p, k);
-		s->n += k;
-		p += k;
-		len -= k;
-		if (s->n == 64) {
-			sha1_block(s, s->buf);
-			s->n = 0;
-		}
-	}
-}
-
-static void sha1_final(struct sha1 *s, uint8_t out[20])
-{
-	uint64_t bits = s->len * 8;
-	uint8_t pad = 0x80, zero = 0, lenb[8];
-	sha1_update(s, &pad, 1);
-	while (s->n != 56)
-		sha1_update(s, &zero, 1);
-	for (int i = 0; i < 8; i++)
-		lenb[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha1_update(s, lenb, 8);
-	for (int i = 0; i < 5; i++) {
-		out[4 * i] = (uint8_t)(s->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)s->h[i];
-	}
-}
-
-void gv_sha1(const void *data, size_t len, uint8_t out[20])
-{
-	struct sha1 s;
-	sha1_init(&s);
-	sha1_update(&s, data, len);
-	sha1_final(&s, out);
-}
-
-void gv_hmac_sha1(const void *key, size_t klen, const void *data, size_t len, uint8_t out[20])
-{
-	uint8_t k[64] = { 0 }, ipad[64], opad[64], inner[20];
-	struct sha1 s;
-	if (klen > 64)
-		gv_sha1(key, klen, k);
-	else
-		memcpy(k, key, klen);
-	for (int i = 0; i < 64; i++) {
-		ipad[i] = k[i] ^ 0x36;
-		opad[i] = k[i] ^ 0x5c;
-	}
-	sha1_init(&s);
-	sha1_update(&s, ipad, 64);
-	sha1_update(&s, data, len);
-	sha1_final(&s, inner);
-	sha1_init(&s);
-	sha1_update(&s, opad, 64);
-	sha1_update(&s, inner, 20);
-	sha1_final(&s, out);
-}
-
-void gv_base64(const uint8_t *in, size_t n, char *out)
-{
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t j = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < n ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < n ? in[i + 2] : 0);
-		out[j++] = tab[v >> 18 & 63];
-		out[j++] = tab[v >> 12 & 63];
-		out[j++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
-		out[j++] = i + 2 < n ? tab[v & 63] : '=';
-	}
-	out[j] = '\0';
-}
 
 /* ---- RPC signature v1 ---- */
 
@@ -272,13 +138,6 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
 
 /* ---- the fetch ---- */
 
-struct ali_sku {
-	char *itype;
-	char *gpu;
-	double gpus, mem;
-	long vcpus;
-};
-
 static void ali_nonce(char out[37]) { gv_uuid(out); }
 
 int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen)
@@ -286,7 +145,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	const char *id = getenv("ALIBABA_CLOUD_ACCESS_KEY_ID");
 	const char *secret = getenv("ALIBABA_CLOUD_ACCESS_KEY_SECRET");
 	const char *endpoint = getenv("GPUVET_ALIBABA_API_URL");
-	struct ali_sku *skus = NULL;
+	struct catalog_sku *skus = NULL;
 	size_t nskus = 0;
 	struct catalog_load *load = NULL;
 	char source[96], now[32];
@@ -304,25 +163,8 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	snprintf(source, sizeof source, "alibaba-api:%s", region);
 	err[0] = '\0';
 
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT instance_type, MAX(gpu_model), MAX(gpu_count), MAX(vcpus), MAX(memory_gib)"
-			       " FROM prices WHERE provider = 'alibaba' GROUP BY instance_type ORDER BY instance_type",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot read alibaba instance types: %s", sqlite3_errmsg(db));
+	if (catalog_skus(db, "alibaba", &skus, &nskus, err, errlen) < 0)
 		return -1;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
-		struct ali_sku *k = &skus[nskus++];
-		const unsigned char *g = sqlite3_column_text(st, 1);
-		k->itype = gv_strdup((const char *)sqlite3_column_text(st, 0));
-		k->gpu = g ? gv_strdup((const char *)g) : NULL;
-		k->gpus = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
-		k->vcpus = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-		k->mem = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-	}
-	sqlite3_finalize(st);
 	/* --types adds instance types the store does not know yet */
 	for (const char *t = types; t && *t;) {
 		size_t n = strcspn(t, ",");
@@ -332,10 +174,11 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 			memcpy(name, t, n);
 			name[n] = '\0';
 			for (size_t i = 0; i < nskus; i++)
-				known |= !strcmp(skus[i].itype, name);
+				known |= !strcmp(skus[i].instance_type, name);
 			if (!known) {
 				skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
-				skus[nskus++] = (struct ali_sku){ gv_strdup(name), NULL, NAN, NAN, -1 };
+				skus[nskus++] = (struct catalog_sku){ .instance_type = gv_strdup(name), .gpu_model = NULL,
+								      .gpu_count = NAN, .vcpus = -1, .memory_gib = NAN };
 			}
 		}
 		t += n + (t[n] == ',');
@@ -356,7 +199,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		ali_nonce(nonce);
 		gv_iso8601((long)time(NULL), ts, sizeof ts);
 		snprintf(p_region, sizeof p_region, "RegionId=%s", region);
-		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].itype);
+		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].instance_type);
 		snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
 		snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
 		snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
@@ -371,7 +214,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		if (frc < 0) {
 			/* a type not sold in this region is skipped; anything else stops the refresh */
 			if ((status == 400 || status == 404) && strstr(err, "InvalidInstanceType")) {
-				gv_debug("alibaba: %s not priced in %s", skus[i].itype, region);
+				gv_debug("alibaba: %s not priced in %s", skus[i].instance_type, region);
 				err[0] = '\0';
 				continue;
 			}
@@ -386,13 +229,13 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 			goto out;
 		price_rec_init(&r);
 		gv_strlcpy(r.provider, "alibaba", sizeof r.provider);
-		gv_strlcpy(r.instance_type, skus[i].itype, sizeof r.instance_type);
+		gv_strlcpy(r.instance_type, skus[i].instance_type, sizeof r.instance_type);
 		gv_strlcpy(r.region, region, sizeof r.region);
-		if (skus[i].gpu)
-			gv_strlcpy(r.gpu_model, skus[i].gpu, sizeof r.gpu_model);
-		r.gpu_count = skus[i].gpus;
+		if (skus[i].gpu_model)
+			gv_strlcpy(r.gpu_model, skus[i].gpu_model, sizeof r.gpu_model);
+		r.gpu_count = skus[i].gpu_count;
 		r.vcpus = skus[i].vcpus;
-		r.memory_gib = skus[i].mem;
+		r.memory_gib = skus[i].memory_gib;
 		gv_strlcpy(r.market, "on_demand", sizeof r.market);
 		r.price = price;
 		gv_strlcpy(r.unit, "hour", sizeof r.unit);
@@ -402,7 +245,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 		gv_strlcpy(r.captured_at, now, sizeof r.captured_at);
 		char e2[320];
 		if (catalog_load_put(load, &r, e2, sizeof e2) < 0) {
-			snprintf(err, errlen, "alibaba %s: %s", skus[i].itype, e2);
+			snprintf(err, errlen, "alibaba %s: %s", skus[i].instance_type, e2);
 			goto out;
 		}
 	}
@@ -422,10 +265,6 @@ out:
 	} else if (rc < 0 && nskus) {
 		catalog_note_failure(db, source, "alibaba", err);
 	}
-	for (size_t i = 0; i < nskus; i++) {
-		free(skus[i].itype);
-		free(skus[i].gpu);
-	}
-	free(skus);
+	catalog_skus_free(skus, nskus);
 	return rc;
 }

@@ -19,7 +19,7 @@
  */
 #include "pricing/csvrows.h"
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <time.h>
 
-/* NVIDIA GPU families: instance type prefix -> reference GPU key (pricing/gpus.h) */
+/* NVIDIA GPU families: instance type prefix -> reference GPU key (common/gpus.h) */
 static const struct {
 	const char *prefix;
 	const char *gpu;
@@ -290,33 +290,15 @@ void aws_parser_free(struct aws_parser *p)
 	free(p);
 }
 
-static void take_csv_error(struct aws_parser *p)
-{
-	if (!p->failed) {
-		p->failed = 1;
-		snprintf(p->err, sizeof p->err, "aws price list %s", csvrows_error(p->rows));
-	}
-}
-
 int aws_parser_feed(struct aws_parser *p, const void *buf, size_t len)
 {
-	if (p->failed)
-		return -1;
-	if (csvrows_feed(p->rows, buf, len) < 0) {
-		take_csv_error(p);
-		return -1;
-	}
-	return 0;
+	return csvrows_step(p->rows, buf, len, &p->failed, p->err, sizeof p->err, "aws price list", NULL);
 }
 
 int aws_parser_finish(struct aws_parser *p)
 {
-	if (p->failed)
+	if (csvrows_step(p->rows, NULL, 0, &p->failed, p->err, sizeof p->err, "aws price list", NULL) < 0)
 		return -1;
-	if (csvrows_finish(p->rows) < 0) {
-		take_csv_error(p);
-		return -1;
-	}
 	if (!p->have_header) {
 		snprintf(p->err, sizeof p->err, "aws price list: no header row (empty or not a price list)");
 		p->failed = 1;
@@ -588,15 +570,13 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 	snprintf(sigv4, sizeof sigv4, "aws:amz:%s:ec2", region);
 	err[0] = '\0';
 
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT instance_type FROM prices WHERE provider = 'aws' ORDER BY 1", -1, &st,
-			       NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot read aws instance types: %s", sqlite3_errmsg(db));
+	struct catalog_sku *known = NULL;
+	size_t nknown = 0;
+	if (catalog_skus(db, "aws", &known, &nknown, err, errlen) < 0)
 		return -1;
-	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-		if (!t || !aws_gpu_family(t, NULL))
+	for (size_t i = 0; i < nknown; i++) {
+		const char *t = known[i].instance_type;
+		if (!aws_gpu_family(t, NULL))
 			continue;
 		char *e = qenc(t);
 		char *piece = gv_asprintf("&InstanceType.%d=%s", ++n, e);
@@ -606,7 +586,7 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 		tlen += strlen(piece);
 		free(piece);
 	}
-	sqlite3_finalize(st);
+	catalog_skus_free(known, nknown);
 	if (!n) {
 		snprintf(err, errlen, "no aws gpu instance types known to ask spot prices for");
 		goto out;

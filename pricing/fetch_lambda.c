@@ -13,7 +13,7 @@
  * capped at 4 MiB and parsed with jansson.
  */
 #include "pricing/fetch.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -24,7 +24,7 @@
 
 #define LAMBDA_MAX_ANSWER (4u << 20)
 
-/* Lambda's type names -> reference GPU keys (pricing/gpus.h); order matters (a100_80gb before a100) */
+/* Lambda's type names -> reference GPU keys (common/gpus.h); order matters (a100_80gb before a100) */
 static const struct {
 	const char *part;
 	const char *gpu;

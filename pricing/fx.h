@@ -8,8 +8,9 @@
 #ifndef GPUVET_FX_H
 #define GPUVET_FX_H
 
-#include <sqlite3.h>
 #include <stddef.h>
+
+typedef struct sqlite3 sqlite3;
 
 /* Stores (or replaces) a rate.  0, or -1 with err. */
 int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *captured_at,
@@ -18,4 +19,10 @@ int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *c
 int fx_usd_per_unit(sqlite3 *db, const char *currency, double *usd_per_unit, char *captured_at,
 		    size_t captured_size);
 
+/* Calls fn for every stored rate, by currency; non-zero from fn stops.  0, or -1 with err. */
+typedef int (*fx_rate_fn)(void *ud, const char *currency, double usd_per_unit, const char *captured_at,
+			  const char *source);
+int fx_each(sqlite3 *db, fx_rate_fn fn, void *ud, char *err, size_t errlen);
+
+/* fx.h's functions live in pricing/catalog_query.c: the rates are catalog data. */
 #endif

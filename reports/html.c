@@ -1,68 +1,31 @@
 /* html.c - the self-contained HTML report; see html.h */
 #include "reports/html.h"
-#include "reports/tmpguard.h"
+#include "reports/report_int.h"
+#include "benches/bench.h"
 #include "reports/html_escape.h"
 #include "reports/report_assets.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
 #include "reports/rank.h"
 #include "pricing/catalog.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Headline metrics of the runs table (instance level, gpu -1). */
-static const struct {
-	const char *metric, *label, *unit;
-} HEAD[] = {
-	{ "gemm.bf16.tflops", "BF16 GEMM", "TFLOP/s" },
-	{ "gemm.fp16.tflops", "FP16 GEMM", "TFLOP/s" },
-	{ "memcpy.h2d.pinned.gbps", "H2D pinned", "GB/s" },
-	{ "allreduce.busbw.gbps", "all-reduce busbw", "GB/s" },
-	{ "nvme.seqread.gbps", "NVMe seq read", "GB/s" },
-	{ "soak.tflops.last_min", "soak last minute", "TFLOP/s" },
-	{ "soak.sm_clock.drop_pct", "SM clock drop", "%" },
-};
-#define N_HEAD (sizeof HEAD / sizeof HEAD[0])
-
-/* One run reduced to what the summary, runs table and detail selection need. */
-struct run_sum {
-	int64_t id;
-	char *uuid, *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
-	char *started, *sku, *verdict, *policy, *verdict_at;
-	char *flags;             /* "CODE:severity CODE:severity" */
-	int gpu_count, nflag[3];  /* critical, warning, info */
-	int nb_ok, nb_skip, nb_fail;
-	double head[N_HEAD];
-	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
-	int detail, charts, forced;
-};
-
-struct rdoc {
-	struct run_sum *runs;
-	size_t n;
-	json_t *rankings;
-	const char *rank_error;
-	json_t *prices;
-	json_t *price_sources;
-	const char *prices_error;
-	size_t runs_in_store;
-	const char *generated_at;
-	const size_t *written;   /* bytes written so far (NULL: not counted, no size budget) */
-	size_t budget;           /* detail stops once written reaches this */
-	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
-	char *load_err;          /* set when a run cannot be loaded (render then fails) */
-	size_t load_errlen;
+/* Headline metrics of the runs table (instance level, gpu -1); label and unit from their benches' rows. */
+const char *const report_head[N_HEAD] = {
+	"gemm.bf16.tflops", "gemm.fp16.tflops", "memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps",
+	"nvme.seqread.gbps", "soak.tflops.last_min", "soak.sm_clock.drop_pct",
 };
 
 /* ---- small helpers ---- */
@@ -77,11 +40,6 @@ static double jnum(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
 	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static char *dupn(const char *s)
-{
-	return s ? gv_strdup(s) : NULL;
 }
 
 static const char *orq(const char *s)
@@ -178,7 +136,7 @@ static void sku_key(char *buf, size_t size, const char *prov, const char *it, co
 
 /* ---- reducing a run ---- */
 
-static void sum_init_run(struct run_sum *r)
+void report_sum_init_run(struct run_sum *r)
 {
 	char key[512];
 
@@ -188,14 +146,14 @@ static void sum_init_run(struct run_sum *r)
 	r->sku = gv_strdup(key);
 }
 
-static void sum_add_metric(struct run_sum *r, const char *name, double value)
+void report_sum_add_metric(struct run_sum *r, const char *name, double value)
 {
 	for (size_t h = 0; h < N_HEAD; h++)
-		if (name && !strcmp(name, HEAD[h].metric))
+		if (name && !strcmp(name, report_head[h]))
 			r->head[h] = value;
 }
 
-static void sum_add_bench(struct run_sum *r, const char *st)
+void report_sum_add_bench(struct run_sum *r, const char *st)
 {
 	if (st && !strcmp(st, "ok"))
 		r->nb_ok++;
@@ -205,7 +163,7 @@ static void sum_add_bench(struct run_sum *r, const char *st)
 		r->nb_fail++;
 }
 
-static void sum_add_flag(struct run_sum *r, const char *code, const char *sev)
+void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev)
 {
 	int si = sev_index(sev);
 	size_t len = r->flags ? strlen(r->flags) : 0, need;
@@ -219,7 +177,7 @@ static void sum_add_flag(struct run_sum *r, const char *code, const char *sev)
 }
 
 /* The latest verdict (by time, then order seen) stands for the run. */
-static void sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at)
+void report_sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at)
 {
 	if (r->verdict && at && r->verdict_at && strcmp(at, r->verdict_at) < 0)
 		return;
@@ -251,22 +209,22 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 	r->started = dupn(jstr(run, "started_at"));
 	v = json_object_get(run, "gpu_count");
 	r->gpu_count = json_is_integer(v) ? (int)json_integer_value(v) : 0;
-	sum_init_run(r);
+	report_sum_init_run(r);
 
 	json_array_foreach(json_object_get(fp, "metrics"), i, v) {
 		json_t *g = json_object_get(v, "gpu");
 		if (json_is_integer(g) && json_integer_value(g) == -1)
-			sum_add_metric(r, jstr(v, "name"), jnum(v, "value"));
+			report_sum_add_metric(r, jstr(v, "name"), jnum(v, "value"));
 	}
 	json_array_foreach(json_object_get(fp, "benches"), i, v)
-		sum_add_bench(r, jstr(v, "status"));
+		report_sum_add_bench(r, jstr(v, "status"));
 	json_array_foreach(json_object_get(fp, "flags"), i, v)
-		sum_add_flag(r, jstr(v, "code"), jstr(v, "severity"));
+		report_sum_add_flag(r, jstr(v, "code"), jstr(v, "severity"));
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
-		sum_add_verdict(r, jstr(v, "verdict"), jstr(v, "policy"), jstr(v, "at"));
+		report_sum_add_verdict(r, jstr(v, "verdict"), jstr(v, "policy"), jstr(v, "at"));
 }
 
-static void run_sum_free(struct run_sum *r)
+void report_run_sum_free(struct run_sum *r)
 {
 	free(r->uuid); free(r->status); free(r->profile); free(r->version); free(r->host);
 	free(r->provider); free(r->itype); free(r->region); free(r->gpu_model); free(r->started);
@@ -301,7 +259,7 @@ static int cmp_newest(const void *a, const void *b, void *base)
 }
 
 /* Marks runs[i].detail under the size rule (html.h); forced ones stay. */
-static void pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
+void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 {
 	size_t *idx, *cand, nc = 0, forced = 0;
 
@@ -440,12 +398,6 @@ static size_t count_flags(const struct rdoc *d, struct flag_count *fc, size_t ma
 	return nfc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void section_summary(FILE *f, const struct rdoc *d)
 {
 	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
@@ -550,10 +502,8 @@ static void section_summary(FILE *f, const struct rdoc *d)
 				vals[nv++] = q->head[0];
 			j++;
 		}
-		if (nv) {
-			qsort(vals, nv, sizeof *vals, cmp_double);
-			med = nv % 2 ? vals[nv / 2] : (vals[nv / 2 - 1] + vals[nv / 2]) / 2;
-		}
+		if (nv)
+			med = gv_median_inplace(vals, nv);
 		free(vals);
 		fputs("<tr>", f);
 		td_text(f, r->provider);
@@ -835,8 +785,11 @@ static void section_runs(FILE *f, const struct rdoc *d)
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"runlist\"><thead><tr><th>run</th><th>started</th>"
 	      "<th>host</th><th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>status</th>"
 	      "<th>verdict</th><th>flags</th>", f);
-	for (size_t h = 0; h < N_HEAD; h++)
-		fprintf(f, "<th>%s <small>%s</small></th>", HEAD[h].label, HEAD[h].unit);
+	for (size_t h = 0; h < N_HEAD; h++) {
+		const struct metric_info *mi = metric_info_find(report_head[h]);
+		char label[96];
+		fprintf(f, "<th>%s <small>%s</small></th>", metric_label(report_head[h], label, sizeof label), mi ? mi->unit : "");
+	}
 	fputs("<th>benches ok/skipped/failed</th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
@@ -1014,7 +967,7 @@ static void inventory_block(FILE *f, json_t *inv)
 	}
 }
 
-/* Percent of peak for a metric: a stored companion metric, else computed for GEMM from pricing/gpus.h. */
+/* Percent of peak for a metric: a stored companion metric, else gpu_pct_of_peak() for GEMM (common/gpus.h). */
 static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
 {
 	const char *name = jstr(m, "name");
@@ -1041,17 +994,14 @@ static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int
 		if (!strcmp(n2, want[0]) || (want[1][0] && !strcmp(n2, want[1])))
 			return jnum(o, "value");
 	}
-	if (!strncmp(name, "gemm.", 5) && !strcmp(last, ".tflops") && gpu_model) {
-		const struct gpu_ref *ref = gpu_ref_find(gpu_model);
-		char dt[16];
-		int d;
-		snprintf(dt, sizeof dt, "%.*s", (int)(last - name - 5), name + 5);
-		d = gpu_dtype_from_name(dt);
-		if (ref && d >= 0 && ref->peak_tflops[d] > 0) {
-			double peak = ref->peak_tflops[d] * (gpu < 0 ? (gpu_count > 0 ? gpu_count : 1) : 1);
-			*computed = 1;
-			return 100.0 * jnum(m, "value") / peak;
-		}
+	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
+	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	char dt[16];
+	double pct, peak;
+	if (gpu_model && !gpu_pct_of_peak(gpu_ref_find(gpu_model), name, (int)gpu, jnum(m, "value"),
+					  loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0, gpu_count, dt, &pct, &peak)) {
+		*computed = 1;
+		return pct;
 	}
 	return NAN;
 }
@@ -1089,16 +1039,25 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 	fputs("</tbody></table></div>\n", f);
 }
 
+/* Opens the table of fp's array key with its header row; or writes empty_html and returns 0 when it is empty. */
+static int table_open(FILE *f, json_t *fp, const char *key, const char *empty_html, const char *head_cells)
+{
+	if (json_array_size(json_object_get(fp, key)) == 0) {
+		fputs(empty_html, f);
+		return 0;
+	}
+	fprintf(f, "<table><thead><tr>%s</tr></thead><tbody>\n", head_cells);
+	return 1;
+}
+
 static void benches_table(FILE *f, json_t *fp)
 {
 	json_t *b;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "benches")) == 0) {
-		fputs("<p class=\"muted\">No bench recorded.</p>\n", f);
+	if (!table_open(f, fp, "benches", "<p class=\"muted\">No bench recorded.</p>\n",
+			"<th>bench</th><th>status</th><th>reason</th><th>duration</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>bench</th><th>status</th><th>reason</th><th>duration</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "benches"), i, b) {
 		const char *st = jstr(b, "status");
 		fputs("<tr>", f);
@@ -1118,12 +1077,9 @@ static void flags_table(FILE *f, json_t *fp)
 	json_t *fl;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "flags")) == 0) {
-		fputs("<p>No flags.</p>\n", f);
+	if (!table_open(f, fp, "flags", "<p>No flags.</p>\n",
+			"<th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th></tr>"
-	      "</thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
 		int si = sev_index(jstr(fl, "severity"));
 		fputs("<tr>", f);
@@ -1143,11 +1099,9 @@ static void verdicts_block(FILE *f, json_t *fp)
 	json_t *v;
 	size_t i;
 
-	if (json_array_size(json_object_get(fp, "verdicts")) == 0) {
-		fputs("<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n", f);
+	if (!table_open(f, fp, "verdicts", "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
+			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
 		return;
-	}
-	fputs("<table><thead><tr><th>verdict</th><th>policy</th><th>at</th><th>reasons</th></tr></thead><tbody>\n", f);
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
 		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons"), *rs;
 		size_t j;
@@ -1654,7 +1608,7 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 
 /* ---- entry points ---- */
 
-static int render(const struct rdoc *d, FILE *f)
+int report_render_doc(const struct rdoc *d, FILE *f)
 {
 	page_head(f, d);
 	section_summary(f, d);
@@ -1686,7 +1640,7 @@ int report_render(const struct report_input *in, FILE *out)
 		d.runs[i].fp = json_incref(in->fps[i]);
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
 	}
-	pick_detail(d.runs, d.n, in->detail_per_sku, in->detail_max);
+	report_pick_detail(d.runs, d.n, in->detail_per_sku, in->detail_max);
 	d.rankings = in->rankings;
 	d.rank_error = in->rank_error;
 	d.prices = in->prices;
@@ -1695,488 +1649,10 @@ int report_render(const struct report_input *in, FILE *out)
 	if (!in->generated_at)
 		now_iso(now, sizeof now);
 	d.generated_at = in->generated_at ? in->generated_at : now;
-	rc = render(&d, out);
+	rc = report_render_doc(&d, out);
 	for (size_t i = 0; i < d.n; i++)
-		run_sum_free(&d.runs[i]);
+		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
 	return rc;
 }
 
-/* ---- from the store ---- */
-
-/*
- * The runs table needs every run but only a few columns: read them with
- * five queries over the whole store (schema v1, results/store.c) rather
- * than one fingerprint per run, which would also load every sample.  Full
- * fingerprints are loaded only for the runs that get detail.
- */
-
-struct id_index {
-	int64_t id;
-	size_t i;
-};
-
-static int cmp_id_index(const void *a, const void *b)
-{
-	int64_t x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
-	return (x > y) - (x < y);
-}
-
-static struct run_sum *find_run(struct rdoc *d, const struct id_index *ix, int64_t id)
-{
-	struct id_index key = { id, 0 }, *hit = bsearch(&key, ix, d->n, sizeof *ix, cmp_id_index);
-	return hit ? &d->runs[hit->i] : NULL;
-}
-
-static const char *col(sqlite3_stmt *st, int i)
-{
-	return (const char *)sqlite3_column_text(st, i);
-}
-
-static int sql_err(sqlite3 *db, const char *what, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "cannot read %s from the store: %s", what, sqlite3_errmsg(db));
-	return -1;
-}
-
-static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
-{
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = NULL;
-	struct id_index *ix = NULL;
-	size_t cap = 0, total = 0;
-	int rc;
-	static const char *const q_runs =
-		"SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
-		" gpu_model, gpu_count, started_at FROM runs ORDER BY started_at, id";
-
-	if (sqlite3_prepare_v2(db, q_runs, -1, &st, NULL) != SQLITE_OK)
-		return sql_err(db, "runs", err, errlen);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct run_sum *r;
-		int want = o->n_run_ids == 0;
-
-		total++;
-		for (size_t k = 0; k < o->n_run_ids && !want; k++)
-			want = o->run_ids[k] == id;
-		if (!want)
-			continue;
-		if (d->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			d->runs = gv_realloc(d->runs, cap * sizeof *d->runs);
-		}
-		r = &d->runs[d->n++];
-		memset(r, 0, sizeof *r);
-		r->id = id;
-		r->uuid = dupn(col(st, 1));
-		r->status = dupn(col(st, 2));
-		r->profile = dupn(col(st, 3));
-		r->version = dupn(col(st, 4));
-		r->host = dupn(col(st, 5));
-		r->provider = dupn(col(st, 6));
-		r->itype = dupn(col(st, 7));
-		r->region = dupn(col(st, 8));
-		r->gpu_model = dupn(col(st, 9));
-		r->gpu_count = sqlite3_column_int(st, 10);
-		r->started = dupn(col(st, 11));
-		r->detail = o->n_run_ids > 0;
-		sum_init_run(r);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_err(db, "runs", err, errlen);
-	d->runs_in_store = total;
-	if (o->n_run_ids && d->n < o->n_run_ids) {
-		snprintf(err, errlen, "run not found in the store");
-		return -1;
-	}
-
-	ix = gv_malloc((d->n ? d->n : 1) * sizeof *ix);
-	for (size_t i = 0; i < d->n; i++)
-		ix[i] = (struct id_index){ d->runs[i].id, i };
-	qsort(ix, d->n, sizeof *ix, cmp_id_index);
-
-	{
-		static const struct {
-			const char *what, *sql;
-		} q[] = {
-			{ "benches", "SELECT run_id, status FROM benches WHERE name <> 'harness'" },
-			{ "metrics", "SELECT run_id, name, value FROM metrics WHERE gpu = -1 AND name IN ("
-				     "'gemm.bf16.tflops','gemm.fp16.tflops','memcpy.h2d.pinned.gbps',"
-				     "'allreduce.busbw.gbps','nvme.seqread.gbps','soak.tflops.last_min',"
-				     "'soak.sm_clock.drop_pct') ORDER BY id" },
-			{ "flags", "SELECT run_id, code, severity FROM flags ORDER BY run_id, id" },
-			{ "verdicts", "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id" },
-		};
-		for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
-			if (sqlite3_prepare_v2(db, q[k].sql, -1, &st, NULL) != SQLITE_OK) {
-				free(ix);
-				return sql_err(db, q[k].what, err, errlen);
-			}
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-				struct run_sum *r = find_run(d, ix, sqlite3_column_int64(st, 0));
-				if (!r)
-					continue;
-				switch (k) {
-				case 0: sum_add_bench(r, col(st, 1)); break;
-				case 1: sum_add_metric(r, col(st, 1), sqlite3_column_type(st, 2) == SQLITE_NULL
-								     ? NAN : sqlite3_column_double(st, 2)); break;
-				case 2: sum_add_flag(r, col(st, 1), col(st, 2)); break;
-				default: sum_add_verdict(r, col(st, 1), col(st, 2), col(st, 3)); break;
-				}
-			}
-			sqlite3_finalize(st);
-			if (rc != SQLITE_DONE) {
-				free(ix);
-				return sql_err(db, q[k].what, err, errlen);
-			}
-		}
-	}
-	free(ix);
-	return 0;
-}
-
-static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
-{
-	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st;
-	json_t *arr = json_array();
-	int rc;
-
-	*sources = json_array();
-	if (sqlite3_prepare_v2(db, "SELECT provider, instance_type, region, market, price, currency, source,"
-				   " captured_at, unit, zone, term FROM prices"
-				   " ORDER BY provider, instance_type, region, market, zone, term", -1, &st, NULL) != SQLITE_OK) {
-		sql_err(db, "prices", err, errlen);
-		return arr;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(arr, json_pack("{s:s?,s:s?,s:s?,s:s?,s:f,s:s?,s:s?,s:s?,s:s?,s:s?,s:s?}",
-						     "provider", col(st, 0), "instance_type", col(st, 1),
-						     "region", col(st, 2), "market", col(st, 3),
-						     "price", sqlite3_column_double(st, 4), "currency", col(st, 5),
-						     "source", col(st, 6), "captured_at", col(st, 7), "unit", col(st, 8),
-						     "zone", col(st, 9), "term", col(st, 10)));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		sql_err(db, "prices", err, errlen);
-	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows FROM price_sources"
-				   " ORDER BY source", -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW)
-			json_array_append_new(*sources, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", col(st, 0),
-								  "provider", col(st, 1), "fetched_at", col(st, 2),
-								  "status", col(st, 3), "message", col(st, 4),
-								  "rows", (json_int_t)sqlite3_column_int64(st, 5)));
-		sqlite3_finalize(st);
-	}
-	return arr;
-}
-
-/*
- * Rankings: [0] is exactly `gpuvet rank`'s default (so the order matches
- * `gpuvet rank --json`), computed first on the caller's connection; then
- * the same metric on spot prices and per GPU, each metric of RANK_MORE
- * some run has, and the composite score.training, on-demand per instance.
- * A ranking rank_compute() refuses (no price for that market) or that has
- * no row is left out.
- *
- * Each ranking reads the whole store, so the others are computed in
- * parallel, each thread on a read-only connection of its own to the same
- * file; an in-memory store is ranked serially on the caller's connection.
- */
-struct rank_job {
-	struct rank_opts o;
-	json_t *out;
-	int rc;
-	char err[256];
-};
-
-struct rank_pool {
-	struct store *main;       /* the caller's connection */
-	const char *path;         /* for the threads' own read-only connections; NULL: none (in memory) */
-	struct rank_job *jobs;
-	size_t n, next;
-	pthread_mutex_t mu;
-};
-
-static void rank_pool_drain(struct rank_pool *p, struct store *s)
-{
-	for (;;) {
-		size_t i;
-		pthread_mutex_lock(&p->mu);
-		i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return;
-		p->jobs[i].rc = rank_compute(s, &p->jobs[i].o, &p->jobs[i].out, p->jobs[i].err, sizeof p->jobs[i].err);
-	}
-}
-
-struct rank_thread {
-	struct rank_pool *pool;
-	struct store *s;
-};
-
-static void *rank_worker(void *arg)
-{
-	struct rank_thread *t = arg;
-	rank_pool_drain(t->pool, t->s);
-	return NULL;
-}
-
-/* A read-only connection for a ranking thread (opened by the calling thread: store_open keeps an error buffer). */
-static struct store *rank_conn(const char *path)
-{
-	struct store *s;
-	if (store_open_readonly(path, &s) != STORE_OK)
-		return NULL;
-	sqlite3_exec(store_db(s), "PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL);
-	return s;
-}
-
-/* Metrics ranked per dollar besides rank's default, when some run has them. */
-static const char *const RANK_MORE[] = {
-	"memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps", "nvme.seqread.gbps", "soak.tflops.last_min",
-};
-
-static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,
-				char *why, size_t whylen)
-{
-	json_t *out = json_array(), *r0 = NULL;
-	struct rank_opts ro = { .include_estimates = !o->no_estimates };
-	struct rank_job jobs[3 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
-	struct rank_pool pool = { .main = s, .jobs = jobs };
-	const char *path = sqlite3_db_filename(store_db(s), "main"), *metric;
-	pthread_t th[3];
-	struct rank_thread thr[3];
-	size_t nth = 0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN), lim;
-	const char *env = getenv("GPUVET_REPORT_THREADS");   /* 1: serial (benchmarks, debugging) */
-	struct store *ro_main = NULL;
-	char err[256];
-
-	if (env && gv_parse_long(env, 1, 64, &lim) == 0)
-		cpus = lim;
-	/* rank's defaults first, on the caller's connection: the table's order, and the default metric */
-	if (rank_compute(s, &ro, &r0, err, sizeof err)) {
-		snprintf(why, whylen, "%s", err);
-		return out;
-	}
-	json_array_append_new(out, r0);
-	metric = jstr(r0, "metric");
-
-	memset(jobs, 0, sizeof jobs);
-	jobs[pool.n].o = ro;
-	jobs[pool.n++].o.market = "spot";
-	jobs[pool.n].o = ro;
-	jobs[pool.n++].o.per = "gpu";
-	for (size_t m = 0; m < sizeof RANK_MORE / sizeof RANK_MORE[0]; m++) {
-		int present = 0;
-		for (size_t h = 0; h < N_HEAD; h++)
-			if (!strcmp(HEAD[h].metric, RANK_MORE[m]))
-				for (size_t i = 0; i < d->n && !present; i++)
-					present = isfinite(d->runs[i].head[h]);
-		if (!present || (metric && !strcmp(metric, RANK_MORE[m])))
-			continue;
-		jobs[pool.n].o = ro;
-		jobs[pool.n++].o.metric = RANK_MORE[m];
-	}
-	jobs[pool.n].o = ro;
-	jobs[pool.n++].o.metric = "score.training";   /* the composite (score.all costs a pass per metric) */
-
-	/*
-	 * The rest in parallel, every thread on a read-only connection of its
-	 * own (the catalogs are loaded already; a writable connection would
-	 * check them again on every call).
-	 */
-	pthread_mutex_init(&pool.mu, NULL);
-	pool.path = path && *path ? path : NULL;
-	if (pool.path) {
-		for (long i = 1; i < cpus && i <= 3 && nth + 1 < pool.n; i++) {
-			if (!(thr[nth].s = rank_conn(pool.path)))
-				break;
-			thr[nth].pool = &pool;
-			if (pthread_create(&th[nth], NULL, rank_worker, &thr[nth])) {
-				store_close(thr[nth].s);
-				break;
-			}
-			nth++;
-		}
-		ro_main = rank_conn(pool.path);
-	}
-	rank_pool_drain(&pool, ro_main ? ro_main : s);
-	for (size_t i = 0; i < nth; i++) {
-		pthread_join(th[i], NULL);
-		store_close(thr[i].s);
-	}
-	pthread_mutex_destroy(&pool.mu);
-	store_close(ro_main);
-
-	for (size_t k = 0; k < pool.n; k++) {
-		if (!jobs[k].rc && json_array_size(json_object_get(jobs[k].out, "rows")))
-			json_array_append(out, jobs[k].out);
-		json_decref(jobs[k].out);
-	}
-	return out;
-}
-
-/* A read transaction when none is open (1), else nothing (0). */
-static int txn_begin(struct store *s)
-{
-	return sqlite3_get_autocommit(store_db(s)) &&
-	       sqlite3_exec(store_db(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
-}
-
-static void txn_end(struct store *s, int began)
-{
-	if (began && sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		sqlite3_exec(store_db(s), "ROLLBACK", NULL, NULL, NULL);
-}
-
-/* A stream that forwards to another and counts the bytes, for the size budget. */
-struct counted {
-	FILE *to;
-	size_t bytes;
-};
-
-static ssize_t counted_write(void *cookie, const char *buf, size_t n)
-{
-	struct counted *c = cookie;
-	size_t w = fwrite(buf, 1, n, c->to);
-	c->bytes += w;
-	return w == n ? (ssize_t)n : -1;
-}
-
-int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
-{
-	static const struct report_opts none = { 0 };
-	struct rdoc d = { 0 };
-	char now[32], rank_why[256] = "", price_err[256] = "";
-	json_t *sources = NULL;
-	int rc = -1, in_txn;
-
-	if (!o)
-		o = &none;
-	/*
-	 * rank_compute() loads the shipped price catalogs on first use when the
-	 * store is writable; do it here, once, before the read transaction, so
-	 * the rankings (some on read-only connections of their own) all see the
-	 * same prices as `gpuvet rank`.
-	 */
-	if (!sqlite3_db_readonly(store_db(s), "main")) {
-		char cerr[256];
-		if (catalog_ensure_shipped(store_db(s), 0, NULL, cerr, sizeof cerr) < 0)
-			gv_debug("report: %s", cerr);
-	}
-	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
-	if (sqlite3_exec(store_db(s), "PRAGMA cache_size = -131072; PRAGMA mmap_size = 1073741824", NULL, NULL, NULL))
-		gv_debug("report: cannot enlarge the sqlite cache: %s", sqlite3_errmsg(store_db(s)));
-	/*
-	 * Read transactions around our own reading: one snapshot per phase and no
-	 * lock taken per statement.  Not around rank_compute(), which may start
-	 * its own (loading the shipped catalogs).
-	 */
-	in_txn = txn_begin(s);
-	rc = load_summaries(s, o, &d, err, errlen);
-	txn_end(s, in_txn);
-	in_txn = 0;
-	if (rc)
-		goto out;
-	rc = -1;
-	pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
-	/* fingerprints are loaded one at a time while the detail is written */
-	d.store = s;
-	d.load_err = err;
-	d.load_errlen = errlen;
-	err[0] = 0;
-	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
-	d.rank_error = rank_why[0] ? rank_why : NULL;
-	in_txn = txn_begin(s);
-	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
-	d.price_sources = sources;
-	d.prices_error = price_err[0] ? price_err : NULL;
-	now_iso(now, sizeof now);
-	d.generated_at = now;
-	{
-		struct counted cnt = { out, 0 };
-		cookie_io_functions_t io = { .write = counted_write };
-		FILE *cf = fopencookie(&cnt, "w", io);
-		int bad;
-		if (!cf) {
-			snprintf(err, errlen, "cannot write the report: %s", strerror(errno));
-			goto out;
-		}
-		d.written = &cnt.bytes;
-		d.budget = o->budget_bytes ? o->budget_bytes : REPORT_BUDGET_BYTES;
-		errno = 0;
-		bad = render(&d, cf);
-		bad |= fclose(cf) != 0;
-		bad |= fflush(out) != 0 || ferror(out);
-		if (err[0])
-			goto out;
-		if (bad) {
-			snprintf(err, errlen, "cannot write the report: %s", strerror(errno ? errno : EIO));
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	txn_end(s, in_txn);
-	for (size_t i = 0; i < d.n; i++)
-		run_sum_free(&d.runs[i]);
-	free(d.runs);
-	json_decref(d.rankings);
-	json_decref(d.prices);
-	json_decref(sources);
-	return rc;
-}
-
-int report_write_file(struct store *s, const struct report_opts *o, const char *path, char *err, size_t errlen)
-{
-	char *tmp = gv_asprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp), rc;
-	FILE *f;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	tmpguard_set(tmp); /* a stop while writing leaves no .tmp behind */
-	f = fdopen(fd, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		tmpguard_clear();
-		free(tmp);
-		return -1;
-	}
-	errno = 0;
-	rc = report_write(s, o, f, err, errlen);
-	if (rc == 0 && (fflush(f) || fsync(fileno(f)))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	if (fclose(f) && rc == 0) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	/* mkstemp makes 0600; a report is meant to be shared: the umask decides, as for any new file */
-	if (rc == 0) {
-		mode_t um = umask(0);
-		umask(um);
-		if (chmod(tmp, 0666 & ~um))
-			gv_debug("cannot set the mode of '%s': %s", tmp, strerror(errno));
-	}
-	if (rc == 0 && rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	if (rc)
-		unlink(tmp);
-	tmpguard_clear();
-	free(tmp);
-	return rc;
-}

@@ -1,5 +1,7 @@
 /*
- * html.h - the self-contained HTML report (issue 7).
+ * html.h - the self-contained HTML report (issue 7): loaded by
+ * reports/report_load.c (store, catalog, rankings), rendered by
+ * reports/html.c (the page), sharing reports/report_int.h.
  *
  * One file, no external resource: inline CSS and one inline script, both
  * allowed by their SHA-256 in a Content-Security-Policy that forbids

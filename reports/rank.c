@@ -16,8 +16,9 @@
  *             code those runs raised.
  *   per       instance: value / price per hour.  gpu: the value per GPU
  *             (instance totals such as GEMM TFLOP/s, NVMe and object-store
- *             bandwidth divided by the GPU count; memcpy.* and allreduce.*
- *             are already per GPU/link and kept) over the price per GPU-hour.
+ *             bandwidth divided by the GPU count; metrics whose row says
+ *             METRIC_PER_GPU, memcpy.* and allreduce.*, are already per
+ *             GPU/link and kept) over the price per GPU-hour.
  *   score.*   composites: for each component metric m, n_m = v_m / max over
  *             SKUs of v_m (so the best SKU scores 1 on m); score =
  *             sum(w_m n_m) / sum(w_m), a missing metric counting 0 (and listed
@@ -29,21 +30,24 @@
  *               score.all       every throughput metric any run has, 1 each
  *   estimate  with include_estimates, a priced SKU without a run gets
  *             gemm.<dtype>.tflops = reference peak x GPU count from
- *             pricing/gpus.h, always "estimate": true; no other metric is
+ *             common/gpus.h, always "estimate": true; no other metric is
  *             estimated.
  *
- * Only throughput metrics (.tflops, .gbps, .kiops, soak.tflops.*) are
- * ranked per dollar: a latency or an error count per dollar means nothing.
+ * Only throughput metrics (METRIC_RANKABLE in the rows each bench declares:
+ * .tflops, .gbps, .kiops) are ranked per dollar: a latency or an error
+ * count per dollar means nothing.  Which are per GPU (METRIC_PER_GPU) comes
+ * from the same rows.
  */
 #include "reports/rank.h"
+#include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,27 +69,24 @@ static int ends_with(const char *s, const char *suf)
 	return a >= b && !strcmp(s + a - b, suf);
 }
 
+/* What a metric is comes from the row its bench declares (benches/bench.h, struct metric_info). */
 static int rankable(const char *m)
 {
-	return ends_with(m, ".tflops") || ends_with(m, ".gbps") || ends_with(m, ".kiops") ||
-	       !strncmp(m, "soak.tflops.", 12);
+	const struct metric_info *mi = metric_info_find(m);
+	return mi && (mi->flags & METRIC_RANKABLE);
 }
 
 /* value at gpu -1 is already per GPU (a link or a rank), not an instance total */
 static int per_gpu_scope(const char *m)
 {
-	return !strncmp(m, "memcpy.", 7) || !strncmp(m, "allreduce.", 10);
+	const struct metric_info *mi = metric_info_find(m);
+	return mi && (mi->flags & METRIC_PER_GPU);
 }
 
 static const char *default_unit(const char *m)
 {
-	if (ends_with(m, ".tflops") || !strncmp(m, "soak.tflops.", 12))
-		return "TFLOP/s";
-	if (ends_with(m, ".gbps"))
-		return "GB/s";
-	if (ends_with(m, ".kiops"))
-		return "kIOPS";
-	return "";
+	const struct metric_info *mi = metric_info_find(m);
+	return mi ? mi->unit : "";
 }
 
 struct mvals {
@@ -103,7 +104,7 @@ struct sku {
 	double gpus;            /* NAN unknown */
 	double usd_h;
 	/* runs */
-	long *runs;
+	int64_t *runs;
 	size_t nruns;
 	double run_gpus;        /* gpu count reported by the runs */
 	char *run_gpu_model;
@@ -118,12 +119,14 @@ struct sku {
 };
 
 struct ctx {
-	sqlite3 *db;
+	struct store *s_store;
+	sqlite3 *db;            /* the store's connection, for the price catalog */
 	const struct rank_opts *o;
 	struct sku *s;
 	size_t n;
 	char *err;
 	size_t errlen;
+	char unrated[256];      /* currencies already said to have no rate (once each, not per price) */
 };
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
@@ -165,10 +168,9 @@ static void sku_free(struct sku *k)
 	json_decref(k->missing);
 }
 
-static char *dup_col(sqlite3_stmt *st, int i)
+static char *dup_or_null(const char *t)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? gv_strdup((const char *)t) : NULL;
+	return t && *t ? gv_strdup(t) : NULL;
 }
 
 static int source_prio(const char *src)
@@ -180,61 +182,44 @@ static int source_prio(const char *src)
 	return 2;
 }
 
-static int load_prices(struct ctx *c)
+static int take_price(void *ud, const struct price_row *row)
 {
-	sqlite3_stmt *st;
-	const char *market = c->o->market ? c->o->market : "on_demand";
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT provider, instance_type, region, gpu_model, gpu_count, price, unit, currency,"
-			       " source, captured_at FROM prices WHERE market = ?1"
-			       " AND (?2 IS NULL OR region = ?2 OR region = '')",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read prices: %s", sqlite3_errmsg(c->db));
-		return -1;
-	}
-	char unrated[256] = ""; /* currencies already said to have no rate */
-	sqlite3_bind_text(st, 1, market, -1, SQLITE_STATIC);
-	if (c->o->region)
-		sqlite3_bind_text(st, 2, c->o->region, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *cur = (const char *)sqlite3_column_text(st, 7);
-		const char *unit = (const char *)sqlite3_column_text(st, 6);
-		const char *src = (const char *)sqlite3_column_text(st, 8);
-		double rate;
-		if (!cur || !unit || !src || fx_usd_per_unit(c->db, cur, &rate, NULL, 0) < 0) {
-			if (!cur || !strstr(unrated, cur)) { /* once per currency, not once per price */
-				gv_debug("rank: no exchange rate for %s, its prices skipped", cur ? cur : "?");
-				size_t u = strlen(unrated);
-				if (cur)
-					snprintf(unrated + u, sizeof unrated - u, "%s ", cur);
-			}
-			continue;
+	struct ctx *c = ud;
+	const struct price_rec *r = &row->rec;
+	if (isnan(row->usd_per_hour)) {
+		if (!strstr(c->unrated, r->currency)) {
+			size_t u = strlen(c->unrated);
+			gv_debug("rank: no exchange rate for %s, its prices skipped", r->currency);
+			snprintf(c->unrated + u, sizeof c->unrated - u, "%s ", r->currency);
 		}
-		double price = sqlite3_column_double(st, 5);
-		double usd_h = (strcmp(unit, "month") ? price : price / 730.0) * rate;
-		int prio = source_prio(src);
-		struct sku *k = sku_get(c, (const char *)sqlite3_column_text(st, 0),
-					(const char *)sqlite3_column_text(st, 1), 1);
-		if (k->priced && (prio < k->prio || (prio == k->prio && usd_h >= k->usd_h)))
-			continue;
-		free(k->region);
-		free(k->gpu_model);
-		free(k->source);
-		free(k->captured);
-		k->priced = 1;
-		k->prio = prio;
-		k->usd_h = usd_h;
-		k->region = dup_col(st, 2);
-		k->gpu_model = dup_col(st, 3);
-		k->gpus = sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
-		k->source = dup_col(st, 8);
-		k->captured = dup_col(st, 9);
+		return 0;
 	}
-	sqlite3_finalize(st);
+	int prio = source_prio(r->source);
+	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
+	if (k->priced && (prio < k->prio || (prio == k->prio && row->usd_per_hour >= k->usd_h)))
+		return 0;
+	free(k->region);
+	free(k->gpu_model);
+	free(k->source);
+	free(k->captured);
+	k->priced = 1;
+	k->prio = prio;
+	k->usd_h = row->usd_per_hour;
+	k->region = gv_strdup(r->region);
+	k->gpu_model = dup_or_null(r->gpu_model);
+	k->gpus = r->gpu_count;
+	k->source = gv_strdup(r->source);
+	k->captured = gv_strdup(r->captured_at);
 	return 0;
 }
 
-static struct sku *sku_of_run(struct ctx *c, long run)
+static int load_prices(struct ctx *c)
+{
+	struct price_filter f = { .market = c->o->market ? c->o->market : "on_demand", .region = c->o->region };
+	return catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
+}
+
+static struct sku *sku_of_run(struct ctx *c, int64_t run)
 {
 	for (size_t i = 0; i < c->n; i++)
 		for (size_t j = 0; j < c->s[i].nruns; j++)
@@ -260,114 +245,74 @@ static void add_value(struct sku *k, const char *name, double v)
 	m->v[m->n++] = v;
 }
 
+static int take_run(void *ud, const struct store_run_row *r)
+{
+	struct ctx *c = ud;
+	if (!r->provider || !r->instance_type || (c->o->region && (!r->region || strcmp(r->region, c->o->region))))
+		return 0;
+	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
+	k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
+	k->runs[k->nruns++] = r->id;
+	if (r->gpu_count > 0)
+		k->run_gpus = (double)r->gpu_count;
+	if (!k->run_gpu_model && r->gpu_model)
+		k->run_gpu_model = gv_strdup(r->gpu_model);
+	return 0;
+}
+
+struct metric_walk {
+	struct ctx *c;
+	json_t *units;
+	int64_t last;
+	struct sku *k;
+};
+
+static int take_metric(void *ud, int64_t run, const char *name, double v, const char *unit)
+{
+	struct metric_walk *w = ud;
+	if (run != w->last) {
+		w->k = sku_of_run(w->c, run);
+		w->last = run;
+	}
+	if (!w->k || !name || !rankable(name) || !isfinite(v))
+		return 0;
+	add_value(w->k, name, v);
+	if (unit && *unit && !json_object_get(w->units, name))
+		json_object_set_new(w->units, name, json_string(unit));
+	return 0;
+}
+
 static int load_runs(struct ctx *c, json_t *units)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(c->db,
-			       "SELECT id, provider, instance_type, gpu_count, gpu_model FROM runs"
-			       " WHERE provider IS NOT NULL AND instance_type IS NOT NULL"
-			       " AND (?1 IS NULL OR region = ?1)",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read runs: %s", sqlite3_errmsg(c->db));
+	struct metric_walk w = { .c = c, .units = units, .last = -1 };
+	if (store_each_run(c->s_store, STORE_RUNS_BY_ID, take_run, c) ||
+	    store_each_headline(c->s_store, NULL, 0, take_metric, &w)) {
+		snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
 		return -1;
 	}
-	if (c->o->region)
-		sqlite3_bind_text(st, 1, c->o->region, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct sku *k = sku_get(c, (const char *)sqlite3_column_text(st, 1),
-					(const char *)sqlite3_column_text(st, 2), 1);
-		k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
-		k->runs[k->nruns++] = (long)sqlite3_column_int64(st, 0);
-		if (sqlite3_column_int64(st, 3) > 0)
-			k->run_gpus = (double)sqlite3_column_int64(st, 3);
-		if (!k->run_gpu_model && sqlite3_column_type(st, 4) != SQLITE_NULL)
-			k->run_gpu_model = dup_col(st, 4);
-	}
-	sqlite3_finalize(st);
-
-	if (sqlite3_prepare_v2(c->db, "SELECT run_id, name, value, unit FROM metrics WHERE gpu = -1 AND value IS NOT NULL"
-				      " ORDER BY run_id",
-			       -1, &st, NULL) != SQLITE_OK) {
-		snprintf(c->err, c->errlen, "cannot read metrics: %s", sqlite3_errmsg(c->db));
-		return -1;
-	}
-	long last = -1;
-	struct sku *k = NULL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		long run = (long)sqlite3_column_int64(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		if (run != last) {
-			k = sku_of_run(c, run);
-			last = run;
-		}
-		if (!k || !name || !rankable(name))
-			continue;
-		double v = sqlite3_column_double(st, 2);
-		if (!isfinite(v))
-			continue;
-		add_value(k, name, v);
-		const char *unit = (const char *)sqlite3_column_text(st, 3);
-		if (unit && *unit && !json_object_get(units, name))
-			json_object_set_new(units, name, json_string(unit));
-	}
-	sqlite3_finalize(st);
 	return 0;
+}
+
+static void take_code(void *ud, const char *code)
+{
+	struct sku *k = ud;
+	for (size_t i = 0; i < k->nflags; i++)
+		if (!strcmp(k->flags[i], code))
+			return;
+	k->flags = gv_realloc(k->flags, (k->nflags + 1) * sizeof *k->flags);
+	k->flags[k->nflags++] = gv_strdup(code);
 }
 
 /* distinct flag codes of the runs (of one SKU) that contributed */
 static void load_flags(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(c->db, "SELECT DISTINCT f.code FROM flags f WHERE f.run_id = ?1"
-				      " AND EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = f.run_id AND m.gpu = -1"
-				      " AND +m.name = ?2)",
-			       -1, &st, NULL) != SQLITE_OK)
-		return;
-	for (size_t r = 0; r < k->nruns; r++)
-		for (size_t mi = 0; mi < nmetrics; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, k->runs[r]);
-			sqlite3_bind_text(st, 2, metrics[mi], -1, SQLITE_STATIC);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				const char *code = (const char *)sqlite3_column_text(st, 0);
-				int seen = 0;
-				for (size_t i = 0; i < k->nflags && code; i++)
-					seen |= !strcmp(k->flags[i], code);
-				if (code && !seen) {
-					k->flags = gv_realloc(k->flags, (k->nflags + 1) * sizeof *k->flags);
-					k->flags[k->nflags++] = gv_strdup(code);
-				}
-			}
-		}
-	sqlite3_finalize(st);
+	store_flag_codes_with(c->s_store, k->runs, k->nruns, metrics, nmetrics, take_code, k);
 }
 
 /* runs of the SKU that have at least one of the metrics */
 static long count_runs(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
 {
-	sqlite3_stmt *st;
-	long n = 0;
-	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND +name = ?2 LIMIT 1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	for (size_t r = 0; r < k->nruns; r++) {
-		int has = 0;
-		for (size_t mi = 0; mi < nmetrics && !has; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, k->runs[r]);
-			sqlite3_bind_text(st, 2, metrics[mi], -1, SQLITE_STATIC);
-			has = sqlite3_step(st) == SQLITE_ROW;
-		}
-		n += has;
-	}
-	sqlite3_finalize(st);
-	return n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return store_count_runs_with(c->s_store, k->runs, k->nruns, metrics, nmetrics);
 }
 
 static int median_of(struct sku *k, const char *metric, double *out)
@@ -376,8 +321,7 @@ static int median_of(struct sku *k, const char *metric, double *out)
 		if (strcmp(k->m[i].name, metric))
 			continue;
 		struct mvals *m = &k->m[i];
-		qsort(m->v, m->n, sizeof *m->v, cmp_double);
-		*out = m->n % 2 ? m->v[m->n / 2] : (m->v[m->n / 2 - 1] + m->v[m->n / 2]) / 2;
+		*out = gv_median_inplace(m->v, m->n);
 		return 0;
 	}
 	return -1;
@@ -432,165 +376,271 @@ static int cmp_rows(const void *a, const void *b)
 	return c ? c : strcmp(x->itype, y->itype);
 }
 
-int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
+/* The request: metric, market, per; -1 with err when one is not understood. */
+static int check_request(const char *metric, const char *market, const char *per, int composite, char *err,
+			 size_t errlen)
 {
-	struct ctx c = { .db = store_db(s), .o = o, .err = err, .errlen = errlen };
-	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
-	const char *market = o->market ? o->market : "on_demand";
-	const char *per = o->per ? o->per : "instance";
-	int per_gpu = !strcmp(per, "gpu");
-	json_t *units = json_object(), *res = NULL;
-	const char **names = NULL;
-	double *weights = NULL;
-	size_t nnames = 0;
-	int composite = !strncmp(metric, "score.", 6);
-	int rc = -1;
-
-	*out = NULL;
 	if (strcmp(market, "on_demand") && strcmp(market, "spot") && strcmp(market, "reserved")) {
 		snprintf(err, errlen, "market must be on_demand, spot or reserved, not '%s'", market);
-		goto done;
+		return -1;
 	}
 	if (strcmp(per, "instance") && strcmp(per, "gpu")) {
 		snprintf(err, errlen, "per must be instance or gpu, not '%s'", per);
-		goto done;
+		return -1;
 	}
 	if (composite && strcmp(metric, "score.training") && strcmp(metric, "score.data") &&
 	    strcmp(metric, "score.all")) {
 		snprintf(err, errlen, "unknown score '%s' (score.training, score.data or score.all)", metric);
-		goto done;
+		return -1;
 	}
 	if (!composite && !rankable(metric)) {
 		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops): "
 				      "ranking it per dollar means nothing", metric);
-		goto done;
+		return -1;
 	}
-	/* shipped catalogs on first use, when the store is writable */
-	if (!sqlite3_db_readonly(c.db, "main") &&
-	    catalog_ensure_shipped(c.db, 0, NULL, err, errlen) < 0)
-		goto done;
-	if (load_prices(&c) < 0 || load_runs(&c, units) < 0)
-		goto done;
+	return 0;
+}
 
-	/* the component metrics */
+/* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
+struct components {
+	const char **names;
+	double *weights;
+	size_t n;
+};
+
+static void add_component(struct components *cp, const char *name, double w)
+{
+	cp->names = gv_realloc(cp->names, (cp->n + 1) * sizeof *cp->names);
+	cp->weights = gv_realloc(cp->weights, (cp->n + 1) * sizeof *cp->weights);
+	cp->names[cp->n] = name;
+	cp->weights[cp->n++] = w;
+}
+
+static void choose_components(const struct ctx *c, const char *metric, int composite, struct components *cp)
+{
 	if (!composite) {
-		names = gv_malloc(sizeof *names);
-		weights = gv_malloc(sizeof *weights);
-		names[0] = metric;
-		weights[0] = 1;
-		nnames = 1;
+		add_component(cp, metric, 1);
 	} else if (!strcmp(metric, "score.training") || !strcmp(metric, "score.data")) {
-		const struct weight *w = !strcmp(metric, "score.training") ? w_training : w_data;
-		nnames = !strcmp(metric, "score.training") ? sizeof w_training / sizeof *w_training
-							   : sizeof w_data / sizeof *w_data;
-		names = gv_malloc(nnames * sizeof *names);
-		weights = gv_malloc(nnames * sizeof *weights);
-		for (size_t i = 0; i < nnames; i++) {
-			names[i] = w[i].metric;
-			weights[i] = w[i].w;
-		}
+		int tr = !strcmp(metric, "score.training");
+		const struct weight *w = tr ? w_training : w_data;
+		size_t n = tr ? sizeof w_training / sizeof *w_training : sizeof w_data / sizeof *w_data;
+		for (size_t i = 0; i < n; i++)
+			add_component(cp, w[i].metric, w[i].w);
 	} else {
-		for (size_t i = 0; i < c.n; i++)
-			for (size_t j = 0; j < c.s[i].nm; j++) {
+		for (size_t i = 0; i < c->n; i++)
+			for (size_t j = 0; j < c->s[i].nm; j++) {
 				int seen = 0;
-				for (size_t q = 0; q < nnames; q++)
-					seen |= !strcmp(names[q], c.s[i].m[j].name);
-				if (!seen) {
-					names = gv_realloc(names, (nnames + 1) * sizeof *names);
-					weights = gv_realloc(weights, (nnames + 1) * sizeof *weights);
-					names[nnames] = c.s[i].m[j].name;
-					weights[nnames++] = 1;
-				}
+				for (size_t q = 0; q < cp->n; q++)
+					seen |= !strcmp(cp->names[q], c->s[i].m[j].name);
+				if (!seen)
+					add_component(cp, c->s[i].m[j].name, 1);
 			}
 	}
+}
 
-	/* per SKU, per component: the shown value (median or estimate) */
-	size_t nsku = c.n;
-	double *val = gv_malloc((nsku ? nsku : 1) * (nnames ? nnames : 1) * sizeof *val);
-	int *meas = gv_calloc(nsku ? nsku : 1, sizeof *meas);
-	int *est = gv_calloc(nsku ? nsku : 1, sizeof *est);
-	double *best = gv_calloc(nnames ? nnames : 1, sizeof *best);
+/* Per SKU and component, the value shown (median, or estimate); NAN when none. */
+struct shown {
+	double *val;   /* nsku x ncomp */
+	int *meas, *est;
+	double *best;  /* per component, over priced SKUs */
+};
+
+static void shown_values(struct ctx *c, const struct components *cp, int per_gpu, struct shown *sv)
+{
+	const struct rank_opts *o = c->o;
+	size_t nsku = c->n, nn = cp->n;
+	sv->val = gv_malloc((nsku ? nsku : 1) * (nn ? nn : 1) * sizeof *sv->val);
+	sv->meas = gv_calloc(nsku ? nsku : 1, sizeof *sv->meas);
+	sv->est = gv_calloc(nsku ? nsku : 1, sizeof *sv->est);
+	sv->best = gv_calloc(nn ? nn : 1, sizeof *sv->best);
 	for (size_t i = 0; i < nsku; i++) {
-		struct sku *k = &c.s[i];
-		for (size_t j = 0; j < nnames; j++) {
+		struct sku *k = &c->s[i];
+		for (size_t j = 0; j < nn; j++) {
 			double v;
-			val[i * nnames + j] = NAN;
-			if (median_of(k, names[j], &v) == 0) {
-				meas[i] = 1;
-			} else if (!o->include_estimates || estimate_of(k, names[j], &v) < 0) {
+			sv->val[i * nn + j] = NAN;
+			if (median_of(k, cp->names[j], &v) == 0) {
+				sv->meas[i] = 1;
+			} else if (!o->include_estimates || estimate_of(k, cp->names[j], &v) < 0) {
 				continue;
 			} else {
-				est[i] = 1;
+				sv->est[i] = 1;
 			}
 			if (per_gpu && !(sku_gpus(k) > 0))
 				continue;
-			v = per_value(o, k, names[j], v);
-			val[i * nnames + j] = v;
+			sv->val[i * nn + j] = per_value(o, k, cp->names[j], v);
 		}
 	}
 	/* a SKU with any measured component is measured, never an estimate */
 	for (size_t i = 0; i < nsku; i++) {
-		if (meas[i]) {
-			est[i] = 0;
-			for (size_t j = 0; j < nnames; j++)
-				if (median_of(&c.s[i], names[j], &(double){ 0 }) < 0)
-					val[i * nnames + j] = NAN;
+		if (sv->meas[i]) {
+			sv->est[i] = 0;
+			for (size_t j = 0; j < nn; j++)
+				if (median_of(&c->s[i], cp->names[j], &(double){ 0 }) < 0)
+					sv->val[i * nn + j] = NAN;
 		}
-		for (size_t j = 0; j < nnames; j++)
-			if (!isnan(val[i * nnames + j]) && val[i * nnames + j] > best[j] && c.s[i].priced)
-				best[j] = val[i * nnames + j];
+		for (size_t j = 0; j < nn; j++)
+			if (!isnan(sv->val[i * nn + j]) && sv->val[i * nn + j] > sv->best[j] && c->s[i].priced)
+				sv->best[j] = sv->val[i * nn + j];
 	}
+}
 
-	json_t *rows = json_array(), *unpriced = json_array();
-	struct sku **order = gv_malloc((nsku ? nsku : 1) * sizeof *order);
-	size_t nrows = 0;
+static void shown_free(struct shown *sv)
+{
+	free(sv->val);
+	free(sv->meas);
+	free(sv->est);
+	free(sv->best);
+}
+
+/* k's value: the component's, or the weighted mean of the components each divided by the best SKU's. */
+static void score_sku(struct sku *k, const struct components *cp, const double *val, const double *best,
+		      int composite)
+{
+	if (!composite) {
+		k->value = val[0];
+		return;
+	}
+	double sw = 0, sv = 0;
+	k->components = json_object();
+	k->missing = json_array();
+	for (size_t j = 0; j < cp->n; j++) {
+		sw += cp->weights[j];
+		double v = val[j];
+		if (isnan(v) || !(best[j] > 0)) {
+			json_array_append_new(k->missing, json_string(cp->names[j]));
+			continue;
+		}
+		sv += cp->weights[j] * v / best[j];
+		json_object_set_new(k->components, cp->names[j], json_real(v / best[j]));
+	}
+	k->value = sw > 0 ? sv / sw : 0;
+}
+
+/*
+ * The SKUs that have a value, priced ones into order (valued per dollar,
+ * flags loaded), unpriced ones listed; returns how many were measured.
+ */
+static int value_skus(struct ctx *c, const struct components *cp, const struct shown *sv, int composite,
+		      struct sku **order, size_t *nrows, json_t *unpriced)
+{
 	int any_measured = 0;
-	for (size_t i = 0; i < nsku; i++) {
-		struct sku *k = &c.s[i];
+	size_t nn = cp->n;
+	*nrows = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct sku *k = &c->s[i];
 		int have = 0;
-		for (size_t j = 0; j < nnames; j++)
-			have |= !isnan(val[i * nnames + j]);
+		for (size_t j = 0; j < nn; j++)
+			have |= !isnan(sv->val[i * nn + j]);
 		if (!have)
 			continue;
-		if (meas[i])
+		if (sv->meas[i])
 			any_measured = 1;
 		if (!k->priced) {
 			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I}", "provider", k->provider,
 								  "instance_type", k->itype,
-								  "runs", (json_int_t)count_runs(&c, k, names, nnames)));
+								  "runs", (json_int_t)count_runs(c, k, cp->names, nn)));
 			continue;
 		}
-		double price = per_price(o, k);
+		double price = per_price(c->o, k);
 		if (!(price > 0))
 			continue;
-		if (!composite) {
-			k->value = val[i * nnames];
-		} else {
-			double sw = 0, sv = 0;
-			k->components = json_object();
-			k->missing = json_array();
-			for (size_t j = 0; j < nnames; j++) {
-				sw += weights[j];
-				double v = val[i * nnames + j];
-				if (isnan(v) || !(best[j] > 0)) {
-					json_array_append_new(k->missing, json_string(names[j]));
-					continue;
-				}
-				sv += weights[j] * v / best[j];
-				json_object_set_new(k->components, names[j], json_real(v / best[j]));
-			}
-			k->value = sw > 0 ? sv / sw : 0;
-		}
+		score_sku(k, cp, &sv->val[i * nn], sv->best, composite);
 		k->vpd = k->value / price;
-		k->estimate = est[i];
-		if (meas[i])
-			load_flags(&c, k, names, nnames);
-		order[nrows++] = k;
+		k->estimate = sv->est[i];
+		if (sv->meas[i])
+			load_flags(c, k, cp->names, nn);
+		order[(*nrows)++] = k;
 	}
-	free(val);
-	free(meas);
-	free(est);
-	free(best);
+	return any_measured;
+}
+
+static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, const struct components *cp,
+			int composite)
+{
+	json_t *flags = json_array();
+	for (size_t f = 0; f < k->nflags; f++)
+		json_array_append_new(flags, json_string(k->flags[f]));
+	double gpus = sku_gpus(k);
+	const char *model = k->gpu_model ? k->gpu_model : k->run_gpu_model;
+	json_t *row = json_object();
+	json_object_set_new(row, "rank", json_integer((json_int_t)rank));
+	json_object_set_new(row, "provider", json_string(k->provider));
+	json_object_set_new(row, "instance_type", json_string(k->itype));
+	json_object_set_new(row, "region", json_string(k->region ? k->region : ""));
+	json_object_set_new(row, "gpu_model", model ? json_string(model) : json_null());
+	json_object_set_new(row, "gpu_count", gpus > 0 ? json_real(gpus) : json_null());
+	json_object_set_new(row, "price_per_hour", json_real(per_price(c->o, k)));
+	json_object_set_new(row, "currency", json_string("USD"));
+	json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
+	json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
+	json_object_set_new(row, "value", json_real(k->value));
+	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
+	json_object_set_new(row, "runs",
+			    json_integer(k->estimate ? 0 : count_runs(c, (struct sku *)k, cp->names, cp->n)));
+	json_object_set_new(row, "flags", flags);
+	json_object_set_new(row, "estimate", json_boolean(k->estimate));
+	if (composite) {
+		json_object_set(row, "components", k->components);
+		json_object_set(row, "missing", k->missing);
+	}
+	return row;
+}
+
+static json_t *result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
+			   const char *unit, const struct components *cp, int composite, json_t *rows,
+			   json_t *unpriced)
+{
+	json_t *res = json_object();
+	json_object_set_new(res, "metric", json_string(metric));
+	json_object_set_new(res, "unit", json_string(unit));
+	json_object_set_new(res, "value_per_dollar_unit",
+			    json_string(!strcmp(per, "gpu") ? "per USD per GPU-hour" : "per USD per instance-hour"));
+	json_object_set_new(res, "market", json_string(market));
+	json_object_set_new(res, "per", json_string(per));
+	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
+	if (composite) {
+		json_t *w = json_object();
+		for (size_t j = 0; j < cp->n; j++)
+			json_object_set_new(w, cp->names[j], json_real(cp->weights[j]));
+		json_object_set_new(res, "weights", w);
+		json_object_set_new(res, "normalisation",
+				    json_string("each component divided by the best SKU's value; weighted mean, "
+						"a missing component counts 0; ranked by score per USD-hour"));
+	}
+	json_object_set_new(res, "rows", rows);
+	json_object_set_new(res, "unpriced", unpriced);
+	return res;
+}
+
+/*
+ * The steps: check the request; load prices and runs; choose the component
+ * metrics; the value each SKU shows per component; value the SKUs per
+ * dollar; order them; write the rows.
+ */
+int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
+{
+	struct ctx c = { .s_store = s, .db = store_db(s), .o = o, .err = err, .errlen = errlen };
+	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
+	const char *market = o->market ? o->market : "on_demand";
+	const char *per = o->per ? o->per : "instance";
+	int composite = !strncmp(metric, "score.", 6);
+	json_t *units = json_object();
+	struct components cp = { 0 };
+	int rc = -1;
+
+	*out = NULL;
+	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
+	    load_runs(&c, units) < 0)
+		goto done;
+	choose_components(&c, metric, composite, &cp);
+
+	struct shown sv;
+	shown_values(&c, &cp, !strcmp(per, "gpu"), &sv);
+	json_t *rows = json_array(), *unpriced = json_array();
+	struct sku **order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
+	size_t nrows;
+	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced);
+	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
 		snprintf(err, errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
 			 composite ? "a metric of " : "metric ", metric);
@@ -600,64 +650,16 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		goto done;
 	}
 	qsort(order, nrows, sizeof *order, cmp_rows);
-	for (size_t r = 0; r < nrows; r++) {
-		struct sku *k = order[r];
-		json_t *flags = json_array();
-		for (size_t f = 0; f < k->nflags; f++)
-			json_array_append_new(flags, json_string(k->flags[f]));
-		double gpus = sku_gpus(k);
-		const char *model = k->gpu_model ? k->gpu_model : k->run_gpu_model;
-		json_t *row = json_object();
-		json_object_set_new(row, "rank", json_integer((json_int_t)r + 1));
-		json_object_set_new(row, "provider", json_string(k->provider));
-		json_object_set_new(row, "instance_type", json_string(k->itype));
-		json_object_set_new(row, "region", json_string(k->region ? k->region : ""));
-		json_object_set_new(row, "gpu_model", model ? json_string(model) : json_null());
-		json_object_set_new(row, "gpu_count", gpus > 0 ? json_real(gpus) : json_null());
-		json_object_set_new(row, "price_per_hour", json_real(per_price(o, k)));
-		json_object_set_new(row, "currency", json_string("USD"));
-		json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
-		json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
-		json_object_set_new(row, "value", json_real(k->value));
-		json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
-		json_object_set_new(row, "runs", json_integer(k->estimate ? 0 : count_runs(&c, k, names, nnames)));
-		json_object_set_new(row, "flags", flags);
-		json_object_set_new(row, "estimate", json_boolean(k->estimate));
-		if (composite) {
-			json_object_set(row, "components", k->components);
-			json_object_set(row, "missing", k->missing);
-		}
-		json_array_append_new(rows, row);
-	}
+	for (size_t r = 0; r < nrows; r++)
+		json_array_append_new(rows, row_json(&c, order[r], r + 1, &cp, composite));
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
-	if (!unit)
-		unit = default_unit(metric);
-	res = json_object();
-	json_object_set_new(res, "metric", json_string(metric));
-	json_object_set_new(res, "unit", json_string(unit));
-	json_object_set_new(res, "value_per_dollar_unit",
-			    json_string(per_gpu ? "per USD per GPU-hour" : "per USD per instance-hour"));
-	json_object_set_new(res, "market", json_string(market));
-	json_object_set_new(res, "per", json_string(per));
-	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
-	if (composite) {
-		json_t *w = json_object();
-		for (size_t j = 0; j < nnames; j++)
-			json_object_set_new(w, names[j], json_real(weights[j]));
-		json_object_set_new(res, "weights", w);
-		json_object_set_new(res, "normalisation",
-				    json_string("each component divided by the best SKU's value; weighted mean, "
-						"a missing component counts 0; ranked by score per USD-hour"));
-	}
-	json_object_set_new(res, "rows", rows);
-	json_object_set_new(res, "unpriced", unpriced);
-	*out = res;
+	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced);
 	rc = 0;
 done:
-	free(names);
-	free(weights);
+	free(cp.names);
+	free(cp.weights);
 	json_decref(units);
 	for (size_t i = 0; i < c.n; i++)
 		sku_free(&c.s[i]);

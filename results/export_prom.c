@@ -15,9 +15,9 @@
  */
 #include "results/export_prom.h"
 #include "results/export.h"
-#include "results/ident.h"
+#include "common/ident.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <jansson.h>
 #include <math.h>

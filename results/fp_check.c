@@ -2,7 +2,7 @@
  * fp_check.c - the fingerprint schema, checked on import (see fp_check.h).
  */
 #include "results/fp_check.h"
-#include "results/ident.h"
+#include "common/ident.h"
 
 #include <ctype.h>
 #include <stdarg.h>

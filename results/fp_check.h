@@ -15,7 +15,7 @@
  * 0 when fp follows the schema: run.status complete|incomplete|running,
  * started_at (and finished_at) ISO-8601 UTC times, gpu_count an integer
  * 0..FP_MAX_GPU_COUNT, identities (provider, instance_type, region,
- * hostname, gpu_model, profile) printable UTF-8 (results/ident.h), every
+ * hostname, gpu_model, profile) printable UTF-8 (common/ident.h), every
  * list a list, every GPU index in range, names of benches, metrics, series
  * and flags identities.  Else -1 with one line in err naming the field.
  */

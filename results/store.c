@@ -7,8 +7,9 @@
  * or is newer than this binary.
  */
 #include "results/store.h"
+#include "results/store_int.h"
+#include "common/util.h"
 #include "results/fp_check.h"
-#include "runners/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1323,4 +1324,32 @@ int store_merge(struct store *s, const char *path, int *added, int *skipped, int
 	free(ids);
 	store_close(o);
 	return rc;
+}
+
+/* ---- shared with the store's other files (store_int.h) ---- */
+
+sqlite3 *store_conn(struct store *s)
+{
+	return s->db;
+}
+
+int store_fail(struct store *s, const char *what)
+{
+	return sql_fail(s, what);
+}
+
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	return prepare(s, sql, st);
+}
+
+void store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	bind_text(st, i, v);
+}
+
+char *store_col_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? gv_strdup((const char *)t) : NULL;
 }

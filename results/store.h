@@ -104,6 +104,58 @@ int store_list_runs(struct store *s, int64_t **ids, size_t *n);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 
+/* ---- reading for acceptance, rankings and the report (store_read.c) ---- */
+
+/*
+ * Accepted runs other than run_id with the same GPU model and count (and
+ * instance type when both know it), oldest id first; *ids is malloc'd.
+ */
+int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_model, int gpu_count,
+			   const char *instance_type, int64_t **ids, size_t *n);
+
+/*
+ * Walks over stored rows: fn is called for each (its strings valid during
+ * the call only, NULL for SQL NULL); non-zero from fn stops the walk, which
+ * is not an error.  Each returns STORE_OK or STORE_ERR (store_errmsg).
+ */
+struct store_run_row {
+	int64_t id;
+	const char *uuid, *status, *profile, *gpuvet_version, *hostname;
+	const char *provider, *instance_type, *region, *gpu_model, *started_at;
+	int gpu_count;
+};
+enum store_run_order { STORE_RUNS_BY_ID, STORE_RUNS_BY_START /* started_at, then id */ };
+typedef int (*store_run_fn)(void *ud, const struct store_run_row *r);
+int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud);
+/* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), by run then as stored; NAN for no value. */
+typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);
+int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
+/* Rows of a run with three text columns. */
+typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char *b, const char *c);
+/* benches but the harness: (name, status, reason) */
+int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
+/* flags by run, as raised: (code, severity, message) */
+int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
+/* verdicts by time: (verdict, policy, at) */
+int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
+/* Every flag code (once per run and name, maybe repeated across them) raised by a run of runs[] that has one of names at gpu -1. */
+typedef void (*store_code_fn)(void *ud, const char *code);
+int store_flag_codes_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
+			  size_t nnames, store_code_fn fn, void *ud);
+/* How many of runs[] have at least one of names at gpu -1. */
+long store_count_runs_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
+			   size_t nnames);
+
+/* Opened read-only (no catalog loading, no writes)? */
+int store_is_readonly(struct store *s);
+/* The database file, or NULL for an in-memory store. */
+const char *store_file(struct store *s);
+/* Many passes over the same tables ahead: a page cache of mib MiB and memory-mapped reads. */
+int store_read_cache(struct store *s, int mib);
+/* One read snapshot around many queries: returns whether a transaction was begun; end with store_read_end(). */
+int store_read_begin(struct store *s);
+void store_read_end(struct store *s, int began);
+
 /* ---- moving runs between stores ---- */
 
 /* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */

@@ -12,12 +12,16 @@
 
 struct store;
 
+#include <jansson.h>
+
 /*
  * Gates run_id with the policy file at policy_path (NULL: built-in
- * default).  Returns the exit code: 0 accept, 1 reject, 3 could not
+ * default).  run_flags: the flags the harness has just computed for the
+ * run, or NULL to have the policy compute them.  Returns the exit code: 0 accept, 1 reject, 3 could not
  * measure what the policy requires, 2 bad policy or store error (one line
  * on stderr naming the file and line).
  */
-int accept_run(struct store *s, int64_t run_id, const char *policy_path, int json, FILE *out);
+int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
+	       FILE *out);
 
 #endif

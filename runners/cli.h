@@ -11,6 +11,8 @@
 #ifndef GPUVET_CLI_H
 #define GPUVET_CLI_H
 
+#include <stddef.h>
+
 struct gv_global {
 	const char *db_path;   /* --db, else NULL (store_default_path()) */
 };
@@ -25,6 +27,15 @@ int cmd_report(int argc, char **argv, const struct gv_global *g);
 int cmd_prices(int argc, char **argv, const struct gv_global *g);
 int cmd_results(int argc, char **argv, const struct gv_global *g);
 
+struct store;
+/*
+ * The one place the shipped price catalogs are loaded (pricing/catalog/NAME.csv,
+ * on first use or after an upgrade): every command that reads prices calls
+ * it on its store before reading.  Nothing is loaded into a read-only store.
+ * 0, or -1 with err.  (runners/prices_ready.c)
+ */
+int gv_prices_ready(struct store *s, char *err, size_t errlen);
+
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);
 
@@ -33,7 +44,7 @@ const char *gv_db_path(const struct gv_global *g);
  * errors itself (opterr is 0); returns GV_EXIT_USAGE.
  */
 int gv_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* 0 when value (NULL: not given) is a valid identity (results/ident.h), else a usage error. */
+/* 0 when value (NULL: not given) is a valid identity (common/ident.h), else a usage error. */
 int gv_check_identity(const char *cmd, const char *opt, const char *value);
 
 #endif

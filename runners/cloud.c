@@ -1,6 +1,6 @@
 /* cloud.c - see cloud.h */
 #include "runners/cloud.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <curl/curl.h>

@@ -2,7 +2,7 @@
 #include "runners/cli.h"
 #include "runners/cloud.h"
 #include "runners/inventory.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include "pricing/fx.h"
 #include "results/store.h"
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -60,10 +60,10 @@ static int open_store(const struct gv_global *g, struct store **s)
 	return 0;
 }
 
-static int ensure_shipped(sqlite3 *db)
+static int ensure_shipped(struct store *s)
 {
 	char err[512];
-	if (catalog_ensure_shipped(db, 0, NULL, err, sizeof err) < 0) {
+	if (gv_prices_ready(s, err, sizeof err) < 0) {
 		gv_err("%s", err);
 		return -1;
 	}
@@ -72,15 +72,14 @@ static int ensure_shipped(sqlite3 *db)
 
 /* ---- list ---- */
 
-static const char *col_text(sqlite3_stmt *st, int i)
+static json_t *num_or_null(double v)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "";
+	return isnan(v) ? json_null() : json_real(v);
 }
 
-static json_t *col_json_num(sqlite3_stmt *st, int i)
+static json_t *str_or_null(const char *v)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? json_null() : json_real(sqlite3_column_double(st, i));
+	return v && *v ? json_string(v) : json_null();
 }
 
 /* A listing for scripts: indented JSON with full precision on stdout. */
@@ -92,8 +91,75 @@ static void print_json(const json_t *v)
 	free(s);
 }
 
-static int cmd_list(int argc, char **argv, sqlite3 *db)
+/* A listing: text rows printed as they come, or a JSON array printed at the end. */
+struct listing {
+	int json, n;
+	json_t *arr;
+};
+
+/* Ends a listing: the error (exit 2), or the JSON array; empty: said on stderr in text mode. */
+static int end_listing(struct listing *l, int rc, const char *err, const char *empty)
 {
+	if (rc < 0) {
+		gv_err("%s", err);
+		json_decref(l->arr);
+		return GV_EXIT_USAGE;
+	}
+	if (l->json)
+		print_json(l->arr);
+	else if (!l->n && empty)
+		fprintf(stderr, "gpuvet: %s\n", empty);
+	json_decref(l->arr);
+	return GV_EXIT_OK;
+}
+
+static int list_row(void *ud, const struct price_row *row)
+{
+	struct listing *lo = ud;
+	const struct price_rec *r = &row->rec;
+	lo->n++;
+	if (lo->json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "provider", json_string(r->provider));
+		json_object_set_new(o, "instance_type", json_string(r->instance_type));
+		json_object_set_new(o, "region", json_string(r->region));
+		json_object_set_new(o, "zone", json_string(r->zone));
+		json_object_set_new(o, "gpu_model", str_or_null(r->gpu_model));
+		json_object_set_new(o, "gpu_count", num_or_null(r->gpu_count));
+		json_object_set_new(o, "gpu_memory_gib", num_or_null(r->gpu_memory_gib));
+		json_object_set_new(o, "vcpus", r->vcpus < 0 ? json_null() : json_integer(r->vcpus));
+		json_object_set_new(o, "memory_gib", num_or_null(r->memory_gib));
+		json_object_set_new(o, "market", json_string(r->market));
+		json_object_set_new(o, "term", json_string(r->term));
+		json_object_set_new(o, "upfront", num_or_null(r->upfront));
+		json_object_set_new(o, "price", json_real(r->price));
+		json_object_set_new(o, "unit", json_string(r->unit));
+		json_object_set_new(o, "price_per_hour", json_real(row->hourly));
+		json_object_set_new(o, "currency", json_string(r->currency));
+		json_object_set_new(o, "source", json_string(r->source));
+		json_object_set_new(o, "source_version", str_or_null(r->source_version));
+		json_object_set_new(o, "captured_at", json_string(r->captured_at));
+		json_array_append_new(lo->arr, o);
+	} else {
+		char gpus[40] = "-", captured[11], *g = NULL;
+		if (!isnan(r->gpu_count))
+			g = gv_asprintf("%gx %s", r->gpu_count, r->gpu_model);
+		else if (r->gpu_model[0])
+			g = gv_strdup(r->gpu_model);
+		if (g)
+			gv_strlcpy(gpus, g, sizeof gpus);
+		free(g);
+		gv_strlcpy(captured, r->captured_at, sizeof captured);
+		printf("%-9s %-24s %-15s %-16s %-9s %12.4f %-4s %-11s %s\n", r->provider, r->instance_type,
+		       r->zone[0] ? r->zone : r->region[0] ? r->region : "(any)", gpus, r->market, row->hourly,
+		       r->currency, captured, r->source);
+	}
+	return 0;
+}
+
+static int cmd_list(int argc, char **argv, struct store *s)
+{
+	sqlite3 *db = store_db(s);
 	static const struct option opts[] = {
 		{ "provider", required_argument, NULL, 'p' }, { "gpu", required_argument, NULL, 'g' },
 		{ "market", required_argument, NULL, 'm' },   { "region", required_argument, NULL, 'r' },
@@ -118,86 +184,17 @@ static int cmd_list(int argc, char **argv, sqlite3 *db)
 		return gv_usage_error("prices list", "unexpected argument '%s'", argv[optind]);
 	if (market && strcmp(market, "on_demand") && strcmp(market, "spot") && strcmp(market, "reserved"))
 		return gv_usage_error("prices list", "market must be on_demand, spot or reserved, not '%s'", market);
-	if (ensure_shipped(db) < 0)
+	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
 
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT provider, instance_type, region, zone, gpu_model, gpu_count, gpu_memory_gib,"
-			       " vcpus, memory_gib, market, term, upfront, price, unit, currency, source,"
-			       " source_version, captured_at FROM prices"
-			       " WHERE (?1 IS NULL OR provider = ?1) AND (?2 IS NULL OR market = ?2)"
-			       " AND (?3 IS NULL OR region = ?3 OR region = '')"
-			       " AND (?4 IS NULL OR instr(lower(gpu_model), lower(?4)) > 0)"
-			       " ORDER BY provider, gpu_model, gpu_count, instance_type, region, market, source",
-			       -1, &st, NULL) != SQLITE_OK) {
-		gv_err("cannot read prices: %s", sqlite3_errmsg(db));
-		return GV_EXIT_USAGE;
-	}
-	if (provider)
-		sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
-	if (market)
-		sqlite3_bind_text(st, 2, market, -1, SQLITE_STATIC);
-	if (region)
-		sqlite3_bind_text(st, 3, region, -1, SQLITE_STATIC);
-	if (gpu)
-		sqlite3_bind_text(st, 4, gpu, -1, SQLITE_STATIC);
-	json_t *arr = json_array();
-	int n = 0;
+	struct price_filter f = { .provider = provider, .market = market, .region = region, .gpu = gpu };
+	struct listing lo = { .json = json, .arr = json_array() };
+	char err[512];
 	if (!json)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
 		       "GPUS", "MARKET", "PRICE/HOUR", "CUR", "CAPTURED", "SOURCE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		double price = sqlite3_column_double(st, 12);
-		const char *unit = col_text(st, 13);
-		double hourly = strcmp(unit, "month") ? price : price / 730.0;
-		n++;
-		if (json) {
-			json_t *o = json_object();
-			json_object_set_new(o, "provider", json_string(col_text(st, 0)));
-			json_object_set_new(o, "instance_type", json_string(col_text(st, 1)));
-			json_object_set_new(o, "region", json_string(col_text(st, 2)));
-			json_object_set_new(o, "zone", json_string(col_text(st, 3)));
-			json_object_set_new(o, "gpu_model", sqlite3_column_type(st, 4) == SQLITE_NULL ?
-								    json_null() : json_string(col_text(st, 4)));
-			json_object_set_new(o, "gpu_count", col_json_num(st, 5));
-			json_object_set_new(o, "gpu_memory_gib", col_json_num(st, 6));
-			json_object_set_new(o, "vcpus", sqlite3_column_type(st, 7) == SQLITE_NULL ?
-								json_null() : json_integer(sqlite3_column_int64(st, 7)));
-			json_object_set_new(o, "memory_gib", col_json_num(st, 8));
-			json_object_set_new(o, "market", json_string(col_text(st, 9)));
-			json_object_set_new(o, "term", json_string(col_text(st, 10)));
-			json_object_set_new(o, "upfront", col_json_num(st, 11));
-			json_object_set_new(o, "price", json_real(price));
-			json_object_set_new(o, "unit", json_string(unit));
-			json_object_set_new(o, "price_per_hour", json_real(hourly));
-			json_object_set_new(o, "currency", json_string(col_text(st, 14)));
-			json_object_set_new(o, "source", json_string(col_text(st, 15)));
-			json_object_set_new(o, "source_version", sqlite3_column_type(st, 16) == SQLITE_NULL ?
-									 json_null() : json_string(col_text(st, 16)));
-			json_object_set_new(o, "captured_at", json_string(col_text(st, 17)));
-			json_array_append_new(arr, o);
-		} else {
-			char gpus[40] = "-", captured[11];
-			if (sqlite3_column_type(st, 5) != SQLITE_NULL)
-				snprintf(gpus, sizeof gpus, "%gx %s", sqlite3_column_double(st, 5), col_text(st, 4));
-			else if (sqlite3_column_type(st, 4) != SQLITE_NULL)
-				snprintf(gpus, sizeof gpus, "%s", col_text(st, 4));
-			gv_strlcpy(captured, col_text(st, 17), sizeof captured);
-			printf("%-9s %-24s %-15s %-16s %-9s %12.4f %-4s %-11s %s\n", col_text(st, 0), col_text(st, 1),
-			       col_text(st, 3)[0] ? col_text(st, 3) : col_text(st, 2)[0] ? col_text(st, 2) : "(any)",
-			       gpus, col_text(st, 9), hourly,
-			       col_text(st, 14), captured, col_text(st, 15));
-		}
-	}
-	sqlite3_finalize(st);
-	if (json) {
-		print_json(arr);
-	} else if (!n) {
-		fprintf(stderr, "gpuvet: no prices match\n");
-	}
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&lo, catalog_prices(db, &f, PRICE_ORDER_LIST, list_row, &lo, err, sizeof err), err,
+			   "no prices match");
 }
 
 /* ---- update ---- */
@@ -208,8 +205,9 @@ static int env_set(const char *name)
 	return v && *v;
 }
 
-static int cmd_update(int argc, char **argv, sqlite3 *db)
+static int cmd_update(int argc, char **argv, struct store *s)
 {
+	sqlite3 *db = store_db(s);
 	static const struct option opts[] = {
 		{ "provider", required_argument, NULL, 'p' }, { "region", required_argument, NULL, 'r' },
 		{ "offline", no_argument, NULL, 'o' },        { "help", no_argument, NULL, 'h' },
@@ -244,7 +242,7 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 			printf("loaded %d shipped catalogs\n", loaded);
 		return GV_EXIT_OK;
 	}
-	if (ensure_shipped(db) < 0)
+	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
 	int all = !provider;
 	long rows = 0;
@@ -295,8 +293,9 @@ static int cmd_update(int argc, char **argv, sqlite3 *db)
 
 /* ---- import ---- */
 
-static int cmd_import(int argc, char **argv, sqlite3 *db)
+static int cmd_import(int argc, char **argv, struct store *s)
 {
+	sqlite3 *db = store_db(s);
 	char err[1024];
 	long rows = 0;
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -306,7 +305,7 @@ static int cmd_import(int argc, char **argv, sqlite3 *db)
 	if (argc != 2)
 		return gv_usage_error("prices import", "expects one FILE");
 	/* shipped catalogs first, so a later first-use load cannot shadow the import */
-	if (ensure_shipped(db) < 0)
+	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
 	if (catalog_import_file(db, argv[1], NULL, &rows, err, sizeof err) < 0) {
 		gv_err("%s", err);
@@ -319,8 +318,20 @@ static int cmd_import(int argc, char **argv, sqlite3 *db)
 
 /* ---- fx ---- */
 
-static int cmd_fx(int argc, char **argv, sqlite3 *db)
+static int fx_row(void *ud, const char *currency, double usd_per_unit, const char *captured_at, const char *source)
 {
+	struct listing *fo = ud;
+	if (fo->json)
+		json_array_append_new(fo->arr, json_pack("{s:s,s:f,s:s,s:s}", "currency", currency, "usd_per_unit",
+							 usd_per_unit, "captured_at", captured_at, "source", source));
+	else
+		printf("%-4s %14.6f  %-20s %s\n", currency, usd_per_unit, captured_at, source);
+	return 0;
+}
+
+static int cmd_fx(int argc, char **argv, struct store *s)
+{
+	sqlite3 *db = store_db(s);
 	static const struct option opts[] = {
 		{ "date", required_argument, NULL, 'd' }, { "source", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },       { "help", no_argument, NULL, 'h' },
@@ -356,71 +367,51 @@ static int cmd_fx(int argc, char **argv, sqlite3 *db)
 	}
 	if (rest != 0)
 		return gv_usage_error("prices fx", "expects CURRENCY USD_PER_UNIT, or nothing to list");
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db, "SELECT currency, usd_per_unit, captured_at, source FROM fx_rates ORDER BY currency",
-			       -1, &st, NULL) != SQLITE_OK) {
-		gv_err("cannot read exchange rates: %s", sqlite3_errmsg(db));
-		return GV_EXIT_USAGE;
-	}
-	json_t *arr = json_array();
+	struct listing fo = { .json = json, .arr = json_array() };
 	if (!json)
 		printf("%-4s %14s  %-20s %s\n", "CUR", "USD PER UNIT", "CAPTURED", "SOURCE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (json) {
-			json_array_append_new(arr, json_pack("{s:s,s:f,s:s,s:s}", "currency", col_text(st, 0),
-							     "usd_per_unit", sqlite3_column_double(st, 1),
-							     "captured_at", col_text(st, 2), "source", col_text(st, 3)));
-		} else {
-			printf("%-4s %14.6f  %-20s %s\n", col_text(st, 0), sqlite3_column_double(st, 1),
-			       col_text(st, 2), col_text(st, 3));
-		}
-	}
-	sqlite3_finalize(st);
-	if (json)
-		print_json(arr);
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&fo, fx_each(db, fx_row, &fo, err, sizeof err), err, NULL);
 }
 
 /* ---- sources ---- */
 
-static int cmd_sources(int argc, char **argv, sqlite3 *db)
+static const char *or_empty(const char *s)
 {
+	return s ? s : "";
+}
+
+static int source_row(void *ud, const struct price_source *ps)
+{
+	struct listing *so = ud;
+	if (so->json) {
+		json_t *o = json_object();
+		json_object_set_new(o, "source", json_string(or_empty(ps->source)));
+		json_object_set_new(o, "provider", json_string(or_empty(ps->provider)));
+		json_object_set_new(o, "fetched_at", json_string(or_empty(ps->fetched_at)));
+		json_object_set_new(o, "status", json_string(or_empty(ps->status)));
+		json_object_set_new(o, "message", json_string(or_empty(ps->message)));
+		json_object_set_new(o, "rows", json_integer(ps->rows));
+		json_array_append_new(so->arr, o);
+	} else {
+		printf("%-24s %-8s %-20s %-7s %7ld  %s\n", or_empty(ps->source), or_empty(ps->provider),
+		       or_empty(ps->fetched_at), or_empty(ps->status), ps->rows, or_empty(ps->message));
+	}
+	return 0;
+}
+
+static int cmd_sources(int argc, char **argv, struct store *s)
+{
+	sqlite3 *db = store_db(s);
 	int json = argc > 1 && !strcmp(argv[1], "--json");
 	if (argc > 1 + json)
 		return gv_usage_error("prices sources", "unexpected argument '%s'", argv[1 + json]);
-	if (ensure_shipped(db) < 0)
+	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(db,
-			       "SELECT source, provider, fetched_at, status, message, rows FROM price_sources ORDER BY source",
-			       -1, &st, NULL) != SQLITE_OK) {
-		gv_err("cannot read price sources: %s", sqlite3_errmsg(db));
-		return GV_EXIT_USAGE;
-	}
-	json_t *arr = json_array();
+	struct listing so = { .json = json, .arr = json_array() };
+	char err[512];
 	if (!json)
 		printf("%-24s %-8s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "FETCHED", "STATUS", "ROWS", "MESSAGE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (json) {
-			json_t *o = json_object();
-			json_object_set_new(o, "source", json_string(col_text(st, 0)));
-			json_object_set_new(o, "provider", json_string(col_text(st, 1)));
-			json_object_set_new(o, "fetched_at", json_string(col_text(st, 2)));
-			json_object_set_new(o, "status", json_string(col_text(st, 3)));
-			json_object_set_new(o, "message", json_string(col_text(st, 4)));
-			json_object_set_new(o, "rows", json_integer(sqlite3_column_int64(st, 5)));
-			json_array_append_new(arr, o);
-		} else {
-			printf("%-24s %-8s %-20s %-7s %7lld  %s\n", col_text(st, 0), col_text(st, 1), col_text(st, 2),
-			       col_text(st, 3), (long long)sqlite3_column_int64(st, 5), col_text(st, 4));
-		}
-	}
-	sqlite3_finalize(st);
-	if (json)
-		print_json(arr);
-	json_decref(arr);
-	return GV_EXIT_OK;
+	return end_listing(&so, catalog_sources(db, source_row, &so, err, sizeof err), err, NULL);
 }
 
 /* ---- parse-aws (hidden, for tests/bench/price_csv_bench.sh): the fetcher's parser, no store ---- */
@@ -500,7 +491,7 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 	}
 	if (!strcmp(sub, "parse-aws"))
 		return cmd_parse_aws(argc - 1, argv + 1);
-	int (*fn)(int, char **, sqlite3 *) = NULL;
+	int (*fn)(int, char **, struct store *) = NULL;
 	if (!strcmp(sub, "list"))
 		fn = cmd_list;
 	else if (!strcmp(sub, "update"))
@@ -521,7 +512,7 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 	struct store *s;
 	if (open_store(g, &s) < 0)
 		return GV_EXIT_USAGE;
-	int rc = fn(argc - 1, argv + 1, store_db(s));
+	int rc = fn(argc - 1, argv + 1, s);
 	store_close(s);
 	return rc;
 }

@@ -6,7 +6,7 @@
 #include "reports/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <getopt.h>
 #include <jansson.h>
@@ -132,8 +132,10 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		gv_err("%s", store_open_error());
 		return GV_EXIT_USAGE;
 	}
-	json_t *r;
-	int rc = rank_compute(s, &o, &r, err, sizeof err);
+	json_t *r = NULL;
+	int rc = gv_prices_ready(s, err, sizeof err);
+	if (rc == 0)
+		rc = rank_compute(s, &o, &r, err, sizeof err);
 	store_close(s);
 	if (rc < 0) {
 		gv_err("rank: %s", err);

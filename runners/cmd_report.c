@@ -3,7 +3,7 @@
  * HTML report (reports/html.h) of the store's runs.
  */
 #include "runners/cli.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "reports/html.h"
 #include "results/store.h"
 
@@ -76,8 +76,8 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("report", "empty output file name");
 	}
 	/*
-	 * Read-write as `gpuvet rank` opens it (the ranking loads the shipped
-	 * price catalogs on first use, so both show the same order), read-only
+	 * Read-write as `gpuvet rank` opens it (the shipped price catalogs are
+	 * loaded on first use, so both show the same order), read-only
 	 * when that is all the file allows; never created here.
 	 */
 	if ((access(gv_db_path(g), F_OK) != 0 || store_open(gv_db_path(g), &s) != STORE_OK) &&
@@ -94,6 +94,8 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 			goto done;
 		}
 	}
+	if (gv_prices_ready(s, err, sizeof err) < 0)
+		gv_debug("report: %s", err);
 	{
 		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est };
 		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)

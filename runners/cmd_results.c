@@ -3,9 +3,9 @@
  */
 #include "runners/cli.h"
 #include "runners/summary.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/export.h"
-#include "results/ident.h"
+#include "common/ident.h"
 #include "results/store.h"
 
 #include <csv.h>

@@ -8,7 +8,7 @@
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/summary.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
 
 #include <errno.h>
@@ -232,10 +232,10 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	rc = GV_EXIT_OK;
 
 	/* flags from the stored fingerprint; then report and gate */
-	hooks_after_run(s, run_id);
-	json_t *fp;
+	json_t *flags = hooks_after_run(s, run_id), *fp;
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("%s", store_errmsg(s));
+		json_decref(flags);
 		store_close(s);
 		return GV_EXIT_USAGE;
 	}
@@ -255,10 +255,11 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		rc = GV_EXIT_USAGE;
 	if (a.accept && !interrupted) {
 		/* with --json the verdict goes to stderr so stdout stays one document */
-		int arc = hooks_accept(s, run_id, a.accept_policy, a.json ? stderr : stdout);
+		int arc = hooks_accept(s, run_id, a.accept_policy, flags, a.json ? stderr : stdout);
 		if (rc == GV_EXIT_OK)
 			rc = arc;
 	}
+	json_decref(flags);
 	store_close(s);
 	return rc;
 }

@@ -12,10 +12,11 @@
  * contention_flags()); a single noisy number never raises it.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
+#include "results/fpq.h"
 #include "runners/inv_parse.h"
-#include "pricing/gpus.h"
-#include "runners/util.h"
+#include "common/gpus.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <math.h>
 #include <nvml.h>
@@ -668,7 +669,7 @@ static void steal_flag(const json_t *fp, json_t *out)
 static void below_reference_flags(const json_t *fp, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	double link = ref ? pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
+	double link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
 	size_t i;
 	json_t *m;
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
@@ -825,7 +826,7 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
  *   jitter     second-to-second changes of soak.tflops above FLAG_JITTER_FRAC (a tenant whose
  *              duty cycle is shorter than the sampling second)
  *   efficiency soak TFLOP/s per watt and per SM MHz below FLAG_CONTENTION_EFF_FRAC x the model's
- *              clean reference (pricing/gpus.h gpu_achievable)
+ *              clean reference (common/gpus.h gpu_achievable)
  *   low        (models without that reference) soak.tflops median < FLAG_CONTENTION_LOW_FRAC x
  *              the model's peak while no thermal/HW slowdown was active
  *   steal      host.cpu_steal.pct >= FLAG_CONTENTION_STEAL_PCT
@@ -1012,12 +1013,6 @@ static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, jso
 			"median_tflops", med, "peak_tflops", peak, "slowdown_s", slow));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /*
  * jitter: a tenant with a duty cycle shorter than the sampling second shows no dips, but makes
  * each second's throughput differ from the next.  The 75th percentile of |y[i+1] - y[i]| over the
@@ -1042,7 +1037,7 @@ static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
 		prev = y;
 	}
 	if (k + 1 >= FLAG_JITTER_MIN_SAMPLES) {
-		qsort(d, k, sizeof *d, cmp_double);
+		qsort(d, k, sizeof *d, gv_cmp_double);
 		double pos = 0.75 * (double)(k - 1), lo = d[(size_t)pos];
 		double hi = d[(size_t)pos + 1 < k ? (size_t)pos + 1 : k - 1];
 		double p75 = lo + (hi - lo) * (pos - floor(pos));

@@ -51,7 +51,7 @@
 /* ---- hardware health ---- */
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
 #define FLAG_XID_RECENT_S          86400.0 /* a hardware XID logged since boot less than a day ago: critical */
-/* ---- reference (pricing/gpus.h) ---- */
+/* ---- reference (common/gpus.h) ---- */
 #define FLAG_REF_GEMM_MIN_PCT      50.0  /* gemm.<dtype>.pct_of_peak */
 #define FLAG_REF_LINK_MIN_PCT      60.0  /* memcpy H2D/D2H pinned vs the model's PCIe link */
 #define FLAG_REF_ACHIEVABLE_FRAC   0.80  /* per-GPU gemm / pinned copy < 80% of what a healthy GPU of the model sustains

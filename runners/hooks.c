@@ -1,21 +1,22 @@
 /* hooks.c - see hooks.h: flags after every run, the HTML report, the acceptance gate. */
 #include "runners/hooks.h"
+#include "runners/cli.h"
 #include "reports/html.h"
 #include "runners/accept.h"
 #include "runners/flags.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "results/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-void hooks_after_run(struct store *s, int64_t run_id)
+json_t *hooks_after_run(struct store *s, int64_t run_id)
 {
 	json_t *fp, *flags, *f;
 	size_t i;
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("flags not computed: %s", store_errmsg(s));
-		return;
+		return NULL;
 	}
 	flags = flags_compute(fp);
 	if (store_clear_flags(s, run_id))
@@ -30,8 +31,8 @@ void hooks_after_run(struct store *s, int64_t run_id)
 				gv_err("flag not stored: %s", store_errmsg(s));
 			free(ev);
 		}
-	json_decref(flags);
 	json_decref(fp);
+	return flags;
 }
 
 int hooks_report(struct store *s, int64_t run_id, const char *path)
@@ -39,6 +40,8 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 	/* this run in full detail; rankings still use the whole store */
 	char err[512];
 	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1 };
+	if (gv_prices_ready(s, err, sizeof err) < 0)
+		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {
 		gv_err("report: %s", err);
 		return -1;
@@ -46,7 +49,7 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 	return 0;
 }
 
-int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, FILE *out)
+int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, const json_t *flags, FILE *out)
 {
-	return accept_run(s, run_id, policy_path, 0, out);
+	return accept_run(s, run_id, policy_path, flags, 0, out);
 }

@@ -1,6 +1,6 @@
 /* inv_parse.c - see inv_parse.h */
 #include "runners/inv_parse.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,9 +9,9 @@
 #include "runners/inventory.h"
 #include "runners/cloud.h"
 #include "runners/inv_parse.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "benches/gv_nvml.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 #include <ctype.h>
 #include <dirent.h>

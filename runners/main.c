@@ -2,8 +2,8 @@
  * main.c - the gpuvet command: global options and the subcommand table.
  */
 #include "runners/cli.h"
-#include "results/ident.h"
-#include "runners/util.h"
+#include "common/util.h"
+#include "common/ident.h"
 #include "results/store.h"
 
 #include <getopt.h>

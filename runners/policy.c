@@ -9,7 +9,7 @@
  *     - metric: NAME | [NAME, ...]    the first present in the run is judged
  *       gpu: instance | each | N      -1 headline (default), every GPU, one GPU
  *       min: / max:                   absolute, in the metric's unit
- *       min_fraction_of_reference:    x the model's reference (pricing/gpus.h)
+ *       min_fraction_of_reference:    x the model's reference (common/gpus.h)
  *       min_fraction_of_fleet: / max_fraction_of_fleet:
  *                                     x median of accepted runs of the same SKU
  *       optional: true|false          missing metric: note instead of unmeasurable
@@ -17,11 +17,13 @@
  *     - {code: CODE, severity: info|warning|critical}
  */
 #include "runners/policy.h"
+#include "benches/bench.h"
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
-#include "runners/util.h"
-#include "results/ident.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
+#include "common/stats.h"
+#include "common/util.h"
+#include "common/ident.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -155,60 +157,56 @@ static int metric_name_ok(const char *s)
 	return 1;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-	size_t n = strlen(s), k = strlen(suf);
-	return n > k && !strcmp(s + n - k, suf);
-}
-
-/* Reference value of a metric for a model, in the metric's unit; 0 when there is none. */
+/*
+ * Reference value of a metric for a model, in the metric's unit; 0 when
+ * there is none.  The rule is the peak rule of the metric's row, declared
+ * beside its bench (benches/bench.h, enum metric_peak).
+ */
 static double metric_reference(const char *m, int gpu, int ngpu, const struct gpu_ref *ref, char *desc, size_t dlen)
 {
+	const struct metric_info *mi = metric_info_find(m);
 	char dt[16];
-	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link")) {
+	double pct, peak, link;
+	switch (mi ? mi->peak : METRIC_PEAK_NONE) {
+	case METRIC_PEAK_PERCENT:
 		snprintf(desc, dlen, "100%% (the metric is already relative to the reference)");
 		return 100.0;
-	}
-	if (!ref)
-		return 0;
-	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops")) {
-		int d = gpu_dtype_from_name(dt);
-		int mult = gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1;
-		if (d < 0 || !(ref->peak_tflops[d] > 0))
+	case METRIC_PEAK_GEMM:
+		/* the reference is the instance's peak over the GPUs of the run (gpu_pct_of_peak's rule) */
+		if (gpu_pct_of_peak(ref, m, gpu, 0, 0, ngpu, dt, &pct, &peak))
 			return 0;
-		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt, ref->peak_tflops[d], mult);
-		return ref->peak_tflops[d] * mult;
-	}
-	if (!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) {
-		if (!ends_with(m, ".gbps"))
-			return 0;
-		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
-		int bidir = !strncmp(m, "memcpy.bidir.", 13);
+		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt,
+			 ref->peak_tflops[gpu_dtype_from_name(dt)], gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1);
+		return peak;
+	case METRIC_PEAK_PCIE:
+	case METRIC_PEAK_PCIE_BIDIR:
+		link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
 		if (!(link > 0))
 			return 0;
 		snprintf(desc, dlen, "%s pcie gen%d x%d %.4g GB/s%s", ref->key, ref->pcie_gen, ref->pcie_width, link,
-			 bidir ? " x 2 directions" : "");
-		return bidir ? 2 * link : link;
-	}
-	if (!strcmp(m, "allreduce.busbw.gbps") && ref->nvlink_gbps > 0) {
+			 mi->peak == METRIC_PEAK_PCIE_BIDIR ? " x 2 directions" : "");
+		return mi->peak == METRIC_PEAK_PCIE_BIDIR ? 2 * link : link;
+	case METRIC_PEAK_NVLINK:
+		if (!ref || !(ref->nvlink_gbps > 0))
+			return 0;
 		snprintf(desc, dlen, "%s nvlink %.4g GB/s per direction", ref->key, ref->nvlink_gbps / 2);
 		return ref->nvlink_gbps / 2;
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 /* Whether any model could give this metric a reference (parse-time check). */
 static int metric_has_reference(const char *m)
 {
-	char dt[16];
-	if (ends_with(m, ".pct_of_peak") || ends_with(m, ".pct_of_link"))
-		return 1;
-	if (sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && ends_with(m, ".tflops"))
-		return gpu_dtype_from_name(dt) >= 0;
-	if ((!strncmp(m, "memcpy.h2d.", 11) || !strncmp(m, "memcpy.d2h.", 11) || !strncmp(m, "memcpy.bidir.", 13)) &&
-	    ends_with(m, ".gbps"))
-		return 1;
-	return !strcmp(m, "allreduce.busbw.gbps");
+	const struct metric_info *mi = metric_info_find(m);
+	if (!mi || mi->peak == METRIC_PEAK_NONE)
+		return 0;
+	if (mi->peak == METRIC_PEAK_GEMM) {
+		char dt[16];
+		return sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && gpu_dtype_from_name(dt) >= 0;
+	}
+	return 1;
 }
 
 static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
@@ -655,7 +653,7 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 			      v >= rv * r->ref_min);
 		} else {
 			const char *model = fpq_run_str(fp, "gpu_model");
-			note(res, "rule at line %d: no reference for %s on gpu model '%s' (pricing/gpus.h); "
+			note(res, "rule at line %d: no reference for %s on gpu model '%s' (common/gpus.h); "
 			     "min_fraction_of_reference not applied", r->line, name, model ? model : "unknown");
 		}
 	}
@@ -669,7 +667,7 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 				vals[k++] = ov;
 		}
 		if ((int)k >= p->fleet_min_runs) {
-			double med = fpq_median(vals, k), lo = vals[0], hi = vals[0];
+			double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
 			for (size_t j = 1; j < k; j++) {
 				lo = vals[j] < lo ? vals[j] : lo;
 				hi = vals[j] > hi ? vals[j] : hi;
@@ -709,9 +707,9 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 	}
 }
 
-static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
+static void eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res)
 {
-	json_t *computed = flags_compute(fp);
+	json_t *computed = run_flags ? json_incref((json_t *)run_flags) : flags_compute(fp);
 	const json_t *stored = json_object_get(fp, "flags");
 	static const char *const sev_names[] = { "info", "warning", "critical" };
 	for (size_t i = 0; i < p->nflags; i++) {
@@ -760,6 +758,12 @@ static void eval_flags(const struct policy *p, const json_t *fp, json_t *res)
 
 enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
 {
+	return policy_evaluate_flags(p, fp, fleet, NULL, result);
+}
+
+enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
+					  const json_t *run_flags, json_t **result)
+{
 	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
 				"failed", "unmeasurable", "passed", "notes", "fleet");
 	int ngpu = fpq_gpu_count(fp);
@@ -777,7 +781,7 @@ enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, co
 			eval_rule_gpu(p, r, r->gpu, fp, fleet, res);
 		}
 	}
-	eval_flags(p, fp, res);
+	eval_flags(p, fp, run_flags, res);
 	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
 				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
 	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));

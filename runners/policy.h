@@ -79,6 +79,14 @@ int policy_same_fleet(const json_t *fp, const json_t *other);
  */
 enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet,
 				    json_t **result);
+/*
+ * Same, with the run's flags as flags_compute() made them for this run
+ * (so a run's flags are computed once: the harness computes, stores and
+ * passes them); NULL: computed here from fp (a stored run may carry flags
+ * of an older binary or of an import).  fp's stored flags count too.
+ */
+enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
+					  const json_t *run_flags, json_t **result);
 
 const char *policy_verdict_name(enum policy_verdict v);
 

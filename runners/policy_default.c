@@ -15,7 +15,7 @@ const char policy_default_yaml[] =
 	"\n"
 	"rules:\n"
 	"  # Tensor-core GEMM, whole instance (every GPU loaded at once), percent of\n"
-	"  # the model's dense peak (pricing/gpus.h).  FP16 where there is no BF16.\n"
+	"  # the model's dense peak (common/gpus.h).  FP16 where there is no BF16.\n"
 	"  # Floor: any machine of any model; fleet: 90% of what accepted machines\n"
 	"  # of this SKU did (clean-run spread is about 1-3%).\n"
 	"  - metric: [gemm.bf16.pct_of_peak, gemm.fp16.pct_of_peak]\n"

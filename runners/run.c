@@ -9,10 +9,10 @@
  * marked incomplete.
  */
 #include "runners/run.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "runners/proctree.h"
 #include "results/store.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -221,26 +221,15 @@ struct handler_env {
 
 /*
  * Percent of the reference peak for a GEMM metric (the harness adds it so
- * benches never read pricing/).  The instance value is a sum over the GPUs
- * the bench loaded ("gpus" in its params: CUDA_VISIBLE_DEVICES may hide
- * some of those NVML sees), else over the inventory's GPUs.
+ * benches never read the reference table): gpu_pct_of_peak()'s rule
+ * (common/gpus.h) with the GPUs the bench loaded ("gpus" in its params).
  */
 int run_pct_of_peak(const struct gpu_ref *ref, const char *name, int gpu, double value,
 		    const json_t *params, int inventory_gpus, char dtype[16], double *pct, double *peak)
 {
-	if (!ref || sscanf(name, "gemm.%15[a-z0-9].tflops", dtype) != 1)
-		return -1;
-	size_t n = strlen(name);
-	if (n < 7 || strcmp(name + n - 7, ".tflops"))
-		return -1;
-	int d = gpu_dtype_from_name(dtype);
-	if (d < 0 || ref->peak_tflops[d] <= 0)
-		return -1;
 	json_int_t loaded = json_integer_value(json_object_get(params, "gpus"));
-	int ngpu = loaded > 0 ? (int)loaded : inventory_gpus > 0 ? inventory_gpus : 1;
-	*peak = ref->peak_tflops[d] * (gpu < 0 ? ngpu : 1);
-	*pct = 100.0 * value / *peak;
-	return 0;
+	return gpu_pct_of_peak(ref, name, gpu, value, loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0,
+			       inventory_gpus, dtype, pct, peak);
 }
 
 static void add_pct_of_peak(struct handler_env *e, const char *name, int gpu, double value, const json_t *mparams)

@@ -1,6 +1,6 @@
 /* summary.c - see summary.h */
 #include "runners/summary.h"
-#include "results/ident.h"
+#include "common/ident.h"
 #include "runners/flags.h"
 
 #include <math.h>

@@ -27,8 +27,8 @@ trap 'rm -rf "$DIR"' EXIT INT TERM
 
 PB=$DIR/price_csv_bench
 cc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$ROOT" -o "$PB" "$ROOT/tests/bench/price_csv_bench.c" \
-	"$ROOT/pricing/csvrows.c" "$ROOT/pricing/fetch_aws.c" "$ROOT/pricing/fetch.c" "$ROOT/pricing/catalog.c" \
-	"$ROOT/pricing/catalog_data.c" "$ROOT/runners/util.c" -lcsv -lsqlite3 -lcurl -ljansson -lm
+	"$ROOT/pricing/csvrows.c" "$ROOT/pricing/fetch_aws.c" "$ROOT/pricing/fetch.c" "$ROOT/pricing/catalog.c" "$ROOT/pricing/catalog_query.c" \
+	"$ROOT/pricing/catalog_data.c" "$ROOT/common/util.c" -lcsv -lsqlite3 -lcurl -ljansson -lm
 
 best() { # best wall time of 3 runs of "$@", seconds
 	b=

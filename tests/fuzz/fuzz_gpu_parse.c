@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "benches/gpu_math.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

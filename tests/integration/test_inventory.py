@@ -401,7 +401,7 @@ def test_fake_gpus_json(gpuvet, fake_nvml):
     assert (g0["numa_node"], g0["numa_source"]) == (0, "nvml")
     assert g0["power_limit_w"] == 700.0
     assert g0["max_clocks_mhz"] == {"sm": 1980, "memory": 2619}
-    assert "reference_model" in g0               # pricing/gpus.h decides; may be null
+    assert "reference_model" in g0               # common/gpus.h decides; may be null
     # the degraded one
     assert (g1["pcie"]["gen_current"], g1["pcie"]["width_current"]) == (3, 8)
     assert g1["nvlink"] == {"links": 18, "links_active": 16,

@@ -6,7 +6,7 @@
  * is ever written to a device.
  */
 #include "benches/blockdev.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
 
 #include <stdio.h>

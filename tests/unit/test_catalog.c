@@ -4,8 +4,10 @@
 #include "pricing/fetch.h"
 #include "pricing/fx.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
+
+#include <sqlite3.h>
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * malformed inputs the nvme bench must turn into a clear failure.
  */
 #include "benches/fio_json.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
 
 #include <stdlib.h>

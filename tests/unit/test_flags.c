@@ -5,8 +5,8 @@
  * measurability rules the acceptance gate relies on.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>

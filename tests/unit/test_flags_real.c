@@ -16,8 +16,8 @@
  *   - the achievable reference table and every flag's remediation.
  */
 #include "runners/flags.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>

@@ -1,9 +1,9 @@
-/* test_gpus.c - the reference GPU table (pricing/gpus.c): contents, sources and NVML matching. */
+/* test_gpus.c - the reference GPU table (common/gpus.c): contents, sources and NVML matching. */
 #include "tests/unit/t.h"
 
 #include <stdlib.h>
 
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 static void test_table_complete(void)
 {
@@ -105,14 +105,40 @@ static void test_match(void)
 
 static void test_pcie_link(void)
 {
-	CHECK_NEAR(pcie_link_gbps(3, 16), 15.7538, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(4, 16), 31.5077, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(5, 16), 63.0154, 1e-4);
-	CHECK_NEAR(pcie_link_gbps(2, 16), 8.0, 1e-9);
-	CHECK_NEAR(pcie_link_gbps(1, 8), 2.0, 1e-9);
-	CHECK_NEAR(pcie_link_gbps(-1, 16), 0, 0);
+	CHECK_NEAR(gpu_pcie_link_gbps(3, 16), 15.7538, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(4, 16), 31.5077, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(5, 16), 63.0154, 1e-4);
+	CHECK_NEAR(gpu_pcie_link_gbps(2, 16), 8.0, 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(1, 8), 2.0, 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(-1, 16), 0, 0);
 	/* a link trained at half width gives half */
-	CHECK_NEAR(pcie_link_gbps(4, 8) * 2, pcie_link_gbps(4, 16), 1e-9);
+	CHECK_NEAR(gpu_pcie_link_gbps(4, 8) * 2, gpu_pcie_link_gbps(4, 16), 1e-9);
 }
 
-TEST_MAIN(T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))
+/* The one percent-of-peak rule of the harness and the report (common/gpus.h). */
+static void test_pct_of_peak_rule(void)
+{
+	const struct gpu_ref *h100 = gpu_ref_find("H100-SXM");
+	char dt[16];
+	double pct, peak, bf16;
+	CHECK(h100);
+	if (!h100)
+		return;
+	bf16 = h100->peak_tflops[GPU_BF16];
+	/* a GPU row counts one GPU */
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.tflops", 3, bf16 / 2, 8, 8, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 50, 1e-9);
+	CHECK_STR(dt, "bf16");
+	/* the instance row counts the GPUs the bench loaded, before the inventory's */
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.tflops", -1, bf16 * 2, 2, 8, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 100, 1e-9);
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.tflops", -1, bf16 * 2, 0, 8, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 25, 1e-9);
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.tflops", -1, bf16, 0, 0, dt, &pct, &peak) == 0);
+	CHECK_NEAR(pct, 100, 1e-9);
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.pct_of_peak", -1, 1, 0, 8, dt, &pct, &peak) == -1);
+	CHECK(gpu_pct_of_peak(h100, "nvme.seqread.gbps", -1, 1, 0, 8, dt, &pct, &peak) == -1);
+	CHECK(gpu_pct_of_peak(NULL, "gemm.bf16.tflops", -1, 1, 0, 8, dt, &pct, &peak) == -1);
+}
+
+TEST_MAIN(T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))

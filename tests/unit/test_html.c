@@ -4,7 +4,7 @@
 #include "reports/html_escape.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include "results/store.h"
 

@@ -4,7 +4,7 @@
  */
 #include "tests/unit/t.h"
 #include "results/fp_check.h"
-#include "results/ident.h"
+#include "common/ident.h"
 
 #include <string.h>
 

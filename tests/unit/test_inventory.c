@@ -8,7 +8,7 @@
 #include "runners/cloud.h"
 #include "runners/inv_parse.h"
 #include "runners/inventory.h"
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <stdlib.h>
 #include <sys/wait.h>

@@ -5,8 +5,8 @@
  * missing metrics, fleet baselines.
  */
 #include "runners/policy.h"
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
@@ -466,7 +466,7 @@ static void test_default_text_matches_file(void)
 	CHECK_STR(policy_default_text(), f);
 }
 
-/* Thresholds relative to the model's reference (pricing/gpus.h). */
+/* Thresholds relative to the model's reference (common/gpus.h). */
 static void test_reference_threshold(void)
 {
 	const char *text = "name: ref\nrules:\n  - metric: gemm.bf16.tflops\n    gpu: each\n"
@@ -486,7 +486,7 @@ static void test_reference_threshold(void)
 		CHECK(has_note(res, "no reference for gemm.bf16.tflops on gpu model 'H100-SXM'"));
 	} else {
 		/* 720 TFLOP/s < 0.75 x 989.4 = 742: reject; 55 GB/s >= 0.8 x the gen5 x16 link: pass */
-		double link = pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
+		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
 		CHECK(v == (720 < 0.75 * ref->peak_tflops[GPU_BF16] ? POLICY_REJECT : POLICY_ACCEPT));
 		json_t *f = json_array_get(json_object_get(res, "failed"), 0);
 		CHECK_STR(json_string_value(json_object_get(f, "kind")), "reference");
@@ -499,6 +499,33 @@ static void test_reference_threshold(void)
 	policy_free(p);
 }
 
-TEST_MAIN(T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
+/* The harness passes the flags it computed: the policy judges those and does not compute its own. */
+static void test_run_flags_are_used(void)
+{
+	const char *text = "name: flags-only\nreject_flags: [{code: THROTTLE_POWER, severity: info}]\n";
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_parse(text, strlen(text), "f.yaml", &p, err, sizeof err) == 0);
+	if (!p)
+		return;
+	json_t *fp = good("power_cap_5s.json"), *res = NULL, *none = json_array();
+	json_object_set_new(fp, "flags", json_array());
+	/* computed here from fp: the power cap rejects */
+	CHECK(eval(p, fp, NULL, NULL) == POLICY_REJECT);
+	/* given the run's (here: empty) flags, nothing is recomputed */
+	CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_ACCEPT);
+	json_decref(res);
+	/* and the given flags are judged */
+	json_array_append_new(none, json_pack("{s:s,s:s,s:s,s:{}}", "code", "THROTTLE_POWER", "severity", "warning",
+					      "message", "m", "evidence"));
+	CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_REJECT);
+	CHECK(has_failed(res, "THROTTLE_POWER"));
+	json_decref(res);
+	json_decref(none);
+	json_decref(fp);
+	policy_free(p);
+}
+
+TEST_MAIN(T(test_run_flags_are_used), T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
 	  T(test_default_accepts_clean), T(test_default_each_rule_alone), T(test_fp16_alternative),
 	  T(test_unmeasurable), T(test_fleet_baseline), T(test_fleet_never_mixes_timings), T(test_default_text_matches_file))

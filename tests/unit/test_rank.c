@@ -1,9 +1,9 @@
 /* test_rank.c - ranking on stored runs with known answers (store C API, real SQLite) */
 #include "pricing/catalog.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 #include "reports/rank.h"
 #include "results/store.h"
-#include "runners/util.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
 
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include "tests/unit/t.h"
 #include "results/store.h"
 #include "runners/run.h"
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

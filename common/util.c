@@ -1,5 +1,5 @@
 /* util.c - see util.h */
-#include "runners/util.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -15,14 +15,14 @@
  * among rows that match equally (A100 40 GB and 80 GB SXM share
  * "A100-SXM4"), the row whose memory is closest to the device's.
  */
-#include "pricing/gpus.h"
+#include "common/gpus.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
 
-#include "benches/gpu_math.h"
 
 #define V100_DS "NVIDIA Tesla V100 datasheet (volta-v100-datasheet-update-us-1165301-r5, 2020)"
 #define A100_DS "NVIDIA A100 Tensor Core GPU datasheet (nvidia-a100-datasheet-us-2188504-web, 2021)"
@@ -193,10 +193,38 @@ const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib)
 	return best;
 }
 
-double pcie_link_gbps(int gen, int width)
+double gpu_pcie_link_gbps(int gen, int width)
 {
-	/* one formula, shared with the memcpy bench: benches/gpu_math.c */
-	return gpu_pcie_link_gbps(gen, width);
+	double gts, eff;
+	switch (gen) {
+	case 1: gts = 2.5; eff = 8.0 / 10.0; break;
+	case 2: gts = 5.0; eff = 8.0 / 10.0; break;
+	case 3: gts = 8.0; eff = 128.0 / 130.0; break;
+	case 4: gts = 16.0; eff = 128.0 / 130.0; break;
+	case 5: gts = 32.0; eff = 128.0 / 130.0; break;
+	case 6: gts = 64.0; eff = 242.0 / 256.0; break;
+	default: return 0;
+	}
+	if (width <= 0)
+		return 0;
+	return width * gts * eff / 8.0;
+}
+
+int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
+		    int gpus_inventory, char dtype[16], double *pct, double *peak)
+{
+	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops", dtype) != 1)
+		return -1;
+	size_t n = strlen(metric);
+	if (n < 7 || strcmp(metric + n - 7, ".tflops"))
+		return -1;
+	int d = gpu_dtype_from_name(dtype);
+	if (d < 0 || ref->peak_tflops[d] <= 0)
+		return -1;
+	int ngpu = gpus_loaded > 0 ? gpus_loaded : gpus_inventory > 0 ? gpus_inventory : 1;
+	*peak = ref->peak_tflops[d] * (gpu < 0 ? ngpu : 1);
+	*pct = 100.0 * value / *peak;
+	return 0;
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
  * ident.c - identity strings and the escapes of stored text (see ident.h).
  */
-#include "results/ident.h"
+#include "common/ident.h"
 
 #include <stdint.h>
 #include <stdio.h>

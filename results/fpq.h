@@ -46,7 +46,4 @@ int fpq_series_median(const json_t *points, double x0, double x1, double *median
 /* First and last x of a series; -1 when empty. */
 int fpq_series_span(const json_t *points, double *x0, double *x1);
 
-/* Median of v[0..n) (sorts a copy); 0 when n == 0. */
-double fpq_median(const double *v, size_t n);
-
 #endif

@@ -1,7 +1,8 @@
 /* fpq.c - read-only queries on a fingerprint; see fpq.h. */
-#include "runners/fpq.h"
-#include "pricing/gpus.h"
-#include "runners/util.h"
+#include "results/fpq.h"
+#include "common/gpus.h"
+#include "common/stats.h"
+#include "common/util.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -194,24 +195,6 @@ const char *fpq_str(const json_t *obj, ...)
 	return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-double fpq_median(const double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	double *c = gv_malloc(n * sizeof *c);
-	memcpy(c, v, n * sizeof *c);
-	qsort(c, n, sizeof *c, cmp_double);
-	double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
-	free(c);
-	return m;
-}
-
 static int point_xy(const json_t *p, double *x, double *y)
 {
 	json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
@@ -236,7 +219,7 @@ int fpq_series_median(const json_t *points, double x0, double x1, double *median
 			v[k++] = y;
 	*n = (int)k;
 	if (k)
-		*median = fpq_median(v, k);
+		*median = gv_median_inplace(v, k);
 	free(v);
 	return k ? 0 : -1;
 }

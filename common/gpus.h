@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum gpu_dtype { GPU_FP32 = 0, GPU_TF32, GPU_FP16, GPU_BF16, GPU_FP8, GPU_DTYPE_COUNT };
 
 struct gpu_ref {
@@ -74,7 +78,29 @@ const struct gpu_achievable *gpu_achievable_find(const char *key);
  */
 int gpu_achievable_metric(const char *key, const char *metric, double *value, const char **source);
 
-/* Theoretical unidirectional PCIe payload rate in GB/s for a link (after encoding). */
-double pcie_link_gbps(int gen, int width);
+/*
+ * The one rule for percent of peak of a GEMM metric "gemm.<dtype>.tflops":
+ * 100 x value / (the dtype's dense peak x GPUs), where a per-GPU row
+ * (gpu >= 0) counts one GPU and the instance row (gpu -1) counts the GPUs
+ * the bench loaded (gpus_loaded > 0: CUDA_VISIBLE_DEVICES may hide some of
+ * those NVML sees), else the inventory's (gpus_inventory > 0), else one.
+ * dtype receives the dtype's name.  0, or -1 when the metric is not a GEMM
+ * throughput or the reference has no peak for its dtype.
+ */
+int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
+		    int gpus_inventory, char dtype[16], double *pct, double *peak);
 
+/*
+ * Theoretical unidirectional payload rate of a PCIe link in GB/s:
+ * lanes x transfer rate x encoding efficiency / 8.  Gen1 2.5 GT/s and Gen2
+ * 5 GT/s use 8b/10b; Gen3 8, Gen4 16, Gen5 32 GT/s use 128b/130b; Gen6
+ * 64 GT/s uses FLIT mode (1b/1b, 242 useful bytes of every 256).  Packet
+ * headers are not subtracted.  0 for an unknown generation or width <= 0.
+ * A Gen4 x16 link: 16 * 16e9 * 128/130 / 8 = 31.51 GB/s.
+ */
+double gpu_pcie_link_gbps(int gen, int width);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,0 +1,256 @@
+/*
+ * catalog_query.c - the catalog's reads of the stored prices, exchange
+ * rates and price sources (catalog.h, fx.h), so that rankings, the report,
+ * `gpuvet prices` and the fetchers never write SQL.  The hourly price in US
+ * dollars is computed here, once: price_rec_hourly() (months are 730 h)
+ * times the stored rate of the row's currency.
+ */
+#include "pricing/catalog.h"
+#include "pricing/fx.h"
+#include "common/util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_err(sqlite3 *db, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s: %s", what, sqlite3_errmsg(db));
+	return -1;
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+static double col_num(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* ---- exchange rates (fx.h) ---- */
+
+static int iso_code(const char *c)
+{
+	return strlen(c) == 3 && isupper((unsigned char)c[0]) && isupper((unsigned char)c[1]) &&
+	       isupper((unsigned char)c[2]);
+}
+
+int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *captured_at,
+	   const char *source, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	if (!iso_code(currency)) {
+		snprintf(err, errlen, "currency '%s' is not an ISO 4217 code such as CNY", currency);
+		return -1;
+	}
+	if (!strcmp(currency, "USD")) {
+		snprintf(err, errlen, "USD is the base currency, its rate is 1");
+		return -1;
+	}
+	if (!isfinite(usd_per_unit) || usd_per_unit <= 0) {
+		snprintf(err, errlen, "rate %g is not a positive number", usd_per_unit);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO fx_rates (currency, usd_per_unit, captured_at, source)"
+			       " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (currency) DO UPDATE SET"
+			       " usd_per_unit = excluded.usd_per_unit, captured_at = excluded.captured_at,"
+			       " source = excluded.source",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot store the rate: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, usd_per_unit);
+	sqlite3_bind_text(st, 3, captured_at, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	if (rc < 0)
+		snprintf(err, errlen, "cannot store the rate: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int fx_usd_per_unit(sqlite3 *db, const char *currency, double *usd_per_unit, char *captured_at,
+		    size_t captured_size)
+{
+	sqlite3_stmt *st;
+	if (!strcmp(currency, "USD")) {
+		*usd_per_unit = 1.0;
+		if (captured_at && captured_size)
+			captured_at[0] = '\0';
+		return 0;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT usd_per_unit, captured_at FROM fx_rates WHERE currency = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, currency, -1, SQLITE_TRANSIENT);
+	int rc = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*usd_per_unit = sqlite3_column_double(st, 0);
+		if (captured_at && captured_size) {
+			const unsigned char *d = sqlite3_column_text(st, 1);
+			gv_strlcpy(captured_at, d ? (const char *)d : "", captured_size);
+		}
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int fx_each(sqlite3 *db, fx_rate_fn fn, void *ud, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (sqlite3_prepare_v2(db, "SELECT currency, usd_per_unit, captured_at, source FROM fx_rates ORDER BY currency",
+			       -1, &st, NULL) != SQLITE_OK)
+		return read_err(db, "exchange rates", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(ud, col(st, 0), sqlite3_column_double(st, 1), col(st, 2), col(st, 3)))
+			break;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : read_err(db, "exchange rates", err, errlen);
+}
+
+/* ---- prices ---- */
+
+static void row_from(sqlite3_stmt *st, struct price_row *r)
+{
+	struct price_rec *p = &r->rec;
+	price_rec_init(p);
+	gv_strlcpy(p->provider, col(st, 0), sizeof p->provider);
+	gv_strlcpy(p->instance_type, col(st, 1), sizeof p->instance_type);
+	gv_strlcpy(p->region, col(st, 2), sizeof p->region);
+	gv_strlcpy(p->zone, col(st, 3), sizeof p->zone);
+	gv_strlcpy(p->gpu_model, col(st, 4), sizeof p->gpu_model);
+	p->gpu_count = col_num(st, 5);
+	p->gpu_memory_gib = col_num(st, 6);
+	p->vcpus = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 7);
+	p->memory_gib = col_num(st, 8);
+	gv_strlcpy(p->market, col(st, 9), sizeof p->market);
+	gv_strlcpy(p->term, col(st, 10), sizeof p->term);
+	p->upfront = col_num(st, 11);
+	p->price = sqlite3_column_double(st, 12);
+	gv_strlcpy(p->unit, col(st, 13), sizeof p->unit);
+	gv_strlcpy(p->currency, col(st, 14), sizeof p->currency);
+	gv_strlcpy(p->source, col(st, 15), sizeof p->source);
+	gv_strlcpy(p->source_version, col(st, 16), sizeof p->source_version);
+	gv_strlcpy(p->captured_at, col(st, 17), sizeof p->captured_at);
+	r->hourly = price_rec_hourly(p);
+	/* USD's rate is 1 (fx.h); another currency's is the stored one, or none */
+	double rate = !strcmp(p->currency, "USD") ? 1.0 : col_num(st, 18);
+	r->usd_per_hour = r->hourly * rate;
+}
+
+int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order order, price_row_fn fn, void *ud,
+		   char *err, size_t errlen)
+{
+	static const char *const orders[] = {
+		[PRICE_ORDER_STORED] = "p.id",
+		[PRICE_ORDER_LIST] = "p.provider, p.gpu_model, p.gpu_count, p.instance_type, p.region, p.market, p.source",
+		[PRICE_ORDER_SKU] = "p.provider, p.instance_type, p.region, p.market, p.zone, p.term",
+	};
+	char *sql = gv_asprintf(
+		"SELECT p.provider, p.instance_type, p.region, p.zone, p.gpu_model, p.gpu_count, p.gpu_memory_gib,"
+		" p.vcpus, p.memory_gib, p.market, p.term, p.upfront, p.price, p.unit, p.currency, p.source,"
+		" p.source_version, p.captured_at, fx.usd_per_unit FROM prices p"
+		" LEFT JOIN fx_rates fx ON fx.currency = p.currency"
+		" WHERE (?1 IS NULL OR p.provider = ?1) AND (?2 IS NULL OR p.market = ?2)"
+		" AND (?3 IS NULL OR p.region = ?3 OR p.region = '')"
+		" AND (?4 IS NULL OR instr(lower(p.gpu_model), lower(?4)) > 0)"
+		" ORDER BY %s", orders[order]);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
+		return read_err(db, "prices", err, errlen);
+	const char *bind[4] = { f ? f->provider : NULL, f ? f->market : NULL, f ? f->region : NULL, f ? f->gpu : NULL };
+	for (int i = 0; i < 4; i++)
+		if (bind[i])
+			sqlite3_bind_text(st, i + 1, bind[i], -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct price_row r;
+		row_from(st, &r);
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : read_err(db, "prices", err, errlen);
+}
+
+int catalog_skus(sqlite3 *db, const char *provider, struct catalog_sku **out, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db,
+			       "SELECT instance_type, MAX(gpu_model), MAX(gpu_count), MAX(vcpus), MAX(memory_gib)"
+			       " FROM prices WHERE provider = ?1 GROUP BY instance_type ORDER BY instance_type",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot read %s instance types: %s", provider, sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*out = gv_realloc(*out, (*n + 1) * sizeof **out);
+		struct catalog_sku *k = &(*out)[(*n)++];
+		k->instance_type = gv_strdup(col(st, 0));
+		k->gpu_model = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : gv_strdup(col(st, 1));
+		k->gpu_count = col_num(st, 2);
+		k->vcpus = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 3);
+		k->memory_gib = col_num(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "cannot read %s instance types: %s", provider, sqlite3_errmsg(db));
+		catalog_skus_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void catalog_skus_free(struct catalog_sku *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(k[i].instance_type);
+		free(k[i].gpu_model);
+	}
+	free(k);
+}
+
+int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows FROM price_sources"
+				   " ORDER BY source", -1, &st, NULL) != SQLITE_OK)
+		return read_err(db, "price sources", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct price_source s = {
+			.source = (const char *)sqlite3_column_text(st, 0),
+			.provider = (const char *)sqlite3_column_text(st, 1),
+			.fetched_at = (const char *)sqlite3_column_text(st, 2),
+			.status = (const char *)sqlite3_column_text(st, 3),
+			.message = (const char *)sqlite3_column_text(st, 4),
+			.rows = (long)sqlite3_column_int64(st, 5),
+		};
+		if (fn(ud, &s))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : read_err(db, "price sources", err, errlen);
+}
+
+int catalog_writable(sqlite3 *db)
+{
+	return !sqlite3_db_readonly(db, "main");
+}

@@ -1,0 +1,226 @@
+/*
+ * store_read.c - the store's read functions for the modules above it
+ * (acceptance's fleet, rankings, the report): rows with their derived
+ * values computed here once, so no other folder writes SQL.
+ */
+#include "results/store.h"
+#include "results/store_int.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_model, int gpu_count,
+			   const char *instance_type, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 16;
+	*n = 0;
+	*ids = NULL;
+	if (store_prepare(s,
+		"SELECT DISTINCT r.id FROM runs r JOIN verdicts v ON v.run_id = r.id AND v.verdict = 'accept' "
+		"WHERE r.gpu_model = ?1 AND r.gpu_count = ?2 AND r.id <> ?3 "
+		"AND (?4 IS NULL OR r.instance_type IS NULL OR r.instance_type = ?4) ORDER BY r.id", &st))
+		return STORE_ERR;
+	sqlite3_bind_text(st, 1, gpu_model ? gpu_model : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, gpu_count);
+	sqlite3_bind_int64(st, 3, run_id);
+	store_bind_text(st, 4, instance_type);
+	*ids = gv_malloc(cap * sizeof **ids);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap)
+			*ids = gv_realloc(*ids, (cap *= 2) * sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return store_fail(s, "finding the fleet's accepted runs");
+	}
+	return STORE_OK;
+}
+
+int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (store_prepare(s, order == STORE_RUNS_BY_START
+			  ? "SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
+			    " gpu_model, gpu_count, started_at FROM runs ORDER BY started_at, id"
+			  : "SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
+			    " gpu_model, gpu_count, started_at FROM runs ORDER BY id", &st))
+		return STORE_ERR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_row r = {
+			.id = sqlite3_column_int64(st, 0),
+			.uuid = (const char *)sqlite3_column_text(st, 1),
+			.status = (const char *)sqlite3_column_text(st, 2),
+			.profile = (const char *)sqlite3_column_text(st, 3),
+			.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
+			.hostname = (const char *)sqlite3_column_text(st, 5),
+			.provider = (const char *)sqlite3_column_text(st, 6),
+			.instance_type = (const char *)sqlite3_column_text(st, 7),
+			.region = (const char *)sqlite3_column_text(st, 8),
+			.gpu_model = (const char *)sqlite3_column_text(st, 9),
+			.gpu_count = sqlite3_column_int(st, 10),
+			.started_at = (const char *)sqlite3_column_text(st, 11),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
+}
+
+/* "col IN (?1,?2,...)" for n names, or "1" for none. */
+static char *in_list(const char *col, size_t n)
+{
+	if (!n)
+		return gv_strdup("1");
+	size_t len = strlen(col) + 8 + n * 8;
+	char *q = gv_malloc(len);
+	size_t w = (size_t)snprintf(q, len, "%s IN (", col);
+	for (size_t i = 0; i < n; i++)
+		w += (size_t)snprintf(q + w, len - w, "%s?%zu", i ? "," : "", i + 1);
+	snprintf(q + w, len - w, ")");
+	return q;
+}
+
+int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	char *in = in_list("name", n);
+	char *sql = gv_asprintf("SELECT run_id, name, value, unit FROM metrics WHERE gpu = -1 AND %s"
+				" ORDER BY run_id, id", in);
+	free(in);
+	rc = store_prepare(s, sql, &st);
+	free(sql);
+	if (rc)
+		return STORE_ERR;
+	for (size_t i = 0; i < n; i++)
+		sqlite3_bind_text(st, (int)i + 1, names[i], -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
+		if (fn(ud, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1), v,
+		       (const char *)sqlite3_column_text(st, 3)))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
+}
+
+/* Steps a statement of (run_id, text, text, text) rows into fn. */
+static int each_row3(struct store *s, const char *sql, const char *what, store_row3_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (store_prepare(s, sql, &st))
+		return STORE_ERR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(ud, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+		       (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3)))
+			break;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, what);
+}
+
+int store_each_bench(struct store *s, store_row3_fn fn, void *ud)
+{
+	return each_row3(s, "SELECT run_id, name, status, reason FROM benches WHERE name <> 'harness'",
+			 "reading benches", fn, ud);
+}
+
+int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
+{
+	return each_row3(s, "SELECT run_id, code, severity, message FROM flags ORDER BY run_id, id",
+			 "reading flags", fn, ud);
+}
+
+int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
+{
+	return each_row3(s, "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
+			 "reading verdicts", fn, ud);
+}
+
+int store_flag_codes_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
+			  size_t nnames, store_code_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT DISTINCT f.code FROM flags f WHERE f.run_id = ?1"
+			     " AND EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = f.run_id AND m.gpu = -1"
+			     " AND +m.name = ?2)", &st))
+		return STORE_ERR;
+	for (size_t r = 0; r < nruns; r++)
+		for (size_t mi = 0; mi < nnames; mi++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, runs[r]);
+			sqlite3_bind_text(st, 2, names[mi], -1, SQLITE_TRANSIENT);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				const char *code = (const char *)sqlite3_column_text(st, 0);
+				if (code)
+					fn(ud, code);
+			}
+		}
+	sqlite3_finalize(st);
+	return STORE_OK;
+}
+
+long store_count_runs_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
+			   size_t nnames)
+{
+	sqlite3_stmt *st;
+	long n = 0;
+	if (store_prepare(s, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND +name = ?2 LIMIT 1", &st))
+		return 0;
+	for (size_t r = 0; r < nruns; r++) {
+		int has = 0;
+		for (size_t mi = 0; mi < nnames && !has; mi++) {
+			sqlite3_reset(st);
+			sqlite3_bind_int64(st, 1, runs[r]);
+			sqlite3_bind_text(st, 2, names[mi], -1, SQLITE_TRANSIENT);
+			has = sqlite3_step(st) == SQLITE_ROW;
+		}
+		n += has;
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* ---- connection settings for long reads ---- */
+
+int store_is_readonly(struct store *s)
+{
+	return sqlite3_db_readonly(store_conn(s), "main") == 1;
+}
+
+const char *store_file(struct store *s)
+{
+	const char *f = sqlite3_db_filename(store_conn(s), "main");
+	return f && *f ? f : NULL;
+}
+
+int store_read_cache(struct store *s, int mib)
+{
+	char *sql = gv_asprintf("PRAGMA cache_size = -%d; PRAGMA mmap_size = 1073741824", mib * 1024);
+	int rc = sqlite3_exec(store_conn(s), sql, NULL, NULL, NULL);
+	free(sql);
+	return rc == SQLITE_OK ? STORE_OK : store_fail(s, "enlarging the cache");
+}
+
+int store_read_begin(struct store *s)
+{
+	return sqlite3_get_autocommit(store_conn(s)) &&
+	       sqlite3_exec(store_conn(s), "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+}
+
+void store_read_end(struct store *s, int began)
+{
+	if (began && sqlite3_exec(store_conn(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		sqlite3_exec(store_conn(s), "ROLLBACK", NULL, NULL, NULL);
+}

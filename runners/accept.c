@@ -1,0 +1,153 @@
+/*
+ * accept.c - the acceptance gate as a library (accept.h): `gpuvet accept`
+ * (cmd_accept.c) and `gpuvet run --accept` (hooks.c) both call accept_run().
+ */
+#include "runners/accept.h"
+#include "runners/policy.h"
+#include "results/fpq.h"
+#include "results/store.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *jstr(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v ? v : "";
+}
+
+static void print_gpu(FILE *out, const json_t *item)
+{
+	json_int_t g = json_integer_value(json_object_get(item, "gpu"));
+	if (g < 0)
+		fputs("instance", out);
+	else
+		fprintf(out, "gpu %lld", (long long)g);
+}
+
+static void print_text(FILE *out, const json_t *fp, const json_t *res)
+{
+	const json_t *run = json_object_get(fp, "run");
+	const json_t *failed = json_object_get(res, "failed"), *unm = json_object_get(res, "unmeasurable");
+	const char *verdict = jstr(res, "verdict");
+	size_t i;
+	json_t *e;
+	fprintf(out, "run %lld (%.8s) %s: %s x%lld%s%s%s%s\npolicy %s (%s)\n",
+		(long long)json_integer_value(json_object_get(run, "id")), jstr(run, "uuid"), jstr(run, "hostname"),
+		*jstr(run, "gpu_model") ? jstr(run, "gpu_model") : "unknown gpu",
+		(long long)json_integer_value(json_object_get(run, "gpu_count")),
+		*jstr(run, "provider") ? ", " : "", jstr(run, "provider"), *jstr(run, "instance_type") ? " " : "",
+		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"));
+	if (!strcmp(verdict, "accept"))
+		fprintf(out, "ACCEPT: %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
+	else if (!strcmp(verdict, "reject"))
+		fprintf(out, "REJECT: %zu check(s) failed\n", json_array_size(failed));
+	else
+		fprintf(out, "CANNOT MEASURE: %zu requirement(s) not measured\n", json_array_size(unm));
+	json_array_foreach(failed, i, e) {
+		if (json_object_get(e, "flag")) {
+			fprintf(out, "  FAIL  flag %s (%s): %s\n        threshold: %s\n", jstr(e, "flag"), jstr(e, "severity"),
+				jstr(e, "message"), jstr(e, "source"));
+			if (*jstr(e, "remediation"))
+				fprintf(out, "        what to do: %s\n", jstr(e, "remediation"));
+		} else {
+			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
+			print_gpu(out, e);
+			fprintf(out, ") = %.4g %s, needs %s %.4g %s\n        threshold: %s\n",
+				json_number_value(json_object_get(e, "value")), jstr(e, "unit"), jstr(e, "op"),
+				json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "source"));
+		}
+	}
+	json_array_foreach(unm, i, e) {
+		if (json_object_get(e, "flag"))
+			fprintf(out, "  NOT MEASURED  flag %s: %s (policy line %lld)\n", jstr(e, "flag"), jstr(e, "reason"),
+				(long long)json_integer_value(json_object_get(e, "rule_line")));
+		else if (json_object_get(e, "metric")) {
+			fprintf(out, "  NOT MEASURED  %s (", jstr(e, "metric"));
+			print_gpu(out, e);
+			fprintf(out, "): %s (policy line %lld)\n", jstr(e, "reason"),
+				(long long)json_integer_value(json_object_get(e, "rule_line")));
+		} else
+			fprintf(out, "  NOT MEASURED  %s\n", jstr(e, "reason"));
+	}
+	json_array_foreach(json_object_get(res, "notes"), i, e)
+		fprintf(out, "  note: %s\n", json_string_value(e));
+	if (strcmp(verdict, "accept"))
+		fprintf(out, "  %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
+}
+
+/* Fingerprints of the other runs of the same SKU that were accepted, without their samples. */
+static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	json_t *fleet = json_array();
+	int scan = store_fleet_candidates(s, run_id, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
+					  fpq_run_str(fp, "instance_type"), &ids, &n) != 0;
+	if (scan && store_list_runs(s, &ids, &n)) {
+		gv_debug("fleet baseline unavailable: %s", store_errmsg(s));
+		return fleet;
+	}
+	gv_debug("fleet baseline: %zu candidate run(s)%s", n, scan ? " (full scan)" : "");
+	for (size_t i = 0; i < n; i++) {
+		json_t *o;
+		if (ids[i] == run_id || store_load_fingerprint(s, ids[i], &o))
+			continue;
+		if (policy_same_fleet(fp, o)) {
+			json_object_del(o, "samples");
+			json_array_append(fleet, o);
+		}
+		json_decref(o);
+	}
+	free(ids);
+	return fleet;
+}
+
+int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
+	       FILE *out)
+{
+	struct policy *p;
+	char err[512];
+	json_t *fp, *res, *fleet = NULL;
+	int rc = policy_load(policy_path, &p, err, sizeof err);
+	if (rc == -2) {
+		gv_err("cannot read policy '%s': %s", policy_path, err);
+		return GV_EXIT_USAGE;
+	}
+	if (rc) {
+		gv_err("policy '%s': %s", policy_path ? policy_path : "built-in", err);
+		return GV_EXIT_USAGE;
+	}
+	if (store_load_fingerprint(s, run_id, &fp)) {
+		gv_err("%s", store_errmsg(s));
+		policy_free(p);
+		return GV_EXIT_USAGE;
+	}
+	if (policy_needs_fleet(p))
+		fleet = load_fleet(s, run_id, fp);
+	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
+	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
+		"uuid", json_object_get(json_object_get(fp, "run"), "uuid"),
+		"hostname", json_object_get(json_object_get(fp, "run"), "hostname"),
+		"gpu_model", json_object_get(json_object_get(fp, "run"), "gpu_model"),
+		"gpu_count", json_object_get(json_object_get(fp, "run"), "gpu_count"),
+		"instance_type", json_object_get(json_object_get(fp, "run"), "instance_type")));
+	json_object_set_new(res, "exit_code", json_integer((int)v));
+	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	if (!detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail))
+		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
+	free(detail);
+	if (json) {
+		json_dumpf(res, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		fputc('\n', out);
+	} else {
+		json_object_set_new(json_object_get(fp, "run"), "id", json_integer(run_id));
+		print_text(out, fp, res);
+	}
+	json_decref(res);
+	json_decref(fleet);
+	json_decref(fp);
+	policy_free(p);
+	return (int)v;
+}

@@ -1,0 +1,11 @@
+/* prices_ready.c - see cli.h: the one place the shipped price catalogs are loaded. */
+#include "runners/cli.h"
+#include "pricing/catalog.h"
+#include "results/store.h"
+
+int gv_prices_ready(struct store *s, char *err, size_t errlen)
+{
+	if (store_is_readonly(s))
+		return 0;
+	return catalog_ensure_shipped(store_db(s), 0, NULL, err, errlen);
+}

@@ -1,0 +1,134 @@
+"""The folders' layer order and the one owner of stored data (README "Folders and layers").
+
+Layers, bottom up: common, then benches and results (peers: neither uses the
+other), then pricing, then reports, then runners on top.  A file may include,
+and its object may call, only its own folder and the layers below it.
+
+Two checks read the code:
+  - every #include "folder/file.h" of every source and header;
+  - every undefined symbol of every object file in build/obj/<folder>/ (nm),
+    against the folder whose objects define it.  The include check sees what
+    a file asks for, the symbol check what it really calls (a prototype
+    written by hand instead of an include would pass the first, not the
+    second).
+A third reads for SQL: only the store (results/store*.c) and the price
+catalog (pricing/catalog*.c) talk to SQLite.
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RANK = {"common": 0, "benches": 1, "results": 1, "pricing": 2, "reports": 3, "runners": 4}
+SOURCE_EXT = {".c", ".h", ".cu", ".cuh"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
+
+# SQL may live only here (the store, the price catalog).
+SQL_OWNERS = [re.compile(r"results/store[a-z_]*\.c$"), re.compile(r"results/store_int\.h$"),
+              re.compile(r"pricing/catalog[a-z_]*\.c$")]
+SQL_MARKERS = [
+    re.compile(r"\bsqlite3_[a-z_0-9]+\s*\("),
+    re.compile(r"#\s*include\s*<sqlite3\.h>"),
+    re.compile(r'"[^"\n]*\b(SELECT\b[^"\n]*|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|'
+               r'CREATE\s+(TABLE|INDEX|TEMP)|PRAGMA\s+\w+|BEGIN\s+IMMEDIATE|COMMIT\b)'),
+]
+
+
+def sources():
+    for folder in RANK:
+        for p in sorted((ROOT / folder).glob("*")):
+            if p.suffix in SOURCE_EXT and p.is_file():
+                yield p
+
+
+def allowed(frm, to):
+    """May folder frm use folder to?"""
+    return frm == to or RANK[to] < RANK[frm]
+
+
+def include_violations(files):
+    """files: iterable of (relative path, text). Returns 'path: includes x' lines."""
+    out = []
+    for rel, text in files:
+        frm = rel.split("/")[0]
+        for m in INCLUDE.finditer(text):
+            to = m.group(1)
+            if to in RANK and not allowed(frm, to):
+                out.append(f"{rel}: includes {m.group(0).strip()} ({frm} may not use {to})")
+    return out
+
+
+def sql_violations(files):
+    out = []
+    for rel, text in files:
+        if any(o.search(rel) for o in SQL_OWNERS):
+            continue
+        for mk in SQL_MARKERS:
+            m = mk.search(text)
+            if m:
+                line = text.count("\n", 0, m.start()) + 1
+                out.append(f"{rel}:{line}: {m.group(0)[:60]}")
+                break
+    return out
+
+
+def read_all():
+    return [(str(p.relative_to(ROOT)), p.read_text(errors="replace")) for p in sources()]
+
+
+def test_checks_can_fail():
+    # the checkers themselves: a planted upward include and a planted query are caught
+    planted = [("results/x.c", '#include "reports/html.h"\n'), ("benches/y.c", '#include "results/store.h"\n'),
+               ("reports/z.c", '#include "results/store.h"\n#include "common/util.h"\n')]
+    assert len(include_violations(planted)) == 2
+    q = [("reports/q.c", 'static const char *q = "SELECT id FROM runs";\n'),
+         ("runners/r.c", "x = sqlite3_step(st);\n"), ("results/store_read.c", "sqlite3_step(st);\n"),
+         ("benches/objstore.c", 'method = "DELETE"; /* HTTP */\n')]
+    assert [v.split(":")[0] for v in sql_violations(q)] == ["reports/q.c", "runners/r.c"]
+
+
+def test_no_include_reaches_up():
+    v = include_violations(read_all())
+    assert not v, "includes from a lower layer to a higher one:\n" + "\n".join(v)
+
+
+def test_no_sql_outside_store_and_catalog():
+    v = sql_violations(read_all())
+    assert not v, "SQL outside results/store*.c and pricing/catalog*.c:\n" + "\n".join(v)
+
+
+def obj_dir():
+    tests = os.environ.get("GPUVET_TEST_DIR")
+    return (Path(tests).parent if tests else ROOT / "build") / "obj"
+
+
+def nm(path, defined):
+    args = ["nm", "-P", "--defined-only" if defined else "--undefined-only", str(path)]
+    if defined:
+        args.insert(2, "-g")
+    p = subprocess.run(args, capture_output=True, text=True, check=True)
+    return [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
+
+
+def test_no_call_reaches_up():
+    if not shutil.which("nm"):
+        pytest.fail("nm (binutils) is needed to read the objects' symbols")
+    objs = {f: sorted((obj_dir() / f).glob("*.o")) for f in RANK}
+    assert objs["common"] and objs["runners"], f"no objects under {obj_dir()}: build first (make all)"
+    owner = {}
+    for folder, files in objs.items():
+        for o in files:
+            for sym in nm(o, True):
+                owner.setdefault(sym, folder)
+    bad = []
+    for folder, files in objs.items():
+        for o in files:
+            for sym in nm(o, False):
+                to = owner.get(sym)
+                if to and not allowed(folder, to):
+                    bad.append(f"{folder}/{o.name}: calls {sym} from {to}")
+    assert not bad, "calls from a lower layer to a higher one:\n" + "\n".join(bad)
