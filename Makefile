@@ -38,7 +38,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid \
-             -lyaml -lcudart_static -lstdc++ -ldl -lrt -lm
+             -lyaml -lturbojpeg -lcudart_static -lstdc++ -ldl -lrt -lm
 
 # `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
 # rank per GPU under mpirun.  Rebuild from clean when switching (make clean).
@@ -57,7 +57,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
 APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev \
-             libhwloc-dev hwloc uuid-dev fio pkg-config python3 python3-pip
+             libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev
 PIP_TEST  := pytest moto[server] pyyaml kubernetes-validate
@@ -88,6 +88,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 # the shipped price catalogs are embedded with .incbin (pricing/catalog_data.c)
 $(BUILD)/obj/pricing/catalog_data.o: $(wildcard pricing/catalog/*.csv)
+# the host bench's decode set is embedded the same way (benches/host_jpeg/README.md)
+$(BUILD)/obj/benches/host.o: $(wildcard benches/host_jpeg/*.jpg)
 
 # ---- set-up on a fresh machine ----
 # Installs only what is missing; apt-get needs root (or sudo).

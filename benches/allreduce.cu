@@ -373,6 +373,21 @@ fail:
 	return BENCH_FAIL;
 }
 
+#define R METRIC_RANKABLE
+#define G METRIC_PER_GPU
+#define L METRIC_LOWER_IS_BETTER
+
+/* The metrics this bench reports (struct metric_info, benches/bench.h). */
+static const struct metric_info allreduce_metrics[] = {
+	{ "allreduce.busbw.gbps", "GB/s", "all-reduce busbw", R | G, METRIC_PEAK_NVLINK },
+	{ "allreduce.algbw.gbps", "GB/s", "all-reduce algbw", R | G, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
+#undef R
+#undef G
+#undef L
+
 extern "C" const struct bench bench_allreduce = {
 	.name = "allreduce",
 	.summary = "NCCL all-reduce algbw/busbw over all local GPUs (multi-node with MPI=1)",
@@ -380,4 +395,5 @@ extern "C" const struct bench bench_allreduce = {
 	.deadline_s = allreduce_deadline,
 	.probe = allreduce_probe,
 	.run = allreduce_run,
+	.metrics = allreduce_metrics,
 };

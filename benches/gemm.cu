@@ -468,6 +468,24 @@ fail:
 	return rc;
 }
 
+#define R METRIC_RANKABLE
+#define G METRIC_PER_GPU
+#define L METRIC_LOWER_IS_BETTER
+
+/* The metrics this bench reports (struct metric_info, benches/bench.h). */
+static const struct metric_info gemm_metrics[] = {
+	{ "gemm.*.tflops", "TFLOP/s", "GEMM", R, METRIC_PEAK_GEMM },
+	/* standard/full: the shape search's best shape, steady state (not a peak-rule figure: another shape) */
+	{ "gemm.*.best_shape.tflops", "TFLOP/s", "GEMM best shape", R, METRIC_PEAK_NONE },
+	/* added by the harness from the reference table (runners/run.c) */
+	{ "gemm.*.pct_of_peak", "%", "GEMM % of peak", 0, METRIC_PEAK_PERCENT },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
+#undef R
+#undef G
+#undef L
+
 extern "C" const struct bench bench_gemm = {
 	.name = "gemm",
 	.summary = "cuBLASLt GEMM FP32/TF32/FP16/BF16/FP8 TFLOP/s, every GPU at once and each alone",
@@ -475,4 +493,5 @@ extern "C" const struct bench bench_gemm = {
 	.deadline_s = gemm_deadline,
 	.probe = gemm_probe,
 	.run = gemm_run,
+	.metrics = gemm_metrics,
 };

@@ -248,6 +248,20 @@ out:
 	return rc;
 }
 
+#define R METRIC_RANKABLE
+#define G METRIC_PER_GPU
+#define L METRIC_LOWER_IS_BETTER
+
+/* The metrics this bench reports (struct metric_info, benches/bench.h). */
+static const struct metric_info ingest_metrics[] = {
+	{ "ingest.gbps", "GB/s", "file to GPU", R, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
+#undef R
+#undef G
+#undef L
+
 extern "C" const struct bench bench_ingest = {
 	.name = "ingest",
 	.summary = "file -> O_DIRECT -> pinned buffers -> GPU pipeline GB/s (what a data loader can feed)",
@@ -255,4 +269,5 @@ extern "C" const struct bench bench_ingest = {
 	.deadline_s = ingest_deadline,
 	.probe = ingest_probe,
 	.run = ingest_run,
+	.metrics = ingest_metrics,
 };

@@ -30,6 +30,7 @@
  * flight (an idle link may train down to save power).
  */
 #include "benches/gpu_common.cuh"
+#include "common/stats.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -174,20 +175,6 @@ static void mc_free(struct mc *m)
 	if (m->s1) cudaStreamDestroy(m->s1);
 	if (m->s2) cudaStreamDestroy(m->s2);
 	gv_gate_free(&m->gate);
-}
-
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, int n)
-{
-	if (n <= 0)
-		return 0;
-	qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define MC_MAX_GPUS 64
@@ -398,7 +385,7 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 					if (mc_batch(&m, r, b, copies, 0, &v[i], err))
 						goto fail;
 			}
-			g = median_of(v, nb);
+			g = gv_median_inplace(v, (size_t)nb);
 			snprintf(series, sizeof series, "%s", r_metric[r]);
 			bench_sample(ctx, series, dev, (double)b, g);
 			if (last) {
@@ -473,7 +460,7 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		for (int d = 0; d < n; d++)
 			v[d] = res[d].gbps[r];
 		snprintf(params, sizeof params, "{\"bytes\":%zu,\"gpus\":%d,\"aggregate\":\"median\"}", headline, n);
-		bench_metric(ctx, r_metric[r], -1, median_of(v, n), "GB/s", params);
+		bench_metric(ctx, r_metric[r], -1, gv_median_inplace(v, (size_t)n), "GB/s", params);
 	}
 	{
 		double v[MC_MAX_GPUS];
@@ -483,7 +470,7 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 				v[c++] = pct[d];
 		if (c) {
 			snprintf(params, sizeof params, "{\"gpus\":%d,\"aggregate\":\"median\"}", c);
-			bench_metric(ctx, "memcpy.h2d.pct_of_link", -1, median_of(v, c), "%", params);
+			bench_metric(ctx, "memcpy.h2d.pct_of_link", -1, gv_median_inplace(v, (size_t)c), "%", params);
 		}
 	}
 	snprintf(params, sizeof params, "{\"profile\":\"%s\",\"max_bytes\":%zu,\"gpus\":%d,\"gbps\":\"1e9 bytes/s\"}",
@@ -492,6 +479,27 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return BENCH_OK;
 }
 
+#define R METRIC_RANKABLE
+#define G METRIC_PER_GPU
+#define L METRIC_LOWER_IS_BETTER
+
+/* The metrics this bench reports (struct metric_info, benches/bench.h). */
+static const struct metric_info memcpy_metrics[] = {
+	{ "memcpy.h2d.pinned.gbps", "GB/s", "H2D pinned", R | G, METRIC_PEAK_PCIE },
+	{ "memcpy.d2h.pinned.gbps", "GB/s", "D2H pinned", R | G, METRIC_PEAK_PCIE },
+	{ "memcpy.bidir.pinned.gbps", "GB/s", "bidirectional pinned", R | G, METRIC_PEAK_PCIE_BIDIR },
+	{ "memcpy.h2d.pageable.gbps", "GB/s", "H2D pageable", R | G, METRIC_PEAK_PCIE },
+	{ "memcpy.d2h.pageable.gbps", "GB/s", "D2H pageable", R | G, METRIC_PEAK_PCIE },
+	{ "memcpy.bidir.pageable.gbps", "GB/s", "bidirectional pageable", R | G, METRIC_PEAK_PCIE_BIDIR },
+	{ "memcpy.d2d.gbps", "GB/s", "device to device", R | G, METRIC_PEAK_NONE },
+	{ "memcpy.h2d.pct_of_link", "%", "H2D % of link", G, METRIC_PEAK_PERCENT },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
+#undef R
+#undef G
+#undef L
+
 extern "C" const struct bench bench_memcpy = {
 	.name = "memcpy",
 	.summary = "host<->device copy GB/s, pinned and pageable, bidirectional, D2D; % of the PCIe link",
@@ -499,4 +507,5 @@ extern "C" const struct bench bench_memcpy = {
 	.deadline_s = memcpy_deadline,
 	.probe = memcpy_probe,
 	.run = memcpy_run,
+	.metrics = memcpy_metrics,
 };

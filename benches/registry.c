@@ -17,6 +17,7 @@ extern const struct bench bench_nvme;
 extern const struct bench bench_objstore;
 extern const struct bench bench_ingest;
 extern const struct bench bench_soak;
+extern const struct bench bench_host;
 extern const struct bench bench_null;
 
 const struct bench *const bench_registry[] = {
@@ -26,19 +27,17 @@ const struct bench *const bench_registry[] = {
 	&bench_nvme,
 	&bench_objstore,
 	&bench_ingest,
+	&bench_host,
 	&bench_soak,
 	&bench_null,
 	NULL,
 };
 
-/* benches/gpu_metrics.c: the GPU benches' rows until their .cu files carry them */
-const struct metric_info *gpu_bench_metrics(const char *bench);
 
 const struct metric_info *bench_metrics(const struct bench *b)
 {
 	static const struct metric_info none[] = { { NULL, NULL, NULL, 0, METRIC_PEAK_NONE } };
-	const struct metric_info *m = b->metrics ? b->metrics : gpu_bench_metrics(b->name);
-	return m ? m : none;
+	return b->metrics ? b->metrics : none;
 }
 
 int metric_name_matches(const char *pattern, const char *name)

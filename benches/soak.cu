@@ -529,6 +529,26 @@ static int soak_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return rc;
 }
 
+#define R METRIC_RANKABLE
+#define G METRIC_PER_GPU
+#define L METRIC_LOWER_IS_BETTER
+
+/* The metrics this bench reports (struct metric_info, benches/bench.h). */
+static const struct metric_info soak_metric_rows[] = {
+	{ "soak.tflops.first_min", "TFLOP/s", "soak first minute", R, METRIC_PEAK_NONE },
+	{ "soak.tflops.last_min", "TFLOP/s", "soak last minute", R, METRIC_PEAK_NONE },
+	{ "soak.sm_clock.drop_pct", "%", "SM clock drop", L, METRIC_PEAK_NONE },
+	{ "soak.throttle_s", "s", "throttled time", L, METRIC_PEAK_NONE },
+	{ "soak.xid.count", "count", "Xid errors", L, METRIC_PEAK_NONE },
+	{ "soak.foreign_procs.count", "count", "foreign processes", L, METRIC_PEAK_NONE },
+	{ "soak.sdc.mismatches", "count", "GEMM results differing from the first", L, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
+#undef R
+#undef G
+#undef L
+
 extern "C" const struct bench bench_soak = {
 	.name = "soak",
 	.summary = "sustained tensor GEMM on every GPU with NVML clocks, power, throttle, XID sampled each second",
@@ -536,4 +556,5 @@ extern "C" const struct bench bench_soak = {
 	.deadline_s = soak_deadline,
 	.probe = soak_probe,
 	.run = soak_run,
+	.metrics = soak_metric_rows,
 };

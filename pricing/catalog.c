@@ -180,18 +180,15 @@ struct catalog_parser {
 
 void catalog_parser_fail(struct catalog_parser *p, long line, const char *fmt, ...)
 {
-	char msg[320];
+	char where[320];
 	va_list ap;
-	if (p->failed)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	p->failed = 1;
 	if (line > 0)
-		snprintf(p->err, sizeof p->err, "catalog '%s' line %ld: %s", p->name, line, msg);
+		snprintf(where, sizeof where, "catalog '%s' line %ld", p->name, line);
 	else
-		snprintf(p->err, sizeof p->err, "catalog '%s': %s", p->name, msg);
+		snprintf(where, sizeof where, "catalog '%s'", p->name);
+	va_start(ap, fmt);
+	csvrows_first_error(&p->failed, p->err, sizeof p->err, where, fmt, ap);
+	va_end(ap);
 }
 
 /* Copies a field trimmed of surrounding blanks; rejects control bytes and overlong text. */

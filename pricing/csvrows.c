@@ -678,3 +678,13 @@ int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed, ch
 		snprintf(err, errlen, "%s %s", what, csvrows_error(r));
 	return -1;
 }
+
+void csvrows_first_error(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+{
+	char msg[384];
+	if (*failed)
+		return;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	*failed = 1;
+	snprintf(err, errlen, "%s: %s", where, msg);
+}

@@ -18,6 +18,7 @@
 #ifndef GPUVET_CSVROWS_H
 #define GPUVET_CSVROWS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define CSVROWS_MAX_RECORD (1u << 20)  /* bytes in one record (line or quoted multi-line) */
@@ -71,6 +72,12 @@ int csvrows_step(struct csvrows *r, const void *buf, size_t len, int *failed, ch
 /* "line N: what" of the first error (no file name). */
 const char *csvrows_error(const struct csvrows *r);
 void csvrows_set_error(struct csvrows *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/*
+ * A parser's first error, kept: unless *failed, sets it and writes "WHERE: message"
+ * (fmt and ap) into err.  The catalog and the AWS parsers word their errors through it.
+ */
+void csvrows_first_error(int *failed, char *err, size_t errlen, const char *where, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 
 /* Physical lines seen, records delivered, lines skipped by the prefilter, bytes fed. */
 long csvrows_lines(const struct csvrows *r);

@@ -97,23 +97,26 @@ struct aws_parser {
 static void afail(struct aws_parser *p, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void afail(struct aws_parser *p, long line, const char *fmt, ...)
 {
-	char msg[384];
+	char where[64];
 	va_list ap;
-	if (p->failed)
-		return;
+	snprintf(where, sizeof where, "aws price list line %ld", line);
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	csvrows_first_error(&p->failed, p->err, sizeof p->err, where, fmt, ap);
 	va_end(ap);
-	p->failed = 1;
-	snprintf(p->err, sizeof p->err, "aws price list line %ld: %s", line, msg);
 }
 
 static int eq(const char *a, const char *b) { return !strcmp(a, b); }
 
-/* "col must equal want" when the column exists */
-static int col_is(struct aws_parser *p, char **f, enum acol c, const char *want)
+/* Field i is exactly want, byte for byte: a NUL inside the field is a difference, as in the prefilter. */
+static int field_is(char **f, const size_t *lens, int i, const char *want)
 {
-	return p->map[c] < 0 || eq(f[p->map[c]], want);
+	return lens[i] == strlen(want) && !memcmp(f[i], want, lens[i]);
+}
+
+/* "col must equal want" when the column exists */
+static int col_is(struct aws_parser *p, char **f, const size_t *lens, enum acol c, const char *want)
+{
+	return p->map[c] < 0 || field_is(f, lens, p->map[c], want);
 }
 
 static double leading_number(const char *s)
@@ -176,7 +179,6 @@ static int header(struct aws_parser *p, char **f, size_t n, long line)
 static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 {
 	struct aws_parser *p = ud;
-	(void)lens;
 	if (p->failed)
 		return -1;
 	if (!p->have_header) {
@@ -200,10 +202,10 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 		      p->nheader, n);
 		return -1;
 	}
-	if (!eq(f[p->map[A_TERMTYPE]], "OnDemand") || !eq(f[p->map[A_OS]], "Linux") ||
-	    !eq(f[p->map[A_TENANCY]], "Shared") || !col_is(p, f, A_PREINST, "NA") ||
-	    !col_is(p, f, A_CAPSTATUS, "Used") || !col_is(p, f, A_LICENSE, "No License required") ||
-	    !col_is(p, f, A_PRODFAMILY, "Compute Instance") || !col_is(p, f, A_IFAMILY, "GPU instance"))
+	if (!field_is(f, lens, p->map[A_TERMTYPE], "OnDemand") || !field_is(f, lens, p->map[A_OS], "Linux") ||
+	    !field_is(f, lens, p->map[A_TENANCY], "Shared") || !col_is(p, f, lens, A_PREINST, "NA") ||
+	    !col_is(p, f, lens, A_CAPSTATUS, "Used") || !col_is(p, f, lens, A_LICENSE, "No License required") ||
+	    !col_is(p, f, lens, A_PRODFAMILY, "Compute Instance") || !col_is(p, f, lens, A_IFAMILY, "GPU instance"))
 		return 0;
 	const char *itype = f[p->map[A_ITYPE]];
 	const char *gpu = aws_gpu_family(itype, NULL);

@@ -26,6 +26,7 @@
 const char *const report_head[N_HEAD] = {
 	"gemm.bf16.tflops", "gemm.fp16.tflops", "memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps",
 	"nvme.seqread.gbps", "soak.tflops.last_min", "soak.sm_clock.drop_pct",
+	"host.decode.images_per_s_per_gpu", "host.membw.triad.gbps", "host.staging.shm.gbps",
 };
 
 /* ---- small helpers ---- */

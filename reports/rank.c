@@ -34,7 +34,7 @@
  *             estimated.
  *
  * Only throughput metrics (METRIC_RANKABLE in the rows each bench declares:
- * .tflops, .gbps, .kiops) are ranked per dollar: a latency or an error
+ * .tflops, .gbps, .kiops, .images_per_s) are ranked per dollar: a latency or an error
  * count per dollar means nothing.  Which are per GPU (METRIC_PER_GPU) comes
  * from the same rows.
  */
@@ -394,7 +394,7 @@ static int check_request(const char *metric, const char *market, const char *per
 		return -1;
 	}
 	if (!composite && !rankable(metric)) {
-		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops): "
+		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops, .images_per_s): "
 				      "ranking it per dollar means nothing", metric);
 		return -1;
 	}

@@ -15,7 +15,7 @@
 struct store;
 
 /* Headline metrics of the runs table (html.c). */
-#define N_HEAD 7
+#define N_HEAD 10
 extern const char *const report_head[N_HEAD];
 
 /* One run reduced to what the summary, runs table and detail selection need. */

@@ -249,6 +249,7 @@ static struct store *rank_conn(const char *path)
 /* Metrics ranked per dollar besides rank's default, when some run has them. */
 static const char *const RANK_MORE[] = {
 	"memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps", "nvme.seqread.gbps", "soak.tflops.last_min",
+	"host.membw.triad.gbps",
 };
 
 static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,

@@ -183,6 +183,11 @@ void export_prom_name(const char *metric, char *out, size_t outlen, double *fact
 	k = (size_t)snprintf(out, outlen, "gpuvet");
 	for (size_t i = 0; i < nt && k < outlen; i++) {
 		const char *t = tok[i];
+		/* a rate's denominator ("images_per_s"): already per base unit, named in full */
+		if (i > 0 && !strcmp(tok[i - 1], "per") && !strcmp(t, "s")) {
+			k += (size_t)snprintf(out + k, outlen - k, "_second");
+			continue;
+		}
 		for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
 			if (!strcmp(t, units[u].abbr)) {
 				if (i == nt - 1) {

@@ -24,7 +24,7 @@ static void usage(FILE *f)
 		"value is the median over the runs of the type, with the run count and the flags\n"
 		"the runs raised.\n\n"
 		"  --metric NAME  a throughput metric (default gemm.bf16.tflops; any .tflops,\n"
-		"                 .gbps or .kiops metric), or a composite score:\n"
+		"                 .gbps, .kiops or .images_per_s metric), or a composite score:\n"
 		"                   score.training  gemm.bf16.tflops + allreduce.busbw.gbps\n"
 		"                   score.data      nvme.seqread/seqwrite.gbps, nvme.randread.kiops,\n"
 		"                                   objstore.get/put.gbps\n"

@@ -30,7 +30,7 @@ const char *const flags_codes[] = {
 	"THROTTLE_THERMAL", "THROTTLE_POWER", "THROTTLE_HW", "CLOCK_DECAY", "PERF_DECAY",
 	"CONTENTION", "VGPU", "MIG", "PCIE_DOWNGRADE", "ECC_ERRORS", "ROW_REMAP_PENDING",
 	"XID", "CPU_STEAL", "BELOW_REFERENCE", "DATA_CORRUPTION", "NODE_OUTLIER", "ECC_DISABLED",
-	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH",
+	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH", "HOST_STARVED",
 	NULL,  /* new codes go above, with a row in remedies[] below */
 };
 
@@ -79,6 +79,8 @@ static const struct {
 	  "ask the provider to flash one vbios version on %s" },
 	{ "NODE_OUTLIER", "rerun; if %s still trails the others, ask the provider to check or replace it",
 	  "drain the node and ask the provider to check or replace %s: it trails the node's other gpus" },
+	{ "HOST_STARVED", "the host cannot feed %s: stage data in /dev/shm or on local nvme, decode on the gpu (DALI, nvJPEG), or rent a type with more cores or memory bandwidth per gpu",
+	  "the host cannot feed %s: stage data in /dev/shm or on local nvme, decode on the gpu (DALI, nvJPEG), or rent a type with more cores or memory bandwidth per gpu" },
 };
 
 const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len)
@@ -1185,6 +1187,7 @@ json_t *flags_compute(const json_t *fp)
 	below_reference_flags(fp, out);
 	node_outlier_flags(fp, out);
 	sdc_flags(fp, ngpu, out);
+	flags_host_starved(fp, out);
 	json_t *f;
 	size_t i;
 	json_array_foreach(out, i, f) {
@@ -1273,6 +1276,11 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 		if (any_metric(fp, "gemm.", ".pct_of_peak") || any_metric(fp, "memcpy.", ".pct_of_link"))
 			return 1;
 		*why = "needs gemm or memcpy metrics relative to the model's reference";
+	} else if (!strcmp(code, "HOST_STARVED")) {
+		if ((any_metric(fp, "host.decode.images_per_s", "") || any_metric(fp, "host.membw.triad.gbps", "")) &&
+		    fpq_gpu_count(fp) > 0 && flags_host_need_ips(fpq_gpu_ref(fp)) > 0)
+			return 1;
+		*why = "needs the host bench and gpus of a model in the reference table";
 	} else {  /* ECC_ERRORS, ROW_REMAP_PENDING, VGPU, MIG: the inventory's GPUs */
 		if (json_array_size(fpq_gpus(fp)))
 			return 1;

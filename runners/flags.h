@@ -48,6 +48,14 @@
 /* ---- host ---- */
 #define FLAG_STEAL_WARN_PCT        5.0
 #define FLAG_STEAL_CRIT_PCT        20.0
+/*
+ * HOST_STARVED (runners/flags_host.c): images/s one GPU trains ResNet-50 v1.5 at with AMP, per
+ * A100 80GB (NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets/README.md: 15977 img/s on
+ * a DGX A100, 8 GPUs), scaled to other models; and the host memory traffic of one image in a
+ * CPU loader (torchvision ImageNet pipeline, README "Flags" itemises it).
+ */
+#define FLAG_HOST_RN50_A100_IPS    1997.0
+#define FLAG_HOST_BYTES_PER_IMAGE  7.1e6
 /* ---- hardware health ---- */
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
 #define FLAG_XID_RECENT_S          86400.0 /* a hardware XID logged since boot less than a day ago: critical */
@@ -72,6 +80,11 @@ json_t *flags_compute(const json_t *fingerprint);
  */
 int flags_measurable(const json_t *fingerprint, const char *code, const char **why);
 
+struct gpu_ref;
+/* Images/s a GPU of this model consumes training ResNet-50 (flags_host.c); -1 when unknown. */
+double flags_host_need_ips(const struct gpu_ref *ref);
+/* Appends HOST_STARVED to out when decode or memory bandwidth per GPU falls short. */
+void flags_host_starved(const json_t *fingerprint, json_t *out);
 /*
  * The one-line remediation of a flag (code, severity, evidence.gpu), e.g.
  * "drain the node and ask the provider to replace gpu 3"; never NULL.

@@ -115,6 +115,10 @@ def test_units_and_reserved_suffixes_are_prometheus_clean(gpuvet, tmp_path):
         {"bench": "objstore", "name": "objstore.ttfb.p50_ms", "gpu": -1, "value": 12.5, "unit": "ms", "params": {}},
         {"bench": "soak", "name": "soak.throttle_s", "gpu": -1, "value": 3.0, "unit": "s", "params": {}},
         {"bench": "objstore", "name": "objstore.errors.total", "gpu": -1, "value": 0, "unit": "count", "params": {}},
+        {"bench": "host", "name": "host.decode.images_per_s", "gpu": -1, "value": 1200.0, "unit": "images/s",
+         "params": {}},
+        {"bench": "host", "name": "host.decode.images_per_s_per_gpu", "gpu": -1, "value": 150.0,
+         "unit": "images/s", "params": {}},
     ]
     imp(gpuvet, tmp_path, fp)
     text = export(gpuvet)
@@ -126,6 +130,9 @@ def test_units_and_reserved_suffixes_are_prometheus_clean(gpuvet, tmp_path):
     assert get(s, "gpuvet_soak_throttle_seconds", host=host) == 3.0
     assert get(s, "gpuvet_soak_xid", host=host, gpu="0") == 0           # soak.xid.count
     assert get(s, "gpuvet_objstore_errors_all", host=host) == 0
+    # a rate's "per s" is a denominator, not a duration to convert
+    assert get(s, "gpuvet_host_decode_images_per_second", host=host) == 1200.0
+    assert get(s, "gpuvet_host_decode_images_per_second_per_gpu", host=host) == 150.0
     assert "_count{" not in text and "_total{" not in text
 
 

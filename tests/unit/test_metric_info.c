@@ -54,4 +54,17 @@ static void test_labels(void)
 	CHECK_STR(metric_label("no.such.metric", buf, sizeof buf), "no.such.metric");
 }
 
-TEST_MAIN(T(test_patterns), T(test_rows), T(test_labels))
+/* the GPU benches declare their rows in their own .cu files: gemm's headline and its search result */
+static void test_gpu_rows_in_their_benches(void)
+{
+	const struct metric_info *h = metric_info_find("gemm.fp8.tflops");
+	const struct metric_info *b = metric_info_find("gemm.bf16.best_shape.tflops");
+	CHECK(h && b && h != b);
+	CHECK(b && !strcmp(b->unit, "TFLOP/s") && (b->flags & METRIC_RANKABLE) && b->peak == METRIC_PEAK_NONE);
+	CHECK(h && h->peak == METRIC_PEAK_GEMM);
+	CHECK(metric_info_find("soak.sdc.mismatches") != NULL);
+	CHECK(metric_info_find("gemm.bf16.best_shape.gbps") == NULL);
+	CHECK(bench_metrics(bench_find("memcpy"))[0].name != NULL);
+}
+
+TEST_MAIN(T(test_patterns), T(test_rows), T(test_labels), T(test_gpu_rows_in_their_benches))

@@ -224,5 +224,50 @@ static void test_refusals(void)
 	teardown(s);
 }
 
-TEST_MAIN(T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
+/* The host bench's rates rank per dollar too; a *_per_gpu rate is not divided again by --per gpu. */
+static void host_run(struct store *s, const char *itype, int gpus, double ips, double ips_per_gpu)
+{
+	struct run_info ri = { .profile = "quick", .gpuvet_version = GPUVET_VERSION, .hostname = "test",
+			       .provider = "test", .instance_type = itype, .region = "us-east-1", .gpu_count = gpus };
+	int64_t id = -1;
+	CHECK(store_begin_run(s, &ri, &id) == STORE_OK);
+	CHECK(store_bench_begin(s, id, "host") == STORE_OK);
+	CHECK(store_put_metric(s, id, "host", "host.decode.images_per_s", -1, ips, "images/s", NULL) == STORE_OK);
+	CHECK(store_put_metric(s, id, "host", "host.decode.images_per_s_per_gpu", -1, ips_per_gpu, "images/s",
+			       NULL) == STORE_OK);
+	CHECK(store_bench_end(s, id, "host", "ok", NULL, 1.0, NULL) == STORE_OK);
+	CHECK(store_finish_run(s, id, "complete") == STORE_OK);
+}
+
+static void test_host_rates(void)
+{
+	struct store *s = setup();
+	char err[512];
+	json_t *r = NULL;
+	host_run(s, "big", 8, 16000, 2000);    /* 10 USD/h, 8 GPUs */
+	host_run(s, "small", 1, 1500, 1500);   /* 1 USD/h, 1 GPU */
+	struct rank_opts o = { .metric = "host.decode.images_per_s" };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	if (r) {
+		CHECK_STR(json_string_value(json_object_get(r, "unit")), "images/s");
+		json_t *first = json_array_get(json_object_get(r, "rows"), 0);
+		CHECK_STR(json_string_value(json_object_get(first, "instance_type")), "big");
+		CHECK_NEAR(num(first, "value_per_dollar"), 16000 / 10.0, 1e-9);
+		CHECK_NEAR(num(row_of(r, "small"), "value_per_dollar"), 1500, 1e-9);
+		json_decref(r);
+	}
+	o = (struct rank_opts){ .metric = "host.decode.images_per_s_per_gpu", .per = "gpu" };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	if (r) {
+		json_t *big = row_of(r, "big");
+		CHECK_NEAR(num(big, "value"), 2000, 1e-9);                 /* kept, not / 8 */
+		CHECK_NEAR(num(big, "value_per_dollar"), 2000 / 1.25, 1e-9);
+		CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(r, "rows"), 0),
+							    "instance_type")), "big");
+		json_decref(r);
+	}
+	teardown(s);
+}
+
+TEST_MAIN(T(test_host_rates), T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
 	  T(test_estimates_are_marked), T(test_refusals))
