@@ -1,2 +1,0 @@
-build-dev/obj/benches/null.o: benches/null.c benches/bench.h
-benches/bench.h:

@@ -1,1 +1,0 @@
-build-dev/obj/runners/policy_default.o: runners/policy_default.c

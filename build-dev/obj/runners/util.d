@@ -1,2 +1,0 @@
-build-dev/obj/runners/util.o: runners/util.c runners/util.h
-runners/util.h:
