@@ -55,10 +55,19 @@ int metric_name_matches(const char *pattern, const char *name)
 	return 1;
 }
 
+/* What the harness adds to every run (runners/run.c), beside the benches' own rows. */
+static const struct metric_info harness_metrics[] = {
+	{ "host.cpu_steal.pct", "%", "CPU steal", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
+	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
+};
+
 const struct metric_info *metric_info_find(const char *name)
 {
 	if (!name)
 		return NULL;
+	for (const struct metric_info *m = harness_metrics; m->name; m++)
+		if (metric_name_matches(m->name, name))
+			return m;
 	for (const struct bench *const *b = bench_registry; *b; b++)
 		for (const struct metric_info *m = bench_metrics(*b); m->name; m++)
 			if (metric_name_matches(m->name, name))

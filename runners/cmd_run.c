@@ -231,10 +231,24 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	free(sel);
 	rc = GV_EXIT_OK;
 
-	/* flags from the stored fingerprint; then report and gate */
+	/*
+	 * flags from the stored fingerprint, then the gate, then what is written: the JSON, the
+	 * summary and the report all carry the verdict of this run.  The verdict's text is kept
+	 * and printed after the summary (with --json on stderr, so stdout stays one document).
+	 */
 	json_t *flags = hooks_after_run(s, run_id), *fp;
+	char *vtext = NULL;
+	size_t vlen = 0;
+	int arc = -1;
+	if (a.accept && !interrupted) {
+		FILE *mem = open_memstream(&vtext, &vlen);
+		arc = hooks_accept(s, run_id, a.accept_policy, flags, mem ? mem : a.json ? stderr : stdout);
+		if (mem)
+			fclose(mem);
+	}
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("%s", store_errmsg(s));
+		free(vtext);
 		json_decref(flags);
 		store_close(s);
 		return GV_EXIT_USAGE;
@@ -245,20 +259,19 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	} else if (!gv_quiet) {
 		summary_print(fp, stdout);
 	}
-	fflush(stdout);
 	json_decref(fp);
+	if (vtext)
+		fputs(vtext, a.json ? stderr : stdout);
+	free(vtext);
+	fflush(stdout);
 	if (interrupted) {
 		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
 		rc = GV_EXIT_USAGE;
 	}
 	if (a.report && hooks_report(s, run_id, a.report))
 		rc = GV_EXIT_USAGE;
-	if (a.accept && !interrupted) {
-		/* with --json the verdict goes to stderr so stdout stays one document */
-		int arc = hooks_accept(s, run_id, a.accept_policy, flags, a.json ? stderr : stdout);
-		if (rc == GV_EXIT_OK)
-			rc = arc;
-	}
+	if (arc >= 0 && rc == GV_EXIT_OK)
+		rc = arc;
 	json_decref(flags);
 	store_close(s);
 	return rc;

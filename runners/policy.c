@@ -55,6 +55,9 @@ struct pctx {
 	size_t errlen;
 };
 
+/* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
+#define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (README, Benches and metrics)"
+
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
@@ -236,6 +239,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 						return perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
 					if (!scalar(e) || !metric_name_ok(scalar(e)))
 						return perr(c, e, "not a metric name (dotted, lowercase)");
+					if (!metric_info_find(scalar(e)))
+						return perr(c, e, UNKNOWN_METRIC, scalar(e));
 					r->metrics[r->nmetrics++] = gv_strdup(scalar(e));
 				}
 				if (!r->nmetrics)
@@ -243,6 +248,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 			} else {
 				if (!scalar(v) || !metric_name_ok(scalar(v)))
 					return perr(c, v, "not a metric name (dotted, lowercase)");
+				if (!metric_info_find(scalar(v)))
+					return perr(c, v, UNKNOWN_METRIC, scalar(v));
 				r->metrics[r->nmetrics++] = gv_strdup(scalar(v));
 			}
 		} else if (!strcmp(key, "gpu")) {

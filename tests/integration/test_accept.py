@@ -143,9 +143,11 @@ def test_cpu_only_run_with_accept_exits_3(gpuvet):
 
 MALFORMED = [
     ("rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "'min' must be a number"),
-    ("name: x\nrules:\n  - metric: a.b\n    minimum: 3\n", 4, "unknown rule key 'minimum'"),
+    ("name: x\nrules:\n  - metric: gemm.bf16.tflops\n    minimum: 3\n", 4, "unknown rule key 'minimum'"),
     ("reject_flags:\n  - XID\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'"),
     ("rules: [\n", 2, ""),
+    # the example: a typo used to exit 3 (cannot measure), which cloud-init turns into a power-off
+    ("name: mine\nrules:\n  - metric: gemm.bf16.tflop\n    min: 500\n", 3, "unknown metric 'gemm.bf16.tflop'"),
 ]
 
 
@@ -279,3 +281,19 @@ def test_merge_of_overlapping_stores_has_no_duplicates(gpuvet, tmp_path):
     # merge the other way round into a store that already holds some of them
     gpuvet("--db", b, "results", "merge", a, c, check=0, db=False)
     assert uuids(gpuvet, b) == uuids(gpuvet, c)
+
+
+def test_run_gates_before_it_writes(gpuvet, tmp_path):
+    # the README's provisioning command: the JSON and the report of the run carry its verdict
+    rep = tmp_path / "r.html"
+    p = gpuvet("run", "--profile", "quick", "--bench", "gemm", "--json", "--accept", "--report", rep)
+    assert p.returncode == 3, p.stderr                      # no GPU here: cannot measure
+    fp = json.loads(p.stdout)                               # stdout is still one document
+    assert [v["verdict"] for v in fp["verdicts"]] == ["unmeasurable"]
+    assert "CANNOT MEASURE" in p.stderr                     # the verdict's text beside it
+    html = rep.read_text()
+    assert "Not gated" not in html and "unmeasurable" in html
+    # without --json the verdict follows the summary on stdout
+    p = gpuvet("run", "--profile", "quick", "--bench", "gemm", "--accept")
+    assert p.returncode == 3
+    assert p.stdout.index("CANNOT MEASURE") > p.stdout.index("gemm")

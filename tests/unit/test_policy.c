@@ -116,10 +116,29 @@ static void test_default_parses(void)
 	policy_free(p);
 }
 
+static void test_every_metric_kind_is_known(void)
+{
+	/* the benches' rows, pattern rows, the harness's own metric, the host bench's */
+	static const char *const ok[] = { "gemm.bf16.tflops", "gemm.fp8.pct_of_peak", "gemm.bf16.best_shape.tflops",
+					  "memcpy.h2d.pct_of_link", "allreduce.busbw.gbps", "soak.throttle_s",
+					  "nvme.randread.p99_us", "objstore.get.gbps", "host.cpu_steal.pct",
+					  "host.decode.images_per_s_per_gpu" };
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		char text[160], err[256] = "";
+		struct policy *p = NULL;
+		snprintf(text, sizeof text, "rules:\n  - metric: %s\n    min: 0\n", ok[i]);
+		int rc = policy_parse(text, strlen(text), "t.yaml", &p, err, sizeof err);
+		if (rc)
+			fprintf(stderr, "%s: %s\n", ok[i], err);
+		CHECK(rc == 0);
+		policy_free(p);
+	}
+}
+
 static void test_malformed_names_line(void)
 {
 	static const struct { const char *text; int line; const char *words; } cases[] = {
-		{ "rules:\n  - metric: a.b\n    min: [1\n", 4, "" },                          /* yaml syntax */
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: [1\n", 4, "" },                          /* yaml syntax */
 		{ "name: x\nrules:\n  - metric: gemm.bf16.tflops\n    mni: 3\n", 4, "unknown rule key 'mni'" },
 		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "must be a number" },
 		{ "reject_flags:\n  - THROTTLE_THERMAL\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'" },
@@ -128,19 +147,24 @@ static void test_malformed_names_line(void)
 		{ "rules:\n  - metric: gemm.bf16.tflops\n", 2, "no threshold" },
 		{ "rules:\n  - min: 3\n", 2, "without 'metric'" },
 		{ "rules:\n  - metric: Gemm.BF16\n    min: 1\n", 2, "not a metric name" },
-		{ "rules:\n  - metric: a.b\n    min: 5\n    max: 1\n", 2, "above max" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: 5\n    max: 1\n", 2, "above max" },
 		{ "rules: 7\n", 1, "must be a list" },
 		{ "- 1\n- 2\n", 1, "a policy is a mapping" },
 		{ "", 1, "empty policy" },
 		{ "# only a comment\n", 1, "empty policy" },
 		{ "name: x\n", 1, "neither rules nor reject_flags" },
-		{ "name: x\nfleet_min_runs: 0\nrules:\n  - metric: a.b\n    min: 1\n", 2, "fleet_min_runs" },
-		{ "rules:\n  - metric: a.b\n    min: 1\n    gpu: all\n", 4, "'gpu' must be" },
-		{ "rules:\n  - metric: a.b\n    min: nan\n", 3, "must be a number" },
-		{ "rules:\n  - metric: a.b\n    min_fraction_of_fleet: -1\n", 3, "must be in" },
+		{ "name: x\nfleet_min_runs: 0\nrules:\n  - metric: gemm.bf16.tflops\n    min: 1\n", 2, "fleet_min_runs" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: 1\n    gpu: all\n", 4, "'gpu' must be" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: nan\n", 3, "must be a number" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min_fraction_of_fleet: -1\n", 3, "must be in" },
 		{ "colour: blue\n", 1, "unknown key 'colour'" },
-		{ "rules:\n  - metric: a.b\n    min: 1\n    optional: maybe\n", 4, "true or false" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: 1\n    optional: maybe\n", 4, "true or false" },
 		{ "\t- bad\n", 1, "" },
+		/* a typo in a metric name is an input error naming the name and its line, not "cannot measure" */
+		{ "name: x\nrules:\n  - metric: gemm.bf16.tflop\n    min: 1\n", 3, "unknown metric 'gemm.bf16.tflop'" },
+		{ "rules:\n  - metric: [gemm.bf16.pct_of_peak,\n        gemm.fp16.pct_of_peek]\n    min: 40\n", 3,
+		  "unknown metric 'gemm.fp16.pct_of_peek'" },
+		{ "rules:\n  - metric: a.b\n    min: 1\n", 2, "unknown metric 'a.b'" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct policy *p = (struct policy *)1;
@@ -526,6 +550,6 @@ static void test_run_flags_are_used(void)
 	policy_free(p);
 }
 
-TEST_MAIN(T(test_run_flags_are_used), T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_custom_policy_forms),
+TEST_MAIN(T(test_run_flags_are_used), T(test_reference_threshold), T(test_default_parses), T(test_malformed_names_line), T(test_every_metric_kind_is_known), T(test_custom_policy_forms),
 	  T(test_default_accepts_clean), T(test_default_each_rule_alone), T(test_fp16_alternative),
 	  T(test_unmeasurable), T(test_fleet_baseline), T(test_fleet_never_mixes_timings), T(test_default_text_matches_file))
