@@ -133,6 +133,14 @@ void bench_progress(struct bench_ctx *ctx, double fraction);
 void bench_log(struct bench_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A directory the bench has just made for its work files (its last path
+ * component starts with "gpuvet-"), said before anything is written in it:
+ * the harness removes it and its files when the bench process ends, however
+ * it ends (crash, deadline, a stop, gpuvet itself killed).
+ */
+void bench_workdir(struct bench_ctx *ctx, const char *path);
+
 /* Echo of the configuration the bench actually used (JSON object text). */
 void bench_config_echo(struct bench_ctx *ctx, const char *json_object);
 
@@ -186,6 +194,8 @@ int bench_test_benches_allowed(void);
 
 /* A context that writes the bench's reports as JSON lines to fd. */
 struct bench_ctx *bench_ctx_new(int fd, const char *bench_name);
+/* The pipe to the bench's keeper, told of work directories (bench_workdir). */
+void bench_ctx_set_keeper(struct bench_ctx *ctx, int keeper_fd);
 void bench_ctx_free(struct bench_ctx *ctx);
 
 #ifdef __cplusplus

@@ -9,6 +9,7 @@
  *   {"t":"progress","f":F}
  *   {"t":"log","text":T}
  *   {"t":"config","config":{...}}
+ *   {"t":"workdir","path":P}     a work directory the harness removes when the bench ends
  *   {"t":"status","status":"ok|skipped|failed"}   last line, from the harness
  */
 #include "benches/bench.h"
@@ -25,6 +26,7 @@
 
 struct bench_ctx {
 	int fd;
+	int keeper_fd;   /* the keeper's pipe (runners/proctree.c), -1 when none */
 	char *name;
 	double last_progress_t;
 };
@@ -35,10 +37,16 @@ struct bench_ctx *bench_ctx_new(int fd, const char *bench_name)
 	if (!c)
 		abort();
 	c->fd = fd;
+	c->keeper_fd = -1;
 	c->name = strdup(bench_name);
 	if (!c->name)
 		abort();
 	return c;
+}
+
+void bench_ctx_set_keeper(struct bench_ctx *ctx, int keeper_fd)
+{
+	ctx->keeper_fd = keeper_fd;
 }
 
 void bench_ctx_free(struct bench_ctx *ctx)
@@ -158,6 +166,31 @@ void bench_config_echo(struct bench_ctx *ctx, const char *json_object_text)
 	json_t *o = json_object();
 	json_object_set_new(o, "t", json_string("config"));
 	json_object_set_new(o, "config", p);
+	emit(ctx, o);
+}
+
+void bench_workdir(struct bench_ctx *ctx, const char *path)
+{
+	/* the keeper first: it outlives gpuvet itself being killed */
+	size_t n = strlen(path);
+	char *line = malloc(n + 2);
+	if (!line)
+		abort();
+	memcpy(line, path, n);
+	line[n] = '\n';
+	if (ctx->keeper_fd >= 0 && !memchr(path, '\n', n)) {
+		ssize_t w = write(ctx->keeper_fd, line, n + 1);
+		(void)w;
+	}
+	free(line);
+	json_t *o = json_object();
+	json_object_set_new(o, "t", json_string("workdir"));
+	json_t *s = json_string(path);
+	if (!s) {
+		json_decref(o);
+		return;
+	}
+	json_object_set_new(o, "path", s);
 	emit(ctx, o);
 }
 

@@ -11,10 +11,16 @@
  *   hang          emits one metric, then sleeps forever (the deadline must kill it)
  *   slow          takes GPUVET_NULL_SECONDS seconds (default 2), reporting progress
  *   garbage       writes a malformed line on the protocol pipe, then one good metric
+ *   tree          makes a gpuvet-null-XXXXXX work directory in GPUVET_NULL_WORKDIR
+ *                 with a file in it, starts a process in a session of its own
+ *                 (as fio's job processes), then hangs: nothing may outlive the bench
  */
 #include "benches/bench.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,6 +31,38 @@ static int null_deadline(const struct bench_config *cfg)
 	const char *d = getenv("GPUVET_NULL_DEADLINE");
 	int v = d ? (int)strtol(d, NULL, 10) : 0;
 	return v > 0 ? v : 30;
+}
+
+/* Mode tree: a work directory with a file, and a detached grandchild. */
+static int null_tree(struct bench_ctx *ctx)
+{
+	const char *base = getenv("GPUVET_NULL_WORKDIR");
+	char dir[PATH_MAX], file[PATH_MAX + 16];
+	if (!base || snprintf(dir, sizeof dir, "%s/gpuvet-null-XXXXXX", base) >= (int)sizeof dir ||
+	    !mkdtemp(dir)) {
+		bench_reason(ctx, "null bench: cannot make a work directory");
+		return BENCH_FAIL;
+	}
+	bench_workdir(ctx, dir);
+	snprintf(file, sizeof file, "%s/work.dat", dir);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		ssize_t w = write(fd, "work\n", 5);
+		(void)w;
+		close(fd);
+	}
+	pid_t p = fork();
+	if (p == 0) {
+		setsid();
+		if (fork() == 0)
+			for (;;)
+				pause();
+		for (;;)
+			pause();
+	}
+	bench_progress(ctx, 0.5);
+	for (;;)
+		pause();
 }
 
 static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
@@ -42,6 +80,8 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		return BENCH_FAIL;
 	}
 	bench_metric(ctx, "null.value.count", -1, 42, "count", "{\"mode\":\"null\"}");
+	if (!strcmp(mode, "tree"))
+		return null_tree(ctx);
 	if (!strcmp(mode, "crash")) {
 		raise(SIGSEGV);
 	} else if (!strcmp(mode, "abort")) {

@@ -228,6 +228,7 @@ static int nvme_spawn(char *const argv[], double timeout_s, struct nvme_proc *pr
 		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
 		return -1;
 	}
+	pid_t bench_pid = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		pr->spawn_errno = errno;
@@ -242,7 +243,7 @@ static int nvme_spawn(char *const argv[], double timeout_s, struct nvme_proc *pr
 		 */
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() == 1)
+		if (getppid() != bench_pid) /* the bench died before the line above */
 			_exit(127);
 		int nul = open("/dev/null", O_RDONLY);
 		if (nul >= 0)
@@ -589,6 +590,7 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 			nvme_workdir[0] = 0;
 			return BENCH_FAIL;
 		}
+		bench_workdir(ctx, nvme_workdir);
 		struct statvfs sv;
 		if (statvfs(target, &sv) == 0 &&
 		    nvme_fit(&nr.plan, (unsigned long long)sv.f_bavail * sv.f_frsize)) {

@@ -117,11 +117,13 @@ struct os_req {
 	long http;
 	char etag[160];
 	long long range_total;     /* from Content-Range, -1 when none */
+	long long content_length;  /* from Content-Length, -1 when none */
 	const char *postdata;      /* CompleteMultipartUpload's XML */
 	char *body;                /* body kept for CreateMultipartUpload/Complete (malloc'd) */
 	size_t bodylen;
 	char curlerr[CURL_ERROR_SIZE];
 	/* final outcome */
+	int failed;                /* an attempt failed (it is retried or given up) */
 	int done, ok;
 	double ttfb_s;
 };
@@ -140,7 +142,9 @@ struct os_state {
 	CURLM *multi;
 	int retries, errors;
 	int any_success;
+	int whole_object;                /* the server ignores Range: GETs fetch the whole object */
 	char first_error[512];
+	char last_error[512];            /* the latest failed attempt, retried or not */
 	char *upload_buf;                /* part payload */
 	size_t upload_len;
 	char upload_id[512];
@@ -329,6 +333,11 @@ static size_t os_on_header(char *data, size_t size, size_t nmemb, void *ud)
 	if (!strncasecmp(line, "HTTP/", 5)) { /* a new response (after 100 Continue) */
 		q->etag[0] = 0;
 		q->range_total = -1;
+		q->content_length = -1;
+	} else if (!strncasecmp(line, "content-length:", 15)) {
+		char *end;
+		long long v = strtoll(line + 15, &end, 10);
+		q->content_length = end != line + 15 && v >= 0 ? v : -1;
 	} else if (!strncasecmp(line, "etag:", 5)) {
 		const char *v = line + 5;
 		while (*v == ' ')
@@ -384,6 +393,7 @@ static int os_start(struct os_state *s, struct os_req *q)
 	q->http = 0;
 	q->etag[0] = 0;
 	q->range_total = -1;
+	q->content_length = -1;
 	q->curlerr[0] = 0;
 	free(q->body);
 	q->body = NULL;
@@ -397,7 +407,7 @@ static int os_start(struct os_state *s, struct os_req *q)
 	case OS_GET: {
 		char range[64];
 		snprintf(range, sizeof range, "%lld-%lld", q->off, q->off + q->len - 1);
-		curl_easy_setopt(e, CURLOPT_RANGE, range);
+		curl_easy_setopt(e, CURLOPT_RANGE, q->kind == OS_GET && s->whole_object ? NULL : range);
 		url = os_strdup(s->t.url);
 		break;
 	}
@@ -516,6 +526,17 @@ static int os_judge(struct os_state *s, struct os_req *q, CURLcode rc, char *msg
 	char code[64];
 	os_s3_code(q, code, sizeof code);
 	curl_easy_getinfo(q->easy, CURLINFO_RESPONSE_CODE, &q->http);
+	if (q->kind == OS_PROBE && q->http == 200 &&
+	    (rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && q->got > 1024))) {
+		/* Range ignored (python's http.server): measure with whole-object GETs */
+		if (q->content_length <= 0) {
+			snprintf(msg, len, "server ignores range requests and sends no content-length");
+			return -1;
+		}
+		s->whole_object = 1;
+		q->range_total = q->content_length;
+		return 1;
+	}
 	if (rc == CURLE_OK && q->http >= 200 && q->http < 300) {
 		if (q->kind == OS_PROBE && q->http != 206) {
 			snprintf(msg, len, "server ignores range requests (http %ld)", q->http);
@@ -652,6 +673,9 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 				if (backoff > 5)
 					backoff = 5;
 				backoff *= 0.5 + (double)(os_rand(s) % 1000) / 2000.0;
+				q->failed = 1;
+				snprintf(s->last_error, sizeof s->last_error, "%s %s: %s", os_kind_name(q->kind),
+					 s->t.display, msg);
 				if (verdict == 0 && q->attempt < OS_MAX_ATTEMPTS &&
 				    t + backoff < grace_until - 0.5) {
 					s->retries++;
@@ -676,9 +700,22 @@ static int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int c
 		int numfds = 0;
 		curl_multi_poll(s->multi, NULL, 0, active ? 50 : 10, &numfds);
 	}
-	/* the time is up: drop what is still in flight (neither success nor error) */
-	for (int i = 0; i < n; i++)
-		os_finish_easy(s, &reqs[i]);
+	/*
+	 * The time is up: drop what is still in flight.  A request that never
+	 * failed is neither success nor error (the time budget ended it); one
+	 * whose earlier attempts failed (a stalled server) is an error.
+	 */
+	for (int i = 0; i < n; i++) {
+		struct os_req *q = &reqs[i];
+		if (!q->done && q->failed) {
+			q->done = 1;
+			s->errors++;
+			if (!s->first_error[0])
+				snprintf(s->first_error, sizeof s->first_error, "%.440s (no answer before the deadline)",
+					 s->last_error);
+		}
+		os_finish_easy(s, q);
+	}
 	return succeeded;
 }
 
@@ -715,7 +752,7 @@ static void os_json_safe(const char *in, char *out, size_t len)
 
 static int os_get_phase(struct os_state *s, long long size)
 {
-	long long range = s->range < size ? s->range : size;
+	long long range = s->range < size && !s->whole_object ? s->range : size;
 	long long budget = s->plan.get_bytes;
 	int n = (int)((budget + range - 1) / range);
 	if (n > 4096) /* small ranges: requests, not bytes, are the limit */
@@ -766,9 +803,9 @@ static int os_get_phase(struct os_state *s, long long size)
 		snprintf(params, sizeof params,
 			 "{\"url\":\"%s\",\"object_bytes\":%lld,\"range_bytes\":%lld,"
 			 "\"concurrency\":%d,\"requests\":%d,\"completed\":%d,\"bytes\":%lld,"
-			 "\"seconds\":%.3f,\"http\":\"1.1\",\"signed\":%s}",
+			 "\"seconds\":%.3f,\"http\":\"1.1\",\"signed\":%s,\"get_mode\":\"%s\"}",
 			 disp, size, range, s->conc, issued, ok, bytes, secs,
-			 s->t.is_s3 ? "true" : "false");
+			 s->t.is_s3 ? "true" : "false", s->whole_object ? "whole-object" : "ranged");
 		if (secs > 0)
 			bench_metric(s->ctx, "objstore.get.gbps", -1, (double)bytes / secs / 1e9,
 				     "GB/s", params);
@@ -947,9 +984,15 @@ static void os_put_cleanup(struct os_state *s)
 static long long os_probe(struct os_state *s)
 {
 	struct os_req q = { .kind = OS_PROBE, .off = 0, .len = 1 };
-	double until = bench_now() + 10 + s->plan.low_speed_s;
+	double t0 = bench_now(), until = t0 + 10 + s->plan.low_speed_s;
 	int ok = os_single(s, &q, until, "probe");
 	free(q.body);
+	if (!ok && !s->first_error[0]) { /* accepted the connection, never answered */
+		s->errors++;
+		snprintf(s->first_error, sizeof s->first_error,
+			 "GET %s: no answer within %.0f s (the server accepted the connection and sent nothing)",
+			 s->t.display, bench_now() - t0);
+	}
 	if (!ok)
 		return -1;
 	if (q.range_total <= 0) {
@@ -958,6 +1001,22 @@ static long long os_probe(struct os_state *s)
 		return -1;
 	}
 	return q.range_total;
+}
+
+/* The configuration echo; get_mode says whether GETs are ranged or whole-object. */
+static void os_echo_config(struct os_state *s)
+{
+	char disp[600], echo[1100];
+	os_json_safe(s->t.display, disp, sizeof disp);
+	snprintf(echo, sizeof echo,
+		 "{\"url\":\"%s\",\"s3\":%s,\"region\":\"%s\",\"concurrency\":%d,"
+		 "\"range_bytes\":%lld,\"get_budget_bytes\":%lld,\"get_budget_s\":%.0f,"
+		 "\"put_budget_bytes\":%lld,\"put_budget_s\":%.0f,\"get_mode\":\"%s\"}",
+		 disp, s->t.is_s3 ? "true" : "false", s->t.is_s3 ? s->region : "",
+		 s->conc, s->range, s->plan.get_bytes, s->plan.get_s,
+		 s->t.is_s3 ? s->plan.put_bytes : 0, s->t.is_s3 ? s->plan.put_s : 0,
+		 s->whole_object ? "whole-object (the server ignores range requests)" : "ranged");
+	bench_config_echo(s->ctx, echo);
 }
 
 static int objstore_run(struct bench_ctx *ctx, const struct bench_config *cfg)
@@ -1017,24 +1076,17 @@ static int objstore_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	curl_multi_setopt(s->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)s->conc);
 	curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, (long)s->conc + 4);
 	snprintf(s->sigv4, sizeof s->sigv4, "aws:amz:%s:s3", s->region);
-	{
-		char disp[600], echo[1024];
-		os_json_safe(s->t.display, disp, sizeof disp);
-		snprintf(echo, sizeof echo,
-			 "{\"url\":\"%s\",\"s3\":%s,\"region\":\"%s\",\"concurrency\":%d,"
-			 "\"range_bytes\":%lld,\"get_budget_bytes\":%lld,\"get_budget_s\":%.0f,"
-			 "\"put_budget_bytes\":%lld,\"put_budget_s\":%.0f}",
-			 disp, s->t.is_s3 ? "true" : "false", s->t.is_s3 ? s->region : "",
-			 s->conc, s->range, s->plan.get_bytes, s->plan.get_s,
-			 s->t.is_s3 ? s->plan.put_bytes : 0, s->t.is_s3 ? s->plan.put_s : 0);
-		bench_config_echo(ctx, echo);
-	}
+	os_echo_config(s);
 	long long size = os_probe(s);
 	if (size < 0) {
 		bench_reason(ctx, "%s", s->first_error);
 		goto metrics;
 	}
 	bench_log(ctx, "object %s: %lld bytes", s->t.display, size);
+	if (s->whole_object) {
+		bench_log(ctx, "server ignores range requests: measuring with whole-object GETs");
+		os_echo_config(s);
+	}
 	status = os_get_phase(s, size);
 	if (status == BENCH_OK && s->t.is_s3) {
 		s->first_error[0] = 0;

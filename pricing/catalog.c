@@ -4,6 +4,7 @@
 #include "common/util.h"
 
 #include <sqlite3.h>
+#include "common/ident.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,6 +64,17 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 		}
 	if (!r->instance_type[0])
 		return "missing instance_type";
+	const char *bad = ident_check(r->instance_type);
+	if (bad) {
+		char shown[96];
+		ident_escape(r->instance_type, shown, sizeof shown);
+		snprintf(buf, size, "instance_type '%s' %s", shown, bad);
+		return buf;
+	}
+	const char *texts[] = { r->region, r->zone, r->gpu_model, r->term, r->source, r->source_version };
+	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+		if (!ident_utf8_valid(texts[i], strlen(texts[i])))
+			return "a text field is not valid utf-8";
 	if (strcmp(r->market, "on_demand") && strcmp(r->market, "spot") && strcmp(r->market, "reserved")) {
 		snprintf(buf, size, "unknown market '%s' (on_demand, spot or reserved)", r->market);
 		return buf;
@@ -73,8 +85,13 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 	}
 	if (isnan(r->price))
 		return "missing price";
-	if (!isfinite(r->price) || r->price < 0) {
-		snprintf(buf, size, "price %g is negative", r->price);
+	if (!isfinite(r->price) || r->price <= 0) {
+		snprintf(buf, size, "price %g is not a positive number", r->price);
+		return buf;
+	}
+	if (price_rec_hourly(r) > PRICE_MAX_HOURLY) {
+		snprintf(buf, size, "price %g per %s is not believable (over %g per hour)", r->price, r->unit,
+			 PRICE_MAX_HOURLY);
 		return buf;
 	}
 	if (strlen(r->currency) != 3 || !isupper((unsigned char)r->currency[0]) ||
@@ -82,8 +99,10 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 		snprintf(buf, size, "currency '%s' is not an ISO 4217 code such as USD", r->currency);
 		return buf;
 	}
-	if (!opt_nonneg(r->gpu_count))
-		return "gpu_count is negative";
+	if (!isnan(r->gpu_count) && !(r->gpu_count >= 1 && r->gpu_count <= PRICE_MAX_GPUS)) {
+		snprintf(buf, size, "gpu_count %g is not from 1 to %d", r->gpu_count, PRICE_MAX_GPUS);
+		return buf;
+	}
 	if (!opt_nonneg(r->gpu_memory_gib))
 		return "gpu_memory_gib is negative";
 	if (!opt_nonneg(r->memory_gib))
@@ -184,6 +203,8 @@ static const char *take_str(char *dst, size_t size, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return "contains a control character";
+	if (!ident_utf8_valid(s, len))
+		return "is not valid utf-8";
 	if (len >= size)
 		return "is too long";
 	memcpy(dst, s, len);
@@ -253,6 +274,7 @@ static int data_row(struct catalog_parser *p, char **f, const size_t *lens, size
 		}
 		if (!num[0])
 			continue; /* unknown */
+
 		if (d->type == T_INT) {
 			long v;
 			if (gv_parse_long(num, 0, 1L << 30, &v) < 0) {
@@ -264,6 +286,10 @@ static int data_row(struct catalog_parser *p, char **f, const size_t *lens, size
 			double v;
 			if (gv_parse_double(num, &v) < 0) {
 				catalog_parser_fail(p, line, "%s '%s' is not a number", d->name, num);
+				return -1;
+			}
+			if (strspn(num, "0123456789.eE+-") != strlen(num) || !isfinite(v)) { /* no hex, inf, nan */
+				catalog_parser_fail(p, line, "%s '%s' is not a decimal number", d->name, num);
 				return -1;
 			}
 			if (v < 0) {
@@ -297,6 +323,18 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 		return -1;
 	if (n == 0 || (n == 1 && lens[0] == 0))
 		return 0;
+	/* a byte-order mark before the first line (spreadsheets write one) */
+	if (line <= 1 && lens[0] >= 3 && !memcmp(f[0], "\xef\xbb\xbf", 3)) {
+		size_t *l2 = gv_malloc(n * sizeof *l2);
+		memcpy(l2, lens, n * sizeof *l2);
+		l2[0] -= 3;
+		f[0] += 3;
+		int rc = on_row(ud, f, l2, n, line + 1000000000L); /* once: the mark is gone */
+		free(l2);
+		return rc;
+	}
+	if (line > 1000000000L)
+		line -= 1000000000L;
 	/* comments: first field starting with '#' (leading blanks allowed) */
 	const char *s = f[0];
 	while (*s == ' ' || *s == '\t')

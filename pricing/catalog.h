@@ -33,14 +33,14 @@ struct price_rec {
 	char region[64];
 	char zone[64];
 	char gpu_model[64];      /* reference key (common/gpus.h) where known, else the provider's name; "" unknown */
-	double gpu_count;        /* fractional allowed (shared GPUs); NAN unknown */
+	double gpu_count;        /* 1..PRICE_MAX_GPUS (a GPU share is not priced here); NAN unknown */
 	double gpu_memory_gib;   /* per GPU; NAN unknown */
 	long vcpus;              /* -1 unknown */
 	double memory_gib;       /* NAN unknown */
 	char market[16];         /* on_demand, spot, reserved */
 	char term[32];           /* reserved term ("1yr", "3yr"...), "" otherwise */
 	double upfront;          /* NAN none */
-	double price;            /* >= 0 */
+	double price;            /* > 0, at most PRICE_MAX_HOURLY per hour */
 	char unit[8];            /* hour, month */
 	char currency[4];        /* ISO 4217 */
 	char source[128];        /* "catalog:aws", "aws-bulk:us-east-1", "import:deal.csv" ... */
@@ -52,6 +52,14 @@ struct price_rec {
 void price_rec_init(struct price_rec *r);
 /* NULL when valid, else what is wrong (static text or into buf). */
 const char *price_rec_check(const struct price_rec *r, char *buf, size_t size);
+
+/*
+ * What price_rec_check believes: a price above 0 and at most this per hour
+ * (the dearest real GPU instance is about $100/h), and when the GPU count is
+ * known, a count from 1 to PRICE_MAX_GPUS.
+ */
+#define PRICE_MAX_HOURLY 1e6
+#define PRICE_MAX_GPUS 64
 /* Price per hour in the record's currency (months are 730 hours, AWS's convention). */
 double price_rec_hourly(const struct price_rec *r);
 

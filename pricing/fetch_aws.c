@@ -241,6 +241,8 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 	gv_strlcpy(r.gpu_model, gpu, sizeof r.gpu_model);
 	if (p->map[A_GPU] >= 0)
 		r.gpu_count = leading_number(f[p->map[A_GPU]]);
+	if (!isnan(r.gpu_count) && (r.gpu_count < 1 || r.gpu_count > PRICE_MAX_GPUS))
+		return 0; /* a share of a GPU (g6f) is not an instance type gpuvet ranks */
 	if (p->map[A_VCPU] >= 0) {
 		double v = leading_number(f[p->map[A_VCPU]]);
 		if (!isnan(v))

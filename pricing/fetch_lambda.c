@@ -118,6 +118,11 @@ int lambda_parse(const char *json, size_t len, const char *captured_at, price_em
 		gv_strlcpy(r.source, "lambda-api", sizeof r.source);
 		gv_strlcpy(r.source_version, "v1", sizeof r.source_version);
 		gv_strlcpy(r.captured_at, captured_at, sizeof r.captured_at);
+		const char *bad = price_rec_check(&r, e2, sizeof e2); /* zero, 1e300: refused here */
+		if (bad) {
+			snprintf(err, errlen, "lambda answer: '%.80s': %s", name, bad);
+			goto out;
+		}
 		if (emit(ud, &r, e2, sizeof e2) != 0) {
 			snprintf(err, errlen, "lambda answer: '%.80s': %s", name, e2);
 			goto out;

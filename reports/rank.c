@@ -126,6 +126,7 @@ struct ctx {
 	size_t n;
 	char *err;
 	size_t errlen;
+	char unrated[256];      /* currencies already said to have no rate (once each, not per price) */
 };
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
@@ -186,7 +187,11 @@ static int take_price(void *ud, const struct price_row *row)
 	struct ctx *c = ud;
 	const struct price_rec *r = &row->rec;
 	if (isnan(row->usd_per_hour)) {
-		gv_debug("rank: no exchange rate for %s, price skipped", r->currency);
+		if (!strstr(c->unrated, r->currency)) {
+			size_t u = strlen(c->unrated);
+			gv_debug("rank: no exchange rate for %s, its prices skipped", r->currency);
+			snprintf(c->unrated + u, sizeof c->unrated - u, "%s ", r->currency);
+		}
 		return 0;
 	}
 	int prio = source_prio(r->source);

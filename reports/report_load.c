@@ -5,6 +5,7 @@
  * the entry points that load, then render (html.c) into a stream or a file.
  */
 #include "reports/html.h"
+#include "reports/tmpguard.h"
 #include "reports/report_int.h"
 #include "reports/rank.h"
 #include "pricing/catalog.h"
@@ -435,11 +436,13 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 		free(tmp);
 		return -1;
 	}
+	tmpguard_set(tmp); /* a stop while writing leaves no .tmp behind */
 	f = fdopen(fd, "w");
 	if (!f) {
 		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
+		tmpguard_clear();
 		free(tmp);
 		return -1;
 	}
@@ -466,6 +469,7 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 	}
 	if (rc)
 		unlink(tmp);
+	tmpguard_clear();
 	free(tmp);
 	return rc;
 }

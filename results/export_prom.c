@@ -15,6 +15,7 @@
  */
 #include "results/export_prom.h"
 #include "results/export.h"
+#include "common/ident.h"
 #include "results/store.h"
 #include "common/util.h"
 
@@ -52,22 +53,52 @@ static struct fam *fam_get(struct prom *p, const char *name, const char *help)
 	return f;
 }
 
-/* Label value escaping of the text format: \\, \", \n. */
-static void esc(const char *in, char *out, size_t outlen)
+/*
+ * Escaping of the text format: a label value escapes \\, \" and newline,
+ * HELP text \\ and newline (help != 0).  Other control characters become
+ * spaces and bytes of invalid UTF-8 U+FFFD, so nothing stored (an imported
+ * or merged name) can end a line early, forge a series or make the file
+ * unparseable.
+ */
+static void esc_text(const char *in, char *out, size_t outlen, int help)
 {
 	size_t k = 0;
-	for (; in && *in && k + 3 < outlen; in++) {
-		if (*in == '\\' || *in == '"') {
+	size_t n = in ? strlen(in) : 0;
+	for (size_t i = 0; i < n && k + 4 < outlen;) {
+		unsigned char c = (unsigned char)in[i];
+		if (c == '\\' || (c == '"' && !help)) {
 			out[k++] = '\\';
-			out[k++] = *in;
-		} else if (*in == '\n') {
+			out[k++] = (char)c;
+			i++;
+		} else if (c == '\n') {
 			out[k++] = '\\';
 			out[k++] = 'n';
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			out[k++] = ' ';
+			i++;
+		} else if (c < 0x80) {
+			out[k++] = (char)c;
+			i++;
 		} else {
-			out[k++] = *in;
+			size_t len = (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 1;
+			if (len > 1 && i + len <= n && ident_utf8_valid(in + i, len)) {
+				memcpy(out + k, in + i, len);
+				k += len;
+				i += len;
+			} else {
+				memcpy(out + k, "\xef\xbf\xbd", 3);
+				k += 3;
+				i++;
+			}
 		}
 	}
 	out[k] = 0;
+}
+
+static void esc(const char *in, char *out, size_t outlen)
+{
+	esc_text(in, out, outlen, 0);
 }
 
 /* Adds a series; labels: NULL-terminated name, value pairs (values unescaped). */
@@ -198,6 +229,18 @@ static void gpu_label(const json_t *o, char *buf, size_t len)
 		snprintf(buf, len, "%lld", (long long)g);
 }
 
+/* The families of this file: no metric (an imported one) may write into them. */
+static int reserved_family(const char *name)
+{
+	static const char *const fams[] = { "gpuvet_run_info", "gpuvet_run_start_time_seconds",
+					    "gpuvet_run_end_time_seconds", "gpuvet_bench_status", "gpuvet_flag",
+					    "gpuvet_flags", "gpuvet_verdict", "gpuvet_accepted" };
+	for (size_t i = 0; i < sizeof fams / sizeof fams[0]; i++)
+		if (!strcmp(name, fams[i]))
+			return 1;
+	return 0;
+}
+
 static void add_run(struct prom *p, const json_t *fp)
 {
 	const json_t *run = json_object_get(fp, "run");
@@ -225,6 +268,8 @@ static void add_run(struct prom *p, const json_t *fp)
 		if (!mn || !json_is_number(v))
 			continue;
 		export_prom_name(mn, name, sizeof name, &factor);
+		if (reserved_family(name) || !strcmp(name, "gpuvet"))
+			continue;
 		snprintf(help, sizeof help, "gpuvet metric %s in %s%s, latest run of each host", mn,
 			 *jstr(e, "unit") ? jstr(e, "unit") : "its unit", factor != 1 ? " converted to base units" : "");
 		gpu_label(e, gpu, sizeof gpu);
@@ -308,7 +353,9 @@ int export_prometheus_runs(struct store *s, const int64_t *ids, size_t n, FILE *
 	for (size_t i = 0; i < p.n; i++) {
 		size_t j;
 		json_t *l;
-		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", p.f[i].name, p.f[i].help, p.f[i].name);
+		char help[1024];
+		esc_text(p.f[i].help, help, sizeof help, 1);
+		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", p.f[i].name, help, p.f[i].name);
 		json_array_foreach(p.f[i].lines, j, l)
 			fprintf(out, "%s\n", json_string_value(l));
 		free(p.f[i].name);

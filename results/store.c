@@ -9,9 +9,12 @@
 #include "results/store.h"
 #include "results/store_int.h"
 #include "common/util.h"
+#include "results/fp_check.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,7 +34,37 @@ struct store {
 	sqlite3_stmt *ins_metric;
 	sqlite3_stmt *ins_sample;
 	int in_bench;
+	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
+	int64_t live_run; /* the run this process is writing, 0 when none */
 };
+
+/*
+ * A run being written is marked live by an open-file-description lock on
+ * one byte far past SQLite's own lock bytes (LIVE_LOCK_BASE + run id):
+ * another process sees it with F_OFD_GETLK, and the kernel drops it when
+ * the writer dies however it dies.  So a live run lists as "running" and a
+ * killed one as "incomplete", and merge leaves a live run for later.  The
+ * descriptor is closed only after sqlite3_close(): closing a descriptor of
+ * the database file would drop SQLite's own POSIX locks.
+ */
+#define LIVE_LOCK_BASE (1LL << 42)
+
+static int live_lock(struct store *s, int64_t run_id, short type)
+{
+	if (s->lock_fd < 0)
+		return -1;
+	struct flock fl = { .l_type = type, .l_whence = SEEK_SET, .l_start = LIVE_LOCK_BASE + run_id, .l_len = 1 };
+	return fcntl(s->lock_fd, F_OFD_SETLK, &fl);
+}
+
+/* True when another process holds run_id's live lock. */
+static int run_is_live(struct store *s, int64_t run_id)
+{
+	if (s->lock_fd < 0)
+		return 0;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = LIVE_LOCK_BASE + run_id, .l_len = 1 };
+	return fcntl(s->lock_fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
 
 static char open_err[512];
 
@@ -213,18 +246,15 @@ static const char *describe_open_failure(sqlite3 *db, int rc)
 	}
 }
 
-/* Recognises the file and migrates it.  Nothing is written to a foreign file. */
-static int check_and_migrate(struct store *s, int readonly)
+/* What the header says: tables, application_id, user_version, in one read transaction. */
+static int read_header(struct store *s, int *ntables, int *appid, int *version)
 {
-	int appid = 0, version = 0, ntables = 0;
 	sqlite3_stmt *st;
-
-	/* Reading the schema is the first access: a non-database fails here, untouched. */
 	int rc = sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
-			ntables = sqlite3_column_int(st, 0);
+			*ntables = sqlite3_column_int(st, 0);
 			rc = SQLITE_OK;
 		}
 		sqlite3_finalize(st);
@@ -238,10 +268,21 @@ static int check_and_migrate(struct store *s, int readonly)
 		set_err(s, "cannot read database '%s': %s", s->path, describe_open_failure(s->db, ext));
 		return STORE_ERR;
 	}
-	if (pragma_int(s, "PRAGMA application_id", &appid) || pragma_int(s, "PRAGMA user_version", &version))
+	if (pragma_int(s, "PRAGMA application_id", appid) || pragma_int(s, "PRAGMA user_version", version))
 		return sql_fail(s, "reading the schema version");
+	return STORE_OK;
+}
+
+/* STORE_OK when the header is a gpuvet store (or an empty file) this binary can open. */
+static int judge_header(struct store *s, int ntables, int appid, int version)
+{
 	if (appid != STORE_APP_ID && !(appid == 0 && ntables == 0 && version == 0)) {
 		set_err(s, "'%s' is not a gpuvet database", s->path);
+		return STORE_NOTGPUVET;
+	}
+	if (appid == STORE_APP_ID && version == 0 && ntables > 0) {
+		set_err(s, "database '%s' is marked as gpuvet's but has no schema version (%d tables): "
+			"not touching it", s->path, ntables);
 		return STORE_NOTGPUVET;
 	}
 	if (version > STORE_SCHEMA_VERSION) {
@@ -249,23 +290,35 @@ static int check_and_migrate(struct store *s, int readonly)
 			s->path, version, STORE_SCHEMA_VERSION);
 		return STORE_TOONEW;
 	}
-	if (readonly) {
-		if (version < STORE_SCHEMA_VERSION) {
-			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
-				s->path, version);
-			return STORE_ERR;
-		}
-		return STORE_OK;
+	return STORE_OK;
+}
+
+/*
+ * Runs one statement, retrying while another process holds the lock it
+ * needs: a change of journal mode does not wait through the busy handler.
+ */
+static int exec_retry(struct store *s, const char *sql)
+{
+	for (int waited = 0;; waited += 10) {
+		int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return STORE_OK;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited >= STORE_BUSY_MS)
+			return exec_sql(s, sql);
+		usleep(10000);
 	}
-	if (exec_sql(s, "PRAGMA journal_mode=WAL"))
+}
+
+/* Migrates under the write lock, re-reading the header there. */
+static int migrate(struct store *s)
+{
+	int ntables = 0, appid = 0, version = 0, rc;
+	if (exec_retry(s, "BEGIN IMMEDIATE"))
 		return STORE_ERR;
-	if (version == STORE_SCHEMA_VERSION)
-		return STORE_OK;
-	if (exec_sql(s, "BEGIN IMMEDIATE"))
-		return STORE_ERR;
-	/* re-read under the write lock: another process may have migrated meanwhile */
-	if (pragma_int(s, "PRAGMA user_version", &version))
+	/* another process may have migrated (or written something else) meanwhile */
+	if ((rc = read_header(s, &ntables, &appid, &version)) || (rc = judge_header(s, ntables, appid, version)))
 		goto fail;
+	rc = STORE_ERR;
 	for (int v = version; v < N_MIGRATIONS; v++) {
 		if (exec_sql(s, migrations[v]))
 			goto fail;
@@ -279,7 +332,128 @@ static int check_and_migrate(struct store *s, int readonly)
 	return STORE_OK;
 fail:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	return STORE_ERR;
+	return rc;
+}
+
+/*
+ * The corruption check of every open: PRAGMA quick_check (b-tree structure,
+ * page and record format; not index contents), stopped after
+ * QUICK_CHECK_BUDGET_MS by a watchdog's sqlite3_interrupt().  It reads the whole file (about 10 ms per MB:
+ * tests/bench/store_open_bench.sh, README), so a store up to about 50 MB
+ * (some hundreds of runs) is checked whole on every open and a larger one
+ * as far as the budget goes; SQLite still refuses a corrupt page it meets
+ * later, and no write is committed on top of one.
+ */
+#define QUICK_CHECK_BUDGET_MS 500.0
+
+/* A watchdog thread: sqlite3_interrupt() once the budget is spent, unless told to stop first. */
+struct qc_watch {
+	sqlite3 *db;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int done;
+};
+
+static void *qc_watchdog(void *arg)
+{
+	struct qc_watch *w = arg;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (long)(QUICK_CHECK_BUDGET_MS * 1e6);
+	until.tv_sec += until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&w->mu);
+	int rc = 0;
+	while (!w->done && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+	if (!w->done)
+		sqlite3_interrupt(w->db);
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+static int quick_check(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+		goto corrupt;
+	struct qc_watch wd = { .db = s->db, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	pthread_t th;
+	int watching = pthread_create(&th, NULL, qc_watchdog, &wd) == 0;
+	int rc = sqlite3_step(st);
+	if (watching) {
+		pthread_mutex_lock(&wd.mu);
+		wd.done = 1;
+		pthread_cond_signal(&wd.cv);
+		pthread_mutex_unlock(&wd.mu);
+		pthread_join(th, NULL);
+	}
+	if (rc == SQLITE_INTERRUPT) { /* the budget is spent: what was read is sound */
+		sqlite3_finalize(st);
+		return STORE_OK;
+	}
+	const unsigned char *v = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+	int ok = v && !strcmp((const char *)v, "ok");
+	char first[160] = "";
+	if (!ok && v) { /* one line: drop SQLite's banner, newlines become "; " */
+		const char *t = (const char *)v, *banner = "*** in database main ***\n";
+		if (!strncmp(t, banner, strlen(banner)))
+			t += strlen(banner);
+		size_t w = 0;
+		for (; *t && w + 3 < sizeof first; t++) {
+			if (*t == '\n') {
+				first[w++] = ';';
+				first[w++] = ' ';
+			} else if ((unsigned char)*t >= 0x20) {
+				first[w++] = *t;
+			}
+		}
+		first[w] = 0;
+	}
+	sqlite3_finalize(st);
+	if (ok)
+		return STORE_OK;
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return sql_fail(s, "checking the database");
+	set_err(s, "database '%s' is corrupt (%s): refusing to use it; restore a copy or start a new "
+		"one with --db", s->path, first[0] ? first : sqlite3_errmsg(s->db));
+	return STORE_CORRUPT;
+corrupt:
+	set_err(s, "database '%s' is corrupt (%s): refusing to use it; restore a copy or start a new "
+		"one with --db", s->path, sqlite3_errmsg(s->db));
+	return STORE_CORRUPT;
+}
+
+/*
+ * Recognises the file, checks it and migrates it.  Nothing is written to a
+ * foreign or corrupt file.  Two processes opening a new store at once both
+ * succeed: the header is read in one transaction, the migration re-reads it
+ * under the write lock, and the switch to WAL retries while the other holds
+ * a lock.
+ */
+static int check_and_migrate(struct store *s, int readonly)
+{
+	int appid = 0, version = 0, ntables = 0, rc;
+	/* Reading the schema is the first access: a non-database fails here, untouched. */
+	if (exec_retry(s, "BEGIN"))
+		return STORE_ERR;
+	rc = read_header(s, &ntables, &appid, &version);
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (rc || (rc = judge_header(s, ntables, appid, version)))
+		return rc;
+	if (ntables > 0 && (rc = quick_check(s)))
+		return rc;
+	if (readonly) {
+		if (version < STORE_SCHEMA_VERSION) {
+			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
+				s->path, version);
+			return STORE_ERR;
+		}
+		return STORE_OK;
+	}
+	if (version < STORE_SCHEMA_VERSION && (rc = migrate(s)))
+		return rc;
+	return exec_retry(s, "PRAGMA journal_mode=WAL");
 }
 
 static int open_common(const char *path, struct store **out, int readonly)
@@ -288,6 +462,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 	open_err[0] = '\0';
 	struct store *s = gv_calloc(1, sizeof *s);
 	s->path = gv_strdup(path);
+	s->lock_fd = -1;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
 	if (readonly && stat(path, &sb) < 0) {
@@ -328,6 +503,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 		store_close(s);
 		return STORE_ERR;
 	}
+	s->lock_fd = open(path, O_RDONLY | O_CLOEXEC); /* -1: live runs list as incomplete */
 	*out = s;
 	return STORE_OK;
 fail:
@@ -357,6 +533,8 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_metric);
 	sqlite3_finalize(s->ins_sample);
 	sqlite3_close(s->db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* after SQLite's: see LIVE_LOCK_BASE */
 	free(s->path);
 	free(s);
 }
@@ -474,7 +652,11 @@ int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
 	}
-	return exec_sql(s, "COMMIT");
+	if ((rc = exec_sql(s, "COMMIT")))
+		return rc;
+	if (live_lock(s, *run_id, F_RDLCK) == 0)
+		s->live_run = *run_id;
+	return STORE_OK;
 }
 
 int store_bench_begin(struct store *s, int64_t run_id, const char *bench)
@@ -630,7 +812,12 @@ int store_finish_run(struct store *s, int64_t run_id, const char *status)
 	bind_text(st, 1, status);
 	bind_text(st, 2, at);
 	sqlite3_bind_int64(st, 3, run_id);
-	return step_done(s, st, "finishing the run");
+	int rc = step_done(s, st, "finishing the run");
+	if (rc == STORE_OK && s->live_run == run_id) {
+		live_lock(s, run_id, F_UNLCK);
+		s->live_run = 0;
+	}
+	return rc;
 }
 
 /* ---- reading ---- */
@@ -769,8 +956,10 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(st, 0)));
 	json_object_set_new(run, "uuid", col_text(st, 1));
 	const char *status = (const char *)sqlite3_column_text(st, 2);
-	/* a run still marked running when read was killed before it finished */
-	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete" : "incomplete"));
+	/* a run still marked running is live while its writer holds its lock, else it was killed */
+	int live = status && !strcmp(status, "running") && run_is_live(s, run_id);
+	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete"
+							: live ? "running" : "incomplete"));
 	json_object_set_new(run, "profile", col_text(st, 3));
 	json_object_set_new(run, "gpuvet_version", col_text(st, 4));
 	json_object_set_new(run, "hostname", col_text(st, 5));
@@ -1051,6 +1240,24 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 	return STORE_OK;
 }
 
+/*
+ * A run copied while it was still running (a merge during the run) or cut
+ * short is replaced by a later complete copy of the same run, so the empty
+ * copy does not stay forever.  Inside the import's transaction.
+ */
+static int replace_partial_copy(struct store *s, const json_t *fp)
+{
+	const json_t *run = json_object_get(fp, "run");
+	const char *status = jstr(run, "status"), *uuid = jstr(run, "uuid");
+	if (!status || !uuid || strcmp(status, "complete"))
+		return STORE_OK;
+	sqlite3_stmt *st;
+	if (prepare(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
+		return STORE_ERR;
+	bind_text(st, 1, uuid);
+	return step_done(s, st, "replacing an incomplete copy of the run");
+}
+
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 {
 	const char *schema = jstr(fp, "schema");
@@ -1058,14 +1265,14 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 		set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
 		return STORE_ERR;
 	}
-	if (!json_is_object(json_object_get(fp, "run"))) {
-		set_err(s, "fingerprint: run missing");
+	if (fp_check(fp, s->err, sizeof s->err))
 		return STORE_ERR;
-	}
 	int64_t id;
 	if (exec_sql(s, "BEGIN IMMEDIATE"))
 		return STORE_ERR;
-	int rc = import_body(s, fp, &id);
+	int rc = replace_partial_copy(s, fp);
+	if (rc == STORE_OK)
+		rc = import_body(s, fp, &id);
 	if (rc == STORE_OK && exec_sql(s, "COMMIT"))
 		rc = STORE_ERR;
 	if (rc != STORE_OK) {
@@ -1077,10 +1284,10 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 	return STORE_OK;
 }
 
-int store_merge(struct store *s, const char *path, int *added, int *skipped)
+int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live)
 {
 	struct store *o;
-	*added = *skipped = 0;
+	*added = *skipped = *live = 0;
 	int rc = store_open_readonly(path, &o);
 	if (rc) {
 		set_err(s, "%s", store_open_error());
@@ -1098,6 +1305,12 @@ int store_merge(struct store *s, const char *path, int *added, int *skipped)
 		if ((rc = store_load_fingerprint(o, ids[i], &fp))) {
 			set_err(s, "%s", store_errmsg(o));
 			break;
+		}
+		const char *st = json_string_value(json_object_get(json_object_get(fp, "run"), "status"));
+		if (st && !strcmp(st, "running")) { /* still being written: a later merge takes it whole */
+			(*live)++;
+			json_decref(fp);
+			continue;
 		}
 		int r = store_import_fingerprint(s, fp, NULL);
 		json_decref(fp);

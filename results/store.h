@@ -28,6 +28,7 @@ enum store_rc {
 	STORE_TOONEW = 3,     /* schema newer than this binary */
 	STORE_NOTFOUND = 4,   /* no such run */
 	STORE_DUP = 5,        /* run UUID already present (import/merge) */
+	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
 #define STORE_SCHEMA_VERSION 2   /* 2: flags.remediation */
@@ -160,6 +161,6 @@ void store_read_end(struct store *s, int began);
 /* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id);
 /* Copies every run of the store at path that s lacks; counts what was added and skipped. */
-int store_merge(struct store *s, const char *path, int *added, int *skipped);
+int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live);
 
 #endif

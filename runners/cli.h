@@ -44,5 +44,7 @@ const char *gv_db_path(const struct gv_global *g);
  * errors itself (opterr is 0); returns GV_EXIT_USAGE.
  */
 int gv_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* 0 when value (NULL: not given) is a valid identity (common/ident.h), else a usage error. */
+int gv_check_identity(const char *cmd, const char *opt, const char *value);
 
 #endif

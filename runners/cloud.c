@@ -346,6 +346,34 @@ static void set_str(char *dst, size_t size, const char *src)
 	gv_strlcpy(dst, src ? src : "", size);
 }
 
+/* Local evidence: DMI (the firmware's own words), the Xen uuid, Lambda Stack's apt source. */
+static void read_evidence(const char *root, int hypervisor_flag, struct cloud_evidence *e)
+{
+	memset(e, 0, sizeof *e);
+	read_line(root, "/sys/class/dmi/id/sys_vendor", e->sys_vendor, sizeof e->sys_vendor);
+	read_line(root, "/sys/class/dmi/id/product_name", e->product_name, sizeof e->product_name);
+	read_line(root, "/sys/class/dmi/id/board_vendor", e->board_vendor, sizeof e->board_vendor);
+	read_line(root, "/sys/class/dmi/id/bios_vendor", e->bios_vendor, sizeof e->bios_vendor);
+	read_line(root, "/sys/class/dmi/id/bios_version", e->bios_version, sizeof e->bios_version);
+	read_line(root, "/sys/hypervisor/uuid", e->hypervisor_uuid, sizeof e->hypervisor_uuid);
+	e->lambda_repo = lambda_repo_present(root);
+	e->hypervisor_flag = hypervisor_flag;
+}
+
+/* True when the firmware says nothing (no /sys/class/dmi: some containers, non-x86 boards). */
+static int dmi_unreadable(const struct cloud_evidence *e)
+{
+	return !e->sys_vendor[0] && !e->product_name[0] && !e->board_vendor[0] && !e->bios_vendor[0] &&
+	       !e->hypervisor_uuid[0];
+}
+
+/*
+ * DMI first, as cloud-init's ds-identify: the metadata service of a cloud is
+ * asked only when DMI names that cloud (Amazon EC2: 169.254.169.254,
+ * Alibaba Cloud: 100.100.100.200), both only when DMI cannot be read, none
+ * when DMI names another vendor, so a laptop, a CI runner or an
+ * on-premises node sends nothing.  Lambda has no service: its heuristic.
+ */
 void cloud_detect(const struct cloud_opts *o, struct cloud_id *id)
 {
 	const char *env_no = getenv("GPUVET_NO_METADATA");
@@ -360,7 +388,15 @@ void cloud_detect(const struct cloud_opts *o, struct cloud_id *id)
 	if (!root)
 		root = "";
 
-	if (!no_md && !all_overridden) {
+	struct cloud_evidence e;
+	read_evidence(root, o->hypervisor_flag, &e);
+	char why[sizeof id->evidence];
+	const char *guess = cloud_guess(&e, why, sizeof why);
+	int unreadable = dmi_unreadable(&e);
+	int ask_aws = unreadable || (guess && !strcmp(guess, "aws"));
+	int ask_ali = unreadable || (guess && !strcmp(guess, "alibaba"));
+
+	if (!no_md && !all_overridden && (ask_aws || ask_ali)) {
 		const char *aws = getenv("GPUVET_IMDS_AWS");
 		const char *ali = getenv("GPUVET_IMDS_ALIBABA");
 		struct cloud_svc svcs[2] = {
@@ -374,36 +410,25 @@ void cloud_detect(const struct cloud_opts *o, struct cloud_id *id)
 			  .token_header = "X-aliyun-ecs-metadata-token",
 			  .paths = { "instance/instance-type", "region-id", "zone-id", "instance-id" } },
 		};
-		probe_services(svcs, 2, timeout);
+		struct cloud_svc *ask = ask_aws ? &svcs[0] : &svcs[1];
+		probe_services(ask, ask_aws && ask_ali ? 2 : 1, timeout);
 		for (int i = 0; i < 2; i++) {
-			struct cloud_svc *s = &svcs[i];
-			if (!s->val[F_TYPE][0])
+			struct cloud_svc *sv = &svcs[i];
+			if (!sv->val[F_TYPE][0])
 				continue;   /* a service counts only when it names the instance type */
-			set_str(id->provider, sizeof id->provider, s->name);
-			set_str(id->instance_type, sizeof id->instance_type, s->val[F_TYPE]);
-			set_str(id->region, sizeof id->region, s->val[F_REGION]);
-			set_str(id->zone, sizeof id->zone, s->val[F_ZONE]);
-			set_str(id->instance_id, sizeof id->instance_id, s->val[F_ID]);
+			set_str(id->provider, sizeof id->provider, sv->name);
+			set_str(id->instance_type, sizeof id->instance_type, sv->val[F_TYPE]);
+			set_str(id->region, sizeof id->region, sv->val[F_REGION]);
+			set_str(id->zone, sizeof id->zone, sv->val[F_ZONE]);
+			set_str(id->instance_id, sizeof id->instance_id, sv->val[F_ID]);
 			set_str(id->source, sizeof id->source, "imds");
 			break;
 		}
 	}
-	if (!strcmp(id->source, "none")) {
-		struct cloud_evidence e;
-		memset(&e, 0, sizeof e);
-		read_line(root, "/sys/class/dmi/id/sys_vendor", e.sys_vendor, sizeof e.sys_vendor);
-		read_line(root, "/sys/class/dmi/id/product_name", e.product_name, sizeof e.product_name);
-		read_line(root, "/sys/class/dmi/id/board_vendor", e.board_vendor, sizeof e.board_vendor);
-		read_line(root, "/sys/class/dmi/id/bios_vendor", e.bios_vendor, sizeof e.bios_vendor);
-		read_line(root, "/sys/class/dmi/id/bios_version", e.bios_version, sizeof e.bios_version);
-		read_line(root, "/sys/hypervisor/uuid", e.hypervisor_uuid, sizeof e.hypervisor_uuid);
-		e.lambda_repo = lambda_repo_present(root);
-		e.hypervisor_flag = o->hypervisor_flag;
-		const char *p = cloud_guess(&e, id->evidence, sizeof id->evidence);
-		if (p) {
-			set_str(id->provider, sizeof id->provider, p);
-			set_str(id->source, sizeof id->source, "heuristic");
-		}
+	if (!strcmp(id->source, "none") && guess) {
+		set_str(id->provider, sizeof id->provider, guess);
+		set_str(id->source, sizeof id->source, "heuristic");
+		set_str(id->evidence, sizeof id->evidence, why);
 	}
 	if (o->provider || o->sku || o->region) {
 		if (o->provider && strcmp(o->provider, id->provider)) {

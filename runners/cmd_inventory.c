@@ -29,13 +29,10 @@ static void inventory_usage(FILE *f)
 	      "A machine without an NVIDIA driver is reported with no GPU and the reason.\n", f);
 }
 
-/* Overrides are identifiers ("aws", "p5.48xlarge", "us-east-1"): refuse anything else. */
+/* Overrides are identities, checked as `run` and `results import` check them. */
 static int inv_check_value(const char *opt, const char *v)
 {
-	if (!cloud_value_ok(v, strlen(v)))
-		return gv_usage_error("inventory", "%s '%s' is not a name (1-63 of A-Z a-z 0-9 . _ -)",
-				      opt, v);
-	return 0;
+	return gv_check_identity("inventory", opt, v);
 }
 
 int cmd_inventory(int argc, char **argv, const struct gv_global *g)

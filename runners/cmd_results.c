@@ -5,6 +5,7 @@
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/export.h"
+#include "common/ident.h"
 #include "results/store.h"
 
 #include <csv.h>
@@ -37,6 +38,19 @@ static const char *js(const json_t *o, const char *k, const char *dflt)
 {
 	const char *v = json_string_value(json_object_get(o, k));
 	return v ? v : dflt;
+}
+
+/* As js, made safe for a terminal (round-robin buffers: several in one printf). */
+static const char *jp(const json_t *o, const char *k, const char *dflt)
+{
+	static char bufs[10][512];
+	static unsigned next;
+	const char *v = json_string_value(json_object_get(o, k));
+	if (!v)
+		return dflt;
+	char *b = bufs[next++ % 10];
+	ident_escape(v, b, sizeof bufs[0]);
+	return b;
 }
 
 static int cmd_list(struct store *s, int as_json)
@@ -78,10 +92,10 @@ static int cmd_list(struct store *s, int as_json)
 		} else {
 			char gpus[48];
 			snprintf(gpus, sizeof gpus, "%lld %s", (long long)json_integer_value(json_object_get(run, "gpu_count")),
-				 js(run, "gpu_model", ""));
+				 jp(run, "gpu_model", ""));
 			printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n",
-			       (long long)ids[i], js(run, "uuid", "?"), js(run, "started_at", "?"), js(run, "status", "?"),
-			       js(run, "profile", "?"), js(run, "provider", "unknown"), js(run, "instance_type", "-"), gpus,
+			       (long long)ids[i], jp(run, "uuid", "?"), jp(run, "started_at", "?"), jp(run, "status", "?"),
+			       jp(run, "profile", "?"), jp(run, "provider", "unknown"), jp(run, "instance_type", "-"), gpus,
 			       ok, total);
 		}
 		json_decref(fp);
@@ -129,19 +143,36 @@ static int cmd_show(struct store *s, const char *id, int text)
 
 /* ---- export ---- */
 
-static void csv_field(FILE *f, const char *v, int last)
+static void csv_cell(FILE *f, const char *s, int last)
 {
-	const char *s = v ? v : "";
 	csv_fwrite(f, s, strlen(s));
 	fputc(last ? '\n' : ',', f);
 }
 
+/*
+ * A text cell.  One a spreadsheet would read as a formula (= + - @, tab,
+ * CR first: names from --sku or an imported file) gets a leading single
+ * quote, as OWASP recommends against CSV injection.
+ */
+static void csv_field(FILE *f, const char *v, int last)
+{
+	const char *s = v ? v : "";
+	if (ident_csv_formula(s)) {
+		char *q = gv_asprintf("'%s", s);
+		csv_cell(f, q, last);
+		free(q);
+		return;
+	}
+	csv_cell(f, s, last);
+}
+
+/* A number cell: never neutralised (-1 is the instance-level gpu). */
 static void csv_num(FILE *f, const json_t *v, int last)
 {
 	char buf[64] = "";
 	if (json_is_number(v))
 		snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
-	csv_field(f, buf, last);
+	csv_cell(f, buf, last);
 }
 
 int export_csv(struct store *s, const int64_t *ids, size_t n, FILE *out)
@@ -254,21 +285,30 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 	return rc ? GV_EXIT_USAGE : 0;
 }
 
+/* ", N still running (merge again when done)" for the merge line. */
+static const char *live_note(int live)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, ", %d still running (merge again when done)", live);
+	return buf;
+}
+
 static int cmd_merge(struct store *s, int n, char **paths)
 {
 	if (n < 1)
 		return gv_usage_error("results", "merge needs at least one database");
 	int total_added = 0, total_skipped = 0;
 	for (int i = 0; i < n; i++) {
-		int added, skipped;
-		if (store_merge(s, paths[i], &added, &skipped)) {
+		int added, skipped, live;
+		if (store_merge(s, paths[i], &added, &skipped, &live)) {
 			gv_err("merge of '%s' stopped: %s", paths[i], store_errmsg(s));
 			return GV_EXIT_USAGE;
 		}
 		total_added += added;
 		total_skipped += skipped;
 		if (!gv_quiet)
-			printf("%s: %d run(s) added, %d already present\n", paths[i], added, skipped);
+			printf("%s: %d run(s) added, %d already present%s\n", paths[i], added, skipped,
+			       live ? live_note(live) : "");
 	}
 	if (!gv_quiet && n > 1)
 		printf("total: %d run(s) added, %d already present\n", total_added, total_skipped);

@@ -3,13 +3,17 @@
  * validation, --help and the echo of the configuration), then the harness.
  */
 #include "runners/cli.h"
+#include "benches/blockdev.h"
+#include "runners/policy.h"
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/store.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -138,6 +142,29 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 	return 0;
 }
 
+/*
+ * A raw device is refused before any bench runs (exit 2): without
+ * --nvme-allow-destructive, when it is not a block device, when it is in use.
+ */
+static int check_nvme_device(const struct run_args *a)
+{
+	const char *dev = a->cfg.nvme_device;
+	struct stat st;
+	if (stat(dev, &st))
+		return gv_usage_error("run", "cannot use --nvme-device '%s': %s", dev, strerror(errno));
+	if (!S_ISBLK(st.st_mode))
+		return gv_usage_error("run", "--nvme-device '%s' is not a block device", dev);
+	if (!a->cfg.nvme_allow_destructive)
+		return gv_usage_error("run", "refusing to write to block device %s without "
+				      "--nvme-allow-destructive", dev);
+	char why[512];
+	if (blockdev_check_unused(dev, NULL, NULL, why, sizeof why)) {
+		gv_err("refusing to write to block device: %s", why);
+		return GV_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv, const struct gv_global *g)
 {
 	struct run_args a = { 0 };
@@ -158,6 +185,12 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("run", "unknown profile '%s' (quick, standard or full)", a.profile);
 	if (a.cfg.nvme_allow_destructive && !a.cfg.nvme_device)
 		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");
+	if (a.cfg.nvme_device && (rc = check_nvme_device(&a)))
+		return rc;
+	if ((rc = gv_check_identity("run", "--provider", a.inv.provider)) ||
+	    (rc = gv_check_identity("run", "--sku", a.inv.sku)) ||
+	    (rc = gv_check_identity("run", "--region", a.inv.region)))
+		return rc;
 	a.cfg.verbose = gv_verbose;
 	const char *nm = getenv("GPUVET_NO_METADATA");
 	a.inv.no_metadata = nm && !strcmp(nm, "1");
@@ -166,6 +199,19 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	const struct bench **sel = a.bench ? run_parse_selection(a.bench, err, sizeof err) : run_default_selection();
 	if (!sel)
 		return gv_usage_error("run", "%s", err);
+
+	if (a.accept) { /* a policy that cannot be read is said before any bench runs */
+		struct policy *pol;
+		char perr[512];
+		int prc = policy_load(a.accept_policy, &pol, perr, sizeof perr);
+		if (prc) {
+			gv_err(prc == -2 ? "cannot read policy '%s': %s" : "policy '%s': %s",
+			       a.accept_policy ? a.accept_policy : "built-in", perr);
+			free(sel);
+			return GV_EXIT_USAGE;
+		}
+		policy_free(pol);
+	}
 
 	struct store *s;
 	const char *db = gv_db_path(g);

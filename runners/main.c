@@ -3,6 +3,7 @@
  */
 #include "runners/cli.h"
 #include "common/util.h"
+#include "common/ident.h"
 #include "results/store.h"
 
 #include <getopt.h>
@@ -68,6 +69,17 @@ int gv_usage_error(const char *cmd, const char *fmt, ...)
 	fputs(" --help')\n", stderr);
 	va_end(ap);
 	return GV_EXIT_USAGE;
+}
+
+int gv_check_identity(const char *cmd, const char *opt, const char *value)
+{
+	const char *why = value ? ident_check(value) : NULL;
+	if (!why)
+		return 0;
+	char shown[4 * IDENT_MAX + 16];
+	ident_escape(value, shown, sizeof shown);
+	return gv_usage_error(cmd, "%s '%s' %s (printable utf-8, at most %d bytes)", opt, shown, why,
+			      IDENT_MAX);
 }
 
 /*

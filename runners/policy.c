@@ -23,8 +23,11 @@
 #include "common/gpus.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "common/ident.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,22 +58,74 @@ struct pctx {
 /* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
 #define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (README, Benches and metrics)"
 
-static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	snprintf(c->err, c->errlen, "line %lu: %s", n ? (unsigned long)n->start_mark.line + 1 : 1UL, msg);
-	return -1;
-}
-
 static const char *scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
+
+static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+	char msg[256], shown[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	ident_escape(msg, shown, sizeof shown); /* a key or value from the file may hold escapes */
+	snprintf(c->err, c->errlen, "line %lu: %s", n ? (unsigned long)n->start_mark.line + 1 : 1UL, shown);
+	return -1;
+}
+
+/* A key given twice in one mapping is refused, not silently the last one. */
+static int dup_keys(struct pctx *c, yaml_node_t *map)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		return 0;
+	for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; a++) {
+		const char *ka = scalar(yaml_document_get_node(c->doc, a->key));
+		for (yaml_node_pair_t *b = map->data.mapping.pairs.start; ka && b < a; b++) {
+			const char *kb = scalar(yaml_document_get_node(c->doc, b->key));
+			if (kb && !strcmp(ka, kb))
+				return perr(c, yaml_document_get_node(c->doc, a->key), "'%s' given twice", ka);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Nesting deeper than POLICY_MAX_DEPTH is refused from the event stream,
+ * before libyaml builds a document of it (a deep one is slow to load).
+ */
+static int check_depth(const char *text, size_t len, char *err, size_t errlen)
+{
+	yaml_parser_t ps;
+	yaml_event_t ev;
+	int depth = 0, rc = 0;
+	if (!yaml_parser_initialize(&ps))
+		return 0;
+	yaml_parser_set_input_string(&ps, (const unsigned char *)text, len);
+	for (;;) {
+		if (!yaml_parser_parse(&ps, &ev))
+			break; /* the loader reports the syntax error */
+		yaml_event_type_t t = ev.type;
+		unsigned long line = (unsigned long)ev.start_mark.line + 1;
+		yaml_event_delete(&ev);
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > POLICY_MAX_DEPTH) {
+				snprintf(err, errlen, "line %lu: nested deeper than %d levels", line, POLICY_MAX_DEPTH);
+				rc = -1;
+				break;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		} else if (t == YAML_STREAM_END_EVENT) {
+			break;
+		}
+	}
+	yaml_parser_delete(&ps);
+	return rc;
+}
+
 
 static int get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
 {
@@ -165,6 +220,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 	r->line = (int)n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE)
 		return perr(c, n, "a rule must be a mapping with 'metric' and thresholds");
+	if (dup_keys(c, n))
+		return -1;
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
@@ -263,6 +320,8 @@ static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
 	if (n->type == YAML_MAPPING_NODE) {
 		yaml_node_pair_t *pair;
 		code = NULL;
+		if (dup_keys(c, n))
+			return -1;
 		for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 			yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
 			yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
@@ -293,6 +352,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 		return perr(c, NULL, "empty policy");
 	if (root->type != YAML_MAPPING_NODE)
 		return perr(c, root, "a policy is a mapping with 'rules' and/or 'reject_flags'");
+	if (dup_keys(c, root))
+		return -1;
 	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
@@ -303,6 +364,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			const char *s = scalar(v);
 			if (!s || !*s || strlen(s) > 64)
 				return perr(c, v, "'name' must be a short string");
+			if (ident_check(s))
+				return perr(c, v, "'name' %s", ident_check(s));
 			free(p->name);
 			p->name = gv_strdup(s);
 		} else if (!strcmp(key, "fleet_min_runs")) {
@@ -371,6 +434,8 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 		snprintf(err, errlen, "line 1: policy larger than %d bytes", POLICY_MAX_BYTES);
 		return -1;
 	}
+	if (check_depth(text, len, err, errlen))
+		return -1;
 	if (!yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "line 1: cannot initialise the yaml parser");
 		return -1;
@@ -402,6 +467,35 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 	return 0;
 }
 
+/* At most max bytes of a file (a /dev/zero or a pipe ends there), NUL-terminated. */
+static char *read_bounded(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *buf = gv_malloc(max + 1);
+	size_t n = 0;
+	while (n < max) {
+		ssize_t r = read(fd, buf + n, max - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
 int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 {
 	if (!path) {
@@ -409,7 +503,7 @@ int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 		return rc;
 	}
 	size_t len;
-	char *text = gv_read_file(path, &len);
+	char *text = read_bounded(path, POLICY_MAX_BYTES + 1, &len);
 	if (!text) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		if (err[0] >= 'A' && err[0] <= 'Z')

@@ -16,6 +16,7 @@
 #define POLICY_MAX_ALTS        8    /* metric alternatives per rule */
 #define POLICY_FLEET_MIN_RUNS  3    /* default fleet_min_runs */
 #define POLICY_MAX_BYTES       (1 << 20)
+#define POLICY_MAX_DEPTH       32      /* nesting of lists and mappings */
 
 /* Outcome; the values are gpuvet's exit codes. */
 enum policy_verdict { POLICY_ACCEPT = 0, POLICY_REJECT = 1, POLICY_UNMEASURABLE = 3 };

@@ -10,6 +10,7 @@
  */
 #include "runners/run.h"
 #include "common/util.h"
+#include "runners/proctree.h"
 #include "results/store.h"
 #include "common/gpus.h"
 
@@ -169,15 +170,18 @@ static void set_reason(struct bench_result *r, const char *text)
 	r->reason = text ? gv_strdup(text) : NULL;
 }
 
-static void child_main(const struct bench *b, const struct bench_config *cfg, int wfd)
+struct child_args {
+	const struct bench *b;
+	const struct bench_config *cfg;
+	int wfd;
+};
+
+/* The bench process, below its keeper (runners/proctree.c). */
+static void child_main(void *arg, int keeper_fd)
 {
-	/* own process group, so a deadline kills the bench's helpers (fio) too */
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
-		_exit(125);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	const struct child_args *a = arg;
+	const struct bench *b = a->b;
+	int wfd = a->wfd;
 	signal(SIGPIPE, SIG_IGN);
 	/* a bench's stray printf must not corrupt the fingerprint on stdout */
 	dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -187,11 +191,12 @@ static void child_main(const struct bench *b, const struct bench_config *cfg, in
 		close(devnull);
 	}
 	struct bench_ctx *ctx = bench_ctx_new(wfd, b->name);
+	bench_ctx_set_keeper(ctx, keeper_fd);
 	int rc = BENCH_OK;
 	if (b->probe)
-		rc = b->probe(ctx, cfg);
+		rc = b->probe(ctx, a->cfg);
 	if (rc == BENCH_OK)
-		rc = b->run(ctx, cfg);
+		rc = b->run(ctx, a->cfg);
 	char line[64];
 	snprintf(line, sizeof line, "{\"t\":\"status\",\"status\":\"%s\"}\n",
 		 rc == BENCH_OK ? "ok" : rc == BENCH_SKIP ? "skipped" : "failed");
@@ -211,6 +216,7 @@ struct handler_env {
 	int gpu_count;
 	struct bench_result *r;
 	struct progress *prog;
+	json_t *workdirs;   /* work directories the bench made: removed when it ends */
 };
 
 /*
@@ -278,6 +284,10 @@ static void handle_line(struct handler_env *e, const char *line)
 	} else if (!strcmp(t, "progress")) {
 		e->prog->frac = json_number_value(json_object_get(o, "f"));
 		progress_draw(e->prog);
+	} else if (!strcmp(t, "workdir")) {
+		const char *path = json_string_value(json_object_get(o, "path"));
+		if (path && json_array_size(e->workdirs) < 8)
+			json_array_append_new(e->workdirs, json_string(path));
 	} else if (!strcmp(t, "config")) {
 		free(e->r->config);
 		e->r->config = json_dumps(json_object_get(o, "config"), JSON_COMPACT);
@@ -405,6 +415,7 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 		return 0;
 	}
 	fflush(NULL);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -415,7 +426,15 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(b, cfg, fds[1]);
+		/* own process group, so a stop reaches the keeper and the bench at once */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM); /* gpuvet killed: the keeper cleans up */
+		if (getppid() != parent)
+			_exit(125);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		struct child_args a = { b, cfg, fds[1] };
+		keeper_main(child_main, &a, fds[1]);
 	}
 	setpgid(pid, pid); /* also from the parent: no race with kill(-pid) */
 	close(fds[1]);
@@ -508,6 +527,13 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 		if (!r->got_status)
 			describe_exit(wstatus, r);
 	}
+	/* the keeper cleans up after the bench; this covers a keeper that was killed */
+	proctree_kill_all(0, NULL, NULL);
+	size_t wi;
+	json_t *wd;
+	json_array_foreach(e->workdirs, wi, wd)
+		if (proctree_remove_workdir(json_string_value(wd)))
+			gv_debug("%s: cannot remove work directory '%s'", e->bench, json_string_value(wd));
 	if (r->got_status && strcmp(r->status, "ok") && !r->reason)
 		set_reason(r, !strcmp(r->status, "skipped") ? "bench skipped without a reason" : "bench failed without a reason");
 	r->duration = bench_now() - start;
@@ -557,6 +583,8 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 		return -1;
 	}
 
+	/* what a bench leaves orphaned comes to us, not to init: killed after each bench */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
@@ -579,7 +607,8 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 		const struct bench *b = rq->benches[i];
 		struct bench_result r = { .status = "failed" };
 		struct handler_env e = { .rows = json_array(), .s = s, .run_id = *run_id, .bench = b->name,
-					 .ref = ref, .gpu_count = ngpu, .r = &r, .prog = &prog };
+					 .ref = ref, .gpu_count = ngpu, .r = &r, .prog = &prog,
+					 .workdirs = json_array() };
 		prog.idx = i + 1;
 		prog.name = b->name;
 		prog.start = bench_now();
@@ -598,6 +627,7 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 			gv_debug("%s: %d malformed report line(s) ignored", b->name, r.bad_lines);
 		int frc = flush_bench(&e);
 		json_decref(e.rows);
+		json_decref(e.workdirs);
 		if (frc) {
 			progress_clear(&prog);
 			gv_err("%s", store_errmsg(s));
@@ -626,6 +656,7 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 	free(ss.points);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
 	json_decref(inv);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* summary.c - see summary.h */
 #include "runners/summary.h"
+#include "common/ident.h"
 #include "runners/flags.h"
 
 #include <math.h>
@@ -24,10 +25,17 @@ void summary_format_value(double v, const char *unit, char *buf, size_t size)
 	}
 }
 
+/* A stored string made safe for a terminal (an imported or old store may hold escapes). */
 static const char *s_or(const json_t *o, const char *k, const char *dflt)
 {
+	static char bufs[8][1024];
+	static unsigned next;
 	const char *v = json_string_value(json_object_get(o, k));
-	return v ? v : dflt;
+	if (!v)
+		return dflt;
+	char *b = bufs[next++ % 8];
+	ident_escape(v, b, sizeof b[0] * 1024);
+	return b;
 }
 
 void summary_print(const json_t *fp, FILE *f)
@@ -36,9 +44,9 @@ void summary_print(const json_t *fp, FILE *f)
 	fprintf(f, "run %lld  %s  profile %s  %s\n", (long long)json_integer_value(json_object_get(run, "id")),
 		s_or(run, "uuid", "?"), s_or(run, "profile", "?"), s_or(run, "status", "?"));
 	char machine[256];
-	const char *itype = json_string_value(json_object_get(run, "instance_type"));
-	const char *region = json_string_value(json_object_get(run, "region"));
-	const char *model = json_string_value(json_object_get(run, "gpu_model"));
+	const char *itype = s_or(run, "instance_type", NULL);
+	const char *region = s_or(run, "region", NULL);
+	const char *model = s_or(run, "gpu_model", NULL);
 	snprintf(machine, sizeof machine, "%s%s%s%s%s", s_or(run, "provider", "unknown"), itype ? " " : "",
 		 itype ? itype : "", region ? " " : "", region ? region : "");
 	fprintf(f, "machine: %s, %lld GPU(s)%s%s\n", machine,
@@ -77,7 +85,9 @@ void summary_print(const json_t *fp, FILE *f)
 				rem = flags_remediation(s_or(m, "code", ""), s_or(m, "severity", ""),
 							json_is_integer(g) ? (int)json_integer_value(g) : -1, buf, sizeof buf);
 			fprintf(f, "  %-8s %-18s %s\n", s_or(m, "severity", "?"), s_or(m, "code", "?"), s_or(m, "message", ""));
-			fprintf(f, "  %-8s %-18s -> %s\n", "", "", rem);
+			char shown[1024];
+			ident_escape(rem, shown, sizeof shown);
+			fprintf(f, "  %-8s %-18s -> %s\n", "", "", shown);
 		}
 	}
 	json_t *verdicts = json_object_get(fp, "verdicts");

@@ -345,8 +345,8 @@ def test_json_is_valid_and_complete(gpuvet):
     assert p.stderr == ""
 
 
-@pytest.mark.parametrize("args", [["--bogus"], ["--sku"], ["--sku", "a b"], ["extra"],
-                                  ["--region", ""], ["--provider", "x" * 64]])
+@pytest.mark.parametrize("args", [["--bogus"], ["--sku"], ["--sku", "a\x1bb"], ["extra"],
+                                  ["--region", ""], ["--provider", "x" * 257]])
 def test_bad_flags(gpuvet, args):
     p = gpuvet("inventory", *args, check=2)
     assert p.stdout == ""

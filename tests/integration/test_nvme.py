@@ -64,10 +64,22 @@ def test_missing_and_non_dir_fail(gpuvet, tmp_path):
 
 
 def test_device_without_allow_flag_is_refused(gpuvet):
-    r = run_bench(gpuvet, "nvme", nvme_device="/dev/nvme0n1")
-    assert r.status == "failed"
-    assert r.reason == ("refusing to write to block device /dev/nvme0n1 without "
-                        "--nvme-allow-destructive")
+    # refused before any bench runs, exit 2 (#16 item 15); /dev/nvme0n1 may not exist here
+    dev = root_block_device()
+    if not dev:
+        pytest.skip("the root filesystem has no block device node here")
+    p = gpuvet("run", "--bench", "nvme", "--nvme-device", dev, check=2)
+    assert p.stderr == (f"gpuvet: run: refusing to write to block device {dev} without "
+                        "--nvme-allow-destructive (see 'gpuvet run --help')\n")
+
+
+def test_plain_file_is_not_called_a_block_device(gpuvet, tmp_path):
+    f = tmp_path / "disk.img"
+    f.write_bytes(b"\0" * 4096)
+    for extra in ([], ["--nvme-allow-destructive"]):
+        p = gpuvet("run", "--bench", "nvme", "--nvme-device", str(f), *extra, check=2)
+        assert p.stderr.startswith(f"gpuvet: run: --nvme-device '{f}' is not a block device"), p.stderr
+    assert f.read_bytes() == b"\0" * 4096
 
 
 def root_block_device():
@@ -95,10 +107,9 @@ def test_mounted_device_is_refused(gpuvet):
     dev = root_block_device()
     if not dev:
         pytest.skip("the root filesystem has no block device node here")
-    r = run_bench(gpuvet, "nvme", nvme_device=dev, allow_destructive=True)
-    assert r.status == "failed"
-    assert r.reason == f"refusing to write to block device: '{dev}' is mounted at /"
-    assert not r.metrics
+    p = gpuvet("run", "--bench", "nvme", "--nvme-device", dev, "--nvme-allow-destructive", check=2)
+    assert p.stderr == f"gpuvet: refusing to write to block device: '{dev}' is mounted at /\n"
+    assert p.stdout == ""
 
 
 def test_without_fio_skips(gpuvet, tmp_path):

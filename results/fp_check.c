@@ -1,0 +1,183 @@
+/*
+ * fp_check.c - the fingerprint schema, checked on import (see fp_check.h).
+ */
+#include "results/fp_check.h"
+#include "common/ident.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = snprintf(err, errlen, "fingerprint: ");
+	if (n > 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int digits(const char *s, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int fp_iso8601(const char *s)
+{
+	int y, mo, d, h, mi, sec;
+	if (!s || strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
+	    digits(s + 8, 2, &d) || s[10] != 'T' || digits(s + 11, 2, &h) || s[13] != ':' ||
+	    digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &sec))
+		return 0;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
+		return 0;
+	const char *p = s + 19;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (!strcmp(p, "Z"))
+		return 1;
+	int oh, om;
+	return (*p == '+' || *p == '-') && strlen(p) == 6 && !digits(p + 1, 2, &oh) && p[3] == ':' &&
+	       !digits(p + 4, 2, &om) && oh <= 23 && om <= 59;
+}
+
+/* An optional identity field of o: absent or null is fine. */
+static int opt_ident(const json_t *o, const char *key, const char *where, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v || json_is_null(v))
+		return 0;
+	const char *why = json_is_string(v) ? ident_check(json_string_value(v)) : "is not a string";
+	if (!why)
+		return 0;
+	char shown[4 * IDENT_MAX + 16] = "";
+	if (json_is_string(v))
+		ident_escape(json_string_value(v), shown, 96);
+	return fail(err, errlen, "%s.%s '%s' %s", where, key, shown, why);
+}
+
+/* An optional list: absent, null or an array. */
+static int opt_list(const json_t *fp, const char *key, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(fp, key);
+	if (v && !json_is_null(v) && !json_is_array(v))
+		return fail(err, errlen, "%s is not a list", key);
+	return 0;
+}
+
+/* An optional GPU index: absent, or an integer -1..FP_MAX_GPU_INDEX. */
+static int opt_gpu(const json_t *o, const char *key, const char *where, size_t i, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!v)
+		return 0;
+	json_int_t g = json_integer_value(v);
+	if (!json_is_integer(v) || g < -1 || g > FP_MAX_GPU_INDEX)
+		return fail(err, errlen, "%s[%zu].%s is not a gpu index (-1 to %d)", where, i, key, FP_MAX_GPU_INDEX);
+	return 0;
+}
+
+static int check_run(const json_t *run, char *err, size_t errlen)
+{
+	static const char *const ids[] = { "provider", "instance_type", "region", "hostname", "gpu_model",
+					   "profile", "gpuvet_version" };
+	const char *uuid = json_string_value(json_object_get(run, "uuid"));
+	if (!uuid || strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36)
+		return fail(err, errlen, "run.uuid missing or not a lowercase uuid");
+	const json_t *jst = json_object_get(run, "status");   /* absent: stored as incomplete */
+	const char *st = json_string_value(jst);
+	if (jst && (!st || (strcmp(st, "complete") && strcmp(st, "incomplete") && strcmp(st, "running"))))
+		return fail(err, errlen, "run.status is not complete, incomplete or running");
+	if (!fp_iso8601(json_string_value(json_object_get(run, "started_at"))))
+		return fail(err, errlen, "run.started_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+	const json_t *fin = json_object_get(run, "finished_at");
+	if (fin && !json_is_null(fin) && !fp_iso8601(json_string_value(fin)))
+		return fail(err, errlen, "run.finished_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+	const json_t *gc = json_object_get(run, "gpu_count");
+	if (gc && !json_is_null(gc) &&
+	    (!json_is_integer(gc) || json_integer_value(gc) < 0 || json_integer_value(gc) > FP_MAX_GPU_COUNT))
+		return fail(err, errlen, "run.gpu_count is not a whole number from 0 to %d", FP_MAX_GPU_COUNT);
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (opt_ident(run, ids[i], "run", err, errlen))
+			return -1;
+	return 0;
+}
+
+static int check_inventory(const json_t *inv, char *err, size_t errlen)
+{
+	if (!inv || json_is_null(inv))
+		return 0;
+	if (!json_is_object(inv))
+		return fail(err, errlen, "inventory is not an object");
+	const json_t *gpus = json_object_get(inv, "gpus"), *g;
+	if (gpus && !json_is_null(gpus) && !json_is_array(gpus))
+		return fail(err, errlen, "inventory.gpus is not a list");
+	size_t i;
+	json_array_foreach(gpus, i, g) {
+		const json_t *ix = json_object_get(g, "index");
+		if (!json_is_object(g))
+			return fail(err, errlen, "inventory.gpus[%zu] is not an object", i);
+		if (ix && (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
+			   json_integer_value(ix) > FP_MAX_GPU_INDEX))
+			return fail(err, errlen, "inventory.gpus[%zu].index is not a gpu index (0 to %d)", i,
+				    FP_MAX_GPU_INDEX);
+	}
+	return 0;
+}
+
+/* Named entries of a list: the name an identity, the gpu in range. */
+static int check_named(const json_t *fp, const char *list, const char *namekey, char *err, size_t errlen)
+{
+	size_t i;
+	const json_t *e;
+	json_array_foreach(json_object_get(fp, list), i, e) {
+		char where[64];
+		if (!json_is_object(e))
+			return fail(err, errlen, "%s[%zu] is not an object", list, i);
+		snprintf(where, sizeof where, "%s[%zu]", list, i);
+		if (!json_object_get(e, namekey))
+			return fail(err, errlen, "%s.%s missing", where, namekey);
+		if (opt_ident(e, namekey, where, err, errlen) || opt_gpu(e, "gpu", list, i, err, errlen))
+			return -1;
+		const char *bench = json_string_value(json_object_get(e, "bench"));
+		if ((!strcmp(list, "metrics") || !strcmp(list, "samples")) && !(bench && !*bench))
+			if (opt_ident(e, "bench", where, err, errlen))
+				return -1;
+	}
+	return 0;
+}
+
+int fp_check(const json_t *fp, char *err, size_t errlen)
+{
+	static const char *const lists[] = { "benches", "metrics", "samples", "flags", "verdicts" };
+	const json_t *run = json_object_get(fp, "run");
+	if (!json_is_object(run))
+		return fail(err, errlen, "run missing");
+	if (check_run(run, err, errlen) || check_inventory(json_object_get(fp, "inventory"), err, errlen))
+		return -1;
+	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+		if (opt_list(fp, lists[i], err, errlen))
+			return -1;
+	if (check_named(fp, "benches", "name", err, errlen) || check_named(fp, "metrics", "name", err, errlen) ||
+	    check_named(fp, "samples", "series", err, errlen) || check_named(fp, "flags", "code", err, errlen))
+		return -1;
+	return 0;
+}

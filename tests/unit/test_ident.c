@@ -1,0 +1,80 @@
+/*
+ * test_ident.c - identity strings (results/ident.c) and the fingerprint
+ * schema's time check (results/fp_check.c).
+ */
+#include "tests/unit/t.h"
+#include "results/fp_check.h"
+#include "common/ident.h"
+
+#include <string.h>
+
+static void test_ident_check(void)
+{
+	CHECK(ident_check("p5.48xlarge") == NULL);
+	CHECK(ident_check("ecs.gn7i-c8g1.2xlarge") == NULL);
+	CHECK(ident_check("my box (rack 3)") == NULL);
+	CHECK(ident_check("h\xc3\xa9t\xc3\xa9ro") == NULL);       /* é: printable UTF-8 */
+	CHECK_STR(ident_check(""), "is empty");
+	CHECK_STR(ident_check("a\x1b[31m"), "holds a control character");
+	CHECK_STR(ident_check("a\tb"), "holds a control character");
+	CHECK_STR(ident_check("a\x7f"), "holds a control character");
+	CHECK_STR(ident_check("a\xc2\x85"), "holds a control character");   /* U+0085, C1 */
+	CHECK_STR(ident_check("a\xe2\x80\xae" "b"), "holds a bidirectional override");
+	CHECK_STR(ident_check("p5\xff"), "is not valid utf-8");
+	CHECK_STR(ident_check("\xc0\xaf"), "is not valid utf-8");            /* overlong '/' */
+	CHECK_STR(ident_check("\xed\xa0\x80"), "is not valid utf-8");        /* a surrogate */
+	CHECK_STR(ident_check("\xe2\x82"), "is not valid utf-8");            /* cut short */
+	char big[IDENT_MAX + 2];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = 0;
+	CHECK_STR(ident_check(big), "is longer than 256 bytes");
+	big[IDENT_MAX] = 0;
+	CHECK(ident_check(big) == NULL);
+}
+
+static void test_ident_escape(void)
+{
+	char out[64];
+	ident_escape("a\x1b[2Jb\x07\\", out, sizeof out);
+	CHECK_STR(out, "a\\e[2Jb\\x07\\\\");
+	ident_escape("p5\xff\xc3\xa9", out, sizeof out);
+	CHECK_STR(out, "p5\\xff\xc3\xa9");
+	ident_escape("x\xe2\x80\xaey\xc2\x85", out, sizeof out);
+	CHECK_STR(out, "x\\u{202e}y\\u{0085}");
+	ident_escape("\x1b\x1b\x1b\x1b", out, 7); /* never a cut escape, always terminated */
+	CHECK_STR(out, "\\e\\e\\e");
+	ident_escape(NULL, out, sizeof out);
+	CHECK_STR(out, "");
+}
+
+static void test_csv_formula(void)
+{
+	CHECK(ident_csv_formula("=cmd|' /C calc'!A0"));
+	CHECK(ident_csv_formula("+SUM(1)"));
+	CHECK(ident_csv_formula("-1+1"));
+	CHECK(ident_csv_formula("@x"));
+	CHECK(ident_csv_formula("\tx"));
+	CHECK(ident_csv_formula("\rx"));
+	CHECK(!ident_csv_formula("p5.48xlarge"));
+	CHECK(!ident_csv_formula(""));
+	CHECK(!ident_csv_formula(NULL));
+}
+
+static void test_iso8601(void)
+{
+	CHECK(fp_iso8601("2026-11-22T04:00:00Z"));
+	CHECK(fp_iso8601("2026-11-22T04:00:00.123Z"));
+	CHECK(fp_iso8601("2026-11-22T04:00:00+05:30"));
+	CHECK(fp_iso8601("2024-02-29T00:00:00Z"));
+	CHECK(!fp_iso8601("yesterday"));
+	CHECK(!fp_iso8601("2026-02-30T00:00:00Z"));
+	CHECK(!fp_iso8601("2026-13-01T00:00:00Z"));
+	CHECK(!fp_iso8601("2026-11-22T24:00:00Z"));
+	CHECK(!fp_iso8601("2026-11-22 04:00:00Z"));
+	CHECK(!fp_iso8601("2026-11-22T04:00:00"));
+	CHECK(!fp_iso8601("2026-11-22T04:00:00.Z"));
+	CHECK(!fp_iso8601("2026-11-22T04:00:00Zjunk"));
+	CHECK(!fp_iso8601(NULL));
+}
+
+TEST_MAIN(T(test_ident_check), T(test_ident_escape), T(test_csv_formula), T(test_iso8601))
