@@ -127,6 +127,11 @@ struct ctx {
 	char *err;
 	size_t errlen;
 	char unrated[256];      /* currencies already said to have no rate (once each, not per price) */
+	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
+	int64_t *named;         /* runs with a provider and type left out by --region, ascending */
+	size_t nnamed;
+	long unnamed_with;      /* runs that have it but no provider or instance type */
+	long elsewhere_with;    /* runs that have it in another region than --region */
 };
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
@@ -248,7 +253,12 @@ static void add_value(struct sku *k, const char *name, double v)
 static int take_run(void *ud, const struct store_run_row *r)
 {
 	struct ctx *c = ud;
-	if (!r->provider || !r->instance_type || (c->o->region && (!r->region || strcmp(r->region, c->o->region))))
+	if (r->provider && r->instance_type && c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
+		c->named = gv_realloc(c->named, (c->nnamed + 1) * sizeof *c->named);
+		c->named[c->nnamed++] = r->id;
+		return 0;
+	}
+	if (!r->provider || !r->instance_type)
 		return 0;
 	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
 	k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
@@ -260,10 +270,19 @@ static int take_run(void *ud, const struct store_run_row *r)
 	return 0;
 }
 
+/* Whether a run left out of every SKU had a provider and type (another region) or not. */
+static int run_named(const struct ctx *c, int64_t run)
+{
+	for (size_t i = 0; i < c->nnamed; i++)
+		if (c->named[i] == run)
+			return 1;
+	return 0;
+}
+
 struct metric_walk {
 	struct ctx *c;
 	json_t *units;
-	int64_t last;
+	int64_t last, orphan;
 	struct sku *k;
 };
 
@@ -273,6 +292,14 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 	if (run != w->last) {
 		w->k = sku_of_run(w->c, run);
 		w->last = run;
+	}
+	if (!w->k && name && w->c->metric && !strcmp(name, w->c->metric) && run != w->orphan) {
+		/* the run has the metric but no SKU: say why when nothing can be ranked */
+		w->orphan = run;
+		if (run_named(w->c, run))
+			w->c->elsewhere_with++;
+		else
+			w->c->unnamed_with++;
 	}
 	if (!w->k || !name || !rankable(name) || !isfinite(v))
 		return 0;
@@ -284,7 +311,7 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 
 static int load_runs(struct ctx *c, json_t *units)
 {
-	struct metric_walk w = { .c = c, .units = units, .last = -1 };
+	struct metric_walk w = { .c = c, .units = units, .last = -1, .orphan = -1 };
 	if (store_each_run(c->s_store, STORE_RUNS_BY_ID, take_run, c) ||
 	    store_each_headline(c->s_store, NULL, 0, take_metric, &w)) {
 		snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
@@ -621,6 +648,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 {
 	struct ctx c = { .s_store = s, .db = store_db(s), .o = o, .err = err, .errlen = errlen };
 	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
+	c.metric = metric;
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = o->per ? o->per : "instance";
 	int composite = !strncmp(metric, "score.", 6);
@@ -642,8 +670,17 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced);
 	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
-		snprintf(err, errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
-			 composite ? "a metric of " : "metric ", metric);
+		if (c.unnamed_with)
+			snprintf(err, errlen,
+				 "%ld stored run(s) have %s but no provider and instance type (measured without cloud "
+				 "metadata, as on lambda): name them with 'gpuvet results tag RUN --provider P --sku TYPE "
+				 "--region R'", c.unnamed_with, metric);
+		else if (c.elsewhere_with)
+			snprintf(err, errlen, "%ld stored run(s) have %s, none in region %s", c.elsewhere_with, metric,
+				 o->region);
+		else
+			snprintf(err, errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
+				 composite ? "a metric of " : "metric ", metric);
 		free(order);
 		json_decref(rows);
 		json_decref(unpriced);
@@ -658,6 +695,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced);
 	rc = 0;
 done:
+	free(c.named);
 	free(cp.names);
 	free(cp.weights);
 	json_decref(units);

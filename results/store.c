@@ -820,6 +820,25 @@ int store_finish_run(struct store *s, int64_t run_id, const char *status)
 	return rc;
 }
 
+int store_tag_run(struct store *s, int64_t run_id, const char *provider, const char *instance_type,
+		  const char *region)
+{
+	sqlite3_stmt *st;
+	if (prepare(s, "UPDATE runs SET provider = coalesce(?, provider), instance_type = coalesce(?, instance_type), "
+		       "region = coalesce(?, region) WHERE id = ?", &st))
+		return STORE_ERR;
+	bind_text(st, 1, provider);
+	bind_text(st, 2, instance_type);
+	bind_text(st, 3, region);
+	sqlite3_bind_int64(st, 4, run_id);
+	int rc = step_done(s, st, "naming the run");
+	if (rc == STORE_OK && sqlite3_changes(s->db) != 1) {
+		set_err(s, "no run %lld", (long long)run_id);
+		return STORE_ERR;
+	}
+	return rc;
+}
+
 /* ---- reading ---- */
 
 int store_latest_run(struct store *s, int64_t *run_id)

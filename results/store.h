@@ -92,6 +92,13 @@ int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, cons
 		      const char *detail_json);
 /* status: "complete" (or "incomplete"); sets finished_at. */
 int store_finish_run(struct store *s, int64_t run_id, const char *status);
+/*
+ * Names what a stored run was on, after the fact (`gpuvet results tag`, `results import
+ * --provider/--sku/--region`): each non-NULL field replaces the stored one.  The caller
+ * checks the strings (common/ident.h).  STORE_OK, or STORE_ERR when the run does not exist.
+ */
+int store_tag_run(struct store *s, int64_t run_id, const char *provider, const char *instance_type,
+		  const char *region);
 
 /* ---- reading ---- */
 

@@ -20,7 +20,10 @@ static void results_usage(FILE *f)
 		   "       gpuvet results show [ID|UUID] [--text]       (default: latest run; JSON fingerprint)\n"
 		   "       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
 		   "       gpuvet results merge DB...                   (copy runs from other stores, no duplicates)\n"
-		   "       gpuvet results import FINGERPRINT.json...    (one fingerprint or an array per file)\n\n"
+		   "       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R]\n"
+		   "                                                    (one fingerprint or an array per file)\n"
+		   "       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R]\n"
+		   "                                                    (name what a run was on, after the fact)\n\n"
 		   "A run is named by its number or a prefix (4+ characters) of its uuid.\n");
 }
 
@@ -315,7 +318,43 @@ static int cmd_merge(struct store *s, int n, char **paths)
 	return 0;
 }
 
-static int cmd_import(struct store *s, int n, char **paths)
+/* What `tag` and `import --provider/--sku/--region` set. */
+struct naming {
+	const char *provider, *sku, *region;
+};
+
+static int naming_check(const struct naming *nm)
+{
+	return gv_check_identity("results", "--provider", nm->provider) ||
+	       gv_check_identity("results", "--sku", nm->sku) || gv_check_identity("results", "--region", nm->region);
+}
+
+static int naming_any(const struct naming *nm)
+{
+	return nm->provider || nm->sku || nm->region;
+}
+
+static int cmd_tag(struct store *s, int n, char **args, const struct naming *nm)
+{
+	int64_t run_id;
+	if (n != 1)
+		return gv_usage_error("results", "tag takes one run");
+	if (!naming_any(nm))
+		return gv_usage_error("results", "tag needs --provider, --sku or --region");
+	if (resolve(s, args[0], &run_id))
+		return GV_EXIT_USAGE;
+	if (store_tag_run(s, run_id, nm->provider, nm->sku, nm->region)) {
+		gv_err("cannot tag run %s: %s", args[0], store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	if (!gv_quiet)
+		printf("run %lld: provider %s, instance type %s, region %s\n", (long long)run_id,
+		       nm->provider ? nm->provider : "(unchanged)", nm->sku ? nm->sku : "(unchanged)",
+		       nm->region ? nm->region : "(unchanged)");
+	return 0;
+}
+
+static int cmd_import(struct store *s, int n, char **paths, const struct naming *nm)
 {
 	if (n < 1)
 		return gv_usage_error("results", "import needs a fingerprint file");
@@ -333,6 +372,8 @@ static int cmd_import(struct store *s, int n, char **paths)
 			json_t *fp = list ? json_array_get(list, j) : doc;
 			int64_t id;
 			int r = store_import_fingerprint(s, fp, &id);
+			if (r == STORE_OK && naming_any(nm) && store_tag_run(s, id, nm->provider, nm->sku, nm->region))
+				r = STORE_ERR;
 			if (r == STORE_DUP) {
 				if (!gv_quiet)
 					printf("%s: %s\n", paths[i], store_errmsg(s));
@@ -357,11 +398,15 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		{ "text", no_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "provider", required_argument, NULL, 'P' },
+		{ "sku", required_argument, NULL, 'S' },
+		{ "region", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int as_json = 0, text = 0, c;
 	const char *format = NULL, *run = NULL, *outpath = NULL;
+	struct naming nm = { NULL, NULL, NULL };
 	if (argc < 2) {
 		results_usage(stderr);
 		return GV_EXIT_USAGE;
@@ -379,10 +424,17 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'f': format = optarg; break;
 		case 'r': run = optarg; break;
 		case 'o': outpath = optarg; break;
+		case 'P': nm.provider = optarg; break;
+		case 'S': nm.sku = optarg; break;
+		case 'R': nm.region = optarg; break;
 		case 'h': results_usage(stdout); return 0;
 		default: return gv_usage_error("results", "unknown option or missing value in '%s'", argv[optind]);
 		}
 	}
+	if (naming_any(&nm) && strcmp(sub, "tag") && strcmp(sub, "import"))
+		return gv_usage_error("results", "--provider, --sku and --region go with tag and import");
+	if (naming_check(&nm))
+		return GV_EXIT_USAGE;
 	int nargs = argc - 1 - optind;
 	char **args = argv + 1 + optind;
 	struct store *s;
@@ -412,9 +464,13 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	} else if (!strcmp(sub, "import")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
-		rc = cmd_import(s, nargs, args);
+		rc = cmd_import(s, nargs, args, &nm);
+	} else if (!strcmp(sub, "tag")) {
+		if ((rc = open_store(g, 0, &s)))
+			return rc;
+		rc = cmd_tag(s, nargs, args, &nm);
 	} else {
-		return gv_usage_error("results", "unknown subcommand '%s' (list, show, export, merge, import)", sub);
+		return gv_usage_error("results", "unknown subcommand '%s' (list, show, export, merge, import, tag)", sub);
 	}
 	store_close(s);
 	return rc;
