@@ -611,6 +611,8 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 	}
 	if (rest != 0)
 		return gv_usage_error("prices fx", "expects CURRENCY USD_PER_UNIT, or nothing to list");
+	if (ensure_shipped(s) < 0) /* the shipped rates are listed too */
+		return GV_EXIT_USAGE;
 	struct listing fo = { .json = json, .arr = json_array() };
 	if (!json)
 		printf("%-4s %14s  %-20s %s\n", "CUR", "USD PER UNIT", "CAPTURED", "SOURCE");

@@ -156,7 +156,7 @@ def test_shipped_catalogs_cover_the_issue_types(gpuvet):
     assert {"ecs.gn6v", "ecs.gn6i", "ecs.gn7", "ecs.gn7e", "ecs.gn7i"} <= families
 
 
-def test_shipped_cny_prices_convert_through_the_shipped_dated_rate(gpuvet):
+def test_shipped_cny_prices_convert_through_the_shipped_dated_rate(gpuvet, tmp_path):
     """Alibaba's list prices ship in CNY with a dated ECB rate: listed and ranked in USD; a user's rate wins."""
     ali = prices(gpuvet, "--provider", "alibaba")
     assert ali and all(r["currency"] == "CNY" and r["source"] == "catalog:alibaba" for r in ali)
@@ -166,15 +166,29 @@ def test_shipped_cny_prices_convert_through_the_shipped_dated_rate(gpuvet):
     assert rates[0]["source"].startswith("shipped: ECB")
     cheapest = min(r["price"] for r in ali if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
     assert all(r["usd_per_hour"] == pytest.approx(r["price_per_hour"] * 1.0444 / 7.6234, rel=1e-6) for r in ali)
-    rank = gpuvet.json("rank", "--estimates", "--json")
+    # one measured run of that type (a hand-made fingerprint: only its GEMM figure matters here)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({
+        "schema": "gpuvet.fingerprint/1",
+        "run": {"uuid": "6f1c2d3e-0000-4000-8000-000000000001", "status": "complete", "profile": "quick",
+                "started_at": "2026-11-20T10:00:00Z", "finished_at": "2026-11-20T10:05:00Z",
+                "provider": "alibaba", "instance_type": "ecs.gn7i-c8g1.2xlarge", "region": None,
+                "gpu_model": "A10", "gpu_count": 1},
+        "benches": [{"name": "gemm", "status": "ok", "reason": None, "duration_s": 1.0, "config": None}],
+        "metrics": [{"bench": "gemm", "name": "gemm.bf16.tflops", "gpu": -1, "value": 100.0, "unit": "TFLOP/s",
+                     "params": None}],
+        "samples": [], "flags": [], "verdicts": []}))
+    gpuvet("results", "import", run, check=0)
+    rank = gpuvet.json("rank", "--json")
     a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
     assert len(a10) == 1 and a10[0]["currency"] == "USD"
     assert a10[0]["price_per_hour"] == pytest.approx(cheapest * 1.0444 / 7.6234, rel=1e-6)
+    assert a10[0]["price_fx"]["captured_at"] == "2024-12-30"
     # the user's own rate replaces the shipped one, and a reload of the shipped files keeps it
     gpuvet("prices", "fx", "CNY", "0.125", "--date", "2026-11-01", "--source", "test rate", check=0)
     gpuvet("prices", "update", "--offline", check=0)
     assert gpuvet.json("prices", "fx", "--json")[0]["source"] == "test rate"
-    rank = gpuvet.json("rank", "--estimates", "--json")
+    rank = gpuvet.json("rank", "--json")
     a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
     assert a10[0]["price_per_hour"] == pytest.approx(cheapest * 0.125)
     p = gpuvet("prices", "fx", "CNY", "0.2", "--date", "2026-11-01", "--source", "shipped: mine")
