@@ -705,8 +705,11 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 			/* measured but not priced in this market, or priced in a currency without a rate: said why */
 			if (!sv->meas[i] && !k->priced)
 				continue;
-			char why[160];
-			if (!k->priced)
+			char why[200];
+			if (!k->priced && !strcmp(market_of(c), "spot"))
+				snprintf(why, sizeof why, "no spot price (gpuvet ships none: gpuvet prices update --provider"
+					 " aws with AWS credentials, or gpuvet prices import FILE)");
+			else if (!k->priced)
 				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", market_of(c));
 			else
 				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
