@@ -283,7 +283,7 @@ static int cmp_runent(const void *key, const void *elem)
 
 static struct runent *run_find(const struct ctx *c, int64_t id)
 {
-	return bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent);
+	return c->nruns ? bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent) : NULL;
 }
 
 static void add_value(struct sku *k, const char *name, double v)
@@ -409,7 +409,8 @@ static int load_runs(struct ctx *c, const char *const *names, size_t nnames, jso
 	c->last_sku = -1;
 	if (store_each_run_sku(c->s_store, take_run, c))
 		goto fail;
-	qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
+	if (c->nruns) /* qsort and bsearch want a real array, even of nothing */
+		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
 	if (store_each_flag_code(c->s_store, take_flag, c) ||
 	    store_each_headline(c->s_store, names, nnames, take_metric, &w))
 		goto fail;
