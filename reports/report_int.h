@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/util.h"
+#include "reports/html.h"
 
 struct store;
 
@@ -46,6 +47,7 @@ struct rdoc {
 	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
 	char *load_err;          /* set when a run cannot be loaded (render then fails) */
 	size_t load_errlen;
+	report_remedy_fn remedy; /* html.h */
 };
 
 static inline char *dupn(const char *s)

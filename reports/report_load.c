@@ -380,6 +380,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	report_pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
+	d.remedy = o->remedy;
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;
