@@ -912,13 +912,29 @@ static void section_bars(FILE *f, const struct rdoc *d, const struct run_sum *to
 
 /* ---- the runs table ---- */
 
+/* An ISO time that may wrap between date and time (the text stays the same). */
+static void started_cell(FILE *f, const char *t)
+{
+	const char *T = t ? strchr(t, 'T') : NULL;
+
+	fputs("<td>", f);
+	if (T) {
+		html_esc_n(f, t, (size_t)(T - t));
+		fputs("<wbr>", f);
+		html_esc(f, T);
+	} else {
+		html_esc(f, orq(t));
+	}
+	fputs("</td>", f);
+}
+
 static void section_runs(FILE *f, const struct rdoc *d)
 {
 	fputs("<section id=\"runs\"><h2>Runs</h2>\n<p>Every run, newest last. Runs with a link have full detail "
 	      "below: the newest runs of each instance type (", f);
 	fputs("see <a href=\"#detail\">Run detail</a>); the figures here are instance-level headline metrics.</p>\n", f);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"runlist\"><thead><tr><th>run</th><th>started</th>"
-	      "<th>host</th><th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>status</th>"
+	      "<th>host</th><th>instance <small>provider type region</small></th><th>GPUs</th>"
 	      "<th>verdict</th><th>flags</th>", f);
 	for (size_t h = 0; h < N_HEAD; h++) {
 		const struct metric_info *mi = metric_info_find(report_head[h]);
@@ -932,17 +948,25 @@ static void section_runs(FILE *f, const struct rdoc *d)
 			fprintf(f, "<tr><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id, (long long)r->id);
 		else
 			fprintf(f, "<tr><td class=n>%lld</td>", (long long)r->id);
-		td_text(f, r->started);
+		started_cell(f, r->started);
 		td_text(f, r->host);
-		td_text(f, r->provider);
-		td_text(f, r->itype);
-		td_text(f, r->region);
-		fprintf(f, "<td>%d \xC3\x97 ", r->gpu_count);
-		html_esc(f, orq(r->gpu_model));
-		fputs("</td>", f);
-		td_text(f, r->status);
 		fputs("<td>", f);
+		html_esc(f, orq(r->provider));
+		fputs(" ", f);
+		html_esc(f, orq(r->itype));
+		if (r->region && *r->region) {
+			fputs(" <small>", f);
+			html_esc(f, r->region);
+			fputs("</small>", f);
+		}
+		fprintf(f, "</td><td>%d \xC3\x97 ", r->gpu_count);
+		html_esc(f, orq(r->gpu_model));
+		fputs("</td><td>", f);
 		badge(f, r->verdict);
+		if (r->status && strcmp(r->status, "complete")) {
+			fputs(" ", f);
+			badge(f, r->status);
+		}
 		fputs("</td><td>", f);
 		if (r->flags) {
 			const char *p = r->flags;
@@ -1009,6 +1033,17 @@ static void object_array_table(FILE *f, json_t *arr)
 			if (c == nc && nc < 16)
 				cols[nc++] = k;
 		}
+	}
+	if (nc > 8) {
+		/* too many columns for the page (a GPU has 20 fields): one row of key: value pairs per object */
+		fputs("<div class=\"scroll\"><table><thead><tr><th>#</th><th>fields</th></tr></thead><tbody>\n", f);
+		json_array_foreach(arr, i, o) {
+			fprintf(f, "<tr><td class=n>%zu</td><td class=\"ev\">", i);
+			json_human(f, NULL, o, 0);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table></div>\n", f);
+		return;
 	}
 	fputs("<div class=\"scroll\"><table><thead><tr>", f);
 	for (size_t c = 0; c < nc; c++)
@@ -1222,6 +1257,31 @@ static void flags_table(FILE *f, json_t *fp)
 	fputs("</tbody></table>\n", f);
 }
 
+/* A verdict without reasons (an accept): how many checks passed, and the policy's notes. */
+static void verdict_detail(FILE *f, json_t *det)
+{
+	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes"), *n;
+	size_t i;
+
+	if (!json_is_array(passed) && !json_is_array(notes)) {
+		json_human(f, NULL, det, 0);
+		return;
+	}
+	fprintf(f, "%zu check%s passed", json_array_size(passed), json_array_size(passed) == 1 ? "" : "s");
+	if (json_array_size(notes)) {
+		fputs("; notes:<ul>", f);
+		json_array_foreach(notes, i, n) {
+			fputs("<li>", f);
+			if (json_is_string(n))
+				html_esc(f, json_string_value(n));
+			else
+				json_human(f, NULL, n, 0);
+			fputs("</li>", f);
+		}
+		fputs("</ul>", f);
+	}
+}
+
 static void verdicts_block(FILE *f, json_t *fp)
 {
 	json_t *v;
@@ -1251,7 +1311,7 @@ static void verdicts_block(FILE *f, json_t *fp)
 			}
 			fputs("</ul>", f);
 		} else {
-			json_human(f, NULL, json_object_get(v, "detail"), 0);
+			verdict_detail(f, json_object_get(v, "detail"));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -1518,6 +1578,13 @@ static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefi
 		for (j = 0; j < i; j++)
 			if (!strcmp(sb[j].label, sb[i].label))
 				break;
+		if (j == i) {   /* "memcpy.h2d.pinned.gbps" -> "h2d pinned" */
+			size_t lp = strlen(prefix), ls = strlen(suffix), ln = strlen(sb[i].label);
+			memmove(sb[i].label, sb[i].label + lp, ln - lp - ls);
+			sb[i].label[ln - lp - ls] = 0;
+			for (char *c = sb[i].label; *c; c++)
+				*c = *c == '.' ? ' ' : *c;
+		}
 		ss[i] = (struct svg_series){ sb[i].label, sb[i].x, sb[i].y, sb[i].n,
 					     j < i ? ss[j].color : color++, j == i, 0 };
 	}
@@ -1535,10 +1602,15 @@ static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefi
 /* The median per GPU of soak.tflops.last_min over the other runs of the same GPU model; NaN when none. */
 static double fleet_soak_median(const struct rdoc *d, const struct run_sum *r, size_t *nruns)
 {
-	double *v = gv_malloc((d->n ? d->n : 1) * sizeof *v), med = NAN;
-	size_t n = 0;
+	size_t cap = d->fleet ? d->n_fleet : d->n, n = 0;
+	double *v = gv_malloc((cap ? cap : 1) * sizeof *v), med = NAN;
 
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; d->fleet && i < d->n_fleet; i++) {
+		const struct report_fleet *q = &d->fleet[i];
+		if (q->id != r->id && r->gpu_model && !strcmp(q->model, r->gpu_model) && isfinite(q->soak))
+			v[n++] = q->soak;
+	}
+	for (size_t i = 0; !d->fleet && i < d->n; i++) {
 		const struct run_sum *q = &d->runs[i];
 		if (q->id == r->id || !q->gpu_model || !r->gpu_model || strcmp(q->gpu_model, r->gpu_model) ||
 		    q->gpu_count <= 0 || !isfinite(q->head[5]))

@@ -25,7 +25,7 @@ static const char REPORT_CSS[] =
 	"h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:12px 0 4px}\n"
 	"table{border-collapse:collapse;margin:4px 0 12px;font-size:13px}\n"
 	"th,td{border:1px solid #d0d7de;padding:3px 7px;text-align:left;vertical-align:top}\n"
-	"td{overflow-wrap:anywhere}th{overflow-wrap:normal}\n"
+	"td{overflow-wrap:break-word}th{overflow-wrap:normal}\n"
 	"th{background:#f3f5f8;font-weight:600}th small{font-weight:400;color:#555}\n"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}\n"
 	".scroll{overflow-x:auto}#rank,#runlist{font-size:12.5px}#rank td,#rank th,#runlist td,#runlist th{padding:3px 5px}#rank th small{white-space:nowrap}\n"
