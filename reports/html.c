@@ -491,16 +491,6 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
 	size_t nsku = 0, *idx, nfc;
 	struct flag_count fc[64];
-	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
-	size_t ri;
-
-	/* the headline is the best measured type; estimates only fill the table */
-	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
-		if (!json_is_true(json_object_get(row, "estimate"))) {
-			top = row;
-			break;
-		}
-	}
 
 	for (size_t i = 0; i < d->n; i++) {
 		const char *v = d->runs[i].verdict;
@@ -528,28 +518,6 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	if (incomplete)
 		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", incomplete);
 	fputs("</div>\n", f);
-	if (top) {
-		char buf[64];
-		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
-		fputs("<p>Most per dollar among measured types (", f);
-		html_esc(f, jstr(r0, "metric"));
-		fputs(", ", f);
-		html_esc(f, market_name(jstr(r0, "market")));
-		fputs(" prices): <b>", f);
-		html_esc(f, jstr(top, "provider"));
-		fputs(" ", f);
-		html_esc(f, jstr(top, "instance_type"));
-		fputs("</b>", f);
-		if (jstr(top, "region") && *jstr(top, "region")) {
-			fputs(" in ", f);
-			html_esc(f, jstr(top, "region"));
-		}
-		fprintf(f, ", %s ", buf);
-		html_esc(f, jstr(r0, "unit"));
-		fputs(" per USD per hour", f);
-		fputs(".</p>\n", f);
-	}
-
 	nfc = count_flags(d, fc, sizeof fc / sizeof fc[0]);
 	fputs("<h3>Flags at a glance</h3>\n", f);
 	if (nfc == 0) {
@@ -880,6 +848,42 @@ static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
 	return any;
 }
 
+/* The answer to "which type gives the most per dollar": the best measured type; estimates only fill the table. */
+static void best_measured(FILE *f, const struct rdoc *d)
+{
+	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
+	size_t ri;
+
+	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
+		if (!json_is_true(json_object_get(row, "estimate"))) {
+			top = row;
+			break;
+		}
+	}
+	if (top) {
+		char buf[64];
+		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
+		fputs("<p class=\"best\">Most per dollar among measured types (", f);
+		html_esc(f, jstr(r0, "metric"));
+		fputs(", ", f);
+		html_esc(f, market_name(jstr(r0, "market")));
+		fputs(" prices): <b>", f);
+		html_esc(f, jstr(top, "provider"));
+		fputs(" ", f);
+		html_esc(f, jstr(top, "instance_type"));
+		fputs("</b>", f);
+		if (jstr(top, "region") && *jstr(top, "region")) {
+			fputs(" in ", f);
+			html_esc(f, jstr(top, "region"));
+		}
+		fprintf(f, ", %s ", buf);
+		html_esc(f, jstr(r0, "unit"));
+		fputs(" per USD per hour", f);
+		fputs(".</p>\n", f);
+	}
+
+}
+
 static void section_bars(FILE *f, const struct rdoc *d, const struct run_sum *top)
 {
 	size_t nrk = json_array_size(d->rankings), charts = 0;
@@ -894,6 +898,7 @@ static void section_bars(FILE *f, const struct rdoc *d, const struct run_sum *to
 		fputs(".</p></section>\n", f);
 		return;
 	}
+	best_measured(f, d);
 	fputs("<p>Higher is better. Only types measured by a stored run; estimates are rows of the "
 	      "<a href=\"#ranking\">ranking</a>, hidden by default.", f);
 	if (top && top->itype && *top->itype)
@@ -2103,7 +2108,7 @@ static void fact_soak(FILE *f, const struct run_sum *r, json_t *fp)
 		double x = jnum(a, "value") / n, y = jnum(z, "value") / n;
 		fmt_val(x, b[0], sizeof b[0]);
 		fmt_val(y, b[1], sizeof b[1]);
-		fprintf(f, ": %s \xE2\x86\x92 %s TFLOP/s per GPU, first to last minute (%+.1f %%)", b[0], b[1],
+		fprintf(f, ": %s \xE2\x86\x92 %s TFLOP/s per GPU, from the first to the last window (%+.1f %%)", b[0], b[1],
 			x > 0 ? 100 * (y - x) / x : 0.0);
 	}
 	fputs(". ", f);
@@ -2225,8 +2230,10 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, in
 	html_esc(f, orq(r->provider));
 	fputs(" ", f);
 	html_esc(f, orq(r->itype));
-	fputs(" ", f);
-	html_esc(f, orq(r->region));
+	if (r->region && *r->region) {
+		fputs(" ", f);
+		html_esc(f, r->region);
+	}
 	fputs(", host ", f);
 	html_esc(f, orq(r->host));
 	fputs(", started ", f);
