@@ -214,6 +214,29 @@ static void legend_draw(FILE *f, const struct legend_item *it, size_t n, double 
 	}
 }
 
+/* Reference lines over the data, each labelled at its right end (below the line when two meet). */
+static void draw_refs(FILE *f, const struct frame *fr, const struct svg_ref *refs, size_t n)
+{
+	double last_y = -1e9;
+	char buf[48];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!usable_y(fr, refs[i].y))
+			continue;
+		double y = fy(fr, refs[i].y), ly = y - 3;
+		if (fabs(ly - last_y) < 12)
+			ly = y + 11;
+		last_y = ly;
+		svg_fmt_num(refs[i].y, buf, sizeof buf);
+		fprintf(f, "<g class=\"ref\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			   "stroke-width=\"1.5\" stroke-dasharray=\"3 2\"/><text x=\"%.1f\" y=\"%.1f\" "
+			   "text-anchor=\"end\" fill=\"%s\">", fr->L, fr->L + fr->PW, y, y, svg_color(refs[i].color),
+			fr->L + fr->PW - 2, ly, svg_color(refs[i].color));
+		html_esc(f, refs[i].name);
+		fprintf(f, " %s</text></g>\n", buf);
+	}
+}
+
 int svg_line_chart(FILE *f, const struct svg_chart *c)
 {
 	double W = c->width > 0 ? c->width : 720, H = c->height > 0 ? c->height : 260;
@@ -345,25 +368,7 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 	}
 	for (size_t i = 0; i < c->n_series; i++)
 		draw_series(f, &fr, &c->series[i]);
-	/* reference lines over the data, each labelled at its right end (below the line when two meet) */
-	{
-		double last_y = -1e9;
-		for (size_t i = 0; i < c->n_refs; i++) {
-			if (!usable_y(&fr, c->refs[i].y))
-				continue;
-			double y = fy(&fr, c->refs[i].y), ly = y - 3;
-			if (fabs(ly - last_y) < 12)
-				ly = y + 11;
-			last_y = ly;
-			svg_fmt_num(c->refs[i].y, buf, sizeof buf);
-			fprintf(f, "<g class=\"ref\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-				   "stroke-width=\"1.5\" stroke-dasharray=\"3 2\"/><text x=\"%.1f\" y=\"%.1f\" "
-				   "text-anchor=\"end\" fill=\"%s\">", fr.L, fr.L + fr.PW, y, y, svg_color(c->refs[i].color),
-				fr.L + fr.PW - 2, ly, svg_color(c->refs[i].color));
-			html_esc(f, c->refs[i].name);
-			fprintf(f, " %s</text></g>\n", buf);
-		}
-	}
+	draw_refs(f, &fr, c->refs, c->n_refs);
 	/* axes and their labels */
 	fprintf(f, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
 		fr.L, fr.T, fr.T + fr.PH, fr.L + fr.PW);
