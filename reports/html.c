@@ -1240,8 +1240,25 @@ static void benches_table(FILE *f, json_t *fp)
 	fputs("</tbody></table>\n", f);
 }
 
-static void flags_table(FILE *f, json_t *fp)
+/* What to do about a flag: stored, else computed by the CLI's function (d->remedy); an info flag needs nothing. */
+static const char *flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len)
 {
+	int si = sev_index(jstr(fl, "severity"));
+	const char *rem = jstr(fl, "remediation");
+	json_t *g = json_object_get(json_object_get(fl, "evidence"), "gpu");
+
+	if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
+		return "nothing: information, not a fault";
+	if (!rem && d->remedy)
+		rem = d->remedy(jstr(fl, "code"), SEV_NAME[si], json_is_integer(g) ? (int)json_integer_value(g) : -1,
+				buf, len);
+	return rem;
+}
+
+static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
+{
+	char buf[512];
+
 	json_t *fl;
 	size_t i;
 
@@ -1254,7 +1271,7 @@ static void flags_table(FILE *f, json_t *fp)
 		tag(f, "<td><code>", jstr(fl, "code"), "</code></td>");
 		fprintf(f, "<td class=\"%s\">%s</td>", SEV_NAME[si], SEV_NAME[si]);
 		td_text(f, jstr(fl, "message"));
-		td_text(f, jstr(fl, "remediation") ? jstr(fl, "remediation") : "");
+		td_text(f, flag_remedy(d, fl, buf, sizeof buf));
 		fputs("<td class=\"ev\">", f);
 		json_human(f, NULL, json_object_get(fl, "evidence"), 0);
 		fputs("</td></tr>\n", f);
@@ -1321,6 +1338,26 @@ static void verdicts_block(FILE *f, json_t *fp)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
+}
+
+static json_t *metric_row(json_t *fp, const char *name, json_int_t gpu)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		const char *n = jstr(m, "name");
+		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
+			return m;
+	}
+	return NULL;
+}
+
+/* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
+static int row_gpus(json_t *m, const struct run_sum *r)
+{
+	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
 }
 
 /* ---- charts of a run's samples ---- */
@@ -1567,37 +1604,40 @@ static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel
 	return 1;
 }
 
-/* Bandwidth against transfer size: one colour per series, one line per GPU. */
-static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefix, const char *suffix,
-		       int ylog, const struct svg_ref *refs, size_t nrefs)
+/* A curve against size: one colour per series, one line per GPU. */
+struct sweep {
+	const char *title, *prefix, *suffix, *x_label, *y_label;
+	int x_bytes, ylog;
+};
+
+static int sweep_chart(FILE *f, json_t *fp, const struct sweep *sw, const struct svg_ref *refs, size_t nrefs)
 {
 	struct series_buf sb[128];
 	struct svg_series ss[128];
-	size_t n = collect(fp, prefix, suffix, sb, 128);
+	size_t n = collect(fp, sw->prefix, sw->suffix, sb, 128), lp = strlen(sw->prefix), ls = strlen(sw->suffix);
 	int color = 0;
 
 	if (n == 0)
 		return 0;
+	for (size_t i = 0; i < n; i++) {   /* "memcpy.h2d.pinned.gbps" -> "h2d pinned" */
+		size_t ln = strlen(sb[i].label);
+		memmove(sb[i].label, sb[i].label + lp, ln - lp - ls);
+		sb[i].label[ln - lp - ls] = 0;
+		for (char *c = sb[i].label; *c; c++)
+			*c = *c == '.' ? ' ' : *c;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 		for (j = 0; j < i; j++)
 			if (!strcmp(sb[j].label, sb[i].label))
 				break;
-		if (j == i) {   /* "memcpy.h2d.pinned.gbps" -> "h2d pinned" */
-			size_t lp = strlen(prefix), ls = strlen(suffix), ln = strlen(sb[i].label);
-			memmove(sb[i].label, sb[i].label + lp, ln - lp - ls);
-			sb[i].label[ln - lp - ls] = 0;
-			for (char *c = sb[i].label; *c; c++)
-				*c = *c == '.' ? ' ' : *c;
-		}
 		ss[i] = (struct svg_series){ sb[i].label, sb[i].x, sb[i].y, sb[i].n,
 					     j < i ? ss[j].color : color++, j == i, 0 };
 	}
 	struct svg_chart c = {
-		.title = title, .x_label = "transfer size (bytes, log scale)",
-		.y_label = ylog ? "bandwidth (GB/s, log scale)" : "bandwidth (GB/s)",
-		.x_log2 = 1, .x_bytes = 1, .y_from_zero = !ylog, .y_log10 = ylog, .series = ss, .n_series = n,
-		.width = 640, .height = ylog ? 300 : 250, .refs = refs, .n_refs = nrefs,
+		.title = sw->title, .x_label = sw->x_label, .y_label = sw->y_label,
+		.x_log2 = 1, .x_bytes = sw->x_bytes, .y_from_zero = !sw->ylog, .y_log10 = sw->ylog, .series = ss,
+		.n_series = n, .width = 640, .height = sw->ylog ? 300 : 250, .refs = refs, .n_refs = nrefs,
 	};
 	svg_line_chart(f, &c);
 	series_free(sb, n);
@@ -1633,6 +1673,43 @@ static double fleet_soak_median(const struct rdoc *d, const struct run_sum *r, s
 static json_t *inv_gpu0(json_t *fp)
 {
 	return json_array_get(json_object_get(json_object_get(fp, "inventory"), "gpus"), 0);
+}
+
+static const struct sweep COPIES = {
+	"Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps",
+	"transfer size (bytes, log scale)", "bandwidth (GB/s, log scale)", 1, 1,
+};
+static const struct sweep NCCL = {
+	"NCCL all-reduce bandwidth against size", "allreduce.", ".gbps",
+	"transfer size (bytes, log scale)", "bandwidth (GB/s)", 1, 0,
+};
+
+/* GEMM throughput against the square size, every GPU at once, against the model's BF16 figures x GPUs. */
+static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	static const struct sweep g = {
+		"GEMM throughput against size (all GPUs at once)", "gemm.", ".tflops",
+		"m = n = k (log scale)", "throughput (TFLOP/s)", 0, 0,
+	};
+	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
+	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	json_t *bf = metric_row(fp, "gemm.bf16.tflops", -1);
+	int n = bf ? row_gpus(bf, r) : r->gpu_count > 0 ? r->gpu_count : 1;
+	struct svg_ref refs[2];
+	size_t nr = 0;
+	char lab[2][96];
+
+	if (ach && ach->gemm_tflops[GPU_BF16] > 0) {
+		snprintf(lab[nr], sizeof lab[nr], "BF16: healthy %s sustains", r->gpu_model);
+		refs[nr] = (struct svg_ref){ ach->gemm_tflops[GPU_BF16] * n, lab[nr], 2 };
+		nr++;
+	}
+	if (ref && ref->peak_tflops[GPU_BF16] > 0) {
+		snprintf(lab[nr], sizeof lab[nr], "BF16 datasheet peak");
+		refs[nr] = (struct svg_ref){ ref->peak_tflops[GPU_BF16] * n, lab[nr], 6 };
+		nr++;
+	}
+	return sweep_chart(f, fp, &g, refs, nr);
 }
 
 static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
@@ -1688,9 +1765,9 @@ static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	any |= soak_chart(f, fp, "Soak: GPU temperature", "temperature (\xC2\xB0" "C)", "soak.temp.c", NULL, &bs, NULL, 0);
 	any |= soak_chart(f, fp, "Soak: board power (solid) and power limit (dashed)", "power (W)",
 			  "soak.power.w", "soak.power_limit.w", &bs, pref, np);
-	any |= sweep_chart(f, fp, "Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps", 1,
-			   bref, nb);
-	any |= sweep_chart(f, fp, "NCCL all-reduce bandwidth against size", "allreduce.", ".gbps", 0, NULL, 0);
+	any |= sweep_chart(f, fp, &COPIES, bref, nb);
+	any |= sweep_chart(f, fp, &NCCL, NULL, 0);
+	any |= gemm_chart(f, r, fp);
 	fputs("</div>\n", f);
 	if (!any)
 		fputs("<p class=\"muted\">No time series or size sweep stored for this run.</p>\n", f);
@@ -1724,7 +1801,7 @@ static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	fputs(", uuid <code>", f);
 	html_esc(f, orq(r->uuid));
 	fputs("</code></p>\n<h4>Flags</h4>\n", f);
-	flags_table(f, fp);
+	flags_table(f, d, fp);
 	fputs("<h4>Verdict</h4>\n", f);
 	verdicts_block(f, fp);
 	if (r->charts) {
@@ -2008,26 +2085,6 @@ static void headline(FILE *f, const struct run_sum *r)
 	fputs("</h1>", f);
 }
 
-static json_t *metric_row(json_t *fp, const char *name, json_int_t gpu)
-{
-	json_t *m;
-	size_t i;
-
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *n = jstr(m, "name");
-		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
-			return m;
-	}
-	return NULL;
-}
-
-/* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
-static int row_gpus(json_t *m, const struct run_sum *r)
-{
-	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
-	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
-}
-
 static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 {
 	static const enum gpu_dtype dts[2] = { GPU_BF16, GPU_FP16 };
@@ -2150,13 +2207,7 @@ static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
 	fputs("<ul class=\"flaglist\">\n", f);
 	for (size_t i = 0; i < n; i++) {
 		int si = sev_index(jstr(v[i], "severity"));
-		const char *rem = jstr(v[i], "remediation");
-		json_t *g = json_object_get(json_object_get(v[i], "evidence"), "gpu");
-		if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
-			rem = "nothing: information, not a fault";
-		else if (!rem && d->remedy)
-			rem = d->remedy(jstr(v[i], "code"), SEV_NAME[si], json_is_integer(g) ? (int)json_integer_value(g) : -1,
-					buf, sizeof buf);
+		const char *rem = flag_remedy(d, v[i], buf, sizeof buf);
 		fprintf(f, "<li><b class=\"%s\">%s</b> <code>", SEV_NAME[si], SEV_NAME[si]);
 		html_esc(f, jstr(v[i], "code"));
 		fputs("</code> ", f);

@@ -207,6 +207,7 @@ def test_reference_lines_and_log_copy_axis(gpuvet, tmp_path):
     assert "max SM clock 1980" in names                       # the inventory's maximum
     assert "PCIe Gen5 x16 link 63" in names and "healthy H100-SXM H2D 55.2" in names
     assert "model TDP 700" in names
+    assert "BF16: healthy H100-SXM sustains 684" in names and "BF16 datasheet peak 989" in names   # GEMM sweep
     assert "bandwidth (GB/s, log scale)" in ch
 
 
@@ -227,3 +228,5 @@ def test_numbers_are_rounded_with_units(gpuvet, tmp_path):
     # the capture stores 59.99999995 s and 697.5425 W
     assert "soak_s: 60 s" in flags and "median_power_w: 697.5 W" in flags
     assert "{" not in flags.split("reason_seconds")[0]     # top level as key: value, not raw JSON
+    # the detail's flag table says what to do too: an info flag (at the power cap) needs nothing
+    assert "nothing: information, not a fault" in visible_text(section(html, "run-4"))
