@@ -44,7 +44,7 @@ static int import_one(struct store *s, const char *path, struct jsplit *j, const
 	json_t *fp = json_loadb(elem, len, JSON_REJECT_DUPLICATES, &jerr);
 	char where[48] = "";
 	if (j->is_array)
-		snprintf(where, sizeof where, " element %zu", j->index - 1);
+		snprintf(where, sizeof where, ": element %zu", j->index - 1);
 	if (!fp) {
 		gv_err("cannot import '%s'%s: line %d: %s", path, where, jerr.line, jerr.text);
 		return -1;
