@@ -357,7 +357,15 @@ static int list_keys(struct s3c *c, struct keys *k)
 {
 	char next[1100] = "", why[300];
 	int truncated;
-	char *ep = objstore_uri_encode(c->prefix, 0);
+	/*
+	 * The listing asks for the prefix up to its first '/' and the keys are
+	 * filtered here (add_key): moto, the loopback test server, verifies the
+	 * signature of a query holding an encoded '/' (%2F, as SigV4 wants it)
+	 * against the decoded text and refuses it, while AWS needs the %2F.
+	 */
+	char *head = gv_asprintf("%.*s", (int)strcspn(c->prefix, "/"), c->prefix);
+	char *ep = objstore_uri_encode(head, 0);
+	free(head);
 	do {
 		char *et = objstore_uri_encode(next, 0);
 		/* the query in SigV4's canonical order (sorted by name) */

@@ -247,10 +247,11 @@ def s3env(moto, endpoint=None):
 
 
 def keys(moto, prefix):
+    # moto refuses the signature of a Prefix holding '/' (as gpuvet's listing, collect_s3.c)
     s3 = moto.client("s3")
     out = []
-    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix):
-        out += [o["Key"] for o in page.get("Contents", [])]
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, Prefix=prefix.split("/")[0]):
+        out += [o["Key"] for o in page.get("Contents", []) if o["Key"].startswith(prefix)]
     return out
 
 
