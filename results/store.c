@@ -137,6 +137,13 @@ static const char *const migrations[] = {
 	"  message TEXT, rows INTEGER);",
 	/* 1 -> 2: what to do about a flag, one line (issue 13) */
 	"ALTER TABLE flags ADD COLUMN remediation TEXT;",
+	/*
+	 * 2 -> 3: what rank and the report read, each from a covering index so
+	 * no row of a run's inventory or a flag's evidence is read (issue 17)
+	 */
+	"CREATE INDEX metrics_head ON metrics(name, run_id, value, unit) WHERE gpu = -1;"
+	"DROP INDEX runs_sku; CREATE INDEX runs_sku ON runs(provider, instance_type, region, gpu_model, gpu_count);"
+	"DROP INDEX flags_run; CREATE INDEX flags_run ON flags(run_id, severity, code);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
