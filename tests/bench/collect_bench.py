@@ -7,8 +7,9 @@
            ones, under fresh uuids) in one JSON array: `results import F`, wall seconds
            and the child's peak RSS (ru_maxrss), against python's json.load of the same
            file (the peer: what a whole-document parse costs in time and memory)
-  merge    S stores of R runs each (made by importing, then) `results merge S1 .. SS`
-           into a fresh store in one command: wall seconds and peak RSS
+  merge    S stores of R runs each (one made by `results import`, copied S-1 times with fresh
+           uuids), `results merge S1 .. SS` into a fresh store in one command: wall seconds and
+           peak RSS
   sync     `gpuvet run --bench null` (the harness's own fake bench) K times into one store
            with GPUVET_DB_SYNC=normal (the default) and =full: mean wall seconds per run and
            fsync+fdatasync calls per run (strace -f -c), when strace is installed
@@ -89,19 +90,35 @@ def bench_import(work, n, seed):
 
 
 def bench_merge(work, stores, per, seed):
+    """One store of `per` runs made by gpuvet, copied `stores` times with fresh uuids (SQL)."""
+    import sqlite3
     d = work / "stores"
     d.mkdir()
-    paths = []
-    it = fleet(stores * per, seed)
-    for i in range(stores):
-        f = d / "runs.json"
-        f.write_text(json.dumps([next(it) for _ in range(per)]))
+    f = d / "runs.json"
+    f.write_text(json.dumps(list(fleet(per, seed))))
+    first = d / "node0000.db"
+    run([BIN, "-q", "--db", str(first), "results", "import", str(f)])
+    con = sqlite3.connect(first)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    paths = [str(first)]
+    for i in range(1, stores):
         p = d / f"node{i:04d}.db"
-        run([BIN, "-q", "--db", str(p), "results", "import", str(f)])
+        shutil.copyfile(first, p)
+        con = sqlite3.connect(p)
+        for (rid,) in con.execute("SELECT id FROM runs").fetchall():
+            con.execute("UPDATE runs SET uuid = ? WHERE id = ?", (str(uuid.uuid4()), rid))
+        con.commit()
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
         paths.append(str(p))
     db = work / "fleet.db"
     w, m = run([BIN, "-q", "--db", str(db), "results", "merge", *paths])
-    print(f"merge    {stores} stores of {per} runs: {w:.2f} s, peak RSS {m:.1f} MiB "
+    con = sqlite3.connect(db)
+    n = con.execute("SELECT count(*) FROM runs").fetchone()[0]
+    con.close()
+    assert n == stores * per, n
+    print(f"merge    {stores} stores of {per} runs ({n} runs stored): {w:.2f} s, peak RSS {m:.1f} MiB "
           f"({w / stores * 1000:.1f} ms per store)", flush=True)
 
 
@@ -116,7 +133,7 @@ def fsyncs(cmd, env):
 
 def bench_sync(work, k):
     for level in ("normal", "full"):
-        env = dict(ENV, GPUVET_DB_SYNC=level)
+        env = dict(ENV, GPUVET_DB_SYNC=level, GPUVET_TEST_BENCHES="1")
         db = work / f"sync-{level}.db"
         cmd = [BIN, "-q", "--db", str(db), "run", "--bench", "null"]
         run(cmd, env)  # the store exists before timing
