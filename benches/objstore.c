@@ -193,101 +193,14 @@ static char *os_aprintf(const char *fmt, ...)
 	return p;
 }
 
-static char *os_read_text(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *b = malloc(cap);
-	if (!b)
-		abort();
-	size_t r;
-	while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (n + 1 == cap) {
-			if (cap > (1u << 20))
-				break;
-			cap *= 2;
-			char *nb = realloc(b, cap);
-			if (!nb)
-				abort();
-			b = nb;
-		}
-	}
-	b[n] = 0;
-	fclose(f);
-	return b;
-}
-
-static const char *os_profile(void)
-{
-	const char *profile = getenv("AWS_PROFILE");
-	return profile && *profile ? profile : "default";
-}
-
-/* Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's in ~/.aws/config, us-east-1. */
 static void os_load_region(struct os_state *s)
 {
-	const char *profile = os_profile();
-	const char *home = getenv("HOME");
-	const char *r = getenv("AWS_REGION");
-	if (!r || !*r)
-		r = getenv("AWS_DEFAULT_REGION");
-	char *cfgregion = NULL;
-	if (!r || !*r) {
-		const char *cf = getenv("AWS_CONFIG_FILE");
-		char *path = cf && *cf ? os_strdup(cf) : home ? os_aprintf("%s/.aws/config", home)
-							     : NULL;
-		char *text = path ? os_read_text(path) : NULL;
-		if (text) {
-			char *sect = !strcmp(profile, "default") ? os_strdup("default")
-							      : os_aprintf("profile %s", profile);
-			cfgregion = objstore_ini_get(text, sect, "region");
-			free(sect);
-		}
-		free(text);
-		free(path);
-		r = cfgregion;
-	}
-	snprintf(s->region, sizeof s->region, "%s", r && *r ? r : "us-east-1");
-	free(cfgregion);
-	for (char *p = s->region; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-')
-			*p = '-';
+	objstore_aws_region(s->region, sizeof s->region);
 }
 
-/* Credentials; 0 or -1 with a reason (never a secret). */
 static int os_load_credentials(struct os_state *s, char *why, size_t whylen)
 {
-	const char *profile = os_profile();
-	const char *home = getenv("HOME");
-	const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
-	if (ak && *ak && sk && *sk) {
-		s->access = os_strdup(ak);
-		s->secret = os_strdup(sk);
-		const char *tok = getenv("AWS_SESSION_TOKEN");
-		if (tok && *tok)
-			s->token = os_strdup(tok);
-		return 0;
-	}
-	const char *cf = getenv("AWS_SHARED_CREDENTIALS_FILE");
-	char *path = cf && *cf ? os_strdup(cf) : home ? os_aprintf("%s/.aws/credentials", home) : NULL;
-	char *text = path ? os_read_text(path) : NULL;
-	if (text) {
-		s->access = objstore_ini_get(text, profile, "aws_access_key_id");
-		s->secret = objstore_ini_get(text, profile, "aws_secret_access_key");
-		s->token = objstore_ini_get(text, profile, "aws_session_token");
-		explicit_bzero(text, strlen(text));
-	}
-	free(text);
-	int ok = s->access && *s->access && s->secret && *s->secret;
-	if (!ok)
-		snprintf(why, whylen, "no aws credentials: set AWS_ACCESS_KEY_ID and "
-			 "AWS_SECRET_ACCESS_KEY or a profile '%s' in %s", profile,
-			 path ? path : "~/.aws/credentials");
-	free(path);
-	return ok ? 0 : -1;
+	return objstore_aws_credentials(&s->access, &s->secret, &s->token, why, whylen);
 }
 
 /* ---- one request ---- */

@@ -5,6 +5,7 @@
 #include "benches/objstore_util.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <curl/curl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -309,5 +310,150 @@ int objstore_xml_text(const char *xml, size_t len, const char *tag, char *out, s
 		p += adv;
 	}
 	out[w] = 0;
+	return 0;
+}
+
+/* ---- AWS credentials and region (shared by the bench and `results --to/merge s3://`) ---- */
+
+static char *os_strndup0(const char *s)
+{
+	return os_strndup(s, strlen(s));
+}
+
+static char *os_read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	if (!b)
+		abort();
+	size_t r;
+	while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			if (cap > (1u << 20))
+				break;
+			cap *= 2;
+			char *nb = realloc(b, cap);
+			if (!nb)
+				abort();
+			b = nb;
+		}
+	}
+	b[n] = 0;
+	fclose(f);
+	return b;
+}
+
+static const char *os_profile(void)
+{
+	const char *profile = getenv("AWS_PROFILE");
+	return profile && *profile ? profile : "default";
+}
+
+/* Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's in ~/.aws/config, us-east-1. */
+void objstore_aws_region(char *out, size_t outlen)
+{
+	const char *profile = os_profile();
+	const char *home = getenv("HOME");
+	const char *r = getenv("AWS_REGION");
+	if (!r || !*r)
+		r = getenv("AWS_DEFAULT_REGION");
+	char *cfgregion = NULL;
+	if (!r || !*r) {
+		const char *cf = getenv("AWS_CONFIG_FILE");
+		char *path = cf && *cf ? os_strndup0(cf) : home ? os_printf("%s/.aws/config", home)
+							     : NULL;
+		char *text = path ? os_read_text(path) : NULL;
+		if (text) {
+			char *sect = !strcmp(profile, "default") ? os_strndup0("default")
+							      : os_printf("profile %s", profile);
+			cfgregion = objstore_ini_get(text, sect, "region");
+			free(sect);
+		}
+		free(text);
+		free(path);
+		r = cfgregion;
+	}
+	snprintf(out, outlen, "%s", r && *r ? r : "us-east-1");
+	free(cfgregion);
+	for (char *p = out; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-')
+			*p = '-';
+}
+
+/* Credentials; 0 or -1 with a reason (never a secret). */
+int objstore_aws_credentials(char **access, char **secret, char **token, char *why, size_t whylen)
+{
+	const char *profile = os_profile();
+	const char *home = getenv("HOME");
+	const char *ak = getenv("AWS_ACCESS_KEY_ID"), *sk = getenv("AWS_SECRET_ACCESS_KEY");
+	if (ak && *ak && sk && *sk) {
+		*access = os_strndup0(ak);
+		*secret = os_strndup0(sk);
+		const char *tok = getenv("AWS_SESSION_TOKEN");
+		if (tok && *tok)
+			*token = os_strndup0(tok);
+		return 0;
+	}
+	const char *cf = getenv("AWS_SHARED_CREDENTIALS_FILE");
+	char *path = cf && *cf ? os_strndup0(cf) : home ? os_printf("%s/.aws/credentials", home) : NULL;
+	char *text = path ? os_read_text(path) : NULL;
+	if (text) {
+		*access = objstore_ini_get(text, profile, "aws_access_key_id");
+		*secret = objstore_ini_get(text, profile, "aws_secret_access_key");
+		*token = objstore_ini_get(text, profile, "aws_session_token");
+		explicit_bzero(text, strlen(text));
+	}
+	free(text);
+	int ok = *access && **access && *secret && **secret;
+	if (!ok)
+		snprintf(why, whylen, "no aws credentials: set AWS_ACCESS_KEY_ID and "
+			 "AWS_SECRET_ACCESS_KEY or a profile '%s' in %s", profile,
+			 path ? path : "~/.aws/credentials");
+	free(path);
+	return ok ? 0 : -1;
+}
+
+
+/* ---- ListObjectsV2 ---- */
+
+int objstore_list_parse(const char *xml, size_t len, objstore_key_fn fn, void *ud, int *truncated,
+			char *next, size_t nextlen)
+{
+	char tmp[16];
+	*truncated = 0;
+	if (nextlen)
+		next[0] = 0;
+	if (!xml || !memmem(xml, len, "<ListBucketResult", 17))
+		return -1;
+	/* the page's own elements come after the last </Contents> (S3 puts them first, moto last) */
+	const char *p = xml, *end = xml + len;
+	char key[1025];
+	for (;;) {
+		const char *c = memmem(p, (size_t)(end - p), "<Contents>", 10);
+		if (!c)
+			break;
+		const char *ce = memmem(c, (size_t)(end - c), "</Contents>", 11);
+		if (!ce)
+			return -1;
+		if (objstore_xml_text(c, (size_t)(ce - c), "Key", key, sizeof key) || !key[0])
+			return -1;
+		if (fn && fn(ud, key))
+			return -1;
+		p = ce + 11;
+	}
+	/* IsTruncated and NextContinuationToken outside any <Contents> (a key may hold that text) */
+	const char *first = memmem(xml, len, "<Contents>", 10);
+	size_t headlen = first ? (size_t)(first - xml) : len;
+	if (objstore_xml_text(xml, headlen, "IsTruncated", tmp, sizeof tmp) &&
+	    objstore_xml_text(p, (size_t)(end - p), "IsTruncated", tmp, sizeof tmp))
+		tmp[0] = 0;
+	*truncated = !strcmp(tmp, "true");
+	if (*truncated && objstore_xml_text(xml, headlen, "NextContinuationToken", next, nextlen) &&
+	    objstore_xml_text(p, (size_t)(end - p), "NextContinuationToken", next, nextlen))
+		return -1;
 	return 0;
 }

@@ -55,4 +55,26 @@ long long objstore_content_range_total(const char *value);
  */
 int objstore_xml_text(const char *xml, size_t len, const char *tag, char *out, size_t outlen);
 
+/*
+ * Region: AWS_REGION, AWS_DEFAULT_REGION, the profile's (AWS_PROFILE) in
+ * ~/.aws/config (AWS_CONFIG_FILE), else us-east-1; only [A-Za-z0-9-] kept.
+ */
+void objstore_aws_region(char *out, size_t outlen);
+/*
+ * Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN,
+ * else profile AWS_PROFILE in ~/.aws/credentials (AWS_SHARED_CREDENTIALS_FILE).
+ * 0 with malloc'd strings (token may stay NULL), or -1 with a reason (never a secret).
+ */
+int objstore_aws_credentials(char **access, char **secret, char **token, char *why, size_t whylen);
+
+/*
+ * One page of a ListObjectsV2 answer: fn(ud, key) for each <Contents><Key>
+ * (entities decoded; a key over 1024 bytes is an error); *truncated from
+ * <IsTruncated>, next (NUL-terminated, may be empty) from
+ * <NextContinuationToken>.  0, or -1 when the text is not a ListBucketResult.
+ */
+typedef int (*objstore_key_fn)(void *ud, const char *key);
+int objstore_list_parse(const char *xml, size_t len, objstore_key_fn fn, void *ud, int *truncated,
+			char *next, size_t nextlen);
+
 #endif

@@ -34,6 +34,7 @@ struct store {
 	sqlite3_stmt *ins_metric;
 	sqlite3_stmt *ins_sample;
 	int in_bench;
+	int in_batch;     /* store_batch_begin .. store_batch_end: imports are savepoints inside it */
 	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
 	int64_t live_run; /* the run this process is writing, 0 when none */
 };
@@ -463,6 +464,25 @@ static int check_and_migrate(struct store *s, int readonly)
 	return exec_retry(s, "PRAGMA journal_mode=WAL");
 }
 
+/*
+ * Durability (README "Durability"): WAL with synchronous=NORMAL.  A commit
+ * is then in the WAL file (write(2) done) before COMMIT returns, so a
+ * process crash (kill -9, a segfault) never loses a committed run; only a
+ * power loss or kernel crash can take back the last transactions, which
+ * SQLite documents ("WAL mode is always consistent with synchronous=NORMAL,
+ * but WAL mode does lose durability", https://www.sqlite.org/pragma.html#pragma_synchronous).
+ * GPUVET_DB_SYNC=full waits for an fsync on every commit instead.
+ */
+static int set_synchronous(struct store *s)
+{
+	const char *v = getenv("GPUVET_DB_SYNC");
+	if (v && *v && strcmp(v, "normal") && strcmp(v, "full")) {
+		set_err(s, "GPUVET_DB_SYNC '%s' is not normal or full", v);
+		return STORE_ERR;
+	}
+	return exec_sql(s, v && !strcmp(v, "full") ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
+}
+
 static int open_common(const char *path, struct store **out, int readonly)
 {
 	*out = NULL;
@@ -505,7 +525,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 		store_close(s);
 		return rc;
 	}
-	if (exec_sql(s, "PRAGMA foreign_keys=ON")) {
+	if (exec_sql(s, "PRAGMA foreign_keys=ON") || (!readonly && set_synchronous(s))) {
 		gv_strlcpy(open_err, s->err, sizeof open_err);
 		store_close(s);
 		return STORE_ERR;
@@ -535,7 +555,7 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	if (s->in_bench)
+	if (s->in_bench || s->in_batch)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_finalize(s->ins_metric);
 	sqlite3_finalize(s->ins_sample);
@@ -1271,6 +1291,19 @@ static int replace_partial_copy(struct store *s, const json_t *fp)
 	return step_done(s, st, "replacing an incomplete copy of the run");
 }
 
+/* Inside a batch a fingerprint is a savepoint; alone, its own transaction. */
+static int import_tx(struct store *s, const char *op)
+{
+	if (!s->in_batch)
+		return exec_sql(s, !strcmp(op, "begin") ? "BEGIN IMMEDIATE" : !strcmp(op, "commit") ? "COMMIT" : "ROLLBACK");
+	if (!strcmp(op, "begin"))
+		return exec_sql(s, "SAVEPOINT fp");
+	if (!strcmp(op, "commit"))
+		return exec_sql(s, "RELEASE fp");
+	sqlite3_exec(s->db, "ROLLBACK TO fp; RELEASE fp", NULL, NULL, NULL);
+	return STORE_OK;
+}
+
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 {
 	const char *schema = jstr(fp, "schema");
@@ -1281,19 +1314,57 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 	if (fp_check(fp, s->err, sizeof s->err))
 		return STORE_ERR;
 	int64_t id;
-	if (exec_sql(s, "BEGIN IMMEDIATE"))
+	if (import_tx(s, "begin"))
 		return STORE_ERR;
 	int rc = replace_partial_copy(s, fp);
 	if (rc == STORE_OK)
 		rc = import_body(s, fp, &id);
-	if (rc == STORE_OK && exec_sql(s, "COMMIT"))
+	if (rc == STORE_OK && import_tx(s, "commit"))
 		rc = STORE_ERR;
 	if (rc != STORE_OK) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		import_tx(s, "rollback");
 		return rc;
 	}
 	if (run_id)
 		*run_id = id;
+	return STORE_OK;
+}
+
+int store_batch_begin(struct store *s)
+{
+	if (s->in_batch || s->in_bench) {
+		set_err(s, "database '%s': a transaction is already open", s->path);
+		return STORE_ERR;
+	}
+	if (exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	s->in_batch = 1;
+	return STORE_OK;
+}
+
+int store_batch_mark(struct store *s)
+{
+	return s->in_batch ? exec_sql(s, "SAVEPOINT part") : STORE_OK;
+}
+
+int store_batch_unmark(struct store *s, int keep)
+{
+	if (!s->in_batch)
+		return STORE_OK;
+	if (keep)
+		return exec_sql(s, "RELEASE part");
+	return exec_sql(s, "ROLLBACK TO part; RELEASE part");
+}
+
+int store_batch_end(struct store *s, int commit)
+{
+	if (!s->in_batch)
+		return STORE_OK;
+	s->in_batch = 0;
+	if (commit)
+		return exec_sql(s, "COMMIT") == STORE_OK ? STORE_OK
+			: (sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL), STORE_ERR);
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return STORE_OK;
 }
 

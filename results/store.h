@@ -164,6 +164,17 @@ void store_read_end(struct store *s, int began);
 
 /* Inserts a fingerprint as a new run; STORE_DUP when its UUID exists. */
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id);
+/*
+ * Batched imports: between store_batch_begin and store_batch_end every
+ * store_import_fingerprint is a savepoint in one write transaction (one
+ * commit, one WAL sync, for many runs).  store_batch_mark .. _unmark(keep)
+ * brackets a part that is kept or undone whole (a file, a source store)
+ * while the batch goes on.  store_batch_end(s, 0) undoes the whole batch.
+ */
+int store_batch_begin(struct store *s);
+int store_batch_mark(struct store *s);
+int store_batch_unmark(struct store *s, int keep);
+int store_batch_end(struct store *s, int commit);
 /* Copies every run of the store at path that s lacks; counts what was added and skipped. */
 int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live);
 

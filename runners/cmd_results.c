@@ -7,6 +7,7 @@
 #include "results/export.h"
 #include "common/ident.h"
 #include "results/store.h"
+#include "runners/collect.h"
 
 #include <csv.h>
 #include <getopt.h>
@@ -19,7 +20,10 @@ static void results_usage(FILE *f)
 	fprintf(f, "usage: gpuvet results list [--json]\n"
 		   "       gpuvet results show [ID|UUID] [--text]       (default: latest run; JSON fingerprint)\n"
 		   "       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
-		   "       gpuvet results merge DB...                   (copy runs from other stores, no duplicates)\n"
+		   "       gpuvet results export --format json --to s3://BUCKET/PREFIX/ [--endpoint URL]\n"
+		   "                                                    (one object per run, UUID.json, never overwritten)\n"
+		   "       gpuvet results merge DB|s3://BUCKET/PREFIX/... [--endpoint URL]\n"
+		   "                                                    (copy runs from other stores, no duplicates)\n"
 		   "       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R]\n"
 		   "                                                    (one fingerprint or an array per file)\n"
 		   "       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R]\n"
@@ -288,40 +292,35 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 	return rc ? GV_EXIT_USAGE : 0;
 }
 
-/* ", N still running (merge again when done)" for the merge line. */
-static const char *live_note(int live)
+static int export_to_check(const char *format, const char *outpath, const char *to)
 {
-	static char buf[64];
-	snprintf(buf, sizeof buf, ", %d still running (merge again when done)", live);
-	return buf;
-}
-
-static int cmd_merge(struct store *s, int n, char **paths)
-{
-	if (n < 1)
-		return gv_usage_error("results", "merge needs at least one database");
-	int total_added = 0, total_skipped = 0;
-	for (int i = 0; i < n; i++) {
-		int added, skipped, live;
-		if (store_merge(s, paths[i], &added, &skipped, &live)) {
-			gv_err("merge of '%s' stopped: %s", paths[i], store_errmsg(s));
-			return GV_EXIT_USAGE;
-		}
-		total_added += added;
-		total_skipped += skipped;
-		if (!gv_quiet)
-			printf("%s: %d run(s) added, %d already present%s\n", paths[i], added, skipped,
-			       live ? live_note(live) : "");
-	}
-	if (!gv_quiet && n > 1)
-		printf("total: %d run(s) added, %d already present\n", total_added, total_skipped);
+	if (!format || strcmp(format, "json"))
+		return gv_usage_error("results", "--to takes '--format json' (one fingerprint per object)");
+	if (outpath)
+		return gv_usage_error("results", "--to and -o go separately");
+	if (strncmp(to, "s3://", 5) || !to[5] || to[5] == '/')
+		return gv_usage_error("results", "--to '%s' is not s3://BUCKET/PREFIX/", to);
 	return 0;
 }
 
-/* What `tag` and `import --provider/--sku/--region` set. */
-struct naming {
-	const char *provider, *sku, *region;
-};
+static int cmd_export_to(struct store *s, const char *id, const char *to)
+{
+	int64_t *ids = NULL, one;
+	size_t n = 0;
+	if (id) {
+		if (resolve(s, id, &one))
+			return GV_EXIT_USAGE;
+		ids = gv_malloc(sizeof *ids);
+		ids[0] = one;
+		n = 1;
+	} else if (store_list_runs(s, &ids, &n)) {
+		gv_err("%s", store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	int rc = collect_export_s3(s, ids, n, to);
+	free(ids);
+	return rc;
+}
 
 static int naming_check(const struct naming *nm)
 {
@@ -354,43 +353,6 @@ static int cmd_tag(struct store *s, int n, char **args, const struct naming *nm)
 	return 0;
 }
 
-static int cmd_import(struct store *s, int n, char **paths, const struct naming *nm)
-{
-	if (n < 1)
-		return gv_usage_error("results", "import needs a fingerprint file");
-	int rc = 0;
-	for (int i = 0; i < n; i++) {
-		json_error_t jerr;
-		json_t *doc = json_load_file(paths[i], JSON_REJECT_DUPLICATES, &jerr);
-		if (!doc) {
-			gv_err("cannot import '%s': line %d: %s", paths[i], jerr.line, jerr.text);
-			return GV_EXIT_USAGE;
-		}
-		json_t *list = json_is_array(doc) ? doc : NULL;
-		size_t count = list ? json_array_size(list) : 1;
-		for (size_t j = 0; j < count; j++) {
-			json_t *fp = list ? json_array_get(list, j) : doc;
-			int64_t id;
-			int r = store_import_fingerprint(s, fp, &id);
-			if (r == STORE_OK && naming_any(nm) && store_tag_run(s, id, nm->provider, nm->sku, nm->region))
-				r = STORE_ERR;
-			if (r == STORE_DUP) {
-				if (!gv_quiet)
-					printf("%s: %s\n", paths[i], store_errmsg(s));
-			} else if (r) {
-				gv_err("cannot import '%s'%s: %s", paths[i], list ? " (an entry)" : "", store_errmsg(s));
-				rc = GV_EXIT_USAGE;
-			} else if (!gv_quiet) {
-				printf("%s: imported as run %lld\n", paths[i], (long long)id);
-			}
-		}
-		json_decref(doc);
-		if (rc)
-			break;
-	}
-	return rc;
-}
-
 int cmd_results(int argc, char **argv, const struct gv_global *g)
 {
 	static const struct option lopts[] = {
@@ -401,11 +363,13 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		{ "provider", required_argument, NULL, 'P' },
 		{ "sku", required_argument, NULL, 'S' },
 		{ "region", required_argument, NULL, 'R' },
+		{ "to", required_argument, NULL, 'T' },
+		{ "endpoint", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int as_json = 0, text = 0, c;
-	const char *format = NULL, *run = NULL, *outpath = NULL;
+	const char *format = NULL, *run = NULL, *outpath = NULL, *to = NULL;
 	struct naming nm = { NULL, NULL, NULL };
 	if (argc < 2) {
 		results_usage(stderr);
@@ -427,12 +391,16 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'P': nm.provider = optarg; break;
 		case 'S': nm.sku = optarg; break;
 		case 'R': nm.region = optarg; break;
+		case 'T': to = optarg; break;
+		case 'E': collect_set_endpoint(optarg); break;
 		case 'h': results_usage(stdout); return 0;
 		default: return gv_usage_error("results", "unknown option or missing value in '%s'", argv[optind]);
 		}
 	}
 	if (naming_any(&nm) && strcmp(sub, "tag") && strcmp(sub, "import"))
 		return gv_usage_error("results", "--provider, --sku and --region go with tag and import");
+	if (to && strcmp(sub, "export"))
+		return gv_usage_error("results", "--to goes with export");
 	if (naming_check(&nm))
 		return GV_EXIT_USAGE;
 	int nargs = argc - 1 - optind;
@@ -454,17 +422,19 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	} else if (!strcmp(sub, "export")) {
 		if (nargs)
 			return gv_usage_error("results", "unexpected argument '%s'", args[0]);
+		if (to && (rc = export_to_check(format, outpath, to)))
+			return rc;
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
-		rc = cmd_export(s, format, run, outpath);
+		rc = to ? cmd_export_to(s, run, to) : cmd_export(s, format, run, outpath);
 	} else if (!strcmp(sub, "merge")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
-		rc = cmd_merge(s, nargs, args);
+		rc = collect_merge(s, nargs, args);
 	} else if (!strcmp(sub, "import")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
-		rc = cmd_import(s, nargs, args, &nm);
+		rc = collect_import(s, nargs, args, &nm);
 	} else if (!strcmp(sub, "tag")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;

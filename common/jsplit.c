@@ -1,0 +1,176 @@
+/*
+ * jsplit.c - streams the elements of a top-level JSON array (jsplit.h).
+ */
+#include "common/jsplit.h"
+#include "common/util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void jsplit_init(struct jsplit *j, FILE *f)
+{
+	memset(j, 0, sizeof *j);
+	j->f = f;
+}
+
+void jsplit_free(struct jsplit *j)
+{
+	free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
+}
+
+static int fail(struct jsplit *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct jsplit *j, const char *fmt, ...)
+{
+	char what[96];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	if (j->is_array)
+		snprintf(j->err, sizeof j->err, "element %zu at byte %lld: %s", j->index, j->offset, what);
+	else
+		snprintf(j->err, sizeof j->err, "at byte %lld: %s", j->offset, what);
+	j->state = 2;
+	return -1;
+}
+
+static int next_char(struct jsplit *j)
+{
+	int c = getc_unlocked(j->f);
+	if (c != EOF)
+		j->offset++;
+	return c;
+}
+
+static int is_ws(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int skip_ws(struct jsplit *j)
+{
+	int c;
+	while ((c = next_char(j)) != EOF && is_ws(c))
+		;
+	return c;
+}
+
+static int push(struct jsplit *j, int c)
+{
+	if (j->len + 2 > j->cap) {
+		if (j->cap >= JSPLIT_MAX_ELEMENT)
+			return fail(j, "element larger than %u MiB", JSPLIT_MAX_ELEMENT >> 20);
+		j->cap = j->cap ? j->cap * 2 : 4096;
+		j->buf = gv_realloc(j->buf, j->cap);
+	}
+	j->buf[j->len++] = (char)c;
+	return 0;
+}
+
+/* The whole (non-array) document starting with c as one element. */
+static int whole_document(struct jsplit *j, int c, const char **elem, size_t *len)
+{
+	for (; c != EOF; c = next_char(j))
+		if (push(j, c))
+			return -1;
+	if (ferror(j->f))
+		return fail(j, "read error");
+	j->buf[j->len] = 0;
+	while (j->len && is_ws((unsigned char)j->buf[j->len - 1]))
+		j->buf[--j->len] = 0;
+	j->state = 2;
+	j->index = 1;
+	*elem = j->buf;
+	*len = j->len;
+	return 1;
+}
+
+/* After the closing ']': only white space may follow. */
+static int end_of_array(struct jsplit *j)
+{
+	int c = skip_ws(j);
+	j->state = 2;
+	if (c != EOF)
+		return fail(j, "text after the closing ']'");
+	return ferror(j->f) ? fail(j, "read error") : 0;
+}
+
+/* One element's bytes up to the ',' or ']' that ends it at depth 0. */
+static int scan_element(struct jsplit *j, int c, int *closer)
+{
+	int depth = 0, in_str = 0, esc = 0;
+	for (; c != EOF; c = next_char(j)) {
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > 4096)
+				return fail(j, "nested too deep");
+		} else if (c == '}' || c == ']') {
+			if (depth == 0 && c == ']') {
+				*closer = c;
+				return 0;
+			}
+			if (depth == 0)
+				return fail(j, "unexpected '}'");
+			depth--;
+		} else if (c == ',' && depth == 0) {
+			*closer = c;
+			return 0;
+		}
+		if (push(j, c))
+			return -1;
+	}
+	return fail(j, ferror(j->f) ? "read error" : "unterminated array");
+}
+
+int jsplit_next(struct jsplit *j, const char **elem, size_t *len)
+{
+	if (j->state == 2)
+		return 0;
+	j->len = 0;
+	int c;
+	if (j->state == 0) {
+		c = skip_ws(j);
+		if (c == EOF)
+			return fail(j, ferror(j->f) ? "read error" : "empty document");
+		if (c != '[')
+			return whole_document(j, c, elem, len);
+		j->is_array = 1;
+		j->state = 1;
+		c = skip_ws(j);
+		if (c == ']')
+			return end_of_array(j);
+	} else {
+		c = skip_ws(j);
+	}
+	if (c == ',' || c == ']')
+		return fail(j, "empty element");
+	if (c == EOF)
+		return fail(j, ferror(j->f) ? "read error" : "unterminated array");
+	int closer = 0;
+	if (scan_element(j, c, &closer))
+		return -1;
+	while (j->len && is_ws((unsigned char)j->buf[j->len - 1]))
+		j->len--;
+	if (push(j, 0))
+		return -1;
+	j->len--;
+	j->index++;
+	if (closer == ']' && end_of_array(j)) {
+		j->index--;
+		return -1;
+	}
+	*elem = j->buf;
+	*len = j->len;
+	return 1;
+}

@@ -1,0 +1,206 @@
+/*
+ * collect.c - `results import` and `results merge` in bulk (collect.h).
+ *
+ * Import streams: common/jsplit.c finds each element of an array and only
+ * that element is parsed, checked (results/fp_check.c) and stored, so a file
+ * of 10k fingerprints takes the memory of one.  Fingerprints are written in
+ * batches of about COLLECT_BATCH per transaction (one WAL commit each), each
+ * file or source store inside a savepoint: a bad element undoes its whole
+ * file, the files before it stay stored, and the command exits 2.
+ */
+#include "runners/collect.h"
+#include "runners/cli.h"
+#include "common/jsplit.h"
+#include "common/util.h"
+#include "results/store.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tally {
+	long added, dup, since_commit;
+};
+
+/* Commits the batch when it has grown past COLLECT_BATCH runs and opens the next. */
+static int maybe_commit(struct store *s, struct tally *t)
+{
+	if (t->since_commit < COLLECT_BATCH)
+		return 0;
+	t->since_commit = 0;
+	if (store_batch_end(s, 1) || store_batch_begin(s)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
+/* One element of a file; 0 stored or already present, -1 with the message printed. */
+static int import_one(struct store *s, const char *path, struct jsplit *j, const char *elem, size_t len,
+		      const struct naming *nm, struct tally *t)
+{
+	json_error_t jerr;
+	json_t *fp = json_loadb(elem, len, JSON_REJECT_DUPLICATES, &jerr);
+	char where[48] = "";
+	if (j->is_array)
+		snprintf(where, sizeof where, ": element %zu", j->index - 1);
+	if (!fp) {
+		gv_err("cannot import '%s'%s: line %d: %s", path, where, jerr.line, jerr.text);
+		return -1;
+	}
+	int64_t id;
+	int r = store_import_fingerprint(s, fp, &id);
+	json_decref(fp);
+	if (r == STORE_OK && (nm->provider || nm->sku || nm->region) &&
+	    store_tag_run(s, id, nm->provider, nm->sku, nm->region))
+		r = STORE_ERR;
+	if (r == STORE_DUP) {
+		t->dup++;
+		if (!gv_quiet && !j->is_array)
+			printf("%s: %s\n", path, store_errmsg(s));
+		return 0;
+	}
+	if (r) {
+		gv_err("cannot import '%s'%s: %s", path, where, store_errmsg(s));
+		return -1;
+	}
+	t->added++;
+	t->since_commit++;
+	if (!gv_quiet && !j->is_array)
+		printf("%s: imported as run %lld\n", path, (long long)id);
+	return 0;
+}
+
+static int import_file(struct store *s, const char *path, const struct naming *nm, struct tally *t)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+	if (!f) {
+		gv_err("cannot import '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (store_batch_mark(s)) {
+		gv_err("%s", store_errmsg(s));
+		if (f != stdin)
+			fclose(f);
+		return -1;
+	}
+	struct jsplit j;
+	jsplit_init(&j, f);
+	long added0 = t->added, dup0 = t->dup;
+	const char *elem;
+	size_t len;
+	int r, rc = 0;
+	while ((r = jsplit_next(&j, &elem, &len)) == 1)
+		if ((rc = import_one(s, path, &j, elem, len, nm, t)))
+			break;
+	if (r < 0) {
+		gv_err("cannot import '%s': %s", path, j.err);
+		rc = -1;
+	}
+	int was_array = j.is_array;
+	jsplit_free(&j);
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		store_batch_unmark(s, 0);
+		t->since_commit -= t->added - added0;
+		t->added = added0;
+		t->dup = dup0;
+		return -1;
+	}
+	if (store_batch_unmark(s, 1)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	if (!gv_quiet && was_array)
+		printf("%s: %ld run(s) imported, %ld already present\n", path, t->added - added0, t->dup - dup0);
+	return 0;
+}
+
+int collect_import(struct store *s, int n, char **paths, const struct naming *nm)
+{
+	if (n < 1)
+		return gv_usage_error("results", "import needs a fingerprint file");
+	struct tally t = { 0, 0, 0 };
+	if (store_batch_begin(s)) {
+		gv_err("%s", store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++)
+		rc = import_file(s, paths[i], nm, &t) || maybe_commit(s, &t);
+	/* what was imported before a bad file stays stored */
+	if (store_batch_end(s, 1)) {
+		gv_err("%s", store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	if (!rc && !gv_quiet && n > 1)
+		printf("total: %ld run(s) imported, %ld already present\n", t.added, t.dup);
+	return rc ? GV_EXIT_USAGE : 0;
+}
+
+/* ", N still running (merge again when done)" for the merge line. */
+static const char *live_note(int live)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, ", %d still running (merge again when done)", live);
+	return buf;
+}
+
+static int merge_store(struct store *s, const char *path, struct tally *t)
+{
+	int added, skipped, live;
+	if (store_batch_mark(s)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	if (store_merge(s, path, &added, &skipped, &live)) {
+		gv_err("merge of '%s' stopped: %s", path, store_errmsg(s));
+		store_batch_unmark(s, 0);
+		return -1;
+	}
+	if (store_batch_unmark(s, 1)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	t->added += added;
+	t->dup += skipped;
+	t->since_commit += added;
+	if (!gv_quiet)
+		printf("%s: %d run(s) added, %d already present%s\n", path, added, skipped, live ? live_note(live) : "");
+	return 0;
+}
+
+int collect_merge(struct store *s, int n, char **sources)
+{
+	if (n < 1)
+		return gv_usage_error("results", "merge needs at least one database");
+	struct tally t = { 0, 0, 0 };
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		if (!strncmp(sources[i], "s3://", 5)) {
+			int added = 0, skipped = 0;
+			rc = collect_merge_s3(s, sources[i], &added, &skipped) ? -1 : 0;
+			t.added += added;
+			t.dup += skipped;
+			continue;
+		}
+		if (store_batch_begin(s)) {
+			gv_err("%s", store_errmsg(s));
+			return GV_EXIT_USAGE;
+		}
+		/* consecutive stores share a batch until it holds COLLECT_BATCH runs */
+		for (; i < n && strncmp(sources[i], "s3://", 5); i++)
+			if ((rc = merge_store(s, sources[i], &t) || maybe_commit(s, &t)))
+				break;
+		i--;
+		if (store_batch_end(s, 1)) {
+			gv_err("%s", store_errmsg(s));
+			return GV_EXIT_USAGE;
+		}
+	}
+	if (!gv_quiet && n > 1)
+		printf("total: %ld run(s) added, %ld already present\n", t.added, t.dup);
+	return rc ? GV_EXIT_USAGE : 0;
+}
