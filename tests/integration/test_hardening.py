@@ -58,8 +58,11 @@ def start_run(gpuvet, args, extra_env):
 def wait_for(cond, seconds=20.0):
     until = time.monotonic() + seconds
     while time.monotonic() < until:
-        if cond():
-            return True
+        try:
+            if cond():
+                return True
+        except sqlite3.OperationalError:
+            pass  # the store exists but its schema is not written yet (a loaded machine is slow there)
         time.sleep(0.05)
     return False
 
