@@ -66,6 +66,11 @@ static int run_is_live(struct store *s, int64_t run_id)
 	return fcntl(s->lock_fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 }
 
+int store_run_live(struct store *s, int64_t run_id)
+{
+	return run_is_live(s, run_id);
+}
+
 static char open_err[512];
 
 static const char *const migrations[] = {
@@ -136,6 +141,15 @@ static const char *const migrations[] = {
 	"  message TEXT, rows INTEGER);",
 	/* 1 -> 2: what to do about a flag, one line (issue 13) */
 	"ALTER TABLE flags ADD COLUMN remediation TEXT;",
+	/*
+	 * 2 -> 3 (issue 17): `results list`, `export --format csv` and the report read every run in
+	 * started order: covering indexes, so they never sort, and never read a run's inventory
+	 * (kilobytes) or a bench's config to print a few columns.  Only indexes, so a binary of this
+	 * version still reads a version-2 store read-only (STORE_READ_MIN_VERSION).
+	 */
+	"CREATE INDEX runs_list ON runs(started_at, id, uuid, status, provider, instance_type, region, gpu_model,"
+	" gpu_count, profile, gpuvet_version, hostname, finished_at);"
+	"CREATE INDEX benches_list ON benches(run_id, name, status);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -444,7 +458,7 @@ static int check_and_migrate(struct store *s, int readonly)
 	if (ntables > 0 && (rc = quick_check(s)))
 		return rc;
 	if (readonly) {
-		if (version < STORE_SCHEMA_VERSION) {
+		if (version < STORE_READ_MIN_VERSION) {
 			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
 				s->path, version);
 			return STORE_ERR;

@@ -207,7 +207,8 @@ const char *store_file(struct store *s)
 
 int store_read_cache(struct store *s, int mib)
 {
-	char *sql = gv_asprintf("PRAGMA cache_size = -%d; PRAGMA mmap_size = 1073741824", mib * 1024);
+	/* a page cache only: memory-mapping the file made a report's resident size grow with the store */
+	char *sql = gv_asprintf("PRAGMA cache_size = -%d", mib * 1024);
 	int rc = sqlite3_exec(store_conn(s), sql, NULL, NULL, NULL);
 	free(sql);
 	return rc == SQLITE_OK ? STORE_OK : store_fail(s, "enlarging the cache");
@@ -223,4 +224,107 @@ void store_read_end(struct store *s, int began)
 {
 	if (began && sqlite3_exec(store_conn(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		sqlite3_exec(store_conn(s), "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- `results list` and `results export --format csv` ---- */
+
+/* The status a fingerprint shows: a run marked running is live only while its writer holds its lock. */
+static const char *shown_status(struct store *s, int64_t id, const char *status)
+{
+	if (status && !strcmp(status, "complete"))
+		return "complete";
+	return status && !strcmp(status, "running") && store_run_live(s, id) ? "running" : "incomplete";
+}
+
+int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	/* runs_list orders and covers the runs; each count is a range of a covering index (schema 3) */
+	if (store_prepare(s,
+		"SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
+		" r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at,"
+		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
+		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
+		" (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
+		" FROM runs r ORDER BY r.started_at, r.id", &st))
+		return STORE_ERR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct store_list_row r = {
+			.run = {
+				.id = id,
+				.uuid = (const char *)sqlite3_column_text(st, 1),
+				.status = shown_status(s, id, (const char *)sqlite3_column_text(st, 2)),
+				.profile = (const char *)sqlite3_column_text(st, 3),
+				.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
+				.hostname = (const char *)sqlite3_column_text(st, 5),
+				.provider = (const char *)sqlite3_column_text(st, 6),
+				.instance_type = (const char *)sqlite3_column_text(st, 7),
+				.region = (const char *)sqlite3_column_text(st, 8),
+				.gpu_model = (const char *)sqlite3_column_text(st, 9),
+				.gpu_count = sqlite3_column_int(st, 10),
+				.started_at = (const char *)sqlite3_column_text(st, 11),
+			},
+			.finished_at = (const char *)sqlite3_column_text(st, 12),
+			.benches = sqlite3_column_int(st, 13),
+			.benches_ok = sqlite3_column_int(st, 14),
+			.flags = sqlite3_column_int(st, 15),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "listing runs");
+}
+
+int store_each_metric_row(struct store *s, int64_t run_id, store_metric_row_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	/*
+	 * The runs in started order (runs_list, covering), each run's metrics in
+	 * stored order (metrics_run: run_id, then the rowid): no sort of the
+	 * metric rows, whatever the store's size.
+	 */
+	if (store_prepare(s,
+		"SELECT r.id, r.uuid, r.started_at, r.status, r.provider, r.instance_type, r.region,"
+		" r.gpu_model, r.gpu_count, m.bench, m.name, m.gpu, m.value, m.unit, m.params"
+		" FROM runs r JOIN metrics m ON m.run_id = r.id WHERE ?1 = 0 OR r.id = ?1"
+		" ORDER BY r.started_at, r.id, m.id", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int64_t last = 0;
+	const char *shown = NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (!shown || id != last)
+			shown = shown_status(s, id, (const char *)sqlite3_column_text(st, 3));
+		last = id;
+		struct store_metric_row r = {
+			.run = {
+				.id = id,
+				.uuid = (const char *)sqlite3_column_text(st, 1),
+				.started_at = (const char *)sqlite3_column_text(st, 2),
+				.status = shown,
+				.provider = (const char *)sqlite3_column_text(st, 4),
+				.instance_type = (const char *)sqlite3_column_text(st, 5),
+				.region = (const char *)sqlite3_column_text(st, 6),
+				.gpu_model = (const char *)sqlite3_column_text(st, 7),
+				.gpu_count = sqlite3_column_int(st, 8),
+			},
+			.bench = (const char *)sqlite3_column_text(st, 9),
+			.name = (const char *)sqlite3_column_text(st, 10),
+			.gpu = sqlite3_column_int(st, 11),
+			.has_value = sqlite3_column_type(st, 12) != SQLITE_NULL,
+			.value = sqlite3_column_double(st, 12),
+			.unit = (const char *)sqlite3_column_text(st, 13),
+			.params = (const char *)sqlite3_column_text(st, 14),
+			.params_len = (size_t)sqlite3_column_bytes(st, 14),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
 }

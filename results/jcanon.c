@@ -1,0 +1,317 @@
+/*
+ * jcanon.c - jansson's compact, key-sorted form of stored JSON text, on the
+ * text (see jcanon.h).  A recursive descent that copies tokens into the
+ * output buffer and, when an object's keys are out of order, rewrites that
+ * object's members in key order in place.
+ */
+#include "results/jcanon.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct jc {
+	const char *p, *end;
+	struct jc_buf *b;
+	int depth;
+};
+
+void jc_put(struct jc_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		b->p = gv_realloc(b->p, cap);
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+static void skip_ws(struct jc *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+		c->p++;
+}
+
+/* A string (key: no escape at all), copied with its quotes. */
+static int string(struct jc *c, int key)
+{
+	const char *s = c->p++;
+	while (c->p < c->end) {
+		unsigned char ch = (unsigned char)*c->p;
+		if (ch == '"') {
+			c->p++;
+			jc_put(c->b, s, (size_t)(c->p - s));
+			return 0;
+		}
+		if (ch < 0x20 || ch >= 0x80)
+			return 1;
+		if (ch == '\\') {
+			if (key || c->p + 1 >= c->end || !strchr("\"\\bfnrt", c->p[1]) || !c->p[1])
+				return 1;
+			c->p++;
+		}
+		c->p++;
+	}
+	return 1;
+}
+
+static int is_digit(const char *p, const char *end)
+{
+	return p < end && *p >= '0' && *p <= '9';
+}
+
+/* A real as jansson's jsonp_dtostr prints it: %.17g, ".0" when neither '.' nor 'e', exponent without '+' or leading zeros. */
+static void put_real(struct jc_buf *b, double v)
+{
+	char buf[48];
+	int n = snprintf(buf, sizeof buf, "%.17g", v);
+	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	char *e = strchr(buf, 'e');
+	if (e) {
+		char *start = e + 1, *stop = e + 2;
+		if (*start == '-')
+			start++;
+		while (*stop == '0')
+			stop++;
+		if (stop != start) {
+			memmove(start, stop, (size_t)(buf + n + 1 - stop));
+			n -= (int)(stop - start);
+		}
+	}
+	jc_put(b, buf, (size_t)n);
+}
+
+static int number(struct jc *c)
+{
+	const char *s = c->p;
+	int real = 0;
+	if (*c->p == '-')
+		c->p++;
+	if (!is_digit(c->p, c->end))
+		return 1;
+	if (*c->p == '0')
+		c->p++;
+	else
+		while (is_digit(c->p, c->end))
+			c->p++;
+	if (c->p < c->end && *c->p == '.') {
+		real = 1;
+		c->p++;
+		if (!is_digit(c->p, c->end))
+			return 1;
+		while (is_digit(c->p, c->end))
+			c->p++;
+	}
+	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+		real = 1;
+		c->p++;
+		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+			c->p++;
+		if (!is_digit(c->p, c->end))
+			return 1;
+		while (is_digit(c->p, c->end))
+			c->p++;
+	}
+	size_t n = (size_t)(c->p - s);
+	if (!real) {
+		/* jansson reads a long long: "-0" prints as 0, and more than 18 digits may not fit */
+		if (n > 18 || (n == 2 && s[0] == '-' && s[1] == '0'))
+			return 1;
+		jc_put(c->b, s, n);
+		return 0;
+	}
+	char tok[64];
+	if (n >= sizeof tok)
+		return 1;
+	memcpy(tok, s, n);
+	tok[n] = 0;
+	double v = strtod(tok, NULL);
+	if (!isfinite(v))
+		return 1;   /* jansson refuses an overflowing real */
+	put_real(c->b, v);
+	return 0;
+}
+
+static int value(struct jc *c);
+
+struct member {
+	size_t key, keylen;   /* the key without its quotes, as an offset in the output */
+	size_t at, len;       /* the whole member ("key":value) */
+};
+
+static int key_cmp(const struct jc_buf *b, const struct member *x, const struct member *y)
+{
+	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
+	int r = memcmp(b->p + x->key, b->p + y->key, n);
+	return r ? r : (x->keylen > y->keylen) - (x->keylen < y->keylen);
+}
+
+/* Rewrites the members from m[0].at on in key order; 1 on a duplicate key (jansson keeps the last). */
+static int sort_members(struct jc_buf *b, struct member *m, size_t n)
+{
+	/* insertion sort: objects are small, and mostly near their order */
+	for (size_t i = 1; i < n; i++) {
+		struct member t = m[i];
+		size_t j = i;
+		while (j > 0 && key_cmp(b, &m[j - 1], &t) > 0) {
+			m[j] = m[j - 1];
+			j--;
+		}
+		m[j] = t;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (!key_cmp(b, &m[i - 1], &m[i]))
+			return 1;
+	size_t start = b->len, first = (size_t)-1;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].at < first)
+			first = m[i].at;
+	char *copy = gv_malloc(start - first);
+	memcpy(copy, b->p + first, start - first);
+	b->len = first;
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			jc_put(b, ",", 1);
+		jc_put(b, copy + (m[i].at - first), m[i].len);
+	}
+	free(copy);
+	return 0;
+}
+
+static int object(struct jc *c)
+{
+	struct member m[JCANON_MEMBERS];
+	size_t n = 0;
+	int sorted = 1;
+	c->p++;
+	jc_put(c->b, "{", 1);
+	skip_ws(c);
+	if (c->p < c->end && *c->p == '}') {
+		c->p++;
+		jc_put(c->b, "}", 1);
+		return 0;
+	}
+	for (;;) {
+		skip_ws(c);
+		if (n == JCANON_MEMBERS || c->p >= c->end || *c->p != '"')
+			return 1;
+		if (n)
+			jc_put(c->b, ",", 1);
+		m[n].at = c->b->len;
+		m[n].key = c->b->len + 1;
+		if (string(c, 1))
+			return 1;
+		m[n].keylen = c->b->len - 1 - m[n].key;
+		skip_ws(c);
+		if (c->p >= c->end || *c->p != ':')
+			return 1;
+		c->p++;
+		jc_put(c->b, ":", 1);
+		if (value(c))
+			return 1;
+		m[n].len = c->b->len - m[n].at;
+		if (n && key_cmp(c->b, &m[n - 1], &m[n]) >= 0)
+			sorted = 0;
+		n++;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == '}') {
+			c->p++;
+			break;
+		}
+		return 1;
+	}
+	if (!sorted && sort_members(c->b, m, n))
+		return 1;
+	jc_put(c->b, "}", 1);
+	return 0;
+}
+
+static int array(struct jc *c)
+{
+	c->p++;
+	jc_put(c->b, "[", 1);
+	skip_ws(c);
+	if (c->p < c->end && *c->p == ']') {
+		c->p++;
+		jc_put(c->b, "]", 1);
+		return 0;
+	}
+	for (int first = 1;; first = 0) {
+		if (!first)
+			jc_put(c->b, ",", 1);
+		if (value(c))
+			return 1;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == ']') {
+			c->p++;
+			jc_put(c->b, "]", 1);
+			return 0;
+		}
+		return 1;
+	}
+}
+
+static int literal(struct jc *c, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
+		return 1;
+	c->p += n;
+	jc_put(c->b, word, n);
+	return 0;
+}
+
+static int value(struct jc *c)
+{
+	int rc;
+	skip_ws(c);
+	if (c->p >= c->end)
+		return 1;
+	if (++c->depth > JCANON_DEPTH)
+		return 1;
+	switch (*c->p) {
+	case '{': rc = object(c); break;
+	case '[': rc = array(c); break;
+	case '"': rc = string(c, 0); break;
+	case 't': rc = literal(c, "true"); break;
+	case 'f': rc = literal(c, "false"); break;
+	case 'n': rc = literal(c, "null"); break;
+	default: rc = number(c); break;
+	}
+	c->depth--;
+	return rc;
+}
+
+int jcanon_sorted(const char *text, size_t n, struct jc_buf *b)
+{
+	size_t mark = b->len;
+	struct jc c = { text, text + n, b, 0 };
+	if (!text || value(&c))
+		goto no;
+	skip_ws(&c);
+	if (c.p != c.end)
+		goto no;
+	return 0;
+no:
+	b->len = mark;
+	if (b->p)
+		b->p[mark] = 0;
+	return 1;
+}
