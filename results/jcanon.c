@@ -8,6 +8,7 @@
 #include "common/util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,18 +19,13 @@ struct jc {
 	int depth;
 };
 
-void jc_put(struct jc_buf *b, const char *s, size_t n)
+void jc_grow(struct jc_buf *b, size_t n)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		b->p = gv_realloc(b->p, cap);
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
+	size_t cap = b->cap ? b->cap : 256;
+	while (b->len + n + 1 > cap)
+		cap *= 2;
+	b->p = gv_realloc(b->p, cap);
+	b->cap = cap;
 }
 
 static void skip_ws(struct jc *c)
@@ -90,6 +86,73 @@ static void put_real(struct jc_buf *b, double v)
 	jc_put(b, buf, (size_t)n);
 }
 
+/*
+ * Whether a real token is already what put_real would print for its value,
+ * decided without printing it (printing is most of an export's time):
+ * 1 yes, 0 don't know (print it).  Only fixed notation "I.F" is judged:
+ *  - F is "0": an integral value of at most 15 digits prints as itself;
+ *  - up to 15 significant digits: it prints as itself iff the decimal is a
+ *    double exactly, i.e. its digits M over 10^k are divisible by 5^k;
+ *  - 17 significant digits (what %.17g makes of most values): iff it is
+ *    the 17-digit decimal nearest the double strtod makes of it, decided
+ *    exactly in 128-bit integers: |M*2^-e - m*10^k| < 2^(-e-1) for the
+ *    double m*2^e.
+ * %g's own rules come first: no trailing zero in F, at most 3 zeros after
+ * "0." (else %g writes an exponent).
+ */
+static int real_is_canonical(const char *t, size_t n)
+{
+	const char *p = t, *dot = memchr(t, '.', n);
+	if (!dot || memchr(t, 'e', n) || memchr(t, 'E', n))
+		return 0;
+	if (*p == '-')
+		p++;
+	const char *f = dot + 1, *end = t + n;
+	size_t ilen = (size_t)(dot - p), flen = (size_t)(end - f);
+	if (flen == 1 && *f == '0')
+		return ilen <= 15 && !(ilen == 1 && *p == '0' && t[0] == '-') ? 1 : 0;
+	if (end[-1] == '0')
+		return 0;
+	size_t sig, lead = 0;
+	if (ilen == 1 && *p == '0') {
+		while (f + lead < end && f[lead] == '0')
+			lead++;
+		if (lead > 3)
+			return 0;
+		sig = flen - lead;
+	} else {
+		sig = ilen + flen;
+	}
+	if ((sig > 15 && sig != 17) || flen > 25)
+		return 0;
+	unsigned __int128 M = 0;
+	for (const char *q = p; q < end; q++)
+		if (q != dot)
+			M = M * 10 + (unsigned)(*q - '0');
+	if (sig <= 15) {
+		unsigned __int128 five = 1;
+		for (size_t i = 0; i < flen; i++)
+			five *= 5;
+		return M % five == 0;
+	}
+	int e;
+	double x = fabs(strtod(t, NULL));
+	double fr = frexp(x, &e);           /* x = fr * 2^e, 0.5 <= fr < 1 */
+	uint64_t m = (uint64_t)ldexp(fr, 53);
+	e -= 53;                            /* x = m * 2^e */
+	if (e >= 0 || e < -68)
+		return 0;
+	unsigned __int128 pow10 = 1;
+	for (size_t i = 0; i < flen; i++)
+		pow10 *= 10;
+	/* M < 10^17 < 2^57 and -e <= 68: M << -e fits; m * 10^flen < 2^53 * 10^25 < 2^137 may not */
+	if (flen > 22)
+		return 0;
+	unsigned __int128 a = M << (unsigned)-e, b = (unsigned __int128)m * pow10;
+	unsigned __int128 d = a > b ? a - b : b - a, half = (unsigned __int128)1 << (unsigned)(-e - 1);
+	return d < half;
+}
+
 static int number(struct jc *c)
 {
 	const char *s = c->p;
@@ -134,6 +197,11 @@ static int number(struct jc *c)
 		return 1;
 	memcpy(tok, s, n);
 	tok[n] = 0;
+	int kept = real_is_canonical(tok, n);
+	if (kept == 1) {
+		jc_put(c->b, s, n);
+		return 0;
+	}
 	double v = strtod(tok, NULL);
 	if (!isfinite(v))
 		return 1;   /* jansson refuses an overflowing real */

@@ -16,6 +16,7 @@
 #define GPUVET_JCANON_H
 
 #include <stddef.h>
+#include <string.h>
 
 #define JCANON_DEPTH 32
 #define JCANON_MEMBERS 128
@@ -27,7 +28,17 @@ struct jc_buf {
 
 /* Appends the canonical form of text[0..n) to b: 0, or 1 (not taken, b as it was). */
 int jcanon_sorted(const char *text, size_t n, struct jc_buf *b);
-/* Appends n bytes (grows the buffer). */
-void jc_put(struct jc_buf *b, const char *s, size_t n);
+/* Makes room for n more bytes and a terminator. */
+void jc_grow(struct jc_buf *b, size_t n);
+
+/* Appends n bytes (and keeps a terminator after them). */
+static inline void jc_put(struct jc_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap)
+		jc_grow(b, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
 
 #endif

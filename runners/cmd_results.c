@@ -208,9 +208,17 @@ static void csv_field(struct jc_buf *b, const char *v, int last)
 /* A number cell: never neutralised (-1 is the instance-level gpu); %.17g as the fingerprint's number. */
 static void csv_int(struct jc_buf *b, long long v, int last)
 {
-	char buf[32];
-	int n = snprintf(buf, sizeof buf, "\"%lld\"%c", v, last ? '\n' : ',');
-	jc_put(b, buf, (size_t)n);
+	char buf[32], *p = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	*--p = last ? '\n' : ',';
+	*--p = '"';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	*--p = '"';
+	jc_put(b, p, (size_t)(buf + sizeof buf - p));
 }
 
 static void csv_real(struct jc_buf *b, int has, double v, int last)
