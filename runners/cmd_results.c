@@ -38,13 +38,25 @@ static int open_store(const struct gv_global *g, int readonly, struct store **s)
 	return 0;
 }
 
-/* A string member, or dflt, made safe for a terminal (round-robin buffers: several in one printf). */
-static const char *jp(const json_t *o, const char *k, const char *dflt)
+/* A string that json_string() takes (valid UTF-8): what a fingerprint would carry. */
+static int json_ok(const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p >= 0x80) {
+			json_t *j = json_string(v);
+			json_decref(j);
+			return j != NULL;
+		}
+	return 1;
+}
+
+/* A stored string, or dflt where a fingerprint would have none, made safe for a terminal
+ * (round-robin buffers: several in one printf). */
+static const char *jp(const char *v, const char *dflt)
 {
 	static char bufs[10][512];
 	static unsigned next;
-	const char *v = json_string_value(json_object_get(o, k));
-	if (!v)
+	if (!v || !json_ok(v))
 		return dflt;
 	char *b = bufs[next++ % 10];
 	ident_escape(v, b, sizeof bufs[0]);
@@ -79,34 +91,100 @@ struct list_walk {
 	size_t n;
 };
 
-/* One row: JSON elements are written as json_dumpf writes an array with JSON_INDENT(2). */
-static int list_row(void *ud, const struct store_list_row *l)
+/* A JSON string as jansson writes it (no JSON_ENSURE_ASCII), for ASCII text; NULL is null. */
+static void json_out(const char *v)
 {
-	struct list_walk *w = ud;
-	json_t *run = run_object(l);
-	if (w->as_json) {
+	if (!v) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (const char *p = v;; p++) {
+		size_t run = strcspn(p, "\"\\\b\f\n\r\t\x01\x02\x03\x04\x05\x06\x07\x0b\x0e\x0f\x10\x11\x12"
+				   "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f");
+		fwrite(p, 1, run, stdout);
+		p += run;
+		if (!*p)
+			break;
+		switch (*p) {
+		case '"': fputs("\\\"", stdout); break;
+		case '\\': fputs("\\\\", stdout); break;
+		case '\b': fputs("\\b", stdout); break;
+		case '\f': fputs("\\f", stdout); break;
+		case '\n': fputs("\\n", stdout); break;
+		case '\r': fputs("\\r", stdout); break;
+		case '\t': fputs("\\t", stdout); break;
+		default: printf("\\u%04X", (unsigned char)*p); break;
+		}
+	}
+	putchar('"');
+}
+
+static int row_ascii(const struct store_list_row *l)
+{
+	const struct store_run_row *r = &l->run;
+	const char *v[] = { r->uuid, r->status, r->profile, r->gpuvet_version, r->hostname, r->started_at,
+			    l->finished_at, r->provider, r->instance_type, r->region, r->gpu_model };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (const char *p = v[i]; p && *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				return 0;
+	return 1;
+}
+
+/* One element of `list --json`, as json_dumpf writes an array of objects with JSON_INDENT(2). */
+static void list_json_row(const struct store_list_row *l, int first)
+{
+	const struct store_run_row *r = &l->run;
+	fputs(first ? "[\n  " : ",\n  ", stdout);
+	if (!row_ascii(l)) {
+		/* jansson itself, which drops a string that is not UTF-8 as the fingerprint did */
+		json_t *run = run_object(l);
 		json_object_set_new(run, "benches_ok", json_integer(l->benches_ok));
 		json_object_set_new(run, "benches", json_integer(l->benches));
 		json_object_set_new(run, "flags", json_integer(l->flags));
 		char *t = json_dumps(run, JSON_INDENT(2));
-		fputs(w->n ? ",\n  " : "[\n  ", stdout);
-		for (const char *p = t; *p; p++) {
-			putchar(*p);
-			if (*p == '\n')
-				fputs("  ", stdout);
+		for (const char *p = t, *nl; *p; p = nl + 1) {
+			if (!(nl = strchr(p, '\n'))) {
+				fputs(p, stdout);
+				break;
+			}
+			fwrite(p, 1, (size_t)(nl + 1 - p), stdout);
+			fputs("  ", stdout);
 		}
 		free(t);
+		json_decref(run);
+		return;
+	}
+	static const char *const keys[] = { "uuid", "status", "profile", "gpuvet_version", "hostname", "started_at",
+					    "finished_at", "provider", "instance_type", "region", "gpu_model" };
+	const char *v[] = { r->uuid, r->status, r->profile, r->gpuvet_version, r->hostname, r->started_at,
+			    l->finished_at, r->provider, r->instance_type, r->region, r->gpu_model };
+	printf("{\n    \"id\": %lld", (long long)r->id);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		printf(",\n    \"%s\": ", keys[i]);
+		json_out(v[i]);
+	}
+	printf(",\n    \"gpu_count\": %d,\n    \"benches_ok\": %d,\n    \"benches\": %d,\n    \"flags\": %d\n  }",
+	       r->gpu_count, l->benches_ok, l->benches, l->flags);
+}
+
+static int list_row(void *ud, const struct store_list_row *l)
+{
+	struct list_walk *w = ud;
+	const struct store_run_row *r = &l->run;
+	if (w->as_json) {
+		list_json_row(l, w->n == 0);
 	} else {
 		char gpus[48];
 		if (!w->n)
 			printf("%-5s %-8s %-20s %-10s %-8s %-9s %-22s %-12s %s\n", "id", "uuid", "started", "status",
 			       "profile", "provider", "instance type", "gpus", "benches ok");
-		snprintf(gpus, sizeof gpus, "%lld %s", (long long)l->run.gpu_count, jp(run, "gpu_model", ""));
-		printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n", (long long)l->run.id,
-		       jp(run, "uuid", "?"), jp(run, "started_at", "?"), jp(run, "status", "?"), jp(run, "profile", "?"),
-		       jp(run, "provider", "unknown"), jp(run, "instance_type", "-"), gpus, l->benches_ok, l->benches);
+		snprintf(gpus, sizeof gpus, "%lld %s", (long long)r->gpu_count, jp(r->gpu_model, ""));
+		printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n", (long long)r->id,
+		       jp(r->uuid, "?"), jp(r->started_at, "?"), jp(r->status, "?"), jp(r->profile, "?"),
+		       jp(r->provider, "unknown"), jp(r->instance_type, "-"), gpus, l->benches_ok, l->benches);
 	}
-	json_decref(run);
 	w->n++;
 	return 0;
 }
@@ -200,8 +278,11 @@ static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
 	jc_put(b, last ? "\n" : ",", 1);
 }
 
+/* A stored text cell: empty where the fingerprint would have had none (NULL, or not UTF-8). */
 static void csv_field(struct jc_buf *b, const char *v, int last)
 {
+	if (v && !json_ok(v))
+		v = NULL;
 	csv_text(b, v, v ? strlen(v) : 0, last);
 }
 
