@@ -236,21 +236,84 @@ static const char *shown_status(struct store *s, int64_t id, const char *status)
 	return status && !strcmp(status, "running") && store_run_live(s, id) ? "running" : "incomplete";
 }
 
+/* Per run id: benches but the harness, those ok, flags. */
+struct list_counts {
+	int64_t max_id;
+	int (*c)[3];
+};
+
+/* One pass over a covering index each: bench status by run (benches_list), flags by run (flags_run). */
+static int list_counts_load(struct store *s, struct list_counts *lc)
+{
+	sqlite3_stmt *st;
+	int rc;
+	lc->c = NULL;
+	if (store_prepare(s, "SELECT max(id) FROM runs", &st))
+		return STORE_ERR;
+	lc->max_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (lc->max_id < 0 || lc->max_id > ((int64_t)1 << 26))
+		return STORE_OK;   /* ids far from a count: the per-run counts of the list's statement */
+	lc->c = gv_calloc((size_t)lc->max_id + 1, sizeof *lc->c);
+	static const char *const sql[] = {
+		"SELECT run_id, count(*), sum(status = 'ok') FROM benches WHERE name <> 'harness' GROUP BY run_id",
+		"SELECT run_id, 0, 0, count(*) FROM flags GROUP BY run_id",
+	};
+	for (int q = 0; q < 2; q++) {
+		if (store_prepare(s, sql[q], &st))
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			if (id < 0 || id > lc->max_id)
+				continue;   /* a row whose run is gone */
+			if (q == 0) {
+				lc->c[id][0] = sqlite3_column_int(st, 1);
+				lc->c[id][1] = sqlite3_column_int(st, 2);
+			} else {
+				lc->c[id][2] = sqlite3_column_int(st, 3);
+			}
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			store_fail(s, "counting benches and flags");
+			goto fail;
+		}
+	}
+	return STORE_OK;
+fail:
+	free(lc->c);
+	lc->c = NULL;
+	return STORE_ERR;
+}
+
 int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
 	int rc;
-	/* runs_list orders and covers the runs; each count is a range of a covering index (schema 3) */
-	if (store_prepare(s,
-		"SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
-		" r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at,"
-		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
-		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
-		" (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
-		" FROM runs r ORDER BY r.started_at, r.id", &st))
+	struct list_counts lc;
+	if (list_counts_load(s, &lc))
 		return STORE_ERR;
+	/*
+	 * runs_list orders and covers the runs (schema 3); the counts come from
+	 * one pass over each table above, or, for ids too sparse for an array,
+	 * from a range of a covering index per run.
+	 */
+	if (store_prepare(s, lc.c
+		? "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
+		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at, 0, 0, 0"
+		  " FROM runs r ORDER BY r.started_at, r.id"
+		: "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
+		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at,"
+		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
+		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
+		  " (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
+		  " FROM runs r ORDER BY r.started_at, r.id", &st)) {
+		free(lc.c);
+		return STORE_ERR;
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
+		int in = lc.c && id >= 0 && id <= lc.max_id;
 		struct store_list_row r = {
 			.run = {
 				.id = id,
@@ -267,14 +330,15 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 				.started_at = (const char *)sqlite3_column_text(st, 11),
 			},
 			.finished_at = (const char *)sqlite3_column_text(st, 12),
-			.benches = sqlite3_column_int(st, 13),
-			.benches_ok = sqlite3_column_int(st, 14),
-			.flags = sqlite3_column_int(st, 15),
+			.benches = in ? lc.c[id][0] : sqlite3_column_int(st, 13),
+			.benches_ok = in ? lc.c[id][1] : sqlite3_column_int(st, 14),
+			.flags = in ? lc.c[id][2] : sqlite3_column_int(st, 15),
 		};
 		if (fn(ud, &r))
 			break;
 	}
 	sqlite3_finalize(st);
+	free(lc.c);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "listing runs");
 }
 
