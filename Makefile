@@ -62,7 +62,7 @@ APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck
 PIP_BUILD := nvidia-nvml-dev
 PIP_TEST  := pytest moto[server] pyyaml kubernetes-validate
 
-.PHONY: all run test check deps deps-test fuzz fuzz-build clean install
+.PHONY: all run test check deps deps-test fuzz fuzz-build fuzz-long clean install
 all: $(BUILD)/gpuvet
 
 $(BUILD)/gpuvet: $(BUILD)/obj/runners/main.o $(BUILD)/libgpuvet.a
@@ -148,6 +148,10 @@ fuzz-replay: fuzz-build
 fuzz: fuzz-build
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p $(FUZZ_BUILD)/work/$$n; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) $(FUZZ_BUILD)/work/$$n tests/fuzz/corpus/$$n || exit 1; done
+# `make fuzz-long` runs each target FUZZ_RUNS times and merges what adds coverage into its kept corpus
+FUZZ_RUNS ?= 10000000
+fuzz-long: fuzz-build
+	sh tests/fuzz/long.sh $(FUZZ_RUNS)
 
 PREFIX ?= /usr/local
 install: all

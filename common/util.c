@@ -118,19 +118,20 @@ int gv_parse_double(const char *s, double *out)
 	return 0;
 }
 
-char *gv_read_file(const char *path, size_t *len)
+char *gv_read_file_max(const char *path, size_t max, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	size_t cap = 4096, n = 0;
 	char *buf = gv_malloc(cap);
-	for (;;) {
+	while (n < max) {
 		if (n + 1 >= cap) {
 			cap *= 2;
 			buf = gv_realloc(buf, cap);
 		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
+		size_t want = cap - n - 1 < max - n ? cap - n - 1 : max - n;
+		ssize_t r = read(fd, buf + n, want);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -149,6 +150,11 @@ char *gv_read_file(const char *path, size_t *len)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+char *gv_read_file(const char *path, size_t *len)
+{
+	return gv_read_file_max(path, SIZE_MAX, len);
 }
 
 size_t gv_strlcpy(char *dst, const char *src, size_t size)

@@ -46,6 +46,8 @@ int gv_parse_double(const char *s, double *out);
 
 /* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
 char *gv_read_file(const char *path, size_t *len);
+/* The same, stopping after max bytes (a /dev/zero or a pipe ends there). */
+char *gv_read_file_max(const char *path, size_t max, size_t *len);
 
 /* Copies at most size-1 bytes and terminates; returns strlen(src). */
 size_t gv_strlcpy(char *dst, const char *src, size_t size);

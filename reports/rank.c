@@ -104,8 +104,7 @@ struct sku {
 	double gpus;            /* NAN unknown */
 	double usd_h;
 	/* runs */
-	int64_t *runs;
-	size_t nruns;
+	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
 	char *run_gpu_model;
 	struct mvals *m;
@@ -118,6 +117,20 @@ struct sku {
 	json_t *components, *missing;
 };
 
+/* One stored run, as the ranking sees it; found by id with bsearch. */
+struct runent {
+	int64_t id;
+	int sku;                /* index into ctx.s; -1 when the run counts for no SKU */
+	unsigned named : 1;     /* has a provider and type, left out by --region */
+	unsigned has : 1;       /* has one of the metrics asked for */
+	unsigned critical : 1;  /* carries a critical flag */
+};
+
+struct flagent {
+	size_t run;             /* index into ctx.runs */
+	char *code;
+};
+
 struct ctx {
 	struct store *s_store;
 	sqlite3 *db;            /* the store's connection, for the price catalog */
@@ -128,8 +141,11 @@ struct ctx {
 	size_t errlen;
 	char unrated[256];      /* currencies already said to have no rate (once each, not per price) */
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
-	int64_t *named;         /* runs with a provider and type left out by --region, ascending */
-	size_t nnamed;
+	struct runent *runs;    /* every stored run, sorted by id once read */
+	size_t nruns;
+	struct flagent *fl;     /* the flags of runs that name a SKU, in run order */
+	size_t nfl;
+	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
 	long unnamed_with;      /* runs that have it but no provider or instance type */
 	long elsewhere_with;    /* runs that have it in another region than --region */
 };
@@ -159,7 +175,6 @@ static void sku_free(struct sku *k)
 	free(k->gpu_model);
 	free(k->source);
 	free(k->captured);
-	free(k->runs);
 	free(k->run_gpu_model);
 	for (size_t i = 0; i < k->nm; i++) {
 		free(k->m[i].name);
@@ -224,13 +239,15 @@ static int load_prices(struct ctx *c)
 	return catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
 }
 
-static struct sku *sku_of_run(struct ctx *c, int64_t run)
+static int cmp_runent(const void *key, const void *elem)
 {
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t j = 0; j < c->s[i].nruns; j++)
-			if (c->s[i].runs[j] == run)
-				return &c->s[i];
-	return NULL;
+	int64_t id = *(const int64_t *)key, e = ((const struct runent *)elem)->id;
+	return id < e ? -1 : id > e;
+}
+
+static struct runent *run_find(const struct ctx *c, int64_t id)
+{
+	return bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent);
 }
 
 static void add_value(struct sku *k, const char *name, double v)
@@ -253,16 +270,20 @@ static void add_value(struct sku *k, const char *name, double v)
 static int take_run(void *ud, const struct store_run_row *r)
 {
 	struct ctx *c = ud;
-	if (r->provider && r->instance_type && c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
-		c->named = gv_realloc(c->named, (c->nnamed + 1) * sizeof *c->named);
-		c->named[c->nnamed++] = r->id;
-		return 0;
-	}
+	c->runs = gv_realloc(c->runs, (c->nruns + 1) * sizeof *c->runs);
+	struct runent *e = &c->runs[c->nruns++];
+	*e = (struct runent){ .id = r->id, .sku = -1 };
 	if (!r->provider || !r->instance_type)
 		return 0;
-	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
-	k->runs = gv_realloc(k->runs, (k->nruns + 1) * sizeof *k->runs);
-	k->runs[k->nruns++] = r->id;
+	if (c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
+		e->named = 1;
+		return 0;
+	}
+	/* rows come by provider and type: the last run's SKU is most often this one's */
+	struct sku *k = c->last_sku >= 0 ? &c->s[c->last_sku] : NULL;
+	if (!k || strcmp(k->provider, r->provider) || strcmp(k->itype, r->instance_type))
+		k = sku_get(c, r->provider, r->instance_type, 1);
+	e->sku = c->last_sku = (int)(k - c->s);
 	if (r->gpu_count > 0)
 		k->run_gpus = (double)r->gpu_count;
 	if (!k->run_gpu_model && r->gpu_model)
@@ -270,59 +291,63 @@ static int take_run(void *ud, const struct store_run_row *r)
 	return 0;
 }
 
-/* Whether a run left out of every SKU had a provider and type (another region) or not. */
-static int run_named(const struct ctx *c, int64_t run)
+static int cmp_runent_id(const void *a, const void *b)
 {
-	for (size_t i = 0; i < c->nnamed; i++)
-		if (c->named[i] == run)
-			return 1;
+	int64_t x = ((const struct runent *)a)->id, y = ((const struct runent *)b)->id;
+	return x < y ? -1 : x > y;
+}
+
+static int take_flag(void *ud, int64_t run, const char *code, const char *severity, const char *message)
+{
+	struct ctx *c = ud;
+	(void)message;
+	struct runent *e = run_find(c, run);
+	if (!e || e->sku < 0 || !code)
+		return 0;
+	if (severity && !strcmp(severity, "critical"))
+		e->critical = 1;
+	c->fl = gv_realloc(c->fl, (c->nfl + 1) * sizeof *c->fl);
+	c->fl[c->nfl++] = (struct flagent){ .run = (size_t)(e - c->runs), .code = gv_strdup(code) };
 	return 0;
 }
 
 struct metric_walk {
 	struct ctx *c;
 	json_t *units;
-	int64_t last, orphan;
-	struct sku *k;
+	int64_t orphan;
 };
 
 static int take_metric(void *ud, int64_t run, const char *name, double v, const char *unit)
 {
 	struct metric_walk *w = ud;
-	if (run != w->last) {
-		w->k = sku_of_run(w->c, run);
-		w->last = run;
-	}
-	if (!w->k && name && w->c->metric && !strcmp(name, w->c->metric) && run != w->orphan) {
-		/* the run has the metric but no SKU: say why when nothing can be ranked */
-		w->orphan = run;
-		if (run_named(w->c, run))
-			w->c->elsewhere_with++;
-		else
-			w->c->unnamed_with++;
-	}
-	if (!w->k || !name || !rankable(name) || !isfinite(v))
+	struct ctx *c = w->c;
+	struct runent *e = run_find(c, run);
+	if (!e || !name)
 		return 0;
-	add_value(w->k, name, v);
+	if (e->sku < 0) {
+		/* the run has the metric but no SKU: say why when nothing can be ranked */
+		if (c->metric && !strcmp(name, c->metric) && run != w->orphan) {
+			w->orphan = run;
+			if (e->named)
+				c->elsewhere_with++;
+			else
+				c->unnamed_with++;
+		}
+		return 0;
+	}
+	if (!rankable(name))
+		return 0;
+	e->has = 1;
+	if (!isfinite(v))
+		return 0;
+	add_value(&c->s[e->sku], name, v);
 	if (unit && *unit && !json_object_get(w->units, name))
 		json_object_set_new(w->units, name, json_string(unit));
 	return 0;
 }
 
-static int load_runs(struct ctx *c, json_t *units)
+static void take_code(struct sku *k, const char *code)
 {
-	struct metric_walk w = { .c = c, .units = units, .last = -1, .orphan = -1 };
-	if (store_each_run(c->s_store, STORE_RUNS_BY_ID, take_run, c) ||
-	    store_each_headline(c->s_store, NULL, 0, take_metric, &w)) {
-		snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
-		return -1;
-	}
-	return 0;
-}
-
-static void take_code(void *ud, const char *code)
-{
-	struct sku *k = ud;
 	for (size_t i = 0; i < k->nflags; i++)
 		if (!strcmp(k->flags[i], code))
 			return;
@@ -330,16 +355,32 @@ static void take_code(void *ud, const char *code)
 	k->flags[k->nflags++] = gv_strdup(code);
 }
 
-/* distinct flag codes of the runs (of one SKU) that contributed */
-static void load_flags(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
+/*
+ * Runs, their flags and the metrics asked for (names; none: every
+ * headline), each read with one query in run order and joined here by run
+ * id: linear in the store.  Then per SKU the runs that contributed and
+ * the distinct flag codes of those runs.
+ */
+static int load_runs(struct ctx *c, const char *const *names, size_t nnames, json_t *units)
 {
-	store_flag_codes_with(c->s_store, k->runs, k->nruns, metrics, nmetrics, take_code, k);
-}
-
-/* runs of the SKU that have at least one of the metrics */
-static long count_runs(struct ctx *c, struct sku *k, const char *const *metrics, size_t nmetrics)
-{
-	return store_count_runs_with(c->s_store, k->runs, k->nruns, metrics, nmetrics);
+	struct metric_walk w = { .c = c, .units = units, .orphan = -1 };
+	c->last_sku = -1;
+	if (store_each_run_sku(c->s_store, take_run, c))
+		goto fail;
+	qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
+	if (store_each_flag_code(c->s_store, take_flag, c) ||
+	    store_each_headline(c->s_store, names, nnames, take_metric, &w))
+		goto fail;
+	for (size_t i = 0; i < c->nruns; i++)
+		if (c->runs[i].has)
+			c->s[c->runs[i].sku].nhave++;
+	for (size_t i = 0; i < c->nfl; i++)
+		if (c->runs[c->fl[i].run].has)
+			take_code(&c->s[c->runs[c->fl[i].run].sku], c->fl[i].code);
+	return 0;
+fail:
+	snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
+	return -1;
 }
 
 static int median_of(struct sku *k, const char *metric, double *out)
@@ -565,7 +606,7 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 		if (!k->priced) {
 			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I}", "provider", k->provider,
 								  "instance_type", k->itype,
-								  "runs", (json_int_t)count_runs(c, k, cp->names, nn)));
+								  "runs", (json_int_t)k->nhave));
 			continue;
 		}
 		double price = per_price(c->o, k);
@@ -574,15 +615,12 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 		score_sku(k, cp, &sv->val[i * nn], sv->best, composite);
 		k->vpd = k->value / price;
 		k->estimate = sv->est[i];
-		if (sv->meas[i])
-			load_flags(c, k, cp->names, nn);
 		order[(*nrows)++] = k;
 	}
 	return any_measured;
 }
 
-static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, const struct components *cp,
-			int composite)
+static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, int composite)
 {
 	json_t *flags = json_array();
 	for (size_t f = 0; f < k->nflags; f++)
@@ -603,7 +641,7 @@ static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, const s
 	json_object_set_new(row, "value", json_real(k->value));
 	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
 	json_object_set_new(row, "runs",
-			    json_integer(k->estimate ? 0 : count_runs(c, (struct sku *)k, cp->names, cp->n)));
+			    json_integer(k->estimate ? 0 : k->nhave));
 	json_object_set_new(row, "flags", flags);
 	json_object_set_new(row, "estimate", json_boolean(k->estimate));
 	if (composite) {
@@ -639,6 +677,25 @@ static json_t *result_json(const struct rank_opts *o, const char *metric, const 
 	return res;
 }
 
+#define MAX_ASKED 16
+
+/* The metric names to read for a request into buf: the metric, a score's list, or none (score.all: every one). */
+static size_t asked_metrics(const char *metric, int composite, const char *buf[MAX_ASKED])
+{
+	if (!composite) {
+		buf[0] = metric;
+		return 1;
+	}
+	int tr = !strcmp(metric, "score.training");
+	if (!tr && strcmp(metric, "score.data"))
+		return 0;
+	const struct weight *w = tr ? w_training : w_data;
+	size_t n = tr ? sizeof w_training / sizeof *w_training : sizeof w_data / sizeof *w_data;
+	for (size_t i = 0; i < n && i < MAX_ASKED; i++)
+		buf[i] = w[i].metric;
+	return n < MAX_ASKED ? n : MAX_ASKED;
+}
+
 /*
  * The steps: check the request; load prices and runs; choose the component
  * metrics; the value each SKU shows per component; value the SKUs per
@@ -657,8 +714,10 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	int rc = -1;
 
 	*out = NULL;
+	const char *q[MAX_ASKED];
+	size_t nq = asked_metrics(metric, composite, q);
 	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
-	    load_runs(&c, units) < 0)
+	    load_runs(&c, q, nq, units) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
 
@@ -688,14 +747,17 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	}
 	qsort(order, nrows, sizeof *order, cmp_rows);
 	for (size_t r = 0; r < nrows; r++)
-		json_array_append_new(rows, row_json(&c, order[r], r + 1, &cp, composite));
+		json_array_append_new(rows, row_json(&c, order[r], r + 1, composite));
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
 	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced);
 	rc = 0;
 done:
-	free(c.named);
+	free(c.runs);
+	for (size_t i = 0; i < c.nfl; i++)
+		free(c.fl[i].code);
+	free(c.fl);
 	free(cp.names);
 	free(cp.weights);
 	json_decref(units);

@@ -142,10 +142,17 @@ static const char *const migrations[] = {
 	/* 1 -> 2: what to do about a flag, one line (issue 13) */
 	"ALTER TABLE flags ADD COLUMN remediation TEXT;",
 	/*
-	 * 2 -> 3 (issue 17): `results list`, `export --format csv` and the report read every run in
+	 * 2 -> 3: what rank and the report read, each from a covering index so
+	 * no row of a run's inventory or a flag's evidence is read (issue 17)
+	 */
+	"CREATE INDEX metrics_head ON metrics(name, run_id, value, unit) WHERE gpu = -1;"
+	"DROP INDEX runs_sku; CREATE INDEX runs_sku ON runs(provider, instance_type, region, gpu_model, gpu_count);"
+	"DROP INDEX flags_run; CREATE INDEX flags_run ON flags(run_id, severity, code);",
+	/*
+	 * 3 -> 4 (issue 17): `results list`, `export --format csv` and the report read every run in
 	 * started order: covering indexes, so they never sort, and never read a run's inventory
 	 * (kilobytes) or a bench's config to print a few columns.  Only indexes, so a binary of this
-	 * version still reads a version-2 store read-only (STORE_READ_MIN_VERSION).
+	 * version still reads a version-2 or -3 store read-only (STORE_READ_MIN_VERSION).
 	 */
 	"CREATE INDEX runs_list ON runs(started_at, id, uuid, status, provider, instance_type, region, gpu_model,"
 	" gpu_count, profile, gpuvet_version, hostname, finished_at);"
@@ -966,10 +973,10 @@ static void set_nonnull(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
-int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
+/* A run's row as the fingerprint's "run" and "inventory"; STORE_NOTFOUND when there is none. */
+static int load_run_head(struct store *s, int64_t run_id, json_t *fp)
 {
 	sqlite3_stmt *st;
-	*out = NULL;
 	if (prepare(s, "SELECT id, uuid, status, profile, gpuvet_version, hostname, started_at, finished_at,"
 		       " provider, instance_type, region, gpu_model, gpu_count, inventory FROM runs WHERE id = ?", &st))
 		return STORE_ERR;
@@ -983,9 +990,7 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 		}
 		return sql_fail(s, "reading the run");
 	}
-	json_t *fp = json_object();
 	json_t *run = json_object();
-	json_object_set_new(fp, "schema", json_string(FINGERPRINT_SCHEMA));
 	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(st, 0)));
 	json_object_set_new(run, "uuid", col_text(st, 1));
 	const char *status = (const char *)sqlite3_column_text(st, 2);
@@ -993,68 +998,67 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 	int live = status && !strcmp(status, "running") && run_is_live(s, run_id);
 	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete"
 							: live ? "running" : "incomplete"));
-	json_object_set_new(run, "profile", col_text(st, 3));
-	json_object_set_new(run, "gpuvet_version", col_text(st, 4));
-	json_object_set_new(run, "hostname", col_text(st, 5));
-	json_object_set_new(run, "started_at", col_text(st, 6));
-	json_object_set_new(run, "finished_at", col_text(st, 7));
-	json_object_set_new(run, "provider", col_text(st, 8));
-	json_object_set_new(run, "instance_type", col_text(st, 9));
-	json_object_set_new(run, "region", col_text(st, 10));
-	json_object_set_new(run, "gpu_model", col_text(st, 11));
+	static const char *const text_cols[] = { NULL, NULL, NULL, "profile", "gpuvet_version", "hostname",
+						 "started_at", "finished_at", "provider", "instance_type", "region",
+						 "gpu_model" };
+	for (int i = 3; i < 12; i++)
+		json_object_set_new(run, text_cols[i], col_text(st, i));
 	json_object_set_new(run, "gpu_count", json_integer(sqlite3_column_int(st, 12)));
 	json_object_set_new(fp, "run", run);
 	json_t *inv = col_json(st, 13);
 	json_object_set_new(fp, "inventory", json_is_object(inv) ? inv : (json_decref(inv), json_object()));
 	sqlite3_finalize(st);
+	return STORE_OK;
+}
 
-	/* benches */
+/*
+ * One child table of a run as an array of objects under key: the columns
+ * named in cols[] (a leading '@' parses the column as JSON, '#' reads it as
+ * a number, '%' an integer, '{' JSON that must be an object).
+ */
+static int load_rows(struct store *s, int64_t run_id, json_t *fp, const char *key, const char *sql,
+		     const char *const *cols, int ncols)
+{
+	sqlite3_stmt *st;
 	json_t *arr = json_array();
-	if (prepare(s, "SELECT name, status, reason, duration_s, config FROM benches WHERE run_id = ? ORDER BY rowid", &st))
-		goto fail;
+	json_object_set_new(fp, key, arr);
+	if (prepare(s, sql, &st))
+		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
+	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *b = json_object();
-		set_nonnull(b, "name", col_text(st, 0));
-		set_nonnull(b, "status", col_text(st, 1));
-		set_nonnull(b, "reason", col_text(st, 2));
-		set_nonnull(b, "duration_s", col_real(st, 3));
-		set_nonnull(b, "config", col_json(st, 4));
-		json_array_append_new(arr, b);
+		json_t *o = json_object();
+		for (int i = 0; i < ncols; i++) {
+			const char *c = cols[i];
+			if (*c == '@') {
+				set_nonnull(o, c + 1, col_json(st, i));
+			} else if (*c == '#') {
+				set_nonnull(o, c + 1, col_real(st, i));
+			} else if (*c == '%') {
+				json_object_set_new(o, c + 1, json_integer(sqlite3_column_int(st, i)));
+			} else if (*c == '{') {
+				json_t *j = col_json(st, i);
+				json_object_set_new(o, c + 1, json_is_object(j) ? j : (json_decref(j), json_object()));
+			} else {
+				set_nonnull(o, c, col_text(st, i));
+			}
+		}
+		json_array_append_new(arr, o);
 	}
 	sqlite3_finalize(st);
-	json_object_set_new(fp, "benches", arr);
-	if (rc != SQLITE_DONE)
-		goto fail_sql;
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
+}
 
-	/* metrics */
-	arr = json_array();
-	json_object_set_new(fp, "metrics", arr);
-	if (prepare(s, "SELECT bench, name, gpu, value, unit, params FROM metrics WHERE run_id = ? ORDER BY id", &st))
-		goto fail;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *m = json_object();
-		set_nonnull(m, "bench", col_text(st, 0));
-		set_nonnull(m, "name", col_text(st, 1));
-		json_object_set_new(m, "gpu", json_integer(sqlite3_column_int(st, 2)));
-		set_nonnull(m, "value", col_real(st, 3));
-		set_nonnull(m, "unit", col_text(st, 4));
-		json_t *p = col_json(st, 5);
-		json_object_set_new(m, "params", json_is_object(p) ? p : (json_decref(p), json_object()));
-		json_array_append_new(arr, m);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto fail_sql;
-
-	/* samples, grouped into series */
-	arr = json_array();
+/* The samples of a run, grouped into series of [x, y] points. */
+static int load_samples(struct store *s, int64_t run_id, json_t *fp)
+{
+	sqlite3_stmt *st;
+	json_t *arr = json_array(), *cur = NULL;
 	json_object_set_new(fp, "samples", arr);
 	if (prepare(s, "SELECT bench, series, gpu, x, y FROM samples WHERE run_id = ? ORDER BY series, gpu, rowid", &st))
-		goto fail;
+		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	json_t *cur = NULL;
+	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *series = (const char *)sqlite3_column_text(st, 1);
 		int gpu = sqlite3_column_int(st, 2);
@@ -1071,53 +1075,43 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 				      json_pack("[oo]", col_real(st, 3), col_real(st, 4)));
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto fail_sql;
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
+}
 
-	/* flags */
-	arr = json_array();
-	json_object_set_new(fp, "flags", arr);
-	if (prepare(s, "SELECT code, severity, message, evidence, remediation FROM flags WHERE run_id = ? ORDER BY id",
-		    &st))
-		goto fail;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *f = json_object();
-		set_nonnull(f, "code", col_text(st, 0));
-		set_nonnull(f, "severity", col_text(st, 1));
-		set_nonnull(f, "message", col_text(st, 2));
-		set_nonnull(f, "evidence", col_json(st, 3));
-		set_nonnull(f, "remediation", col_text(st, 4));
-		json_array_append_new(arr, f);
+int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
+{
+	static const char *const bench_cols[] = { "name", "status", "reason", "#duration_s", "@config" };
+	static const char *const metric_cols[] = { "bench", "name", "%gpu", "#value", "unit", "{params" };
+	static const char *const flag_cols[] = { "code", "severity", "message", "@evidence", "remediation" };
+	static const char *const verdict_cols[] = { "verdict", "policy", "at", "@detail" };
+	json_t *fp = json_object();
+	*out = NULL;
+	json_object_set_new(fp, "schema", json_string(FINGERPRINT_SCHEMA));
+	int rc = load_run_head(s, run_id, fp);
+	if (!rc)
+		rc = load_rows(s, run_id, fp, "benches",
+			       "SELECT name, status, reason, duration_s, config FROM benches WHERE run_id = ? ORDER BY rowid",
+			       bench_cols, 5);
+	if (!rc)
+		rc = load_rows(s, run_id, fp, "metrics",
+			       "SELECT bench, name, gpu, value, unit, params FROM metrics WHERE run_id = ? ORDER BY id",
+			       metric_cols, 6);
+	if (!rc)
+		rc = load_samples(s, run_id, fp);
+	if (!rc)
+		rc = load_rows(s, run_id, fp, "flags",
+			       "SELECT code, severity, message, evidence, remediation FROM flags WHERE run_id = ?"
+			       " ORDER BY id", flag_cols, 5);
+	if (!rc)
+		rc = load_rows(s, run_id, fp, "verdicts",
+			       "SELECT verdict, policy, at, detail FROM verdicts WHERE run_id = ? ORDER BY at, id",
+			       verdict_cols, 4);
+	if (rc) {
+		json_decref(fp);
+		return rc;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto fail_sql;
-
-	/* verdicts */
-	arr = json_array();
-	json_object_set_new(fp, "verdicts", arr);
-	if (prepare(s, "SELECT verdict, policy, at, detail FROM verdicts WHERE run_id = ? ORDER BY at, id", &st))
-		goto fail;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *v = json_object();
-		set_nonnull(v, "verdict", col_text(st, 0));
-		set_nonnull(v, "policy", col_text(st, 1));
-		set_nonnull(v, "at", col_text(st, 2));
-		set_nonnull(v, "detail", col_json(st, 3));
-		json_array_append_new(arr, v);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		goto fail_sql;
 	*out = fp;
 	return STORE_OK;
-fail_sql:
-	sql_fail(s, "reading the run");
-fail:
-	json_decref(fp);
-	return STORE_ERR;
 }
 
 /* ---- import and merge ---- */

@@ -31,8 +31,8 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 3   /* 2: flags.remediation; 3: indexes runs_list, benches_list */
-#define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 adds only an index) */
+#define STORE_SCHEMA_VERSION 4   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list */
+#define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only indexes) */
 #define FINGERPRINT_SCHEMA "gpuvet.fingerprint/1"
 
 struct store;
@@ -135,7 +135,9 @@ struct store_run_row {
 enum store_run_order { STORE_RUNS_BY_ID, STORE_RUNS_BY_START /* started_at, then id */ };
 typedef int (*store_run_fn)(void *ud, const struct store_run_row *r);
 int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud);
-/* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), by run then as stored; NAN for no value. */
+/* Every run's id, provider, instance_type, region, gpu_model and gpu_count (the rest NULL), in no set order. */
+int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
+/* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), in run order (within a run, any order); NAN for no value. */
 typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);
 int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
 /* Rows of a run with three text columns. */
@@ -144,15 +146,10 @@ typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char
 int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
 /* flags by run, as raised: (code, severity, message) */
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
+/* The same rows by run, without the message (NULL): (code, severity, NULL) */
+int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
 /* verdicts by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
-/* Every flag code (once per run and name, maybe repeated across them) raised by a run of runs[] that has one of names at gpu -1. */
-typedef void (*store_code_fn)(void *ud, const char *code);
-int store_flag_codes_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
-			  size_t nnames, store_code_fn fn, void *ud);
-/* How many of runs[] have at least one of names at gpu -1. */
-long store_count_runs_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
-			   size_t nnames);
 
 /*
  * `results list` and `results export --format csv` (issue 17): exactly the

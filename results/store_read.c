@@ -77,6 +77,30 @@ int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn,
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
 }
 
+int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	/* runs_sku covers it: the runs' inventories are never read */
+	if (store_prepare(s, "SELECT id, provider, instance_type, region, gpu_model, gpu_count FROM runs"
+			     " INDEXED BY runs_sku", &st))
+		return STORE_ERR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_row r = {
+			.id = sqlite3_column_int64(st, 0),
+			.provider = (const char *)sqlite3_column_text(st, 1),
+			.instance_type = (const char *)sqlite3_column_text(st, 2),
+			.region = (const char *)sqlite3_column_text(st, 3),
+			.gpu_model = (const char *)sqlite3_column_text(st, 4),
+			.gpu_count = sqlite3_column_int(st, 5),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
+}
+
 /* "col IN (?1,?2,...)" for n names, or "1" for none. */
 static char *in_list(const char *col, size_t n)
 {
@@ -96,8 +120,9 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 	sqlite3_stmt *st;
 	int rc;
 	char *in = in_list("name", n);
+	/* metrics_head covers it: no table row is read, and one name comes in run order unsorted */
 	char *sql = gv_asprintf("SELECT run_id, name, value, unit FROM metrics WHERE gpu = -1 AND %s"
-				" ORDER BY run_id, id", in);
+				" ORDER BY run_id", in);
 	free(in);
 	rc = store_prepare(s, sql, &st);
 	free(sql);
@@ -142,54 +167,17 @@ int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
 			 "reading flags", fn, ud);
 }
 
+int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud)
+{
+	/* flags_run covers it: the flags' messages and evidence are never read */
+	return each_row3(s, "SELECT run_id, code, severity, NULL FROM flags INDEXED BY flags_run ORDER BY run_id",
+			 "reading flags", fn, ud);
+}
+
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
 {
 	return each_row3(s, "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
 			 "reading verdicts", fn, ud);
-}
-
-int store_flag_codes_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
-			  size_t nnames, store_code_fn fn, void *ud)
-{
-	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT DISTINCT f.code FROM flags f WHERE f.run_id = ?1"
-			     " AND EXISTS (SELECT 1 FROM metrics m WHERE m.run_id = f.run_id AND m.gpu = -1"
-			     " AND +m.name = ?2)", &st))
-		return STORE_ERR;
-	for (size_t r = 0; r < nruns; r++)
-		for (size_t mi = 0; mi < nnames; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, runs[r]);
-			sqlite3_bind_text(st, 2, names[mi], -1, SQLITE_TRANSIENT);
-			while (sqlite3_step(st) == SQLITE_ROW) {
-				const char *code = (const char *)sqlite3_column_text(st, 0);
-				if (code)
-					fn(ud, code);
-			}
-		}
-	sqlite3_finalize(st);
-	return STORE_OK;
-}
-
-long store_count_runs_with(struct store *s, const int64_t *runs, size_t nruns, const char *const *names,
-			   size_t nnames)
-{
-	sqlite3_stmt *st;
-	long n = 0;
-	if (store_prepare(s, "SELECT 1 FROM metrics WHERE run_id = ?1 AND gpu = -1 AND +name = ?2 LIMIT 1", &st))
-		return 0;
-	for (size_t r = 0; r < nruns; r++) {
-		int has = 0;
-		for (size_t mi = 0; mi < nnames && !has; mi++) {
-			sqlite3_reset(st);
-			sqlite3_bind_int64(st, 1, runs[r]);
-			sqlite3_bind_text(st, 2, names[mi], -1, SQLITE_TRANSIENT);
-			has = sqlite3_step(st) == SQLITE_ROW;
-		}
-		n += has;
-	}
-	sqlite3_finalize(st);
-	return n;
 }
 
 /* ---- connection settings for long reads ---- */

@@ -12,6 +12,7 @@
  * contention_flags()); a single noisy number never raises it.
  */
 #include "runners/flags.h"
+#include "benches/bench.h"
 #include "results/fpq.h"
 #include "runners/inv_parse.h"
 #include "common/gpus.h"
@@ -668,6 +669,13 @@ static void steal_flag(const json_t *fp, json_t *out)
 		 "hypervisor steal took %.1f%% of cpu time during the run", st);
 }
 
+/* A throughput its bench declares against a hardware peak (benches' metric rows): a GEMM or a PCIe copy. */
+static int measured_against_peak(const char *name)
+{
+	const struct metric_info *mi = metric_info_find(name);
+	return mi && mi->peak != METRIC_PEAK_NONE && mi->peak != METRIC_PEAK_PERCENT;
+}
+
 static void below_reference_flags(const json_t *fp, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
@@ -698,9 +706,8 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 						   "thresholds", "FLAG_REF_LINK_MIN_PCT", FLAG_REF_LINK_MIN_PCT),
 					 "gpu %d: %s is %.1f%% of the pcie link rate, under %.0f%%", gpu, name, v,
 					 FLAG_REF_LINK_MIN_PCT);
-		} else if (gpu >= 0 && ref && !gpu_achievable_metric(ref->key, name, &ach, &src) &&
-			   (!strncmp(name, "gemm.", 5) || !strncmp(name, "memcpy.", 7)) &&
-			   v < FLAG_REF_ACHIEVABLE_FRAC * ach) {
+		} else if (gpu >= 0 && ref && measured_against_peak(name) &&
+			   !gpu_achievable_metric(ref->key, name, &ach, &src) && v < FLAG_REF_ACHIEVABLE_FRAC * ach) {
 			add_flag(out, "BELOW_REFERENCE", "warning",
 				 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
 					   "achievable", ach, "fraction_of_achievable", v / ach, "reference", ref->key,
@@ -735,8 +742,8 @@ static void node_outlier_flags(const json_t *fp, json_t *out)
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
 		const char *n = json_string_value(json_object_get(m, "name"));
 		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
-		size_t len = n ? strlen(n) : 0;
-		if (!n || strncmp(n, "gemm.", 5) || len < 12 || strcmp(n + len - 7, ".tflops") || !json_is_number(jv) ||
+		const struct metric_info *mi = metric_info_find(n);
+		if (!mi || mi->peak != METRIC_PEAK_GEMM || !json_is_number(jv) ||
 		    !json_is_integer(jg) || json_integer_value(jg) < 0 || !(json_number_value(jv) > 0))
 			continue;
 		char key[24];

@@ -92,6 +92,14 @@ static int dup_keys(struct pctx *c, yaml_node_t *map)
 	return 0;
 }
 
+/* A mapping pair's key and value nodes; the key's text, NULL when it is not a plain scalar. */
+static const char *pair_kv(struct pctx *c, yaml_node_pair_t *pair, yaml_node_t **k, yaml_node_t **v)
+{
+	*k = yaml_document_get_node(c->doc, pair->key);
+	*v = yaml_document_get_node(c->doc, pair->value);
+	return scalar(*k);
+}
+
 /*
  * Nesting deeper than POLICY_MAX_DEPTH is refused from the event stream,
  * before libyaml builds a document of it (a deep one is slow to load).
@@ -223,9 +231,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 	if (dup_keys(c, n))
 		return -1;
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
-		const char *key = scalar(k);
+		yaml_node_t *k, *v;
+		const char *key = pair_kv(c, pair, &k, &v);
 		if (!key)
 			return perr(c, k, "rule keys must be plain words");
 		if (!strcmp(key, "metric")) {
@@ -323,9 +330,8 @@ static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
 		if (dup_keys(c, n))
 			return -1;
 		for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
-			yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
-			yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
-			const char *key = scalar(k);
+			yaml_node_t *k, *v;
+			const char *key = pair_kv(c, pair, &k, &v);
 			if (key && !strcmp(key, "code") && scalar(v))
 				code = scalar(v);
 			else if (key && !strcmp(key, "severity") && scalar(v))
@@ -355,9 +361,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 	if (dup_keys(c, root))
 		return -1;
 	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = yaml_document_get_node(c->doc, pair->key);
-		yaml_node_t *v = yaml_document_get_node(c->doc, pair->value);
-		const char *key = scalar(k);
+		yaml_node_t *k, *v;
+		const char *key = pair_kv(c, pair, &k, &v);
 		if (!key)
 			return perr(c, k, "top-level keys must be plain words");
 		if (!strcmp(key, "name")) {
@@ -467,35 +472,6 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 	return 0;
 }
 
-/* At most max bytes of a file (a /dev/zero or a pipe ends there), NUL-terminated. */
-static char *read_bounded(const char *path, size_t max, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *buf = gv_malloc(max + 1);
-	size_t n = 0;
-	while (n < max) {
-		ssize_t r = read(fd, buf + n, max - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = errno;
-			free(buf);
-			close(fd);
-			errno = e;
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
 int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 {
 	if (!path) {
@@ -503,7 +479,7 @@ int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 		return rc;
 	}
 	size_t len;
-	char *text = read_bounded(path, POLICY_MAX_BYTES + 1, &len);
+	char *text = gv_read_file_max(path, POLICY_MAX_BYTES + 1, &len);
 	if (!text) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		if (err[0] >= 'A' && err[0] <= 'Z')

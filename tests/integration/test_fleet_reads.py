@@ -49,7 +49,7 @@ def test_old_store_prints_what_old_main_printed(gpuvet, tmp_path, args, golden):
     p = gpuvet("--db", db, *args, db=False, check=0)
     assert p.stdout == (FLEET / golden).read_text(), golden
     assert p.stderr == ""
-    assert schema(db) == 3      # opened read-write: migrated forward, nothing lost
+    assert schema(db) == 4      # opened read-write: migrated forward, nothing lost
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
     assert con.execute("SELECT count(*) FROM metrics").fetchone()[0] > 100

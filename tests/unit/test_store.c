@@ -237,11 +237,15 @@ static void test_migrate_remediation(void)
 			   " inventory TEXT);"
 			   "CREATE TABLE flags (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, code TEXT NOT NULL,"
 			   " severity TEXT NOT NULL, message TEXT, evidence TEXT);"
+			   "CREATE INDEX runs_sku ON runs(provider, instance_type);"
+			   "CREATE INDEX flags_run ON flags(run_id);"
+			   "CREATE TABLE metrics (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, bench TEXT NOT NULL,"
+			   " name TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1, value REAL, unit TEXT, params TEXT);"
 			   "INSERT INTO runs (id, uuid, status, started_at) VALUES (1, 'u', 'complete', 't');"
 			   "INSERT INTO flags (run_id, code, severity, message) VALUES (1, 'XID', 'critical', 'm');",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
-	/* the v1 tables above are a subset: migration 2 only adds the column */
+	/* the v1 tables above are a subset: migration 2 adds the column, 3 indexes */
 	struct store *s;
 	CHECK(store_open(p, &s) == STORE_OK);
 	if (!s)
@@ -255,6 +259,13 @@ static void test_migrate_remediation(void)
 	      SQLITE_OK);
 	CHECK(sqlite3_step(st) == SQLITE_ROW);
 	CHECK_STR((const char *)sqlite3_column_text(st, 0), "check the application");
+	sqlite3_finalize(st);
+	/* migration 3: rank's and the report's covering indexes, flags_run now covers the severity */
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE"
+			       " type = 'index' AND sql LIKE '%severity%' OR name IN ('metrics_head') ORDER BY name)",
+			       -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "flags_run,metrics_head");
 	sqlite3_finalize(st);
 	store_close(s);
 }
