@@ -5,6 +5,11 @@
  * bytes (JSON_DECODE_ANY, as the store's reader does) and writes them with
  * JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY to exactly the fast
  * path's output; when it does not take it, the buffer is as it was.
+ *
+ * Seeds (corpus/fuzz_jcanon/): params-NN.json are the distinct metric
+ * params of the real H100 capture tests/fixtures/gpu/h100-2026-11-22/
+ * quick-profile.json, compact as the store keeps them; hand-N.json are the
+ * forms only jansson decides (\u escapes, duplicate keys, -0, exponents).
  */
 #include "results/jcanon.h"
 
