@@ -83,6 +83,89 @@ static void fmt_val(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.3f", v);
 }
 
+/* At most four significant digits, no trailing zeros ("60", "697.5", "0.9"); integers above 10^4 whole. */
+static void fmt_num4(double v, char *buf, size_t size)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, size, "\xE2\x80\x94");
+	else if (a >= 1e4 && a < 1e15)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.4g", v);
+}
+
+/* The unit a key's suffix names (power_limit_w: W), or "". */
+static const char *key_unit(const char *key)
+{
+	static const struct { const char *suf, *unit; } u[] = {
+		{ "_s", " s" }, { "_w", " W" }, { "_c", " \xC2\xB0" "C" }, { "_mhz", " MHz" }, { "_pct", " %" },
+		{ "_gbps", " GB/s" }, { "_tflops", " TFLOP/s" }, { "_us", " \xC2\xB5s" }, { "_ms", " ms" },
+	};
+	size_t kl = key ? strlen(key) : 0;
+
+	for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+		size_t sl = strlen(u[i].suf);
+		if (kl > sl && !strcasecmp(key + kl - sl, u[i].suf))
+			return u[i].unit;
+	}
+	return "";
+}
+
+/*
+ * A JSON value for people (flag evidence, metric parameters, verdict
+ * detail): numbers rounded to four significant digits with the unit their
+ * key names, objects as "key: value" pairs, never raw JSON with float noise.
+ */
+static void json_human(FILE *f, const char *key, json_t *v, int depth)
+{
+	char buf[64];
+	const char *k;
+	json_t *e;
+	size_t i;
+
+	if (json_is_string(v)) {
+		html_esc(f, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		fprintf(f, "%lld%s", (long long)json_integer_value(v), key_unit(key));
+	} else if (json_is_real(v)) {
+		fmt_num4(json_real_value(v), buf, sizeof buf);
+		fprintf(f, "%s%s", buf, key_unit(key));
+	} else if (json_is_true(v)) {
+		fputs("yes", f);
+	} else if (json_is_false(v)) {
+		fputs("no", f);
+	} else if (json_is_array(v)) {
+		fputs("[", f);
+		json_array_foreach(v, i, e) {
+			if (i == 32) {
+				fprintf(f, ", \xE2\x80\xA6 %zu in all", json_array_size(v));
+				break;
+			}
+			fputs(i ? ", " : "", f);
+			json_human(f, key, e, depth + 1);
+		}
+		fputs("]", f);
+	} else if (json_is_object(v)) {
+		int first = 1;
+		fputs(depth ? "{" : "", f);
+		json_object_foreach(v, k, e) {
+			if (depth)
+				fputs(first ? "" : ", ", f);
+			else
+				fputs(first ? "<span class=\"kv\">" : "</span> <span class=\"kv\">", f);
+			first = 0;
+			html_esc(f, k);
+			fputs(": ", f);
+			json_human(f, k, e, depth + 1);
+		}
+		fputs(depth ? "}" : first ? "\xE2\x80\x94" : "</span>", f);
+	} else {
+		fputs("\xE2\x80\x94", f);
+	}
+}
+
 /* A numeric cell: text for people, data-v for sorting. */
 static void td_num(FILE *f, double v, const char *suffix)
 {
@@ -299,9 +382,12 @@ void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
 	free(cand);
 }
 
+
+static void headline(FILE *f, const struct run_sum *r);
+
 /* ---- page frame ---- */
 
-static void page_head(FILE *f, const struct rdoc *d)
+static void page_head(FILE *f, const struct rdoc *d, const struct run_sum *top)
 {
 	char css_h[64], js_h[64];
 
@@ -315,14 +401,15 @@ static void page_head(FILE *f, const struct rdoc *d)
 		   "<meta name=\"generator\" content=\"gpuvet %s\">\n"
 		   "<title>gpuvet report</title>\n<style>%s</style>\n</head>\n<body>\n",
 		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
-	fprintf(f, "<header><h1>gpuvet report</h1><p>generated %s by gpuvet %s from ",
-		d->generated_at, GPUVET_VERSION);
+	fputs("<header>", f);
+	headline(f, top);
+	fprintf(f, "<p>gpuvet report, generated %s by gpuvet %s from ", d->generated_at, GPUVET_VERSION);
 	if (d->runs_in_store && d->runs_in_store != d->n)
 		fprintf(f, "%zu of the store's %zu runs", d->n, d->runs_in_store);
 	else
 		fprintf(f, "%zu run%s", d->n, d->n == 1 ? "" : "s");
-	fputs("</p></header>\n<nav><a href=\"#summary\">Summary</a><a href=\"#ranking\">Ranking</a>"
-	      "<a href=\"#charts\">Perf per dollar</a><a href=\"#runs\">Runs</a>"
+	fputs("</p></header>\n<nav><a href=\"#answer\">This machine</a><a href=\"#charts\">Perf per dollar</a>"
+	      "<a href=\"#summary\">Summary</a><a href=\"#ranking\">Ranking</a><a href=\"#runs\">Runs</a>"
 	      "<a href=\"#detail\">Run detail</a><a href=\"#provenance\">Provenance</a></nav>\n<main>\n", f);
 }
 
@@ -404,16 +491,6 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	int verd[4] = { 0 }, incomplete = 0, synthetic = 0;
 	size_t nsku = 0, *idx, nfc;
 	struct flag_count fc[64];
-	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
-	size_t ri;
-
-	/* the headline is the best measured type; estimates only fill the table */
-	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
-		if (!json_is_true(json_object_get(row, "estimate"))) {
-			top = row;
-			break;
-		}
-	}
 
 	for (size_t i = 0; i < d->n; i++) {
 		const char *v = d->runs[i].verdict;
@@ -441,28 +518,6 @@ static void section_summary(FILE *f, const struct rdoc *d)
 	if (incomplete)
 		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", incomplete);
 	fputs("</div>\n", f);
-	if (top) {
-		char buf[64];
-		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
-		fputs("<p>Most per dollar among measured types (", f);
-		html_esc(f, jstr(r0, "metric"));
-		fputs(", ", f);
-		html_esc(f, market_name(jstr(r0, "market")));
-		fputs(" prices): <b>", f);
-		html_esc(f, jstr(top, "provider"));
-		fputs(" ", f);
-		html_esc(f, jstr(top, "instance_type"));
-		fputs("</b>", f);
-		if (jstr(top, "region") && *jstr(top, "region")) {
-			fputs(" in ", f);
-			html_esc(f, jstr(top, "region"));
-		}
-		fprintf(f, ", %s ", buf);
-		html_esc(f, jstr(r0, "unit"));
-		fputs(" per USD per hour", f);
-		fputs(".</p>\n", f);
-	}
-
 	nfc = count_flags(d, fc, sizeof fc / sizeof fc[0]);
 	fputs("<h3>Flags at a glance</h3>\n", f);
 	if (nfc == 0) {
@@ -549,11 +604,24 @@ static int is_per_gpu(json_t *rk)
 	return per && !strcmp(per, "gpu");
 }
 
+/* A ranking's metric for people: "BF16 GEMM" (its bench's row), the composite's own name otherwise. */
+static const char *rank_label(json_t *rk, char *buf, size_t size)
+{
+	const char *m = jstr(rk, "metric");
+	if (m && !strncmp(m, "score.", 6))
+		snprintf(buf, size, "%s score", m + 6);
+	else
+		metric_label(m ? m : "?", buf, size);
+	return buf;
+}
+
 static void rank_col_head(FILE *f, json_t *rk)
 {
+	char lab[96];
+
 	fputs("<th>", f);
-	html_esc(f, jstr(rk, "metric"));
-	fputs("<br><small>", f);
+	html_esc(f, rank_label(rk, lab, sizeof lab));
+	fputs(" per $<br><small>", f);
 	html_esc(f, market_name(jstr(rk, "market")));
 	fputs("</small></th>", f);
 }
@@ -655,13 +723,26 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 	      "value divided by the hourly price (", f);
 	html_esc(f, jstr(r0, "unit"));
 	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
-	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured: their value is "
-	      "the reference table's peak. Rankings use every run in the store.</p>\n", f);
+	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured: their value comes "
+	      "from the reference table, not from a run, and they are hidden until you ask for them. Rankings use "
+	      "every run in the store.</p>\n", f);
+	{
+		size_t nest = 0;
+		json_array_foreach(json_object_get(r0, "rows"), i, row)
+			nest += json_is_true(json_object_get(row, "estimate"));
+		/* estimates are hidden until asked for: a checkbox and CSS, so it works without the script */
+		if (nest)
+			fprintf(f, "<input type=\"checkbox\" id=\"show-est\"><label class=\"toggle-l\" for=\"show-est\">"
+				   "show the %zu estimated row%s (types never measured here)</label>\n", nest, nest == 1 ? "" : "s");
+	}
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
 	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
 	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
 	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
-	html_esc(f, jstr(r0, "metric"));
+	{
+		char lab[96];
+		html_esc(f, rank_label(r0, lab, sizeof lab));
+	}
 	fputs("<br><small>", f);
 	html_esc(f, jstr(r0, "unit"));
 	fputs("</small></th><th>per GPU<br><small>", f);
@@ -705,78 +786,152 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 			td_num(f, o ? jnum(o, "value_per_dollar") : NAN, NULL);
 		}
 		flags_cell(f, json_object_get(row, "flags"));
-		fputs("<td>", f);
+		fputs("<td><small>", f);
 		html_esc(f, orq(jstr(row, "price_source")));
 		if (jstr(row, "price_captured_at")) {
 			fputs(", ", f);
 			html_esc(f, jstr(row, "price_captured_at"));
 		}
-		fputs("</td></tr>\n", f);
+		fputs("</small></td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 	unpriced_note(f, r0);
 	fputs("</section>\n", f);
 }
 
-static void section_bars(FILE *f, const struct rdoc *d)
+/* Is row the instance type of run r? */
+static int row_is_run(json_t *row, const struct run_sum *r)
 {
-	size_t nrk = json_array_size(d->rankings), charts = 0;
+	const char *p = jstr(row, "provider"), *it = jstr(row, "instance_type");
+	return r && p && it && r->provider && r->itype && !strcmp(p, r->provider) && !strcmp(it, r->itype);
+}
 
-	fputs("<section id=\"charts\"><h2>Performance per dollar</h2>\n", f);
-	if (!nrk) {
-		fputs("<p>No ranking, so no chart.</p></section>\n", f);
-		return;
-	}
-	fputs("<p>One chart per ranking, measured instance types in its own order (top 25); estimates from the "
-	      "reference table are only in the ranking table.</p>\n<div class=\"charts\">\n", f);
-	for (size_t k = 0; k < nrk && charts < 10; k++) {
-		json_t *rk = json_array_get(d->rankings, k), *rows = json_object_get(rk, "rows"), *row;
-		size_t n = json_array_size(rows), nb = 0, i, more = 0;
-		struct svg_bar *bars;
-		char **labels;
-		char *title, *unit;
+/* One bar chart of a ranking's measured rows; 0 when it has none with a value. */
+static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
+{
+	json_t *rows = json_object_get(rk, "rows"), *row;
+	size_t n = json_array_size(rows), nb = 0, i, more = 0, cap = n < 25 ? n + 1 : 25;
+	struct svg_bar *bars = gv_calloc(cap, sizeof *bars);
+	char **labels = gv_calloc(cap, sizeof *labels), lab[96], *title, *unit;
+	int any = 0;
 
-		if (is_per_gpu(rk))
-			continue;   /* same value per dollar as per instance */
-		bars = gv_calloc(n < 25 ? n + 1 : 25, sizeof *bars);
-		labels = gv_calloc(n < 25 ? n + 1 : 25, sizeof *labels);
-		nb = 0;
-		json_array_foreach(rows, i, row) {
-			const char *rg = jstr(row, "region");
-			if (json_is_true(json_object_get(row, "estimate")))
-				continue;   /* measured types only: estimates are rows of the table */
-			if (nb == 25) {
-				more++;
-				continue;
-			}
-			labels[nb] = gv_asprintf("%s %s%s%s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
-						 rg && *rg ? " " : "", rg && *rg ? rg : "");
-			bars[nb] = (struct svg_bar){ labels[nb], jnum(row, "value_per_dollar"), (int)charts, 0 };
-			nb++;
-		}
-		if (nb == 0) {
-			free(bars);
-			free(labels);
+	json_array_foreach(rows, i, row) {
+		const char *rg = jstr(row, "region");
+		double v = jnum(row, "value_per_dollar");
+		if (json_is_true(json_object_get(row, "estimate")))
+			continue;   /* measured types only: estimates are rows of the table */
+		if (nb == 25) {
+			more++;
 			continue;
 		}
-		title = gv_asprintf("%s per dollar, %s prices%s", orq(jstr(rk, "metric")), market_name(jstr(rk, "market")),
-				    more ? " (top 25)" : "");
+		labels[nb] = gv_asprintf("%s %s%s%s%s", orq(jstr(row, "provider")), orq(jstr(row, "instance_type")),
+					 rg && *rg ? " " : "", rg && *rg ? rg : "", row_is_run(row, top) ? " (this machine)" : "");
+		/* this machine's type in black, the others in the chart's colour */
+		bars[nb] = (struct svg_bar){ labels[nb], v, row_is_run(row, top) ? 6 : color, 0 };
+		any |= isfinite(v) && v > 0;
+		nb++;
+	}
+	if (any) {
+		title = gv_asprintf("%s per dollar, %s prices%s", rank_label(rk, lab, sizeof lab),
+				    market_name(jstr(rk, "market")), more ? " (top 25)" : "");
 		unit = jstr(rk, "value_per_dollar_unit")
 			       ? gv_asprintf("%s %s", orq(jstr(rk, "unit")), jstr(rk, "value_per_dollar_unit"))
 			       : gv_asprintf("%s per USD per hour", orq(jstr(rk, "unit")));
-		svg_bar_chart(f, title, unit, bars, nb, 600);
-		charts++;
-		for (i = 0; i < nb; i++)
-			free(labels[i]);
-		free(labels);
-		free(bars);
+		svg_bar_chart(f, title, unit, bars, nb, 640);
 		free(title);
 		free(unit);
+	}
+	for (i = 0; i < nb; i++)
+		free(labels[i]);
+	free(labels);
+	free(bars);
+	return any;
+}
+
+/* The answer to "which type gives the most per dollar": the best measured type; estimates only fill the table. */
+static void best_measured(FILE *f, const struct rdoc *d)
+{
+	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
+	size_t ri;
+
+	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
+		if (!json_is_true(json_object_get(row, "estimate"))) {
+			top = row;
+			break;
+		}
+	}
+	if (top) {
+		char buf[64];
+		fmt_val(jnum(top, "value_per_dollar"), buf, sizeof buf);
+		fputs("<p class=\"best\">Most per dollar among measured types (", f);
+		html_esc(f, jstr(r0, "metric"));
+		fputs(", ", f);
+		html_esc(f, market_name(jstr(r0, "market")));
+		fputs(" prices): <b>", f);
+		html_esc(f, jstr(top, "provider"));
+		fputs(" ", f);
+		html_esc(f, jstr(top, "instance_type"));
+		fputs("</b>", f);
+		if (jstr(top, "region") && *jstr(top, "region")) {
+			fputs(" in ", f);
+			html_esc(f, jstr(top, "region"));
+		}
+		fprintf(f, ", %s ", buf);
+		html_esc(f, jstr(r0, "unit"));
+		fputs(" per USD per hour", f);
+		fputs(".</p>\n", f);
+	}
+
+}
+
+static void section_bars(FILE *f, const struct rdoc *d, const struct run_sum *top)
+{
+	size_t nrk = json_array_size(d->rankings), charts = 0;
+
+	fputs("<section id=\"charts\"><h2>Performance per dollar, measured instance types</h2>\n", f);
+	if (!nrk) {
+		fputs("<p>No ranking, so no chart", f);
+		if (d->rank_error) {
+			fputs(": ", f);
+			html_esc(f, d->rank_error);
+		}
+		fputs(".</p></section>\n", f);
+		return;
+	}
+	best_measured(f, d);
+	fputs("<p>Higher is better. Only types measured by a stored run; estimates are rows of the "
+	      "<a href=\"#ranking\">ranking</a>, hidden by default.", f);
+	if (top && top->itype && *top->itype)
+		fputs(" This machine's type is drawn in black.", f);
+	fputs("</p>\n", f);
+	unpriced_note(f, json_array_get(d->rankings, 0));
+	fputs("<div class=\"charts\">\n", f);
+	for (size_t k = 0; k < nrk && charts < 10; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		if (is_per_gpu(rk))
+			continue;   /* same value per dollar as per instance */
+		charts += (size_t)bars_one(f, rk, top, (int)charts);
 	}
 	fputs("</div>\n</section>\n", f);
 }
 
 /* ---- the runs table ---- */
+
+/* An ISO time that may wrap between date and time (the text stays the same). */
+static void started_cell(FILE *f, const char *t)
+{
+	const char *T = t ? strchr(t, 'T') : NULL;
+
+	fputs("<td>", f);
+	if (T) {
+		html_esc_n(f, t, (size_t)(T - t));
+		fputs("<wbr>", f);
+		html_esc(f, T);
+	} else {
+		html_esc(f, orq(t));
+	}
+	fputs("</td>", f);
+}
 
 static void section_runs(FILE *f, const struct rdoc *d)
 {
@@ -784,14 +939,14 @@ static void section_runs(FILE *f, const struct rdoc *d)
 	      "below: the newest runs of each instance type (", f);
 	fputs("see <a href=\"#detail\">Run detail</a>); the figures here are instance-level headline metrics.</p>\n", f);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"runlist\"><thead><tr><th>run</th><th>started</th>"
-	      "<th>host</th><th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>status</th>"
+	      "<th>host</th><th>instance <small>provider type region</small></th><th>GPUs</th>"
 	      "<th>verdict</th><th>flags</th>", f);
 	for (size_t h = 0; h < N_HEAD; h++) {
 		const struct metric_info *mi = metric_info_find(report_head[h]);
 		char label[96];
 		fprintf(f, "<th>%s <small>%s</small></th>", metric_label(report_head[h], label, sizeof label), mi ? mi->unit : "");
 	}
-	fputs("<th>benches ok/skipped/failed</th></tr></thead><tbody>\n", f);
+	fputs("<th>benches<br><small>ok/skip/fail</small></th></tr></thead><tbody>\n", f);
 	size_t unlisted = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
@@ -803,17 +958,25 @@ static void section_runs(FILE *f, const struct rdoc *d)
 			fprintf(f, "<tr><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id, (long long)r->id);
 		else
 			fprintf(f, "<tr><td class=n>%lld</td>", (long long)r->id);
-		td_text(f, r->started);
+		started_cell(f, r->started);
 		td_text(f, r->host);
-		td_text(f, r->provider);
-		td_text(f, r->itype);
-		td_text(f, r->region);
-		fprintf(f, "<td>%d \xC3\x97 ", r->gpu_count);
-		html_esc(f, orq(r->gpu_model));
-		fputs("</td>", f);
-		td_text(f, r->status);
 		fputs("<td>", f);
+		html_esc(f, orq(r->provider));
+		fputs(" ", f);
+		html_esc(f, orq(r->itype));
+		if (r->region && *r->region) {
+			fputs(" <small>", f);
+			html_esc(f, r->region);
+			fputs("</small>", f);
+		}
+		fprintf(f, "</td><td>%d \xC3\x97 ", r->gpu_count);
+		html_esc(f, orq(r->gpu_model));
+		fputs("</td><td>", f);
 		badge(f, r->verdict);
+		if (r->status && strcmp(r->status, "complete")) {
+			fputs(" ", f);
+			badge(f, r->status);
+		}
 		fputs("</td><td>", f);
 		if (r->flags) {
 			const char *p = r->flags;
@@ -847,13 +1010,6 @@ static void section_runs(FILE *f, const struct rdoc *d)
 
 /* ---- per-run detail ---- */
 
-static void json_compact(FILE *f, json_t *v)
-{
-	char *s = v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS) : NULL;
-	html_esc(f, s ? s : "");
-	free(s);
-}
-
 static void scalar_text(FILE *f, json_t *v)
 {
 	char buf[64];
@@ -872,7 +1028,7 @@ static void scalar_text(FILE *f, json_t *v)
 	else if (json_is_null(v) || !v)
 		fputs("\xE2\x80\x94", f);
 	else
-		json_compact(f, v);
+		json_human(f, NULL, v, 1);
 }
 
 /* An array of objects as one table: columns are the union of keys (first 16). */
@@ -893,6 +1049,17 @@ static void object_array_table(FILE *f, json_t *arr)
 			if (c == nc && nc < 16)
 				cols[nc++] = k;
 		}
+	}
+	if (nc > 8) {
+		/* too many columns for the page (a GPU has 20 fields): one row of key: value pairs per object */
+		fputs("<div class=\"scroll\"><table><thead><tr><th>#</th><th>fields</th></tr></thead><tbody>\n", f);
+		json_array_foreach(arr, i, o) {
+			fprintf(f, "<tr><td class=n>%zu</td><td class=\"ev\">", i);
+			json_human(f, NULL, o, 0);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table></div>\n", f);
+		return;
 	}
 	fputs("<div class=\"scroll\"><table><thead><tr>", f);
 	for (size_t c = 0; c < nc; c++)
@@ -1044,9 +1211,9 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 		td_num(f, jnum(m, "value"), NULL);
 		td_text(f, jstr(m, "unit"));
 		td_num(f, pct, computed ? " (ref.)" : NULL);
-		fputs("<td><code>", f);
-		json_compact(f, json_object_get(m, "params"));
-		fputs("</code></td></tr>\n", f);
+		fputs("<td class=\"ev\">", f);
+		json_human(f, NULL, json_object_get(m, "params"), 0);
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 }
@@ -1084,8 +1251,25 @@ static void benches_table(FILE *f, json_t *fp)
 	fputs("</tbody></table>\n", f);
 }
 
-static void flags_table(FILE *f, json_t *fp)
+/* What to do about a flag: stored, else computed by the CLI's function (d->remedy); an info flag needs nothing. */
+static const char *flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len)
 {
+	int si = sev_index(jstr(fl, "severity"));
+	const char *rem = jstr(fl, "remediation");
+	json_t *g = json_object_get(json_object_get(fl, "evidence"), "gpu");
+
+	if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
+		return "nothing: information, not a fault";
+	if (!rem && d->remedy)
+		rem = d->remedy(jstr(fl, "code"), SEV_NAME[si], json_is_integer(g) ? (int)json_integer_value(g) : -1,
+				buf, len);
+	return rem;
+}
+
+static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
+{
+	char buf[512];
+
 	json_t *fl;
 	size_t i;
 
@@ -1098,12 +1282,37 @@ static void flags_table(FILE *f, json_t *fp)
 		tag(f, "<td><code>", jstr(fl, "code"), "</code></td>");
 		fprintf(f, "<td class=\"%s\">%s</td>", SEV_NAME[si], SEV_NAME[si]);
 		td_text(f, jstr(fl, "message"));
-		td_text(f, jstr(fl, "remediation") ? jstr(fl, "remediation") : "");
-		fputs("<td><pre>", f);
-		json_compact(f, json_object_get(fl, "evidence"));
-		fputs("</pre></td></tr>\n", f);
+		td_text(f, flag_remedy(d, fl, buf, sizeof buf));
+		fputs("<td class=\"ev\">", f);
+		json_human(f, NULL, json_object_get(fl, "evidence"), 0);
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
+}
+
+/* A verdict without reasons (an accept): how many checks passed, and the policy's notes. */
+static void verdict_detail(FILE *f, json_t *det)
+{
+	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes"), *n;
+	size_t i;
+
+	if (!json_is_array(passed) && !json_is_array(notes)) {
+		json_human(f, NULL, det, 0);
+		return;
+	}
+	fprintf(f, "%zu check%s passed", json_array_size(passed), json_array_size(passed) == 1 ? "" : "s");
+	if (json_array_size(notes)) {
+		fputs("; notes:<ul>", f);
+		json_array_foreach(notes, i, n) {
+			fputs("<li>", f);
+			if (json_is_string(n))
+				html_esc(f, json_string_value(n));
+			else
+				json_human(f, NULL, n, 0);
+			fputs("</li>", f);
+		}
+		fputs("</ul>", f);
+	}
 }
 
 static void verdicts_block(FILE *f, json_t *fp)
@@ -1130,16 +1339,36 @@ static void verdicts_block(FILE *f, json_t *fp)
 				if (json_is_string(rs))
 					html_esc(f, json_string_value(rs));
 				else
-					json_compact(f, rs);
+					json_human(f, NULL, rs, 0);
 				fputs("</li>", f);
 			}
 			fputs("</ul>", f);
 		} else {
-			json_compact(f, json_object_get(v, "detail"));
+			verdict_detail(f, json_object_get(v, "detail"));
 		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
+}
+
+static json_t *metric_row(json_t *fp, const char *name, json_int_t gpu)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		const char *n = jstr(m, "name");
+		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
+			return m;
+	}
+	return NULL;
+}
+
+/* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
+static int row_gpus(json_t *m, const struct run_sum *r)
+{
+	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
 }
 
 /* ---- charts of a run's samples ---- */
@@ -1221,10 +1450,22 @@ static void series_free(struct series_buf *b, size_t n)
 	}
 }
 
-enum { BAND_THERMAL, BAND_POWER, BAND_HW, BAND_XID, N_BAND_KINDS };
+/*
+ * Shaded soak intervals.  A GPU at its power cap under full load is doing
+ * what it should (NVML's SW power cap reason is set on every healthy
+ * H100 running GEMMs): that is BAND_CAP, drawn faintly and named as normal.
+ * Throttling is thermal or hardware slowdown, or a power cap that explains
+ * less than the clocks lost: an enforced limit under FLAG's 0.90 x the
+ * model's TDP, or the cap reason while the board draws well under it.
+ */
+enum { BAND_THERMAL, BAND_POWER, BAND_HW, BAND_XID, BAND_CAP, N_BAND_KINDS };
 static const char *const BAND_NAMES[N_BAND_KINDS] = {
-	"thermal throttling", "power throttling", "hardware slowdown", "XID event",
+	"thermal throttling", "power throttling (limit under TDP, or clocks held under the cap)",
+	"hardware slowdown", "XID event", "at power cap (normal at full load)",
 };
+static const double BAND_OPACITY[N_BAND_KINDS] = { 0.3, 0.3, 0.3, 0.5, 0.08 };
+#define BAND_LIMIT_MIN_FRAC 0.90   /* as FLAG_POWER_LIMIT_MIN_FRAC (runners/flags.h) */
+#define BAND_POWER_UNDER_CAP 0.80  /* board power under this x the limit while capped: not the cap */
 /* NVML clock-event reasons (nvml.h nvmlClocksEventReason*) */
 #define CER_SW_POWER 0x4ULL
 #define CER_HW_SLOWDOWN 0x8ULL
@@ -1273,27 +1514,57 @@ static void bands_merge(struct bands *bs)
 	bs->n = o + 1;
 }
 
-/* Throttle intervals from the clock-event mask, else from the growth of the violation counters. */
-static void throttle_bands(json_t *fp, struct bands *bs)
+/* The value of gpu's series in b (n entries) at x (the nearest sample); NaN when there is none. */
+static double series_at(const struct series_buf *b, size_t n, int gpu, double x)
 {
-	struct series_buf sb[64];
+	for (size_t s = 0; s < n; s++) {
+		size_t best = 0;
+		if (b[s].gpu != gpu || b[s].n == 0)
+			continue;
+		for (size_t i = 1; i < b[s].n; i++)
+			if (fabs(b[s].x[i] - x) < fabs(b[s].x[best] - x))
+				best = i;
+		return fabs(b[s].x[best] - x) <= 1.0 ? b[s].y[best] : NAN;
+	}
+	return NAN;
+}
+
+/* The kind of a power-capped second: normal (at the cap) or power throttling. */
+static int cap_kind(double limit, double power, double tdp)
+{
+	if (tdp > 0 && limit > 0 && limit < BAND_LIMIT_MIN_FRAC * tdp)
+		return BAND_POWER;
+	if (limit > 0 && power > 0 && power < BAND_POWER_UNDER_CAP * limit)
+		return BAND_POWER;
+	return BAND_CAP;
+}
+
+/* Intervals from the clock-event mask (as the soak stores it), else from the growth of the violation counters. */
+static void throttle_bands(json_t *fp, struct bands *bs, double tdp)
+{
+	struct series_buf sb[64], pw[64], lim[64];
 	size_t n = collect(fp, "soak.clock_events.mask", NULL, sb, 64);
+	size_t npw = collect(fp, "soak.power.w", NULL, pw, 64), nlim = collect(fp, "soak.power_limit.w", NULL, lim, 64);
 
 	for (size_t s = 0; s < n; s++)
 		for (size_t i = 0; i < sb[s].n; i++) {
 			unsigned long long m = sb[s].y[i] >= 0 ? (unsigned long long)sb[s].y[i] : 0;
-			double x1 = i + 1 < sb[s].n ? sb[s].x[i + 1] : sb[s].x[i] + 1;
+			double x = sb[s].x[i], x1 = i + 1 < sb[s].n ? sb[s].x[i + 1] : x + 1;
 			if (m & (CER_SW_THERMAL | CER_HW_THERMAL))
-				band_add(bs, sb[s].x[i], x1, BAND_THERMAL);
-			if (m & (CER_SW_POWER | CER_HW_POWER_BRAKE))
-				band_add(bs, sb[s].x[i], x1, BAND_POWER);
-			if (m & CER_HW_SLOWDOWN)
-				band_add(bs, sb[s].x[i], x1, BAND_HW);
+				band_add(bs, x, x1, BAND_THERMAL);
+			if (m & (CER_HW_SLOWDOWN | CER_HW_POWER_BRAKE))
+				band_add(bs, x, x1, BAND_HW);
+			if (m & CER_SW_POWER)
+				band_add(bs, x, x1, cap_kind(series_at(lim, nlim, sb[s].gpu, x),
+							    series_at(pw, npw, sb[s].gpu, x), tdp));
 		}
 	series_free(sb, n);
+	series_free(pw, npw);
+	series_free(lim, nlim);
 	if (n == 0) {
+		/* NVML's violation counters cannot tell a normal cap from a low one */
 		static const struct { const char *series; int kind; } ctr[] = {
-			{ "soak.throttle.thermal_s", BAND_THERMAL }, { "soak.throttle.power_s", BAND_POWER },
+			{ "soak.throttle.thermal_s", BAND_THERMAL }, { "soak.throttle.power_s", BAND_CAP },
 		};
 		for (size_t c = 0; c < 2; c++) {
 			size_t k = collect(fp, ctr[c].series, NULL, sb, 64);
@@ -1314,7 +1585,7 @@ static void throttle_bands(json_t *fp, struct bands *bs)
 
 /* One chart of per-GPU lines: each GPU its colour; second series dashed. */
 static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel, const char *series,
-		      const char *dashed_series, const struct bands *bs)
+		      const char *dashed_series, const struct bands *bs, const struct svg_ref *refs, size_t nrefs)
 {
 	struct series_buf sb[128];
 	struct svg_series ss[128];
@@ -1336,24 +1607,36 @@ static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel
 	struct svg_chart c = {
 		.title = title, .x_label = "time since soak start (s)", .y_label = ylabel,
 		.series = ss, .n_series = n + nd, .bands = bs->b, .n_bands = bs->n,
-		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .width = 600, .height = 230,
-		.y_from_zero = 1,
+		.band_names = BAND_NAMES, .n_band_kinds = N_BAND_KINDS, .band_opacity = BAND_OPACITY,
+		.width = 640, .height = 230, .y_from_zero = 1, .refs = refs, .n_refs = nrefs,
 	};
 	svg_line_chart(f, &c);
 	series_free(sb, n + nd);
 	return 1;
 }
 
-/* Bandwidth against transfer size: one colour per series, one line per GPU. */
-static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefix, const char *suffix)
+/* A curve against size: one colour per series, one line per GPU. */
+struct sweep {
+	const char *title, *prefix, *suffix, *x_label, *y_label;
+	int x_bytes, ylog;
+};
+
+static int sweep_chart(FILE *f, json_t *fp, const struct sweep *sw, const struct svg_ref *refs, size_t nrefs)
 {
 	struct series_buf sb[128];
 	struct svg_series ss[128];
-	size_t n = collect(fp, prefix, suffix, sb, 128);
+	size_t n = collect(fp, sw->prefix, sw->suffix, sb, 128), lp = strlen(sw->prefix), ls = strlen(sw->suffix);
 	int color = 0;
 
 	if (n == 0)
 		return 0;
+	for (size_t i = 0; i < n; i++) {   /* "memcpy.h2d.pinned.gbps" -> "h2d pinned" */
+		size_t ln = strlen(sb[i].label);
+		memmove(sb[i].label, sb[i].label + lp, ln - lp - ls);
+		sb[i].label[ln - lp - ls] = 0;
+		for (char *c = sb[i].label; *c; c++)
+			*c = *c == '.' ? ' ' : *c;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 		for (j = 0; j < i; j++)
@@ -1363,36 +1646,146 @@ static int sweep_chart(FILE *f, json_t *fp, const char *title, const char *prefi
 					     j < i ? ss[j].color : color++, j == i, 0 };
 	}
 	struct svg_chart c = {
-		.title = title, .x_label = "transfer size (bytes, log scale)", .y_label = "bandwidth (GB/s)",
-		.x_log2 = 1, .x_bytes = 1, .y_from_zero = 1, .series = ss, .n_series = n, .width = 600, .height = 250,
+		.title = sw->title, .x_label = sw->x_label, .y_label = sw->y_label,
+		.x_log2 = 1, .x_bytes = sw->x_bytes, .y_from_zero = !sw->ylog, .y_log10 = sw->ylog, .series = ss,
+		.n_series = n, .width = 640, .height = sw->ylog ? 300 : 250, .refs = refs, .n_refs = nrefs,
 	};
 	svg_line_chart(f, &c);
 	series_free(sb, n);
 	return 1;
 }
 
-static void run_charts(FILE *f, json_t *fp)
+/* The median per GPU of soak.tflops.last_min over the other runs of the same GPU model; NaN when none. */
+static double fleet_soak_median(const struct rdoc *d, const struct run_sum *r, size_t *nruns)
 {
+	size_t cap = d->fleet ? d->n_fleet : d->n, n = 0;
+	double *v = gv_malloc((cap ? cap : 1) * sizeof *v), med = NAN;
+
+	for (size_t i = 0; d->fleet && i < d->n_fleet; i++) {
+		const struct report_fleet *q = &d->fleet[i];
+		if (q->id != r->id && r->gpu_model && !strcmp(q->model, r->gpu_model) && isfinite(q->soak))
+			v[n++] = q->soak;
+	}
+	for (size_t i = 0; !d->fleet && i < d->n; i++) {
+		const struct run_sum *q = &d->runs[i];
+		if (q->id == r->id || !q->gpu_model || !r->gpu_model || strcmp(q->gpu_model, r->gpu_model) ||
+		    q->gpu_count <= 0 || !isfinite(q->head[5]))
+			continue;
+		v[n++] = q->head[5] / q->gpu_count;   /* report_head[5]: soak.tflops.last_min, an instance sum */
+	}
+	if (n)
+		med = gv_median_inplace(v, n);
+	free(v);
+	*nruns = n;
+	return med;
+}
+
+/* The first GPU's object of the inventory, or NULL. */
+static json_t *inv_gpu0(json_t *fp)
+{
+	return json_array_get(json_object_get(json_object_get(fp, "inventory"), "gpus"), 0);
+}
+
+static const struct sweep COPIES = {
+	"Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps",
+	"transfer size (bytes, log scale)", "bandwidth (GB/s, log scale)", 1, 1,
+};
+static const struct sweep NCCL = {
+	"NCCL all-reduce bandwidth against size", "allreduce.", ".gbps",
+	"transfer size (bytes, log scale)", "bandwidth (GB/s)", 1, 0,
+};
+
+/* GEMM throughput against the square size, every GPU at once, against the model's BF16 figures x GPUs. */
+static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	static const struct sweep g = {
+		"GEMM throughput against size (all GPUs at once)", "gemm.", ".tflops",
+		"m = n = k (log scale)", "throughput (TFLOP/s)", 0, 0,
+	};
+	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
+	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	json_t *bf = metric_row(fp, "gemm.bf16.tflops", -1);
+	int n = bf ? row_gpus(bf, r) : r->gpu_count > 0 ? r->gpu_count : 1;
+	struct svg_ref refs[2];
+	size_t nr = 0;
+	char lab[2][96];
+
+	if (ach && ach->gemm_tflops[GPU_BF16] > 0) {
+		snprintf(lab[nr], sizeof lab[nr], "BF16: healthy %s sustains", r->gpu_model);
+		refs[nr] = (struct svg_ref){ ach->gemm_tflops[GPU_BF16] * n, lab[nr], 2 };
+		nr++;
+	}
+	if (ref && ref->peak_tflops[GPU_BF16] > 0) {
+		snprintf(lab[nr], sizeof lab[nr], "BF16 datasheet peak");
+		refs[nr] = (struct svg_ref){ ref->peak_tflops[GPU_BF16] * n, lab[nr], 6 };
+		nr++;
+	}
+	return sweep_chart(f, fp, &g, refs, nr);
+}
+
+static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
+{
+	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
+	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	json_t *g0 = inv_gpu0(fp);
 	struct bands bs = { 0 };
+	struct svg_ref tref[2], cref[1], pref[1], bref[2];
+	size_t nt = 0, nc = 0, np = 0, nb = 0, nfleet;
+	double fleet = fleet_soak_median(d, r, &nfleet), maxsm, gen, width;
+	char lt[2][96], lb[2][96];
 	int any = 0;
 
-	throttle_bands(fp, &bs);
+	if (ach && ach->soak_tflops > 0) {
+		snprintf(lt[nt], sizeof lt[nt], "healthy %s sustains", r->gpu_model);
+		tref[nt] = (struct svg_ref){ ach->soak_tflops, lt[nt], 2 };
+		nt++;
+	}
+	if (isfinite(fleet)) {
+		snprintf(lt[nt], sizeof lt[nt], "fleet median (%zu other run%s)", nfleet, nfleet == 1 ? "" : "s");
+		tref[nt] = (struct svg_ref){ fleet, lt[nt], 4 };
+		nt++;
+	}
+	maxsm = jnum(json_object_get(g0, "max_clocks_mhz"), "sm");
+	if (isfinite(maxsm) && maxsm > 0)
+		cref[nc++] = (struct svg_ref){ maxsm, "max SM clock", 2 };
+	if (ref && ref->tdp_w > 0)
+		pref[np++] = (struct svg_ref){ ref->tdp_w, "model TDP", 2 };
+	gen = jnum(json_object_get(g0, "pcie"), "gen_max");
+	width = jnum(json_object_get(g0, "pcie"), "width_max");
+	if (!(gen > 0) && ref) {
+		gen = ref->pcie_gen;
+		width = ref->pcie_width;
+	}
+	if (gen > 0 && width > 0 && gpu_pcie_link_gbps((int)gen, (int)width) > 0) {
+		snprintf(lb[nb], sizeof lb[nb], "PCIe Gen%.0f x%.0f link", gen, width);
+		bref[nb] = (struct svg_ref){ gpu_pcie_link_gbps((int)gen, (int)width), lb[nb], 6 };
+		nb++;
+	}
+	if (ach && ach->h2d_gbps > 0) {
+		snprintf(lb[nb], sizeof lb[nb], "healthy %s H2D", r->gpu_model);
+		bref[nb] = (struct svg_ref){ ach->h2d_gbps, lb[nb], 2 };
+		nb++;
+	}
+
+	throttle_bands(fp, &bs, ref ? ref->tdp_w : 0);
 	fputs("<div class=\"charts\">\n", f);
-	any |= soak_chart(f, fp, "Soak: GEMM throughput", "throughput (TFLOP/s)", "soak.tflops", NULL, &bs);
+	any |= soak_chart(f, fp, "Soak: GEMM throughput per GPU", "throughput (TFLOP/s)", "soak.tflops", NULL, &bs,
+			  tref, nt);
 	any |= soak_chart(f, fp, "Soak: SM clock (solid) and memory clock (dashed)", "clock (MHz)",
-			  "soak.sm_clock.mhz", "soak.mem_clock.mhz", &bs);
-	any |= soak_chart(f, fp, "Soak: GPU temperature", "temperature (\xC2\xB0" "C)", "soak.temp.c", NULL, &bs);
+			  "soak.sm_clock.mhz", "soak.mem_clock.mhz", &bs, cref, nc);
+	any |= soak_chart(f, fp, "Soak: GPU temperature", "temperature (\xC2\xB0" "C)", "soak.temp.c", NULL, &bs, NULL, 0);
 	any |= soak_chart(f, fp, "Soak: board power (solid) and power limit (dashed)", "power (W)",
-			  "soak.power.w", "soak.power_limit.w", &bs);
-	any |= sweep_chart(f, fp, "Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps");
-	any |= sweep_chart(f, fp, "NCCL all-reduce bandwidth against size", "allreduce.", ".gbps");
+			  "soak.power.w", "soak.power_limit.w", &bs, pref, np);
+	any |= sweep_chart(f, fp, &COPIES, bref, nb);
+	any |= sweep_chart(f, fp, &NCCL, NULL, 0);
+	any |= gemm_chart(f, r, fp);
 	fputs("</div>\n", f);
 	if (!any)
 		fputs("<p class=\"muted\">No time series or size sweep stored for this run.</p>\n", f);
 	free(bs.b);
 }
 
-static void run_detail(FILE *f, const struct run_sum *r, json_t *fp)
+static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
 {
 	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
 	html_esc(f, orq(r->provider));
@@ -1419,12 +1812,12 @@ static void run_detail(FILE *f, const struct run_sum *r, json_t *fp)
 	fputs(", uuid <code>", f);
 	html_esc(f, orq(r->uuid));
 	fputs("</code></p>\n<h4>Flags</h4>\n", f);
-	flags_table(f, fp);
+	flags_table(f, d, fp);
 	fputs("<h4>Verdict</h4>\n", f);
 	verdicts_block(f, fp);
 	if (r->charts) {
 		fputs("<h4>Charts</h4>\n", f);
-		run_charts(f, fp);
+		run_charts(f, d, r, fp);
 	} else {
 		fprintf(f, "<p class=\"muted\">Charts are drawn for the newest run of each instance type; "
 			   "<code>gpuvet report --run %lld</code> draws this run's.</p>\n", (long long)r->id);
@@ -1444,7 +1837,7 @@ static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
 	json_t *fp;
 
 	if (r->fp) {
-		run_detail(f, r, r->fp);
+		run_detail(f, d, r, r->fp);
 		return 0;
 	}
 	if (store_load_fingerprint(d->store, r->id, &fp)) {
@@ -1452,7 +1845,7 @@ static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
 			 store_errmsg(d->store));
 		return -1;
 	}
-	run_detail(f, r, fp);
+	run_detail(f, d, r, fp);
 	json_decref(fp);
 	return 0;
 }
@@ -1618,14 +2011,335 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 	fputs("</tbody></table></div>\n</section>\n", f);
 }
 
+/* ---- the answer: this machine's verdict and health, first ---- */
+
+/* How a run stands, in one word or three, and its CSS class. */
+static const char *health_word(const struct run_sum *r, const char **cls)
+{
+	const char *v = r->verdict;
+
+	*cls = "bad";
+	if (v && !strcmp(v, "reject"))
+		return "Reject";
+	if (r->nflag[0] > 0)
+		return "Needs attention";
+	*cls = "warn";
+	if (r->status && strcmp(r->status, "complete"))
+		return "Incomplete";
+	if (v && !strcmp(v, "unmeasurable"))
+		return "Not judged";
+	if (r->nflag[1] > 0)
+		return "Healthy, with warnings";
+	*cls = "good";
+	return "Healthy";
+}
+
+static const char *verdict_words(const char *v)
+{
+	if (!v)
+		return "not gated";
+	if (!strcmp(v, "accept"))
+		return "accepted";
+	if (!strcmp(v, "reject"))
+		return "rejected";
+	if (!strcmp(v, "unmeasurable"))
+		return "could not be judged";
+	return v;
+}
+
+/* The runs the answer is about: those asked for with --run (newest first), else the newest run. */
+static size_t answer_targets(const struct rdoc *d, size_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->n && n < max; i++)
+		if (d->runs[i].forced)
+			out[n++] = i;
+	if (n == 0 && d->n) {
+		size_t best = 0;
+		for (size_t i = 1; i < d->n; i++)
+			if (cmp_newest(&i, &best, d->runs) < 0)
+				best = i;
+		out[n++] = best;
+	}
+	qsort_r(out, n, sizeof *out, cmp_newest, d->runs);
+	return n;
+}
+
+/* "run 3, 1 × H100-SXM on lambda gpu_1x_h100_sxm5 (accepted)" */
+static void run_words(FILE *f, const struct run_sum *r)
+{
+	fprintf(f, "run %lld, %d \xC3\x97 ", (long long)r->id, r->gpu_count);
+	html_esc(f, orq(r->gpu_model));
+	if (r->itype && *r->itype) {
+		fputs(" on ", f);
+		html_esc(f, orq(r->provider));
+		fputs(" ", f);
+		html_esc(f, r->itype);
+	} else {
+		fputs(" (instance type unknown)", f);
+	}
+	fprintf(f, " (%s)", verdict_words(r->verdict));
+}
+
+static void headline(FILE *f, const struct run_sum *r)
+{
+	const char *cls, *w;
+
+	if (!r) {
+		fputs("<h1 id=\"verdict\">No run stored yet</h1>", f);
+		return;
+	}
+	w = health_word(r, &cls);
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s\">%s: ", cls, w);
+	run_words(f, r);
+	fputs("</h1>", f);
+}
+
+static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	static const enum gpu_dtype dts[2] = { GPU_BF16, GPU_FP16 };
+	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
+	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	char name[32], b[3][32];
+
+	for (size_t k = 0; k < 2; k++) {
+		json_t *m;
+		double per;
+		snprintf(name, sizeof name, "gemm.%s.tflops", gpu_dtype_name(dts[k]));
+		if (!(m = metric_row(fp, name, -1)))
+			continue;
+		per = jnum(m, "value") / row_gpus(m, r);
+		fmt_val(per, b[0], sizeof b[0]);
+		fprintf(f, "<li><b>%s matrix multiply</b>: %s TFLOP/s per GPU", k ? "FP16" : "BF16", b[0]);
+		if (ach && ach->gemm_tflops[dts[k]] > 0) {
+			fmt_val(ach->gemm_tflops[dts[k]], b[1], sizeof b[1]);
+			fprintf(f, ", %.0f %% of what a healthy ", 100 * per / ach->gemm_tflops[dts[k]]);
+			html_esc(f, r->gpu_model);
+			fprintf(f, " sustains (%s)", b[1]);
+		}
+		if (ref && ref->peak_tflops[dts[k]] > 0) {
+			fmt_val(ref->peak_tflops[dts[k]], b[2], sizeof b[2]);
+			fprintf(f, ", %.0f %% of its datasheet peak (%s)", 100 * per / ref->peak_tflops[dts[k]], b[2]);
+		}
+		fputs(".</li>\n", f);
+		return;
+	}
+}
+
+static void fact_copies(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	json_t *m = metric_row(fp, "memcpy.h2d.pinned.gbps", -1), *pl = metric_row(fp, "memcpy.h2d.pct_of_link", -1);
+	char b[2][32];
+	double v;
+
+	if (!m)
+		return;
+	v = jnum(m, "value");
+	fmt_val(v, b[0], sizeof b[0]);
+	fprintf(f, "<li><b>Host-to-GPU copies</b> (pinned): %s GB/s", b[0]);
+	if (ach && ach->h2d_gbps > 0) {
+		fmt_val(ach->h2d_gbps, b[1], sizeof b[1]);
+		fprintf(f, ", %.0f %% of a healthy ", 100 * v / ach->h2d_gbps);
+		html_esc(f, r->gpu_model);
+		fprintf(f, " (%s)", b[1]);
+	}
+	if (pl && isfinite(jnum(pl, "value")))
+		fprintf(f, ", %.0f %% of the PCIe link it trained at", jnum(pl, "value"));
+	fputs(".</li>\n", f);
+}
+
+/* Seconds of each band kind (union over GPUs) and the soak's length. */
+static void fact_soak(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
+	json_t *a = metric_row(fp, "soak.tflops.first_min", -1), *z = metric_row(fp, "soak.tflops.last_min", -1);
+	struct series_buf sb[64];
+	struct bands bs = { 0 };
+	double secs[N_BAND_KINDS] = { 0 }, span = 0, n = r->gpu_count > 0 ? r->gpu_count : 1;
+	size_t ns = collect(fp, "soak.tflops", NULL, sb, 64);
+	char b[2][32];
+
+	for (size_t i = 0; i < ns; i++)
+		if (sb[i].n && sb[i].x[sb[i].n - 1] > span)
+			span = sb[i].x[sb[i].n - 1];
+	series_free(sb, ns);
+	if (!a && !z && span <= 0)
+		return;
+	throttle_bands(fp, &bs, ref ? ref->tdp_w : 0);
+	for (size_t i = 0; i < bs.n; i++)
+		secs[bs.b[i].kind] += bs.b[i].x1 - bs.b[i].x0;
+	free(bs.b);
+	fprintf(f, "<li><b>Sustained load</b> (%.0f s)", span);
+	if (a && z) {
+		double x = jnum(a, "value") / n, y = jnum(z, "value") / n;
+		fmt_val(x, b[0], sizeof b[0]);
+		fmt_val(y, b[1], sizeof b[1]);
+		fprintf(f, ": %s \xE2\x86\x92 %s TFLOP/s per GPU, from the first to the last window (%+.1f %%)", b[0], b[1],
+			x > 0 ? 100 * (y - x) / x : 0.0);
+	}
+	fputs(". ", f);
+	if (secs[BAND_CAP] > 0 && span > 0)
+		fprintf(f, "At its power cap %.0f %% of the time: normal at full load. ",
+			fmin(100, 100 * secs[BAND_CAP] / span));
+	if (secs[BAND_THERMAL] + secs[BAND_HW] + secs[BAND_POWER] <= 0)
+		fputs("No thermal, hardware or power throttling.", f);
+	else
+		fprintf(f, "<span class=\"critical\">Throttled: thermal %.0f s, hardware slowdown %.0f s, "
+			   "power (limit under TDP or clocks held under the cap) %.0f s.</span>",
+			secs[BAND_THERMAL], secs[BAND_HW], secs[BAND_POWER]);
+	if (secs[BAND_XID] > 0)
+		fputs(" <span class=\"critical\">XID events during the load.</span>", f);
+	fputs("</li>\n", f);
+}
+
+static int cmp_flag_sev(const void *a, const void *b)
+{
+	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	return sev_index(jstr(x, "severity")) - sev_index(jstr(y, "severity"));
+}
+
+/* Each flag in plain words with what to do, worst first. */
+static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
+{
+	json_t *fl = json_object_get(fp, "flags"), **v;
+	size_t n = json_array_size(fl);
+	char buf[512];
+
+	if (n == 0) {
+		fputs("<p>No flag raised.</p>\n", f);
+		return;
+	}
+	v = gv_malloc(n * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_array_get(fl, i);
+	qsort(v, n, sizeof *v, cmp_flag_sev);
+	fputs("<ul class=\"flaglist\">\n", f);
+	for (size_t i = 0; i < n; i++) {
+		int si = sev_index(jstr(v[i], "severity"));
+		const char *rem = flag_remedy(d, v[i], buf, sizeof buf);
+		fprintf(f, "<li><b class=\"%s\">%s</b> <code>", SEV_NAME[si], SEV_NAME[si]);
+		html_esc(f, jstr(v[i], "code"));
+		fputs("</code> ", f);
+		html_esc(f, jstr(v[i], "message"));
+		if (rem) {
+			fputs("<br><span class=\"todo\">What to do: ", f);
+			html_esc(f, rem);
+			fputs("</span>", f);
+		}
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+	free(v);
+}
+
+static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
+{
+	json_t *vs = json_object_get(fp, "verdicts"), *v, *last = NULL;
+	size_t i;
+
+	json_array_foreach(vs, i, v)
+		if (!last || strcmp(orq(jstr(v, "at")), orq(jstr(last, "at"))) >= 0)
+			last = v;
+	if (!last) {
+		fprintf(f, "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept --run %lld</code> "
+			   "applies the default policy).</p>\n", (long long)r->id);
+		return;
+	}
+	fputs("<p>", f);
+	badge(f, jstr(last, "verdict"));
+	fprintf(f, " %s by the policy <b>", verdict_words(jstr(last, "verdict")));
+	html_esc(f, orq(jstr(last, "policy")));
+	fputs("</b>", f);
+	if (jstr(last, "at")) {
+		fputs(", ", f);
+		html_esc(f, jstr(last, "at"));
+	}
+	fputs(".</p>\n", f);
+	{
+		json_t *reasons = json_object_get(json_object_get(last, "detail"), "reasons"), *rs;
+		const char *vv = jstr(last, "verdict");
+		if (!vv || !strcmp(vv, "accept") || !json_array_size(reasons))
+			return;
+		fputs("<ul>", f);
+		json_array_foreach(reasons, i, rs) {
+			fputs("<li>", f);
+			if (json_is_string(rs))
+				html_esc(f, json_string_value(rs));
+			else
+				json_human(f, NULL, rs, 0);
+			fputs("</li>", f);
+		}
+		fputs("</ul>\n", f);
+	}
+}
+
+/* One run's health: verdict, figures against the references, flags with what to do. */
+static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, int first)
+{
+	json_t *fp = r->fp ? json_incref(r->fp) : NULL;
+	const char *cls, *w = health_word(r, &cls);
+
+	if (!fp && d->store && store_load_fingerprint(d->store, r->id, &fp))
+		fp = NULL;
+	if (!first) {
+		fprintf(f, "<h2 class=\"%s\">%s: ", cls, w);
+		run_words(f, r);
+		fputs("</h2>\n", f);
+	}
+	fputs("<div class=\"health\"><p class=\"muted\">", f);
+	html_esc(f, orq(r->provider));
+	fputs(" ", f);
+	html_esc(f, orq(r->itype));
+	if (r->region && *r->region) {
+		fputs(" ", f);
+		html_esc(f, r->region);
+	}
+	fputs(", host ", f);
+	html_esc(f, orq(r->host));
+	fputs(", started ", f);
+	html_esc(f, orq(r->started));
+	fputs(", profile ", f);
+	html_esc(f, orq(r->profile));
+	fprintf(f, ". <a href=\"#run-%lld\">Full detail</a>.</p>\n", (long long)r->id);
+	if (!fp) {
+		fputs("<p class=\"muted\">The run could not be loaded.</p></div>\n", f);
+		return 0;
+	}
+	answer_verdict(f, r, fp);
+	fputs("<ul class=\"facts\">\n", f);
+	fact_gemm(f, r, fp);
+	fact_copies(f, r, fp);
+	fact_soak(f, r, fp);
+	fputs("</ul>\n", f);
+	answer_flags(f, d, fp);
+	fputs("</div>\n", f);
+	json_decref(fp);
+	return 0;
+}
+
+static void section_answer(FILE *f, const struct rdoc *d, const size_t *tg, size_t nt)
+{
+	fputs("<section id=\"answer\">\n", f);
+	if (nt == 0)
+		fputs("<p>No run in the store: <code>gpuvet run</code> measures this machine.</p>\n", f);
+	for (size_t i = 0; i < nt; i++)
+		answer_run(f, d, &d->runs[tg[i]], i == 0);
+	fputs("</section>\n", f);
+}
+
 /* ---- entry points ---- */
 
 int report_render_doc(const struct rdoc *d, FILE *f)
 {
-	page_head(f, d);
+	size_t tg[8], nt = answer_targets(d, tg, 8);
+
+	page_head(f, d, nt ? &d->runs[tg[0]] : NULL);
+	section_answer(f, d, tg, nt);
+	section_bars(f, d, nt ? &d->runs[tg[0]] : NULL);
 	section_summary(f, d);
 	section_ranking(f, d);
-	section_bars(f, d);
 	section_runs(f, d);
 	section_detail(f, d);
 	section_provenance(f, d);
@@ -1661,6 +2375,7 @@ int report_render(const struct report_input *in, FILE *out)
 	if (!in->generated_at)
 		now_iso(now, sizeof now);
 	d.generated_at = in->generated_at ? in->generated_at : now;
+	d.remedy = in->remedy;
 	rc = report_render_doc(&d, out);
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);

@@ -35,6 +35,13 @@ struct store;
 #define REPORT_BUDGET_BYTES (8 << 20)
 #define REPORT_DEFAULT_FILE "gpuvet-report.html"
 
+/*
+ * What to do about a flag: the CLI passes runners/flags.c's
+ * flags_remediation() so flags stored before remediations were (store
+ * schema 1, imported captures) get the same line; NULL leaves them without.
+ */
+typedef const char *(*report_remedy_fn)(const char *code, const char *severity, int gpu, char *buf, size_t len);
+
 struct report_opts {
 	const int64_t *run_ids;   /* runs to report (all get detail); NULL/0: every run in the store */
 	size_t n_run_ids;
@@ -42,6 +49,7 @@ struct report_opts {
 	int detail_max;           /* 0: REPORT_DETAIL_MAX */
 	int no_estimates;         /* 1: leave reference-table estimates out of the ranking */
 	size_t budget_bytes;      /* detail stops once the file is this big; 0: REPORT_BUDGET_BYTES */
+	report_remedy_fn remedy;  /* remediation of flags stored without one; NULL: none */
 };
 
 /*
@@ -74,6 +82,7 @@ struct report_input {
 	size_t runs_in_store;     /* for the scope line; 0: n_fps */
 	int detail_per_sku, detail_max;
 	const char *generated_at; /* NULL: now */
+	report_remedy_fn remedy;  /* as report_opts.remedy */
 };
 
 int report_render(const struct report_input *in, FILE *out);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "common/util.h"
+#include "reports/html.h"
 
 struct store;
 
@@ -32,6 +33,14 @@ struct run_sum {
 	int unlisted;            /* left out of the runs table by the size rule (report_load.c) */
 };
 
+/* One stored run's soak figure per GPU (soak.tflops.last_min / GPUs), for the charts' fleet median. */
+struct report_fleet {
+	int64_t id;
+	char model[32];
+	int gpus;
+	double soak;
+};
+
 struct rdoc {
 	struct run_sum *runs;
 	size_t n;
@@ -47,6 +56,9 @@ struct rdoc {
 	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
 	char *load_err;          /* set when a run cannot be loaded (render then fails) */
 	size_t load_errlen;
+	report_remedy_fn remedy; /* html.h */
+	struct report_fleet *fleet;  /* every run of the store when runs is a subset (--run); NULL: runs is the store */
+	size_t n_fleet;
 };
 
 static inline char *dupn(const char *s)

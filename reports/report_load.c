@@ -155,6 +155,68 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 	return rc;
 }
 
+/*
+ * The fleet behind the charts' fleet-median line: with --run the report
+ * holds only the runs asked for, so read every run's GPU model and soak
+ * figure (two light passes: the runs, one headline metric).
+ */
+struct fleet_walk {
+	struct rdoc *d;
+	size_t cap;
+};
+
+static int cmp_fleet_id(const void *a, const void *b)
+{
+	int64_t x = ((const struct report_fleet *)a)->id, y = ((const struct report_fleet *)b)->id;
+	return (x > y) - (x < y);
+}
+
+static int fleet_run(void *ud, const struct store_run_row *row)
+{
+	struct fleet_walk *w = ud;
+	struct report_fleet *f;
+	if (!row->gpu_model || row->gpu_count <= 0)
+		return 0;
+	if (w->d->n_fleet == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 256;
+		w->d->fleet = gv_realloc(w->d->fleet, w->cap * sizeof *w->d->fleet);
+	}
+	f = &w->d->fleet[w->d->n_fleet++];
+	f->id = row->id;
+	gv_strlcpy(f->model, row->gpu_model, sizeof f->model);
+	f->gpus = row->gpu_count;
+	f->soak = NAN;
+	return 0;
+}
+
+static int fleet_metric(void *ud, int64_t run, const char *name, double value, const char *unit)
+{
+	struct fleet_walk *w = ud;
+	struct report_fleet key = { .id = run }, *hit;
+	(void)name;
+	(void)unit;
+	hit = bsearch(&key, w->d->fleet, w->d->n_fleet, sizeof key, cmp_fleet_id);
+	if (hit)
+		hit->soak = value / hit->gpus;
+	return 0;
+}
+
+static void load_fleet(struct store *s, struct rdoc *d)
+{
+	static const char *const soak[1] = { "soak.tflops.last_min" };
+	struct fleet_walk w = { .d = d };
+
+	if (store_each_run(s, STORE_RUNS_BY_START, fleet_run, &w) == 0) {
+		qsort(d->fleet, d->n_fleet, sizeof *d->fleet, cmp_fleet_id);
+		if (store_each_headline(s, soak, 1, fleet_metric, &w) == 0)
+			return;
+	}
+	gv_debug("report: no fleet median: %s", store_errmsg(s));
+	free(d->fleet);
+	d->fleet = NULL;
+	d->n_fleet = 0;
+}
+
 static int take_price(void *ud, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
@@ -434,6 +496,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 */
 	in_txn = store_read_begin(s);
 	rc = load_summaries(s, o, &d, err, errlen);
+	if (rc == 0 && o->n_run_ids)
+		load_fleet(s, &d);
 	store_read_end(s, in_txn);
 	in_txn = 0;
 	if (rc)
@@ -444,6 +508,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	pick_rows(d.runs, d.n);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
+	d.remedy = o->remedy;
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;
@@ -487,6 +552,7 @@ out:
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
+	free(d.fleet);
 	json_decref(d.rankings);
 	json_decref(d.prices);
 	json_decref(sources);

@@ -8,7 +8,7 @@
 static const char *const palette[SVG_PALETTE] = {
 	"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442",
 };
-static const char *const band_palette[] = { "#d55e00", "#e69f00", "#999999", "#cc79a7" };
+static const char *const band_palette[] = { "#d55e00", "#e69f00", "#999999", "#cc79a7", "#4a6f94" };
 #define N_BAND_COLORS (sizeof band_palette / sizeof band_palette[0])
 
 const char *svg_color(int i)
@@ -82,9 +82,9 @@ size_t svg_nice_ticks(double lo, double hi, size_t want, double *ticks, size_t m
 }
 
 struct frame {
-	double x0, x1, y0, y1;     /* data ranges (x in log2 when log) */
+	double x0, x1, y0, y1;     /* data ranges (x in log2, y in log10 when log) */
 	double L, T, PW, PH;       /* plot area in pixels */
-	int xlog;
+	int xlog, ylog;
 };
 
 static double fx(const struct frame *fr, double x)
@@ -95,12 +95,34 @@ static double fx(const struct frame *fr, double x)
 
 static double fy(const struct frame *fr, double y)
 {
-	return fr->T + fr->PH - (y - fr->y0) / (fr->y1 - fr->y0) * fr->PH;
+	double v = fr->ylog ? log10(y) : y;
+	return fr->T + fr->PH - (v - fr->y0) / (fr->y1 - fr->y0) * fr->PH;
 }
 
 static int usable_x(const struct frame *fr, double x)
 {
 	return isfinite(x) && (!fr->xlog || x > 0);
+}
+
+static int usable_y(const struct frame *fr, double y)
+{
+	return isfinite(y) && (!fr->ylog || y > 0);
+}
+
+size_t svg_log_ticks(double lo, double hi, double *ticks, size_t max)
+{
+	static const double m[3] = { 1, 2, 5 };
+	size_t n = 0;
+
+	if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || max == 0)
+		return 0;
+	for (double e = floor(log10(lo)); e <= ceil(log10(hi)) && n < max; e += 1)
+		for (int k = 0; k < 3 && n < max; k++) {
+			double t = m[k] * pow(10, e);
+			if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9))
+				ticks[n++] = t;
+		}
+	return n;
 }
 
 /* One series as a polyline, reduced to min/max per pixel column. */
@@ -120,7 +142,7 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 		double px = 0;
 
 		if (!flush) {
-			if (!usable_x(fr, s->x[i]) || !isfinite(s->y[i]))
+			if (!usable_x(fr, s->x[i]) || !usable_y(fr, s->y[i]))
 				continue;
 			px = fx(fr, s->x[i]);
 			c = lround(px);
@@ -151,7 +173,7 @@ static void draw_series(FILE *f, const struct frame *fr, const struct svg_series
 }
 
 /* Legend entries laid out in rows under the x label; returns the rows' height. */
-struct legend_item { const char *name; const char *color; int band; };
+struct legend_item { const char *name; const char *color; int band; double opacity; };
 
 static double legend_height(const struct legend_item *it, size_t n, double W)
 {
@@ -176,9 +198,12 @@ static void legend_draw(FILE *f, const struct legend_item *it, size_t n, double 
 			y += 16;
 			x = 10;
 		}
-		if (it[i].band)
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\" fill-opacity=\"0.3\"/>",
-				x, y - 9, it[i].color);
+		if (it[i].band == 1)
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\" fill-opacity=\"%.2f\"/>",
+				x, y - 9, it[i].color, it[i].opacity > 0 ? it[i].opacity + 0.05 : 0.3);
+		else if (it[i].band == 2)   /* a reference line */
+			fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+				   "stroke-width=\"1.5\" stroke-dasharray=\"3 2\"/>", x, x + 12, y - 4, y - 4, it[i].color);
 		else
 			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", x, y - 5,
 				it[i].color);
@@ -189,11 +214,34 @@ static void legend_draw(FILE *f, const struct legend_item *it, size_t n, double 
 	}
 }
 
+/* Reference lines over the data, each labelled at its right end (below the line when two meet). */
+static void draw_refs(FILE *f, const struct frame *fr, const struct svg_ref *refs, size_t n)
+{
+	double last_y = -1e9;
+	char buf[48];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!usable_y(fr, refs[i].y))
+			continue;
+		double y = fy(fr, refs[i].y), ly = y - 3;
+		if (fabs(ly - last_y) < 12)
+			ly = y + 11;
+		last_y = ly;
+		svg_fmt_num(refs[i].y, buf, sizeof buf);
+		fprintf(f, "<g class=\"ref\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			   "stroke-width=\"1.5\" stroke-dasharray=\"3 2\"/><text x=\"%.1f\" y=\"%.1f\" "
+			   "text-anchor=\"end\" fill=\"%s\">", fr->L, fr->L + fr->PW, y, y, svg_color(refs[i].color),
+			fr->L + fr->PW - 2, ly, svg_color(refs[i].color));
+		html_esc(f, refs[i].name);
+		fprintf(f, " %s</text></g>\n", buf);
+	}
+}
+
 int svg_line_chart(FILE *f, const struct svg_chart *c)
 {
 	double W = c->width > 0 ? c->width : 720, H = c->height > 0 ? c->height : 260;
 	struct frame fr = { .x0 = INFINITY, .x1 = -INFINITY, .y0 = INFINITY, .y1 = -INFINITY,
-			    .L = 70, .T = 30, .xlog = c->x_log2 };
+			    .L = 70, .T = 30, .xlog = c->x_log2, .ylog = c->y_log10 };
 	struct legend_item items[64];
 	size_t ni = 0, npts = 0;
 	double ticks[32], lh, xt[64];
@@ -203,24 +251,36 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 	for (size_t i = 0; i < c->n_series; i++) {
 		const struct svg_series *s = &c->series[i];
 		for (size_t j = 0; j < s->n; j++) {
-			if (!usable_x(&fr, s->x[j]) || !isfinite(s->y[j]))
+			if (!usable_x(&fr, s->x[j]) || !usable_y(&fr, s->y[j]))
 				continue;
-			double xv = fr.xlog ? log2(s->x[j]) : s->x[j];
+			double xv = fr.xlog ? log2(s->x[j]) : s->x[j], yv = fr.ylog ? log10(s->y[j]) : s->y[j];
 			fr.x0 = fmin(fr.x0, xv);
 			fr.x1 = fmax(fr.x1, xv);
-			fr.y0 = fmin(fr.y0, s->y[j]);
-			fr.y1 = fmax(fr.y1, s->y[j]);
+			fr.y0 = fmin(fr.y0, yv);
+			fr.y1 = fmax(fr.y1, yv);
 			npts++;
 		}
 		if (s->legend && ni < 48)
-			items[ni++] = (struct legend_item){ s->name ? s->name : "", svg_color(s->color), 0 };
+			items[ni++] = (struct legend_item){ s->name ? s->name : "", svg_color(s->color), 0, 0 };
+	}
+	/* reference lines stay inside the y range, so the reader sees where the data sits against them */
+	for (size_t i = 0; npts && i < c->n_refs; i++) {
+		if (!usable_y(&fr, c->refs[i].y))
+			continue;
+		double yv = fr.ylog ? log10(c->refs[i].y) : c->refs[i].y;
+		fr.y0 = fmin(fr.y0, yv);
+		fr.y1 = fmax(fr.y1, yv);
+		if (ni < 56)
+			items[ni++] = (struct legend_item){ c->refs[i].name ? c->refs[i].name : "",
+							    svg_color(c->refs[i].color), 2, 0 };
 	}
 	for (size_t k = 0; k < c->n_band_kinds && ni < 64; k++) {
 		int used = 0;
 		for (size_t b = 0; b < c->n_bands; b++)
 			used |= c->bands[b].kind == (int)k;
 		if (used)
-			items[ni++] = (struct legend_item){ c->band_names[k], band_palette[k % N_BAND_COLORS], 1 };
+			items[ni++] = (struct legend_item){ c->band_names[k], band_palette[k % N_BAND_COLORS], 1,
+							    c->band_opacity ? c->band_opacity[k] : 0.25 };
 	}
 	lh = legend_height(items, ni, W);
 	H += lh;
@@ -239,9 +299,17 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no data</text></svg>\n", W / 2, H / 2);
 		return ferror(f) ? -1 : 0;
 	}
-	if (c->y_from_zero && fr.y0 > 0)
+	if (fr.ylog) {
+		/* whole decades around the data */
+		fr.y0 = floor(fr.y0 + 1e-9);
+		fr.y1 = ceil(fr.y1 - 1e-9);
+		if (fr.y1 <= fr.y0)
+			fr.y1 = fr.y0 + 1;
+	} else if (c->y_from_zero && fr.y0 > 0)
 		fr.y0 = 0;
-	if (fr.y1 <= fr.y0) {
+	if (fr.ylog) {
+		/* fitted above */
+	} else if (fr.y1 <= fr.y0) {
 		double pad = fabs(fr.y0) > 0 ? fabs(fr.y0) * 0.05 : 1;
 		fr.y0 -= pad;
 		fr.y1 += pad;
@@ -256,7 +324,8 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 		fr.x1 += 1;
 	}
 	/* y grid, ticks and labels */
-	nt = svg_nice_ticks(fr.y0, fr.y1, 5, ticks, 32);
+	nt = fr.ylog ? svg_log_ticks(pow(10, fr.y0), pow(10, fr.y1), ticks, 32)
+		     : svg_nice_ticks(fr.y0, fr.y1, 5, ticks, 32);
 	for (size_t i = 0; i < nt; i++) {
 		double y = fy(&fr, ticks[i]);
 		svg_fmt_num(ticks[i], buf, sizeof buf);
@@ -290,11 +359,16 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 		double a = fmax(fr.L, fx(&fr, c->bands[b].x0)), z = fmin(fr.L + fr.PW, fx(&fr, c->bands[b].x1));
 		if (!(z >= a))
 			continue;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.25\"/>\n",
-			a, fr.T, fmax(z - a, 1.0), fr.PH, band_palette[(size_t)c->bands[b].kind % N_BAND_COLORS]);
+		size_t k = (size_t)c->bands[b].kind;
+		fprintf(f, "<rect class=\"band b%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			   "fill-opacity=\"%.2f\"><title>", k, a, fr.T, fmax(z - a, 1.0), fr.PH,
+			band_palette[k % N_BAND_COLORS], c->band_opacity ? c->band_opacity[k] : 0.25);
+		html_esc(f, k < c->n_band_kinds ? c->band_names[k] : "");
+		fputs("</title></rect>\n", f);
 	}
 	for (size_t i = 0; i < c->n_series; i++)
 		draw_series(f, &fr, &c->series[i]);
+	draw_refs(f, &fr, c->refs, c->n_refs);
 	/* axes and their labels */
 	fprintf(f, "<path d=\"M%.1f %.1fV%.1fH%.1f\" fill=\"none\" stroke=\"#333\"/>\n",
 		fr.L, fr.T, fr.T + fr.PH, fr.L + fr.PW);

@@ -31,6 +31,13 @@ struct svg_band {
 	int kind;
 };
 
+/* A horizontal reference line at y (a model's achievable figure, a clock limit, a fleet median). */
+struct svg_ref {
+	double y;
+	const char *name;         /* label drawn at the line's right end and in the legend */
+	int color;                /* palette index */
+};
+
 struct svg_chart {
 	const char *title;
 	const char *x_label;      /* with its unit: "time since soak start (s)" */
@@ -38,6 +45,7 @@ struct svg_chart {
 	int x_log2;               /* log2 x axis (sizes) */
 	int x_bytes;              /* x ticks as byte sizes: 4 KiB, 1 MiB, 1 GiB */
 	int y_from_zero;          /* y axis starts at 0 (else fitted to the data) */
+	int y_log10;              /* log10 y axis (values spanning decades: copy bandwidths); y <= 0 not drawn */
 	int width, height;        /* 0: 720 x 260 */
 	const struct svg_series *series;
 	size_t n_series;
@@ -45,6 +53,9 @@ struct svg_chart {
 	size_t n_bands;
 	const char *const *band_names;  /* legend names of band kinds */
 	size_t n_band_kinds;
+	const double *band_opacity;     /* per band kind (NULL: 0.25): a normal state drawn lighter */
+	const struct svg_ref *refs;     /* dashed horizontal reference lines, inside the y range */
+	size_t n_refs;
 };
 
 /*
@@ -70,6 +81,8 @@ size_t svg_nice_ticks(double lo, double hi, size_t want, double *ticks, size_t m
 /* A byte size as "4 KiB", "256 MiB", "1 GiB" (powers of two) or "1.5 MB" otherwise. */
 void svg_fmt_bytes(double b, char *buf, size_t size);
 /* A number with about 3 significant digits ("1980", "0.35", "1.2e+06"). */
+/* Log10 ticks for [lo, hi] (both > 0): 1, 2, 5 x 10^k; returns the count (<= max). */
+size_t svg_log_ticks(double lo, double hi, double *ticks, size_t max);
 void svg_fmt_num(double v, char *buf, size_t size);
 /* Palette colour "#rrggbb" (Okabe-Ito, readable for colour-blind readers). */
 const char *svg_color(int i);

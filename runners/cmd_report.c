@@ -5,6 +5,7 @@
 #include "runners/cli.h"
 #include "common/util.h"
 #include "reports/html.h"
+#include "runners/flags.h"
 #include "results/store.h"
 
 #include <getopt.h>
@@ -97,7 +98,8 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
 	{
-		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est };
+		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est,
+					 .remedy = flags_remediation };
 		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)
 					  : report_write(s, &o, stdout, err, sizeof err);
 		if (wr == 0 && !strcmp(out, "-") && fflush(stdout)) {

@@ -91,6 +91,11 @@ const char *flags_remediation(const char *code, const char *severity, int gpu, c
 		snprintf(who, sizeof who, "gpu %d", gpu);
 	else
 		snprintf(who, sizeof who, "the gpus");
+	if (severity && !strcmp(severity, "info")) {
+		/* e.g. THROTTLE_POWER info: a GPU at its full power cap under load, as it should be */
+		snprintf(buf, len, "nothing: information, not a fault");
+		return buf;
+	}
 	for (size_t i = 0; code && i < sizeof remedies / sizeof remedies[0]; i++)
 		if (!strcmp(remedies[i].code, code)) {
 			const char *fmt = severity && !strcmp(severity, "critical") ? remedies[i].critical :

@@ -39,7 +39,7 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 {
 	/* this run in full detail; rankings still use the whole store */
 	char err[512];
-	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1 };
+	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation };
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {

@@ -6,8 +6,12 @@
 # before and after.  A crash stops it, with the reproducer in build-fuzz/long/.
 #
 #   tests/fuzz/long.sh [RUNS] [TARGET...]      (make fuzz-long FUZZ_RUNS=N)
+#
+# FUZZ_MAX_SECONDS=S caps each target's time (0, the default: no cap); the
+# executions column then says how many it reached.
 set -eu
 runs=${1:-10000000}
+cap=${FUZZ_MAX_SECONDS:-0}
 [ $# -gt 0 ] && shift
 dir=build-fuzz/long
 mkdir -p "$dir"
@@ -21,7 +25,7 @@ for n in $targets; do
 	mkdir -p "$work" "$seed"
 	before=$(find "$seed" -type f | wc -l)
 	t0=$(date +%s)
-	ASAN_OPTIONS=detect_leaks=1 "$bin" -runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	ASAN_OPTIONS=detect_leaks=1 "$bin" -runs="$runs" -max_total_time="$cap" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$dir/$n-" "$work" "$seed" >"$dir/$n.log" 2>&1 ||
 		{ tail -40 "$dir/$n.log"; exit 1; }
 	t1=$(date +%s)

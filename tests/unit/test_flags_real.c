@@ -556,6 +556,8 @@ static void test_remediation(void)
 	}
 	flags_remediation("DATA_CORRUPTION", "critical", 3, buf, sizeof buf);
 	CHECK_STR(buf, "drain the node and ask the provider to replace gpu 3: it computed a wrong result");
+	/* an info flag asks nothing of anyone (the clean H100 at its power cap raises THROTTLE_POWER info) */
+	CHECK_STR(flags_remediation("THROTTLE_POWER", "info", 0, buf, sizeof buf), "nothing: information, not a fault");
 	json_t *fp = load("h100-2026-11-22/contention/loaded-1.json");
 	json_t *flags = flags_compute(fp);
 	size_t i;

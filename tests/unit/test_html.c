@@ -108,6 +108,12 @@ static void test_svg_helpers(void)
 	CHECK_STR(buf, "1 GiB");
 	svg_fmt_num(1980, buf, sizeof buf);
 	CHECK_STR(buf, "1980");
+	/* log ticks: 1, 2, 5 per decade, inside the range */
+	n = svg_log_ticks(0.3, 2500, t, 16);
+	CHECK(n == 12);   /* 0.5 1 2 5 10 20 50 100 200 500 1000 2000 */
+	CHECK_NEAR(t[0], 0.5, 1e-12);
+	CHECK_NEAR(t[n - 1], 2000, 1e-9);
+	CHECK(svg_log_ticks(0, 10, t, 16) == 0);   /* no log axis through zero */
 }
 
 static char *line_chart(const struct svg_chart *c)
@@ -118,6 +124,31 @@ static char *line_chart(const struct svg_chart *c)
 	CHECK(svg_line_chart(f, c) == 0);
 	fclose(f);
 	return buf;
+}
+
+/* A reference line is drawn, labelled and widens the y range to hold it; a log axis drops y <= 0. */
+static void test_svg_refs_and_log_axis(void)
+{
+	double x[3] = { 4096, 65536, 1048576 }, y[3] = { 0, 3, 1900 };
+	struct svg_series s = { "d2d", x, y, 3, 0, 1, 0 };
+	struct svg_ref ref = { 63.0, "PCIe Gen5 x16 link", 2 };
+	struct svg_chart c = { .title = "t", .x_label = "x", .y_label = "y", .x_log2 = 1, .y_log10 = 1,
+			       .series = &s, .n_series = 1, .refs = &ref, .n_refs = 1 };
+	char *out = line_chart(&c);
+	CHECK(strstr(out, "class=\"ref\"") != NULL);
+	CHECK(strstr(out, "PCIe Gen5 x16 link 63") != NULL);
+	CHECK(strstr(out, ">1000<") != NULL && strstr(out, ">10<") != NULL);   /* decades, not 0..2000 */
+	CHECK(strstr(out, ">0<") == NULL);
+	free(out);
+	/* linear: a reference above the data still shows */
+	y[0] = 10;
+	y[1] = 20;
+	y[2] = 30;
+	ref.y = 698;
+	c.y_log10 = 0;
+	out = line_chart(&c);
+	CHECK(strstr(out, ">600<") != NULL);
+	free(out);
 }
 
 static void test_svg_line_chart(void)
@@ -354,7 +385,7 @@ static void test_render_ranking_order(void)
 		CHECK(strstr(table, "(estimate)") != NULL);
 	}
 	free(table);
-	CHECK(strstr(out, "gemm.bf16.tflops per dollar, on-demand prices") != NULL);  /* bar chart */
+	CHECK(strstr(out, "BF16 GEMM per dollar, on-demand prices") != NULL);  /* bar chart, labelled for people */
 	free(out);
 	json_decref(rk);
 	json_decref(fps[0]);
@@ -503,6 +534,6 @@ static void test_report_write_store(void)
 }
 
 TEST_MAIN(T(test_escape_text), T(test_escape_invalid_utf8_and_controls), T(test_escape_json),
-	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_line_chart), T(test_svg_bar_chart),
+	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_refs_and_log_axis), T(test_svg_line_chart), T(test_svg_bar_chart),
 	  T(test_render_escapes_and_csp), T(test_render_detail_rule), T(test_render_ranking_order),
 	  T(test_render_write_error), T(test_report_write_store))
