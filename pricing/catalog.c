@@ -1,6 +1,7 @@
 /* catalog.c - see catalog.h */
 #include "pricing/catalog.h"
 #include "pricing/csvrows.h"
+#include "pricing/fx.h"
 #include "common/util.h"
 
 #include <sqlite3.h>
@@ -790,10 +791,10 @@ int catalog_import_buffer(sqlite3 *db, const char *name, const void *buf, size_t
 
 /*
  * A shipped catalog keeps the currency its source quotes (Alibaba's list
- * prices are in CNY) although gpuvet ships no exchange rate: the rows are
- * stored and listed, and `gpuvet rank` skips them until the user stores a
- * rate with `gpuvet prices fx`.  Imports and fetches still refuse an
- * unknown currency.
+ * prices are in CNY) whether or not a rate for it is stored: the shipped
+ * rates (fx.csv) cover the shipped catalogs, and a row whose currency has
+ * no rate is listed and ranked marked "no rate".  Imports and fetches
+ * still refuse an unknown currency.
  */
 static int import_shipped(sqlite3 *db, const char *name, const void *buf, size_t len,
 			  const char *source, const char *message, char *err, size_t errlen)
@@ -815,28 +816,84 @@ static void fnv64_hex(const char *s, size_t n, char out[24])
 	snprintf(out, 24, "fnv64:%016llx", (unsigned long long)h);
 }
 
+/* 1 when the store holds this shipped file at this version (tag) already, 0 not, -1 error */
+static int shipped_same(sqlite3 *db, const char *source, const char *tag, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int same = 0;
+	if (sqlite3_prepare_v2(db, "SELECT message FROM price_sources WHERE source = ?1 AND status = 'ok'",
+			       -1, &st, NULL) != SQLITE_OK) {
+		db_err(db, "read the price sources", err, errlen);
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, source, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *m = sqlite3_column_text(st, 0);
+		same = m && !strcmp((const char *)m, tag);
+	}
+	sqlite3_finalize(st);
+	return same;
+}
+
+struct fx_load {
+	sqlite3 *db;
+	char *err;
+	size_t errlen;
+};
+
+static int fx_load_row(void *ud, const char *currency, double usd_per_unit, const char *captured_at,
+		       const char *source)
+{
+	struct fx_load *l = ud;
+	return fx_set_shipped(l->db, currency, usd_per_unit, captured_at, source, l->err, l->errlen);
+}
+
+/*
+ * The shipped exchange rates (pricing/catalog/fx.csv), in one transaction
+ * with their price_sources row "catalog:fx"; a user's rate is kept.
+ */
+static int ensure_shipped_fx(sqlite3 *db, int force, char *err, size_t errlen)
+{
+	const struct catalog_shipped *c = &catalog_shipped_fx;
+	char tag[24], rerr[256] = "";
+	long rows = 0;
+	fnv64_hex(c->data, (size_t)(c->end - c->data), tag);
+	if (!force) {
+		int same = shipped_same(db, "catalog:fx", tag, err, errlen);
+		if (same)
+			return same < 0 ? -1 : 0;
+	}
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		db_err(db, "start a transaction", err, errlen);
+		return -1;
+	}
+	struct fx_load l = { db, rerr, sizeof rerr };
+	if (fx_parse_csv("pricing/catalog/fx.csv", c->data, (size_t)(c->end - c->data), fx_load_row, &l, &rows,
+			 err, errlen) < 0 ||
+	    upsert_source(db, "catalog:fx", NULL, "ok", tag, rows) < 0 ||
+	    sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", rerr[0] ? rerr : "cannot store the shipped exchange rates");
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	return 0;
+}
+
 int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_t errlen)
 {
 	int n = 0;
+	if (ensure_shipped_fx(db, force, err, errlen) < 0)
+		return -1;
 	for (size_t i = 0; i < catalog_shipped_count; i++) {
 		const struct catalog_shipped *c = &catalog_shipped[i];
 		char source[64], tag[24], name[96];
 		snprintf(source, sizeof source, "catalog:%s", c->name);
 		fnv64_hex(c->data, (size_t)(c->end - c->data), tag);
 		if (!force) {
-			sqlite3_stmt *st;
-			int same = 0;
-			if (sqlite3_prepare_v2(db, "SELECT message FROM price_sources WHERE source = ?1 AND status = 'ok'",
-					       -1, &st, NULL) != SQLITE_OK) {
-				db_err(db, "read the price sources", err, errlen);
+			int same = shipped_same(db, source, tag, err, errlen);
+			if (same < 0)
 				return -1;
-			}
-			sqlite3_bind_text(st, 1, source, -1, SQLITE_TRANSIENT);
-			if (sqlite3_step(st) == SQLITE_ROW) {
-				const unsigned char *m = sqlite3_column_text(st, 0);
-				same = m && !strcmp((const char *)m, tag);
-			}
-			sqlite3_finalize(st);
 			if (same)
 				continue;
 		}

@@ -23,6 +23,7 @@
 #define GPUVET_CATALOG_H
 
 #include <stddef.h>
+#include <time.h>
 
 /* The store's SQLite connection (store_db()); only the catalog's own files query it. */
 typedef struct sqlite3 sqlite3;
@@ -90,8 +91,7 @@ long catalog_parser_rows(const struct catalog_parser *p);
 struct catalog_load;
 int catalog_load_begin(sqlite3 *db, struct catalog_load **out, char *err, size_t errlen);
 /* Rejects unknown currencies (neither USD nor in fx_rates), except while loading
- * the shipped catalogs, which keep their source's currency (rank skips such
- * rows until a rate is stored). */
+ * the shipped catalogs, which keep their source's currency (fx.csv ships its rate). */
 int catalog_load_put(struct catalog_load *l, const struct price_rec *r, char *err, size_t errlen);
 /* Records each source in price_sources (status ok, rows) and commits. */
 int catalog_load_commit(struct catalog_load *l, const char *provider, const char *message,
@@ -117,6 +117,8 @@ struct price_row {
 	struct price_rec rec;
 	double hourly;        /* price per hour in rec.currency (price_rec_hourly: a month is 730 h) */
 	double usd_per_hour;  /* hourly x the stored rate of rec.currency (USD: 1); NAN when no rate is stored */
+	double usd_per_unit;  /* that rate (USD: 1; NAN none) */
+	char fx_captured_at[32]; /* the rate's date ("" for USD or none) */
 };
 /* NULL fields match everything; region also matches prices that hold in every region (""). */
 struct price_filter {
@@ -145,6 +147,12 @@ struct catalog_sku {
 int catalog_skus(sqlite3 *db, const char *provider, struct catalog_sku **out, size_t *n, char *err, size_t errlen);
 void catalog_skus_free(struct catalog_sku *k, size_t n);
 
+/*
+ * 1 when provider has a fetcher (aws, lambda, alibaba) or stored prices, 0 not,
+ * -1 on a read error; known gets the known providers, "a, b, c".
+ */
+int catalog_provider_known(sqlite3 *db, const char *provider, char *known, size_t known_size);
+
 /* One row of price_sources (fields NULL when not recorded). */
 struct price_source {
 	const char *source, *provider, *fetched_at, *status, *message;
@@ -156,6 +164,54 @@ int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t
 /* May prices be written (the store was not opened read-only)? */
 int catalog_writable(sqlite3 *db);
 
+/* ---- what `gpuvet prices list` shows (catalog_list.c) ---- */
+
+/* Compares names with digit runs as numbers, case-insensitively: p4d.24xlarge < p5.48xlarge, g5.2xlarge < g5.12xlarge. */
+int natural_cmp(const char *a, const char *b);
+
+/* `--gpu MODEL[:COUNT]`: a model name (H100 finds H100-SXM and H100-PCIE, A10 not A100) and a GPU count. */
+struct gpu_want {
+	char model[64];
+	double count;   /* NAN: any */
+};
+int price_gpu_want_parse(const char *s, struct gpu_want *w, char *err, size_t errlen);
+int price_gpu_matches(const struct gpu_want *w, const char *gpu_model, double gpu_count);
+
+/* Whole days from captured_at (YYYY-MM-DD...) to now; -1 when it is not a date. */
+long price_age_days(const char *captured_at, time_t now);
+
+/* One market's price of an offer: the winning source's cheapest row (imports > fetched > shipped). */
+struct price_side {
+	int have;
+	double hourly;        /* in currency */
+	double usd_per_hour;  /* NAN: no rate stored for currency */
+	double usd_per_unit;
+	char currency[4], source[128], captured_at[32], zone[64], fx_captured_at[32];
+};
+/* One instance type in one region, on-demand and spot side by side. */
+struct price_offer {
+	char provider[32], instance_type[96], region[64], gpu_model[64];
+	double gpu_count, gpu_memory_gib, memory_gib;  /* NAN unknown */
+	long vcpus;                                    /* -1 unknown */
+	struct price_side od, spot;
+};
+struct price_offers {
+	struct price_offer *v;
+	size_t n, cap;
+};
+/* Adds an on-demand or spot row to its offer (1); a reserved row is left out (0). */
+int price_offers_add(struct price_offers *o, const struct price_row *r);
+/* USD per GPU-hour of a side; NAN when no rate or no GPU count. */
+double price_offer_per_gpu(const struct price_offer *f, const struct price_side *s);
+enum offer_sort {
+	OFFER_SORT_GPU,       /* provider, GPU model, GPU count, instance type, region */
+	OFFER_SORT_NAME,      /* instance type, provider, region */
+	OFFER_SORT_PRICE,     /* USD per hour (on-demand, else spot), unknown last */
+	OFFER_SORT_GPU_PRICE, /* USD per GPU-hour */
+};
+void price_offers_sort(struct price_offers *o, enum offer_sort by);
+void price_offers_free(struct price_offers *o);
+
 /* ---- the catalogs shipped inside the binary (pricing/catalog/NAME.csv) ---- */
 
 struct catalog_shipped {
@@ -166,10 +222,13 @@ struct catalog_shipped {
 };
 extern const struct catalog_shipped catalog_shipped[];
 extern const size_t catalog_shipped_count;
+/* pricing/catalog/fx.csv: the shipped exchange rates (fx.h) */
+extern const struct catalog_shipped catalog_shipped_fx;
 
 /*
- * Loads each shipped catalog the store does not hold at this version yet
- * (first use, or a newer binary).  force: reload all.  Returns 0 or -1 with err.
+ * Loads each shipped catalog, and the shipped exchange rates (a user's rate
+ * is kept), that the store does not hold at this version yet (first use,
+ * or a newer binary).  force: reload all.  Returns 0 or -1 with err.
  */
 int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_t errlen);
 

@@ -22,6 +22,7 @@
 CATALOG_INCBIN(aws, "aws.csv");
 CATALOG_INCBIN(lambda, "lambda.csv");
 CATALOG_INCBIN(alibaba, "alibaba.csv");
+CATALOG_INCBIN(fx, "fx.csv");
 
 const struct catalog_shipped catalog_shipped[] = {
 	{ "aws", "aws.csv", gv_catalog_aws_data, gv_catalog_aws_end },
@@ -30,3 +31,4 @@ const struct catalog_shipped catalog_shipped[] = {
 };
 const size_t catalog_shipped_count = sizeof catalog_shipped / sizeof catalog_shipped[0];
 
+const struct catalog_shipped catalog_shipped_fx = { "fx", "fx.csv", gv_catalog_fx_data, gv_catalog_fx_end };

@@ -57,6 +57,10 @@ int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *c
 		snprintf(err, errlen, "rate %g is not a positive number", usd_per_unit);
 		return -1;
 	}
+	if (!strncmp(source, FX_SHIPPED_PREFIX, strlen(FX_SHIPPED_PREFIX))) {
+		snprintf(err, errlen, "source '%s': '%s' is kept for the rates gpuvet ships", source, FX_SHIPPED_PREFIX);
+		return -1;
+	}
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO fx_rates (currency, usd_per_unit, captured_at, source)"
 			       " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (currency) DO UPDATE SET"
@@ -73,6 +77,38 @@ int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *c
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 	if (rc < 0)
 		snprintf(err, errlen, "cannot store the rate: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int fx_set_shipped(sqlite3 *db, const char *currency, double usd_per_unit, const char *captured_at,
+		   const char *source, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	if (!iso_code(currency) || !strcmp(currency, "USD") || !isfinite(usd_per_unit) || usd_per_unit <= 0 ||
+	    strncmp(source, FX_SHIPPED_PREFIX, strlen(FX_SHIPPED_PREFIX))) {
+		snprintf(err, errlen, "shipped rate for '%s' is not valid", currency);
+		return -1;
+	}
+	/* the user's own rate (any other source) wins: the WHERE leaves it alone */
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO fx_rates (currency, usd_per_unit, captured_at, source)"
+			       " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (currency) DO UPDATE SET"
+			       " usd_per_unit = excluded.usd_per_unit, captured_at = excluded.captured_at,"
+			       " source = excluded.source WHERE substr(fx_rates.source, 1, ?5) = ?6",
+			       -1, &st, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "cannot store the shipped rate: %s", sqlite3_errmsg(db));
+		return -1;
+	}
+	sqlite3_bind_text(st, 1, currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 2, usd_per_unit);
+	sqlite3_bind_text(st, 3, captured_at, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 5, (int)strlen(FX_SHIPPED_PREFIX));
+	sqlite3_bind_text(st, 6, FX_SHIPPED_PREFIX, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+	if (rc < 0)
+		snprintf(err, errlen, "cannot store the shipped rate: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -146,6 +182,8 @@ static void row_from(sqlite3_stmt *st, struct price_row *r)
 	/* USD's rate is 1 (fx.h); another currency's is the stored one, or none */
 	double rate = !strcmp(p->currency, "USD") ? 1.0 : col_num(st, 18);
 	r->usd_per_hour = r->hourly * rate;
+	r->usd_per_unit = rate;
+	gv_strlcpy(r->fx_captured_at, !strcmp(p->currency, "USD") ? "" : col(st, 19), sizeof r->fx_captured_at);
 }
 
 int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order order, price_row_fn fn, void *ud,
@@ -159,7 +197,7 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 	char *sql = gv_asprintf(
 		"SELECT p.provider, p.instance_type, p.region, p.zone, p.gpu_model, p.gpu_count, p.gpu_memory_gib,"
 		" p.vcpus, p.memory_gib, p.market, p.term, p.upfront, p.price, p.unit, p.currency, p.source,"
-		" p.source_version, p.captured_at, fx.usd_per_unit FROM prices p"
+		" p.source_version, p.captured_at, fx.usd_per_unit, fx.captured_at FROM prices p"
 		" LEFT JOIN fx_rates fx ON fx.currency = p.currency"
 		" WHERE (?1 IS NULL OR p.provider = ?1) AND (?2 IS NULL OR p.market = ?2)"
 		" AND (?3 IS NULL OR p.region = ?3 OR p.region = '')"
@@ -225,6 +263,30 @@ void catalog_skus_free(struct catalog_sku *k, size_t n)
 		free(k[i].gpu_model);
 	}
 	free(k);
+}
+
+int catalog_provider_known(sqlite3 *db, const char *provider, char *known, size_t known_size)
+{
+	static const char *const fetchable[] = { "alibaba", "aws", "lambda" };
+	sqlite3_stmt *st;
+	int found = 0;
+	known[0] = '\0';
+	for (size_t i = 0; i < sizeof fetchable / sizeof fetchable[0]; i++)
+		found |= !strcmp(provider, fetchable[i]);
+	/* the fetchers' providers and every provider an import added, in name order */
+	if (sqlite3_prepare_v2(db,
+			       "SELECT provider FROM prices UNION SELECT 'alibaba' UNION SELECT 'aws'"
+			       " UNION SELECT 'lambda' ORDER BY 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *p = col(st, 0);
+		found |= !strcmp(p, provider);
+		size_t len = strlen(known);
+		snprintf(known + len, known_size - len, "%s%s", len ? ", " : "", p);
+	}
+	sqlite3_finalize(st);
+	return found;
 }
 
 int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t errlen)

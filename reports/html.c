@@ -723,9 +723,19 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 	      "value divided by the hourly price (", f);
 	html_esc(f, jstr(r0, "unit"));
 	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
-	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured: their value comes "
-	      "from the reference table, not from a run, and they are hidden until you ask for them. Rankings use "
-	      "every run in the store.</p>\n", f);
+	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured as that type: "
+	      "their value is the median per GPU of stored runs of the same GPU model or, with none, what a healthy "
+	      "GPU of the model sustains (never the datasheet peak), as each row says; they are hidden until you "
+	      "ask for them.", f);
+	{
+		json_int_t left = json_integer_value(json_object_get(r0, "runs_left_out"));
+		if (left > 0)
+			fprintf(f, " %lld run%s with a critical flag %s left out (<code>gpuvet rank --include-flagged</code> "
+				   "counts them).", (long long)left, left == 1 ? "" : "s", left == 1 ? "is" : "are");
+		else
+			fputs(" Runs with a critical flag are left out; none is here.", f);
+	}
+	fputs("</p>\n", f);
 	{
 		size_t nest = 0;
 		json_array_foreach(json_object_get(r0, "rows"), i, row)
@@ -765,8 +775,11 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 		td_text(f, jstr(row, "provider"));
 		fputs("<td class=\"it\">", f);
 		html_esc(f, orq(jstr(row, "instance_type")));
-		if (est)
-			fputs(" <span class=\"est\">(estimate)</span>", f);
+		if (est) {
+			fputs(" <span class=\"est\" title=\"", f);
+			html_esc(f, orq(jstr(row, "estimate_basis")));
+			fputs("\">(estimate)</span>", f);
+		}
 		fputs("</td>", f);
 		td_text(f, jstr(row, "region"));
 		fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
@@ -1989,7 +2002,7 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 		}
 		fputs("</tbody></table>\n", f);
 	}
-	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak and estimates "
+	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak "
 	      "(dense, boost clock).</p>\n<div class=\"scroll\"><table><thead><tr><th>key</th><th>GPU</th>"
 	      "<th>BF16 <small>TFLOP/s</small></th><th>memory bandwidth <small>GB/s</small></th>"
 	      "<th>source</th></tr></thead><tbody>\n", f);

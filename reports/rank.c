@@ -28,10 +28,20 @@
  *                               nvme.randread.kiops, objstore.get.gbps,
  *                               objstore.put.gbps, 1 each
  *               score.all       every throughput metric any run has, 1 each
- *   estimate  with include_estimates, a priced SKU without a run gets
- *             gemm.<dtype>.tflops = reference peak x GPU count from
- *             common/gpus.h, always "estimate": true; no other metric is
- *             estimated.
+ *   estimate  with include_estimates, a priced SKU without a run gets, for
+ *             each metric, the median per-GPU value of the stored runs of
+ *             SKUs with the same GPU model x its GPU count ("measured"
+ *             basis), else the model's achievable reference x GPU count
+ *             (common/gpus.h gpu_achievable_metric: GEMM and pinned copies),
+ *             never the datasheet peak; "estimate": true with its
+ *             "estimate_basis", ordered after every measured SKU.
+ *   flags     runs with a critical flag are left out (counted in
+ *             "runs_left_out") unless include_flagged.
+ *   markets   the ranking's market prices the order; the other one (spot
+ *             beside on-demand) is shown with its own value per dollar.
+ *   currency  every price in US dollars through its stored, dated rate; a
+ *             SKU whose winning price has no rate is not ranked but listed
+ *             in "unpriced" with why.
  *
  * Only throughput metrics (METRIC_RANKABLE in the rows each bench declares:
  * .tflops, .gbps, .kiops, .images_per_s) are ranked per dollar: a latency or an error
@@ -51,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct weight {
 	const char *metric;
@@ -62,12 +73,6 @@ static const struct weight w_data[] = {
 	{ "nvme.seqread.gbps", 1 }, { "nvme.seqwrite.gbps", 1 }, { "nvme.randread.kiops", 1 },
 	{ "objstore.get.gbps", 1 }, { "objstore.put.gbps", 1 },
 };
-
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-	return a >= b && !strcmp(s + a - b, suf);
-}
 
 /* What a metric is comes from the row its bench declares (benches/bench.h, struct metric_info). */
 static int rankable(const char *m)
@@ -102,7 +107,12 @@ struct sku {
 	int prio;
 	char *region, *gpu_model, *source, *captured;
 	double gpus;            /* NAN unknown */
-	double usd_h;
+	double usd_h;           /* NAN: the winning price's currency has no stored rate */
+	char currency[4];       /* the winning price's own currency */
+	double fx_rate;         /* its rate (USD per unit), NAN for USD */
+	char fx_date[32];
+	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
+	double other_usd_h;
 	/* runs */
 	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
@@ -113,6 +123,7 @@ struct sku {
 	size_t nflags;
 	/* results */
 	int estimate;
+	char basis[200];        /* an estimate's basis */
 	double value, vpd;
 	json_t *components, *missing;
 };
@@ -124,6 +135,7 @@ struct runent {
 	unsigned named : 1;     /* has a provider and type, left out by --region */
 	unsigned has : 1;       /* has one of the metrics asked for */
 	unsigned critical : 1;  /* carries a critical flag */
+	unsigned left : 1;      /* left out for it (has a metric asked for; no include_flagged) */
 };
 
 struct flagent {
@@ -139,7 +151,6 @@ struct ctx {
 	size_t n;
 	char *err;
 	size_t errlen;
-	char unrated[256];      /* currencies already said to have no rate (once each, not per price) */
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
 	struct runent *runs;    /* every stored run, sorted by id once read */
 	size_t nruns;
@@ -148,6 +159,8 @@ struct ctx {
 	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
 	long unnamed_with;      /* runs that have it but no provider or instance type */
 	long elsewhere_with;    /* runs that have it in another region than --region */
+	long left_out;          /* runs with a critical flag not counted (no include_flagged) */
+	int other;              /* loading the other market's prices */
 };
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
@@ -164,6 +177,8 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 	k->itype = gv_strdup(itype);
 	k->gpus = NAN;
 	k->run_gpus = NAN;
+	k->fx_rate = NAN;
+	k->other_usd_h = NAN;
 	return k;
 }
 
@@ -202,21 +217,31 @@ static int source_prio(const char *src)
 	return 2;
 }
 
+/* Is the row the better price of its SKU: the most specific source, then the cheapest in USD (no rate: last). */
+static int better_price(int prio, double usd, int have, int have_prio, double have_usd)
+{
+	if (!have || prio > have_prio)
+		return 1;
+	if (prio < have_prio)
+		return 0;
+	return !isnan(usd) && (isnan(have_usd) || usd < have_usd);
+}
+
 static int take_price(void *ud, const struct price_row *row)
 {
 	struct ctx *c = ud;
 	const struct price_rec *r = &row->rec;
-	if (isnan(row->usd_per_hour)) {
-		if (!strstr(c->unrated, r->currency)) {
-			size_t u = strlen(c->unrated);
-			gv_debug("rank: no exchange rate for %s, its prices skipped", r->currency);
-			snprintf(c->unrated + u, sizeof c->unrated - u, "%s ", r->currency);
+	int prio = source_prio(r->source);
+	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
+	if (c->other) {
+		if (better_price(prio, row->usd_per_hour, k->other_priced, k->other_prio, k->other_usd_h)) {
+			k->other_priced = 1;
+			k->other_prio = prio;
+			k->other_usd_h = row->usd_per_hour;
 		}
 		return 0;
 	}
-	int prio = source_prio(r->source);
-	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
-	if (k->priced && (prio < k->prio || (prio == k->prio && row->usd_per_hour >= k->usd_h)))
+	if (!better_price(prio, row->usd_per_hour, k->priced, k->prio, k->usd_h))
 		return 0;
 	free(k->region);
 	free(k->gpu_model);
@@ -225,6 +250,9 @@ static int take_price(void *ud, const struct price_row *row)
 	k->priced = 1;
 	k->prio = prio;
 	k->usd_h = row->usd_per_hour;
+	gv_strlcpy(k->currency, r->currency, sizeof k->currency);
+	k->fx_rate = strcmp(r->currency, "USD") ? row->usd_per_unit : NAN;
+	gv_strlcpy(k->fx_date, row->fx_captured_at, sizeof k->fx_date);
 	k->region = gv_strdup(r->region);
 	k->gpu_model = dup_or_null(r->gpu_model);
 	k->gpus = r->gpu_count;
@@ -233,10 +261,18 @@ static int take_price(void *ud, const struct price_row *row)
 	return 0;
 }
 
+/* The ranking's market, then the other one (on-demand's other is spot, spot's and reserved's on-demand). */
 static int load_prices(struct ctx *c)
 {
-	struct price_filter f = { .market = c->o->market ? c->o->market : "on_demand", .region = c->o->region };
-	return catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
+	const char *market = c->o->market ? c->o->market : "on_demand";
+	struct price_filter f = { .market = market, .region = c->o->region };
+	if (catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen) < 0)
+		return -1;
+	c->other = 1;
+	f.market = strcmp(market, "on_demand") ? "on_demand" : "spot";
+	int rc = catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
+	c->other = 0;
+	return rc;
 }
 
 static int cmp_runent(const void *key, const void *elem)
@@ -247,7 +283,7 @@ static int cmp_runent(const void *key, const void *elem)
 
 static struct runent *run_find(const struct ctx *c, int64_t id)
 {
-	return bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent);
+	return c->nruns ? bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent) : NULL;
 }
 
 static void add_value(struct sku *k, const char *name, double v)
@@ -337,6 +373,12 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 	}
 	if (!rankable(name))
 		return 0;
+	if (e->critical && !c->o->include_flagged) {
+		if (!e->left) /* counted once, however many metrics it has */
+			c->left_out++;
+		e->left = 1;
+		return 0;
+	}
 	e->has = 1;
 	if (!isfinite(v))
 		return 0;
@@ -367,7 +409,8 @@ static int load_runs(struct ctx *c, const char *const *names, size_t nnames, jso
 	c->last_sku = -1;
 	if (store_each_run_sku(c->s_store, take_run, c))
 		goto fail;
-	qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
+	if (c->nruns) /* qsort and bsearch want a real array, even of nothing */
+		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
 	if (store_each_flag_code(c->s_store, take_flag, c) ||
 	    store_each_headline(c->s_store, names, nnames, take_metric, &w))
 		goto fail;
@@ -400,23 +443,72 @@ static double sku_gpus(const struct sku *k)
 	return !isnan(k->gpus) && k->gpus > 0 ? k->gpus : k->run_gpus;
 }
 
-/* reference estimate of gemm.<dtype>.tflops; -1 when none */
-static int estimate_of(const struct sku *k, const char *metric, double *out)
+static const char *sku_model(const struct sku *k)
 {
-	char dtype[16];
-	if (strncmp(metric, "gemm.", 5) || !ends_with(metric, ".tflops"))
+	return k->gpu_model ? k->gpu_model : k->run_gpu_model;
+}
+
+/* The same GPU model: the same reference row when either name has one, else the same name. */
+static int same_model(const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	const struct gpu_ref *ra = gpu_ref_find(a), *rb = gpu_ref_find(b);
+	return ra || rb ? ra == rb : !strcasecmp(a, b);
+}
+
+/*
+ * The median per-GPU value of metric over the counted runs of every SKU
+ * with k's GPU model (an instance total divided by that SKU's GPU count);
+ * -1 when no such run is stored.
+ */
+static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char *metric, double *out, size_t *nrun)
+{
+	double *v = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sku *j = &c->s[i];
+		double g = per_gpu_scope(metric) ? 1 : sku_gpus(j);
+		if (j == k || !(g > 0) || !same_model(sku_model(j), sku_model(k)))
+			continue;
+		for (size_t q = 0; q < j->nm; q++)
+			if (!strcmp(j->m[q].name, metric))
+				for (size_t r = 0; r < j->m[q].n; r++) {
+					v = gv_realloc(v, (n + 1) * sizeof *v);
+					v[n++] = j->m[q].v[r] / g;
+				}
+	}
+	if (n)
+		*out = gv_median_inplace(v, n);
+	free(v);
+	*nrun = n;
+	return n ? 0 : -1;
+}
+
+/*
+ * An unmeasured SKU's value of metric: what its GPU model achieved in the
+ * stored runs, else the model's achievable reference, times its GPU count
+ * (instance totals); never the datasheet peak.  Its basis goes to
+ * k->basis.  -1 when there is neither.
+ */
+static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, double *out)
+{
+	const char *model = sku_model(k), *src = NULL;
+	double per = 0, gpus = per_gpu_scope(metric) ? 1 : sku_gpus(k);
+	size_t nrun = 0;
+	if (!model || !(gpus > 0))
 		return -1;
-	size_t len = strlen(metric) - 5 - 7;
-	if (len == 0 || len >= sizeof dtype)
-		return -1;
-	memcpy(dtype, metric + 5, len);
-	dtype[len] = '\0';
-	int d = gpu_dtype_from_name(dtype);
-	const struct gpu_ref *ref = k->gpu_model ? gpu_ref_find(k->gpu_model) : NULL;
-	double gpus = sku_gpus(k);
-	if (d < 0 || !ref || !(gpus > 0) || !(ref->peak_tflops[d] > 0))
-		return -1;
-	*out = ref->peak_tflops[d] * gpus;
+	if (measured_per_gpu(c, k, metric, &per, &nrun) == 0) {
+		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored run(s), %.4g per GPU", model,
+			 nrun, per);
+	} else {
+		const struct gpu_ref *ref = gpu_ref_find(model);
+		if (gpu_achievable_metric(ref ? ref->key : model, metric, &per, &src) < 0 || !(per > 0))
+			return -1;
+		snprintf(k->basis, sizeof k->basis, "achievable reference: %s %.4g per GPU (common/gpus.c: %.48s...)",
+			 model, per, src ? src : "");
+	}
+	*out = per * gpus;
 	return 0;
 }
 
@@ -438,6 +530,8 @@ static double per_price(const struct rank_opts *o, const struct sku *k)
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct sku *x = *(const struct sku *const *)a, *y = *(const struct sku *const *)b;
+	if (x->estimate != y->estimate)
+		return x->estimate - y->estimate; /* every measured SKU before every estimate */
 	if (x->vpd != y->vpd)
 		return x->vpd < y->vpd ? 1 : -1;
 	int c = strcmp(x->provider, y->provider);
@@ -528,7 +622,7 @@ static void shown_values(struct ctx *c, const struct components *cp, int per_gpu
 			sv->val[i * nn + j] = NAN;
 			if (median_of(k, cp->names[j], &v) == 0) {
 				sv->meas[i] = 1;
-			} else if (!o->include_estimates || estimate_of(k, cp->names[j], &v) < 0) {
+			} else if (!o->include_estimates || estimate_of(c, k, cp->names[j], &v) < 0) {
 				continue;
 			} else {
 				sv->est[i] = 1;
@@ -588,6 +682,11 @@ static void score_sku(struct sku *k, const struct components *cp, const double *
  * The SKUs that have a value, priced ones into order (valued per dollar,
  * flags loaded), unpriced ones listed; returns how many were measured.
  */
+static const char *market_of(const struct ctx *c)
+{
+	return c->o->market ? c->o->market : "on_demand";
+}
+
 static int value_skus(struct ctx *c, const struct components *cp, const struct shown *sv, int composite,
 		      struct sku **order, size_t *nrows, json_t *unpriced)
 {
@@ -603,10 +702,22 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 			continue;
 		if (sv->meas[i])
 			any_measured = 1;
-		if (!k->priced) {
-			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I}", "provider", k->provider,
-								  "instance_type", k->itype,
-								  "runs", (json_int_t)k->nhave));
+		if (!k->priced || isnan(k->usd_h)) {
+			/* measured but not priced in this market, or priced in a currency without a rate: said why */
+			if (!sv->meas[i] && !k->priced)
+				continue;
+			char why[200];
+			if (!k->priced && !strcmp(market_of(c), "spot"))
+				snprintf(why, sizeof why, "no spot price (gpuvet ships none: gpuvet prices update --provider"
+					 " aws with AWS credentials, or gpuvet prices import FILE)");
+			else if (!k->priced)
+				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", market_of(c));
+			else
+				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
+					 " --date D --source S)", k->currency, market_of(c), k->currency);
+			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I,s:s,s:b}", "provider", k->provider,
+								  "instance_type", k->itype, "runs", (json_int_t)k->nhave,
+								  "why", why, "estimate", !sv->meas[i]));
 			continue;
 		}
 		double price = per_price(c->o, k);
@@ -618,6 +729,39 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 		order[(*nrows)++] = k;
 	}
 	return any_measured;
+}
+
+/* A price per the request's --per, or null. */
+static json_t *per_price_json(const struct ctx *c, const struct sku *k, int priced, double usd_h)
+{
+	if (!priced || isnan(usd_h))
+		return json_null();
+	double p = c->o->per && !strcmp(c->o->per, "gpu") ? usd_h / sku_gpus(k) : usd_h;
+	return p > 0 ? json_real(p) : json_null();
+}
+
+/*
+ * On-demand and spot side by side (price and value per dollar of each, null
+ * where the SKU has none), and the rate behind a converted price.
+ */
+static void market_columns(const struct ctx *c, const struct sku *k, json_t *row)
+{
+	int spot = !strcmp(market_of(c), "spot");
+	json_t *od = spot ? per_price_json(c, k, k->other_priced, k->other_usd_h) : per_price_json(c, k, 1, k->usd_h);
+	json_t *sp = spot ? per_price_json(c, k, 1, k->usd_h) : per_price_json(c, k, k->other_priced, k->other_usd_h);
+	if (!strcmp(market_of(c), "reserved")) {
+		json_decref(sp);
+		sp = json_null();
+	}
+	json_object_set_new(row, "value_per_dollar_on_demand",
+			    json_is_number(od) ? json_real(k->value / json_number_value(od)) : json_null());
+	json_object_set_new(row, "value_per_dollar_spot",
+			    json_is_number(sp) ? json_real(k->value / json_number_value(sp)) : json_null());
+	json_object_set_new(row, "on_demand_price_per_hour", od);
+	json_object_set_new(row, "spot_price_per_hour", sp);
+	json_object_set_new(row, "price_fx", isnan(k->fx_rate) ? json_null() :
+			    json_pack("{s:s,s:f,s:s}", "currency", k->currency, "usd_per_unit", k->fx_rate,
+				      "captured_at", k->fx_date));
 }
 
 static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, int composite)
@@ -644,6 +788,8 @@ static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, int com
 			    json_integer(k->estimate ? 0 : k->nhave));
 	json_object_set_new(row, "flags", flags);
 	json_object_set_new(row, "estimate", json_boolean(k->estimate));
+	json_object_set_new(row, "estimate_basis", k->estimate ? json_string(k->basis) : json_null());
+	market_columns(c, k, row);
 	if (composite) {
 		json_object_set(row, "components", k->components);
 		json_object_set(row, "missing", k->missing);
@@ -653,7 +799,7 @@ static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, int com
 
 static json_t *result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
 			   const char *unit, const struct components *cp, int composite, json_t *rows,
-			   json_t *unpriced)
+			   json_t *unpriced, long left_out)
 {
 	json_t *res = json_object();
 	json_object_set_new(res, "metric", json_string(metric));
@@ -674,6 +820,9 @@ static json_t *result_json(const struct rank_opts *o, const char *metric, const 
 	}
 	json_object_set_new(res, "rows", rows);
 	json_object_set_new(res, "unpriced", unpriced);
+	json_object_set_new(res, "runs_left_out", json_integer(left_out));
+	json_object_set_new(res, "runs_left_out_reason",
+			    json_string(o->include_flagged ? "" : "critical flags (--include-flagged to count them)"));
 	return res;
 }
 
@@ -734,6 +883,9 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 				 "%ld stored run(s) have %s but no provider and instance type (measured without cloud "
 				 "metadata, as on lambda): name them with 'gpuvet results tag RUN --provider P --sku TYPE "
 				 "--region R'", c.unnamed_with, metric);
+		else if (c.left_out)
+			snprintf(err, errlen, "the %ld stored run(s) with %s carry critical flags (%s): rank them with"
+				 " --include-flagged", c.left_out, metric, "gpuvet results show RUN lists them");
 		else if (c.elsewhere_with)
 			snprintf(err, errlen, "%ld stored run(s) have %s, none in region %s", c.elsewhere_with, metric,
 				 o->region);
@@ -751,7 +903,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
-	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced);
+	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
+			   c.left_out);
 	rc = 0;
 done:
 	free(c.runs);

@@ -14,7 +14,8 @@ struct rank_opts {
 	const char *market;     /* "on_demand" (default) or "spot" */
 	const char *region;     /* NULL: any */
 	const char *per;        /* "instance" (default) or "gpu" */
-	int include_estimates;  /* list priced SKUs with no run, from the reference table, marked */
+	int include_estimates;  /* list priced SKUs with no run, after the measured ones, marked with their basis */
+	int include_flagged;    /* count runs with critical flags too (default: left out, counted) */
 };
 
 /*

@@ -27,7 +27,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gpuvet prices list [--provider P] [--gpu MODEL] [--market M] [--region R] [--json]\n"
+		"usage: gpuvet prices list [--provider P] [--gpu MODEL[:COUNT]] [--market M] [--region R]\n"
+		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--records] [--json]\n"
 		"       gpuvet prices update [--provider aws|lambda|alibaba] [--region R] [--types T,..] [--offline]\n"
 		"       gpuvet prices import FILE\n"
 		"       gpuvet prices fx [CURRENCY USD_PER_UNIT --date YYYY-MM-DD --source TEXT]\n"
@@ -47,7 +48,15 @@ static void usage(FILE *f)
 		"gpu_memory_gib, vcpus, memory_gib, term, upfront, source, source_version,\n"
 		"captured_at), e.g. negotiated prices; it replaces earlier rows of the same source\n"
 		"(default import:FILENAME).  `fx` lists or stores exchange rates (US dollars per\n"
-		"unit, with their date); prices in other currencies are converted with them.\n\n"
+		"unit, with their date); prices in other currencies are converted with them.\n"
+		"gpuvet ships a dated ECB reference rate for CNY (the Alibaba catalog); a rate\n"
+		"you store replaces it.\n\n"
+		"`list` shows one row per instance type and region: GPUs, GPU memory, vCPUs, RAM,\n"
+		"on-demand and spot prices side by side in US dollars per hour (a price without a\n"
+		"rate stays in its currency, marked *), USD per GPU-hour and the date the price\n"
+		"was captured; prices older than --max-age days (default 180) are warned about.\n"
+		"--gpu H100 or H100:8 (model, GPU count); --sort gpu (default), name, price or\n"
+		"gpu-price; --records lists the stored rows one by one (reserved terms too).\n\n"
 		"exit codes: 0 ok, 2 usage, input or fetch error (previous prices kept)\n");
 }
 
@@ -113,12 +122,63 @@ static int end_listing(struct listing *l, int rc, const char *err, const char *e
 	return GV_EXIT_OK;
 }
 
-static int list_row(void *ud, const struct price_row *row)
+/* ---- list: offers (on-demand and spot side by side) or --records ---- */
+
+#define PRICE_STALE_DAYS 180
+
+struct list_ctx {
+	struct listing lo;
+	int records, have_gpu, max_age;
+	struct gpu_want gpu;
+	time_t now;
+	struct price_offers offers;
+	struct stale { char source[128], captured_at[32]; long age; } *stale;
+	size_t nstale;
+	char no_rate[64];   /* currencies shown without a rate, "CNY XYZ" */
+	char converted[64]; /* currencies shown converted through a stored rate */
+};
+
+/* Remembers a shown price's source when it is older than max_age days (its oldest date). */
+static long note_age(struct list_ctx *c, const char *source, const char *captured_at)
 {
-	struct listing *lo = ud;
+	long age = price_age_days(captured_at, c->now);
+	if (age < 0 || age <= c->max_age)
+		return age;
+	for (size_t i = 0; i < c->nstale; i++)
+		if (!strcmp(c->stale[i].source, source)) {
+			if (age > c->stale[i].age) {
+				c->stale[i].age = age;
+				gv_strlcpy(c->stale[i].captured_at, captured_at, sizeof c->stale[i].captured_at);
+			}
+			return age;
+		}
+	c->stale = gv_realloc(c->stale, (c->nstale + 1) * sizeof *c->stale);
+	struct stale *st = &c->stale[c->nstale++];
+	gv_strlcpy(st->source, source, sizeof st->source);
+	gv_strlcpy(st->captured_at, captured_at, sizeof st->captured_at);
+	st->age = age;
+	return age;
+}
+
+static void note_currency(char *set, size_t size, const char *currency)
+{
+	size_t len = strlen(set);
+	if (!strstr(set, currency) && len + 5 < size)
+		snprintf(set + len, size - len, "%s%s", len ? " " : "", currency);
+}
+
+static void note_no_rate(struct list_ctx *c, const char *currency)
+{
+	note_currency(c->no_rate, sizeof c->no_rate, currency);
+}
+
+static int record_row(struct list_ctx *c, const struct price_row *row)
+{
 	const struct price_rec *r = &row->rec;
-	lo->n++;
-	if (lo->json) {
+	long age = note_age(c, r->source, r->captured_at);
+	if (isnan(row->usd_per_hour))
+		note_no_rate(c, r->currency);
+	if (c->lo.json) {
 		json_t *o = json_object();
 		json_object_set_new(o, "provider", json_string(r->provider));
 		json_object_set_new(o, "instance_type", json_string(r->instance_type));
@@ -136,10 +196,12 @@ static int list_row(void *ud, const struct price_row *row)
 		json_object_set_new(o, "unit", json_string(r->unit));
 		json_object_set_new(o, "price_per_hour", json_real(row->hourly));
 		json_object_set_new(o, "currency", json_string(r->currency));
+		json_object_set_new(o, "usd_per_hour", num_or_null(row->usd_per_hour));
 		json_object_set_new(o, "source", json_string(r->source));
 		json_object_set_new(o, "source_version", str_or_null(r->source_version));
 		json_object_set_new(o, "captured_at", json_string(r->captured_at));
-		json_array_append_new(lo->arr, o);
+		json_object_set_new(o, "age_days", age < 0 ? json_null() : json_integer(age));
+		json_array_append_new(c->lo.arr, o);
 	} else {
 		char gpus[40] = "-", captured[11], *g = NULL;
 		if (!isnan(r->gpu_count))
@@ -157,44 +219,226 @@ static int list_row(void *ud, const struct price_row *row)
 	return 0;
 }
 
+static int list_row(void *ud, const struct price_row *row)
+{
+	struct list_ctx *c = ud;
+	if (!c->records) { /* filtered as offers: a spot row may not repeat the GPU its type has */
+		price_offers_add(&c->offers, row);
+		return 0;
+	}
+	if (c->have_gpu && !price_gpu_matches(&c->gpu, row->rec.gpu_model, row->rec.gpu_count))
+		return 0;
+	c->lo.n++;
+	return record_row(c, row);
+}
+
+static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const struct price_side *s)
+{
+	if (!s->have)
+		return json_null();
+	long age = price_age_days(s->captured_at, c->now);
+	json_t *o = json_object();
+	json_object_set_new(o, "price_per_hour", json_real(s->hourly));
+	json_object_set_new(o, "currency", json_string(s->currency));
+	json_object_set_new(o, "usd_per_hour", num_or_null(s->usd_per_hour));
+	json_object_set_new(o, "usd_per_gpu_hour", num_or_null(price_offer_per_gpu(f, s)));
+	if (strcmp(s->currency, "USD"))
+		json_object_set_new(o, "fx", isnan(s->usd_per_unit) ? json_null() :
+			json_pack("{s:f,s:s}", "usd_per_unit", s->usd_per_unit, "captured_at", s->fx_captured_at));
+	json_object_set_new(o, "no_usd", isnan(s->usd_per_hour) ?
+		json_sprintf("no %s rate stored (gpuvet prices fx %s RATE --date D --source S)", s->currency,
+			     s->currency) : json_null());
+	json_object_set_new(o, "zone", str_or_null(s->zone));
+	json_object_set_new(o, "source", json_string(s->source));
+	json_object_set_new(o, "captured_at", json_string(s->captured_at));
+	json_object_set_new(o, "age_days", age < 0 ? json_null() : json_integer(age));
+	json_object_set_new(o, "stale", json_boolean(age > c->max_age));
+	return o;
+}
+
+/* A price cell: USD with 4 decimals, the native currency marked '*' without a rate, '-' none. */
+static void price_cell(struct list_ctx *c, const struct price_side *s, char *buf, size_t size)
+{
+	if (!s->have)
+		snprintf(buf, size, "-");
+	else if (isnan(s->usd_per_hour)) {
+		snprintf(buf, size, "%.4f %s*", s->hourly, s->currency);
+		note_no_rate(c, s->currency);
+	} else {
+		snprintf(buf, size, "%.4f", s->usd_per_hour);
+		if (strcmp(s->currency, "USD"))
+			note_currency(c->converted, sizeof c->converted, s->currency);
+	}
+}
+
+static void offer_text(struct list_ctx *c, const struct price_offer *f)
+{
+	char gpus[96] = "-", mem[40] = "-", vcpu[24] = "-", ram[40] = "-", od[48], spot[48], pg[40] = "-";
+	if (!isnan(f->gpu_count))
+		snprintf(gpus, sizeof gpus, "%gx %s", f->gpu_count, f->gpu_model[0] ? f->gpu_model : "?");
+	else if (f->gpu_model[0])
+		snprintf(gpus, sizeof gpus, "%s", f->gpu_model);
+	if (!isnan(f->gpu_memory_gib))
+		snprintf(mem, sizeof mem, "%g GiB", f->gpu_memory_gib);
+	if (f->vcpus >= 0)
+		snprintf(vcpu, sizeof vcpu, "%ld", f->vcpus);
+	if (!isnan(f->memory_gib))
+		snprintf(ram, sizeof ram, "%g GiB", f->memory_gib);
+	price_cell(c, &f->od, od, sizeof od);
+	price_cell(c, &f->spot, spot, sizeof spot);
+	double per_gpu = price_offer_per_gpu(f, f->od.have ? &f->od : &f->spot);
+	if (!isnan(per_gpu))
+		snprintf(pg, sizeof pg, "%.4f", per_gpu);
+	const struct price_side *when = f->od.have ? &f->od : &f->spot;
+	char captured[11];
+	gv_strlcpy(captured, when->captured_at, sizeof captured);
+	printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, spot, pg, captured);
+}
+
+static void offer_json(struct list_ctx *c, const struct price_offer *f)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "provider", json_string(f->provider));
+	json_object_set_new(o, "instance_type", json_string(f->instance_type));
+	json_object_set_new(o, "region", json_string(f->region));
+	json_object_set_new(o, "gpu_model", str_or_null(f->gpu_model));
+	json_object_set_new(o, "gpu_count", num_or_null(f->gpu_count));
+	json_object_set_new(o, "gpu_memory_gib", num_or_null(f->gpu_memory_gib));
+	json_object_set_new(o, "vcpus", f->vcpus < 0 ? json_null() : json_integer(f->vcpus));
+	json_object_set_new(o, "memory_gib", num_or_null(f->memory_gib));
+	json_object_set_new(o, "usd_per_gpu_hour", num_or_null(price_offer_per_gpu(f, f->od.have ? &f->od : &f->spot)));
+	json_object_set_new(o, "on_demand", side_json(c, f, &f->od));
+	json_object_set_new(o, "spot", side_json(c, f, &f->spot));
+	json_array_append_new(c->lo.arr, o);
+}
+
+/* After the listing, on stderr: stale sources, currencies without a rate, rates used, no spot. */
+static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char *market)
+{
+	for (size_t i = 0; i < c->nstale; i++)
+		fprintf(stderr, "gpuvet: warning: %s prices were captured on %.10s, %ld days ago (older than %d"
+			" days): they may have changed; refresh with `gpuvet prices update` or import newer ones\n",
+			c->stale[i].source, c->stale[i].captured_at, c->stale[i].age, c->max_age);
+	if (c->no_rate[0])
+		fprintf(stderr, "gpuvet: no USD rate stored for %s: those prices are shown in their currency"
+			" (marked *); store one with `gpuvet prices fx CUR RATE --date D --source S`\n", c->no_rate);
+	if (!c->records && !any_spot && c->lo.n && (!market || !strcmp(market, "spot")))
+		fprintf(stderr, "gpuvet: no spot prices stored: gpuvet ships none; `gpuvet prices update"
+			" --provider aws` with AWS credentials fetches them\n");
+	char cur[4], date[32];
+	for (const char *p = c->converted; strlen(p) >= 3; p += p[3] ? 4 : 3) {
+		double rate;
+		gv_strlcpy(cur, p, sizeof cur);
+		if (fx_usd_per_unit(db, cur, &rate, date, sizeof date) == 0)
+			fprintf(stderr, "gpuvet: %s prices converted to USD at %.7g USD per %s of %s (`gpuvet prices fx`"
+				" lists the rate's source)\n", cur, rate, cur, date);
+	}
+}
+
+static int list_usage(const char *fmt, const char *arg)
+{
+	return gv_usage_error("prices list", fmt, arg);
+}
+
+static int list_offers(struct list_ctx *c, const char *sort)
+{
+	enum offer_sort by = OFFER_SORT_GPU;
+	if (sort && !strcmp(sort, "name"))
+		by = OFFER_SORT_NAME;
+	else if (sort && !strcmp(sort, "price"))
+		by = OFFER_SORT_PRICE;
+	else if (sort && !strcmp(sort, "gpu-price"))
+		by = OFFER_SORT_GPU_PRICE;
+	price_offers_sort(&c->offers, by);
+	int any_spot = 0;
+	if (!c->lo.json)
+		printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
+		       "REGION", "GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
+		       "CAPTURED");
+	for (size_t i = 0; i < c->offers.n; i++) {
+		const struct price_offer *f = &c->offers.v[i];
+		if (c->have_gpu && !price_gpu_matches(&c->gpu, f->gpu_model, f->gpu_count))
+			continue;
+		c->lo.n++;
+		any_spot |= f->spot.have;
+		if (f->od.have)
+			note_age(c, f->od.source, f->od.captured_at);
+		if (f->spot.have)
+			note_age(c, f->spot.source, f->spot.captured_at);
+		if (c->lo.json)
+			offer_json(c, f);
+		else
+			offer_text(c, f);
+	}
+	return any_spot;
+}
+
 static int cmd_list(int argc, char **argv, struct store *s)
 {
 	sqlite3 *db = store_db(s);
 	static const struct option opts[] = {
 		{ "provider", required_argument, NULL, 'p' }, { "gpu", required_argument, NULL, 'g' },
 		{ "market", required_argument, NULL, 'm' },   { "region", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },           { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "sort", required_argument, NULL, 's' },     { "max-age", required_argument, NULL, 'a' },
+		{ "records", no_argument, NULL, 'R' },        { "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
 	};
-	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL;
-	int json = 0, c;
+	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
+	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
+	int opt;
+	long max_age;
+	char err[512], known[256];
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
 		case 'p': provider = optarg; break;
 		case 'g': gpu = optarg; break;
 		case 'm': market = optarg; break;
 		case 'r': region = optarg; break;
-		case 'j': json = 1; break;
+		case 's': sort = optarg; break;
+		case 'R': c.records = 1; break;
+		case 'j': c.lo.json = 1; break;
+		case 'a':
+			if (gv_parse_long(optarg, 0, 100000, &max_age) < 0)
+				return list_usage("max-age '%s' is not a number of days", optarg);
+			c.max_age = (int)max_age;
+			break;
 		case 'h': usage(stdout); return GV_EXIT_OK;
-		default: return gv_usage_error("prices list", "unknown option '%s'", argv[optind - 1]);
+		default: return list_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return gv_usage_error("prices list", "unexpected argument '%s'", argv[optind]);
+		return list_usage("unexpected argument '%s'", argv[optind]);
 	if (market && strcmp(market, "on_demand") && strcmp(market, "spot") && strcmp(market, "reserved"))
-		return gv_usage_error("prices list", "market must be on_demand, spot or reserved, not '%s'", market);
+		return list_usage("market must be on_demand, spot or reserved, not '%s'", market);
+	if (sort && strcmp(sort, "gpu") && strcmp(sort, "name") && strcmp(sort, "price") && strcmp(sort, "gpu-price"))
+		return list_usage("sort must be gpu, name, price or gpu-price, not '%s'", sort);
+	if (gpu && price_gpu_want_parse(gpu, &c.gpu, err, sizeof err) < 0)
+		return list_usage("%s", err);
+	c.have_gpu = gpu != NULL;
+	if (market && !strcmp(market, "reserved"))
+		c.records = 1; /* reserved terms have no on-demand/spot pair: listed as stored */
 	if (ensure_shipped(s) < 0)
 		return GV_EXIT_USAGE;
+	int known_rc = provider ? catalog_provider_known(db, provider, known, sizeof known) : 1;
+	if (known_rc == 0)
+		return gv_usage_error("prices list", "unknown provider '%s' (known: %s)", provider, known);
 
-	struct price_filter f = { .provider = provider, .market = market, .region = region, .gpu = gpu };
-	struct listing lo = { .json = json, .arr = json_array() };
-	char err[512];
-	if (!json)
+	struct price_filter f = { .provider = provider, .market = market, .region = region };
+	c.lo.arr = json_array();
+	if (!c.lo.json && c.records)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
 		       "GPUS", "MARKET", "PRICE/HOUR", "CUR", "CAPTURED", "SOURCE");
-	return end_listing(&lo, catalog_prices(db, &f, PRICE_ORDER_LIST, list_row, &lo, err, sizeof err), err,
-			   "no prices match");
+	int rc = catalog_prices(db, &f, c.records ? PRICE_ORDER_LIST : PRICE_ORDER_STORED, list_row, &c, err,
+				sizeof err);
+	int any_spot = rc == 0 && !c.records ? list_offers(&c, sort) : 0;
+	rc = end_listing(&c.lo, rc, err, "no prices match");
+	if (rc == GV_EXIT_OK)
+		list_notes(&c, db, any_spot, market);
+	price_offers_free(&c.offers);
+	free(c.stale);
+	return rc;
 }
 
 /* ---- update ---- */
@@ -357,7 +601,7 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 			return gv_usage_error("prices fx", "rate '%s' is not a number", argv[optind + 1]);
 		if (!date || !source)
 			return gv_usage_error("prices fx", "a rate needs --date and --source (where it comes from)");
-		if (strlen(date) < 10 || date[4] != '-' || date[7] != '-')
+		if (!fx_date_valid(date))
 			return gv_usage_error("prices fx", "date '%s' is not YYYY-MM-DD", date);
 		if (fx_set(db, argv[optind], rate, date, source, err, sizeof err) < 0) {
 			gv_err("%s", err);
@@ -367,6 +611,8 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 	}
 	if (rest != 0)
 		return gv_usage_error("prices fx", "expects CURRENCY USD_PER_UNIT, or nothing to list");
+	if (ensure_shipped(s) < 0) /* the shipped rates are listed too */
+		return GV_EXIT_USAGE;
 	struct listing fo = { .json = json, .arr = json_array() };
 	if (!json)
 		printf("%-4s %14s  %-20s %s\n", "CUR", "USD PER UNIT", "CAPTURED", "SOURCE");

@@ -18,11 +18,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gpuvet rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
-		"                   [--per instance|gpu] [--estimates] [--json]\n\n"
+		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]\n\n"
 		"Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
 		"joined to prices by provider and instance type (and region with --region); the\n"
 		"value is the median over the runs of the type, with the run count and the flags\n"
-		"the runs raised.\n\n"
+		"the runs raised.  Runs with a critical flag (CONTENTION, ...) are left out and\n"
+		"counted; prices are in US dollars (other currencies through their stored, dated\n"
+		"rate; a type whose price has no rate is listed apart with why).  Where a type\n"
+		"has both, on-demand and spot value per dollar are shown side by side.\n\n"
 		"  --metric NAME  a throughput metric (default gemm.bf16.tflops; any .tflops,\n"
 		"                 .gbps, .kiops or .images_per_s metric), or a composite score:\n"
 		"                   score.training  gemm.bf16.tflops + allreduce.busbw.gbps\n"
@@ -34,8 +37,11 @@ static void usage(FILE *f)
 		"  --market M     on_demand (default), spot or reserved prices\n"
 		"  --region R     only prices and runs of region R (default: the cheapest region)\n"
 		"  --per gpu      value per GPU over price per GPU-hour (default: per instance)\n"
-		"  --estimates    also list priced types never measured, from the reference GPU\n"
-		"                 table (peak x GPU count, GEMM metrics only), marked as estimates\n"
+		"  --estimates    also list priced types never measured, after the measured ones,\n"
+		"                 marked: the median per-GPU value stored runs of the same GPU\n"
+		"                 model reached x GPU count, else the model's achievable reference\n"
+		"                 (common/gpus.c); never the datasheet peak\n"
+		"  --include-flagged  count runs with critical flags too\n"
 		"  --json         the ranking as JSON for scripts\n");
 }
 
@@ -50,51 +56,87 @@ static const char *str(json_t *o, const char *k)
 	return s ? s : "";
 }
 
+static void fmt_num(char *buf, size_t size, json_t *v, const char *fmt)
+{
+	if (json_is_number(v))
+		snprintf(buf, size, fmt, json_number_value(v));
+	else
+		snprintf(buf, size, "-");
+}
+
+static void print_row(json_t *row, int spot_cols, int ranking_spot)
+{
+	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24];
+	size_t fl = 0, j;
+	json_t *f;
+	if (json_is_number(json_object_get(row, "gpu_count")))
+		snprintf(gpus, sizeof gpus, "%gx %s", num(row, "gpu_count"), str(row, "gpu_model"));
+	int est = json_is_true(json_object_get(row, "estimate"));
+	if (est)
+		snprintf(runs, sizeof runs, "est.");
+	else
+		snprintf(runs, sizeof runs, "%lld", (long long)json_integer_value(json_object_get(row, "runs")));
+	json_array_foreach(json_object_get(row, "flags"), j, f) {
+		int w = snprintf(flags + fl, sizeof flags - fl, "%s%s", j ? "," : "", json_string_value(f));
+		if (w < 0 || (size_t)w >= sizeof flags - fl)
+			break;
+		fl += (size_t)w;
+	}
+	if (est)
+		snprintf(flags, sizeof flags, "(%s)", str(row, "estimate_basis"));
+	const char *region = str(row, "region");
+	printf("%-4lld %-8s %-24s %-12s %-16s %10.4f %14.4g %14.4g", (long long)json_integer_value(json_object_get(row, "rank")),
+	       str(row, "provider"), str(row, "instance_type"), region[0] ? region : "(any)", gpus,
+	       num(row, "price_per_hour"), num(row, "value"), num(row, "value_per_dollar"));
+	if (spot_cols) {
+		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
+		const char *pk = ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
+		const char *vk = ranking_spot ? "value_per_dollar_on_demand" : "value_per_dollar_spot";
+		fmt_num(sp, sizeof sp, json_object_get(row, pk), "%.4f");
+		fmt_num(spv, sizeof spv, json_object_get(row, vk), "%.4g");
+		printf(" %11s %14s", sp, spv);
+	}
+	printf(" %5s  %s\n", runs, flags[0] ? flags : "-");
+}
+
 static void print_table(json_t *r)
 {
 	json_t *rows = json_object_get(r, "rows");
-	const char *metric = str(r, "metric"), *unit = str(r, "unit");
-	int per_gpu = !strcmp(str(r, "per"), "gpu");
+	const char *metric = str(r, "metric"), *unit = str(r, "unit"), *market = str(r, "market");
+	int per_gpu = !strcmp(str(r, "per"), "gpu"), spot_cols = 0, any_est = 0, ranking_spot = !strcmp(market, "spot");
 	char vhead[96], phead[32];
-	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
-	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
-	printf("%-4s %-8s %-24s %-12s %-16s %10s %14s %14s %5s  %s\n", "RANK", "PROVIDER", "INSTANCE TYPE",
-	       "REGION", "GPUS", phead, "VALUE", "PER USD/H", "RUNS", "FLAGS");
 	size_t i;
 	json_t *row;
 	json_array_foreach(rows, i, row) {
-		char gpus[40] = "-", runs[16], flags[256] = "";
-		size_t fl = 0, j;
-		json_t *f;
-		if (json_is_number(json_object_get(row, "gpu_count")))
-			snprintf(gpus, sizeof gpus, "%gx %s", num(row, "gpu_count"), str(row, "gpu_model"));
-		if (json_is_true(json_object_get(row, "estimate")))
-			snprintf(runs, sizeof runs, "est.");
-		else
-			snprintf(runs, sizeof runs, "%lld", (long long)json_integer_value(json_object_get(row, "runs")));
-		json_array_foreach(json_object_get(row, "flags"), j, f) {
-			int w = snprintf(flags + fl, sizeof flags - fl, "%s%s", j ? "," : "", json_string_value(f));
-			if (w < 0 || (size_t)w >= sizeof flags - fl)
-				break;
-			fl += (size_t)w;
-		}
-		const char *region = str(row, "region");
-		printf("%-4lld %-8s %-24s %-12s %-16s %10.4f %14.4g %14.4g %5s  %s\n",
-		       (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"),
-		       str(row, "instance_type"), region[0] ? region : "(any)", gpus, num(row, "price_per_hour"),
-		       num(row, "value"), num(row, "value_per_dollar"), runs, flags[0] ? flags : "-");
+		spot_cols |= json_is_number(json_object_get(row, ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour"));
+		any_est |= json_is_true(json_object_get(row, "estimate"));
 	}
+	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
+	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
+	printf("%-4s %-8s %-24s %-12s %-16s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION", "GPUS",
+	       phead, "VALUE", "PER USD/H");
+	if (spot_cols)
+		printf(" %11s %14s", ranking_spot ? "OD USD/H" : "SPOT USD/H", ranking_spot ? "PER OD USD/H" : "PER SPOT USD/H");
+	printf(" %5s  %s\n", "RUNS", "FLAGS");
+	json_array_foreach(rows, i, row)
+		print_row(row, spot_cols, ranking_spot);
 	if (!json_array_size(rows))
-		printf("(no instance type has both a %s price and a value for %s)\n", str(r, "market"), metric);
-	printf("\nVALUE: %s; PER USD/H: value per US dollar per %s (%s prices)",
-	       vhead, per_gpu ? "GPU-hour" : "instance-hour", str(r, "market"));
+		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
+	printf("\nVALUE: %s; PER USD/H: value per US dollar per %s (%s prices)", vhead,
+	       per_gpu ? "GPU-hour" : "instance-hour", market);
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
 		printf("; score = weighted mean of components normalised to the best type");
-	printf("\nest. = estimate from the reference GPU table (peak x GPU count), not measured\n");
-	size_t nu = json_array_size(json_object_get(r, "unpriced"));
-	if (nu)
-		printf("%zu measured instance type(s) have no %s price and are not ranked (gpuvet prices import FILE)\n",
-		       nu, str(r, "market"));
+	printf("\n");
+	if (any_est)
+		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets\n");
+	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
+	if (left)
+		printf("%lld run(s) with critical flags left out (--include-flagged to count them)\n", (long long)left);
+	json_t *unpriced = json_object_get(r, "unpriced");
+	if (json_array_size(unpriced))
+		printf("%zu measured instance type(s) not ranked:\n", json_array_size(unpriced));
+	json_array_foreach(unpriced, i, row)
+		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
 }
 
 int cmd_rank(int argc, char **argv, const struct gv_global *g)
@@ -103,6 +145,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		{ "metric", required_argument, NULL, 'm' }, { "market", required_argument, NULL, 'k' },
 		{ "region", required_argument, NULL, 'r' }, { "per", required_argument, NULL, 'p' },
 		{ "estimates", no_argument, NULL, 'e' },    { "json", no_argument, NULL, 'j' },
+		{ "include-flagged", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
 	};
 	struct rank_opts o = { 0 };
@@ -115,6 +158,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		case 'r': o.region = optarg; break;
 		case 'p': o.per = optarg; break;
 		case 'e': o.include_estimates = 1; break;
+		case 'f': o.include_flagged = 1; break;
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("rank", "unknown option '%s'", argv[optind - 1]);

@@ -444,7 +444,7 @@ PRICE_HDR = "provider,instance_type,region,market,price,unit,currency,captured_a
 
 def price_rows(gpuvet):
     import json
-    return json.loads(gpuvet("prices", "list", "--json", check=0).stdout)
+    return json.loads(gpuvet("prices", "list", "--records", "--json", check=0).stdout)
 
 
 @pytest.mark.parametrize("row,what", [
@@ -746,10 +746,18 @@ def test_15_report_stopped_by_sigterm_leaves_no_tmp(gpuvet, tmp_path):
 
 
 def test_15_missing_exchange_rate_is_said_once(gpuvet):
-    # the shipped Alibaba prices are in CNY and gpuvet ships no CNY rate
-    p = gpuvet("-v", "rank", "--estimates")
-    n = p.stderr.count("no exchange rate for CNY")
-    assert n == 1, (n, p.stderr[:2000])
+    """A price whose currency has no stored rate: its type is listed once with why, not per price row."""
+    import sqlite3
+    h100 = FIXTURES / "gpu" / "h100-2026-11-22" / "quick-profile.json"
+    gpuvet("results", "import", h100, "--provider", "alibaba", "--sku", "ecs.gn7i-c8g1.2xlarge", check=0)
+    gpuvet("prices", "fx", check=0)  # the shipped catalogs and rate, loaded
+    db = sqlite3.connect(gpuvet.db)
+    db.execute("DELETE FROM fx_rates WHERE currency = 'CNY'")  # the shipped rate, gone
+    db.commit()
+    db.close()
+    p = gpuvet("-v", "rank", check=0)
+    assert p.stdout.count("no CNY rate stored") == 1, p.stdout
+    assert "ecs.gn7i-c8g1.2xlarge" in p.stdout
 
 
 # ---- the hunt as a habit: kill -9 at random points, 100 times ----

@@ -102,6 +102,12 @@ def no_way_out(gpuvet):
 
 
 def prices(gpuvet, *args):
+    """The stored price rows one by one (`--records`)."""
+    return gpuvet.json("prices", "list", "--records", "--json", *args)
+
+
+def offers(gpuvet, *args):
+    """What `prices list` shows: one row per type and region, on-demand and spot side by side."""
     return gpuvet.json("prices", "list", "--json", *args)
 
 
@@ -150,18 +156,155 @@ def test_shipped_catalogs_cover_the_issue_types(gpuvet):
     assert {"ecs.gn6v", "ecs.gn6i", "ecs.gn7", "ecs.gn7e", "ecs.gn7i"} <= families
 
 
-def test_shipped_cny_prices_rank_only_with_a_rate(gpuvet):
-    """Alibaba's list prices ship in CNY without a rate: listed, but ranked only once one is stored."""
+def test_shipped_cny_prices_convert_through_the_shipped_dated_rate(gpuvet, tmp_path):
+    """Alibaba's list prices ship in CNY with a dated ECB rate: listed and ranked in USD; a user's rate wins."""
     ali = prices(gpuvet, "--provider", "alibaba")
     assert ali and all(r["currency"] == "CNY" and r["source"] == "catalog:alibaba" for r in ali)
-    rank = gpuvet.json("rank", "--estimates", "--json")
-    assert rank["rows"] and not [r for r in rank["rows"] if r["provider"] == "alibaba"]
-    gpuvet("prices", "fx", "CNY", "0.125", "--date", "2026-11-01", "--source", "test rate", check=0)
-    rank = gpuvet.json("rank", "--estimates", "--json")
-    a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
+    rates = gpuvet.json("prices", "fx", "--json")
+    assert len(rates) == 1 and rates[0]["currency"] == "CNY" and rates[0]["captured_at"] == "2024-12-30"
+    assert rates[0]["usd_per_unit"] == pytest.approx(1.0444 / 7.6234, rel=1e-6)
+    assert rates[0]["source"].startswith("shipped: ECB")
     cheapest = min(r["price"] for r in ali if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
-    assert len(a10) == 1 and a10[0]["estimate"] and a10[0]["currency"] == "USD"
+    assert all(r["usd_per_hour"] == pytest.approx(r["price_per_hour"] * 1.0444 / 7.6234, rel=1e-6) for r in ali)
+    # one measured run of that type (a hand-made fingerprint: only its GEMM figure matters here)
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps({
+        "schema": "gpuvet.fingerprint/1",
+        "run": {"uuid": "6f1c2d3e-0000-4000-8000-000000000001", "status": "complete", "profile": "quick",
+                "started_at": "2026-11-20T10:00:00Z", "finished_at": "2026-11-20T10:05:00Z",
+                "provider": "alibaba", "instance_type": "ecs.gn7i-c8g1.2xlarge", "region": None,
+                "gpu_model": "A10", "gpu_count": 1},
+        "benches": [{"name": "gemm", "status": "ok", "reason": None, "duration_s": 1.0, "config": None}],
+        "metrics": [{"bench": "gemm", "name": "gemm.bf16.tflops", "gpu": -1, "value": 100.0, "unit": "TFLOP/s",
+                     "params": None}],
+        "samples": [], "flags": [], "verdicts": []}))
+    gpuvet("results", "import", run, check=0)
+    rank = gpuvet.json("rank", "--json")
+    a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
+    assert len(a10) == 1 and a10[0]["currency"] == "USD"
+    assert a10[0]["price_per_hour"] == pytest.approx(cheapest * 1.0444 / 7.6234, rel=1e-6)
+    assert a10[0]["price_fx"]["captured_at"] == "2024-12-30"
+    # the user's own rate replaces the shipped one, and a reload of the shipped files keeps it
+    gpuvet("prices", "fx", "CNY", "0.125", "--date", "2026-11-01", "--source", "test rate", check=0)
+    gpuvet("prices", "update", "--offline", check=0)
+    assert gpuvet.json("prices", "fx", "--json")[0]["source"] == "test rate"
+    rank = gpuvet.json("rank", "--json")
+    a10 = [r for r in rank["rows"] if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge"]
     assert a10[0]["price_per_hour"] == pytest.approx(cheapest * 0.125)
+    p = gpuvet("prices", "fx", "CNY", "0.2", "--date", "2026-11-01", "--source", "shipped: mine")
+    assert p.returncode == 2 and "shipped:" in one_line_error(p)
+
+
+def test_list_shows_usd_gpu_hour_shape_and_capture_date(gpuvet):
+    rows = offers(gpuvet, "--gpu", "H100:8")
+    assert rows and all(r["gpu_count"] == 8 and r["gpu_model"].startswith("H100") for r in rows)
+    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge")
+    assert (p5["vcpus"], p5["memory_gib"], p5["gpu_memory_gib"]) == (192, 2048, 80)
+    assert p5["on_demand"]["usd_per_hour"] == 55.04 and p5["usd_per_gpu_hour"] == pytest.approx(6.88)
+    assert p5["on_demand"]["captured_at"] == "2026-07-20" and p5["spot"] is None
+    assert {r["instance_type"] for r in rows} == {"p5.48xlarge", "gpu_8x_h100_sxm5"}
+    # a model alone: every count; A10 is not A100
+    assert {r["gpu_count"] for r in offers(gpuvet, "--gpu", "h100")} == {1, 2, 4, 8}
+    assert {r["gpu_model"] for r in offers(gpuvet, "--gpu", "A10")} == {"A10"}
+    # CNY rows carry their own price, the rate used and the USD figure
+    ali = offers(gpuvet, "--provider", "alibaba", "--gpu", "A10:1")
+    assert ali and all(r["on_demand"]["currency"] == "CNY" and r["on_demand"]["fx"]["captured_at"] == "2024-12-30"
+                       for r in ali)
+    assert all(r["on_demand"]["stale"] and r["on_demand"]["age_days"] > 180 for r in ali)
+    # text: the columns users of `sky show-gpus` look for
+    p = gpuvet("prices", "list", "--gpu", "H100:8", check=0)
+    head = p.stdout.splitlines()[0]
+    for col in ("GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "CAPTURED"):
+        assert col in head, head
+    assert "6.8800" in p.stdout and "3.9900" in p.stdout
+
+
+@pytest.mark.parametrize("bad", ["H100:", "H100:0", ":8", "H100:eight"])
+def test_list_gpu_filter_refuses_bad_counts(gpuvet, bad):
+    p = gpuvet("prices", "list", "--gpu", bad)
+    assert p.returncode == 2 and "gpu" in one_line_error(p)
+
+
+def test_list_sorts_names_and_prices_numerically(gpuvet):
+    names = [r["instance_type"] for r in offers(gpuvet, "--provider", "aws", "--sort", "name")]
+    assert names.index("p4d.24xlarge") < names.index("p5.48xlarge")
+    assert names.index("g5.2xlarge") < names.index("g5.12xlarge") < names.index("g5.48xlarge")
+    usd = [r["on_demand"]["usd_per_hour"] for r in offers(gpuvet, "--sort", "price")]
+    assert usd == sorted(usd) and len(usd) > 100
+    per_gpu = [r["usd_per_gpu_hour"] for r in offers(gpuvet, "--provider", "lambda", "--sort", "gpu-price")]
+    assert per_gpu == sorted(per_gpu)
+    # the default: by GPU model, then GPU count as a number (1, 2, 4, 8 - not 1, 2, 4, 8 as text by chance)
+    lam = [(r["gpu_model"], r["gpu_count"]) for r in offers(gpuvet, "--provider", "lambda")]
+    assert lam == sorted(lam)
+
+
+def test_list_unknown_provider_is_refused_naming_the_known(gpuvet, tmp_path):
+    p = gpuvet("prices", "list", "--provider", "gcp")
+    assert p.returncode == 2 and p.stdout == ""
+    assert "unknown provider 'gcp' (known: alibaba, aws, lambda)" in one_line_error(p)
+    f = tmp_path / "deal.csv"
+    f.write_text("provider,instance_type,market,price,unit,currency,captured_at\n"
+                 "coreweave,gd-8xh100ib-i128,on_demand,49.24,hour,USD,2026-11-01\n")
+    gpuvet("prices", "import", f, check=0)
+    assert [r["instance_type"] for r in offers(gpuvet, "--provider", "coreweave")] == ["gd-8xh100ib-i128"]
+    assert "coreweave" in gpuvet("prices", "list", "--provider", "gcp").stderr
+
+
+def test_list_warns_about_old_prices_by_capture_date(gpuvet, tmp_path):
+    import datetime
+    p = gpuvet("prices", "list", "--provider", "alibaba", check=0)
+    warn = [l for l in p.stderr.splitlines() if "warning" in l]
+    assert len(warn) == 1 and "catalog:alibaba" in warn[0] and "captured on 2024-12-30" in warn[0]
+    assert "older than 180 days" in warn[0]
+    assert "CNY prices converted to USD at 0.136999" in p.stderr and "of 2024-12-30" in p.stderr
+    # a price captured today is not old; --max-age changes the limit
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    f = tmp_path / "fresh.csv"
+    f.write_text("provider,instance_type,market,price,unit,currency,captured_at,gpu_model,gpu_count\n"
+                 f"aws,p5.48xlarge,on_demand,40,hour,USD,{today},H100-SXM,8\n")
+    gpuvet("prices", "import", f, check=0)
+    p = gpuvet("prices", "list", "--gpu", "H100:8", "--provider", "aws", check=0)
+    assert "warning" not in p.stderr, p.stderr
+    p5 = [r for r in offers(gpuvet, "--provider", "aws", "--gpu", "H100:8") if r["region"] == ""]
+    assert p5[0]["on_demand"]["age_days"] == 0 and p5[0]["on_demand"]["source"] == "import:fresh.csv"
+    p = gpuvet("prices", "list", "--provider", "lambda", "--max-age", "0", check=0)
+    assert "catalog:lambda prices were captured on 2026-11-21" in p.stderr
+
+
+def test_list_no_rate_is_marked_not_dropped(gpuvet, tmp_path):
+    gpuvet("prices", "fx", "EUR", "1.1172", "--date", "2026-10-30", "--source", "ECB", check=0)
+    f = tmp_path / "eur.csv"
+    f.write_text("provider,instance_type,market,price,unit,currency,captured_at,gpu_model,gpu_count\n"
+                 "hetzner,gex44,on_demand,184,month,EUR,2026-11-01,RTX-4000-SFF-ADA,1\n")
+    gpuvet("prices", "import", f, check=0)
+    row = offers(gpuvet, "--provider", "hetzner")[0]
+    assert row["on_demand"]["usd_per_hour"] == pytest.approx(184 / 730 * 1.1172)
+    # a rate that disappears (store edited by hand): the row stays, marked, in its currency
+    import sqlite3
+    db = sqlite3.connect(gpuvet.db)
+    db.execute("DELETE FROM fx_rates WHERE currency = 'EUR'")
+    db.commit()
+    db.close()
+    row = offers(gpuvet, "--provider", "hetzner")[0]
+    assert row["on_demand"]["usd_per_hour"] is None and "no EUR rate" in row["on_demand"]["no_usd"]
+    p = gpuvet("prices", "list", "--provider", "hetzner", check=0)
+    assert "EUR*" in p.stdout and "no USD rate stored for EUR" in p.stderr
+
+
+def test_list_pairs_fetched_spot_with_on_demand(gpuvet, tmp_path):
+    """No real spot snapshot ships; spot prices a fetch (or an import) stored sit beside on-demand."""
+    p = gpuvet("prices", "list", check=0)
+    assert "no spot prices stored" in p.stderr
+    f = tmp_path / "spot.csv"
+    f.write_text("provider,instance_type,region,zone,market,price,unit,currency,captured_at,source\n"
+                 "aws,p5.48xlarge,us-east-1,us-east-1a,spot,30.5,hour,USD,2026-11-20,aws-spot:us-east-1\n"
+                 "aws,p5.48xlarge,us-east-1,us-east-1b,spot,28.25,hour,USD,2026-11-20,aws-spot:us-east-1\n")
+    gpuvet("prices", "import", f, check=0)
+    p5 = next(r for r in offers(gpuvet, "--gpu", "H100:8", "--provider", "aws") if r["region"] == "us-east-1")
+    assert p5["on_demand"]["usd_per_hour"] == 55.04
+    assert p5["spot"]["usd_per_hour"] == 28.25 and p5["spot"]["zone"] == "us-east-1b"
+    assert p5["spot"]["usd_per_gpu_hour"] == pytest.approx(28.25 / 8)
+    assert [r["instance_type"] for r in offers(gpuvet, "--market", "spot")] == ["p5.48xlarge"]
 
 
 def test_list_rejects_bad_market(gpuvet):
@@ -241,16 +384,16 @@ def test_import_huge_line_is_bounded(gpuvet, tmp_path):
 def test_fx_rate_enables_other_currency(gpuvet, tmp_path):
     f = tmp_path / "cny.csv"
     f.write_text("provider,instance_type,region,market,price,unit,currency,captured_at\n"
-                 "alibaba,ecs.gn7i-c8g1.2xlarge,cn-hangzhou,on_demand,10,hour,CNY,2026-10-01\n")
+                 "hetzner,gex44,fsn1,on_demand,10,hour,EUR,2026-10-01\n")
     p = gpuvet("prices", "import", f)
-    assert p.returncode == 2 and "unknown currency 'CNY'" in p.stderr
-    p = gpuvet("prices", "fx", "CNY", "0.14")
+    assert p.returncode == 2 and "unknown currency 'EUR'" in p.stderr
+    p = gpuvet("prices", "fx", "EUR", "0.14")
     assert p.returncode == 2 and "--date" in p.stderr
-    gpuvet("prices", "fx", "CNY", "0.14", "--date", "2026-10-01", "--source", "test rate", check=0)
-    rates = gpuvet.json("prices", "fx", "--json")
-    assert rates == [{"currency": "CNY", "usd_per_unit": 0.14, "captured_at": "2026-10-01", "source": "test rate"}]
+    gpuvet("prices", "fx", "EUR", "0.14", "--date", "2026-10-01", "--source", "test rate", check=0)
+    rates = [r for r in gpuvet.json("prices", "fx", "--json") if r["currency"] == "EUR"]
+    assert rates == [{"currency": "EUR", "usd_per_unit": 0.14, "captured_at": "2026-10-01", "source": "test rate"}]
     gpuvet("prices", "import", f, check=0)
-    assert any(r["currency"] == "CNY" for r in prices(gpuvet))
+    assert any(r["currency"] == "EUR" for r in prices(gpuvet))
 
 
 # ---- AWS bulk price list ----

@@ -144,6 +144,8 @@ def test_answer_comes_before_the_detail(gpuvet, tmp_path):
     charts = section(html, "charts")
     assert "lambda gpu_1x_h100_sxm5" in charts and "(estimate)" not in charts
     assert "Measured but not ranked, no on-demand price: lambda gpu_1x_h200 (2 runs)" in visible_text(charts)
+    # the ranking counts what rank counts: run 3 (CONTENTION, critical) is left out, and says so
+    assert "1 run with a critical flag is left out" in visible_text(section(html, "ranking"))
 
 
 # ---- layout ----

@@ -391,14 +391,149 @@ static void test_shipped_catalogs_load_once(void)
 	CHECK(loaded == (int)catalog_shipped_count);
 	/* every shipped row carries a capture date and a real source name */
 	CHECK(count_rows(db, "source LIKE 'catalog:%' AND (captured_at = '' OR price <= 0)") == 0);
-	/* Alibaba's list prices stay in CNY although no rate is stored (rank skips them until one is) */
+	/* Alibaba's list prices stay in CNY, converted through the shipped, dated ECB rate */
 	double rate;
-	CHECK(fx_usd_per_unit(db, "CNY", &rate, NULL, 0) < 0);
+	char date[32];
+	CHECK(fx_usd_per_unit(db, "CNY", &rate, date, sizeof date) == 0);
+	CHECK_NEAR(rate, 1.0444 / 7.6234, 1e-7);
+	CHECK_STR(date, "2024-12-30");
 	CHECK(count_rows(db, "source = 'catalog:alibaba' AND currency = 'CNY'") > 0);
 	CHECK(count_rows(db, "source = 'catalog:alibaba' AND currency <> 'CNY'") == 0);
 	store_close(s);
 	unlink(path);
 	free(path);
+}
+
+/* A user's rate is never replaced by the shipped one, not even by a forced reload. */
+static void test_shipped_rate_yields_to_the_users(void)
+{
+	char *path = tmp_db(), err[512];
+	struct store *s;
+	double rate;
+	CHECK(store_open(path, &s) == STORE_OK);
+	sqlite3 *db = store_db(s);
+	CHECK(fx_set(db, "CNY", 0.125, "2026-11-01", "my bank", err, sizeof err) == 0);
+	CHECK(catalog_ensure_shipped(db, 1, NULL, err, sizeof err) == 0);
+	CHECK(fx_usd_per_unit(db, "CNY", &rate, NULL, 0) == 0 && rate == 0.125);
+	/* the shipped marker is kept for shipped rates */
+	CHECK(fx_set(db, "CNY", 0.2, "2026-11-01", "shipped: forged", err, sizeof err) < 0);
+	CHECK(fx_set_shipped(db, "CNY", 0.3, "2026-11-01", "shipped: x", err, sizeof err) == 0);
+	CHECK(fx_usd_per_unit(db, "CNY", &rate, NULL, 0) == 0 && rate == 0.125);
+	store_close(s);
+	unlink(path);
+	free(path);
+}
+
+static int fx_count(void *ud, const char *c, double r, const char *d, const char *src)
+{
+	(void)c; (void)r; (void)d; (void)src;
+	++*(int *)ud;
+	return 0;
+}
+
+static void test_fx_csv_checks_every_row(void)
+{
+	char err[256];
+	int n = 0;
+	const char *ok = "# comment\nsource,currency,captured_at,usd_per_unit\nECB,EUR,2026-10-30,1.1172\n";
+	CHECK(fx_parse_csv("r.csv", ok, strlen(ok), fx_count, &n, NULL, err, sizeof err) == 0 && n == 1);
+	static const struct { const char *body, *what; } bad[] = {
+		{ "currency,usd_per_unit,captured_at\n", "missing column 'source'" },
+		{ "currency,usd_per_unit,captured_at,source\nUSD,1,2026-10-30,x\n", "line 2: currency" },
+		{ "currency,usd_per_unit,captured_at,source\ncny,1,2026-10-30,x\n", "line 2: currency" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,0x1,2026-10-30,x\n", "usd_per_unit" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,-1,2026-10-30,x\n", "usd_per_unit" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,inf,2026-10-30,x\n", "usd_per_unit" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,0.1,2026-13-30,x\n", "captured_at" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,0.1,2026-10-30,\n", "missing source" },
+		{ "currency,usd_per_unit,captured_at,source\nCNY,0.1\n", "as many fields" },
+		{ "", "no header" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		n = 0;
+		CHECK(fx_parse_csv("r.csv", bad[i].body, strlen(bad[i].body), fx_count, &n, NULL, err, sizeof err) < 0);
+		if (!strstr(err, bad[i].what))
+			fprintf(stderr, "case %zu: %s\n", i, err);
+		CHECK(strstr(err, bad[i].what) != NULL && strstr(err, "rates 'r.csv'") == err);
+		CHECK(n == 0);
+	}
+}
+
+static void test_natural_order_and_gpu_filter(void)
+{
+	CHECK(natural_cmp("p4d.24xlarge", "p5.48xlarge") < 0);
+	CHECK(natural_cmp("p5.48xlarge", "p5.4xlarge") > 0);
+	CHECK(natural_cmp("g5.2xlarge", "g5.12xlarge") < 0);
+	CHECK(natural_cmp("gpu_8x_h100", "gpu_1x_h100") > 0);
+	CHECK(natural_cmp("G5.XLARGE", "g5.xlarge") == 0);
+	CHECK(natural_cmp("ecs.gn7i-c8g1.2xlarge", "ecs.gn7i-c16g1.4xlarge") < 0);
+	CHECK(natural_cmp("a", "a1") < 0 && natural_cmp("a01", "a1") == 0);
+
+	struct gpu_want w;
+	char err[128];
+	CHECK(price_gpu_want_parse("H100:8", &w, err, sizeof err) == 0);
+	CHECK_STR(w.model, "H100");
+	CHECK(w.count == 8);
+	CHECK(price_gpu_matches(&w, "H100-SXM", 8) && price_gpu_matches(&w, "h100-pcie", 8));
+	CHECK(!price_gpu_matches(&w, "H100-SXM", 1) && !price_gpu_matches(&w, "GH200", 8));
+	CHECK(price_gpu_want_parse("A10", &w, err, sizeof err) == 0 && isnan(w.count));
+	CHECK(price_gpu_matches(&w, "A10", 4) && !price_gpu_matches(&w, "A100-80-SXM", 8));
+	CHECK(price_gpu_want_parse("H100:", &w, err, sizeof err) < 0 && strstr(err, "count") != NULL);
+	CHECK(price_gpu_want_parse("H100:0", &w, err, sizeof err) < 0);
+	CHECK(price_gpu_want_parse("H100:65", &w, err, sizeof err) < 0);
+	CHECK(price_gpu_want_parse(":8", &w, err, sizeof err) < 0);
+
+	CHECK(price_age_days("2024-12-30", 1735516800 + 3 * 86400 + 5) == 3); /* 2024-12-30T00:00Z + 3 days */
+	CHECK(price_age_days("2024-12-30T10:00:00Z", 1735516800) == 0);
+	CHECK(price_age_days("yesterday", 1735516800) == -1);
+}
+
+static void add_row(struct price_offers *o, const char *type, const char *market, const char *zone, double usd,
+		    const char *source)
+{
+	struct price_row r;
+	price_rec_init(&r.rec);
+	snprintf(r.rec.provider, sizeof r.rec.provider, "aws");
+	snprintf(r.rec.instance_type, sizeof r.rec.instance_type, "%s", type);
+	snprintf(r.rec.region, sizeof r.rec.region, "us-east-1");
+	snprintf(r.rec.zone, sizeof r.rec.zone, "%s", zone);
+	snprintf(r.rec.market, sizeof r.rec.market, "%s", market);
+	snprintf(r.rec.currency, sizeof r.rec.currency, "USD");
+	snprintf(r.rec.source, sizeof r.rec.source, "%s", source);
+	snprintf(r.rec.captured_at, sizeof r.rec.captured_at, "2026-07-20");
+	snprintf(r.rec.gpu_model, sizeof r.rec.gpu_model, "H100-SXM");
+	r.rec.gpu_count = strstr(type, "48x") ? 8 : 1;
+	r.rec.price = r.hourly = r.usd_per_hour = usd;
+	r.usd_per_unit = 1;
+	r.fx_captured_at[0] = '\0';
+	price_offers_add(o, &r);
+}
+
+static void test_offers_pair_on_demand_and_spot(void)
+{
+	struct price_offers o = { 0 };
+	add_row(&o, "p5.48xlarge", "on_demand", "", 55.04, "catalog:aws");
+	add_row(&o, "p5.48xlarge", "spot", "us-east-1a", 30, "aws-spot:us-east-1");
+	add_row(&o, "p5.48xlarge", "spot", "us-east-1b", 25, "aws-spot:us-east-1");
+	add_row(&o, "p5.48xlarge", "on_demand", "", 60, "aws-bulk:us-east-1");   /* fetched wins over shipped */
+	add_row(&o, "p5.48xlarge", "reserved", "", 20, "aws-bulk:us-east-1");    /* not an offer side */
+	add_row(&o, "p4d.24xlarge", "on_demand", "", 21.96, "catalog:aws");
+	add_row(&o, "p5.4xlarge", "on_demand", "", 6.88, "catalog:aws");
+	CHECK(o.n == 3);
+	price_offers_sort(&o, OFFER_SORT_NAME);
+	CHECK_STR(o.v[0].instance_type, "p4d.24xlarge");
+	CHECK_STR(o.v[1].instance_type, "p5.4xlarge");
+	CHECK_STR(o.v[2].instance_type, "p5.48xlarge");
+	const struct price_offer *p5 = &o.v[2];
+	CHECK(p5->od.have && p5->od.usd_per_hour == 60);
+	CHECK(p5->spot.have && p5->spot.usd_per_hour == 25);
+	CHECK_STR(p5->spot.zone, "us-east-1b");
+	CHECK(price_offer_per_gpu(p5, &p5->od) == 7.5);
+	CHECK(!o.v[0].spot.have);
+	price_offers_sort(&o, OFFER_SORT_PRICE);
+	CHECK_STR(o.v[0].instance_type, "p5.4xlarge");
+	CHECK_STR(o.v[2].instance_type, "p5.48xlarge");
+	price_offers_free(&o);
 }
 
 /* ---- provider parsers ---- */
@@ -601,5 +736,7 @@ TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_t
 	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
 	  T(test_csvrows_field_prefilter), T(test_csvrows_prefilter_scans_agree),
 	  T(test_catalog_reads_by_header_name), T(test_catalog_rejects_bad_rows), T(test_load_is_one_transaction),
-	  T(test_shipped_catalogs_load_once), T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
+	  T(test_shipped_catalogs_load_once), T(test_shipped_rate_yields_to_the_users),
+	  T(test_fx_csv_checks_every_row), T(test_natural_order_and_gpu_filter), T(test_offers_pair_on_demand_and_spot),
+	  T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
 	  T(test_sha1_hmac_and_alibaba_signature))

@@ -187,20 +187,104 @@ static void test_estimates_are_marked(void)
 	char err[512];
 	struct rank_opts o = { .include_estimates = 1 };
 	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
-	const struct gpu_ref *h100 = gpu_ref_find("H100-SXM");
+	/* ref (8x H100-SXM, never measured): what the stored H100-SXM runs of big reached per GPU
+	 * (800, 1000, 900 over 8 GPUs: median 112.5) x 8, never the datasheet peak */
 	json_t *ref = row_of(r, "ref");
-	if (h100 && h100->peak_tflops[GPU_BF16] > 0) {
-		CHECK(ref != NULL);
-		if (ref) {
-			CHECK(json_is_true(json_object_get(ref, "estimate")));
-			CHECK(json_integer_value(json_object_get(ref, "runs")) == 0);
-			CHECK_NEAR(num(ref, "value"), h100->peak_tflops[GPU_BF16] * 8, 1e-9);
-		}
-	} else {
-		CHECK(ref == NULL); /* no reference figure, no estimate */
+	CHECK(ref != NULL);
+	if (ref) {
+		CHECK(json_is_true(json_object_get(ref, "estimate")));
+		CHECK(json_integer_value(json_object_get(ref, "runs")) == 0);
+		CHECK_NEAR(num(ref, "value"), 900, 1e-9);
+		CHECK(strncmp(json_string_value(json_object_get(ref, "estimate_basis")), "measured: H100-SXM, median of 3",
+			      31) == 0);
 	}
-	/* a measured type is never an estimate, even with a reference row */
+	/* a measured type is never an estimate, even with a reference row, and comes first */
 	CHECK(json_is_false(json_object_get(row_of(r, "big"), "estimate")));
+	CHECK(json_is_null(json_object_get(row_of(r, "big"), "estimate_basis")));
+	size_t i;
+	json_t *row;
+	int seen_est = 0;
+	json_array_foreach(json_object_get(r, "rows"), i, row) {
+		int est = json_is_true(json_object_get(row, "estimate"));
+		CHECK(!seen_est || est);
+		seen_est |= est;
+	}
+	CHECK(seen_est);
+	json_decref(r);
+	teardown(s);
+}
+
+/* No stored run of the model: the achievable reference of common/gpus.c; no reference: no estimate. */
+static void test_estimates_fall_back_to_achievable(void)
+{
+	const char *key = "H100-SXM";
+	double ach = 0;
+	const char *src = NULL;
+	if (gpu_achievable_metric(key, "gemm.bf16.tflops", &ach, &src) < 0)
+		return; /* the table has no row to test against */
+	struct store *s = setup();
+	char err[512];
+	const char *p = "provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+			"test,big,us-east-1,A10G,8,on_demand,9,hour,USD,2026-11-01\n"; /* cheaper: big is no H100 now */
+	CHECK(catalog_import_buffer(store_db(s), "u.csv", p, strlen(p), "import:u", "u", NULL, err, sizeof err) == 0);
+	json_t *r;
+	struct rank_opts o = { .include_estimates = 1 };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	json_t *ref = row_of(r, "ref");
+	CHECK(ref != NULL);
+	if (ref) {
+		CHECK_NEAR(num(ref, "value"), ach * 8, 1e-9);
+		CHECK(strncmp(json_string_value(json_object_get(ref, "estimate_basis")), "achievable reference", 20) == 0);
+	}
+	const struct gpu_ref *h100 = gpu_ref_find(key);
+	CHECK(!h100 || ach < h100->peak_tflops[GPU_BF16]);
+	json_decref(r);
+	teardown(s);
+}
+
+/* A run with a critical flag is left out by default, counted, and back with include_flagged. */
+static void test_critical_runs_left_out(void)
+{
+	struct store *s = setup();
+	int64_t bad = add_run(s, "test", "small", "us-west-2", 1, "gemm.bf16.tflops", 10);
+	CHECK(store_put_flag(s, bad, "CONTENTION", "critical", "another process", "{}", NULL) == STORE_OK);
+	json_t *r;
+	char err[512];
+	struct rank_opts o = { 0 };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	json_t *small = row_of(r, "small");
+	CHECK(json_integer_value(json_object_get(small, "runs")) == 2);
+	CHECK_NEAR(num(small, "value"), 110, 1e-9);
+	CHECK(json_integer_value(json_object_get(r, "runs_left_out")) == 1);
+	json_decref(r);
+	o.include_flagged = 1;
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	small = row_of(r, "small");
+	CHECK(json_integer_value(json_object_get(small, "runs")) == 3);
+	CHECK_NEAR(num(small, "value"), 100, 1e-9);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(small, "flags"), 0)), "CONTENTION");
+	CHECK(json_integer_value(json_object_get(r, "runs_left_out")) == 0);
+	json_decref(r);
+	teardown(s);
+}
+
+/* Spot beside on-demand: each price with its own value per dollar. */
+static void test_spot_beside_on_demand(void)
+{
+	struct store *s = setup();
+	char err[512];
+	const char *p = "provider,instance_type,region,zone,market,price,unit,currency,captured_at\n"
+			"test,small,us-west-2,us-west-2a,spot,0.5,hour,USD,2026-11-01\n";
+	CHECK(catalog_import_buffer(store_db(s), "s.csv", p, strlen(p), "import:s", "s", NULL, err, sizeof err) == 0);
+	json_t *r;
+	struct rank_opts o = { 0 };
+	CHECK(rank_compute(s, &o, &r, err, sizeof err) == 0);
+	json_t *small = row_of(r, "small");
+	CHECK_NEAR(num(small, "on_demand_price_per_hour"), 1, 1e-12);
+	CHECK_NEAR(num(small, "spot_price_per_hour"), 0.5, 1e-12);
+	CHECK_NEAR(num(small, "value_per_dollar_spot"), 220, 1e-9);
+	CHECK_NEAR(num(small, "value_per_dollar_on_demand"), 110, 1e-9);
+	CHECK(json_is_null(json_object_get(row_of(r, "big"), "spot_price_per_hour")));
 	json_decref(r);
 	teardown(s);
 }
@@ -270,4 +354,5 @@ static void test_host_rates(void)
 }
 
 TEST_MAIN(T(test_host_rates), T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
-	  T(test_estimates_are_marked), T(test_refusals))
+	  T(test_estimates_are_marked), T(test_estimates_fall_back_to_achievable), T(test_critical_runs_left_out),
+	  T(test_spot_beside_on_demand), T(test_refusals))

@@ -1,0 +1,121 @@
+"""Ranking semantics a user can trust (issue 14 item 2), on the real H100 captures of
+tests/fixtures/gpu/h100-2026-11-22 (README there), named after the fact as an AWS p5.4xlarge
+(one H100 SXM 80 GB, as captured) in us-east-1: measured rows first; estimates only on request,
+scaled by what the same GPU model achieved in the stored runs or by the achievable reference,
+never by the spec peak; runs with critical flags left out unless asked, and counted; on-demand
+and spot per dollar side by side; every price in USD or the row marked with why not."""
+import json
+import sqlite3
+import statistics
+
+import pytest
+
+from conftest import FIXTURES
+
+H100 = FIXTURES / "gpu" / "h100-2026-11-22"
+CLEAN = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + \
+        [H100 / "quick-profile.json", H100 / "standard-profile.json"]
+FLAGGED = [H100 / "contention" / f"loaded-{i}.json" for i in (1, 2, 3)]   # CONTENTION, critical
+P5_4X = 6.88     # shipped AWS on-demand list price of p5.4xlarge (pricing/catalog/aws.csv)
+H100_PEAK_BF16 = 989.4
+
+
+def gemm(path):
+    return next(m["value"] for m in json.loads(path.read_text())["metrics"]
+                if m["name"] == "gemm.bf16.tflops" and m["gpu"] == -1)
+
+
+@pytest.fixture
+def store(gpuvet):
+    gpuvet("results", "import", *CLEAN, *FLAGGED, "--provider", "aws", "--sku", "p5.4xlarge",
+           "--region", "us-east-1", check=0)
+    return gpuvet
+
+
+def p5(rank):
+    return next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge")
+
+
+def test_critical_flags_are_left_out_by_default_and_counted(store):
+    r = store.json("rank", "--json")
+    row = p5(r)
+    assert row["runs"] == len(CLEAN)
+    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in CLEAN))
+    assert "CONTENTION" not in row["flags"]
+    assert r["runs_left_out"] == len(FLAGGED) and "critical" in r["runs_left_out_reason"]
+    p = store("rank", check=0)
+    assert f"{len(FLAGGED)} run(s) with critical flags left out" in p.stdout
+    r = store.json("rank", "--include-flagged", "--json")
+    row = p5(r)
+    assert row["runs"] == len(CLEAN) + len(FLAGGED) and r["runs_left_out"] == 0
+    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in CLEAN + FLAGGED))
+    assert "CONTENTION" in row["flags"]
+
+
+def test_estimates_are_off_by_default_and_measured_rows_come_first(store):
+    assert all(not r["estimate"] for r in store.json("rank", "--json")["rows"])
+    rows = store.json("rank", "--estimates", "--json")["rows"]
+    est = [r["estimate"] for r in rows]
+    assert est[0] is False and est == sorted(est), "every measured row before every estimate"
+    assert sum(est) >= 5
+
+
+def test_estimates_scale_by_measured_model_else_achievable_never_peak(store):
+    rows = store.json("rank", "--estimates", "--json")["rows"]
+    per_gpu = statistics.median(gemm(p) for p in CLEAN)
+    h8 = next(r for r in rows if r["instance_type"] == "gpu_8x_h100_sxm5")
+    assert h8["estimate"] and h8["value"] == pytest.approx(8 * per_gpu)
+    assert h8["estimate_basis"].startswith("measured: H100-SXM")
+    # no stored H200 run: the achievable reference of common/gpus.c, named as such
+    h200 = next(r for r in rows if r["instance_type"] == "p5en.48xlarge")
+    assert h200["estimate"] and h200["estimate_basis"].startswith("achievable reference")
+    assert h200["value"] < 8 * H100_PEAK_BF16
+    for r in rows:
+        if r["estimate"]:
+            assert r["estimate_basis"], r
+            assert r["value"] != pytest.approx(H100_PEAK_BF16 * (r["gpu_count"] or 1)), r
+    # a model with neither a stored run nor an achievable reference is not estimated at all
+    assert not [r for r in rows if r["gpu_model"] in ("GH200", "A100-40-SXM", "A10")]
+
+
+def test_on_demand_and_spot_per_dollar_side_by_side(store, tmp_path):
+    # no spot price stored yet: the measured type is listed with why, not dropped
+    r = store.json("rank", "--market", "spot", "--json")
+    assert not r["rows"] and "gpuvet ships none" in r["unpriced"][0]["why"]
+    f = tmp_path / "spot.csv"
+    f.write_text("provider,instance_type,region,zone,market,price,unit,currency,captured_at,source\n"
+                 "aws,p5.4xlarge,us-east-1,us-east-1a,spot,2.5,hour,USD,2026-11-20,aws-spot:us-east-1\n"
+                 "aws,p5.4xlarge,us-east-1,us-east-1b,spot,2.25,hour,USD,2026-11-20,aws-spot:us-east-1\n")
+    store("prices", "import", f, check=0)
+    row = p5(store.json("rank", "--json"))
+    assert row["price_per_hour"] == P5_4X and row["spot_price_per_hour"] == 2.25
+    assert row["value_per_dollar"] == pytest.approx(row["value"] / P5_4X)
+    assert row["value_per_dollar_spot"] == pytest.approx(row["value"] / 2.25)
+    p = store("rank", check=0)
+    assert "SPOT USD/H" in p.stdout and "2.2500" in p.stdout
+    # ranked by spot: the spot price leads, on-demand is still shown
+    row = p5(store.json("rank", "--market", "spot", "--json"))
+    assert row["price_per_hour"] == 2.25 and row["on_demand_price_per_hour"] == P5_4X
+
+
+def test_every_price_in_usd_or_marked(store, tmp_path):
+    """A negotiated price in CNY: converted through the shipped dated rate, or marked when none is stored."""
+    f = tmp_path / "deal.csv"
+    f.write_text("provider,instance_type,region,market,price,unit,currency,captured_at\n"
+                 "aws,p5.4xlarge,us-east-1,on_demand,40,hour,CNY,2026-11-01\n")
+    store("prices", "import", f, check=0)
+    row = p5(store.json("rank", "--json"))
+    assert row["currency"] == "USD" and row["price_per_hour"] == pytest.approx(40 * 1.0444 / 7.6234)
+    assert row["price_fx"] == {"currency": "CNY", "usd_per_unit": pytest.approx(1.0444 / 7.6234),
+                               "captured_at": "2024-12-30"}
+    # the rate gone (store edited by hand): the type is not dropped silently but listed with why
+    db = sqlite3.connect(store.db)
+    db.execute("DELETE FROM fx_rates WHERE currency = 'CNY'")
+    db.commit()
+    db.close()
+    r = store.json("rank", "--json")
+    assert not [x for x in r["rows"] if x["instance_type"] == "p5.4xlarge"]
+    why = [u for u in r["unpriced"] if u["instance_type"] == "p5.4xlarge"]
+    assert len(why) == 1 and "no CNY rate" in why[0]["why"]
+    p = store("rank", check=0)
+    assert "p5.4xlarge" in p.stdout and "no CNY rate" in p.stdout
