@@ -30,6 +30,7 @@ struct run_sum {
 	double head[N_HEAD];
 	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
 	int detail, charts, forced;
+	int unlisted;            /* left out of the runs table by the size rule (report_load.c) */
 };
 
 /* One stored run's soak figure per GPU (soak.tflops.last_min / GPUs), for the charts' fleet median. */
@@ -74,6 +75,8 @@ void report_sum_add_verdict(struct run_sum *r, const char *verdict, const char *
 void report_run_sum_free(struct run_sum *r);
 /* Marks which runs get full detail (per_sku newest of each type, at most max). */
 void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);
+/* At most this many rows in the runs table: the detailed runs, the newest and the flagged (report_load.c). */
+#define REPORT_ROWS_MAX 2000
 /* Writes the whole page; -1 on a write error. */
 int report_render_doc(const struct rdoc *d, FILE *f);
 

@@ -304,7 +304,7 @@ static struct store *rank_conn(const char *path)
 	struct store *s;
 	if (store_open_readonly(path, &s) != STORE_OK)
 		return NULL;
-	store_read_cache(s, 64);
+	store_read_cache(s, 16);
 	return s;
 }
 
@@ -409,6 +409,67 @@ static ssize_t counted_write(void *cookie, const char *buf, size_t n)
 	return w == n ? (ssize_t)n : -1;
 }
 
+/* ---- the size rule's rows, and the time of each step (-v) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "report: STEP took X s" with -v; restarts the clock. */
+static void step_done(const char *what, double *t0)
+{
+	double t = now_s();
+	gv_debug("report: %s took %.3f s", what, t - *t0);
+	*t0 = t;
+}
+
+static int cmp_row_newest(const void *a, const void *b, void *base)
+{
+	const struct run_sum *runs = base;
+	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
+	int c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
+	return c ? c : (y->id > x->id) - (y->id < x->id);
+}
+
+/*
+ * The runs table's rows when the store has more runs than REPORT_ROWS_MAX:
+ * every detailed run, then the newest runs with a critical or warning
+ * flag, then the newest of the rest, up to REPORT_ROWS_MAX in all (half of
+ * what is left for the flagged, so the newest always show).  The others
+ * are counted in the summary and the rankings, not listed.
+ */
+static void pick_rows(struct run_sum *runs, size_t n)
+{
+	size_t *idx, listed = 0, flagged_room;
+	if (n <= REPORT_ROWS_MAX)
+		return;
+	idx = gv_malloc(n * sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = i;
+		runs[i].unlisted = !runs[i].detail;
+		listed += runs[i].detail != 0;
+	}
+	qsort_r(idx, n, sizeof *idx, cmp_row_newest, runs);
+	flagged_room = listed < REPORT_ROWS_MAX ? (REPORT_ROWS_MAX - listed) / 2 : 0;
+	for (size_t i = 0; i < n && flagged_room; i++) {
+		struct run_sum *r = &runs[idx[i]];
+		if (r->unlisted && (r->nflag[0] || r->nflag[1])) {
+			r->unlisted = 0;
+			listed++;
+			flagged_room--;
+		}
+	}
+	for (size_t i = 0; i < n && listed < REPORT_ROWS_MAX; i++)
+		if (runs[idx[i]].unlisted) {
+			runs[idx[i]].unlisted = 0;
+			listed++;
+		}
+	free(idx);
+}
+
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
 {
 	static const struct report_opts none = { 0 };
@@ -416,6 +477,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	char now[32], rank_why[256] = "", price_err[256] = "";
 	json_t *sources = NULL;
 	int rc = -1, in_txn;
+	double t0 = now_s(), start = t0;
 
 	if (!o)
 		o = &none;
@@ -425,7 +487,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 * their own, all see the same prices as `gpuvet rank`.
 	 */
 	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
-	if (store_read_cache(s, 128))
+	if (store_read_cache(s, 64))
 		gv_debug("report: %s", store_errmsg(s));
 	/*
 	 * Read transactions around our own reading: one snapshot per phase and no
@@ -441,7 +503,9 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	if (rc)
 		goto out;
 	rc = -1;
+	step_done("reading the runs' summaries", &t0);
 	report_pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
+	pick_rows(d.runs, d.n);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
 	d.remedy = o->remedy;
@@ -450,12 +514,14 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	err[0] = 0;
 	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
+	step_done("ranking", &t0);
 	in_txn = store_read_begin(s);
 	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
 	d.price_sources = sources;
 	d.prices_error = price_err[0] ? price_err : NULL;
 	gv_iso8601((long)time(NULL), now, sizeof now);
 	d.generated_at = now;
+	step_done("reading prices", &t0);
 	{
 		struct counted cnt = { out, 0 };
 		cookie_io_functions_t io = { .write = counted_write };
@@ -477,6 +543,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 			snprintf(err, errlen, "cannot write the report: %s", strerror(errno ? errno : EIO));
 			goto out;
 		}
+		step_done("writing the page (with the detailed runs' fingerprints)", &t0);
+		gv_debug("report: %zu runs, %zu bytes, %.3f s in all", d.n, cnt.bytes, now_s() - start);
 	}
 	rc = 0;
 out:

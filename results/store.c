@@ -28,6 +28,7 @@
 #define STORE_BUSY_MS 10000
 
 struct store {
+	int version;            /* the schema version it was opened at (after any migration) */
 	sqlite3 *db;
 	char *path;
 	char err[512];
@@ -65,6 +66,11 @@ static int run_is_live(struct store *s, int64_t run_id)
 		return 0;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = LIVE_LOCK_BASE + run_id, .l_len = 1 };
 	return fcntl(s->lock_fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+}
+
+int store_run_live(struct store *s, int64_t run_id)
+{
+	return run_is_live(s, run_id);
 }
 
 static char open_err[512];
@@ -144,6 +150,15 @@ static const char *const migrations[] = {
 	"CREATE INDEX metrics_head ON metrics(name, run_id, value, unit) WHERE gpu = -1;"
 	"DROP INDEX runs_sku; CREATE INDEX runs_sku ON runs(provider, instance_type, region, gpu_model, gpu_count);"
 	"DROP INDEX flags_run; CREATE INDEX flags_run ON flags(run_id, severity, code);",
+	/*
+	 * 3 -> 4 (issue 17): `results list`, `export --format csv` and the report read every run in
+	 * started order: covering indexes, so they never sort, and never read a run's inventory
+	 * (kilobytes) or a bench's config to print a few columns.  Only indexes, so a binary of this
+	 * version still reads a version-2 or -3 store read-only (STORE_READ_MIN_VERSION).
+	 */
+	"CREATE INDEX runs_list ON runs(started_at, id, uuid, status, provider, instance_type, region, gpu_model,"
+	" gpu_count, profile, gpuvet_version, hostname, finished_at);"
+	"CREATE INDEX benches_list ON benches(run_id, name, status);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -353,10 +368,13 @@ fail:
  * later, and no write is committed on top of one.
  */
 #define QUICK_CHECK_BUDGET_MS 500.0
+/* A read-only open (list, export, rank, report) writes nothing on a corrupt page: a shorter look. */
+#define QUICK_CHECK_BUDGET_RO_MS 100.0
 
 /* A watchdog thread: sqlite3_interrupt() once the budget is spent, unless told to stop first. */
 struct qc_watch {
 	sqlite3 *db;
+	double budget_ms;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int done;
@@ -367,7 +385,7 @@ static void *qc_watchdog(void *arg)
 	struct qc_watch *w = arg;
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += (long)(QUICK_CHECK_BUDGET_MS * 1e6);
+	until.tv_nsec += (long)(w->budget_ms * 1e6);
 	until.tv_sec += until.tv_nsec / 1000000000L;
 	until.tv_nsec %= 1000000000L;
 	pthread_mutex_lock(&w->mu);
@@ -380,12 +398,13 @@ static void *qc_watchdog(void *arg)
 	return NULL;
 }
 
-static int quick_check(struct store *s)
+static int quick_check(struct store *s, double budget_ms)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
 		goto corrupt;
-	struct qc_watch wd = { .db = s->db, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+	struct qc_watch wd = { .db = s->db, .budget_ms = budget_ms, .mu = PTHREAD_MUTEX_INITIALIZER,
+			       .cv = PTHREAD_COND_INITIALIZER };
 	pthread_t th;
 	int watching = pthread_create(&th, NULL, qc_watchdog, &wd) == 0;
 	int rc = sqlite3_step(st);
@@ -449,10 +468,11 @@ static int check_and_migrate(struct store *s, int readonly)
 	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc || (rc = judge_header(s, ntables, appid, version)))
 		return rc;
-	if (ntables > 0 && (rc = quick_check(s)))
+	if (ntables > 0 && (rc = quick_check(s, readonly ? QUICK_CHECK_BUDGET_RO_MS : QUICK_CHECK_BUDGET_MS)))
 		return rc;
+	s->version = ntables > 0 ? version : STORE_SCHEMA_VERSION;
 	if (readonly) {
-		if (version < STORE_SCHEMA_VERSION) {
+		if (version < STORE_READ_MIN_VERSION) {
 			set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
 				s->path, version);
 			return STORE_ERR;
@@ -461,6 +481,7 @@ static int check_and_migrate(struct store *s, int readonly)
 	}
 	if (version < STORE_SCHEMA_VERSION && (rc = migrate(s)))
 		return rc;
+	s->version = STORE_SCHEMA_VERSION;
 	return exec_retry(s, "PRAGMA journal_mode=WAL");
 }
 
@@ -1411,6 +1432,11 @@ int store_merge(struct store *s, const char *path, int *added, int *skipped, int
 }
 
 /* ---- shared with the store's other files (store_int.h) ---- */
+
+int store_schema_version(struct store *s)
+{
+	return s->version;
+}
 
 sqlite3 *store_conn(struct store *s)
 {

@@ -31,7 +31,8 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 3   /* 2: flags.remediation; 3: metrics_head index */
+#define STORE_SCHEMA_VERSION 4   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list */
+#define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only indexes) */
 #define FINGERPRINT_SCHEMA "gpuvet.fingerprint/1"
 
 struct store;
@@ -150,11 +151,38 @@ int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
 /* verdicts by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
 
+/*
+ * `results list` and `results export --format csv` (issue 17): exactly the
+ * rows they print, one statement over the store rather than a fingerprint
+ * per run.  status is as a fingerprint says it (a run marked running whose
+ * writer is gone is "incomplete").  Runs by started_at then id, as
+ * store_list_runs; run_id > 0 takes that run only.
+ */
+struct store_list_row {
+	struct store_run_row run;
+	const char *finished_at;
+	int benches_ok, benches;   /* benches but the harness, and those that were ok */
+	int flags;
+};
+typedef int (*store_list_fn)(void *ud, const struct store_list_row *r);
+int store_each_list_row(struct store *s, store_list_fn fn, void *ud);
+/* A metric row with its run's columns (run.hostname, profile, gpuvet_version are NULL here). */
+struct store_metric_row {
+	struct store_run_row run;
+	const char *bench, *name, *unit;
+	int gpu, has_value;
+	double value;
+	const char *params;        /* stored JSON text or NULL */
+	size_t params_len;
+};
+typedef int (*store_metric_row_fn)(void *ud, const struct store_metric_row *r);
+int store_each_metric_row(struct store *s, int64_t run_id, store_metric_row_fn fn, void *ud);
+
 /* Opened read-only (no catalog loading, no writes)? */
 int store_is_readonly(struct store *s);
 /* The database file, or NULL for an in-memory store. */
 const char *store_file(struct store *s);
-/* Many passes over the same tables ahead: a page cache of mib MiB and memory-mapped reads. */
+/* Many passes over the same tables ahead: a page cache of mib MiB (no memory map: resident size stays bounded). */
 int store_read_cache(struct store *s, int mib);
 /* One read snapshot around many queries: returns whether a transaction was begun; end with store_read_end(). */
 int store_read_begin(struct store *s);

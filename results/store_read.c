@@ -81,9 +81,8 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
 	int rc;
-	/* runs_sku covers it: the runs' inventories are never read */
-	if (store_prepare(s, "SELECT id, provider, instance_type, region, gpu_model, gpu_count FROM runs"
-			     " INDEXED BY runs_sku", &st))
+	/* runs_sku covers it from schema 3: the runs' inventories are never read */
+	if (store_prepare(s, "SELECT id, provider, instance_type, region, gpu_model, gpu_count FROM runs", &st))
 		return STORE_ERR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run_row r = {
@@ -120,9 +119,9 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 	sqlite3_stmt *st;
 	int rc;
 	char *in = in_list("name", n);
-	/* metrics_head covers it: no table row is read, and one name comes in run order unsorted */
-	char *sql = gv_asprintf("SELECT run_id, name, value, unit FROM metrics WHERE gpu = -1 AND %s"
-				" ORDER BY run_id", in);
+	/* metrics_head covers it (the planner prefers metrics_name, which reads every row): one name comes in run order */
+	char *sql = gv_asprintf("SELECT run_id, name, value, unit FROM metrics%s WHERE gpu = -1 AND %s ORDER BY run_id",
+				store_schema_version(s) >= 3 ? " INDEXED BY metrics_head" : "", in);
 	free(in);
 	rc = store_prepare(s, sql, &st);
 	free(sql);
@@ -169,8 +168,8 @@ int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
 
 int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud)
 {
-	/* flags_run covers it: the flags' messages and evidence are never read */
-	return each_row3(s, "SELECT run_id, code, severity, NULL FROM flags INDEXED BY flags_run ORDER BY run_id",
+	/* flags_run covers it from schema 3: the flags' messages and evidence are never read */
+	return each_row3(s, "SELECT run_id, code, severity, NULL FROM flags ORDER BY run_id",
 			 "reading flags", fn, ud);
 }
 
@@ -195,7 +194,8 @@ const char *store_file(struct store *s)
 
 int store_read_cache(struct store *s, int mib)
 {
-	char *sql = gv_asprintf("PRAGMA cache_size = -%d; PRAGMA mmap_size = 1073741824", mib * 1024);
+	/* a page cache only: memory-mapping the file made a report's resident size grow with the store */
+	char *sql = gv_asprintf("PRAGMA cache_size = -%d", mib * 1024);
 	int rc = sqlite3_exec(store_conn(s), sql, NULL, NULL, NULL);
 	free(sql);
 	return rc == SQLITE_OK ? STORE_OK : store_fail(s, "enlarging the cache");
@@ -211,4 +211,171 @@ void store_read_end(struct store *s, int began)
 {
 	if (began && sqlite3_exec(store_conn(s), "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		sqlite3_exec(store_conn(s), "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* ---- `results list` and `results export --format csv` ---- */
+
+/* The status a fingerprint shows: a run marked running is live only while its writer holds its lock. */
+static const char *shown_status(struct store *s, int64_t id, const char *status)
+{
+	if (status && !strcmp(status, "complete"))
+		return "complete";
+	return status && !strcmp(status, "running") && store_run_live(s, id) ? "running" : "incomplete";
+}
+
+/* Per run id: benches but the harness, those ok, flags. */
+struct list_counts {
+	int64_t max_id;
+	int (*c)[3];
+};
+
+/* One pass over a covering index each: bench status by run (benches_list), flags by run (flags_run). */
+static int list_counts_load(struct store *s, struct list_counts *lc)
+{
+	sqlite3_stmt *st;
+	int rc;
+	lc->c = NULL;
+	if (store_prepare(s, "SELECT max(id) FROM runs", &st))
+		return STORE_ERR;
+	lc->max_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (lc->max_id < 0 || lc->max_id > ((int64_t)1 << 26))
+		return STORE_OK;   /* ids far from a count: the per-run counts of the list's statement */
+	lc->c = gv_calloc((size_t)lc->max_id + 1, sizeof *lc->c);
+	static const char *const sql[] = {
+		"SELECT run_id, count(*), sum(status = 'ok') FROM benches WHERE name <> 'harness' GROUP BY run_id",
+		"SELECT run_id, 0, 0, count(*) FROM flags GROUP BY run_id",
+	};
+	for (int q = 0; q < 2; q++) {
+		if (store_prepare(s, sql[q], &st))
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			if (id < 0 || id > lc->max_id)
+				continue;   /* a row whose run is gone */
+			if (q == 0) {
+				lc->c[id][0] = sqlite3_column_int(st, 1);
+				lc->c[id][1] = sqlite3_column_int(st, 2);
+			} else {
+				lc->c[id][2] = sqlite3_column_int(st, 3);
+			}
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			store_fail(s, "counting benches and flags");
+			goto fail;
+		}
+	}
+	return STORE_OK;
+fail:
+	free(lc->c);
+	lc->c = NULL;
+	return STORE_ERR;
+}
+
+int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	struct list_counts lc;
+	if (list_counts_load(s, &lc))
+		return STORE_ERR;
+	/*
+	 * runs_list orders and covers the runs (schema 3); the counts come from
+	 * one pass over each table above, or, for ids too sparse for an array,
+	 * from a range of a covering index per run.
+	 */
+	if (store_prepare(s, lc.c
+		? "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
+		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at, 0, 0, 0"
+		  " FROM runs r ORDER BY r.started_at, r.id"
+		: "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
+		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at,"
+		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
+		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
+		  " (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
+		  " FROM runs r ORDER BY r.started_at, r.id", &st)) {
+		free(lc.c);
+		return STORE_ERR;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		int in = lc.c && id >= 0 && id <= lc.max_id;
+		struct store_list_row r = {
+			.run = {
+				.id = id,
+				.uuid = (const char *)sqlite3_column_text(st, 1),
+				.status = shown_status(s, id, (const char *)sqlite3_column_text(st, 2)),
+				.profile = (const char *)sqlite3_column_text(st, 3),
+				.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
+				.hostname = (const char *)sqlite3_column_text(st, 5),
+				.provider = (const char *)sqlite3_column_text(st, 6),
+				.instance_type = (const char *)sqlite3_column_text(st, 7),
+				.region = (const char *)sqlite3_column_text(st, 8),
+				.gpu_model = (const char *)sqlite3_column_text(st, 9),
+				.gpu_count = sqlite3_column_int(st, 10),
+				.started_at = (const char *)sqlite3_column_text(st, 11),
+			},
+			.finished_at = (const char *)sqlite3_column_text(st, 12),
+			.benches = in ? lc.c[id][0] : sqlite3_column_int(st, 13),
+			.benches_ok = in ? lc.c[id][1] : sqlite3_column_int(st, 14),
+			.flags = in ? lc.c[id][2] : sqlite3_column_int(st, 15),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	free(lc.c);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "listing runs");
+}
+
+int store_each_metric_row(struct store *s, int64_t run_id, store_metric_row_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	/*
+	 * The runs in started order (runs_list, covering), each run's metrics in
+	 * stored order (metrics_run: run_id, then the rowid): no sort of the
+	 * metric rows, whatever the store's size.
+	 */
+	if (store_prepare(s,
+		"SELECT r.id, r.uuid, r.started_at, r.status, r.provider, r.instance_type, r.region,"
+		" r.gpu_model, r.gpu_count, m.bench, m.name, m.gpu, m.value, m.unit, m.params"
+		" FROM runs r JOIN metrics m ON m.run_id = r.id WHERE ?1 = 0 OR r.id = ?1"
+		" ORDER BY r.started_at, r.id, m.id", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int64_t last = 0;
+	const char *shown = NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (!shown || id != last)
+			shown = shown_status(s, id, (const char *)sqlite3_column_text(st, 3));
+		last = id;
+		struct store_metric_row r = {
+			.run = {
+				.id = id,
+				.uuid = (const char *)sqlite3_column_text(st, 1),
+				.started_at = (const char *)sqlite3_column_text(st, 2),
+				.status = shown,
+				.provider = (const char *)sqlite3_column_text(st, 4),
+				.instance_type = (const char *)sqlite3_column_text(st, 5),
+				.region = (const char *)sqlite3_column_text(st, 6),
+				.gpu_model = (const char *)sqlite3_column_text(st, 7),
+				.gpu_count = sqlite3_column_int(st, 8),
+			},
+			.bench = (const char *)sqlite3_column_text(st, 9),
+			.name = (const char *)sqlite3_column_text(st, 10),
+			.gpu = sqlite3_column_int(st, 11),
+			.has_value = sqlite3_column_type(st, 12) != SQLITE_NULL,
+			.value = sqlite3_column_double(st, 12),
+			.unit = (const char *)sqlite3_column_text(st, 13),
+			.params = (const char *)sqlite3_column_text(st, 14),
+			.params_len = (size_t)sqlite3_column_bytes(st, 14),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
 }

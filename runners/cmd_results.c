@@ -8,6 +8,7 @@
 #include "common/ident.h"
 #include "results/store.h"
 #include "runners/collect.h"
+#include "results/jcanon.h"
 
 #include <csv.h>
 #include <getopt.h>
@@ -41,80 +42,178 @@ static int open_store(const struct gv_global *g, int readonly, struct store **s)
 	return 0;
 }
 
-static const char *js(const json_t *o, const char *k, const char *dflt)
+/* A string that json_string() takes (valid UTF-8): what a fingerprint would carry. */
+static int json_ok(const char *v)
 {
-	const char *v = json_string_value(json_object_get(o, k));
-	return v ? v : dflt;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p >= 0x80) {
+			json_t *j = json_string(v);
+			json_decref(j);
+			return j != NULL;
+		}
+	return 1;
 }
 
-/* As js, made safe for a terminal (round-robin buffers: several in one printf). */
-static const char *jp(const json_t *o, const char *k, const char *dflt)
+/* A stored string, or dflt where a fingerprint would have none, made safe for a terminal
+ * (round-robin buffers: several in one printf). */
+static const char *jp(const char *v, const char *dflt)
 {
 	static char bufs[10][512];
 	static unsigned next;
-	const char *v = json_string_value(json_object_get(o, k));
-	if (!v)
+	if (!v || !json_ok(v))
 		return dflt;
 	char *b = bufs[next++ % 10];
 	ident_escape(v, b, sizeof bufs[0]);
 	return b;
 }
 
+/* What a fingerprint's "run" object says, for `list --json` (the same keys in the same order). */
+static json_t *run_object(const struct store_list_row *l)
+{
+	const struct store_run_row *r = &l->run;
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_integer(r->id));
+#define TXT(k, v) json_object_set_new(o, k, (v) ? json_string(v) : json_null())
+	TXT("uuid", r->uuid);
+	TXT("status", r->status);
+	TXT("profile", r->profile);
+	TXT("gpuvet_version", r->gpuvet_version);
+	TXT("hostname", r->hostname);
+	TXT("started_at", r->started_at);
+	TXT("finished_at", l->finished_at);
+	TXT("provider", r->provider);
+	TXT("instance_type", r->instance_type);
+	TXT("region", r->region);
+	TXT("gpu_model", r->gpu_model);
+#undef TXT
+	json_object_set_new(o, "gpu_count", json_integer(r->gpu_count));
+	return o;
+}
+
+struct list_walk {
+	int as_json;
+	size_t n;
+};
+
+/* A JSON string as jansson writes it (no JSON_ENSURE_ASCII), for ASCII text; NULL is null. */
+static void json_out(const char *v)
+{
+	if (!v) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (const char *p = v;; p++) {
+		size_t run = strcspn(p, "\"\\\b\f\n\r\t\x01\x02\x03\x04\x05\x06\x07\x0b\x0e\x0f\x10\x11\x12"
+				   "\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f");
+		fwrite(p, 1, run, stdout);
+		p += run;
+		if (!*p)
+			break;
+		switch (*p) {
+		case '"': fputs("\\\"", stdout); break;
+		case '\\': fputs("\\\\", stdout); break;
+		case '\b': fputs("\\b", stdout); break;
+		case '\f': fputs("\\f", stdout); break;
+		case '\n': fputs("\\n", stdout); break;
+		case '\r': fputs("\\r", stdout); break;
+		case '\t': fputs("\\t", stdout); break;
+		default: printf("\\u%04X", (unsigned char)*p); break;
+		}
+	}
+	putchar('"');
+}
+
+static int row_ascii(const struct store_list_row *l)
+{
+	const struct store_run_row *r = &l->run;
+	const char *v[] = { r->uuid, r->status, r->profile, r->gpuvet_version, r->hostname, r->started_at,
+			    l->finished_at, r->provider, r->instance_type, r->region, r->gpu_model };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		for (const char *p = v[i]; p && *p; p++)
+			if ((unsigned char)*p >= 0x80)
+				return 0;
+	return 1;
+}
+
+/* One element of `list --json`, as json_dumpf writes an array of objects with JSON_INDENT(2). */
+static void list_json_row(const struct store_list_row *l, int first)
+{
+	const struct store_run_row *r = &l->run;
+	fputs(first ? "[\n  " : ",\n  ", stdout);
+	if (!row_ascii(l)) {
+		/* jansson itself, which drops a string that is not UTF-8 as the fingerprint did */
+		json_t *run = run_object(l);
+		json_object_set_new(run, "benches_ok", json_integer(l->benches_ok));
+		json_object_set_new(run, "benches", json_integer(l->benches));
+		json_object_set_new(run, "flags", json_integer(l->flags));
+		char *t = json_dumps(run, JSON_INDENT(2));
+		for (const char *p = t, *nl; *p; p = nl + 1) {
+			if (!(nl = strchr(p, '\n'))) {
+				fputs(p, stdout);
+				break;
+			}
+			fwrite(p, 1, (size_t)(nl + 1 - p), stdout);
+			fputs("  ", stdout);
+		}
+		free(t);
+		json_decref(run);
+		return;
+	}
+	static const char *const keys[] = { "uuid", "status", "profile", "gpuvet_version", "hostname", "started_at",
+					    "finished_at", "provider", "instance_type", "region", "gpu_model" };
+	const char *v[] = { r->uuid, r->status, r->profile, r->gpuvet_version, r->hostname, r->started_at,
+			    l->finished_at, r->provider, r->instance_type, r->region, r->gpu_model };
+	printf("{\n    \"id\": %lld", (long long)r->id);
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		printf(",\n    \"%s\": ", keys[i]);
+		json_out(v[i]);
+	}
+	printf(",\n    \"gpu_count\": %d,\n    \"benches_ok\": %d,\n    \"benches\": %d,\n    \"flags\": %d\n  }",
+	       r->gpu_count, l->benches_ok, l->benches, l->flags);
+}
+
+static int list_row(void *ud, const struct store_list_row *l)
+{
+	struct list_walk *w = ud;
+	const struct store_run_row *r = &l->run;
+	if (w->as_json) {
+		list_json_row(l, w->n == 0);
+	} else {
+		char gpus[48];
+		if (!w->n)
+			printf("%-5s %-8s %-20s %-10s %-8s %-9s %-22s %-12s %s\n", "id", "uuid", "started", "status",
+			       "profile", "provider", "instance type", "gpus", "benches ok");
+		snprintf(gpus, sizeof gpus, "%lld %s", (long long)r->gpu_count, jp(r->gpu_model, ""));
+		printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n", (long long)r->id,
+		       jp(r->uuid, "?"), jp(r->started_at, "?"), jp(r->status, "?"), jp(r->profile, "?"),
+		       jp(r->provider, "unknown"), jp(r->instance_type, "-"), gpus, l->benches_ok, l->benches);
+	}
+	w->n++;
+	return 0;
+}
+
+/* One statement over the store (store_each_list_row), streamed: constant memory whatever its size. */
 static int cmd_list(struct store *s, int as_json)
 {
-	int64_t *ids;
-	size_t n;
-	if (store_list_runs(s, &ids, &n)) {
+	struct list_walk w = { as_json, 0 };
+	static char buf[1 << 16];
+	setvbuf(stdout, buf, _IOFBF, sizeof buf);
+	int began = store_read_begin(s);
+	int rc = store_each_list_row(s, list_row, &w);
+	store_read_end(s, began);
+	if (rc) {
+		if (as_json && w.n)
+			fputs("\n]\n", stdout);
+		fflush(stdout);
 		gv_err("%s", store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
-	json_t *arr = json_array();
-	if (!as_json && n)
-		printf("%-5s %-8s %-20s %-10s %-8s %-9s %-22s %-12s %s\n", "id", "uuid", "started", "status",
-		       "profile", "provider", "instance type", "gpus", "benches ok");
-	for (size_t i = 0; i < n; i++) {
-		json_t *fp;
-		if (store_load_fingerprint(s, ids[i], &fp)) {
-			gv_err("%s", store_errmsg(s));
-			free(ids);
-			json_decref(arr);
-			return GV_EXIT_USAGE;
-		}
-		json_t *run = json_object_get(fp, "run");
-		int ok = 0, total = 0;
-		size_t j;
-		json_t *b;
-		json_array_foreach(json_object_get(fp, "benches"), j, b) {
-			if (!strcmp(js(b, "name", ""), "harness"))
-				continue;
-			total++;
-			ok += !strcmp(js(b, "status", ""), "ok");
-		}
-		if (as_json) {
-			json_t *row = json_deep_copy(run);
-			json_object_set_new(row, "benches_ok", json_integer(ok));
-			json_object_set_new(row, "benches", json_integer(total));
-			json_object_set_new(row, "flags", json_integer((json_int_t)json_array_size(json_object_get(fp, "flags"))));
-			json_array_append_new(arr, row);
-		} else {
-			char gpus[48];
-			snprintf(gpus, sizeof gpus, "%lld %s", (long long)json_integer_value(json_object_get(run, "gpu_count")),
-				 jp(run, "gpu_model", ""));
-			printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n",
-			       (long long)ids[i], jp(run, "uuid", "?"), jp(run, "started_at", "?"), jp(run, "status", "?"),
-			       jp(run, "profile", "?"), jp(run, "provider", "unknown"), jp(run, "instance_type", "-"), gpus,
-			       ok, total);
-		}
-		json_decref(fp);
-	}
-	if (as_json) {
-		json_dumpf(arr, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
-	} else if (!n) {
+	if (as_json)
+		fputs(w.n ? "\n]\n" : "[]\n", stdout);
+	else if (!w.n)
 		printf("no runs in %s\n", "the store");
-	}
-	json_decref(arr);
-	free(ids);
+	fflush(stdout);
 	return 0;
 }
 
@@ -150,10 +249,19 @@ static int cmd_show(struct store *s, const char *id, int text)
 
 /* ---- export ---- */
 
-static void csv_cell(FILE *f, const char *s, int last)
+/*
+ * CSV as libcsv's csv_fwrite writes it (every cell quoted, quotes doubled),
+ * into one growing line buffer: a fleet's export is millions of cells.
+ */
+static void csv_quote(struct jc_buf *b, const char *s, size_t n)
 {
-	csv_fwrite(f, s, strlen(s));
-	fputc(last ? '\n' : ',', f);
+	jc_put(b, "\"", 1);
+	for (const char *q; (q = memchr(s, '"', n)); n -= (size_t)(q + 1 - s), s = q + 1) {
+		jc_put(b, s, (size_t)(q + 1 - s));
+		jc_put(b, "\"", 1);
+	}
+	jc_put(b, s, n);
+	jc_put(b, "\"", 1);
 }
 
 /*
@@ -161,62 +269,111 @@ static void csv_cell(FILE *f, const char *s, int last)
  * CR first: names from --sku or an imported file) gets a leading single
  * quote, as OWASP recommends against CSV injection.
  */
-static void csv_field(FILE *f, const char *v, int last)
+static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
 {
 	const char *s = v ? v : "";
 	if (ident_csv_formula(s)) {
-		char *q = gv_asprintf("'%s", s);
-		csv_cell(f, q, last);
+		char *q = gv_asprintf("'%.*s", (int)n, s);
+		csv_quote(b, q, n + 1);
 		free(q);
+	} else {
+		csv_quote(b, s, n);
+	}
+	jc_put(b, last ? "\n" : ",", 1);
+}
+
+/* A stored text cell: empty where the fingerprint would have had none (NULL, or not UTF-8). */
+static void csv_field(struct jc_buf *b, const char *v, int last)
+{
+	if (v && !json_ok(v))
+		v = NULL;
+	csv_text(b, v, v ? strlen(v) : 0, last);
+}
+
+/* A number cell: never neutralised (-1 is the instance-level gpu); %.17g as the fingerprint's number. */
+static void csv_int(struct jc_buf *b, long long v, int last)
+{
+	char buf[32], *p = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+	*--p = last ? '\n' : ',';
+	*--p = '"';
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	*--p = '"';
+	jc_put(b, p, (size_t)(buf + sizeof buf - p));
+}
+
+static void csv_real(struct jc_buf *b, int has, double v, int last)
+{
+	char buf[48];
+	int n = has ? snprintf(buf, sizeof buf, "\"%.17g\"%c", v, last ? '\n' : ',')
+		    : snprintf(buf, sizeof buf, "\"\"%c", last ? '\n' : ',');
+	jc_put(b, buf, (size_t)n);
+}
+
+struct csv_walk {
+	FILE *out;
+	struct jc_buf line, params;
+};
+
+/* The params cell: the stored object in jansson's compact sorted form, as the fingerprint printed it. */
+static void csv_params(struct csv_walk *w, const struct store_metric_row *m)
+{
+	w->params.len = 0;
+	if (m->params && jcanon_sorted(m->params, m->params_len, &w->params) == 0 && w->params.p[0] == '{') {
+		csv_text(&w->line, w->params.p, w->params.len, 1);
 		return;
 	}
-	csv_cell(f, s, last);
+	/* anything the fast path does not take: jansson, as store_load_fingerprint reads it */
+	json_t *p = m->params ? json_loads(m->params, JSON_DECODE_ANY, NULL) : NULL;
+	char *t = json_is_object(p) ? json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	csv_field(&w->line, t ? t : "{}", 1);
+	free(t);
+	json_decref(p);
 }
 
-/* A number cell: never neutralised (-1 is the instance-level gpu). */
-static void csv_num(FILE *f, const json_t *v, int last)
+static int csv_row(void *ud, const struct store_metric_row *m)
 {
-	char buf[64] = "";
-	if (json_is_number(v))
-		snprintf(buf, sizeof buf, "%.17g", json_number_value(v));
-	csv_cell(f, buf, last);
+	struct csv_walk *w = ud;
+	const struct store_run_row *r = &m->run;
+	w->line.len = 0;
+	csv_int(&w->line, r->id, 0);
+	csv_field(&w->line, r->uuid, 0);
+	csv_field(&w->line, r->started_at, 0);
+	csv_field(&w->line, r->status, 0);
+	csv_field(&w->line, r->provider, 0);
+	csv_field(&w->line, r->instance_type, 0);
+	csv_field(&w->line, r->region, 0);
+	csv_field(&w->line, r->gpu_model, 0);
+	csv_int(&w->line, r->gpu_count, 0);
+	csv_field(&w->line, m->bench, 0);
+	csv_field(&w->line, m->name, 0);
+	csv_int(&w->line, m->gpu, 0);
+	csv_real(&w->line, m->has_value, m->value, 0);
+	csv_field(&w->line, m->unit, 0);
+	csv_params(w, m);
+	return fwrite(w->line.p, 1, w->line.len, w->out) != w->line.len;
 }
 
-int export_csv(struct store *s, const int64_t *ids, size_t n, FILE *out)
+/* One row per metric, runs in started order (or run_id alone): one statement, streamed. */
+int export_csv(struct store *s, int64_t run_id, FILE *out)
 {
 	static const char *const header[] = { "run_id", "run_uuid", "started_at", "status", "provider",
 					      "instance_type", "region", "gpu_model", "gpu_count", "bench",
 					      "metric", "gpu", "value", "unit", "params" };
+	struct csv_walk w = { .out = out };
 	for (size_t i = 0; i < sizeof header / sizeof header[0]; i++)
-		csv_field(out, header[i], i + 1 == sizeof header / sizeof header[0]);
-	for (size_t i = 0; i < n; i++) {
-		json_t *fp;
-		if (store_load_fingerprint(s, ids[i], &fp))
-			return -1;
-		json_t *run = json_object_get(fp, "run"), *m;
-		size_t j;
-		json_array_foreach(json_object_get(fp, "metrics"), j, m) {
-			char *params = json_dumps(json_object_get(m, "params"), JSON_COMPACT | JSON_SORT_KEYS);
-			csv_num(out, json_object_get(run, "id"), 0);
-			csv_field(out, js(run, "uuid", ""), 0);
-			csv_field(out, js(run, "started_at", ""), 0);
-			csv_field(out, js(run, "status", ""), 0);
-			csv_field(out, js(run, "provider", ""), 0);
-			csv_field(out, js(run, "instance_type", ""), 0);
-			csv_field(out, js(run, "region", ""), 0);
-			csv_field(out, js(run, "gpu_model", ""), 0);
-			csv_num(out, json_object_get(run, "gpu_count"), 0);
-			csv_field(out, js(m, "bench", ""), 0);
-			csv_field(out, js(m, "name", ""), 0);
-			csv_num(out, json_object_get(m, "gpu"), 0);
-			csv_num(out, json_object_get(m, "value"), 0);
-			csv_field(out, js(m, "unit", ""), 0);
-			csv_field(out, params ? params : "{}", 1);
-			free(params);
-		}
-		json_decref(fp);
-	}
-	return 0;
+		csv_field(&w.line, header[i], i + 1 == sizeof header / sizeof header[0]);
+	fwrite(w.line.p, 1, w.line.len, out);
+	int began = store_read_begin(s);
+	int rc = store_each_metric_row(s, run_id, csv_row, &w);
+	store_read_end(s, began);
+	free(w.line.p);
+	free(w.params.p);
+	return rc || ferror(out) ? -1 : 0;
 }
 
 int export_json(struct store *s, const int64_t *ids, size_t n, FILE *out)
@@ -270,7 +427,7 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 	if (!strcmp(format, "json"))
 		rc = export_json(s, ids, n, out);
 	else if (!strcmp(format, "csv"))
-		rc = export_csv(s, ids, n, out);
+		rc = export_csv(s, id ? ids[0] : 0, out);
 	else
 		rc = export_prometheus_runs(s, ids, n, out, err, sizeof err);
 	free(ids);

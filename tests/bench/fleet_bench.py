@@ -54,17 +54,24 @@ def compact_captures():
     return out
 
 
+TIME = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+
+
 def run(cmd, stdout=subprocess.DEVNULL):
-    """Wall seconds and peak RSS (MiB) of one child."""
+    """Wall seconds and peak RSS (MiB) of one child.  The RSS comes from /usr/bin/time's own wait4
+    on the command: a child forked from this (large) Python process would otherwise report the
+    parent's resident size at fork as its own peak."""
+    full = [TIME, "-f", "GPUVET_BENCH_RSS_KB %M"] + list(map(str, cmd)) if TIME else cmd
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=ENV)
+    p = subprocess.Popen(full, stdout=stdout, stderr=subprocess.PIPE, env=ENV)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
     err = p.stderr.read().decode(errors="replace")
     p.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"fleet_bench: {' '.join(map(str, cmd))} failed: {err.strip()[:300]}")
-    return wall, ru.ru_maxrss / 1024
+    kb = [int(line.split()[1]) for line in err.splitlines() if line.startswith("GPUVET_BENCH_RSS_KB ")]
+    return wall, (kb[-1] if kb else ru.ru_maxrss) / 1024
 
 
 def best(cmd, n=3):
@@ -73,36 +80,47 @@ def best(cmd, n=3):
 
 
 def build(db, n):
+    """The captures imported, then doubled in SQL (a few set-based statements per round) up to n runs:
+    fresh uuids, one of SKUS (two providers) and one of 25 REGIONS per run, started times spread
+    over the year before the captures."""
     seed = compact_captures()
     with tempfile.TemporaryDirectory() as td:
         f = Path(td) / "seed.json"
         f.write_text(json.dumps(seed))
         run([BIN, "-q", "--db", db, "results", "import", str(f)])
-    c = sqlite3.connect(db)
+    c = sqlite3.connect(db, isolation_level=None)
     cols = {t: [r[1] for r in c.execute(f"PRAGMA table_info({t})")] for t in ("runs",) + CHILD_TABLES}
-    tmpl = [r[0] for r in c.execute("SELECT id FROM runs ORDER BY id")]
-    rnd = random.Random(17)
-    have = len(tmpl)
-    next_id = max(tmpl) + 1
-    c.execute("BEGIN")
+    c.execute("CREATE TEMP TABLE skus (k INTEGER PRIMARY KEY, provider TEXT, instance_type TEXT)")
+    c.executemany("INSERT INTO skus VALUES (?, ?, ?)", [(i, p, t) for i, (p, t) in enumerate(SKUS)])
+    c.execute("CREATE TEMP TABLE regions (k INTEGER PRIMARY KEY, region TEXT)")
+    c.executemany("INSERT INTO regions VALUES (?, ?)", list(enumerate(REGIONS)))
+    # ids 1..have, contiguous (a fresh store's import)
+    have = c.execute("SELECT count(*) FROM runs").fetchone()[0]
+    assert c.execute("SELECT max(id) FROM runs").fetchone()[0] == have
+    rc = [x for x in cols["runs"] if x not in ("id", "uuid", "provider", "instance_type", "region",
+                                               "started_at", "finished_at")]
+    uuid_sql = ("lower(printf('%s-%s-4%s-%s%s-%s', hex(randomblob(4)), hex(randomblob(2)), "
+                "substr(hex(randomblob(2)), 2), substr('89ab', 1 + abs(random()) % 4, 1), "
+                "substr(hex(randomblob(2)), 2), hex(randomblob(6))))")
+    shift = "'-' || ((r.id + ?1) * 7919 % 31536000) || ' seconds'"
     while have < n:
-        src = tmpl[have % len(tmpl)]
-        prov, sku = SKUS[rnd.randrange(len(SKUS))]
-        region = REGIONS[rnd.randrange(len(REGIONS))]
-        rc = [x for x in cols["runs"] if x not in ("id", "uuid", "provider", "instance_type", "region")]
-        c.execute(f"INSERT INTO runs (id, uuid, provider, instance_type, region, {', '.join(rc)}) "
-                  f"SELECT ?, ?, ?, ?, ?, {', '.join(rc)} FROM runs WHERE id = ?",
-                  (next_id, str(uuid.UUID(int=rnd.getrandbits(128))), prov, sku, region, src))
+        k = min(have, n - have)
+        c.execute("BEGIN")
+        c.execute(f"INSERT INTO runs (id, uuid, provider, instance_type, region, started_at, finished_at, "
+                  f"{', '.join(rc)}) SELECT r.id + ?1, {uuid_sql}, "
+                  f"(SELECT provider FROM skus WHERE k = (r.id + ?1) * 31 % {len(SKUS)}), "
+                  f"(SELECT instance_type FROM skus WHERE k = (r.id + ?1) * 31 % {len(SKUS)}), "
+                  f"(SELECT region FROM regions WHERE k = (r.id + ?1) * 17 % {len(REGIONS)}), "
+                  f"strftime('%Y-%m-%dT%H:%M:%SZ', r.started_at, {shift}), "
+                  f"strftime('%Y-%m-%dT%H:%M:%SZ', r.finished_at, {shift}), {', '.join(rc)} "
+                  f"FROM runs r WHERE r.id <= ?2 ORDER BY r.id", (have, k))
         for t in CHILD_TABLES:
             cc = [x for x in cols[t] if x not in ("id", "run_id")]
-            c.execute(f"INSERT INTO {t} (run_id, {', '.join(cc)}) SELECT ?, {', '.join(cc)} FROM {t} WHERE run_id = ?",
-                      (next_id, src))
-        next_id += 1
-        have += 1
-        if have % 5000 == 0:
-            c.execute("COMMIT")
-            c.execute("BEGIN")
-    c.execute("COMMIT")
+            order = "run_id, id" if "id" in cols[t] else "run_id, rowid"
+            c.execute(f"INSERT INTO {t} (run_id, {', '.join(cc)}) SELECT run_id + ?1, {', '.join(cc)} "
+                      f"FROM {t} WHERE run_id <= ?2 ORDER BY {order}", (have, k))
+        c.execute("COMMIT")
+        have += k
     c.execute("ANALYZE")
     c.close()
 
@@ -111,25 +129,32 @@ SQL = {
     "rank --json": "SELECT r.provider, r.instance_type, r.region, count(*), avg(m.value) FROM metrics m "
                    "JOIN runs r ON r.id = m.run_id WHERE m.name = 'gemm.bf16.tflops' AND m.gpu = -1 "
                    "GROUP BY 1, 2, 3;",
-    "results list --json": "SELECT id, uuid, started_at, status, provider, instance_type, region, gpu_model, "
-                           "gpu_count FROM runs ORDER BY id;",
+    # the list's own statement (results/store_read.c): its columns and three counts per run
+    "results list --json": "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider, "
+                           "r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at, "
+                           "(SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'), "
+                           "(SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' "
+                           "AND b.status = 'ok'), (SELECT count(*) FROM flags f WHERE f.run_id = r.id) "
+                           "FROM runs r ORDER BY r.started_at, r.id;",
     "results export --format csv": "SELECT r.id, r.uuid, r.started_at, r.status, r.provider, "
                                    "r.instance_type, r.region, r.gpu_model, r.gpu_count, m.bench, m.name, m.gpu, "
                                    "m.value, m.unit, m.params FROM metrics m JOIN runs r ON r.id = m.run_id "
-                                   "ORDER BY r.id, m.id;",
+                                   "ORDER BY r.started_at, r.id, m.id;",
 }
 
 
-def sqlite_time(db, name):
+def sqlite_time(db, name, repeat=3):
     if not shutil.which("sqlite3"):
         return None
-    return best(["sqlite3"] + (["-csv"] if "csv" in name else []) + [db, SQL[name]])[0]
+    return best(["sqlite3"] + (["-csv"] if "csv" in name else []) + [db, SQL[name]], repeat)[0]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", default="1000,10000")
     ap.add_argument("--keep", help="keep the stores in this directory")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each command (the best is printed)")
+    ap.add_argument("--no-import", action="store_true", help="leave out `results import` (slow at 10k)")
     a = ap.parse_args()
     work = Path(a.keep or tempfile.mkdtemp(prefix="gpuvet-fleet-bench."))
     work.mkdir(parents=True, exist_ok=True)
@@ -143,12 +168,12 @@ def main():
             for name in SQL:
                 rows.append((name, [BIN, "-q", "--db", db] + name.split()))
             for name, cmd in rows:
-                w, m = best(cmd)
-                s = sqlite_time(db, name) if name in SQL else None
+                w, m = best(cmd, a.repeat)
+                s = sqlite_time(db, name, a.repeat) if name in SQL else None
                 ratio = f"{w / s:7.1f}" if s else "      -"
                 print(f"{n:>7} {name:<30} {w:9.3f} {m:9.1f} {s if s is not None else float('nan'):9.3f} {ratio}",
                       flush=True)
-            if n <= 10000:
+            if n <= 10000 and not a.no_import:
                 f = work / f"import-{n}.json"
                 seed = compact_captures()
                 arr = []

@@ -6,6 +6,7 @@
 #include "common/util.h"
 #include "tests/unit/t.h"
 
+#include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,27 @@ static void test_host_rates(void)
 	teardown(s);
 }
 
-TEST_MAIN(T(test_host_rates), T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
+/* A store of schema 2 (before rank's covering indexes), opened read-only as the report may: same answer. */
+static void test_old_schema_read_only(void)
+{
+	struct store *s = setup();
+	struct rank_opts o = { 0 };
+	json_t *want = NULL, *got = NULL;
+	char err[512];
+	CHECK(rank_compute(s, &o, &want, err, sizeof err) == 0);
+	CHECK(sqlite3_exec(store_db(s), "DROP INDEX metrics_head; DROP INDEX runs_sku; DROP INDEX flags_run;"
+			   "CREATE INDEX runs_sku ON runs(provider, instance_type); CREATE INDEX flags_run ON flags(run_id);"
+			   "PRAGMA user_version = 2", NULL, NULL, NULL) == SQLITE_OK);
+	store_close(s);
+	CHECK(store_open_readonly(db_path, &s) == STORE_OK);
+	CHECK(rank_compute(s, &o, &got, err, sizeof err) == 0);
+	if (want && got)
+		CHECK(json_equal(want, got));
+	json_decref(want);
+	json_decref(got);
+	teardown(s);
+}
+
+TEST_MAIN(T(test_host_rates), T(test_old_schema_read_only), T(test_median_per_dollar_runs_and_flags), T(test_per_gpu_region_and_market), T(test_training_score),
 	  T(test_estimates_are_marked), T(test_estimates_fall_back_to_achievable), T(test_critical_runs_left_out),
 	  T(test_spot_beside_on_demand), T(test_refusals))

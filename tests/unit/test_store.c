@@ -241,11 +241,13 @@ static void test_migrate_remediation(void)
 			   "CREATE INDEX flags_run ON flags(run_id);"
 			   "CREATE TABLE metrics (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, bench TEXT NOT NULL,"
 			   " name TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1, value REAL, unit TEXT, params TEXT);"
+			   "CREATE TABLE benches (run_id INTEGER NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,"
+			   " reason TEXT, duration_s REAL, config TEXT, PRIMARY KEY (run_id, name));"
 			   "INSERT INTO runs (id, uuid, status, started_at) VALUES (1, 'u', 'complete', 't');"
 			   "INSERT INTO flags (run_id, code, severity, message) VALUES (1, 'XID', 'critical', 'm');",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
-	/* the v1 tables above are a subset: migration 2 adds the column, 3 indexes */
+	/* the v1 tables above are a subset: migration 2 adds the column, 3 and 4 indexes */
 	struct store *s;
 	CHECK(store_open(p, &s) == STORE_OK);
 	if (!s)
@@ -266,6 +268,13 @@ static void test_migrate_remediation(void)
 			       -1, &st, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(st) == SQLITE_ROW);
 	CHECK_STR((const char *)sqlite3_column_text(st, 0), "flags_run,metrics_head");
+	sqlite3_finalize(st);
+	/* migration 4: what `results list`, `export` and the report read in started order */
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE"
+			       " type = 'index' AND name IN ('runs_list', 'benches_list') ORDER BY name)",
+			       -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "benches_list,runs_list");
 	sqlite3_finalize(st);
 	store_close(s);
 }

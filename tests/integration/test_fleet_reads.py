@@ -1,0 +1,142 @@
+"""Issue 17: the store at fleet scale.
+
+`results list` and `results export --format csv` read set-based rows
+(results/store_read.c) and print exactly what the fingerprint-per-run code
+of old main printed (tests/fixtures/fleet/, made by main at 80563f6); an old
+store still opens, lists, exports and merges; the report keeps its runs
+table and detail bounded on a store of many runs and says how many it left
+out; `report -v` prints the time each step took.
+"""
+import random
+import re
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+
+FLEET = FIXTURES / "fleet"
+CHILD = ("gpus", "benches", "metrics", "samples", "flags", "verdicts")
+
+
+def old_store(path):
+    """The schema-2 store old main wrote (README beside the dump)."""
+    con = sqlite3.connect(path)
+    con.executescript((FLEET / "old-main-store.sql").read_text())
+    con.close()
+    return path
+
+
+def schema(path):
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("args,golden", [
+    (("results", "list"), "list.txt"),
+    (("results", "list", "--json"), "list.json"),
+    (("results", "export", "--format", "csv"), "export.csv"),
+    (("results", "export", "--format", "csv", "--run", "2"), "export-run2.csv"),
+])
+def test_old_store_prints_what_old_main_printed(gpuvet, tmp_path, args, golden):
+    db = old_store(tmp_path / "old.db")
+    assert schema(db) == 2
+    p = gpuvet("--db", db, *args, db=False, check=0)
+    assert p.stdout == (FLEET / golden).read_text(), golden
+    assert p.stderr == ""
+    assert schema(db) == 4      # opened read-write: migrated forward, nothing lost
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
+    assert con.execute("SELECT count(*) FROM metrics").fetchone()[0] > 100
+    con.close()
+
+
+def test_export_to_file_matches_stdout(gpuvet, tmp_path):
+    db = old_store(tmp_path / "old.db")
+    out = tmp_path / "x.csv"
+    gpuvet("--db", db, "results", "export", "--format", "csv", "-o", out, db=False, check=0)
+    assert out.read_text() == (FLEET / "export.csv").read_text()
+
+
+def test_old_store_merges_without_migrating(gpuvet, tmp_path):
+    """A schema-2 store is a merge source as it is (read-only open of the older schema)."""
+    src = old_store(tmp_path / "old.db")
+    con = sqlite3.connect(src)    # names merge would refuse (control characters, not UTF-8)
+    con.execute("UPDATE runs SET hostname = 'vm', profile = 'quick', region = NULL")
+    con.commit()
+    con.close()
+    p = gpuvet("results", "merge", src, check=0)
+    assert "4 run(s) added" in p.stdout
+    assert schema(src) == 2
+    rows = gpuvet.json("results", "list", "--json")
+    assert [r["uuid"][:8] for r in rows] == ["b095eb88", "7bedfd4d", "f3007f33", "0c3f6c6e"]
+
+
+def test_list_empty_store(gpuvet):
+    assert gpuvet("results", "list", check=0).stdout == "no runs in the store\n"
+    assert gpuvet.json("results", "list", "--json") == []
+
+
+def fleet_store(gpuvet, tmp_path, n):
+    """n runs: the four fixture runs copied in SQL under fresh uuids, as tests/bench/fleet_bench.py does."""
+    db = old_store(tmp_path / "fleet.db")
+    gpuvet("--db", db, "results", "list", db=False, check=0)  # migrate
+    con = sqlite3.connect(db)
+    cols = {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")] for t in ("runs",) + CHILD}
+    rc = [c for c in cols["runs"] if c not in ("id", "uuid", "started_at", "status")]
+    rnd = random.Random(17)
+    con.execute("UPDATE runs SET status = 'complete'")
+    for i in range(5, n + 1):
+        src = 1 + (i % 4)
+        con.execute(f"INSERT INTO runs (id, uuid, started_at, status, {', '.join(rc)}) "
+                    f"SELECT ?, ?, ?, 'complete', {', '.join(rc)} FROM runs WHERE id = ?",
+                    (i, str(uuid.UUID(int=rnd.getrandbits(128))),
+                     f"2026-{1 + i // 28 // 28 % 12:02d}-{1 + i // 28 % 28:02d}T00:{i // 60 % 60:02d}:{i % 60:02d}Z",
+                     src))
+        for t in CHILD:
+            cc = [c for c in cols[t] if c not in ("id", "run_id")]
+            con.execute(f"INSERT INTO {t} (run_id, {', '.join(cc)}) SELECT ?, {', '.join(cc)} "
+                        f"FROM {t} WHERE run_id = ?", (i, src))
+    con.commit()
+    con.close()
+    return db
+
+
+def test_report_bounds_runs_table_and_says_what_it_left_out(gpuvet, tmp_path):
+    n = 2600
+    db = fleet_store(gpuvet, tmp_path, n)
+    out = tmp_path / "r.html"
+    p = gpuvet("--db", db, "-v", "report", "-o", out, db=False, check=0, timeout=300)
+    html = out.read_text()
+    rows = re.findall(r"<tr><td class=n>(?:<a href=\"#run-\d+\">)?(\d+)", html.split('id="runlist"')[1]
+                      .split("</table>")[0])
+    assert len(rows) == 2000                       # REPORT_ROWS_MAX
+    m = re.search(r'id="runs-left-out">(\d+) more runs left out', html)
+    assert m and int(m.group(1)) == n - 2000
+    assert str(n) in html.split("</header>")[0]     # the header still counts every run
+    assert len(html) < 8 << 20
+    # the newest runs are listed, and every detailed run
+    listed = set(map(int, rows))
+    con = sqlite3.connect(db)
+    newest = [r[0] for r in con.execute("SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 200")]
+    assert set(newest) <= listed
+    for rid in re.findall(r'<section id="run-(\d+)"', html):
+        assert int(rid) in listed
+    # -v: the time each step took
+    for step in ("reading the runs' summaries", "ranking", "reading prices", "writing the page"):
+        assert re.search(rf"report: {re.escape(step)}.* took \d+\.\d+ s", p.stderr), (step, p.stderr)
+    assert re.search(r"report: 2600 runs, \d+ bytes, \d+\.\d+ s in all", p.stderr)
+
+
+def test_report_small_store_lists_every_run(gpuvet, tmp_path):
+    db = old_store(tmp_path / "old.db")
+    out = tmp_path / "r.html"
+    gpuvet("--db", db, "report", "-o", out, db=False, check=0)
+    html = out.read_text()
+    assert 'id="runs-left-out"' not in html
+    assert html.count("<tr><td class=n>") >= 4
