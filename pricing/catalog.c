@@ -880,6 +880,23 @@ static int ensure_shipped_fx(sqlite3 *db, int force, char *err, size_t errlen)
 	return 0;
 }
 
+int catalog_shipped_current(sqlite3 *db)
+{
+	char tag[24], err[256];
+	fnv64_hex(catalog_shipped_fx.data, (size_t)(catalog_shipped_fx.end - catalog_shipped_fx.data), tag);
+	if (shipped_same(db, "catalog:fx", tag, err, sizeof err) != 1)
+		return 0;
+	for (size_t i = 0; i < catalog_shipped_count; i++) {
+		const struct catalog_shipped *c = &catalog_shipped[i];
+		char source[64];
+		snprintf(source, sizeof source, "catalog:%s", c->name);
+		fnv64_hex(c->data, (size_t)(c->end - c->data), tag);
+		if (shipped_same(db, source, tag, err, sizeof err) != 1)
+			return 0;
+	}
+	return 1;
+}
+
 int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_t errlen)
 {
 	int n = 0;

@@ -231,5 +231,7 @@ extern const struct catalog_shipped catalog_shipped_fx;
  * or a newer binary).  force: reload all.  Returns 0 or -1 with err.
  */
 int catalog_ensure_shipped(sqlite3 *db, int force, int *loaded, char *err, size_t errlen);
+/* 1 when every shipped catalog and the shipped rates are already stored as shipped (a read, nothing written). */
+int catalog_shipped_current(sqlite3 *db);
 
 #endif

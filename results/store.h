@@ -44,6 +44,8 @@ const char *store_default_path(void);
 int store_open(const char *path, struct store **out);
 /* Opens an existing store read-only; STORE_ERR when absent. */
 int store_open_readonly(const char *path, struct store **out);
+/* The schema version the store was opened at (a read-only open may be older than STORE_SCHEMA_VERSION). */
+int store_schema_version(struct store *s);
 void store_close(struct store *s);
 /* Last error, one lowercase line; valid until the next call on s. For a failed open, s may be NULL: see store_open_error(). */
 const char *store_errmsg(const struct store *s);

@@ -12,8 +12,6 @@
 
 /* The store's connection. */
 sqlite3 *store_conn(struct store *s);
-/* The schema version the store was opened at (read-only opens may be older than STORE_SCHEMA_VERSION). */
-int store_schema_version(struct store *s);
 /* True when another process holds run_id's live lock (a run marked running is still being measured). */
 int store_run_live(struct store *s, int64_t run_id);
 /* Records "database 'PATH': what: sqlite's message" as the store's error; returns STORE_ERR. */

@@ -36,6 +36,14 @@ struct store;
  */
 int gv_prices_ready(struct store *s, char *err, size_t errlen);
 
+/*
+ * Opens the store for a command that reads prices (rank, report):
+ * read-only when the file exists at the current schema with the shipped
+ * catalogs already loaded (nothing to write; a shorter open-time check),
+ * read-write otherwise, so gv_prices_ready() can load them.
+ */
+int gv_open_for_prices(const char *path, struct store **s);
+
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);
 

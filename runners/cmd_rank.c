@@ -172,7 +172,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("rank", "--market must be on_demand, spot or reserved, not '%s'", o.market);
 
 	struct store *s;
-	if (store_open(gv_db_path(g), &s) != STORE_OK) {
+	if (gv_open_for_prices(gv_db_path(g), &s) != STORE_OK) {
 		gv_err("%s", store_open_error());
 		return GV_EXIT_USAGE;
 	}

@@ -77,11 +77,11 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("report", "empty output file name");
 	}
 	/*
-	 * Read-write as `gpuvet rank` opens it (the shipped price catalogs are
-	 * loaded on first use, so both show the same order), read-only
+	 * As `gpuvet rank` opens it (read-write until the shipped price
+	 * catalogs are loaded, so both show the same order), read-only
 	 * when that is all the file allows; never created here.
 	 */
-	if ((access(gv_db_path(g), F_OK) != 0 || store_open(gv_db_path(g), &s) != STORE_OK) &&
+	if ((access(gv_db_path(g), F_OK) != 0 || gv_open_for_prices(gv_db_path(g), &s) != STORE_OK) &&
 	    store_open_readonly(gv_db_path(g), &s) != STORE_OK) {
 		gv_err("%s", store_open_error());
 		free(run_args);
