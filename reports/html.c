@@ -1304,10 +1304,27 @@ static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
 }
 
 /* A verdict without reasons (an accept): how many checks passed, and the policy's notes. */
+
+/* A list of reasons or notes: strings as they are, anything else as key: value. */
+static void human_list(FILE *f, json_t *arr)
+{
+	json_t *n;
+	size_t i;
+	fputs("<ul>", f);
+	json_array_foreach(arr, i, n) {
+		fputs("<li>", f);
+		if (json_is_string(n))
+			html_esc(f, json_string_value(n));
+		else
+			json_human(f, NULL, n, 0);
+		fputs("</li>", f);
+	}
+	fputs("</ul>", f);
+}
+
 static void verdict_detail(FILE *f, json_t *det)
 {
-	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes"), *n;
-	size_t i;
+	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes");
 
 	if (!json_is_array(passed) && !json_is_array(notes)) {
 		json_human(f, NULL, det, 0);
@@ -1315,16 +1332,8 @@ static void verdict_detail(FILE *f, json_t *det)
 	}
 	fprintf(f, "%zu check%s passed", json_array_size(passed), json_array_size(passed) == 1 ? "" : "s");
 	if (json_array_size(notes)) {
-		fputs("; notes:<ul>", f);
-		json_array_foreach(notes, i, n) {
-			fputs("<li>", f);
-			if (json_is_string(n))
-				html_esc(f, json_string_value(n));
-			else
-				json_human(f, NULL, n, 0);
-			fputs("</li>", f);
-		}
-		fputs("</ul>", f);
+		fputs("; notes:", f);
+		human_list(f, notes);
 	}
 }
 
@@ -1337,8 +1346,7 @@ static void verdicts_block(FILE *f, json_t *fp)
 			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
 		return;
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons"), *rs;
-		size_t j;
+		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons");
 		fputs("<tr><td>", f);
 		badge(f, jstr(v, "verdict"));
 		fputs("</td>", f);
@@ -1346,16 +1354,7 @@ static void verdicts_block(FILE *f, json_t *fp)
 		td_text(f, jstr(v, "at"));
 		fputs("<td>", f);
 		if (json_array_size(reasons)) {
-			fputs("<ul>", f);
-			json_array_foreach(reasons, j, rs) {
-				fputs("<li>", f);
-				if (json_is_string(rs))
-					html_esc(f, json_string_value(rs));
-				else
-					json_human(f, NULL, rs, 0);
-				fputs("</li>", f);
-			}
-			fputs("</ul>", f);
+			human_list(f, reasons);
 		} else {
 			verdict_detail(f, json_object_get(v, "detail"));
 		}

@@ -405,24 +405,34 @@ int export_json(struct store *s, const int64_t *ids, size_t n, FILE *out)
 	return 0;
 }
 
+
+/* The runs an export takes: the one named, or every run; -1 after saying why. */
+static int export_ids(struct store *s, const char *id, int64_t **ids, size_t *n)
+{
+	int64_t one;
+	if (id) {
+		if (resolve(s, id, &one))
+			return -1;
+		*ids = gv_malloc(sizeof **ids);
+		(*ids)[0] = one;
+		*n = 1;
+	} else if (store_list_runs(s, ids, n)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_export(struct store *s, const char *format, const char *id, const char *outpath)
 {
-	int64_t *ids = NULL, one;
+	int64_t *ids = NULL;
 	size_t n = 0;
 	if (!format)
 		return gv_usage_error("results", "export needs '--format json|csv|prometheus'");
 	if (strcmp(format, "json") && strcmp(format, "csv") && strcmp(format, "prometheus"))
 		return gv_usage_error("results", "unknown export format '%s' (json, csv or prometheus)", format);
-	if (id) {
-		if (resolve(s, id, &one))
-			return GV_EXIT_USAGE;
-		ids = gv_malloc(sizeof *ids);
-		ids[0] = one;
-		n = 1;
-	} else if (store_list_runs(s, &ids, &n)) {
-		gv_err("%s", store_errmsg(s));
+	if (export_ids(s, id, &ids, &n))
 		return GV_EXIT_USAGE;
-	}
 	FILE *out = stdout;
 	char *tmp = NULL;
 	if (outpath) {
@@ -475,18 +485,10 @@ static int export_to_check(const char *format, const char *outpath, const char *
 
 static int cmd_export_to(struct store *s, const char *id, const char *to)
 {
-	int64_t *ids = NULL, one;
+	int64_t *ids = NULL;
 	size_t n = 0;
-	if (id) {
-		if (resolve(s, id, &one))
-			return GV_EXIT_USAGE;
-		ids = gv_malloc(sizeof *ids);
-		ids[0] = one;
-		n = 1;
-	} else if (store_list_runs(s, &ids, &n)) {
-		gv_err("%s", store_errmsg(s));
+	if (export_ids(s, id, &ids, &n))
 		return GV_EXIT_USAGE;
-	}
 	int rc = collect_export_s3(s, ids, n, to);
 	free(ids);
 	return rc;
