@@ -2270,20 +2270,12 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
 	}
 	fputs(".</p>\n", f);
 	{
-		json_t *reasons = json_object_get(json_object_get(last, "detail"), "reasons"), *rs;
+		json_t *reasons = json_object_get(json_object_get(last, "detail"), "reasons");
 		const char *vv = jstr(last, "verdict");
 		if (!vv || !strcmp(vv, "accept") || !json_array_size(reasons))
 			return;
-		fputs("<ul>", f);
-		json_array_foreach(reasons, i, rs) {
-			fputs("<li>", f);
-			if (json_is_string(rs))
-				html_esc(f, json_string_value(rs));
-			else
-				json_human(f, NULL, rs, 0);
-			fputs("</li>", f);
-		}
-		fputs("</ul>\n", f);
+		human_list(f, reasons);
+		fputc('\n', f);
 	}
 }
 
