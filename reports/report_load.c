@@ -195,6 +195,8 @@ static int fleet_metric(void *ud, int64_t run, const char *name, double value, c
 	struct report_fleet key = { .id = run }, *hit;
 	(void)name;
 	(void)unit;
+	if (!w->d->n_fleet)
+		return 0;
 	hit = bsearch(&key, w->d->fleet, w->d->n_fleet, sizeof key, cmp_fleet_id);
 	if (hit)
 		hit->soak = value / hit->gpus;
@@ -207,7 +209,8 @@ static void load_fleet(struct store *s, struct rdoc *d)
 	struct fleet_walk w = { .d = d };
 
 	if (store_each_run(s, STORE_RUNS_BY_START, fleet_run, &w) == 0) {
-		qsort(d->fleet, d->n_fleet, sizeof *d->fleet, cmp_fleet_id);
+		if (d->n_fleet) /* qsort and bsearch take no NULL array, even empty */
+			qsort(d->fleet, d->n_fleet, sizeof *d->fleet, cmp_fleet_id);
 		if (store_each_headline(s, soak, 1, fleet_metric, &w) == 0)
 			return;
 	}
