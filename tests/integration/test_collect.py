@@ -136,6 +136,8 @@ def test_malformed_arrays_are_refused_naming_the_element(gpuvet, tmp_path, text,
 
 def test_import_memory_does_not_grow_with_the_array(gpuvet, tmp_path):
     """200 fingerprints in one array: peak RSS near that of 5 (jansson alone would hold all)."""
+    if "build-san" in str(gpuvet_bin()):
+        pytest.skip("a memory measure of the release build: ASan's allocator keeps freed memory (make check runs it)")
     def peak(n):
         f = tmp_path / f"a{n}.json"
         f.write_text(json.dumps(fleet(n)))
