@@ -26,6 +26,7 @@
 
 #define STORE_APP_ID 0x47505654 /* "GPVT" */
 #define STORE_BUSY_MS 10000
+#define STORE_KEPT_STMTS 12
 
 struct store {
 	int version;            /* the schema version it was opened at (after any migration) */
@@ -33,7 +34,11 @@ struct store {
 	char *path;
 	char err[512];
 	sqlite3_stmt *ins_metric;
-	sqlite3_stmt *ins_sample;
+	sqlite3_stmt *ins_series;
+	struct {
+		const char *sql;  /* a string literal, matched by address */
+		sqlite3_stmt *st;
+	} kept[STORE_KEPT_STMTS]; /* prepare_kept(): the statements an import runs per fingerprint */
 	int in_bench;
 	int in_batch;     /* store_batch_begin .. store_batch_end: imports are savepoints inside it */
 	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
@@ -159,6 +164,16 @@ static const char *const migrations[] = {
 	"CREATE INDEX runs_list ON runs(started_at, id, uuid, status, provider, instance_type, region, gpu_model,"
 	" gpu_count, profile, gpuvet_version, hostname, finished_at);"
 	"CREATE INDEX benches_list ON benches(run_id, name, status);",
+	/*
+	 * 4 -> 5 (issue 17): a series is one row, its points one blob (STORE_POINT_BYTES
+	 * per point), not a row per point: an import writes about 60 rows per fingerprint
+	 * instead of 420.  The rows of `samples` are packed by samples_to_series().
+	 */
+	"CREATE TABLE series ("
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  bench TEXT NOT NULL, series TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1,"
+	"  points BLOB NOT NULL,"
+	"  UNIQUE (run_id, series, gpu, bench));",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -332,6 +347,61 @@ static int exec_retry(struct store *s, const char *sql)
 	}
 }
 
+/* 4 -> 5: each series' rows of samples, in their order, packed into one row of series; samples dropped. */
+static int samples_to_series(struct store *s)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT run_id, bench, series, gpu, x, y FROM samples ORDER BY run_id, series, gpu, rowid", &st))
+		return STORE_ERR;
+	double *xy = NULL;
+	size_t n = 0, cap = 0;
+	int64_t run = 0;
+	char *bench = NULL, *series = NULL;
+	int gpu = 0, rc = STORE_OK, step;
+	while (rc == STORE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *b = (const char *)sqlite3_column_text(st, 1), *se = (const char *)sqlite3_column_text(st, 2);
+		int64_t r = sqlite3_column_int64(st, 0);
+		int g = sqlite3_column_int(st, 3);
+		if (n && (r != run || g != gpu || strcmp(bench, b ? b : "") || strcmp(series, se ? se : ""))) {
+			rc = store_put_series(s, run, bench, series, gpu, xy, n);
+			n = 0;
+		}
+		if (!n) {
+			free(bench);
+			free(series);
+			bench = strdup(b ? b : "");
+			series = strdup(se ? se : "");
+			run = r;
+			gpu = g;
+		}
+		double *grown = n < cap ? xy : realloc(xy, 2 * (cap ? 2 * cap : 256) * sizeof *xy);
+		if (!grown || !bench || !series) {
+			set_err(s, "out of memory migrating the samples");
+			rc = STORE_ERR;
+			break;
+		}
+		if (n == cap) {
+			xy = grown;
+			cap = cap ? 2 * cap : 256;
+		}
+		xy[2 * n] = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0.0 / 0.0 : sqlite3_column_double(st, 4);
+		xy[2 * n + 1] = sqlite3_column_type(st, 5) == SQLITE_NULL ? 0.0 / 0.0 : sqlite3_column_double(st, 5);
+		n++;
+	}
+	if (rc == STORE_OK && step != SQLITE_DONE)
+		rc = sql_fail(s, "migrating the samples");
+	if (rc == STORE_OK && n)
+		rc = store_put_series(s, run, bench, series, gpu, xy, n);
+	sqlite3_finalize(st);
+	free(xy);
+	free(bench);
+	free(series);
+	return rc == STORE_OK ? exec_sql(s, "DROP TABLE samples") : rc;
+}
+
+/* The steps of a migration SQL cannot do, run after its SQL. */
+static int (*const migration_code[N_MIGRATIONS])(struct store *) = { [4] = samples_to_series };
+
 /* Migrates under the write lock, re-reading the header there. */
 static int migrate(struct store *s)
 {
@@ -343,7 +413,7 @@ static int migrate(struct store *s)
 		goto fail;
 	rc = STORE_ERR;
 	for (int v = version; v < N_MIGRATIONS; v++) {
-		if (exec_sql(s, migrations[v]))
+		if (exec_sql(s, migrations[v]) || (migration_code[v] && migration_code[v](s)))
 			goto fail;
 		char sql[96];
 		snprintf(sql, sizeof sql, "PRAGMA user_version=%d; PRAGMA application_id=%d", v + 1, STORE_APP_ID);
@@ -579,7 +649,9 @@ void store_close(struct store *s)
 	if (s->in_bench || s->in_batch)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_finalize(s->ins_metric);
-	sqlite3_finalize(s->ins_sample);
+	sqlite3_finalize(s->ins_series);
+	for (int i = 0; i < STORE_KEPT_STMTS; i++)
+		sqlite3_finalize(s->kept[i].st);
 	sqlite3_close(s->db);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd); /* after SQLite's: see LIVE_LOCK_BASE */
@@ -613,6 +685,40 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
 }
 
 /* Steps a statement that returns no row, finalizes it. */
+/*
+ * A statement prepared once per connection and kept (an import runs each per
+ * fingerprint: preparing them was a tenth of its time); step it with
+ * step_kept(), never finalize it.
+ */
+static int prepare_kept(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+	int i = 0;
+	while (i < STORE_KEPT_STMTS && s->kept[i].sql && s->kept[i].sql != sql)
+		i++;
+	if (i == STORE_KEPT_STMTS) {
+		set_err(s, "database '%s': more than %d kept statements", s->path, STORE_KEPT_STMTS);
+		return STORE_ERR;
+	}
+	if (!s->kept[i].sql) {
+		if (prepare(s, sql, &s->kept[i].st))
+			return STORE_ERR;
+		s->kept[i].sql = sql;
+	}
+	*st = s->kept[i].st;
+	sqlite3_clear_bindings(*st);
+	return STORE_OK;
+}
+
+/* step_done() for a kept statement: reset, not finalized. */
+static int step_kept(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? STORE_OK : rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
+}
+
 static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
@@ -639,7 +745,7 @@ static int insert_run(struct store *s, const char *uuid, const char *status, con
 		      const char *started, const char *finished, json_t *inventory, int64_t *run_id)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "INSERT INTO runs (uuid, status, profile, gpuvet_version, hostname, provider,"
+	if (prepare_kept(s, "INSERT INTO runs (uuid, status, profile, gpuvet_version, hostname, provider,"
 		       " instance_type, region, gpu_model, gpu_count, started_at, finished_at, inventory)"
 		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
@@ -657,7 +763,7 @@ static int insert_run(struct store *s, const char *uuid, const char *status, con
 	bind_text(st, 11, started);
 	bind_text(st, 12, finished);
 	bind_text(st, 13, inv);
-	int rc = step_done(s, st, "recording the run");
+	int rc = step_kept(s, st, "recording the run");
 	free(inv);
 	if (rc)
 		return rc;
@@ -668,7 +774,7 @@ static int insert_run(struct store *s, const char *uuid, const char *status, con
 	size_t i;
 	json_t *g;
 	json_array_foreach(gpus, i, g) {
-		if (prepare(s, "INSERT OR IGNORE INTO gpus (run_id, idx, name, uuid, reference_model)"
+		if (prepare_kept(s, "INSERT OR IGNORE INTO gpus (run_id, idx, name, uuid, reference_model)"
 			       " VALUES (?,?,?,?,?)", &st))
 			return STORE_ERR;
 		json_t *jidx = json_object_get(g, "index");
@@ -677,7 +783,7 @@ static int insert_run(struct store *s, const char *uuid, const char *status, con
 		bind_text(st, 3, json_string_value(json_object_get(g, "name")));
 		bind_text(st, 4, json_string_value(json_object_get(g, "uuid")));
 		bind_text(st, 5, json_string_value(json_object_get(g, "reference_model")));
-		if ((rc = step_done(s, st, "recording the gpus")))
+		if ((rc = step_kept(s, st, "recording the gpus")))
 			return rc;
 	}
 	return STORE_OK;
@@ -741,22 +847,56 @@ int store_put_metric(struct store *s, int64_t run_id, const char *bench, const c
 	return STORE_OK;
 }
 
-int store_put_sample(struct store *s, int64_t run_id, const char *bench, const char *series,
-		     int gpu, double x, double y)
+/* x and y of each point, little-endian binary64, whatever the host's byte order. */
+static void pack_points(unsigned char *out, const double *xy, size_t n)
 {
-	if (!s->ins_sample && prepare(s, "INSERT INTO samples (run_id, bench, series, gpu, x, y)"
-				      " VALUES (?,?,?,?,?,?)", &s->ins_sample))
+	for (size_t i = 0; i < 2 * n; i++) {
+		uint64_t u;
+		memcpy(&u, &xy[i], 8);
+		for (int b = 0; b < 8; b++)
+			out[8 * i + b] = (unsigned char)(u >> (8 * b));
+	}
+}
+
+static double unpack_double(const unsigned char *p)
+{
+	uint64_t u = 0;
+	for (int b = 7; b >= 0; b--)
+		u = u << 8 | p[b];
+	double d;
+	memcpy(&d, &u, 8);
+	return d;
+}
+
+int store_put_series(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
+		     const double *xy, size_t n)
+{
+	if (n == 0)
+		return STORE_OK;
+	if (n > (size_t)INT_MAX / STORE_POINT_BYTES) {
+		set_err(s, "series '%s': too many points (%zu)", series, n);
 		return STORE_ERR;
-	sqlite3_stmt *st = s->ins_sample;
+	}
+	/* a second write of the same series appends (a bench may send its points in several parts) */
+	if (!s->ins_series && prepare(s, "INSERT INTO series (run_id, bench, series, gpu, points) VALUES (?,?,?,?,?)"
+				      " ON CONFLICT DO UPDATE SET points = CAST(points || excluded.points AS BLOB)",
+				      &s->ins_series))
+		return STORE_ERR;
+	unsigned char *blob = malloc(n * STORE_POINT_BYTES);
+	if (!blob) {
+		set_err(s, "out of memory for series '%s'", series);
+		return STORE_ERR;
+	}
+	pack_points(blob, xy, n);
+	sqlite3_stmt *st = s->ins_series;
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, bench);
 	bind_text(st, 3, series);
 	sqlite3_bind_int(st, 4, gpu);
-	bind_real(st, 5, x);
-	bind_real(st, 6, y);
+	sqlite3_bind_blob(st, 5, blob, (int)(n * STORE_POINT_BYTES), free);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return sql_fail(s, "recording a sample");
+		return sql_fail(s, "recording a series");
 	return STORE_OK;
 }
 
@@ -764,7 +904,7 @@ static int insert_bench(struct store *s, int64_t run_id, const char *bench, cons
 			const char *reason, double duration_s, const char *config_json)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "INSERT OR REPLACE INTO benches (run_id, name, status, reason, duration_s, config)"
+	if (prepare_kept(s, "INSERT OR REPLACE INTO benches (run_id, name, status, reason, duration_s, config)"
 		       " VALUES (?,?,?,?,?,?)", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -773,7 +913,7 @@ static int insert_bench(struct store *s, int64_t run_id, const char *bench, cons
 	bind_text(st, 4, reason);
 	bind_real(st, 5, duration_s);
 	bind_text(st, 6, config_json);
-	return step_done(s, st, "recording the bench");
+	return step_kept(s, st, "recording the bench");
 }
 
 int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
@@ -801,7 +941,7 @@ static int insert_flag(struct store *s, int64_t run_id, const char *code, const 
 		       const char *message, const char *evidence_json, const char *remediation)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "INSERT INTO flags (run_id, code, severity, message, evidence, remediation) VALUES (?,?,?,?,?,?)",
+	if (prepare_kept(s, "INSERT INTO flags (run_id, code, severity, message, evidence, remediation) VALUES (?,?,?,?,?,?)",
 		    &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -810,7 +950,7 @@ static int insert_flag(struct store *s, int64_t run_id, const char *code, const 
 	bind_text(st, 4, message);
 	bind_text(st, 5, evidence_json);
 	bind_text(st, 6, remediation);
-	return step_done(s, st, "recording a flag");
+	return step_kept(s, st, "recording a flag");
 }
 
 int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
@@ -832,14 +972,14 @@ static int insert_verdict(struct store *s, int64_t run_id, const char *verdict, 
 			  const char *detail_json, const char *at)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "INSERT OR REPLACE INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)", &st))
+	if (prepare_kept(s, "INSERT OR REPLACE INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, verdict);
 	bind_text(st, 3, policy);
 	bind_text(st, 4, detail_json);
 	bind_text(st, 5, at);
-	return step_done(s, st, "recording the verdict");
+	return step_kept(s, st, "recording the verdict");
 }
 
 int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
@@ -1076,12 +1216,29 @@ static int load_rows(struct store *s, int64_t run_id, json_t *fp, const char *ke
 	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
 }
 
-/* The samples of a run, grouped into series of [x, y] points. */
-static int load_samples(struct store *s, int64_t run_id, json_t *fp)
+/* A samples entry {bench, series, gpu, points: []} appended to arr; returns its points. */
+static json_t *new_series_entry(json_t *arr, const char *bench, const char *series, int gpu)
+{
+	json_t *cur = json_object(), *pts = json_array();
+	if (bench)
+		json_object_set_new(cur, "bench", json_string(bench));
+	json_object_set_new(cur, "series", json_string(series ? series : ""));
+	json_object_set_new(cur, "gpu", json_integer(gpu));
+	json_object_set_new(cur, "points", pts);
+	json_array_append_new(arr, cur);
+	return pts;
+}
+
+static json_t *real_or_null(double v)
+{
+	return v == v ? json_real(v) : json_null();
+}
+
+/* A version-2 to -4 store (read-only): a row per point. */
+static int load_sample_rows(struct store *s, int64_t run_id, json_t *arr)
 {
 	sqlite3_stmt *st;
-	json_t *arr = json_array(), *cur = NULL;
-	json_object_set_new(fp, "samples", arr);
+	json_t *cur = NULL, *pts = NULL;
 	if (prepare(s, "SELECT bench, series, gpu, x, y FROM samples WHERE run_id = ? ORDER BY series, gpu, rowid", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -1091,15 +1248,35 @@ static int load_samples(struct store *s, int64_t run_id, json_t *fp)
 		int gpu = sqlite3_column_int(st, 2);
 		if (!cur || strcmp(json_string_value(json_object_get(cur, "series")), series ? series : "") ||
 		    json_integer_value(json_object_get(cur, "gpu")) != gpu) {
-			cur = json_object();
-			set_nonnull(cur, "bench", col_text(st, 0));
-			json_object_set_new(cur, "series", json_string(series ? series : ""));
-			json_object_set_new(cur, "gpu", json_integer(gpu));
-			json_object_set_new(cur, "points", json_array());
-			json_array_append_new(arr, cur);
+			pts = new_series_entry(arr, (const char *)sqlite3_column_text(st, 0), series, gpu);
+			cur = json_array_get(arr, json_array_size(arr) - 1);
 		}
-		json_array_append_new(json_object_get(cur, "points"),
-				      json_pack("[oo]", col_real(st, 3), col_real(st, 4)));
+		json_array_append_new(pts, json_pack("[oo]", col_real(st, 3), col_real(st, 4)));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
+}
+
+/* The samples of a run, a series per row, its points unpacked into [x, y] pairs. */
+static int load_samples(struct store *s, int64_t run_id, json_t *fp)
+{
+	sqlite3_stmt *st;
+	json_t *arr = json_array();
+	json_object_set_new(fp, "samples", arr);
+	if (s->version < 5)
+		return load_sample_rows(s, run_id, arr);
+	if (prepare(s, "SELECT bench, series, gpu, points FROM series WHERE run_id = ? ORDER BY series, gpu, bench", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *pts = new_series_entry(arr, (const char *)sqlite3_column_text(st, 0),
+					       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int(st, 2));
+		const unsigned char *b = sqlite3_column_blob(st, 3);
+		size_t n = (size_t)sqlite3_column_bytes(st, 3) / STORE_POINT_BYTES;
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(pts, json_pack("[oo]", real_or_null(unpack_double(b + 16 * i)),
+							     real_or_null(unpack_double(b + 16 * i + 8))));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
@@ -1255,17 +1432,24 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 			set_err(s, "fingerprint: samples[%zu] needs a series and points", i);
 			return STORE_ERR;
 		}
+		double *xy = malloc(2 * json_array_size(pts) * sizeof *xy + 1);
+		if (!xy) {
+			set_err(s, "out of memory for samples[%zu]", i);
+			return STORE_ERR;
+		}
 		json_array_foreach(pts, j, p) {
-			double x, y;
-			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &x) ||
-			    jnum(json_array_get(p, 1), &y)) {
+			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &xy[2 * j]) ||
+			    jnum(json_array_get(p, 1), &xy[2 * j + 1])) {
+				free(xy);
 				set_err(s, "fingerprint: samples[%zu].points[%zu] is not [x, y]", i, j);
 				return STORE_ERR;
 			}
-			if ((rc = store_put_sample(s, *run_id, bench ? bench : "", series,
-						   g ? (int)json_integer_value(g) : -1, x, y)))
-				return rc;
 		}
+		rc = store_put_series(s, *run_id, bench ? bench : "", series, g ? (int)json_integer_value(g) : -1, xy,
+				      json_array_size(pts));
+		free(xy);
+		if (rc)
+			return rc;
 	}
 	json_array_foreach(json_object_get(fp, "flags"), i, e) {
 		const char *code = jstr(e, "code"), *sv = jstr(e, "severity");
@@ -1306,10 +1490,10 @@ static int replace_partial_copy(struct store *s, const json_t *fp)
 	if (!status || !uuid || strcmp(status, "complete"))
 		return STORE_OK;
 	sqlite3_stmt *st;
-	if (prepare(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
+	if (prepare_kept(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
 		return STORE_ERR;
 	bind_text(st, 1, uuid);
-	return step_done(s, st, "replacing an incomplete copy of the run");
+	return step_kept(s, st, "replacing an incomplete copy of the run");
 }
 
 /* Inside a batch a fingerprint is a savepoint; alone, its own transaction. */
@@ -1317,12 +1501,16 @@ static int import_tx(struct store *s, const char *op)
 {
 	if (!s->in_batch)
 		return exec_sql(s, !strcmp(op, "begin") ? "BEGIN IMMEDIATE" : !strcmp(op, "commit") ? "COMMIT" : "ROLLBACK");
-	if (!strcmp(op, "begin"))
-		return exec_sql(s, "SAVEPOINT fp");
-	if (!strcmp(op, "commit"))
-		return exec_sql(s, "RELEASE fp");
-	sqlite3_exec(s->db, "ROLLBACK TO fp; RELEASE fp", NULL, NULL, NULL);
-	return STORE_OK;
+	static const char savepoint[] = "SAVEPOINT fp", release[] = "RELEASE fp", rollback[] = "ROLLBACK TO fp";
+	sqlite3_stmt *st;
+	int roll = strcmp(op, "begin") && strcmp(op, "commit");
+	const char *sql = !strcmp(op, "begin") ? savepoint : roll ? rollback : release;
+	if (prepare_kept(s, sql, &st))
+		return STORE_ERR;
+	int rc = step_kept(s, st, "a fingerprint's savepoint");
+	if (roll)   /* rolled back to it, then released */
+		return prepare_kept(s, release, &st) ? STORE_ERR : (step_kept(s, st, "a fingerprint's savepoint"), STORE_OK);
+	return rc;
 }
 
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)

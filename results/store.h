@@ -31,8 +31,11 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 4   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list */
-#define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only indexes) */
+#define STORE_SCHEMA_VERSION 5   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
+                                    5: series (a blob of points per series) replaces samples */
+#define STORE_POINT_BYTES 16     /* a stored point: x then y, little-endian IEEE-754 binary64 */
+#define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only
+                                    indexes; a store before 5 has its samples read a row per point) */
 #define FINGERPRINT_SCHEMA "gpuvet.fingerprint/1"
 
 struct store;
@@ -75,8 +78,10 @@ int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
 int store_bench_begin(struct store *s, int64_t run_id, const char *bench);
 int store_put_metric(struct store *s, int64_t run_id, const char *bench, const char *name,
 		     int gpu, double value, const char *unit, const char *params_json);
-int store_put_sample(struct store *s, int64_t run_id, const char *bench, const char *series,
-		     int gpu, double x, double y);
+/* n points of a series, xy = {x0, y0, x1, y1, ...}; appended to what the run already has of it.
+ * NaN stands for a missing value (JSON null). */
+int store_put_series(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
+		     const double *xy, size_t n);
 /* Records the bench row and commits: status "ok", "skipped", "failed", "timed_out". */
 int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
 		    const char *reason, double duration_s, const char *config_json);

@@ -368,6 +368,64 @@ static double num_or_nan(const json_t *v)
 	return json_is_number(v) ? json_number_value(v) : 0.0 / 0.0;
 }
 
+/* The points one series has received, before they are written as one row. */
+struct series_buf {
+	const char *series;      /* borrowed from the rows */
+	int gpu;
+	double *xy;
+	size_t n, cap;
+};
+
+/* Adds a sample row's point to its series' buffer (created on first sight); -1 out of memory. */
+static int buffer_point(struct series_buf **bufs, size_t *nbufs, const json_t *o)
+{
+	const char *series = json_string_value(json_object_get(o, "series"));
+	int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
+	size_t k = 0;
+	while (k < *nbufs && ((*bufs)[k].gpu != gpu || strcmp((*bufs)[k].series, series)))
+		k++;
+	if (k == *nbufs) {
+		struct series_buf *grown = realloc(*bufs, (k + 1) * sizeof *grown);
+		if (!grown)
+			return -1;
+		*bufs = grown;
+		grown[k] = (struct series_buf){ .series = series, .gpu = gpu };
+		(*nbufs)++;
+	}
+	struct series_buf *b = &(*bufs)[k];
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 64;
+		double *xy = realloc(b->xy, 2 * cap * sizeof *xy);
+		if (!xy)
+			return -1;
+		b->xy = xy;
+		b->cap = cap;
+	}
+	b->xy[2 * b->n] = num_or_nan(json_object_get(o, "x"));
+	b->xy[2 * b->n + 1] = num_or_nan(json_object_get(o, "y"));
+	b->n++;
+	return 0;
+}
+
+/* The bench's sample rows, one store row per series. */
+static int flush_samples(struct handler_env *e)
+{
+	struct series_buf *bufs = NULL;
+	size_t nbufs = 0, i;
+	json_t *o;
+	int rc = 0;
+	json_array_foreach(e->rows, i, o)
+		if (!strcmp(json_string_value(json_object_get(o, "t")), "sample") && (rc = buffer_point(&bufs, &nbufs, o)))
+			break;
+	for (i = 0; i < nbufs; i++) {
+		if (!rc)
+			rc = store_put_series(e->s, e->run_id, e->bench, bufs[i].series, bufs[i].gpu, bufs[i].xy, bufs[i].n);
+		free(bufs[i].xy);
+	}
+	free(bufs);
+	return rc ? -1 : 0;
+}
+
 /* Writes the buffered rows and the bench row in one transaction. */
 static int flush_bench(struct handler_env *e)
 {
@@ -377,25 +435,23 @@ static int flush_bench(struct handler_env *e)
 	if (store_bench_begin(e->s, e->run_id, e->bench))
 		return -1;
 	json_array_foreach(e->rows, i, o) {
-		const char *t = json_string_value(json_object_get(o, "t"));
-		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
-		int rc;
-		if (!strcmp(t, "metric")) {
-			json_t *p = json_object_get(o, "params");
-			char *params = p ? json_dumps(p, JSON_COMPACT) : NULL;
-			rc = store_put_metric(e->s, e->run_id, e->bench, json_string_value(json_object_get(o, "name")),
-					      gpu, num_or_nan(json_object_get(o, "value")),
-					      json_string_value(json_object_get(o, "unit")), params);
-			free(params);
-		} else {
-			rc = store_put_sample(e->s, e->run_id, e->bench,
-					      json_string_value(json_object_get(o, "series")), gpu,
-					      num_or_nan(json_object_get(o, "x")), num_or_nan(json_object_get(o, "y")));
-		}
+		if (strcmp(json_string_value(json_object_get(o, "t")), "metric"))
+			continue;
+		json_t *p = json_object_get(o, "params");
+		char *params = p ? json_dumps(p, JSON_COMPACT) : NULL;
+		int rc = store_put_metric(e->s, e->run_id, e->bench, json_string_value(json_object_get(o, "name")),
+					  (int)json_integer_value(json_object_get(o, "gpu")),
+					  num_or_nan(json_object_get(o, "value")),
+					  json_string_value(json_object_get(o, "unit")), params);
+		free(params);
 		if (rc) {
 			store_bench_abort(e->s);
 			return -1;
 		}
+	}
+	if (flush_samples(e)) {
+		store_bench_abort(e->s);
+		return -1;
 	}
 	return store_bench_end(e->s, e->run_id, e->bench, r->status, r->reason, r->duration, r->config) ? -1 : 0;
 }
@@ -551,8 +607,7 @@ static void record_steal(struct store *s, int64_t run_id, struct steal_sampler *
 	char params[96];
 	snprintf(params, sizeof params, "{\"window_s\":%.1f,\"source\":\"/proc/stat\"}", bench_now() - ss->t0);
 	store_put_metric(s, run_id, "harness", "host.cpu_steal.pct", -1, pct, "%", params);
-	for (size_t i = 0; i + 1 < ss->n; i += 2)
-		store_put_sample(s, run_id, "harness", "host.cpu_steal.pct", -1, ss->points[i], ss->points[i + 1]);
+	store_put_series(s, run_id, "harness", "host.cpu_steal.pct", -1, ss->points, ss->n / 2);
 	store_bench_end(s, run_id, "harness", "ok", NULL, bench_now() - ss->t0, NULL);
 }
 

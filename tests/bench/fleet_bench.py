@@ -40,7 +40,7 @@ REGIONS = ["us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-
            "ap-east-1", "eu-south-1", "il-central-1", "cn-hangzhou", "cn-beijing", "cn-shanghai"]
 SKUS = [("aws", "p5.48xlarge"), ("aws", "p5.4xlarge"), ("lambda", "gpu_1x_h100_sxm5"),
         ("lambda", "gpu_8x_h100_sxm5"), ("aws", "p5en.48xlarge")]
-CHILD_TABLES = ("gpus", "benches", "metrics", "samples", "flags", "verdicts")
+CHILD_TABLES = ("gpus", "benches", "metrics", "series", "flags", "verdicts")
 ENV = dict(os.environ, GPUVET_NO_METADATA="1")
 
 

@@ -37,7 +37,7 @@ REGIONS = ["us-east-1", "us-east-2", "us-west-2", "eu-west-1", "eu-central-1", "
 c = sqlite3.connect(db)
 tmpl = [r[0] for r in c.execute("SELECT id FROM runs ORDER BY id")]
 cols = {t: [r[1] for r in c.execute("PRAGMA table_info(%s)" % t)] for t in
-        ("runs", "gpus", "benches", "metrics", "samples", "flags", "verdicts")}
+        ("runs", "gpus", "benches", "metrics", "series", "flags", "verdicts")}
 n, k = len(tmpl), 0
 while n < want:
     k += 1
@@ -52,7 +52,7 @@ while n < want:
         cur = c.execute("INSERT INTO runs (%s) SELECT %s FROM runs WHERE id = :old" % (",".join(rc), ",".join(sel)),
                         {"k": k, "h": 20 * k, "old": old, "region": REGIONS[k % len(REGIONS)]})
         new = cur.lastrowid
-        for t in ("gpus", "benches", "metrics", "samples", "flags", "verdicts"):
+        for t in ("gpus", "benches", "metrics", "series", "flags", "verdicts"):
             tc = [x for x in cols[t] if x not in ("run_id", "id")]
             c.execute("INSERT INTO %s (run_id, %s) SELECT ?, %s FROM %s WHERE run_id = ?"
                       % (t, ",".join(tc), ",".join(tc), t), (new, old))
@@ -77,7 +77,7 @@ def hdr():
     c = sqlite3.connect(db); c.execute("PRAGMA user_version").fetchone(); c.close()
 c = sqlite3.connect(db)
 nruns = c.execute("SELECT count(*) FROM runs").fetchone()[0]
-nsamp = c.execute("SELECT count(*) FROM samples").fetchone()[0]
+nsamp = c.execute("SELECT coalesce(sum(length(points)), 0) / 16 FROM series").fetchone()[0]
 c.close()
 lst = best(lambda: subprocess.run([bin_, "-q", "--db", db, "results", "show", "1", "--text"], check=True,
                                   stdout=subprocess.DEVNULL))

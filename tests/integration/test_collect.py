@@ -65,7 +65,7 @@ def rows_per_run(db):
     try:
         q = ("SELECT r.uuid, (SELECT count(*) FROM benches b WHERE b.run_id=r.id), "
              "(SELECT count(*) FROM metrics m WHERE m.run_id=r.id), "
-             "(SELECT count(*) FROM samples s WHERE s.run_id=r.id), "
+             "(SELECT coalesce(sum(length(points)), 0) / 16 FROM series s WHERE s.run_id=r.id), "
              "(SELECT count(*) FROM flags f WHERE f.run_id=r.id) FROM runs r")
         return {r[0]: r[1:] for r in con.execute(q)}
     finally:

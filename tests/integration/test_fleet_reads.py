@@ -18,7 +18,7 @@ import pytest
 from conftest import FIXTURES
 
 FLEET = FIXTURES / "fleet"
-CHILD = ("gpus", "benches", "metrics", "samples", "flags", "verdicts")
+CHILD = ("gpus", "benches", "metrics", "series", "flags", "verdicts")
 
 
 def old_store(path):
@@ -51,10 +51,32 @@ def test_old_store_prints_what_old_main_printed(gpuvet, tmp_path, args, golden):
     assert p.stderr == ""
     assert schema(db) == 2      # list and export only read: nothing written, the next write migrates
     assert gpuvet("--db", db, "rank", "--json", db=False).returncode in (0, 2)
-    assert schema(db) == 4      # rank opens read-write: migrated forward, nothing lost
+    assert schema(db) == 5      # rank opens read-write: migrated forward, nothing lost
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
     assert con.execute("SELECT count(*) FROM metrics").fetchone()[0] > 100
+    con.close()
+
+
+def test_samples_survive_the_move_to_one_row_per_series(gpuvet, tmp_path):
+    """Schema 5 packs each series' points into one blob: the fingerprints read back are the same."""
+    db = old_store(tmp_path / "old.db")
+    con = sqlite3.connect(db)
+    points = con.execute("SELECT count(*) FROM samples").fetchone()[0]
+    nseries = con.execute("SELECT count(*) FROM (SELECT DISTINCT run_id, series, gpu FROM samples)").fetchone()[0]
+    con.close()
+    assert points > 100
+    before = gpuvet.json("--db", db, "results", "export", "--format", "json", db=False)  # read-only, a row a point
+    assert schema(db) == 2
+    gpuvet("--db", db, "rank", "--json", db=False, check=2)                                 # read-write: migrates
+    assert schema(db) == 5
+    after = gpuvet.json("--db", db, "results", "export", "--format", "json", db=False)
+    assert before == after
+    assert sum(len(s["points"]) for fp in after for s in fp["samples"]) == points
+    con = sqlite3.connect(db)
+    assert con.execute("SELECT count(*), sum(length(points)) FROM series").fetchone() == (nseries, 16 * points)
+    assert not con.execute("SELECT name FROM sqlite_master WHERE name = 'samples'").fetchall()
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     con.close()
 
 
@@ -87,7 +109,7 @@ def test_list_empty_store(gpuvet):
 def fleet_store(gpuvet, tmp_path, n):
     """n runs: the four fixture runs copied in SQL under fresh uuids, as tests/bench/fleet_bench.py does."""
     db = old_store(tmp_path / "fleet.db")
-    gpuvet("--db", db, "results", "list", db=False, check=0)  # migrate
+    gpuvet("--db", db, "rank", db=False, check=2)  # opens read-write: migrates (nothing to rank: exit 2)
     con = sqlite3.connect(db)
     cols = {t: [r[1] for r in con.execute(f"PRAGMA table_info({t})")] for t in ("runs",) + CHILD}
     rc = [c for c in cols["runs"] if c not in ("id", "uuid", "started_at", "status")]

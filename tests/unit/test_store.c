@@ -56,7 +56,10 @@ static void test_open_create_reopen(void)
 	CHECK(id == 1);
 	CHECK(store_bench_begin(s, id, "x") == STORE_OK);
 	CHECK(store_put_metric(s, id, "x", "x.a.count", -1, 1.0, "count", NULL) == STORE_OK);
-	CHECK(store_put_sample(s, id, "x", "x.s.count", 0, 0.5, 2.0) == STORE_OK);
+	double first[] = { 0.5, 2.0 }, more[] = { 1.5, 0.0 / 0.0, 2.5, -0.0 };
+	CHECK(store_put_series(s, id, "x", "x.s.count", 0, first, 1) == STORE_OK);
+	CHECK(store_put_series(s, id, "x", "x.s.count", 0, more, 2) == STORE_OK);  /* appended */
+	CHECK(store_put_series(s, id, "x", "x.s.count", 1, more, 0) == STORE_OK);  /* nothing: no row */
 	CHECK(store_bench_end(s, id, "x", "ok", NULL, 0.1, "{\"k\":1}") == STORE_OK);
 	CHECK(store_finish_run(s, id, "complete") == STORE_OK);
 	store_close(s);
@@ -68,6 +71,11 @@ static void test_open_create_reopen(void)
 	CHECK(store_load_fingerprint(s, id, &fp) == STORE_OK);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(fp, "run"), "status")), "complete");
 	CHECK(json_array_size(json_object_get(fp, "metrics")) == 1);
+	json_t *samples = json_object_get(fp, "samples");
+	char *pts = json_dumps(json_object_get(json_array_get(samples, 0), "points"), JSON_COMPACT);
+	CHECK(json_array_size(samples) == 1);
+	CHECK_STR(pts, "[[0.5,2.0],[1.5,null],[2.5,-0.0]]");
+	free(pts);
 	CHECK(json_integer_value(json_object_get(json_object_get(json_array_get(json_object_get(fp, "benches"), 0),
 								  "config"), "k")) == 1);
 	json_decref(fp);
@@ -243,11 +251,13 @@ static void test_migrate_remediation(void)
 			   " name TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1, value REAL, unit TEXT, params TEXT);"
 			   "CREATE TABLE benches (run_id INTEGER NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,"
 			   " reason TEXT, duration_s REAL, config TEXT, PRIMARY KEY (run_id, name));"
+			   "CREATE TABLE samples (run_id INTEGER NOT NULL, bench TEXT NOT NULL, series TEXT NOT NULL,"
+			   " gpu INTEGER NOT NULL DEFAULT -1, x REAL, y REAL);"
 			   "INSERT INTO runs (id, uuid, status, started_at) VALUES (1, 'u', 'complete', 't');"
 			   "INSERT INTO flags (run_id, code, severity, message) VALUES (1, 'XID', 'critical', 'm');",
 			   NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
-	/* the v1 tables above are a subset: migration 2 adds the column, 3 and 4 indexes */
+	/* the v1 tables above are a subset: migration 2 adds the column, 3 and 4 indexes, 5 packs samples */
 	struct store *s;
 	CHECK(store_open(p, &s) == STORE_OK);
 	if (!s)

@@ -188,8 +188,14 @@ static int write_run(const char *path, int *finished)
 			if (store_bench_begin(s, id, name) != STORE_OK)
 				break;
 			int ok = store_put_metric(s, id, name, "x.value.count", -1, b, "count", NULL) == STORE_OK;
-			for (int i = 0; ok && i < 50; i++)
-				ok = store_put_sample(s, id, name, "x.series.count", 0, i, i * 2.0) == STORE_OK;
+			for (int part = 0; ok && part < 5; part++) {   /* 50 points in 5 appends */
+				double xy[20];
+				for (int i = 0; i < 10; i++) {
+					xy[2 * i] = part * 10 + i;
+					xy[2 * i + 1] = 2.0 * (part * 10 + i);
+				}
+				ok = store_put_series(s, id, name, "x.series.count", 0, xy, 10) == STORE_OK;
+			}
 			if (!ok) {
 				store_bench_abort(s);
 				break;
