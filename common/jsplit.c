@@ -174,3 +174,84 @@ int jsplit_next(struct jsplit *j, const char **elem, size_t *len)
 	*len = j->len;
 	return 1;
 }
+
+/* ---- parsed ahead in a thread ---- */
+
+/* Splits and parses the next element into it. */
+static void produce(struct jsplit_ahead *a, struct jsplit_item *it)
+{
+	const char *e;
+	size_t len;
+	memset(it, 0, sizeof *it);
+	it->kind = jsplit_next(&a->j, &e, &len);
+	it->index = a->j.index ? a->j.index - 1 : 0;
+	if (it->kind == 1 && !(it->v = json_loadb(e, len, a->flags, &it->jerr)))
+		it->kind = -2;
+}
+
+static void *ahead_main(void *arg)
+{
+	struct jsplit_ahead *a = arg;
+	for (int kind = 1; kind == 1 || kind == -2;) {   /* a parse error: the caller decides to go on */
+		struct jsplit_item it;
+		produce(a, &it);
+		kind = it.kind;
+		pthread_mutex_lock(&a->mu);
+		while (a->count == JSPLIT_AHEAD && !a->stop)
+			pthread_cond_wait(&a->not_full, &a->mu);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->mu);
+			json_decref(it.v);
+			break;
+		}
+		a->ring[(a->head + a->count++) % JSPLIT_AHEAD] = it;
+		pthread_cond_signal(&a->not_empty);
+		pthread_mutex_unlock(&a->mu);
+	}
+	return NULL;
+}
+
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, size_t json_flags)
+{
+	memset(a, 0, sizeof *a);
+	jsplit_init(&a->j, f);
+	a->flags = json_flags;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->not_empty, NULL);
+	pthread_cond_init(&a->not_full, NULL);
+	a->threaded = pthread_create(&a->thread, NULL, ahead_main, a) == 0;
+}
+
+int jsplit_ahead_next(struct jsplit_ahead *a, struct jsplit_item *it)
+{
+	if (!a->threaded) {
+		produce(a, it);
+		return it->kind;
+	}
+	pthread_mutex_lock(&a->mu);
+	while (a->count == 0)
+		pthread_cond_wait(&a->not_empty, &a->mu);
+	*it = a->ring[a->head];
+	a->head = (a->head + 1) % JSPLIT_AHEAD;
+	a->count--;
+	pthread_cond_signal(&a->not_full);
+	pthread_mutex_unlock(&a->mu);
+	return it->kind;
+}
+
+void jsplit_ahead_stop(struct jsplit_ahead *a)
+{
+	if (a->threaded) {
+		pthread_mutex_lock(&a->mu);
+		a->stop = 1;
+		pthread_cond_broadcast(&a->not_full);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->thread, NULL);
+		for (; a->count; a->count--, a->head = (a->head + 1) % JSPLIT_AHEAD)
+			json_decref(a->ring[a->head].v);
+	}
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->not_empty);
+	pthread_cond_destroy(&a->not_full);
+	jsplit_free(&a->j);
+}

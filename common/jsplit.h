@@ -11,6 +11,8 @@
 #ifndef GPUVET_JSPLIT_H
 #define GPUVET_JSPLIT_H
 
+#include <jansson.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,5 +38,37 @@ void jsplit_free(struct jsplit *j);
  * j->err ("element 3 at byte 1234: ...").  j->index - 1 is the element's index.
  */
 int jsplit_next(struct jsplit *j, const char **elem, size_t *len);
+
+/*
+ * The elements parsed ahead: a thread splits and parses (json_loadb with
+ * flags) up to JSPLIT_AHEAD elements while the caller stores the ones before
+ * (an import's parse and its SQLite writes then share two cores).  In order;
+ * without a thread (pthread_create failed) the same, one at a time.
+ */
+#define JSPLIT_AHEAD 8
+
+struct jsplit_item {
+	json_t *v;           /* the parsed element (owned by the caller once returned) */
+	int kind;            /* 1 an element, 0 the end, -1 split error (j.err), -2 parse error (jerr) */
+	size_t index;        /* the element's index */
+	json_error_t jerr;
+};
+
+struct jsplit_ahead {
+	struct jsplit j;     /* read by the caller only after the end or an error came */
+	size_t flags;
+	int threaded, stop;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t not_empty, not_full;
+	struct jsplit_item ring[JSPLIT_AHEAD];
+	size_t head, count;
+};
+
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, size_t json_flags);
+/* The next item (its kind); kind 1 hands over it->v.  After 0 or -1, only stop. */
+int jsplit_ahead_next(struct jsplit_ahead *a, struct jsplit_item *it);
+/* Stops the thread, frees what it parsed that was not taken, and the splitter. */
+void jsplit_ahead_stop(struct jsplit_ahead *a);
 
 #endif

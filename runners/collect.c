@@ -3,7 +3,8 @@
  *
  * Import streams: common/jsplit.c finds each element of an array and only
  * that element is parsed, checked (results/fp_check.c) and stored, so a file
- * of 10k fingerprints takes the memory of one.  Fingerprints are written in
+ * of 10k fingerprints takes the memory of a few: a thread splits and parses
+ * up to JSPLIT_AHEAD elements ahead while this one is stored.  Fingerprints are written in
  * batches of about COLLECT_BATCH per transaction (one WAL commit each), each
  * file or source store inside a savepoint: a bad element undoes its whole
  * file, the files before it stay stored, and the command exits 2.
@@ -36,28 +37,28 @@ static int maybe_commit(struct store *s, struct tally *t)
 	return 0;
 }
 
-/* One element of a file; 0 stored or already present, -1 with the message printed. */
-static int import_one(struct store *s, const char *path, struct jsplit *j, const char *elem, size_t len,
+/* One element of a file (parsed, or kind -2 with the parse error); 0 stored or already present,
+ * -1 with the message printed. */
+static int import_one(struct store *s, const char *path, int is_array, struct jsplit_item *it,
 		      const struct naming *nm, struct tally *t)
 {
-	json_error_t jerr;
-	json_t *fp = json_loadb(elem, len, JSON_REJECT_DUPLICATES, &jerr);
 	char where[48] = "";
-	if (j->is_array)
-		snprintf(where, sizeof where, ": element %zu", j->index - 1);
-	if (!fp) {
-		gv_err("cannot import '%s'%s: line %d: %s", path, where, jerr.line, jerr.text);
+	if (is_array)
+		snprintf(where, sizeof where, ": element %zu", it->index);
+	if (!it->v) {
+		gv_err("cannot import '%s'%s: line %d: %s", path, where, it->jerr.line, it->jerr.text);
 		return -1;
 	}
 	int64_t id;
-	int r = store_import_fingerprint(s, fp, &id);
-	json_decref(fp);
+	int r = store_import_fingerprint(s, it->v, &id);
+	json_decref(it->v);
+	it->v = NULL;
 	if (r == STORE_OK && (nm->provider || nm->sku || nm->region) &&
 	    store_tag_run(s, id, nm->provider, nm->sku, nm->region))
 		r = STORE_ERR;
 	if (r == STORE_DUP) {
 		t->dup++;
-		if (!gv_quiet && !j->is_array)
+		if (!gv_quiet && !is_array)
 			printf("%s: %s\n", path, store_errmsg(s));
 		return 0;
 	}
@@ -67,7 +68,7 @@ static int import_one(struct store *s, const char *path, struct jsplit *j, const
 	}
 	t->added++;
 	t->since_commit++;
-	if (!gv_quiet && !j->is_array)
+	if (!gv_quiet && !is_array)
 		printf("%s: imported as run %lld\n", path, (long long)id);
 	return 0;
 }
@@ -85,21 +86,21 @@ static int import_file(struct store *s, const char *path, const struct naming *n
 			fclose(f);
 		return -1;
 	}
-	struct jsplit j;
-	jsplit_init(&j, f);
+	/* the next elements are split and parsed in a thread while this one is stored */
+	struct jsplit_ahead a;
+	struct jsplit_item it;
+	jsplit_ahead_start(&a, f, JSON_REJECT_DUPLICATES);
 	long added0 = t->added, dup0 = t->dup;
-	const char *elem;
-	size_t len;
 	int r, rc = 0;
-	while ((r = jsplit_next(&j, &elem, &len)) == 1)
-		if ((rc = import_one(s, path, &j, elem, len, nm, t)))
+	while ((r = jsplit_ahead_next(&a, &it)) == 1 || r == -2)
+		if ((rc = import_one(s, path, a.j.is_array, &it, nm, t)))
 			break;
-	if (r < 0) {
-		gv_err("cannot import '%s': %s", path, j.err);
+	if (r == -1) {
+		gv_err("cannot import '%s': %s", path, a.j.err);
 		rc = -1;
 	}
-	int was_array = j.is_array;
-	jsplit_free(&j);
+	int was_array = a.j.is_array;
+	jsplit_ahead_stop(&a);
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
