@@ -347,18 +347,36 @@ static int exec_retry(struct store *s, const char *sql)
 	}
 }
 
+/* The migration's progress on a terminal (a 100k-run store has 38 M sample rows: minutes). */
+static void migrate_progress(long long done, long long total)
+{
+	if (total < 1000000 || !gv_progress_enabled())
+		return;
+	if (done < 0)
+		fputc('\n', stderr);   /* failed: the error goes on its own line */
+	else if (done < total)
+		fprintf(stderr, "\rgpuvet: packing the store's %lld sample points into series (schema 5): %lld %%",
+			total, done * 100 / total);
+	else
+		fprintf(stderr, "\rgpuvet: packed the store's %lld sample points into series (schema 5)    \n", total);
+}
+
 /* 4 -> 5: each series' rows of samples, in their order, packed into one row of series; samples dropped. */
 static int samples_to_series(struct store *s)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT run_id, bench, series, gpu, x, y FROM samples ORDER BY run_id, series, gpu, rowid", &st))
+	if (store_prepare(s, "SELECT run_id, bench, series, gpu, x, y, (SELECT max(rowid) FROM samples) FROM samples"
+			  " ORDER BY run_id, series, gpu, rowid", &st))
 		return STORE_ERR;
 	double *xy = NULL;
 	size_t n = 0, cap = 0;
 	int64_t run = 0;
 	char *bench = NULL, *series = NULL;
 	int gpu = 0, rc = STORE_OK, step;
+	long long rows = 0, total = 0;
 	while (rc == STORE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rows++ % 1000000 == 0)
+			migrate_progress(rows - 1, total = sqlite3_column_int64(st, 6));
 		const char *b = (const char *)sqlite3_column_text(st, 1), *se = (const char *)sqlite3_column_text(st, 2);
 		int64_t r = sqlite3_column_int64(st, 0);
 		int g = sqlite3_column_int(st, 3);
@@ -392,6 +410,7 @@ static int samples_to_series(struct store *s)
 		rc = sql_fail(s, "migrating the samples");
 	if (rc == STORE_OK && n)
 		rc = store_put_series(s, run, bench, series, gpu, xy, n);
+	migrate_progress(rc == STORE_OK ? total : -1, total);
 	sqlite3_finalize(st);
 	free(xy);
 	free(bench);
