@@ -22,6 +22,7 @@ import os
 import resource
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -29,34 +30,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BIN = os.environ.get("GPUVET_BIN", str(ROOT / "build" / "gpuvet"))
-CAPTURES = ROOT / "tests" / "fixtures" / "gpu"
+sys.path.insert(0, str(ROOT / "tests"))
+from fleetgen import captures, fleet, write_array  # noqa: E402
 ENV = dict(os.environ, GPUVET_NO_METADATA="1")
-
-
-def captures():
-    out = []
-    for p in sorted(CAPTURES.rglob("*.json")):
-        d = json.loads(p.read_text())
-        if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
-            out.append(d)
-    return out
-
-
-def fleet(n, seed):
-    for i in range(n):
-        d = json.loads(json.dumps(seed[i % len(seed)]))
-        d["run"]["uuid"] = str(uuid.uuid4())
-        d["run"].pop("id", None)
-        yield d
-
-
-def write_array(path, n, seed):
-    with open(path, "w") as f:
-        f.write("[")
-        for i, d in enumerate(fleet(n, seed)):
-            f.write(",\n" if i else "\n")
-            json.dump(d, f)
-        f.write("\n]\n")
 
 
 def run(cmd, env=ENV):
@@ -79,7 +55,7 @@ def peer_load(path):
 
 def bench_import(work, n, seed):
     f = work / "import.json"
-    write_array(f, n, seed)
+    write_array(f, n, seed=seed)
     db = work / "import.db"
     w, m = run([BIN, "-q", "--db", str(db), "results", "import", str(f)])
     pw, pm = peer_load(f)
@@ -95,7 +71,7 @@ def bench_merge(work, stores, per, seed):
     d = work / "stores"
     d.mkdir()
     f = d / "runs.json"
-    f.write_text(json.dumps(list(fleet(per, seed))))
+    f.write_text(json.dumps(list(fleet(per, seed=seed))))
     first = d / "node0000.db"
     run([BIN, "-q", "--db", str(first), "results", "import", str(f)])
     con = sqlite3.connect(first)

@@ -22,18 +22,18 @@ README's fleet section come from it.  Peak RSS is the child's ru_maxrss.
 import argparse
 import json
 import os
-import random
 import shutil
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BIN = os.environ.get("GPUVET_BIN", str(ROOT / "build" / "gpuvet"))
-CAPTURES = ROOT / "tests" / "fixtures" / "gpu"
+sys.path.insert(0, str(ROOT / "tests"))
+from fleetgen import captures, write_array  # noqa: E402
 REGIONS = ["us-east-1", "us-east-2", "us-west-1", "us-west-2", "eu-west-1", "eu-west-2", "eu-west-3",
            "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-southeast-1",
            "ap-southeast-2", "ap-south-1", "sa-east-1", "ca-central-1", "me-central-1", "af-south-1",
@@ -42,16 +42,6 @@ SKUS = [("aws", "p5.48xlarge"), ("aws", "p5.4xlarge"), ("lambda", "gpu_1x_h100_s
         ("lambda", "gpu_8x_h100_sxm5"), ("aws", "p5en.48xlarge")]
 CHILD_TABLES = ("gpus", "benches", "metrics", "series", "flags", "verdicts")
 ENV = dict(os.environ, GPUVET_NO_METADATA="1")
-
-
-def compact_captures():
-    """The real fingerprints with 30-60 s soaks (a fleet's quick runs), not the 300 s one."""
-    out = []
-    for p in sorted(CAPTURES.rglob("*.json")):
-        d = json.loads(p.read_text())
-        if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
-            out.append(d)
-    return out
 
 
 TIME = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
@@ -83,7 +73,7 @@ def build(db, n):
     """The captures imported, then doubled in SQL (a few set-based statements per round) up to n runs:
     fresh uuids, one of SKUS (two providers) and one of 25 REGIONS per run, started times spread
     over the year before the captures."""
-    seed = compact_captures()
+    seed = captures()
     with tempfile.TemporaryDirectory() as td:
         f = Path(td) / "seed.json"
         f.write_text(json.dumps(seed))
@@ -175,14 +165,7 @@ def main():
                       flush=True)
             if n <= 10000 and not a.no_import:
                 f = work / f"import-{n}.json"
-                seed = compact_captures()
-                arr = []
-                for i in range(n):
-                    d = json.loads(json.dumps(seed[i % len(seed)]))
-                    d["run"]["uuid"] = str(uuid.uuid4())
-                    arr.append(d)
-                f.write_text(json.dumps(arr))
-                arr = None
+                write_array(f, n)
                 fresh = work / f"import-{n}.db"
                 fresh.unlink(missing_ok=True)
                 w, m = run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)])

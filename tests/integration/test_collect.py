@@ -15,7 +15,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -23,32 +22,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from conftest import gpuvet_bin  # noqa: E402
 from servers import loopback  # noqa: E402
+import fleetgen  # noqa: E402
 
-CAPTURES = Path(__file__).resolve().parent.parent / "fixtures" / "gpu"
 BUCKET = "gpuvet-fleet"
 
 
-def captures():
-    out = []
-    for p in sorted(CAPTURES.rglob("*.json")):
-        d = json.loads(p.read_text())
-        if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
-            out.append(d)
-    assert out
-    return out
-
-
 def fleet(n, samples=True):
-    seed = captures()
-    out = []
-    for i in range(n):
-        d = json.loads(json.dumps(seed[i % len(seed)]))
-        d["run"]["uuid"] = str(uuid.uuid4())
-        d["run"].pop("id", None)
-        if not samples:
-            d["samples"] = []
-        out.append(d)
-    return out
+    return list(fleetgen.fleet(n, samples))
 
 
 def uuids(db):

@@ -1,0 +1,43 @@
+"""A fleet's fingerprints made from the real captures (tests/fixtures/gpu/), for the
+fleet-scale tests and benchmarks (issue 17): one builder, so every figure and test
+imports the same fingerprints.
+
+    captures()            the real fingerprints with 30-60 s soaks (a fleet's quick runs)
+    fleet(n)              n copies of them in turn, each under a fresh uuid (a generator)
+    write_array(path, n)  those n as one JSON array, written element by element
+"""
+import json
+import uuid
+from pathlib import Path
+
+CAPTURES = Path(__file__).resolve().parent / "fixtures" / "gpu"
+
+
+def captures():
+    out = []
+    for p in sorted(CAPTURES.rglob("*.json")):
+        d = json.loads(p.read_text())
+        if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
+            out.append(d)
+    assert out, f"no fingerprints under {CAPTURES}"
+    return out
+
+
+def fleet(n, samples=True, seed=None):
+    seed = seed or captures()
+    for i in range(n):
+        d = json.loads(json.dumps(seed[i % len(seed)]))
+        d["run"]["uuid"] = str(uuid.uuid4())
+        d["run"].pop("id", None)
+        if not samples:
+            d["samples"] = []
+        yield d
+
+
+def write_array(path, n, seed=None):
+    with open(path, "w") as f:
+        f.write("[")
+        for i, d in enumerate(fleet(n, seed=seed)):
+            f.write(",\n" if i else "\n")
+            json.dump(d, f)
+        f.write("\n]\n")
