@@ -703,7 +703,6 @@ static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
 	return STORE_OK;
 }
 
-/* Steps a statement that returns no row, finalizes it. */
 /*
  * A statement prepared once per connection and kept (an import runs each per
  * fingerprint: preparing them was a tenth of its time); step it with
@@ -738,6 +737,7 @@ static int step_kept(struct store *s, sqlite3_stmt *st, const char *what)
 	return rc == SQLITE_DONE ? STORE_OK : rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
 }
 
+/* Steps a statement that returns no row, finalizes it. */
 static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
