@@ -26,15 +26,13 @@
 
 #define STORE_APP_ID 0x47505654 /* "GPVT" */
 #define STORE_BUSY_MS 10000
-#define STORE_KEPT_STMTS 12
+#define STORE_KEPT_STMTS 16
 
 struct store {
 	int version;            /* the schema version it was opened at (after any migration) */
 	sqlite3 *db;
 	char *path;
 	char err[512];
-	sqlite3_stmt *ins_metric;
-	sqlite3_stmt *ins_series;
 	struct {
 		const char *sql;  /* a string literal, matched by address */
 		sqlite3_stmt *st;
@@ -392,15 +390,17 @@ static int samples_to_series(struct store *s)
 			run = r;
 			gpu = g;
 		}
-		double *grown = n < cap ? xy : realloc(xy, 2 * (cap ? 2 * cap : 256) * sizeof *xy);
-		if (!grown || !bench || !series) {
+		if (n == cap) {
+			double *grown = realloc(xy, 2 * (cap ? 2 * cap : 256) * sizeof *xy);
+			if (grown) {
+				xy = grown;
+				cap = cap ? 2 * cap : 256;
+			}
+		}
+		if (n == cap || !bench || !series) {
 			set_err(s, "out of memory migrating the samples");
 			rc = STORE_ERR;
 			break;
-		}
-		if (n == cap) {
-			xy = grown;
-			cap = cap ? 2 * cap : 256;
 		}
 		xy[2 * n] = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0.0 / 0.0 : sqlite3_column_double(st, 4);
 		xy[2 * n + 1] = sqlite3_column_type(st, 5) == SQLITE_NULL ? 0.0 / 0.0 : sqlite3_column_double(st, 5);
@@ -667,8 +667,6 @@ void store_close(struct store *s)
 		return;
 	if (s->in_bench || s->in_batch)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_finalize(s->ins_metric);
-	sqlite3_finalize(s->ins_series);
 	for (int i = 0; i < STORE_KEPT_STMTS; i++)
 		sqlite3_finalize(s->kept[i].st);
 	sqlite3_close(s->db);
@@ -725,6 +723,14 @@ static int prepare_kept(struct store *s, const char *sql, sqlite3_stmt **st)
 	*st = s->kept[i].st;
 	sqlite3_clear_bindings(*st);
 	return STORE_OK;
+}
+
+/* A kept statement stepped as before it was kept: any failure, a constraint too, is STORE_ERR. */
+static int step_kept_err(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE ? STORE_OK : sql_fail(s, what);
+	sqlite3_reset(st);
+	return rc;
 }
 
 /* step_done() for a kept statement: reset, not finalized. */
@@ -849,11 +855,10 @@ int store_bench_begin(struct store *s, int64_t run_id, const char *bench)
 int store_put_metric(struct store *s, int64_t run_id, const char *bench, const char *name,
 		     int gpu, double value, const char *unit, const char *params_json)
 {
-	if (!s->ins_metric && prepare(s, "INSERT INTO metrics (run_id, bench, name, gpu, value, unit, params)"
-				      " VALUES (?,?,?,?,?,?,?)", &s->ins_metric))
+	sqlite3_stmt *st;
+	if (prepare_kept(s, "INSERT INTO metrics (run_id, bench, name, gpu, value, unit, params) VALUES (?,?,?,?,?,?,?)",
+			 &st))
 		return STORE_ERR;
-	sqlite3_stmt *st = s->ins_metric;
-	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, bench);
 	bind_text(st, 3, name);
@@ -861,9 +866,7 @@ int store_put_metric(struct store *s, int64_t run_id, const char *bench, const c
 	bind_real(st, 5, value);
 	bind_text(st, 6, unit);
 	bind_text(st, 7, params_json);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return sql_fail(s, "recording a metric");
-	return STORE_OK;
+	return step_kept_err(s, st, "recording a metric");
 }
 
 /* x and y of each point, little-endian binary64, whatever the host's byte order. */
@@ -897,9 +900,9 @@ int store_put_series(struct store *s, int64_t run_id, const char *bench, const c
 		return STORE_ERR;
 	}
 	/* a second write of the same series appends (a bench may send its points in several parts) */
-	if (!s->ins_series && prepare(s, "INSERT INTO series (run_id, bench, series, gpu, points) VALUES (?,?,?,?,?)"
-				      " ON CONFLICT DO UPDATE SET points = CAST(points || excluded.points AS BLOB)",
-				      &s->ins_series))
+	sqlite3_stmt *st;
+	if (prepare_kept(s, "INSERT INTO series (run_id, bench, series, gpu, points) VALUES (?,?,?,?,?)"
+			 " ON CONFLICT DO UPDATE SET points = CAST(points || excluded.points AS BLOB)", &st))
 		return STORE_ERR;
 	unsigned char *blob = malloc(n * STORE_POINT_BYTES);
 	if (!blob) {
@@ -907,16 +910,12 @@ int store_put_series(struct store *s, int64_t run_id, const char *bench, const c
 		return STORE_ERR;
 	}
 	pack_points(blob, xy, n);
-	sqlite3_stmt *st = s->ins_series;
-	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, bench);
 	bind_text(st, 3, series);
 	sqlite3_bind_int(st, 4, gpu);
 	sqlite3_bind_blob(st, 5, blob, (int)(n * STORE_POINT_BYTES), free);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return sql_fail(s, "recording a series");
-	return STORE_OK;
+	return step_kept_err(s, st, "recording a series");
 }
 
 static int insert_bench(struct store *s, int64_t run_id, const char *bench, const char *status,
@@ -1294,8 +1293,8 @@ static int load_samples(struct store *s, int64_t run_id, json_t *fp)
 		const unsigned char *b = sqlite3_column_blob(st, 3);
 		size_t n = (size_t)sqlite3_column_bytes(st, 3) / STORE_POINT_BYTES;
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(pts, json_pack("[oo]", real_or_null(unpack_double(b + 16 * i)),
-							     real_or_null(unpack_double(b + 16 * i + 8))));
+			json_array_append_new(pts, json_pack("[oo]", real_or_null(unpack_double(b + STORE_POINT_BYTES * i)),
+							     real_or_null(unpack_double(b + STORE_POINT_BYTES * i + 8))));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the run");
