@@ -37,12 +37,21 @@ struct store;
 int gv_prices_ready(struct store *s, char *err, size_t errlen);
 
 /*
- * Opens the store for a command that reads prices (rank, report):
- * read-only when the file exists at the current schema with the shipped
- * catalogs already loaded (nothing to write; a shorter open-time check),
- * read-write otherwise, so gv_prices_ready() can load them.
+ * How a command that only reads the store opens it: the one place this is
+ * decided (runners/prices_ready.c).  Read-only where that is enough (nothing
+ * written, a shorter open-time check, an older schema read as it is).
+ *   GV_READ_ROWS    list, export: read-only when the file exists; read-write
+ *                   (creating it) otherwise or when read-only is refused.
+ *   GV_READ_PRICED  rank: read-only only when the file is at the current
+ *                   schema with the shipped catalogs loaded; read-write
+ *                   otherwise, so gv_prices_ready() can load them (both
+ *                   rank and report then show the same order).
+ *   GV_READ_REPORT  report: as GV_READ_PRICED, but never creates the file,
+ *                   and read-only when that is all the file allows.
+ * 0 (-v says which way it opened), or the store's error printed and GV_EXIT_USAGE.
  */
-int gv_open_for_prices(const char *path, struct store **s);
+enum gv_read_open { GV_READ_ROWS, GV_READ_PRICED, GV_READ_REPORT };
+int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct store **s);
 
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);

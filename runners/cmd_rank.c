@@ -172,10 +172,8 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("rank", "--market must be on_demand, spot or reserved, not '%s'", o.market);
 
 	struct store *s;
-	if (gv_open_for_prices(gv_db_path(g), &s) != STORE_OK) {
-		gv_err("%s", store_open_error());
+	if (gv_open_reading(g, GV_READ_PRICED, &s))
 		return GV_EXIT_USAGE;
-	}
 	json_t *r = NULL;
 	int rc = gv_prices_ready(s, err, sizeof err);
 	if (rc == 0)

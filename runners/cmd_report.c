@@ -76,14 +76,7 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return gv_usage_error("report", "empty output file name");
 	}
-	/*
-	 * As `gpuvet rank` opens it (read-write until the shipped price
-	 * catalogs are loaded, so both show the same order), read-only
-	 * when that is all the file allows; never created here.
-	 */
-	if ((access(gv_db_path(g), F_OK) != 0 || gv_open_for_prices(gv_db_path(g), &s) != STORE_OK) &&
-	    store_open_readonly(gv_db_path(g), &s) != STORE_OK) {
-		gv_err("%s", store_open_error());
+	if (gv_open_reading(g, GV_READ_REPORT, &s)) {
 		free(run_args);
 		return GV_EXIT_USAGE;
 	}

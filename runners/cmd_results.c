@@ -43,18 +43,6 @@ static int open_store(const struct gv_global *g, int readonly, struct store **s)
 	return 0;
 }
 
-/*
- * For commands that only read (list, export): read-only when the file
- * exists (a shorter open-time check, nothing written, an older schema read
- * as it is), read-write otherwise or when read-only is refused.
- */
-static int open_store_reading(const struct gv_global *g, struct store **s)
-{
-	if (access(gv_db_path(g), F_OK) == 0 && store_open_readonly(gv_db_path(g), s) == STORE_OK)
-		return 0;
-	return open_store(g, 0, s);
-}
-
 /* A string that json_string() takes (valid UTF-8): what a fingerprint would carry. */
 static int json_ok(const char *v)
 {
@@ -582,7 +570,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	if (!strcmp(sub, "list")) {
 		if (nargs)
 			return gv_usage_error("results", "list takes no argument");
-		if ((rc = open_store_reading(g, &s)))
+		if ((rc = gv_open_reading(g, GV_READ_ROWS, &s)))
 			return rc;
 		rc = cmd_list(s, as_json);
 	} else if (!strcmp(sub, "show")) {
@@ -596,7 +584,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 			return gv_usage_error("results", "unexpected argument '%s'", args[0]);
 		if (to && (rc = export_to_check(format, outpath, to)))
 			return rc;
-		if ((rc = open_store_reading(g, &s)))
+		if ((rc = gv_open_reading(g, GV_READ_ROWS, &s)))
 			return rc;
 		rc = to ? cmd_export_to(s, run, to) : cmd_export(s, format, run, outpath);
 	} else if (!strcmp(sub, "merge")) {

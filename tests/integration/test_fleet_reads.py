@@ -101,6 +101,29 @@ def test_old_store_merges_without_migrating(gpuvet, tmp_path):
     assert [r["uuid"][:8] for r in rows] == ["b095eb88", "7bedfd4d", "f3007f33", "0c3f6c6e"]
 
 
+def test_how_each_reading_command_opens_the_store(gpuvet, tmp_path):
+    """runners/prices_ready.c gv_open_reading: report never creates a store; list and export create an
+    empty one, and read an old schema as it is; rank opens an old store read-write (migrated, catalogs
+    loaded), and from then on rank, report, list and export all open it read-only."""
+    missing = tmp_path / "none.db"
+    p = gpuvet("--db", missing, "report", "-o", tmp_path / "r.html", db=False, check=2)
+    assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert not missing.exists() and not (tmp_path / "r.html").exists()
+    assert gpuvet("--db", missing, "results", "list", db=False, check=0).stdout == "no runs in the store\n"
+    assert missing.exists()
+
+    db = old_store(tmp_path / "old.db")
+    for args in (("results", "list"), ("results", "export", "--format", "csv")):    # an old schema, as it is
+        assert "opened read-only" in gpuvet("-v", "--db", db, *args, db=False, check=0).stderr
+    p = gpuvet("-v", "--db", db, "rank", "--json", db=False, check=None)     # migrates, loads the catalogs
+    assert "opened read-write" in p.stderr and schema(db) == 5
+    for args in (("rank", "--json"), ("report", "-o", str(tmp_path / "r.html")), ("results", "list"),
+                 ("results", "export", "--format", "csv")):
+        p = gpuvet("-v", "--db", db, *args, db=False, check=None)
+        assert p.returncode in (0, 2) and "opened read-only" in p.stderr, (args, p.stderr)
+    assert (tmp_path / "r.html").stat().st_size > 1000
+
+
 def test_list_empty_store(gpuvet):
     assert gpuvet("results", "list", check=0).stdout == "no runs in the store\n"
     assert gpuvet.json("results", "list", "--json") == []
