@@ -869,15 +869,13 @@ int store_put_metric(struct store *s, int64_t run_id, const char *bench, const c
 	return step_kept_err(s, st, "recording a metric");
 }
 
-/* x and y of each point, little-endian binary64, whatever the host's byte order. */
-static void pack_points(unsigned char *out, const double *xy, size_t n)
+/* One coordinate of a point: little-endian binary64, whatever the host's byte order. */
+static void pack_double(unsigned char *out, double d)
 {
-	for (size_t i = 0; i < 2 * n; i++) {
-		uint64_t u;
-		memcpy(&u, &xy[i], 8);
-		for (int b = 0; b < 8; b++)
-			out[8 * i + b] = (unsigned char)(u >> (8 * b));
-	}
+	uint64_t u;
+	memcpy(&u, &d, 8);
+	for (int b = 0; b < 8; b++)
+		out[b] = (unsigned char)(u >> (8 * b));
 }
 
 static double unpack_double(const unsigned char *p)
@@ -890,32 +888,48 @@ static double unpack_double(const unsigned char *p)
 	return d;
 }
 
-int store_put_series(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
-		     const double *xy, size_t n)
+/* An empty series' blob for n points (freed by the caller, or handed to put_series_blob). */
+static unsigned char *series_blob(struct store *s, const char *series, size_t n)
 {
-	if (n == 0)
-		return STORE_OK;
 	if (n > (size_t)INT_MAX / STORE_POINT_BYTES) {
 		set_err(s, "series '%s': too many points (%zu)", series, n);
-		return STORE_ERR;
+		return NULL;
 	}
-	/* a second write of the same series appends (a bench may send its points in several parts) */
-	sqlite3_stmt *st;
-	if (prepare_kept(s, "INSERT INTO series (run_id, bench, series, gpu, points) VALUES (?,?,?,?,?)"
-			 " ON CONFLICT DO UPDATE SET points = CAST(points || excluded.points AS BLOB)", &st))
-		return STORE_ERR;
-	unsigned char *blob = malloc(n * STORE_POINT_BYTES);
-	if (!blob) {
+	unsigned char *blob = malloc(n * STORE_POINT_BYTES + 1);
+	if (!blob)
 		set_err(s, "out of memory for series '%s'", series);
-		return STORE_ERR;
+	return blob;
+}
+
+/* Writes n packed points (blob from series_blob, freed here); a second write of the same series appends. */
+static int put_series_blob(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
+			   unsigned char *blob, size_t n)
+{
+	sqlite3_stmt *st;
+	if (n == 0 || prepare_kept(s, "INSERT INTO series (run_id, bench, series, gpu, points) VALUES (?,?,?,?,?)"
+				   " ON CONFLICT DO UPDATE SET points = CAST(points || excluded.points AS BLOB)", &st)) {
+		free(blob);
+		return n == 0 ? STORE_OK : STORE_ERR;
 	}
-	pack_points(blob, xy, n);
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, bench);
 	bind_text(st, 3, series);
 	sqlite3_bind_int(st, 4, gpu);
 	sqlite3_bind_blob(st, 5, blob, (int)(n * STORE_POINT_BYTES), free);
 	return step_kept_err(s, st, "recording a series");
+}
+
+int store_put_series(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
+		     const double *xy, size_t n)
+{
+	if (n == 0)
+		return STORE_OK;
+	unsigned char *blob = series_blob(s, series, n);
+	if (!blob)
+		return STORE_ERR;
+	for (size_t i = 0; i < 2 * n; i++)
+		pack_double(blob + 8 * i, xy[i]);
+	return put_series_blob(s, run_id, bench, series, gpu, blob, n);
 }
 
 static int insert_bench(struct store *s, int64_t run_id, const char *bench, const char *status,
@@ -1450,22 +1464,22 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 			set_err(s, "fingerprint: samples[%zu] needs a series and points", i);
 			return STORE_ERR;
 		}
-		double *xy = malloc(2 * json_array_size(pts) * sizeof *xy + 1);
-		if (!xy) {
-			set_err(s, "out of memory for samples[%zu]", i);
+		unsigned char *blob = series_blob(s, series, json_array_size(pts));   /* packed straight from JSON */
+		if (!blob)
 			return STORE_ERR;
-		}
 		json_array_foreach(pts, j, p) {
-			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &xy[2 * j]) ||
-			    jnum(json_array_get(p, 1), &xy[2 * j + 1])) {
-				free(xy);
+			double x, y;
+			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &x) ||
+			    jnum(json_array_get(p, 1), &y)) {
+				free(blob);
 				set_err(s, "fingerprint: samples[%zu].points[%zu] is not [x, y]", i, j);
 				return STORE_ERR;
 			}
+			pack_double(blob + STORE_POINT_BYTES * j, x);
+			pack_double(blob + STORE_POINT_BYTES * j + 8, y);
 		}
-		rc = store_put_series(s, *run_id, bench ? bench : "", series, g ? (int)json_integer_value(g) : -1, xy,
-				      json_array_size(pts));
-		free(xy);
+		rc = put_series_blob(s, *run_id, bench ? bench : "", series, g ? (int)json_integer_value(g) : -1, blob,
+				     json_array_size(pts));
 		if (rc)
 			return rc;
 	}
