@@ -19,6 +19,7 @@
 #include "common/stats.h"
 #include "common/util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <nvml.h>
 #include <stdarg.h>
@@ -387,13 +388,23 @@ static void decay_flags(const json_t *fp, int gpu, json_t *out)
 
 /* ---- inventory ---- */
 
+/*
+ * A fingerprint's number as an int: C's truncation where it fits, else dflt.
+ * A fingerprint is untrusted, and converting a double out of int's range (or
+ * NaN) is undefined behaviour (fuzz_flags found a GPU index of 1.1e18).
+ */
+static int to_int(double v, int dflt)
+{
+	return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : dflt;
+}
+
 static const json_t *inv_gpu(const json_t *fp, int gpu)
 {
 	size_t i;
 	json_t *g;
 	double idx;
 	json_array_foreach(fpq_gpus(fp), i, g)
-		if (!fpq_num(g, &idx, "index", NULL) && (int)idx == gpu)
+		if (!fpq_num(g, &idx, "index", NULL) && idx == (double)gpu)
 			return g;
 	return gpu >= 0 ? json_array_get(fpq_gpus(fp), (size_t)gpu) : NULL;
 }
@@ -416,7 +427,7 @@ static int inv_is_vgpu(const json_t *g)
 	if (s)
 		return strcasestr(s, "vgpu") && !strcasestr(s, "host");
 	/* nvmlGpuVirtualizationMode_t: NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2 */
-	return !fpq_num(g, &v, "virtualization_mode", "virtualization.mode", NULL) && (int)v == 2;
+	return !fpq_num(g, &v, "virtualization_mode", "virtualization.mode", NULL) && v == 2;
 }
 
 static int inv_is_mig(const json_t *g)
@@ -453,7 +464,7 @@ static void health_flags(const json_t *fp, json_t *out)
 	json_t *g;
 	json_array_foreach(fpq_gpus(fp), i, g) {
 		double idx, uv = 0, ua = 0, cv = 0, rp = 0, rf = 0, pp = 0;
-		int gpu = !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i;
 		int huv = !fpq_num(g, &uv, "ecc.volatile.uncorrected", "ecc.volatile_uncorrected",
 				   "ecc.uncorrected_volatile", NULL);
 		int hua = !fpq_num(g, &ua, "ecc.aggregate.uncorrected", "ecc.aggregate_uncorrected",
@@ -517,7 +528,7 @@ static void nvlink_flags(const json_t *fp, json_t *out)
 			best = v;
 	json_array_foreach(gpus, i, g) {
 		double idx, active, crc = 0, rec = 0, x;
-		int gpu = !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i;
 		if (fpq_num(g, &active, "nvlink.links_active", NULL))
 			continue;
 		if (!fpq_num(g, &x, "nvlink.errors.crc_flit", NULL))
@@ -578,20 +589,21 @@ static void xid_history_flags(const json_t *fp, json_t *out)
 	size_t i;
 	json_array_foreach(ev, i, e) {
 		double x, age = -1, g = -1;
-		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware((int)x))
+		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware(to_int(x, -1)))
 			continue;
 		if (fpq_num(e, &age, "age_s", NULL))
 			age = -1;
 		if (fpq_num(e, &g, "gpu", NULL))
 			g = -1;
 		char key[16];
-		snprintf(key, sizeof key, "%d", (int)g);
+		int gi = to_int(g, -1);
+		snprintf(key, sizeof key, "%d", gi);
 		json_t *o = json_object_get(by, key);
 		if (!o) {
-			o = json_pack("{s:i,s:[],s:f}", "gpu", (int)g, "events", "newest_age_s", -1.0);
+			o = json_pack("{s:i,s:[],s:f}", "gpu", gi, "events", "newest_age_s", -1.0);
 			json_object_set_new(by, key, o);
 		}
-		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", (int)x, "age_s", age));
+		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", to_int(x, -1), "age_s", age));
 		double newest = json_real_value(json_object_get(o, "newest_age_s"));
 		if (age >= 0 && (newest < 0 || age < newest))
 			json_object_set_new(o, "newest_age_s", json_real(age));
@@ -617,7 +629,7 @@ static void passive_health_flags(const json_t *fp, json_t *out)
 	json_t *g;
 	json_array_foreach(fpq_gpus(fp), i, g) {
 		double idx;
-		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? (int)idx : (int)i, out);
+		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i, out);
 	}
 	nvlink_flags(fp, out);
 	firmware_flag(fp, out);
@@ -647,7 +659,11 @@ static int xid_flag(const json_t *fp, int gpu, json_t *out)
 	json_array_foreach(pts, i, p) {
 		json_t *y = json_array_get(p, 1);
 		if (json_is_number(y)) {
-			int c = (int)json_number_value(y);
+			int c = to_int(json_number_value(y), -1);
+			if (c < 0) {      /* not an XID code: unknown, so the worst */
+				hw = 1;
+				continue;
+			}
 			json_array_append_new(codes, json_integer(c));
 			if (!xid_is_app(c))
 				hw = 1;
@@ -953,7 +969,7 @@ static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
 	double m = 0, tf, w, mhz;
 	const char *dts = soak_dtype(fp, gpu, &m);
 	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !dts || strcmp(dts, a->soak_dtype) ||
-	    (m > 0 && (int)m != a->soak_m))
+	    (m > 0 && m != (double)a->soak_m))
 		return 0;
 	if (soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &tf) ||
 	    soak_median(fp, "soak.power.w", gpu, FLAG_JITTER_MIN_SAMPLES, &w) ||
@@ -992,7 +1008,7 @@ static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
 	    json_integer_value(json_object_get(m, "gpu")) < 0 || fpq_num(m, &v, "value", NULL) ||
 	    fpq_num(pm, &w, "power_w", NULL) || fpq_num(pm, &mhz, "sm_clock_mhz", NULL) ||
 	    fpq_num(pm, &mm, "m", NULL) || fpq_num(pm, &nn, "n", NULL) || fpq_num(pm, &kk, "k", NULL) ||
-	    (int)mm != a->soak_m || (int)nn != a->soak_m || (int)kk != a->soak_m || !(w > 0) || !(mhz > 0))
+	    mm != (double)a->soak_m || nn != (double)a->soak_m || kk != (double)a->soak_m || !(w > 0) || !(mhz > 0))
 		return;
 	const char *timing = fpq_str(pm, "timing", NULL);
 	if (!timing || strcmp(timing, "steady"))

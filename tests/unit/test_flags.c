@@ -172,6 +172,39 @@ static void test_garbage_shapes(void)
 	}
 }
 
+/*
+ * Numbers no real fingerprint holds, as an imported file may: no double is
+ * converted to an int it does not fit (undefined behaviour, which make check
+ * SAN=1 stops on; fuzz_flags found a GPU index of 1.1e18), and what they mean
+ * is still said: a GPU index out of range is the GPU's place in the list, an
+ * XID code out of range is unknown (so critical), a GPU out of range unknown.
+ */
+static void test_out_of_range_numbers(void)
+{
+	json_t *fp = load("clean.json");
+	CHECK(fp);
+	json_t *inv = json_object_get(fp, "inventory");
+	json_t *g0 = json_array_get(json_object_get(inv, "gpus"), 0);
+	json_object_set_new(g0, "index", json_real(1.1e18));
+	json_object_set_new(g0, "virtualization_mode", json_real(1e300));
+	json_object_set_new(json_object_get(g0, "ecc"), "volatile", json_pack("{s:f}", "uncorrected", 1.0));
+	json_object_set_new(inv, "xid_history", json_pack("{s:[{s:f,s:f,s:f}]}", "events", "xid", 79.0, "gpu", -1e300,
+							     "age_s", 5.0));
+	json_array_append_new(json_object_get(fp, "samples"),
+			      json_pack("{s:s,s:s,s:i,s:[[f,f]]}", "bench", "soak", "series", "soak.xid", "gpu", 0,
+					"points", 1.0, 1e300));
+	json_t *flags = flags_compute(fp);
+	CHECK(json_is_array(flags));
+	const json_t *ecc = find_flag(flags, "ECC_ERRORS", 0), *run_xid = find_flag(flags, "XID", 0),
+		     *log_xid = find_flag(flags, "XID", -1);
+	CHECK(ecc != NULL);
+	CHECK(run_xid && !strcmp(json_string_value(json_object_get(run_xid, "severity")), "critical"));
+	CHECK(run_xid && json_array_size(json_object_get(json_object_get(run_xid, "evidence"), "codes")) == 0);
+	CHECK(log_xid && strstr(json_string_value(json_object_get(log_xid, "message")), "unknown gpu"));
+	json_decref(flags);
+	json_decref(fp);
+}
+
 /* A power cap under a limit the host lowered below the model's TDP is worth a warning. */
 static void test_power_limit_below_tdp(void)
 {
@@ -236,4 +269,4 @@ static void test_severity_rank(void)
 }
 
 TEST_MAIN(T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
-	  T(test_garbage_shapes), T(test_power_limit_below_tdp), T(test_steady_batch_spread), T(test_severity_rank))
+	  T(test_garbage_shapes), T(test_out_of_range_numbers), T(test_power_limit_below_tdp), T(test_steady_batch_spread), T(test_severity_rank))
