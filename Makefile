@@ -26,7 +26,10 @@ NVML_INC  ?= $(PYSITE)/nvidia/cu13/include
 WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral \
              -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wpointer-arith
 comma     := ,
-SANFLAGS  := $(if $(SAN),-fsanitize=address$(comma)undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+# float-cast-overflow (a double out of an int's range converted to it) is not
+# part of GCC's -fsanitize=undefined (it is of clang's): named on its own
+UBSAN     := undefined$(comma)float-cast-overflow
+SANFLAGS  := $(if $(SAN),-fsanitize=address$(comma)$(UBSAN) -fno-omit-frame-pointer -fno-sanitize-recover=$(UBSAN))
 CPPFLAGS  += -I. -isystem $(CUDA)/include -isystem $(NVML_INC) -D_GNU_SOURCE
 CFLAGS    ?= -O2 -g
 CFLAGS    += -std=c11 $(WARN) $(SANFLAGS) -pthread

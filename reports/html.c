@@ -1768,7 +1768,8 @@ static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 		gen = ref->pcie_gen;
 		width = ref->pcie_width;
 	}
-	if (gen > 0 && width > 0 && gpu_pcie_link_gbps((int)gen, (int)width) > 0) {
+	/* an imported fingerprint's numbers are untrusted: a link PCIe can have before they become ints */
+	if (gen > 0 && gen <= 64 && width > 0 && width <= 64 && gpu_pcie_link_gbps((int)gen, (int)width) > 0) {
 		snprintf(lb[nb], sizeof lb[nb], "PCIe Gen%.0f x%.0f link", gen, width);
 		bref[nb] = (struct svg_ref){ gpu_pcie_link_gbps((int)gen, (int)width), lb[nb], 6 };
 		nb++;

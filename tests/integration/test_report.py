@@ -256,6 +256,20 @@ def test_hostile_instance_name_renders_as_text(gpuvet, tmp_path):
     assert any(HOSTILE in r[3].split(" ") for r in runs)     # instance: provider, type, region
 
 
+def test_absurd_numbers_from_an_import_render(gpuvet, tmp_path):
+    """An imported fingerprint is untrusted (import checks its shape, not every number): a PCIe link of gen
+    1e300 x 1e300 is drawn without its reference line and without undefined behaviour (make check SAN=1
+    stops on one)."""
+    def mutate(fps):
+        for fp in fps:
+            fp["inventory"]["gpus"][0]["pcie"] = {"gen_max": 1e300, "width_max": 1e300, "gen_current": -1e300}
+    make_store(gpuvet, tmp_path, runs=3, soak=30, mutate=mutate)
+    p = gpuvet("report", "-o", tmp_path / "report.html", check=0)
+    assert p.stderr == ""
+    html = (tmp_path / "report.html").read_text()
+    assert "PCIe Gen" not in html and "memcpy" in html
+
+
 class _Counter(http.server.BaseHTTPRequestHandler):
     hits = []
 
