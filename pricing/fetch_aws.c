@@ -245,7 +245,7 @@ static int on_row(void *ud, char **f, const size_t *lens, size_t n, long line)
 		return 0; /* a share of a GPU (g6f) is not an instance type gpuvet ranks */
 	if (p->map[A_VCPU] >= 0) {
 		double v = leading_number(f[p->map[A_VCPU]]);
-		if (!isnan(v))
+		if (v >= 0 && v < 1e6)      /* as the Lambda fetcher: a feed's number is untrusted */
 			r.vcpus = (long)v;
 	}
 	if (p->map[A_MEMORY] >= 0)

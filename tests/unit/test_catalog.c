@@ -602,6 +602,25 @@ static void test_aws_parser_on_fixture(void)
 			aws_parser_free(p);
 		}
 	}
+	/* a vCPU count no instance has (1e300) is unknown, not converted to a long it does not fit */
+	{
+		char *big = gv_strdup(buf);
+		char *v = strstr(big, "\"GPU instance\",\"4\"");
+		CHECK(v != NULL);
+		if (v) {
+			size_t head = (size_t)(v - big) + strlen("\"GPU instance\",");
+			char *edited = gv_asprintf("%.*s\"1e300\"%s", (int)head, big, big + head + 3);
+			struct recs x = { 0 };
+			struct aws_parser *p = aws_parser_new("us-east-1", count_emit, &x);
+			CHECK(aws_parser_feed(p, edited, strlen(edited)) == 0 && aws_parser_finish(p) == 0);
+			CHECK(x.n == 3);
+			CHECK_STR(x.r[0].instance_type, "g4dn.xlarge");
+			CHECK(x.r[0].vcpus == -1);
+			aws_parser_free(p);
+			free(edited);
+		}
+		free(big);
+	}
 	/* a corrupted price is an error naming the line */
 	char *bad = gv_strdup(buf);
 	char *at = strstr(bad, "\"5.6720000000\"");
