@@ -141,6 +141,16 @@ void bench_log(struct bench_ctx *ctx, const char *fmt, ...)
  */
 void bench_workdir(struct bench_ctx *ctx, const char *path);
 
+/*
+ * Makes the work directory PARENT/gpuvet-KIND-<16 random letters and
+ * digits> (mode 0700) into out, and says it (bench_workdir) before it
+ * exists: a bench killed at any instant, even between the mkdir and the
+ * telling, leaves no directory the harness does not know of.  The name is
+ * from getrandom(2), so no one can foresee or meet it by chance.  0, or -1
+ * with errno (nothing made).
+ */
+int bench_mkworkdir(struct bench_ctx *ctx, const char *parent, const char *kind, char *out, size_t outlen);
+
 /* Echo of the configuration the bench actually used (JSON object text). */
 void bench_config_echo(struct bench_ctx *ctx, const char *json_object);
 

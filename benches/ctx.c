@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -192,6 +194,26 @@ void bench_workdir(struct bench_ctx *ctx, const char *path)
 	}
 	json_object_set_new(o, "path", s);
 	emit(ctx, o);
+}
+
+int bench_mkworkdir(struct bench_ctx *ctx, const char *parent, const char *kind, char *out, size_t outlen)
+{
+	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char r[16];
+	char name[sizeof r + 1];
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+		return -1;
+	for (size_t i = 0; i < sizeof r; i++)
+		name[i] = alnum[r[i] % (sizeof alnum - 1)];
+	name[sizeof r] = 0;
+	int n = snprintf(out, outlen, "%s/gpuvet-%s-%s", parent, kind, name);
+	if (n < 0 || (size_t)n >= outlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* told first: the harness's removal of a directory that was never made is a no-op */
+	bench_workdir(ctx, out);
+	return mkdir(out, 0700);
 }
 
 /* Test hook for the null bench: bytes on the pipe as they are. */

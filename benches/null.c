@@ -11,7 +11,7 @@
  *   hang          emits one metric, then sleeps forever (the deadline must kill it)
  *   slow          takes GPUVET_NULL_SECONDS seconds (default 2), reporting progress
  *   garbage       writes a malformed line on the protocol pipe, then one good metric
- *   tree          makes a gpuvet-null-XXXXXX work directory in GPUVET_NULL_WORKDIR
+ *   tree          makes a gpuvet-null-* work directory in GPUVET_NULL_WORKDIR
  *                 with a file in it, starts a process in a session of its own
  *                 (as fio's job processes), then hangs: nothing may outlive the bench
  */
@@ -38,12 +38,10 @@ static int null_tree(struct bench_ctx *ctx)
 {
 	const char *base = getenv("GPUVET_NULL_WORKDIR");
 	char dir[PATH_MAX], file[PATH_MAX + 16];
-	if (!base || snprintf(dir, sizeof dir, "%s/gpuvet-null-XXXXXX", base) >= (int)sizeof dir ||
-	    !mkdtemp(dir)) {
+	if (!base || bench_mkworkdir(ctx, base, "null", dir, sizeof dir)) {
 		bench_reason(ctx, "null bench: cannot make a work directory");
 		return BENCH_FAIL;
 	}
-	bench_workdir(ctx, dir);
 	snprintf(file, sizeof file, "%s/work.dat", dir);
 	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd >= 0) {

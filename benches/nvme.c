@@ -583,14 +583,12 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 				     nvme_strerror(errno));
 			return BENCH_FAIL;
 		}
-		if (snprintf(nvme_workdir, sizeof nvme_workdir, "%s/gpuvet-fio-XXXXXX", target) >=
-		    (int)sizeof nvme_workdir || !mkdtemp(nvme_workdir)) {
+		if (bench_mkworkdir(ctx, target, "fio", nvme_workdir, sizeof nvme_workdir)) {
 			bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
 				     nvme_strerror(errno));
 			nvme_workdir[0] = 0;
 			return BENCH_FAIL;
 		}
-		bench_workdir(ctx, nvme_workdir);
 		struct statvfs sv;
 		if (statvfs(target, &sv) == 0 &&
 		    nvme_fit(&nr.plan, (unsigned long long)sv.f_bavail * sv.f_frsize)) {

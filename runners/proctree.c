@@ -276,6 +276,12 @@ void keeper_main(void (*work)(void *arg, int keeper_fd), void *arg, int report_f
 				reaped = 1;
 			}
 	}
+	/*
+	 * The whole tree first, then what it said: a bench stopped between
+	 * telling a work directory and making it (bench_mkworkdir) has told it
+	 * by the time it is dead, so the pipe read after holds every one.
+	 */
+	proctree_kill_all(w, &wstatus, &reaped);
 	if (kfd >= 0) {
 		int fl = fcntl(kfd, F_GETFL);
 		fcntl(kfd, F_SETFL, fl | O_NONBLOCK);
@@ -283,7 +289,6 @@ void keeper_main(void (*work)(void *arg, int keeper_fd), void *arg, int report_f
 			;
 		close(kfd);
 	}
-	proctree_kill_all(w, &wstatus, &reaped);
 	for (int i = 0; i < ndirs; i++)
 		proctree_remove_workdir(dirs[i]);
 	if (!reaped)
