@@ -185,8 +185,11 @@ static void produce(struct jsplit_ahead *a, struct jsplit_item *it)
 	memset(it, 0, sizeof *it);
 	it->kind = jsplit_next(&a->j, &e, &len);
 	it->index = a->j.index ? a->j.index - 1 : 0;
-	if (it->kind == 1 && !(it->v = json_loadb(e, len, a->flags, &it->jerr)))
-		it->kind = -2;
+	if (it->kind == 1) {
+		it->t = gv_malloc(sizeof *it->t);
+		if (jt_parse(it->t, e, len))
+			it->kind = -2;
+	}
 }
 
 static void *ahead_main(void *arg)
@@ -201,7 +204,7 @@ static void *ahead_main(void *arg)
 			pthread_cond_wait(&a->not_full, &a->mu);
 		if (a->stop) {
 			pthread_mutex_unlock(&a->mu);
-			json_decref(it.v);
+			jsplit_item_free(&it);
 			break;
 		}
 		a->ring[(a->head + a->count++) % JSPLIT_AHEAD] = it;
@@ -211,11 +214,19 @@ static void *ahead_main(void *arg)
 	return NULL;
 }
 
-void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, size_t json_flags)
+void jsplit_item_free(struct jsplit_item *it)
+{
+	if (it->t) {
+		jt_free(it->t);
+		free(it->t);
+		it->t = NULL;
+	}
+}
+
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f)
 {
 	memset(a, 0, sizeof *a);
 	jsplit_init(&a->j, f);
-	a->flags = json_flags;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->not_empty, NULL);
 	pthread_cond_init(&a->not_full, NULL);
@@ -248,7 +259,7 @@ void jsplit_ahead_stop(struct jsplit_ahead *a)
 		pthread_mutex_unlock(&a->mu);
 		pthread_join(a->thread, NULL);
 		for (; a->count; a->count--, a->head = (a->head + 1) % JSPLIT_AHEAD)
-			json_decref(a->ring[a->head].v);
+			jsplit_item_free(&a->ring[a->head]);
 	}
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->not_empty);

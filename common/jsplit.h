@@ -11,7 +11,8 @@
 #ifndef GPUVET_JSPLIT_H
 #define GPUVET_JSPLIT_H
 
-#include <jansson.h>
+#include "common/jtree.h"
+
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -48,15 +49,13 @@ int jsplit_next(struct jsplit *j, const char **elem, size_t *len);
 #define JSPLIT_AHEAD 8
 
 struct jsplit_item {
-	json_t *v;           /* the parsed element (owned by the caller once returned) */
-	int kind;            /* 1 an element, 0 the end, -1 split error (j.err), -2 parse error (jerr) */
+	struct jtree *t;     /* the parsed element, or its parse error (t->err); the caller jt_free()s and frees it */
+	int kind;            /* 1 an element, 0 the end, -1 split error (j.err), -2 parse error (t->err) */
 	size_t index;        /* the element's index */
-	json_error_t jerr;
 };
 
 struct jsplit_ahead {
 	struct jsplit j;     /* read by the caller only after the end or an error came */
-	size_t flags;
 	int threaded, stop;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -65,7 +64,9 @@ struct jsplit_ahead {
 	size_t head, count;
 };
 
-void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, size_t json_flags);
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f);
+/* Frees an item's tree. */
+void jsplit_item_free(struct jsplit_item *it);
 /* The next item (its kind); kind 1 hands over it->v.  After 0 or -1, only stop. */
 int jsplit_ahead_next(struct jsplit_ahead *a, struct jsplit_item *it);
 /* Stops the thread, frees what it parsed that was not taken, and the splitter. */

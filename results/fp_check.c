@@ -60,83 +60,87 @@ int fp_iso8601(const char *s)
 }
 
 /* An optional identity field of o: absent or null is fine. */
-static int opt_ident(const json_t *o, const char *key, const char *where, char *err, size_t errlen)
+static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const char *where, char *err, size_t errlen)
 {
-	const json_t *v = json_object_get(o, key);
-	if (!v || json_is_null(v))
+	uint32_t v = jt_get(t, o, key);
+	if (!v || jt_type(t, v) == JT_NULL)
 		return 0;
-	const char *why = json_is_string(v) ? ident_check(json_string_value(v)) : "is not a string";
+	const char *s = jt_str(t, v);
+	const char *why = s ? ident_check(s) : "is not a string";
 	if (!why)
 		return 0;
 	char shown[4 * IDENT_MAX + 16] = "";
-	if (json_is_string(v))
-		ident_escape(json_string_value(v), shown, 96);
+	if (s)
+		ident_escape(s, shown, 96);
 	return fail(err, errlen, "%s.%s '%s' %s", where, key, shown, why);
 }
 
 /* An optional list: absent, null or an array. */
-static int opt_list(const json_t *fp, const char *key, char *err, size_t errlen)
+static int opt_list(const struct jtree *t, uint32_t fp, const char *key, char *err, size_t errlen)
 {
-	const json_t *v = json_object_get(fp, key);
-	if (v && !json_is_null(v) && !json_is_array(v))
+	int ty = jt_type(t, jt_get(t, fp, key));
+	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_ARR)
 		return fail(err, errlen, "%s is not a list", key);
 	return 0;
 }
 
-/* An optional GPU index: absent, or an integer -1..FP_MAX_GPU_INDEX. */
-static int opt_gpu(const json_t *o, const char *key, const char *where, size_t i, char *err, size_t errlen)
+/* An integer v within lo..hi. */
+static int int_in(const struct jtree *t, uint32_t v, long long lo, long long hi)
 {
-	const json_t *v = json_object_get(o, key);
-	if (!v)
-		return 0;
-	json_int_t g = json_integer_value(v);
-	if (!json_is_integer(v) || g < -1 || g > FP_MAX_GPU_INDEX)
+	return jt_is_int(t, v) && jt_int(t, v) >= lo && jt_int(t, v) <= hi;
+}
+
+/* An optional GPU index: absent, or an integer -1..FP_MAX_GPU_INDEX. */
+static int opt_gpu(const struct jtree *t, uint32_t o, const char *key, const char *where, size_t i, char *err,
+		   size_t errlen)
+{
+	uint32_t v = jt_get(t, o, key);
+	if (v && !int_in(t, v, -1, FP_MAX_GPU_INDEX))
 		return fail(err, errlen, "%s[%zu].%s is not a gpu index (-1 to %d)", where, i, key, FP_MAX_GPU_INDEX);
 	return 0;
 }
 
-static int check_run(const json_t *run, char *err, size_t errlen)
+static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errlen)
 {
 	static const char *const ids[] = { "provider", "instance_type", "region", "hostname", "gpu_model",
 					   "profile", "gpuvet_version" };
-	const char *uuid = json_string_value(json_object_get(run, "uuid"));
+	const char *uuid = jt_str(t, jt_get(t, run, "uuid"));
 	if (!uuid || strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36)
 		return fail(err, errlen, "run.uuid missing or not a lowercase uuid");
-	const json_t *jst = json_object_get(run, "status");   /* absent: stored as incomplete */
-	const char *st = json_string_value(jst);
+	uint32_t jst = jt_get(t, run, "status");   /* absent: stored as incomplete */
+	const char *st = jt_str(t, jst);
 	if (jst && (!st || (strcmp(st, "complete") && strcmp(st, "incomplete") && strcmp(st, "running"))))
 		return fail(err, errlen, "run.status is not complete, incomplete or running");
-	if (!fp_iso8601(json_string_value(json_object_get(run, "started_at"))))
+	if (!fp_iso8601(jt_str(t, jt_get(t, run, "started_at"))))
 		return fail(err, errlen, "run.started_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
-	const json_t *fin = json_object_get(run, "finished_at");
-	if (fin && !json_is_null(fin) && !fp_iso8601(json_string_value(fin)))
+	uint32_t fin = jt_get(t, run, "finished_at");
+	if (fin && jt_type(t, fin) != JT_NULL && !fp_iso8601(jt_str(t, fin)))
 		return fail(err, errlen, "run.finished_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
-	const json_t *gc = json_object_get(run, "gpu_count");
-	if (gc && !json_is_null(gc) &&
-	    (!json_is_integer(gc) || json_integer_value(gc) < 0 || json_integer_value(gc) > FP_MAX_GPU_COUNT))
+	uint32_t gc = jt_get(t, run, "gpu_count");
+	if (gc && jt_type(t, gc) != JT_NULL && !int_in(t, gc, 0, FP_MAX_GPU_COUNT))
 		return fail(err, errlen, "run.gpu_count is not a whole number from 0 to %d", FP_MAX_GPU_COUNT);
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-		if (opt_ident(run, ids[i], "run", err, errlen))
+		if (opt_ident(t, run, ids[i], "run", err, errlen))
 			return -1;
 	return 0;
 }
 
-static int check_inventory(const json_t *inv, char *err, size_t errlen)
+static int check_inventory(const struct jtree *t, uint32_t inv, char *err, size_t errlen)
 {
-	if (!inv || json_is_null(inv))
+	if (!inv || jt_type(t, inv) == JT_NULL)
 		return 0;
-	if (!json_is_object(inv))
+	if (jt_type(t, inv) != JT_OBJ)
 		return fail(err, errlen, "inventory is not an object");
-	const json_t *gpus = json_object_get(inv, "gpus"), *g;
-	if (gpus && !json_is_null(gpus) && !json_is_array(gpus))
+	uint32_t gpus = jt_get(t, inv, "gpus"), g;
+	int ty = jt_type(t, gpus);
+	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_ARR)
 		return fail(err, errlen, "inventory.gpus is not a list");
 	size_t i;
-	json_array_foreach(gpus, i, g) {
-		const json_t *ix = json_object_get(g, "index");
-		if (!json_is_object(g))
+	jt_foreach(t, gpus, i, g) {
+		uint32_t ix = jt_get(t, g, "index");
+		if (jt_type(t, g) != JT_OBJ)
 			return fail(err, errlen, "inventory.gpus[%zu] is not an object", i);
-		if (ix && (!json_is_integer(ix) || json_integer_value(ix) < 0 ||
-			   json_integer_value(ix) > FP_MAX_GPU_INDEX))
+		if (ix && !int_in(t, ix, 0, FP_MAX_GPU_INDEX))
 			return fail(err, errlen, "inventory.gpus[%zu].index is not a gpu index (0 to %d)", i,
 				    FP_MAX_GPU_INDEX);
 	}
@@ -144,40 +148,41 @@ static int check_inventory(const json_t *inv, char *err, size_t errlen)
 }
 
 /* Named entries of a list: the name an identity, the gpu in range. */
-static int check_named(const json_t *fp, const char *list, const char *namekey, char *err, size_t errlen)
+static int check_named(const struct jtree *t, uint32_t fp, const char *list, const char *namekey, char *err,
+		       size_t errlen)
 {
 	size_t i;
-	const json_t *e;
-	json_array_foreach(json_object_get(fp, list), i, e) {
+	uint32_t e;
+	jt_foreach(t, jt_get(t, fp, list), i, e) {
 		char where[64];
-		if (!json_is_object(e))
+		if (jt_type(t, e) != JT_OBJ)
 			return fail(err, errlen, "%s[%zu] is not an object", list, i);
 		snprintf(where, sizeof where, "%s[%zu]", list, i);
-		if (!json_object_get(e, namekey))
+		if (!jt_get(t, e, namekey))
 			return fail(err, errlen, "%s.%s missing", where, namekey);
-		if (opt_ident(e, namekey, where, err, errlen) || opt_gpu(e, "gpu", list, i, err, errlen))
+		if (opt_ident(t, e, namekey, where, err, errlen) || opt_gpu(t, e, "gpu", list, i, err, errlen))
 			return -1;
-		const char *bench = json_string_value(json_object_get(e, "bench"));
+		const char *bench = jt_str(t, jt_get(t, e, "bench"));
 		if ((!strcmp(list, "metrics") || !strcmp(list, "samples")) && !(bench && !*bench))
-			if (opt_ident(e, "bench", where, err, errlen))
+			if (opt_ident(t, e, "bench", where, err, errlen))
 				return -1;
 	}
 	return 0;
 }
 
-int fp_check(const json_t *fp, char *err, size_t errlen)
+int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 {
 	static const char *const lists[] = { "benches", "metrics", "samples", "flags", "verdicts" };
-	const json_t *run = json_object_get(fp, "run");
-	if (!json_is_object(run))
+	uint32_t run = jt_get(t, fp, "run");
+	if (jt_type(t, run) != JT_OBJ)
 		return fail(err, errlen, "run missing");
-	if (check_run(run, err, errlen) || check_inventory(json_object_get(fp, "inventory"), err, errlen))
+	if (check_run(t, run, err, errlen) || check_inventory(t, jt_get(t, fp, "inventory"), err, errlen))
 		return -1;
 	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-		if (opt_list(fp, lists[i], err, errlen))
+		if (opt_list(t, fp, lists[i], err, errlen))
 			return -1;
-	if (check_named(fp, "benches", "name", err, errlen) || check_named(fp, "metrics", "name", err, errlen) ||
-	    check_named(fp, "samples", "series", err, errlen) || check_named(fp, "flags", "code", err, errlen))
+	if (check_named(t, fp, "benches", "name", err, errlen) || check_named(t, fp, "metrics", "name", err, errlen) ||
+	    check_named(t, fp, "samples", "series", err, errlen) || check_named(t, fp, "flags", "code", err, errlen))
 		return -1;
 	return 0;
 }

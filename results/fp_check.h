@@ -5,21 +5,23 @@
 #ifndef GPUVET_FP_CHECK_H
 #define GPUVET_FP_CHECK_H
 
-#include <jansson.h>
+#include "common/jtree.h"
+
 #include <stddef.h>
+#include <stdint.h>
 
 #define FP_MAX_GPU_INDEX 1023   /* a GPU index (metrics, samples, inventory) is -1..this */
 #define FP_MAX_GPU_COUNT 1024
 
 /*
- * 0 when fp follows the schema: run.status complete|incomplete|running,
+ * 0 when the object fp of t follows the schema: run.status complete|incomplete|running,
  * started_at (and finished_at) ISO-8601 UTC times, gpu_count an integer
  * 0..FP_MAX_GPU_COUNT, identities (provider, instance_type, region,
  * hostname, gpu_model, profile) printable UTF-8 (common/ident.h), every
  * list a list, every GPU index in range, names of benches, metrics, series
  * and flags identities.  Else -1 with one line in err naming the field.
  */
-int fp_check(const json_t *fp, char *err, size_t errlen);
+int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 
 /* 1 when s is "YYYY-MM-DDTHH:MM:SS[.fff]Z" or with a +HH:MM / -HH:MM offset, with valid ranges. */
 int fp_iso8601(const char *s);

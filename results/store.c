@@ -38,7 +38,7 @@ struct store {
 		sqlite3_stmt *st;
 	} kept[STORE_KEPT_STMTS]; /* prepare_kept(): the statements an import runs per fingerprint */
 	int in_bench;
-	int in_batch;     /* store_batch_begin .. store_batch_end: imports are savepoints inside it */
+	int in_batch;     /* store_batch_begin .. store_batch_end: imports share its transaction */
 	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
 	int64_t live_run; /* the run this process is writing, 0 when none */
 };
@@ -767,14 +767,13 @@ static void now_iso(char buf[32])
 static int insert_run(struct store *s, const char *uuid, const char *status, const char *profile,
 		      const char *version, const char *hostname, const char *provider,
 		      const char *itype, const char *region, const char *gpu_model, int gpu_count,
-		      const char *started, const char *finished, json_t *inventory, int64_t *run_id)
+		      const char *started, const char *finished, const char *inventory_json, int64_t *run_id)
 {
 	sqlite3_stmt *st;
 	if (prepare_kept(s, "INSERT INTO runs (uuid, status, profile, gpuvet_version, hostname, provider,"
 		       " instance_type, region, gpu_model, gpu_count, started_at, finished_at, inventory)"
 		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
-	char *inv = inventory ? json_dumps(inventory, JSON_COMPACT) : NULL;
 	bind_text(st, 1, uuid);
 	bind_text(st, 2, status);
 	bind_text(st, 3, profile);
@@ -787,31 +786,48 @@ static int insert_run(struct store *s, const char *uuid, const char *status, con
 	sqlite3_bind_int(st, 10, gpu_count);
 	bind_text(st, 11, started);
 	bind_text(st, 12, finished);
-	bind_text(st, 13, inv);
+	bind_text(st, 13, inventory_json);
 	int rc = step_kept(s, st, "recording the run");
-	free(inv);
-	if (rc)
-		return rc;
-	*run_id = sqlite3_last_insert_rowid(s->db);
+	if (rc == STORE_OK)
+		*run_id = sqlite3_last_insert_rowid(s->db);
+	return rc;
+}
 
-	/* GPUs of the run, from the inventory */
-	json_t *gpus = inventory ? json_object_get(inventory, "gpus") : NULL;
+/* One GPU of a run, from its inventory. */
+static int insert_gpu(struct store *s, int64_t run_id, long long idx, const char *name, const char *uuid,
+		      const char *reference_model)
+{
+	sqlite3_stmt *st;
+	if (prepare_kept(s, "INSERT OR IGNORE INTO gpus (run_id, idx, name, uuid, reference_model)"
+		       " VALUES (?,?,?,?,?)", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, idx);
+	bind_text(st, 3, name);
+	bind_text(st, 4, uuid);
+	bind_text(st, 5, reference_model);
+	return step_kept(s, st, "recording the gpus");
+}
+
+/* The run row and its GPUs, from a run being written. */
+static int insert_live_run(struct store *s, const struct run_info *ri, const char *uuid, const char *started,
+			   int64_t *run_id)
+{
+	char *inv = ri->inventory ? json_dumps(ri->inventory, JSON_COMPACT) : NULL;
+	int rc = insert_run(s, uuid, "running", ri->profile, ri->gpuvet_version, ri->hostname, ri->provider,
+			    ri->instance_type, ri->region, ri->gpu_model, ri->gpu_count, started, NULL, inv, run_id);
+	free(inv);
 	size_t i;
 	json_t *g;
-	json_array_foreach(gpus, i, g) {
-		if (prepare_kept(s, "INSERT OR IGNORE INTO gpus (run_id, idx, name, uuid, reference_model)"
-			       " VALUES (?,?,?,?,?)", &st))
-			return STORE_ERR;
+	json_array_foreach(ri->inventory ? json_object_get(ri->inventory, "gpus") : NULL, i, g) {
 		json_t *jidx = json_object_get(g, "index");
-		sqlite3_bind_int64(st, 1, *run_id);
-		sqlite3_bind_int64(st, 2, json_is_integer(jidx) ? json_integer_value(jidx) : (json_int_t)i);
-		bind_text(st, 3, json_string_value(json_object_get(g, "name")));
-		bind_text(st, 4, json_string_value(json_object_get(g, "uuid")));
-		bind_text(st, 5, json_string_value(json_object_get(g, "reference_model")));
-		if ((rc = step_kept(s, st, "recording the gpus")))
-			return rc;
+		if (rc == STORE_OK)
+			rc = insert_gpu(s, *run_id, json_is_integer(jidx) ? json_integer_value(jidx) : (json_int_t)i,
+					json_string_value(json_object_get(g, "name")),
+					json_string_value(json_object_get(g, "uuid")),
+					json_string_value(json_object_get(g, "reference_model")));
 	}
-	return STORE_OK;
+	return rc;
 }
 
 int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
@@ -824,9 +840,7 @@ int store_begin_run(struct store *s, const struct run_info *ri, int64_t *run_id)
 	now_iso(started);
 	if (exec_sql(s, "BEGIN IMMEDIATE"))
 		return STORE_ERR;
-	int rc = insert_run(s, uuid, "running", ri->profile, ri->gpuvet_version, ri->hostname,
-			    ri->provider, ri->instance_type, ri->region, ri->gpu_model, ri->gpu_count,
-			    started, NULL, ri->inventory, run_id);
+	int rc = insert_live_run(s, ri, uuid, started, run_id);
 	if (rc) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
@@ -1352,9 +1366,9 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 
 /* ---- import and merge ---- */
 
-static const char *jstr(const json_t *o, const char *k)
+static const char *jstr(const struct jtree *t, uint32_t o, const char *k)
 {
-	return json_string_value(json_object_get(o, k));
+	return jt_str(t, jt_get(t, o, k));
 }
 
 static int valid_status(const char *s, const char *const *allowed)
@@ -1367,110 +1381,109 @@ static int valid_status(const char *s, const char *const *allowed)
 	return 0;
 }
 
-/* JSON value as double; NaN for null (stored as NULL). -1 when neither number nor null. */
-static int jnum(const json_t *v, double *out)
+/* A number as double; NaN for absent or null (stored as NULL). -1 when neither number nor null. */
+static int jnum(const struct jtree *t, uint32_t v, double *out)
 {
-	if (json_is_number(v)) {
-		*out = json_number_value(v);
+	if (jt_number(t, v, out))
 		return 0;
-	}
-	if (!v || json_is_null(v)) {
+	if (jt_type(t, v) == JT_ABSENT || jt_type(t, v) == JT_NULL) {
 		*out = 0.0 / 0.0;
 		return 0;
 	}
 	return -1;
 }
 
-static char *dump_or_null(const json_t *v)
+/* An optional GPU index (fp_check bounded it); -1 when absent. */
+static int jgpu(const struct jtree *t, uint32_t o)
 {
-	return v && !json_is_null(v) ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	uint32_t g = jt_get(t, o, "gpu");
+	return g ? (int)jt_int(t, g) : -1;
 }
 
-static int import_body(struct store *s, json_t *fp, int64_t *run_id)
+static int import_run(struct store *s, const struct jtree *t, uint32_t fp, int64_t *run_id)
+{
+	uint32_t run = jt_get(t, fp, "run"), inv = jt_get(t, fp, "inventory"), g;
+	const char *uuid = jstr(t, run, "uuid"), *status = jstr(t, run, "status");
+	uint32_t gc = jt_get(t, run, "gpu_count");
+	char *inv_text = jt_text(t, inv);
+	int rc = insert_run(s, uuid, status && !strcmp(status, "complete") ? "complete" : "incomplete",
+			    jstr(t, run, "profile"), jstr(t, run, "gpuvet_version"), jstr(t, run, "hostname"),
+			    jstr(t, run, "provider"), jstr(t, run, "instance_type"), jstr(t, run, "region"),
+			    jstr(t, run, "gpu_model"), (int)jt_int(t, gc), jstr(t, run, "started_at"),
+			    jstr(t, run, "finished_at"), inv_text, run_id);
+	free(inv_text);
+	if (rc == STORE_DUP)
+		set_err(s, "run %s is already in the store", uuid);
+	size_t i;
+	jt_foreach(t, jt_get(t, inv, "gpus"), i, g) {
+		uint32_t ix = jt_get(t, g, "index");
+		if (rc == STORE_OK)
+			rc = insert_gpu(s, *run_id, jt_is_int(t, ix) ? jt_int(t, ix) : (long long)i, jstr(t, g, "name"),
+					jstr(t, g, "uuid"), jstr(t, g, "reference_model"));
+	}
+	return rc;
+}
+
+static int import_benches(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
 {
 	static const char *const bench_st[] = { "ok", "skipped", "failed", "timed_out", NULL };
-	static const char *const sev[] = { "critical", "warning", "info", NULL };
-	static const char *const verd[] = { "accept", "reject", "unmeasurable", NULL };
-	json_t *run = json_object_get(fp, "run");
-	const char *uuid = jstr(run, "uuid");
-	char ubuf[37];
-	int rc;
-
-	if (!uuid || strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36) {
-		set_err(s, "fingerprint: run.uuid missing or not a lowercase uuid");
-		return STORE_ERR;
-	}
-	gv_strlcpy(ubuf, uuid, sizeof ubuf);
-	const char *started = jstr(run, "started_at");
-	if (!started) {
-		set_err(s, "fingerprint: run.started_at missing");
-		return STORE_ERR;
-	}
-	const char *status = jstr(run, "status");
-	json_t *inv = json_object_get(fp, "inventory");
-	if (inv && !json_is_object(inv)) {
-		set_err(s, "fingerprint: inventory is not an object");
-		return STORE_ERR;
-	}
-	json_t *gc = json_object_get(run, "gpu_count");
-	rc = insert_run(s, ubuf, status && !strcmp(status, "complete") ? "complete" : "incomplete",
-			jstr(run, "profile"), jstr(run, "gpuvet_version"), jstr(run, "hostname"),
-			jstr(run, "provider"), jstr(run, "instance_type"), jstr(run, "region"),
-			jstr(run, "gpu_model"), json_is_integer(gc) ? (int)json_integer_value(gc) : 0,
-			started, jstr(run, "finished_at"), inv, run_id);
-	if (rc == STORE_DUP) {
-		set_err(s, "run %s is already in the store", ubuf);
-		return STORE_DUP;
-	}
-	if (rc)
-		return rc;
-
 	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(fp, "benches"), i, e) {
-		const char *name = jstr(e, "name"), *st = jstr(e, "status");
+	uint32_t e;
+	jt_foreach(t, jt_get(t, fp, "benches"), i, e) {
+		const char *name = jstr(t, e, "name"), *st = jstr(t, e, "status");
 		double dur;
-		if (!name || !valid_status(st, bench_st) || jnum(json_object_get(e, "duration_s"), &dur)) {
+		if (!name || !valid_status(st, bench_st) || jnum(t, jt_get(t, e, "duration_s"), &dur)) {
 			set_err(s, "fingerprint: benches[%zu] needs name, status (ok|skipped|failed|timed_out)", i);
 			return STORE_ERR;
 		}
-		char *cfg = dump_or_null(json_object_get(e, "config"));
-		rc = insert_bench(s, *run_id, name, st, jstr(e, "reason"), dur, cfg);
+		char *cfg = jt_text(t, jt_get(t, e, "config"));
+		int rc = insert_bench(s, run_id, name, st, jstr(t, e, "reason"), dur, cfg);
 		free(cfg);
 		if (rc)
 			return rc;
 	}
-	json_array_foreach(json_object_get(fp, "metrics"), i, e) {
-		const char *name = jstr(e, "name");
-		json_t *g = json_object_get(e, "gpu");
+	return STORE_OK;
+}
+
+static int import_metrics(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
+{
+	size_t i;
+	uint32_t e;
+	jt_foreach(t, jt_get(t, fp, "metrics"), i, e) {
+		const char *name = jstr(t, e, "name"), *bench = jstr(t, e, "bench");
 		double v;
-		if (!name || jnum(json_object_get(e, "value"), &v) || (g && !json_is_integer(g))) {
+		if (!name || jnum(t, jt_get(t, e, "value"), &v)) {
 			set_err(s, "fingerprint: metrics[%zu] needs a name and a numeric value", i);
 			return STORE_ERR;
 		}
-		char *params = dump_or_null(json_object_get(e, "params"));
-		const char *bench = jstr(e, "bench");
-		rc = store_put_metric(s, *run_id, bench ? bench : "", name, g ? (int)json_integer_value(g) : -1, v,
-				      jstr(e, "unit"), params);
+		char *params = jt_text(t, jt_get(t, e, "params"));
+		int rc = store_put_metric(s, run_id, bench ? bench : "", name, jgpu(t, e), v, jstr(t, e, "unit"), params);
 		free(params);
 		if (rc)
 			return rc;
 	}
-	json_array_foreach(json_object_get(fp, "samples"), i, e) {
-		const char *series = jstr(e, "series"), *bench = jstr(e, "bench");
-		json_t *g = json_object_get(e, "gpu"), *pts = json_object_get(e, "points"), *p;
-		size_t j;
-		if (!series || !json_is_array(pts) || (g && !json_is_integer(g))) {
+	return STORE_OK;
+}
+
+/* A series' points packed straight from the text's numbers. */
+static int import_samples(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
+{
+	size_t i, j;
+	uint32_t e, p;
+	jt_foreach(t, jt_get(t, fp, "samples"), i, e) {
+		const char *series = jstr(t, e, "series"), *bench = jstr(t, e, "bench");
+		uint32_t pts = jt_get(t, e, "points");
+		if (!series || jt_type(t, pts) != JT_ARR) {
 			set_err(s, "fingerprint: samples[%zu] needs a series and points", i);
 			return STORE_ERR;
 		}
-		unsigned char *blob = series_blob(s, series, json_array_size(pts));   /* packed straight from JSON */
+		unsigned char *blob = series_blob(s, series, jt_size(t, pts));
 		if (!blob)
 			return STORE_ERR;
-		json_array_foreach(pts, j, p) {
+		jt_foreach(t, pts, j, p) {
+			uint32_t px = jt_first(t, p), py = px ? jt_next(t, p, px) : 0;
 			double x, y;
-			if (!json_is_array(p) || json_array_size(p) != 2 || jnum(json_array_get(p, 0), &x) ||
-			    jnum(json_array_get(p, 1), &y)) {
+			if (jt_size(t, p) != 2 || jnum(t, px, &x) || jnum(t, py, &y)) {
 				free(blob);
 				set_err(s, "fingerprint: samples[%zu].points[%zu] is not [x, y]", i, j);
 				return STORE_ERR;
@@ -1478,31 +1491,46 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 			pack_double(blob + STORE_POINT_BYTES * j, x);
 			pack_double(blob + STORE_POINT_BYTES * j + 8, y);
 		}
-		rc = put_series_blob(s, *run_id, bench ? bench : "", series, g ? (int)json_integer_value(g) : -1, blob,
-				     json_array_size(pts));
+		int rc = put_series_blob(s, run_id, bench ? bench : "", series, jgpu(t, e), blob, jt_size(t, pts));
 		if (rc)
 			return rc;
 	}
-	json_array_foreach(json_object_get(fp, "flags"), i, e) {
-		const char *code = jstr(e, "code"), *sv = jstr(e, "severity");
+	return STORE_OK;
+}
+
+static int import_flags(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
+{
+	static const char *const sev[] = { "critical", "warning", "info", NULL };
+	size_t i;
+	uint32_t e;
+	jt_foreach(t, jt_get(t, fp, "flags"), i, e) {
+		const char *code = jstr(t, e, "code"), *sv = jstr(t, e, "severity");
 		if (!code || !valid_status(sv, sev)) {
 			set_err(s, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
 			return STORE_ERR;
 		}
-		char *ev = dump_or_null(json_object_get(e, "evidence"));
-		rc = insert_flag(s, *run_id, code, sv, jstr(e, "message"), ev, jstr(e, "remediation"));
+		char *ev = jt_text(t, jt_get(t, e, "evidence"));
+		int rc = insert_flag(s, run_id, code, sv, jstr(t, e, "message"), ev, jstr(t, e, "remediation"));
 		free(ev);
 		if (rc)
 			return rc;
 	}
-	json_array_foreach(json_object_get(fp, "verdicts"), i, e) {
-		const char *v = jstr(e, "verdict"), *pol = jstr(e, "policy"), *at = jstr(e, "at");
+	return STORE_OK;
+}
+
+static int import_verdicts(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
+{
+	static const char *const verd[] = { "accept", "reject", "unmeasurable", NULL };
+	size_t i;
+	uint32_t e;
+	jt_foreach(t, jt_get(t, fp, "verdicts"), i, e) {
+		const char *v = jstr(t, e, "verdict"), *pol = jstr(t, e, "policy"), *at = jstr(t, e, "at");
 		if (!valid_status(v, verd) || !pol || !at) {
 			set_err(s, "fingerprint: verdicts[%zu] needs verdict, policy and at", i);
 			return STORE_ERR;
 		}
-		char *d = dump_or_null(json_object_get(e, "detail"));
-		rc = insert_verdict(s, *run_id, v, pol, d, at);
+		char *d = jt_text(t, jt_get(t, e, "detail"));
+		int rc = insert_verdict(s, run_id, v, pol, d, at);
 		free(d);
 		if (rc)
 			return rc;
@@ -1511,14 +1539,36 @@ static int import_body(struct store *s, json_t *fp, int64_t *run_id)
 }
 
 /*
+ * The run and its rows; fp_check has passed.  STORE_DUP only from the run's
+ * row (its uuid), before anything of it is written; a constraint after that
+ * (two verdicts of one policy) is an error of the fingerprint.
+ */
+static int import_body(struct store *s, const struct jtree *t, uint32_t fp, int64_t *run_id)
+{
+	int rc = import_run(s, t, fp, run_id);
+	if (rc != STORE_OK)
+		return rc;
+	rc = import_benches(s, t, fp, *run_id);
+	if (rc == STORE_OK)
+		rc = import_metrics(s, t, fp, *run_id);
+	if (rc == STORE_OK)
+		rc = import_samples(s, t, fp, *run_id);
+	if (rc == STORE_OK)
+		rc = import_flags(s, t, fp, *run_id);
+	if (rc == STORE_OK)
+		rc = import_verdicts(s, t, fp, *run_id);
+	return rc == STORE_DUP ? STORE_ERR : rc;
+}
+
+/*
  * A run copied while it was still running (a merge during the run) or cut
  * short is replaced by a later complete copy of the same run, so the empty
  * copy does not stay forever.  Inside the import's transaction.
  */
-static int replace_partial_copy(struct store *s, const json_t *fp)
+static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t fp)
 {
-	const json_t *run = json_object_get(fp, "run");
-	const char *status = jstr(run, "status"), *uuid = jstr(run, "uuid");
+	uint32_t run = jt_get(t, fp, "run");
+	const char *status = jstr(t, run, "status"), *uuid = jstr(t, run, "uuid");
 	if (!status || !uuid || strcmp(status, "complete"))
 		return STORE_OK;
 	sqlite3_stmt *st;
@@ -1528,47 +1578,50 @@ static int replace_partial_copy(struct store *s, const json_t *fp)
 	return step_kept(s, st, "replacing an incomplete copy of the run");
 }
 
-/* Inside a batch a fingerprint is a savepoint; alone, its own transaction. */
-static int import_tx(struct store *s, const char *op)
+int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
 {
-	if (!s->in_batch)
-		return exec_sql(s, !strcmp(op, "begin") ? "BEGIN IMMEDIATE" : !strcmp(op, "commit") ? "COMMIT" : "ROLLBACK");
-	static const char savepoint[] = "SAVEPOINT fp", release[] = "RELEASE fp", rollback[] = "ROLLBACK TO fp";
-	sqlite3_stmt *st;
-	int roll = strcmp(op, "begin") && strcmp(op, "commit");
-	const char *sql = !strcmp(op, "begin") ? savepoint : roll ? rollback : release;
-	if (prepare_kept(s, sql, &st))
+	const uint32_t fp = 1;   /* the root */
+	const char *schema = jstr(t, fp, "schema");
+	if (!schema || strcmp(schema, FINGERPRINT_SCHEMA)) {
+		set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
 		return STORE_ERR;
-	int rc = step_kept(s, st, "a fingerprint's savepoint");
-	if (roll)   /* rolled back to it, then released */
-		return prepare_kept(s, release, &st) ? STORE_ERR : (step_kept(s, st, "a fingerprint's savepoint"), STORE_OK);
-	return rc;
+	}
+	if (fp_check(t, fp, s->err, sizeof s->err))
+		return STORE_ERR;
+	/* alone, its own transaction; in a batch, the caller undoes its part on failure (store.h) */
+	int64_t id;
+	if (!s->in_batch && exec_sql(s, "BEGIN IMMEDIATE"))
+		return STORE_ERR;
+	int rc = replace_partial_copy(s, t, fp);
+	if (rc == STORE_OK)
+		rc = import_body(s, t, fp, &id);
+	if (!s->in_batch && rc == STORE_OK && exec_sql(s, "COMMIT"))
+		rc = STORE_ERR;
+	if (!s->in_batch && rc != STORE_OK)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc != STORE_OK)
+		return rc;
+	if (run_id)
+		*run_id = id;
+	return STORE_OK;
 }
 
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)
 {
-	const char *schema = jstr(fp, "schema");
-	if (!json_is_object(fp) || !schema || strcmp(schema, FINGERPRINT_SCHEMA)) {
+	const char *schema = json_string_value(json_object_get(fp, "schema"));
+	char *text = json_is_object(fp) && schema ? json_dumps(fp, JSON_COMPACT) : NULL;
+	struct jtree t;
+	int rc = STORE_ERR;
+	if (!text)
 		set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
-		return STORE_ERR;
-	}
-	if (fp_check(fp, s->err, sizeof s->err))
-		return STORE_ERR;
-	int64_t id;
-	if (import_tx(s, "begin"))
-		return STORE_ERR;
-	int rc = replace_partial_copy(s, fp);
-	if (rc == STORE_OK)
-		rc = import_body(s, fp, &id);
-	if (rc == STORE_OK && import_tx(s, "commit"))
-		rc = STORE_ERR;
-	if (rc != STORE_OK) {
-		import_tx(s, "rollback");
-		return rc;
-	}
-	if (run_id)
-		*run_id = id;
-	return STORE_OK;
+	else if (jt_parse(&t, text, strlen(text)))
+		set_err(s, "fingerprint: %s", t.err);   /* jansson wrote it: only a "\u0000" in a string */
+	else
+		rc = store_import_tree(s, &t, run_id);
+	if (text)
+		jt_free(&t);
+	free(text);
+	return rc;
 }
 
 int store_batch_begin(struct store *s)

@@ -16,7 +16,6 @@
 #include "results/store.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,14 +44,14 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	char where[48] = "";
 	if (is_array)
 		snprintf(where, sizeof where, ": element %zu", it->index);
-	if (!it->v) {
-		gv_err("cannot import '%s'%s: line %d: %s", path, where, it->jerr.line, it->jerr.text);
+	if (it->kind == -2) {
+		gv_err("cannot import '%s'%s: line %d: %s", path, where, it->t->line, it->t->err);
+		jsplit_item_free(it);
 		return -1;
 	}
 	int64_t id;
-	int r = store_import_fingerprint(s, it->v, &id);
-	json_decref(it->v);
-	it->v = NULL;
+	int r = store_import_tree(s, it->t, &id);
+	jsplit_item_free(it);
 	if (r == STORE_OK && (nm->provider || nm->sku || nm->region) &&
 	    store_tag_run(s, id, nm->provider, nm->sku, nm->region))
 		r = STORE_ERR;
@@ -89,7 +88,7 @@ static int import_file(struct store *s, const char *path, const struct naming *n
 	/* the next elements are split and parsed in a thread while this one is stored */
 	struct jsplit_ahead a;
 	struct jsplit_item it;
-	jsplit_ahead_start(&a, f, JSON_REJECT_DUPLICATES);
+	jsplit_ahead_start(&a, f);
 	long added0 = t->added, dup0 = t->dup;
 	int r, rc = 0;
 	while ((r = jsplit_ahead_next(&a, &it)) == 1 || r == -2)

@@ -397,28 +397,42 @@ static int merge_one(struct store *s, struct s3c *c, const char *key)
 	long http = s3_request(c, "GET", url, NULL, why, sizeof why);
 	free(url);
 	int rc = -1;
-	json_t *fp = NULL;
-	json_error_t jerr;
+	struct jtree t = { 0 };
 	if (http > 0 && http != 200) {
 		http_why(c, http, why, sizeof why);
-	} else if (http == 200 && !(fp = json_loadb(c->body ? c->body : "", c->len, JSON_REJECT_DUPLICATES, &jerr))) {
-		snprintf(why, sizeof why, "not json (line %d: %s)", jerr.line, jerr.text);
-	} else if (fp) {
-		const char *uuid = json_string_value(json_object_get(json_object_get(fp, "run"), "uuid"));
+	} else if (http == 200 && jt_parse(&t, c->body ? c->body : "", c->len)) {
+		snprintf(why, sizeof why, "not json (line %d: %s)", t.line, t.err);
+	} else if (http == 200) {
+		const char *uuid = jt_str(&t, jt_get(&t, jt_get(&t, 1, "run"), "uuid"));
 		const char *name = key + strlen(c->prefix);
 		if (!uuid || strlen(name) != strlen(uuid) + 5 || strncmp(name, uuid, strlen(uuid)))
 			snprintf(why, sizeof why, "its run.uuid is not the object's name");
 		else {
-			int r = store_import_fingerprint(s, fp, NULL);
+			int r = store_import_tree(s, &t, NULL);
 			rc = r == STORE_OK ? 1 : r == STORE_DUP ? 0 : -1;
 			if (rc < 0)
 				snprintf(why, sizeof why, "%s", store_errmsg(s));
 		}
 	}
-	json_decref(fp);
+	jt_free(&t);
 	if (rc < 0)
 		gv_err("cannot merge 's3://%s/%s': %s", c->bucket, key, why);
 	return rc;
+}
+
+/* merge_one inside its own part of the batch: an object that fails leaves nothing of itself. */
+static int merge_marked(struct store *s, struct s3c *c, const char *key)
+{
+	if (store_batch_mark(s)) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	int r = merge_one(s, c, key);
+	if (store_batch_unmark(s, r >= 0) && r >= 0) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	return r;
 }
 
 /* Is the run named by key (PREFIX + UUID.json) already stored? */
@@ -452,7 +466,7 @@ int collect_merge_s3(struct store *s, const char *url, int *added, int *skipped)
 	}
 	began = !rc;
 	for (size_t i = 0; i < k.n && !rc; i++) {
-		int r = have_run(s, &c, k.v[i]) ? 0 : merge_one(s, &c, k.v[i]);
+		int r = have_run(s, &c, k.v[i]) ? 0 : merge_marked(s, &c, k.v[i]);
 		if (r < 0) {
 			rc = -1;
 			break;

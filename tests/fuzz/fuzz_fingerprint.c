@@ -1,25 +1,47 @@
 /*
  * fuzz_fingerprint.c - `gpuvet results import` on arbitrary bytes: JSON
- * parsing by jansson, then the store's validation and insert into an
- * in-memory store.  Must never crash, leak or leave a half-imported run.
+ * read by common/jtree.c, then the store's validation and insert into an
+ * in-memory store.  Must never crash, leak or leave a half-imported run:
+ * a rejected fingerprint leaves no run behind, alone or in a batch.
  */
 #include "results/store.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
+static size_t count_runs(struct store *s)
+{
+	int64_t *ids;
+	size_t n;
+	if (store_list_runs(s, &ids, &n))
+		abort();
+	free(ids);
+	return n;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Alone (its own transaction), or as `results import` does it (one part of a batch) by the first byte. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct store *s;
 	if (!s && store_open(":memory:", &s) != STORE_OK)
 		abort();
-	json_t *fp = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
-	if (!fp)
+	struct jtree t;
+	if (jt_parse(&t, (const char *)data, size)) {
+		jt_free(&t);
 		return 0;
+	}
+	size_t before = count_runs(s);
+	int batch = size && data[0] % 2, rc;
+	if (batch && (store_batch_begin(s) || store_batch_mark(s)))
+		abort();
 	int64_t id;
-	store_import_fingerprint(s, fp, &id);
-	json_decref(fp);
+	rc = store_import_tree(s, &t, &id);
+	if (batch && (store_batch_unmark(s, rc == STORE_OK) || store_batch_end(s, 1)))
+		abort();
+	if (count_runs(s) != before + (rc == STORE_OK))
+		abort();
+	jt_free(&t);
 	return 0;
 }
