@@ -1540,8 +1540,8 @@ static int import_verdicts(struct store *s, const struct jtree *t, uint32_t fp, 
 
 /*
  * The run and its rows; fp_check has passed.  STORE_DUP only from the run's
- * row (its uuid), before anything of it is written; a constraint after that
- * (two verdicts of one policy) is an error of the fingerprint.
+ * row (its uuid), before anything of it is written: a constraint after that
+ * is an error, never "already present" (inside a batch nothing undoes it).
  */
 static int import_body(struct store *s, const struct jtree *t, uint32_t fp, int64_t *run_id)
 {

@@ -76,9 +76,12 @@ def test_import_streams_an_array_and_many_files(gpuvet, tmp_path):
     assert "0 run(s) imported, 25 already present" in p.stdout
 
 
+# The last two fail after the run's own row is written: the file must still go whole.
 @pytest.mark.parametrize("bad,needle", [
     (lambda d: d["run"].__setitem__("status", "bogus"), "element 3"),
     (lambda d: d.__setitem__("metrics", 7), "element 3"),
+    (lambda d: d["benches"][1].__setitem__("status", "bogus"), "element 3: fingerprint: benches[1]"),
+    (lambda d: d["samples"][1]["points"].append([1]), "element 3: fingerprint: samples[1].points["),
 ])
 def test_a_bad_element_undoes_its_file_and_keeps_earlier_files(gpuvet, tmp_path, bad, needle):
     good = tmp_path / "good.json"
@@ -366,6 +369,19 @@ def test_a_failing_object_stops_the_merge_whole_and_a_retry_takes_the_rest(moto,
     p = gpuvet("results", "merge", f"s3://{BUCKET}/faults/", env=s3env(moto), timeout=300)
     assert p.returncode == 0 and "40 run(s) added, 20 already present" in p.stdout
     assert rows_per_run(gpuvet.db) == src
+
+
+def test_an_object_failing_mid_import_leaves_nothing_of_itself(moto, gpuvet):
+    arr = sorted(fleet(4, samples=False), key=lambda d: d["run"]["uuid"])   # the order of the listing
+    arr[2]["benches"][1]["status"] = "bogus"   # read after the run's row is written
+    s3 = moto.client("s3")
+    for d in arr:
+        s3.put_object(Bucket=BUCKET, Key=f"midfail/{d['run']['uuid']}.json", Body=json.dumps(d).encode())
+    p = gpuvet("results", "merge", f"s3://{BUCKET}/midfail/", env=s3env(moto))
+    assert p.returncode == 2 and "benches[1]" in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    got = rows_per_run(gpuvet.db)
+    assert set(got) == {d["run"]["uuid"] for d in arr[:2]}
+    assert all(got[d["run"]["uuid"]][:2] == (len(d["benches"]), len(d["metrics"])) for d in arr[:2])
 
 
 @pytest.mark.parametrize("fault", ["503", "reset", "truncate"])
