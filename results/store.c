@@ -950,8 +950,11 @@ static int insert_bench(struct store *s, int64_t run_id, const char *bench, cons
 			const char *reason, double duration_s, const char *config_json)
 {
 	sqlite3_stmt *st;
-	if (prepare_kept(s, "INSERT OR REPLACE INTO benches (run_id, name, status, reason, duration_s, config)"
-		       " VALUES (?,?,?,?,?,?)", &st))
+	/* an upsert, not INSERT OR REPLACE: a REPLACE may delete, so SQLite journals every page it
+	 * touches in a statement journal, a temp file inside an import's batch (28 pwrites a run) */
+	if (prepare_kept(s, "INSERT INTO benches (run_id, name, status, reason, duration_s, config)"
+		       " VALUES (?,?,?,?,?,?) ON CONFLICT (run_id, name) DO UPDATE SET status = excluded.status,"
+		       " reason = excluded.reason, duration_s = excluded.duration_s, config = excluded.config", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, bench);
@@ -1018,7 +1021,9 @@ static int insert_verdict(struct store *s, int64_t run_id, const char *verdict, 
 			  const char *detail_json, const char *at)
 {
 	sqlite3_stmt *st;
-	if (prepare_kept(s, "INSERT OR REPLACE INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)", &st))
+	if (prepare_kept(s, "INSERT INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)"
+			 " ON CONFLICT (run_id, policy) DO UPDATE SET verdict = excluded.verdict,"
+			 " detail = excluded.detail, at = excluded.at", &st))   /* an upsert: see insert_bench */
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
 	bind_text(st, 2, verdict);
