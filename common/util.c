@@ -2,6 +2,7 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>
@@ -203,4 +204,9 @@ void gv_uuid(char out[37])
 int gv_progress_enabled(void)
 {
 	return !gv_quiet && isatty(STDERR_FILENO);
+}
+
+int gv_to_int(double v, int dflt)
+{
+	return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : dflt;
 }

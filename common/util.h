@@ -43,6 +43,8 @@ char *gv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whole-string parses with range check; 0 on success, -1 otherwise. */
 int gv_parse_long(const char *s, long min, long max, long *out);
 int gv_parse_double(const char *s, double *out);
+/* v truncated to an int, or dflt when it is NaN or out of int's range (a plain cast would be undefined). */
+int gv_to_int(double v, int dflt);
 
 /* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
 char *gv_read_file(const char *path, size_t *len);

@@ -1768,10 +1768,11 @@ static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 		gen = ref->pcie_gen;
 		width = ref->pcie_width;
 	}
-	/* an imported fingerprint's numbers are untrusted: a link PCIe can have before they become ints */
-	if (gen > 0 && gen <= 64 && width > 0 && width <= 64 && gpu_pcie_link_gbps((int)gen, (int)width) > 0) {
-		snprintf(lb[nb], sizeof lb[nb], "PCIe Gen%.0f x%.0f link", gen, width);
-		bref[nb] = (struct svg_ref){ gpu_pcie_link_gbps((int)gen, (int)width), lb[nb], 6 };
+	/* an imported fingerprint's numbers are untrusted: ints through gv_to_int, at most 64 lanes */
+	int gi = gv_to_int(gen, 0), wi = gv_to_int(width, 0);
+	if (wi <= 64 && gpu_pcie_link_gbps(gi, wi) > 0) {
+		snprintf(lb[nb], sizeof lb[nb], "PCIe Gen%d x%d link", gi, wi);
+		bref[nb] = (struct svg_ref){ gpu_pcie_link_gbps(gi, wi), lb[nb], 6 };
 		nb++;
 	}
 	if (ach && ach->h2d_gbps > 0) {

@@ -388,16 +388,6 @@ static void decay_flags(const json_t *fp, int gpu, json_t *out)
 
 /* ---- inventory ---- */
 
-/*
- * A fingerprint's number as an int: C's truncation where it fits, else dflt.
- * A fingerprint is untrusted, and converting a double out of int's range (or
- * NaN) is undefined behaviour (fuzz_flags found a GPU index of 1.1e18).
- */
-static int to_int(double v, int dflt)
-{
-	return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : dflt;
-}
-
 static const json_t *inv_gpu(const json_t *fp, int gpu)
 {
 	size_t i;
@@ -464,7 +454,7 @@ static void health_flags(const json_t *fp, json_t *out)
 	json_t *g;
 	json_array_foreach(fpq_gpus(fp), i, g) {
 		double idx, uv = 0, ua = 0, cv = 0, rp = 0, rf = 0, pp = 0;
-		int gpu = !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? gv_to_int(idx, (int)i) : (int)i;
 		int huv = !fpq_num(g, &uv, "ecc.volatile.uncorrected", "ecc.volatile_uncorrected",
 				   "ecc.uncorrected_volatile", NULL);
 		int hua = !fpq_num(g, &ua, "ecc.aggregate.uncorrected", "ecc.aggregate_uncorrected",
@@ -528,7 +518,7 @@ static void nvlink_flags(const json_t *fp, json_t *out)
 			best = v;
 	json_array_foreach(gpus, i, g) {
 		double idx, active, crc = 0, rec = 0, x;
-		int gpu = !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i;
+		int gpu = !fpq_num(g, &idx, "index", NULL) ? gv_to_int(idx, (int)i) : (int)i;
 		if (fpq_num(g, &active, "nvlink.links_active", NULL))
 			continue;
 		if (!fpq_num(g, &x, "nvlink.errors.crc_flit", NULL))
@@ -589,21 +579,21 @@ static void xid_history_flags(const json_t *fp, json_t *out)
 	size_t i;
 	json_array_foreach(ev, i, e) {
 		double x, age = -1, g = -1;
-		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware(to_int(x, -1)))
+		if (fpq_num(e, &x, "xid", NULL) || !inv_xid_is_hardware(gv_to_int(x, -1)))
 			continue;
 		if (fpq_num(e, &age, "age_s", NULL))
 			age = -1;
 		if (fpq_num(e, &g, "gpu", NULL))
 			g = -1;
 		char key[16];
-		int gi = to_int(g, -1);
+		int gi = gv_to_int(g, -1);
 		snprintf(key, sizeof key, "%d", gi);
 		json_t *o = json_object_get(by, key);
 		if (!o) {
 			o = json_pack("{s:i,s:[],s:f}", "gpu", gi, "events", "newest_age_s", -1.0);
 			json_object_set_new(by, key, o);
 		}
-		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", to_int(x, -1), "age_s", age));
+		json_array_append_new(json_object_get(o, "events"), json_pack("{s:i,s:f}", "xid", gv_to_int(x, -1), "age_s", age));
 		double newest = json_real_value(json_object_get(o, "newest_age_s"));
 		if (age >= 0 && (newest < 0 || age < newest))
 			json_object_set_new(o, "newest_age_s", json_real(age));
@@ -629,7 +619,7 @@ static void passive_health_flags(const json_t *fp, json_t *out)
 	json_t *g;
 	json_array_foreach(fpq_gpus(fp), i, g) {
 		double idx;
-		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? to_int(idx, (int)i) : (int)i, out);
+		ecc_mode_flag(g, !fpq_num(g, &idx, "index", NULL) ? gv_to_int(idx, (int)i) : (int)i, out);
 	}
 	nvlink_flags(fp, out);
 	firmware_flag(fp, out);
@@ -659,7 +649,7 @@ static int xid_flag(const json_t *fp, int gpu, json_t *out)
 	json_array_foreach(pts, i, p) {
 		json_t *y = json_array_get(p, 1);
 		if (json_is_number(y)) {
-			int c = to_int(json_number_value(y), -1);
+			int c = gv_to_int(json_number_value(y), -1);
 			if (c < 0) {      /* not an XID code: unknown, so the worst */
 				hw = 1;
 				continue;

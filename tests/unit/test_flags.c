@@ -7,6 +7,7 @@
 #include "runners/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
+#include "common/util.h"
 #include "tests/unit/t.h"
 
 #include <jansson.h>
@@ -179,6 +180,15 @@ static void test_garbage_shapes(void)
  * is still said: a GPU index out of range is the GPU's place in the list, an
  * XID code out of range is unknown (so critical), a GPU out of range unknown.
  */
+/* The one conversion of an untrusted number to an int (common/util.c), used by flags and the report. */
+static void test_gv_to_int(void)
+{
+	CHECK(gv_to_int(3.9, -1) == 3 && gv_to_int(-3.9, -1) == -3 && gv_to_int(2147483647.0, -1) == 2147483647);
+	CHECK(gv_to_int(-2147483648.0, 0) == -2147483647 - 1);
+	CHECK(gv_to_int(2147483648.0, -1) == -1 && gv_to_int(-2147483649.0, 7) == 7);
+	CHECK(gv_to_int(1.1e18, -1) == -1 && gv_to_int(1e300, 5) == 5 && gv_to_int(0.0 / 0.0, 9) == 9);
+}
+
 static void test_out_of_range_numbers(void)
 {
 	json_t *fp = load("clean.json");
@@ -268,5 +278,5 @@ static void test_severity_rank(void)
 	CHECK(flags_code_known("XID") && !flags_code_known("xid"));
 }
 
-TEST_MAIN(T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
+TEST_MAIN(T(test_gv_to_int), T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
 	  T(test_garbage_shapes), T(test_out_of_range_numbers), T(test_power_limit_below_tdp), T(test_steady_batch_spread), T(test_severity_rank))
