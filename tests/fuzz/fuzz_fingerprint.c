@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static size_t count_runs(struct store *s)
 {
@@ -32,6 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		jt_free(&t);
 		return 0;
 	}
+	/* a complete run replaces an incomplete copy of itself: then the count stays */
+	const char *uuid = jt_str(&t, jt_get(&t, jt_get(&t, 1, "run"), "uuid"));
+	int64_t had;
+	int replaces = uuid && strlen(uuid) == 36 && store_resolve_run(s, uuid, &had) == STORE_OK;
 	size_t before = count_runs(s);
 	int batch = size && data[0] % 2, rc;
 	if (batch && (store_batch_begin(s) || store_batch_mark(s)))
@@ -40,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = store_import_tree(s, &t, &id);
 	if (batch && (store_batch_unmark(s, rc == STORE_OK) || store_batch_end(s, 1)))
 		abort();
-	if (count_runs(s) != before + (rc == STORE_OK))
+	if (count_runs(s) != before + (rc == STORE_OK && !replaces))
 		abort();
 	jt_free(&t);
 	return 0;
