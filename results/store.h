@@ -12,7 +12,8 @@
  *
  * The exchange format between modules is the fingerprint: a JSON document
  * (jansson json_t) built by store_load_fingerprint() and accepted by
- * store_import_fingerprint().  Its shape is documented in README.md
+ * store_import_fingerprint(), or read from text by common/jtree.c and
+ * accepted by store_import_tree().  Its shape is documented in README.md
  * ("Fingerprint").
  */
 #ifndef GPUVET_STORE_H
