@@ -51,7 +51,7 @@ NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-con
 LDLIBS    += $(shell pkg-config --libs ompi-c)
 endif
 
-C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c benches/*.c runners/*.c results/*.c pricing/*.c reports/*.c))
+C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c platform/*.c benches/*.c results/*.c pricing/*.c judge/*.c reports/*.c runners/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)

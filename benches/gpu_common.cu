@@ -2,7 +2,7 @@
  * gpu_common.cu - shared CUDA helpers of the GPU benches (see gpu_common.cuh).
  */
 #include "benches/gpu_common.cuh"
-#include "benches/gpu_dl.h"
+#include "platform/gpu_dl.h"
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -573,7 +573,7 @@ int gv_gemm_steady(struct gv_steady_gpu *s, int n, const struct gv_nvml *nv, con
 		if (nv && now - last_nv >= STEADY_NV_PERIOD_S) {
 			for (int d = 0; d < n; d++)
 				if (s[d].have_nv) {
-					struct steady_nv v;
+					struct gpu_reading v;
 					gv_nvml_steady_read(nv, s[d].nv, now, &v);
 					steady_trace_add_nv(&s[d].tr, &v);
 				}

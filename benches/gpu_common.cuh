@@ -20,7 +20,7 @@
 
 #include "benches/bench.h"
 #include "benches/gpu_math.h"
-#include "benches/gv_nvml.h"
+#include "platform/gv_nvml.h"
 #include "benches/steady.h"
 
 /* common/util.h (gv_malloc, gv_parse_long, gv_read_file) has no C++ guards of its own */
@@ -49,7 +49,7 @@ void gv_gerr_set(struct gv_gerr *e, const char *fmt, ...) __attribute__((format(
  * *count gets the device count.
  */
 int gv_probe_gpus(struct bench_ctx *ctx, int *count);
-/* The libraries a bench needs (opened on first use, benches/gpu_dl.c). */
+/* The libraries a bench needs (opened on first use, platform/gpu_dl.c). */
 enum { GV_NEED_CUBLASLT = 1, GV_NEED_NCCL = 2 };
 /* gv_probe_gpus, then BENCH_SKIP with the loader's reason when a needed library cannot be opened. */
 int gv_probe_gpus_libs(struct bench_ctx *ctx, unsigned need);

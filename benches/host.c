@@ -48,7 +48,7 @@
  * leaves nothing behind.
  */
 #include "benches/bench.h"
-#include "benches/gv_nvml.h"
+#include "platform/gv_nvml.h"
 #include "common/util.h"
 
 #include <cuda_runtime_api.h>

@@ -23,14 +23,14 @@
  * that is removed afterwards, on failure and on SIGTERM/SIGINT too.  A block
  * device is written only with --nvme-device and --nvme-allow-destructive, and
  * only when it is not mounted, has no mounted partitions, no holders and is
- * not swap (benches/blockdev.c).
+ * not swap (platform/blockdev.c).
  *
  * Engine: io_uring; when fio reports that io_uring cannot be used (seccomp,
  * old kernel, fio built without it) the job is rerun with libaio and the
  * remaining jobs use libaio.
  */
 #include "benches/bench.h"
-#include "benches/blockdev.h"
+#include "platform/blockdev.h"
 #include "benches/fio_json.h"
 
 #include <ctype.h>

@@ -36,7 +36,7 @@
  * messages lose userinfo and query strings.
  */
 #include "benches/bench.h"
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 #include "common/stats.h"
 
 #include <ctype.h>

@@ -10,7 +10,7 @@
  * This file is the host side (plain C, unit-tested without a GPU:
  * tests/unit/test_sdc.c); the soak reports soak.sdc.mismatches per GPU and
  * one soak.sdc.mismatch point (x = seconds, y = iteration) per mismatch, and
- * runners/flags.c raises DATA_CORRUPTION from them.
+ * judge/flags.c raises DATA_CORRUPTION from them.
  */
 #ifndef GPUVET_SDC_H
 #define GPUVET_SDC_H

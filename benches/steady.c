@@ -59,9 +59,9 @@ void steady_trace_add_batch(struct steady_trace *tr, double t, double value)
 	tr->nb++;
 }
 
-void steady_trace_add_nv(struct steady_trace *tr, const struct steady_nv *s)
+void steady_trace_add_nv(struct steady_trace *tr, const struct gpu_reading *s)
 {
-	tr->nv = (struct steady_nv *)grow(tr->nv, &tr->cap_nv, tr->nnv + 1, sizeof *tr->nv);
+	tr->nv = (struct gpu_reading *)grow(tr->nv, &tr->cap_nv, tr->nnv + 1, sizeof *tr->nv);
 	tr->nv[tr->nnv++] = *s;
 }
 
@@ -103,7 +103,7 @@ static double clock_mean(const struct steady_trace *tr, double lo, double hi, in
 	double s = 0;
 	int n = 0;
 	for (int i = tr->nnv - 1; i >= 0 && tr->nv[i].t > lo; i--) {
-		const struct steady_nv *v = &tr->nv[i];
+		const struct gpu_reading *v = &tr->nv[i];
 		if (v->t > hi)
 			continue;
 		if (v->have_reasons && (v->reasons & STEADY_REASON_POWER_CAP))
@@ -126,7 +126,7 @@ static int at_cap(const struct steady_trace *tr, const struct steady_cfg *c, dou
 {
 	int n = 0;
 	for (int i = tr->nnv - 1; i >= 0 && tr->nv[i].t >= now - c->hold_s; i--) {
-		const struct steady_nv *v = &tr->nv[i];
+		const struct gpu_reading *v = &tr->nv[i];
 		if (!isfinite(v->power_w) || !isfinite(v->cap_w) || v->cap_w <= 0)
 			return 0;
 		if (v->power_w < c->cap_frac * v->cap_w)
@@ -175,7 +175,7 @@ static void summarize_nv(const struct steady_trace *tr, double t0, double t1, st
 	int cnt[4] = { 0, 0, 0, 0 };
 	o->temp_max_c = NAN;
 	for (int i = 0; i < tr->nnv; i++) {
-		const struct steady_nv *v = &tr->nv[i];
+		const struct gpu_reading *v = &tr->nv[i];
 		if (v->t < t0 || v->t > t1)
 			continue;
 		const double x[4] = { v->sm_mhz, v->power_w, v->cap_w, v->temp_c };

@@ -41,6 +41,7 @@
 #include <stddef.h>
 
 #include "benches/bench.h"
+#include "platform/gpu_reading.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,12 +66,6 @@ struct steady_cfg {
 /* The profile's configuration: the same rule everywhere, a longer window in standard and full. */
 struct steady_cfg steady_cfg_for(enum bench_profile p);
 
-/* One NVML reading; NAN where unknown. t: seconds since the warm-up began. */
-struct steady_nv {
-	double t, sm_mhz, power_w, cap_w, temp_c;
-	unsigned long long reasons;
-	int have_reasons;
-};
 
 /* One timed batch: t its end (seconds since the warm-up began), value its throughput. */
 struct steady_batch {
@@ -80,12 +75,12 @@ struct steady_batch {
 struct steady_trace {
 	struct steady_batch *b;
 	int nb, cap_b;
-	struct steady_nv *nv;
+	struct gpu_reading *nv;
 	int nnv, cap_nv;
 };
 
 void steady_trace_add_batch(struct steady_trace *tr, double t, double value);
-void steady_trace_add_nv(struct steady_trace *tr, const struct steady_nv *s);
+void steady_trace_add_nv(struct steady_trace *tr, const struct gpu_reading *s);
 void steady_trace_free(struct steady_trace *tr);
 
 enum steady_verdict { STEADY_WARMING = 0, STEADY_CAPPED, STEADY_STABLE, STEADY_STABLE_NO_NVML, STEADY_TIMEOUT };

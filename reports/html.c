@@ -6,7 +6,7 @@
 #include "reports/report_assets.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
-#include "reports/rank.h"
+#include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
@@ -1476,7 +1476,7 @@ static const char *const BAND_NAMES[N_BAND_KINDS] = {
 	"hardware slowdown", "XID event", "at power cap (normal at full load)",
 };
 static const double BAND_OPACITY[N_BAND_KINDS] = { 0.3, 0.3, 0.3, 0.5, 0.08 };
-#define BAND_LIMIT_MIN_FRAC 0.90   /* as FLAG_POWER_LIMIT_MIN_FRAC (runners/flags.h) */
+#define BAND_LIMIT_MIN_FRAC 0.90   /* as FLAG_POWER_LIMIT_MIN_FRAC (judge/flags.h) */
 #define BAND_POWER_UNDER_CAP 0.80  /* board power under this x the limit while capped: not the cap */
 /* NVML clock-event reasons (nvml.h nvmlClocksEventReason*) */
 #define CER_SW_POWER 0x4ULL

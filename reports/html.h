@@ -36,7 +36,7 @@ struct store;
 #define REPORT_DEFAULT_FILE "gpuvet-report.html"
 
 /*
- * What to do about a flag: the CLI passes runners/flags.c's
+ * What to do about a flag: the CLI passes judge/flags.c's
  * flags_remediation() so flags stored before remediations were (store
  * schema 1, imported captures) get the same line; NULL leaves them without.
  */

@@ -7,7 +7,7 @@
 #include "reports/html.h"
 #include "reports/tmpguard.h"
 #include "reports/report_int.h"
-#include "reports/rank.h"
+#include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
 #include "common/util.h"

@@ -3,9 +3,9 @@
  * acceptance gate (accept.h).  Exit 0 accept, 1 reject, 3 could not
  * measure what the policy requires, 2 usage or input error.
  */
-#include "runners/accept.h"
+#include "judge/accept.h"
 #include "runners/cli.h"
-#include "runners/policy.h"
+#include "judge/policy.h"
 #include "common/util.h"
 #include "results/store.h"
 

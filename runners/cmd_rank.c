@@ -1,9 +1,9 @@
 /*
  * cmd_rank.c - `gpuvet rank`: instance types ordered by a metric per dollar.
- * The computation is reports/rank.c (shared with the HTML report); this
+ * The computation is judge/rank.c (shared with the HTML report); this
  * file parses options and prints the table or the JSON.
  */
-#include "reports/rank.h"
+#include "judge/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
 #include "common/util.h"

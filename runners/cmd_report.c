@@ -5,7 +5,7 @@
 #include "runners/cli.h"
 #include "common/util.h"
 #include "reports/html.h"
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/store.h"
 
 #include <getopt.h>

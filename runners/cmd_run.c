@@ -3,8 +3,8 @@
  * validation, --help and the echo of the configuration), then the harness.
  */
 #include "runners/cli.h"
-#include "benches/blockdev.h"
-#include "runners/policy.h"
+#include "platform/blockdev.h"
+#include "judge/policy.h"
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/summary.h"

@@ -5,7 +5,7 @@
  *   results merge s3://BUCKET/PREFIX/                        every such object the store lacks
  *
  * Requests are signed by libcurl's SigV4 (CURLOPT_AWS_SIGV4, as the objstore
- * bench) with the bench's credentials and region (benches/objstore_util.c);
+ * bench) with the bench's credentials and region (platform/objstore_util.c);
  * the endpoint is --endpoint, else AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL,
  * else AWS.  An object is never overwritten: a HEAD first, then a PUT with
  * `If-None-Match: *` (a service that knows conditional writes refuses the
@@ -19,7 +19,7 @@
  */
 #include "runners/collect.h"
 #include "runners/cli.h"
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 #include "common/util.h"
 #include "results/store.h"
 

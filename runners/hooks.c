@@ -2,8 +2,8 @@
 #include "runners/hooks.h"
 #include "runners/cli.h"
 #include "reports/html.h"
-#include "runners/accept.h"
-#include "runners/flags.h"
+#include "judge/accept.h"
+#include "judge/flags.h"
 #include "common/util.h"
 #include "results/store.h"
 

@@ -8,9 +8,9 @@
  */
 #include "runners/inventory.h"
 #include "runners/cloud.h"
-#include "runners/inv_parse.h"
+#include "platform/inv_parse.h"
 #include "common/util.h"
-#include "benches/gv_nvml.h"
+#include "platform/gv_nvml.h"
 #include "common/gpus.h"
 
 #include <ctype.h>

@@ -1,7 +1,7 @@
 /*
  * inventory.h - what machine is this.  Collected once per run, stored with
  * it, and shown by `gpuvet inventory`.  GPUs come from NVML loaded with
- * dlopen (benches/gv_nvml.h), topology from hwloc, the rest from /proc and
+ * dlopen (platform/gv_nvml.h), topology from hwloc, the rest from /proc and
  * /sys, the cloud identity from the instance metadata services (each with a
  * short timeout) unless overridden.  The JSON shape is documented in
  * README.md ("Inventory").

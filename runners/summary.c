@@ -1,7 +1,7 @@
 /* summary.c - see summary.h */
 #include "runners/summary.h"
 #include "common/ident.h"
-#include "runners/flags.h"
+#include "judge/flags.h"
 
 #include <math.h>
 #include <string.h>

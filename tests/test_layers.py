@@ -1,8 +1,12 @@
-"""The folders' layer order and the one owner of stored data (README "Folders and layers").
+"""The folders' layer order and the one owner of stored data (HACKING.md "Layers").
 
-Layers, bottom up: common, then benches and results (peers: neither uses the
-other), then pricing, then reports, then runners on top.  A file may include,
-and its object may call, only its own folder and the layers below it.
+Layers, bottom up (../shared/DESIGN.md): common (0), platform (1: NVML and
+library loading, block devices, the object-store transport, inventory
+parsing), benches and results (2, peers: neither uses the other), pricing (3),
+judge (4: flags, policy, references, score and ranking), reports (5: render
+only), runners (6: the CLI).  A file may include, and its object may call,
+only its own folder and the layers below it; benches and results, peers of
+one rank, may not use each other.
 
 Two checks read the code:
   - every #include "folder/file.h" of every source and header;
@@ -23,7 +27,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RANK = {"common": 0, "benches": 1, "results": 1, "pricing": 2, "reports": 3, "runners": 4}
+RANK = {"common": 0, "platform": 1, "benches": 2, "results": 2, "pricing": 3, "judge": 4, "reports": 5,
+        "runners": 6}
 SOURCE_EXT = {".c", ".h", ".cu", ".cuh"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"', re.M)
 
@@ -46,7 +51,7 @@ def sources():
 
 
 def allowed(frm, to):
-    """May folder frm use folder to?"""
+    """May folder frm use folder to?  Peers of one rank (benches, results) may not."""
     return frm == to or RANK[to] < RANK[frm]
 
 
@@ -83,8 +88,11 @@ def read_all():
 def test_checks_can_fail():
     # the checkers themselves: a planted upward include and a planted query are caught
     planted = [("results/x.c", '#include "reports/html.h"\n'), ("benches/y.c", '#include "results/store.h"\n'),
-               ("reports/z.c", '#include "results/store.h"\n#include "common/util.h"\n')]
-    assert len(include_violations(planted)) == 2
+               ("reports/z.c", '#include "results/store.h"\n#include "common/util.h"\n'),
+               ("platform/p.c", '#include "benches/steady.h"\n'), ("judge/j.c", '#include "reports/svg.h"\n'),
+               ("reports/r.c", '#include "judge/flags.h"\n'), ("pricing/c.c", '#include "judge/rank.h"\n')]
+    assert [v.split(":")[0] for v in include_violations(planted)] == [
+        "results/x.c", "benches/y.c", "platform/p.c", "judge/j.c", "pricing/c.c"]
     q = [("reports/q.c", 'static const char *q = "SELECT id FROM runs";\n'),
          ("runners/r.c", "x = sqlite3_step(st);\n"), ("results/store_read.c", "sqlite3_step(st);\n"),
          ("benches/objstore.c", 'method = "DELETE"; /* HTTP */\n')]

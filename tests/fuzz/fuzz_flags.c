@@ -3,7 +3,7 @@
  * (a fingerprint from an imported file or a merged store is untrusted):
  * never crash or leak, always return an array of well-formed flags.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /*
- * fuzz_inv_proc.c - the inventory's text parsers (runners/inv_parse.c) on
+ * fuzz_inv_proc.c - the inventory's text parsers (platform/inv_parse.c) on
  * arbitrary input: /proc/cpuinfo, /proc/meminfo, /proc/self/mountinfo,
  * /etc/os-release, NVML PCI bus ids, the kernel log's XID records, and the metadata-answer check of
  * runners/cloud.c.  Every parser gets the same bytes; none may crash, leak
  * or read past the end.  Seeds: the real captures of tests/fixtures/inventory.
  */
 #include "runners/cloud.h"
-#include "runners/inv_parse.h"
+#include "platform/inv_parse.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
 /*
  * fuzz_objstore_text.c - the objstore bench's text parsers
- * (benches/objstore_util.c): object URLs, URL masking, the AWS shared
+ * (platform/objstore_util.c): object URLs, URL masking, the AWS shared
  * credentials format, Content-Range and S3 XML.  The first byte picks the
  * parser; the rest is its input.  Masking must never let a password or a
  * query string through.
  */
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * against a small fixed fingerprint.  Must never crash or leak, and every
  * refusal must name a line ("line N: ...").
  */
-#include "runners/policy.h"
+#include "judge/policy.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /*
  * fuzz_s3_list.c - the ListObjectsV2 answer parser of `results merge
- * s3://` (objstore_list_parse, benches/objstore_util.c).  Properties: no
+ * s3://` (objstore_list_parse, platform/objstore_util.c).  Properties: no
  * out-of-bounds access; every key it reports is non-empty and at most 1024
  * bytes; the continuation token is NUL-terminated within its buffer.
  */
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 
 #include <stdint.h>
 #include <stdlib.h>

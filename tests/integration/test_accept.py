@@ -187,7 +187,7 @@ def test_empty_or_absent_store_is_exit_2(gpuvet, tmp_path):
 
 def test_show_policy_is_the_shipped_default_file(gpuvet):
     p = gpuvet("accept", "--show-policy", check=0, db=False)
-    assert p.stdout == (ROOT / "runners" / "policies" / "default.yaml").read_text()
+    assert p.stdout == (ROOT / "judge" / "policies" / "default.yaml").read_text()
 
 
 def test_custom_policy_absolute_per_gpu_and_flags(gpuvet, tmp_path):

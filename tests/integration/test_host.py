@@ -151,7 +151,7 @@ def test_host_measures_the_gpus_node(gpuvet, fake_nvml):
     assert per["unit"] == "images/s" and per["value"] == pytest.approx(ips / 2)
     assert "per_gpu" not in per["params"] and per["params"]["gpus"] == 2
     # two (fake) H100s on a 2-core host: decode per GPU is far below the 3281 images/s an H100 takes
-    # training ResNet-50 (runners/flags_host.c), so the run is flagged, with the bench's figure as evidence
+    # training ResNet-50 (judge/flags_host.c), so the run is flagged, with the bench's figure as evidence
     starved = [f for f in fp["flags"] if f["code"] == "HOST_STARVED"]
     assert len(starved) == 1 and starved[0]["severity"] == "warning", fp["flags"]
     ev = starved[0]["evidence"]

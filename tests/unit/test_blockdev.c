@@ -5,7 +5,7 @@
  * a mount table that lists a device's major:minor makes it refused.  Nothing
  * is ever written to a device.
  */
-#include "benches/blockdev.h"
+#include "platform/blockdev.h"
 #include "common/util.h"
 #include "tests/unit/t.h"
 

@@ -4,7 +4,7 @@
  * make_fixtures.py; expected.json holds the known answers), plus the
  * measurability rules the acceptance gate relies on.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "common/util.h"

@@ -15,7 +15,7 @@
  *     XIDs logged since boot) on the edited inventory;
  *   - the achievable reference table and every flag's remediation.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"

@@ -6,7 +6,7 @@
  * each case gets a fresh loader state.
  */
 #include "tests/unit/t.h"
-#include "benches/gpu_dl.h"
+#include "platform/gpu_dl.h"
 
 #include <cublasLt.h>
 #include <nccl.h>

@@ -1,11 +1,11 @@
 /*
- * test_host_starved.c - HOST_STARVED (runners/flags_host.c) on both sides of
+ * test_host_starved.c - HOST_STARVED (judge/flags_host.c) on both sides of
  * its thresholds: decode images/s per GPU against what a GPU of the run's
  * model trains ResNet-50 at, and triad GB/s per GPU on the GPUs' node
  * against the bytes its loader moves.  The fingerprints are built here,
  * synthetic, one number away from each edge.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"

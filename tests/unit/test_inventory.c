@@ -4,9 +4,9 @@
  * cloud heuristic, the NVML loader's failure paths and the readers.
  */
 #include "tests/unit/t.h"
-#include "benches/gv_nvml.h"
+#include "platform/gv_nvml.h"
 #include "runners/cloud.h"
-#include "runners/inv_parse.h"
+#include "platform/inv_parse.h"
 #include "runners/inventory.h"
 #include "common/util.h"
 

@@ -2,7 +2,7 @@
  * test_jsplit.c - the streaming array splitter of `results import` (common/jsplit.c).
  */
 #include "common/jsplit.h"
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 #include "tests/unit/t.h"
 
 #include <stdio.h>

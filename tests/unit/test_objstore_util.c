@@ -4,7 +4,7 @@
  * AWS shared files' format, Content-Range and S3's XML answers (the XML
  * bodies are what S3 and moto send).
  */
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 #include "tests/unit/t.h"
 
 #include <stdlib.h>

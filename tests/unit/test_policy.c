@@ -4,7 +4,7 @@
  * fingerprints of tests/fixtures/flags/, each rejecting rule alone,
  * missing metrics, fleet baselines.
  */
-#include "runners/policy.h"
+#include "judge/policy.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"
@@ -478,7 +478,7 @@ static void test_default_text_matches_file(void)
 {
 	size_t len;
 	char *f = NULL;
-	FILE *fh = fopen("runners/policies/default.yaml", "rb");
+	FILE *fh = fopen("judge/policies/default.yaml", "rb");
 	CHECK(fh);
 	if (!fh)
 		return;

@@ -1,7 +1,7 @@
 /* test_rank.c - ranking on stored runs with known answers (store C API, real SQLite) */
 #include "pricing/catalog.h"
 #include "common/gpus.h"
-#include "reports/rank.h"
+#include "judge/rank.h"
 #include "results/store.h"
 #include "common/util.h"
 #include "tests/unit/t.h"

@@ -50,7 +50,7 @@ static void replay_one(json_t *series, double cap_w, const struct steady_cfg *c,
 			double tn = json_number_value(json_array_get(r, 0));
 			if (tn > t)
 				break;
-			struct steady_nv s = { tn, json_number_value(json_array_get(r, 1)),
+			struct gpu_reading s = { tn, json_number_value(json_array_get(r, 1)),
 					       json_number_value(json_array_get(r, 2)), cap_w,
 					       json_number_value(json_array_get(r, 3)),
 					       (unsigned long long)json_integer_value(json_array_get(r, 4)), 1 };
@@ -140,7 +140,7 @@ static enum steady_verdict settle_synth(const struct steady_cfg *c, double (*f)(
 	enum steady_verdict v = STEADY_WARMING;
 	for (double t = 0.02; t < 10 && v == STEADY_WARMING; t += 0.02) {
 		if (g) {
-			struct steady_nv s = { t, g(t), p ? p(t) : NAN, p ? 700 : NAN, 50, reasons, 1 };
+			struct gpu_reading s = { t, g(t), p ? p(t) : NAN, p ? 700 : NAN, 50, reasons, 1 };
 			steady_trace_add_nv(&tr, &s);
 		}
 		steady_trace_add_batch(&tr, t, f(t));
@@ -192,7 +192,7 @@ static void test_cap_rule_needs_hold(void)
 	struct steady_trace tr;
 	memset(&tr, 0, sizeof tr);
 	/* one reading at the cap is not enough; readings over hold_s are */
-	struct steady_nv below = { 0.6, 1500, 600, 700, 50, 4, 1 }, capped = { 0.7, 1400, 690, 700, 50, 4, 1 };
+	struct gpu_reading below = { 0.6, 1500, 600, 700, 50, 4, 1 }, capped = { 0.7, 1400, 690, 700, 50, 4, 1 };
 	steady_trace_add_nv(&tr, &below);
 	steady_trace_add_nv(&tr, &capped);
 	CHECK(steady_settled(&tr, &c, 0.7) == STEADY_WARMING);
@@ -221,7 +221,7 @@ static void test_window_summary_and_params(void)
 	for (int i = 1; i <= 100; i++)
 		steady_trace_add_batch(&tr, 1.0 + i * 0.01, 600 + i);   /* 601..700 in (1, 2] */
 	steady_trace_add_batch(&tr, 2.5, 10);       /* after the window */
-	struct steady_nv a = { 1.2, 1400, 690, 700, 60, 0x4, 1 }, b = { 1.8, 1500, 700, 700, 64, 0x20, 1 },
+	struct gpu_reading a = { 1.2, 1400, 690, 700, 60, 0x4, 1 }, b = { 1.8, 1500, 700, 700, 64, 0x20, 1 },
 			 out = { 3.0, 100, 100, 700, 99, 0x40, 1 };
 	steady_trace_add_nv(&tr, &a);
 	steady_trace_add_nv(&tr, &b);

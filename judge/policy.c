@@ -16,9 +16,9 @@
  *   reject_flags:                     CODE (rejects at warning or worse) or
  *     - {code: CODE, severity: info|warning|critical}
  */
-#include "runners/policy.h"
+#include "judge/policy.h"
 #include "benches/bench.h"
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "common/stats.h"
@@ -35,7 +35,7 @@
 #include <string.h>
 #include <yaml.h>
 
-extern const char policy_default_yaml[];  /* runners/policy_default.c */
+extern const char policy_default_yaml[];  /* judge/policy_default.c */
 
 const char *policy_default_text(void)
 {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <nvml.h>
 
-#include "benches/steady.h"
+#include "platform/gpu_reading.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,7 +84,7 @@ const struct gv_nvml *gv_nvml_load(char *why, size_t whylen);
  * clock, power and its enforced cap, temperature, clock-event reasons;
  * NAN (have_reasons 0) for what NVML does not give.
  */
-void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct steady_nv *out);
+void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct gpu_reading *out);
 
 /* nvmlErrorString if available, else a number. */
 const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc);

@@ -2,7 +2,7 @@
  * objstore_util.c - URLs, masking, AWS shared files, Content-Range and S3
  * XML for the objstore bench (see objstore_util.h).
  */
-#include "benches/objstore_util.h"
+#include "platform/objstore_util.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -13,7 +13,7 @@
  * called Init is remembered, and a call from another process (a forked
  * child) calls Init again there before handing the table out.
  */
-#include "benches/gv_nvml.h"
+#include "platform/gv_nvml.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -183,7 +183,7 @@ const char *gv_nvml_strerror(const struct gv_nvml *n, nvmlReturn_t rc)
 	return buf;
 }
 
-void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct steady_nv *out)
+void gv_nvml_steady_read(const struct gv_nvml *n, nvmlDevice_t dev, double t, struct gpu_reading *out)
 {
 	unsigned v = 0;
 	unsigned long long mask = 0;

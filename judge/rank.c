@@ -48,7 +48,7 @@
  * count per dollar means nothing.  Which are per GPU (METRIC_PER_GPU) comes
  * from the same rows.
  */
-#include "reports/rank.h"
+#include "judge/rank.h"
 #include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"

@@ -1,5 +1,5 @@
 /* inv_parse.c - see inv_parse.h */
-#include "runners/inv_parse.h"
+#include "platform/inv_parse.h"
 #include "common/util.h"
 
 #include <ctype.h>

@@ -1,7 +1,7 @@
 /*
  * policy.h - acceptance policies: a YAML file (libyaml) of thresholds per
  * metric and flags that reject, evaluated against a fingerprint.  Format
- * and the built-in default: runners/policies/default.yaml and README
+ * and the built-in default: judge/policies/default.yaml and README
  * "Acceptance".  Parsing and evaluation are pure (no store): the caller
  * passes the fleet (fingerprints of other runs) when the policy asks for
  * fleet-relative thresholds.
@@ -58,7 +58,7 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 /* Reads and parses a file (path NULL: the built-in default); err as above, or the I/O error. */
 int policy_load(const char *path, struct policy **out, char *err, size_t errlen);
 void policy_free(struct policy *p);
-/* The built-in default policy's text (same as runners/policies/default.yaml). */
+/* The built-in default policy's text (same as judge/policies/default.yaml). */
 const char *policy_default_text(void);
 /* True when a rule has a fleet-relative threshold. */
 int policy_needs_fleet(const struct policy *p);

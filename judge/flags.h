@@ -49,7 +49,7 @@
 #define FLAG_STEAL_WARN_PCT        5.0
 #define FLAG_STEAL_CRIT_PCT        20.0
 /*
- * HOST_STARVED (runners/flags_host.c): images/s one GPU trains ResNet-50 v1.5 at with AMP, per
+ * HOST_STARVED (judge/flags_host.c): images/s one GPU trains ResNet-50 v1.5 at with AMP, per
  * A100 80GB (NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets/README.md: 15977 img/s on
  * a DGX A100, 8 GPUs), scaled to other models; and the host memory traffic of one image in a
  * CPU loader (torchvision ImageNet pipeline, README "Flags" itemises it).

@@ -11,10 +11,10 @@
  * CONTENTION needs two independent pieces of evidence (see
  * contention_flags()); a single noisy number never raises it.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "benches/bench.h"
 #include "results/fpq.h"
-#include "runners/inv_parse.h"
+#include "platform/inv_parse.h"
 #include "common/gpus.h"
 #include "common/stats.h"
 #include "common/util.h"

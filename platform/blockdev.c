@@ -6,7 +6,7 @@
  *     device-mapper, md RAID, LVM, bcache),
  *   - it or one of its partitions is active swap (/proc/swaps).
  */
-#include "benches/blockdev.h"
+#include "platform/blockdev.h"
 
 #include <dirent.h>
 #include <errno.h>

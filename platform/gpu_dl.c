@@ -14,7 +14,7 @@
  * the toolkit we were built with ships (found through the rpath to
  * $(CUDA)/lib64 or the system's library path).
  */
-#include "benches/gpu_dl.h"
+#include "platform/gpu_dl.h"
 
 #include <cublasLt.h>
 #include <dlfcn.h>

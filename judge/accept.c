@@ -2,8 +2,8 @@
  * accept.c - the acceptance gate as a library (accept.h): `gpuvet accept`
  * (cmd_accept.c) and `gpuvet run --accept` (hooks.c) both call accept_run().
  */
-#include "runners/accept.h"
-#include "runners/policy.h"
+#include "judge/accept.h"
+#include "judge/policy.h"
 #include "results/fpq.h"
 #include "results/store.h"
 #include "common/util.h"

@@ -23,7 +23,7 @@
  * Decode alone is an upper bound on what the loader delivers (no crop,
  * no resize, no normalisation), so a host flagged here is starved for sure.
  */
-#include "runners/flags.h"
+#include "judge/flags.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 

@@ -1,6 +1,6 @@
 /*
  * gpu_dl.h - cuBLASLt and NCCL are opened with dlopen on first use
- * (benches/gpu_dl.c defines their entry points), so gpuvet starts without
+ * (platform/gpu_dl.c defines their entry points), so gpuvet starts without
  * them.  A bench's probe can ask whether they load and why not.
  */
 #ifndef GPUVET_GPU_DL_H
