@@ -1,8 +1,8 @@
 /*
- * gpus.h - the one reference table of GPU models, shared by benches'
- * post-processing (percent of peak), flags (BELOW_REFERENCE), acceptance
- * (thresholds relative to the reference), pricing (estimates) and reports.
- * Every row names its source (vendor datasheet).
+ * gpus.h - the GPU model tables, shared by benches' post-processing
+ * (percent of peak), judging (flags, acceptance, ranking) and reports:
+ * gpu_refs (the datasheet: peaks, memory, links) and gpu_references (what a
+ * healthy GPU achieves).  Every row names its source.
  *
  * Peak figures are dense (no 2:4 sparsity), at boost clock, in TFLOP/s;
  * 0 means the GPU has no such path (FP8 before Ada/Hopper).
@@ -45,18 +45,32 @@ const struct gpu_ref *gpu_ref_find(const char *key);
 const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
 
 /*
- * What a healthy GPU of a model sustains (not its datasheet peak): settled
- * at its power limit after the first second of load, each row with its
- * source (a capture in tests/fixtures/gpu/: file, date, device; or a
- * published figure with its address).  0 means no reference for that
- * figure.  Models without a row have no achievable reference (gpuvet then
- * judges only against the peak).
+ * The one reference: what a healthy GPU of a model achieves on a dense
+ * GEMM (not its datasheet peak), one row per model of gpu_refs, each with
+ * its kind and source.  The acceptance policy (min_fraction_of_reference),
+ * the flags (BELOW_REFERENCE), the ranking's estimates and the report all
+ * read it through gpu_reference_gemm / gpu_reference_metric, never the row.
+ *
+ * Kinds, strongest first:
+ *   measured   gpuvet's own clean captures of the model (tests/fixtures/gpu/):
+ *              the best clean run per dtype, so a reference is never below
+ *              what a clean GPU of the model measured
+ *   sustained  a published figure after the GPU settled at its power limit
+ *   burst      a published best-shape short-run figure (mamf-finder style)
+ *   estimate   nothing published: the datasheet peak x the achieved/peak
+ *              ratio of a model of the nearest architecture (row field near),
+ *              or of the same model's headline dtype for its other dtypes
  */
-struct gpu_achievable {
+enum gpu_ref_kind { GPU_REF_MEASURED = 0, GPU_REF_SUSTAINED, GPU_REF_BURST, GPU_REF_ESTIMATE };
+const char *gpu_ref_kind_name(enum gpu_ref_kind k);
+
+struct gpu_reference {
 	const char *key;                        /* the gpu_ref key */
-	double gemm_tflops[GPU_DTYPE_COUNT];    /* sustained dense GEMM */
-	double h2d_gbps, d2h_gbps;              /* pinned host<->device copies */
-	/* the soak bench (sustained GEMM at the power limit), median over its seconds */
+	double given_tflops[GPU_DTYPE_COUNT];   /* figures given (kind below); 0: derived (estimate) */
+	enum gpu_ref_kind kind;                 /* of the given figures */
+	const char *near;                       /* nothing given: the model whose ratio estimates this one */
+	double h2d_gbps, d2h_gbps;              /* pinned host<->device copies, 0 unknown */
+	/* the soak bench (sustained GEMM at the power limit), median over its seconds; 0 unknown */
 	const char *soak_dtype;                 /* dtype and size the soak figures hold for */
 	int soak_m;
 	double soak_tflops;
@@ -65,18 +79,30 @@ struct gpu_achievable {
 	const char *source;
 };
 
-extern const struct gpu_achievable gpu_achievables[];
-extern const size_t gpu_achievables_count;
+extern const struct gpu_reference gpu_references[];
+extern const size_t gpu_references_count;
 
-/* By model key; NULL when the model has no achievable reference. */
-const struct gpu_achievable *gpu_achievable_find(const char *key);
+/* By model key; NULL when the model has no reference row. */
+const struct gpu_reference *gpu_reference_find(const char *key);
+
+/* The model's headline dtype: bf16 where it has a bf16 peak, else fp16. */
+enum gpu_dtype gpu_headline_dtype(const struct gpu_ref *ref);
+
 /*
- * The achievable value of a metric for one GPU of the model: gemm.<dtype>.tflops,
- * memcpy.h2d.pinned.gbps, memcpy.d2h.pinned.gbps, soak.tflops (and its
- * .first_min/.last_min).  0 with *value and *source set; -1 when there is none.
- * For the ranking's estimates and the flags.
+ * The reference GEMM TFLOP/s of one GPU of the model for a dtype, with its
+ * kind and source (static text).  0, or -1 when the model has no reference
+ * or no peak for the dtype.
  */
-int gpu_achievable_metric(const char *key, const char *metric, double *value, const char **source);
+int gpu_reference_gemm(const char *key, int dtype, double *value, enum gpu_ref_kind *kind, const char **source);
+
+/*
+ * The reference value of a metric for one GPU of the model:
+ * gemm.<dtype>.tflops, memcpy.h2d.pinned.gbps, memcpy.d2h.pinned.gbps,
+ * soak.tflops (and its .first_min/.last_min).  0 with *value, *kind and
+ * *source set (kind and source may be NULL); -1 when there is none.
+ */
+int gpu_reference_metric(const char *key, const char *metric, double *value, enum gpu_ref_kind *kind,
+			 const char **source);
 
 /*
  * The one rule for percent of peak of a GEMM metric "gemm.<dtype>.tflops":

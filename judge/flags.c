@@ -153,6 +153,31 @@ static const struct {
 	[R_RELIABILITY] = { nvmlClocksEventReasonReliability, "reliability" },
 };
 
+unsigned flags_reason_kinds(unsigned long long mask)
+{
+	unsigned k = 0;
+	if (mask & (reasons[R_SW_THERMAL].bit | reasons[R_HW_THERMAL].bit))
+		k |= FLAG_REASON_THERMAL;
+	if (mask & (reasons[R_HW_SLOWDOWN].bit | reasons[R_HW_POWER_BRAKE].bit))
+		k |= FLAG_REASON_HW;
+	if (mask & reasons[R_SW_POWER_CAP].bit)
+		k |= FLAG_REASON_POWER;
+	return k;
+}
+
+int flags_cap_is_throttling(double limit_w, double power_w, double tdp_w)
+{
+	if (tdp_w > 0 && limit_w > 0 && limit_w < FLAG_POWER_LIMIT_MIN_FRAC * tdp_w)
+		return 1;
+	return limit_w > 0 && power_w > 0 && power_w < FLAG_POWER_UNDER_CAP_FRAC * limit_w;
+}
+
+int flags_metric_is_measurement(const char *name, const json_t *params)
+{
+	json_t *r = json_object_get(params, "ranks");
+	return !(name && !strncmp(name, "allreduce.", 10) && json_is_integer(r) && json_integer_value(r) < 2);
+}
+
 /* Reasons that slow a GPU for a cause other than the load itself. */
 #define SLOWDOWN_BITS (nvmlClocksEventReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown | \
 		       nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
@@ -235,6 +260,15 @@ static void add_flag(json_t *out, const char *code, const char *severity, json_t
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* a figure of the whole instance (gpu -1) is said as people say it */
+	if (!strncmp(msg, "gpu -1: ", 8)) {
+		size_t len = strlen(msg + 8);
+		if (len > sizeof msg - 11)
+			len = sizeof msg - 11;
+		memmove(msg + 10, msg + 8, len);   /* the tail first, then the prefix over the old one */
+		msg[10 + len] = '\0';
+		memcpy(msg, "all gpus: ", 10);
+	}
 	json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "code", code, "severity", severity,
 					     "message", msg, "evidence", evidence));
 }
@@ -687,57 +721,51 @@ static int measured_against_peak(const char *name)
 	return mi && mi->peak != METRIC_PEAK_NONE && mi->peak != METRIC_PEAK_PERCENT;
 }
 
+/*
+ * BELOW_REFERENCE, once per GPU and measured throughput: a GEMM or a pinned
+ * copy under FLAG_REF_ACHIEVABLE_FRAC of the model's one reference
+ * (common/gpus.h gpu_reference_metric), else a pinned copy under
+ * FLAG_REF_LINK_MIN_PCT of the model's PCIe link.  The derived percentages
+ * (gemm.*.pct_of_peak, memcpy.*.pct_of_link) restate the same measurement
+ * and raise nothing of their own.
+ */
 static void below_reference_flags(const json_t *fp, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
 	double link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
 	size_t i;
 	json_t *m;
+	if (!ref)
+		return;
 	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
 		const char *name = json_string_value(json_object_get(m, "name"));
 		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
-		if (!name || !json_is_number(jv) || !json_is_integer(jg))
+		if (!name || !json_is_number(jv) || !json_is_integer(jg) || json_integer_value(jg) < 0 ||
+		    !measured_against_peak(name))
 			continue;
 		double v = json_number_value(jv), ach = 0;
 		const char *src = NULL;
+		enum gpu_ref_kind kind;
 		int gpu = (int)json_integer_value(jg);
-		size_t len = strlen(name);
-		if (!strncmp(name, "gemm.", 5) && len > 17 && !strcmp(name + len - 12, ".pct_of_peak")) {
-			if (v < FLAG_REF_GEMM_MIN_PCT)
+		int copy = !strcmp(name, "memcpy.h2d.pinned.gbps") || !strcmp(name, "memcpy.d2h.pinned.gbps");
+		if (!gpu_reference_metric(ref->key, name, &ach, &kind, &src)) {
+			if (v < FLAG_REF_ACHIEVABLE_FRAC * ach)
 				add_flag(out, "BELOW_REFERENCE", "warning",
-					 json_pack("{s:i,s:s,s:f,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
-						   "reference", ref ? ref->key : "run's gpu model", "thresholds",
-						   "FLAG_REF_GEMM_MIN_PCT", FLAG_REF_GEMM_MIN_PCT),
-					 "gpu %d: %s is %.1f%% of the model's peak, under %.0f%%", gpu, name, v,
-					 FLAG_REF_GEMM_MIN_PCT);
-		} else if (!strcmp(name, "memcpy.h2d.pct_of_link") || !strcmp(name, "memcpy.d2h.pct_of_link")) {
-			if (v < FLAG_REF_LINK_MIN_PCT)
-				add_flag(out, "BELOW_REFERENCE", "warning",
-					 json_pack("{s:i,s:s,s:f,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
-						   "thresholds", "FLAG_REF_LINK_MIN_PCT", FLAG_REF_LINK_MIN_PCT),
-					 "gpu %d: %s is %.1f%% of the pcie link rate, under %.0f%%", gpu, name, v,
-					 FLAG_REF_LINK_MIN_PCT);
-		} else if (gpu >= 0 && ref && measured_against_peak(name) &&
-			   !gpu_achievable_metric(ref->key, name, &ach, &src) && v < FLAG_REF_ACHIEVABLE_FRAC * ach) {
-			add_flag(out, "BELOW_REFERENCE", "warning",
-				 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
-					   "achievable", ach, "fraction_of_achievable", v / ach, "reference", ref->key,
-					   "reference_source", src, "thresholds", "FLAG_REF_ACHIEVABLE_FRAC",
-					   FLAG_REF_ACHIEVABLE_FRAC),
-				 "gpu %d: %s is %.4g, %.0f%% of what a healthy %s sustains (%.4g)", gpu, name, v,
-				 v / ach * 100.0, ref->key, ach);
-		}
-		if (link > 0 && (!strcmp(name, "memcpy.h2d.pinned.gbps") ||
-					!strcmp(name, "memcpy.d2h.pinned.gbps"))) {
+					 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:s,s:s,s:{s:f}}", "gpu", gpu, "metric", name,
+						   "value", v, "reference_value", ach, "fraction_of_reference", v / ach,
+						   "reference", ref->key, "reference_kind", gpu_ref_kind_name(kind),
+						   "reference_source", src, "thresholds", "FLAG_REF_ACHIEVABLE_FRAC",
+						   FLAG_REF_ACHIEVABLE_FRAC),
+					 "gpu %d: %s is %.4g, %.0f%% of the %s reference (%.4g, %s)", gpu, name, v,
+					 v / ach * 100.0, ref->key, ach, gpu_ref_kind_name(kind));
+		} else if (copy && link > 0 && v / link * 100.0 < FLAG_REF_LINK_MIN_PCT) {
 			double pct = v / link * 100.0;
-			if (pct < FLAG_REF_LINK_MIN_PCT)
-				add_flag(out, "BELOW_REFERENCE", "warning",
-					 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:{s:f}}", "gpu", gpu, "metric", name,
-						   "value", v, "reference_gbps", link, "pct_of_reference", pct,
-						   "reference", ref->key, "thresholds", "FLAG_REF_LINK_MIN_PCT",
-						   FLAG_REF_LINK_MIN_PCT),
-					 "gpu %d: %s is %.1f GB/s, %.0f%% of the %s's pcie gen%d x%d (%.1f GB/s)",
-					 gpu, name, v, pct, ref->key, ref->pcie_gen, ref->pcie_width, link);
+			add_flag(out, "BELOW_REFERENCE", "warning",
+				 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
+					   "reference_gbps", link, "pct_of_reference", pct, "reference", ref->key,
+					   "thresholds", "FLAG_REF_LINK_MIN_PCT", FLAG_REF_LINK_MIN_PCT),
+				 "gpu %d: %s is %.1f GB/s, %.0f%% of the %s's pcie gen%d x%d (%.1f GB/s)", gpu, name, v,
+				 pct, ref->key, ref->pcie_gen, ref->pcie_width, link);
 		}
 	}
 }
@@ -846,7 +874,7 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
  *   jitter     second-to-second changes of soak.tflops above FLAG_JITTER_FRAC (a tenant whose
  *              duty cycle is shorter than the sampling second)
  *   efficiency soak TFLOP/s per watt and per SM MHz below FLAG_CONTENTION_EFF_FRAC x the model's
- *              clean reference (common/gpus.h gpu_achievable)
+ *              clean reference (common/gpus.h gpu_reference)
  *   low        (models without that reference) soak.tflops median < FLAG_CONTENTION_LOW_FRAC x
  *              the model's peak while no thermal/HW slowdown was active
  *   steal      host.cpu_steal.pct >= FLAG_CONTENTION_STEAL_PCT
@@ -946,7 +974,7 @@ static int soak_median(const json_t *fp, const char *series, int gpu, int min, d
 
 /*
  * throughput: soak TFLOP/s per watt and per SM MHz both below FLAG_CONTENTION_EFF_FRAC x what a
- * clean GPU of the model achieves (gpu_achievable): the board drew its power and ran its clocks,
+ * clean GPU of the model achieves (gpu_reference): the board drew its power and ran its clocks,
  * and this process got less work done with them.  A power cap or a thermal slowdown lowers the
  * clock and the power together and leaves both ratios where they were; a tenant in another VM
  * spends them.  Models without a soak reference fall back to "low" (below a fraction of peak).
@@ -955,7 +983,7 @@ static int soak_median(const json_t *fp, const char *series, int gpu, int min, d
 static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const struct gpu_achievable *a = ref ? gpu_achievable_find(ref->key) : NULL;
+	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
 	double m = 0, tf, w, mhz;
 	const char *dts = soak_dtype(fp, gpu, &m);
 	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !dts || strcmp(dts, a->soak_dtype) ||
@@ -986,7 +1014,7 @@ static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
 static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const struct gpu_achievable *a = ref ? gpu_achievable_find(ref->key) : NULL;
+	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
 	const char *name = json_string_value(json_object_get(m, "name"));
 	const json_t *pm = json_object_get(m, "params");
 	char want[64];

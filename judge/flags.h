@@ -20,6 +20,7 @@
 #define FLAG_THERMAL_SW_CRIT_FRAC  0.10  /* SW thermal for >= 10% of the soak: critical */
 #define FLAG_POWER_MIN_S           5.0   /* SW power cap seconds before THROTTLE_POWER is raised */
 #define FLAG_POWER_LIMIT_MIN_FRAC  0.90  /* enforced limit < 90% of the model's TDP: capped by the host */
+#define FLAG_POWER_UNDER_CAP_FRAC  0.80  /* capped while the board draws < 80% of the limit: not the cap at work */
 /* ---- decay: last window against first window of the soak ---- */
 #define FLAG_DECAY_WINDOW_S        60.0  /* "first minute" / "last minute" */
 #define FLAG_DECAY_MIN_SOAK_S      15.0  /* shorter soaks: windows are thirds; below this, no judgement */
@@ -60,10 +61,9 @@
 #define FLAG_ECC_CORRECTED_WARN    100.0 /* volatile corrected ECC errors since boot */
 #define FLAG_XID_RECENT_S          86400.0 /* a hardware XID logged since boot less than a day ago: critical */
 /* ---- reference (common/gpus.h) ---- */
-#define FLAG_REF_GEMM_MIN_PCT      50.0  /* gemm.<dtype>.pct_of_peak */
 #define FLAG_REF_LINK_MIN_PCT      60.0  /* memcpy H2D/D2H pinned vs the model's PCIe link */
-#define FLAG_REF_ACHIEVABLE_FRAC   0.80  /* per-GPU gemm / pinned copy < 80% of what a healthy GPU of the model sustains
-					    (gpu_achievable_metric; clean captures >= 0.93) */
+#define FLAG_REF_ACHIEVABLE_FRAC   0.80  /* per-GPU gemm / pinned copy < 80% of the model's one reference
+					    (gpu_reference_metric; clean captures >= 0.858) */
 /* ---- node: a GPU that trails the best GPU of its instance ---- */
 #define FLAG_NODE_OUTLIER_FRAC     0.10  /* per-GPU gemm.<dtype>.tflops more than 10% below the instance's best */
 #define FLAG_NODE_OUTLIER_CRIT_FRAC 0.25 /* 25% or more below: critical */
@@ -97,5 +97,27 @@ extern const char *const flags_codes[];
 int flags_code_known(const char *code);
 /* "info" 0, "warning" 1, "critical" 2; -1 unknown. */
 int flags_severity_rank(const char *severity);
+
+/*
+ * What one NVML clock-event mask says, for the report's charts (the same
+ * bits the flags judge): FLAG_REASON_* bits.
+ */
+#define FLAG_REASON_THERMAL 0x1u   /* SW or HW thermal slowdown */
+#define FLAG_REASON_HW      0x2u   /* HW slowdown or HW power brake */
+#define FLAG_REASON_POWER   0x4u   /* SW power cap */
+unsigned flags_reason_kinds(unsigned long long mask);
+/*
+ * Whether a stored metric row measures anything: an all-reduce of one rank
+ * (params.ranks 1, as gpuvet before 2026-11-25 stored for one GPU: busbw 0)
+ * measures no link, so its figures are shown and ranked as absent.
+ */
+int flags_metric_is_measurement(const char *name, const json_t *params);
+/*
+ * A second at the power cap: 1 when it is power throttling (the enforced
+ * limit under FLAG_POWER_LIMIT_MIN_FRAC x the model's TDP, or the board
+ * drawing under FLAG_POWER_UNDER_CAP_FRAC x the limit), 0 when it is the
+ * normal cap of a GPU at full load.  Unknown values (<= 0, NaN) count as normal.
+ */
+int flags_cap_is_throttling(double limit_w, double power_w, double tdp_w);
 
 #endif

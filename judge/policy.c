@@ -2,7 +2,7 @@
  * policy.c - acceptance policy: YAML parsing (libyaml's document API, so
  * every error names its line) and evaluation against a fingerprint.
  *
- * Format (README "Acceptance"):
+ * Format (docs/acceptance.md):
  *   name: STRING                      stored with the verdict
  *   fleet_min_runs: INT               accepted runs of the SKU needed for fleet thresholds (3)
  *   rules:                            each a mapping:
@@ -176,19 +176,22 @@ static int metric_name_ok(const char *s)
 static double metric_reference(const char *m, int gpu, int ngpu, const struct gpu_ref *ref, char *desc, size_t dlen)
 {
 	const struct metric_info *mi = metric_info_find(m);
-	char dt[16];
-	double pct, peak, link;
+	double link;
 	switch (mi ? mi->peak : METRIC_PEAK_NONE) {
 	case METRIC_PEAK_PERCENT:
 		snprintf(desc, dlen, "100%% (the metric is already relative to the reference)");
 		return 100.0;
-	case METRIC_PEAK_GEMM:
-		/* the reference is the instance's peak over the GPUs of the run (gpu_pct_of_peak's rule) */
-		if (gpu_pct_of_peak(ref, m, gpu, 0, 0, ngpu, dt, &pct, &peak))
+	case METRIC_PEAK_GEMM: {
+		/* the model's one reference (common/gpus.h), per GPU; the instance row counts the run's GPUs */
+		enum gpu_ref_kind kind;
+		double per;
+		int n = gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1;
+		if (!ref || gpu_reference_metric(ref->key, m, &per, &kind, NULL))
 			return 0;
-		snprintf(desc, dlen, "%s %s dense peak %.4g TFLOP/s x %d gpu(s)", ref->key, dt,
-			 ref->peak_tflops[gpu_dtype_from_name(dt)], gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1);
-		return peak;
+		snprintf(desc, dlen, "%s reference %.4g TFLOP/s (%s) x %d gpu(s)", ref->key, per, gpu_ref_kind_name(kind),
+			 n);
+		return per * n;
+	}
 	case METRIC_PEAK_PCIE:
 	case METRIC_PEAK_PCIE_BIDIR:
 		link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
@@ -605,7 +608,10 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 		else
 			snprintf(why, sizeof why, "bench %s ran but did not report it", bench);
 		if (r->optional) {
-			note(res, "rule at line %d: %s (gpu %d) not measured (%s); optional", r->line, r->metrics[0], gpu, why);
+			char where[24] = "all gpus";
+			if (gpu >= 0)
+				snprintf(where, sizeof where, "gpu %d", gpu);
+			note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, r->metrics[0], where, why);
 			return;
 		}
 		json_t *alts = json_array();

@@ -85,17 +85,24 @@ def test_each_rejecting_flag_alone(gpuvet, tmp_path, case, code):
     assert verdicts(gpuvet, u)[0]["verdict"] == "reject"
 
 
-@pytest.mark.parametrize("metric,value,threshold,line", [
-    ("gemm.bf16.pct_of_peak", 39.9, 40, 17), ("memcpy.h2d.pct_of_link", 69.9, 70, 27)])
-def test_each_rejecting_metric_rule_alone(gpuvet, tmp_path, metric, value, threshold, line):
-    store(gpuvet, tmp_path, set_metric(fingerprint(), metric, value))
+@pytest.mark.parametrize("metric,gpu,value,threshold,kind,line,unit", [
+    # 0.75 x the H100's one reference, 746.0 TFLOP/s (common/gpus.c), judged on every GPU
+    ("gemm.bf16.tflops", 0, 559.4, 559.5, "reference", 31, "TFLOP/s"),
+    ("memcpy.h2d.pct_of_link", -1, 69.9, 70, "absolute", 42, "%")])
+def test_each_rejecting_metric_rule_alone(gpuvet, tmp_path, metric, gpu, value, threshold, kind, line, unit):
+    store(gpuvet, tmp_path, set_metric(fingerprint(), metric, value, gpu=gpu))
     res = json.loads(gpuvet("accept", "--json", check=1).stdout)
     assert len(res["failed"]) == 1
     f = res["failed"][0]
-    assert (f["metric"], f["value"], f["op"], f["threshold"], f["kind"]) == (metric, value, ">=", threshold, "absolute")
-    assert f["source"] == f"policy default line {line} (absolute)"
+    assert (f["metric"], f["value"], f["op"], f["kind"]) == (metric, value, ">=", kind)
+    assert f["threshold"] == pytest.approx(threshold)
+    assert f["source"].endswith(f"(policy default line {line})" if kind == "reference" else
+                                f"policy default line {line} (absolute)")
+    if kind == "reference":
+        assert "H100-SXM reference 746 TFLOP/s (measured)" in f["source"]
     text = gpuvet("accept", check=1).stdout
-    assert f"FAIL  {metric} (instance) = {value:g} %, needs >= {threshold:g} %" in text
+    where = "instance" if gpu < 0 else f"gpu {gpu}"
+    assert f"FAIL  {metric} ({where}) = {value:g} {unit}, needs >= {threshold:g} {unit}" in text
 
 
 def test_just_inside_every_threshold_accepts(gpuvet, tmp_path):
@@ -201,29 +208,30 @@ def test_custom_policy_absolute_per_gpu_and_flags(gpuvet, tmp_path):
     assert all(f["value"] == 720 and f["threshold"] == 721 for f in res["failed"])
 
 
-def fleet_run(gpuvet, tmp_path, pct, host):
-    fp = set_metric(fingerprint(host=host), "gemm.bf16.pct_of_peak", pct)
+def fleet_run(gpuvet, tmp_path, tflops, host):
+    fp = set_metric(fingerprint(host=host), "gemm.bf16.tflops", tflops, gpu=0)
     u = store(gpuvet, tmp_path, fp)
     return u, gpuvet("accept", "--run", u)
 
 
 def test_fleet_baseline_median_of_accepted_runs_of_the_sku(gpuvet, tmp_path):
-    for i, pct in enumerate((74.0, 75.0, 76.0)):
-        _, p = fleet_run(gpuvet, tmp_path, pct, f"n{i}")
+    for i, tf in enumerate((740.0, 750.0, 760.0)):
+        _, p = fleet_run(gpuvet, tmp_path, tf, f"n{i}")
         assert p.returncode == 0
     # a rejected run of the SKU never enters the baseline
-    bad = set_metric(fingerprint("xid_79", host="bad"), "gemm.bf16.pct_of_peak", 20.0)
+    bad = set_metric(fingerprint("xid_79", host="bad"), "gemm.bf16.tflops", 200.0, gpu=0)
     gpuvet("accept", "--run", store(gpuvet, tmp_path, bad), check=1)
-    # another SKU is another fleet
-    other = set_metric(fingerprint(host="other", instance_type="p5e.48xlarge"), "gemm.bf16.pct_of_peak", 50.0)
+    # another SKU of the same GPU is another fleet: above the reference floor, under this fleet's
+    other = set_metric(fingerprint(host="other", provider="lambda", instance_type="gpu_1x_h100_sxm5", region=None),
+                       "gemm.bf16.tflops", 600.0, gpu=0)
     gpuvet("accept", "--run", store(gpuvet, tmp_path, other), check=0)
-    u, p = fleet_run(gpuvet, tmp_path, 67.4, "slow")   # median 75 x 0.90 = 67.5
+    u, p = fleet_run(gpuvet, tmp_path, 674.9, "slow")   # median 750 x 0.90 = 675
     assert p.returncode == 1, p.stdout
     res = json.loads(gpuvet("accept", "--run", u, "--json", check=1).stdout)
     f = res["failed"][0]
-    assert f["kind"] == "fleet" and f["threshold"] == pytest.approx(67.5)
-    assert "median 75 of 3 accepted run(s) of H100-SXM x1 p5.48xlarge x 0.9" in f["source"]
-    _, p = fleet_run(gpuvet, tmp_path, 67.6, "ok")
+    assert f["kind"] == "fleet" and f["threshold"] == pytest.approx(675)
+    assert "median 750 of 3 accepted run(s) of H100-SXM x1 p5.4xlarge x 0.9" in f["source"]
+    _, p = fleet_run(gpuvet, tmp_path, 675.1, "ok")
     assert p.returncode == 0, p.stdout
     # the candidates come from one query: accepted runs of the SKU only (3 + "ok"), not all 7 runs
     p = gpuvet("-v", "accept", "--run", u)

@@ -227,7 +227,7 @@ static void test_even_tenant_seen_twice(void)
 
 static void test_window_threshold_edges(void)
 {
-	const struct gpu_achievable *a = gpu_achievable_find("H100-SXM");
+	const struct gpu_reference *a = gpu_reference_find("H100-SXM");
 	CHECK(a);
 	if (!a)
 		return;
@@ -480,7 +480,10 @@ static void test_data_corruption(void)
 	json_decref(fp);
 }
 
-/* BELOW_REFERENCE against the achievable table: the H200's bf16 under a tenant, and an edited H100. */
+/*
+ * BELOW_REFERENCE against the one reference: the H200's bf16 under a tenant (once per GPU and metric:
+ * gemm.bf16.pct_of_peak restates the same measurement and raises nothing), and an edited H100.
+ */
 static void test_below_achievable(void)
 {
 	json_t *fp = load("h200-2026-11-22/duty0.25.json");
@@ -488,22 +491,25 @@ static void test_below_achievable(void)
 	json_t *flags = flags_compute(fp);
 	size_t i;
 	json_t *f;
-	int hit = 0;
+	int hit = 0, below = 0;
 	json_array_foreach(flags, i, f) {
 		json_t *e = json_object_get(f, "evidence");
-		if (!strcmp(json_string_value(json_object_get(f, "code")), "BELOW_REFERENCE") &&
-		    json_object_get(e, "achievable") &&
-		    !strcmp(json_string_value(json_object_get(e, "metric")), "gemm.bf16.tflops")) {
+		if (strcmp(json_string_value(json_object_get(f, "code")), "BELOW_REFERENCE"))
+			continue;
+		below++;
+		if (!strcmp(json_string_value(json_object_get(e, "metric")), "gemm.bf16.tflops")) {
 			hit = 1;
-			CHECK_NEAR(json_number_value(json_object_get(e, "achievable")), 676.6, 1e-9);
+			CHECK_NEAR(json_number_value(json_object_get(e, "reference_value")), 823.1, 1e-9);
+			CHECK(!strcmp(json_string_value(json_object_get(e, "reference_kind")), "measured"));
 		}
 	}
 	CHECK(hit);
+	CHECK(below == 1);
 	json_decref(flags);
 	json_decref(fp);
 	/* edge: 80 % of the H100's achievable pinned h2d on either side */
 	double ach;
-	CHECK(gpu_achievable_metric("H100-SXM", "memcpy.h2d.pinned.gbps", &ach, NULL) == 0);
+	CHECK(gpu_reference_metric("H100-SXM", "memcpy.h2d.pinned.gbps", &ach, NULL, NULL) == 0);
 	for (int side = 0; side < 2; side++) {
 		fp = load("h100-2026-11-22/standard-profile.json");
 		const json_t *m = fpq_metric(fp, "memcpy.h2d.pinned.gbps", 0);
@@ -521,26 +527,66 @@ static void test_below_achievable(void)
 	}
 }
 
+/*
+ * The one reference is never below what a clean capture of the model measured: every
+ * gemm.<dtype>.tflops row (each GPU and the instance) of every clean capture of 2026-11-22.
+ */
+static void test_reference_never_below_a_clean_capture(void)
+{
+	static const char *const clean[] = {
+		"h100-2026-11-22/quick-profile.json", "h100-2026-11-22/standard-profile.json",
+		"h100-2026-11-22/peer-run-fingerprint.json", "h100-2026-11-22/contention/clean-1.json",
+		"h100-2026-11-22/contention/clean-2.json", "h100-2026-11-22/contention/clean-3.json",
+		"h200-2026-11-22/quick-profile.json", "h200-2026-11-22/standard-profile.json",
+	};
+	int rows = 0;
+	for (size_t f = 0; f < sizeof clean / sizeof clean[0]; f++) {
+		json_t *fp = load(clean[f]), *m;
+		const struct gpu_ref *ref = fp ? fpq_gpu_ref(fp) : NULL;
+		size_t i;
+		CHECK(ref != NULL);
+		json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+			const char *name = json_string_value(json_object_get(m, "name"));
+			double v = json_number_value(json_object_get(m, "value")), r;
+			if (!ref || !name || strncmp(name, "gemm.", 5) || strcmp(name + strlen(name) - 7, ".tflops") ||
+			    strstr(name, "best_shape"))
+				continue;
+			int per_gpu = json_integer_value(json_object_get(m, "gpu")) >= 0 || fpq_gpu_count(fp) == 1;
+			if (!per_gpu || gpu_reference_metric(ref->key, name, &r, NULL, NULL))
+				continue;
+			rows++;
+			if (!(v <= r + 1e-9))
+				fprintf(stderr, "%s: %s %.1f above the %s reference %.1f\n", clean[f], name, v, ref->key, r);
+			CHECK(v <= r + 1e-9);
+		}
+		json_decref(fp);
+	}
+	CHECK(rows >= 8 * 5);
+}
+
 static void test_achievable_table(void)
 {
 	double v;
 	const char *src = NULL;
-	for (size_t i = 0; i < gpu_achievables_count; i++) {
-		const struct gpu_achievable *a = &gpu_achievables[i];
+	enum gpu_ref_kind kind;
+	for (size_t i = 0; i < gpu_references_count; i++) {
+		const struct gpu_reference *a = &gpu_references[i];
 		const struct gpu_ref *r = gpu_ref_find(a->key);
 		CHECK(r);   /* every row names a model of the peak table */
 		CHECK(a->source && strlen(a->source) > 20);
 		for (int d = 0; r && d < GPU_DTYPE_COUNT; d++)
-			CHECK(a->gemm_tflops[d] <= r->peak_tflops[d]);   /* sustained never above peak */
+			CHECK(a->given_tflops[d] <= r->peak_tflops[d]);   /* achieved never above peak */
 	}
-	CHECK(gpu_achievable_metric("H100-SXM", "gemm.bf16.tflops", &v, &src) == 0);
-	CHECK_NEAR(v, 684.2, 1e-9);
+	CHECK(gpu_reference_metric("H100-SXM", "gemm.bf16.tflops", &v, &kind, &src) == 0);
+	CHECK_NEAR(v, 746.0, 1e-9);
+	CHECK(kind == GPU_REF_MEASURED);
 	CHECK(src && strstr(src, "h100-2026-11-22"));
-	CHECK(gpu_achievable_metric("H100-SXM", "gemm.bf16.pct_of_peak", &v, NULL) == -1);
-	CHECK(gpu_achievable_metric("H100-SXM", "gemm.xx.tflops", &v, NULL) == -1);
-	CHECK(gpu_achievable_metric("A100-80-SXM", "gemm.bf16.tflops", &v, NULL) == -1);   /* documented: no row */
-	CHECK(gpu_achievable_metric("H200", "soak.tflops", &v, NULL) == 0 && v > 600);
-	CHECK(gpu_achievable_metric(NULL, "soak.tflops", &v, NULL) == -1);
+	CHECK(gpu_reference_metric("H100-SXM", "gemm.bf16.pct_of_peak", &v, NULL, NULL) == -1);
+	CHECK(gpu_reference_metric("H100-SXM", "gemm.xx.tflops", &v, NULL, NULL) == -1);
+	CHECK(gpu_reference_metric("A100-80-SXM", "gemm.bf16.tflops", &v, &kind, NULL) == 0 && kind == GPU_REF_SUSTAINED);
+	CHECK(gpu_reference_metric("A100-80-SXM", "memcpy.h2d.pinned.gbps", &v, NULL, NULL) == -1); /* not measured */
+	CHECK(gpu_reference_metric("H200", "soak.tflops", &v, NULL, NULL) == 0 && v > 600);
+	CHECK(gpu_reference_metric(NULL, "soak.tflops", &v, NULL, NULL) == -1);
 }
 
 /* Every code has a remediation of its own, and every computed flag carries one. */
@@ -571,4 +617,5 @@ static void test_remediation(void)
 
 TEST_MAIN(T(test_contention_without_foreign), T(test_even_tenant_seen_twice), T(test_window_threshold_edges), T(test_contention_with_foreign_and_switch),
 	  T(test_efficiency_needs_company), T(test_power_capped_gpu_is_not_shared), T(test_node_outlier),
-	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_remediation))
+	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_reference_never_below_a_clean_capture),
+	  T(test_remediation))

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/gpus.h"
+#include "pricing/catalog.h"
 
 static void test_table_complete(void)
 {
@@ -141,4 +142,59 @@ static void test_pct_of_peak_rule(void)
 	CHECK(gpu_pct_of_peak(NULL, "gemm.bf16.tflops", -1, 1, 0, 8, dt, &pct, &peak) == -1);
 }
 
-TEST_MAIN(T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))
+/* Every GPU model a shipped catalog row names has a datasheet row and one reference, with its kind. */
+static int model_row(void *ud, const struct price_rec *r, long line)
+{
+	int *rows = ud;
+	(void)line;
+	double v;
+	enum gpu_ref_kind kind = GPU_REF_ESTIMATE;
+	const char *src = NULL;
+	const struct gpu_ref *ref = gpu_ref_find(r->gpu_model);
+	if (!*r->gpu_model)
+		return 0;
+	(*rows)++;
+	if (!ref)
+		fprintf(stderr, "catalog model %s has no row in gpu_refs\n", r->gpu_model);
+	CHECK(ref != NULL);
+	if (!ref)
+		return 0;
+	CHECK(gpu_reference_gemm(ref->key, gpu_headline_dtype(ref), &v, &kind, &src) == 0);
+	CHECK(v > 0 && v < ref->peak_tflops[gpu_headline_dtype(ref)]);
+	CHECK(src && strlen(src) > 20);
+	CHECK(kind <= GPU_REF_ESTIMATE);
+	return 0;
+}
+
+static void test_every_catalog_model_has_a_reference(void)
+{
+	for (size_t i = 0; i < catalog_shipped_count; i++) {
+		int rows = 0;
+		struct catalog_parser *p = catalog_parser_new(catalog_shipped[i].file, "catalog", NULL, model_row, &rows);
+		CHECK(catalog_parser_feed(p, catalog_shipped[i].data,
+					  (size_t)(catalog_shipped[i].end - catalog_shipped[i].data)) == 0);
+		CHECK(catalog_parser_finish(p) == 0);
+		catalog_parser_free(p);
+		CHECK(rows > 10);
+	}
+}
+
+/* An estimate says so: derived dtypes, and models with nothing published, from their nearest architecture. */
+static void test_reference_kinds(void)
+{
+	double v, w;
+	enum gpu_ref_kind k;
+	const struct gpu_ref *a10g = gpu_ref_find("A10G"), *a6000 = gpu_ref_find("RTX-A6000");
+	CHECK(gpu_reference_gemm("A10G", GPU_BF16, &v, &k, NULL) == 0 && k == GPU_REF_ESTIMATE);
+	CHECK(gpu_reference_gemm("RTX-A6000", GPU_BF16, &w, &k, NULL) == 0 && k == GPU_REF_BURST);
+	if (a10g && a6000)
+		CHECK_NEAR(v / a10g->peak_tflops[GPU_BF16], w / a6000->peak_tflops[GPU_BF16], 1e-12);
+	CHECK(gpu_reference_gemm("B200", GPU_FP8, &v, &k, NULL) == 0 && k == GPU_REF_ESTIMATE);
+	CHECK(gpu_reference_gemm("B200", GPU_BF16, &v, &k, NULL) == 0 && k == GPU_REF_BURST && v == 1745);
+	CHECK(gpu_reference_gemm("T4", GPU_BF16, &v, &k, NULL) == -1);   /* no BF16 path */
+	CHECK(gpu_reference_gemm("T4", GPU_FP16, &v, &k, NULL) == 0 && v == 42);
+	CHECK(gpu_reference_gemm("nope", GPU_FP16, &v, &k, NULL) == -1);
+	CHECK(!strcmp(gpu_ref_kind_name(GPU_REF_SUSTAINED), "sustained"));
+}
+
+TEST_MAIN(T(test_every_catalog_model_has_a_reference), T(test_reference_kinds), T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))

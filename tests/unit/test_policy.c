@@ -110,8 +110,9 @@ static void test_default_parses(void)
 	CHECK(p->nrules == 3);
 	CHECK(p->nflags == 8);
 	CHECK(p->fleet_min_runs == 3);
-	CHECK(p->rules[0].nmetrics == 2 && !strcmp(p->rules[0].metrics[1], "gemm.fp16.pct_of_peak"));
-	CHECK(p->rules[0].has_min && p->rules[0].min == 40 && p->rules[0].has_fleet_min);
+	CHECK(p->rules[0].nmetrics == 2 && !strcmp(p->rules[0].metrics[1], "gemm.fp16.tflops"));
+	CHECK(p->rules[0].gpu == POLICY_GPU_EACH && !p->rules[0].has_min);
+	CHECK(p->rules[0].has_ref_min && p->rules[0].ref_min == 0.75 && p->rules[0].has_fleet_min);
 	CHECK(policy_needs_fleet(p));
 	policy_free(p);
 }
@@ -293,14 +294,14 @@ static void test_default_each_rule_alone(void)
 		CHECK(v == POLICY_ACCEPT);
 		json_decref(fp);
 	}
-	/* metric rules alone, at the edge */
-	static const struct { const char *metric; double v; int rejects; } edge[] = {
-		{ "gemm.bf16.pct_of_peak", 39.9, 1 }, { "gemm.bf16.pct_of_peak", 40.0, 0 },
-		{ "memcpy.h2d.pct_of_link", 69.9, 1 }, { "memcpy.h2d.pct_of_link", 70.0, 0 },
+	/* metric rules alone, at the edge: 0.75 of the H100's reference (746.0 TFLOP/s) is 559.5 */
+	static const struct { const char *metric; int gpu; double v; int rejects; } edge[] = {
+		{ "gemm.bf16.tflops", 0, 559.4, 1 }, { "gemm.bf16.tflops", 0, 559.5, 0 },
+		{ "memcpy.h2d.pct_of_link", -1, 69.9, 1 }, { "memcpy.h2d.pct_of_link", -1, 70.0, 0 },
 	};
 	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
 		json_t *fp = good("clean.json"), *res;
-		set_metric(fp, edge[i].metric, -1, edge[i].v);
+		set_metric(fp, edge[i].metric, edge[i].gpu, edge[i].v);
 		enum policy_verdict v = eval(p, fp, NULL, &res);
 		CHECK(v == (edge[i].rejects ? POLICY_REJECT : POLICY_ACCEPT));
 		if (edge[i].rejects) {
@@ -309,6 +310,7 @@ static void test_default_each_rule_alone(void)
 			CHECK_NEAR(json_number_value(json_object_get(f, "value")), edge[i].v, 1e-9);
 			CHECK_STR(json_string_value(json_object_get(f, "op")), ">=");
 			CHECK(strstr(json_string_value(json_object_get(f, "source")), "policy default line"));
+			CHECK(json_integer_value(json_object_get(f, "gpu")) == edge[i].gpu);
 		}
 		json_decref(res);
 		json_decref(fp);
@@ -324,11 +326,11 @@ static void test_fp16_alternative(void)
 	size_t i;
 	json_t *m;
 	json_array_foreach(json_object_get(fp, "metrics"), i, m)
-		if (!strcmp(json_string_value(json_object_get(m, "name")), "gemm.bf16.pct_of_peak"))
-			json_object_set_new(m, "name", json_string("gemm.fp16.pct_of_peak"));
-	set_metric(fp, "gemm.fp16.pct_of_peak", -1, 30.0);
+		if (!strcmp(json_string_value(json_object_get(m, "name")), "gemm.bf16.tflops"))
+			json_object_set_new(m, "name", json_string("gemm.fp16.tflops"));
+	set_metric(fp, "gemm.fp16.tflops", 0, 300.0);   /* < 0.75 x the H100's fp16 reference (728.3) */
 	CHECK(eval(p, fp, NULL, &res) == POLICY_REJECT);
-	CHECK(has_failed(res, "gemm.fp16.pct_of_peak"));
+	CHECK(has_failed(res, "gemm.fp16.tflops"));
 	json_decref(res);
 	json_decref(fp);
 	policy_free(p);
@@ -375,10 +377,11 @@ static void test_unmeasurable(void)
 	policy_free(p);
 }
 
-static json_t *fleet_member(double pct, const char *uuid, const char *verdict)
+/* A fleet member of the clean H100 fixture whose GPU 0 measured tflops of BF16 GEMM. */
+static json_t *fleet_member(double tflops, const char *uuid, const char *verdict)
 {
 	json_t *fp = good("clean.json");
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, pct);
+	set_metric(fp, "gemm.bf16.tflops", 0, tflops);
 	json_object_set_new(json_object_get(fp, "run"), "uuid", json_string(uuid));
 	json_array_append_new(json_object_get(fp, "verdicts"),
 		json_pack("{s:s,s:s,s:s,s:{}}", "verdict", verdict, "policy", "default", "at", "2026-11-21T00:00:00Z",
@@ -390,41 +393,41 @@ static void test_fleet_baseline(void)
 {
 	struct policy *p = builtin();
 	json_t *fleet = json_array(), *res;
-	json_array_append_new(fleet, fleet_member(74, "a", "accept"));
-	json_array_append_new(fleet, fleet_member(75, "b", "accept"));
-	json_array_append_new(fleet, fleet_member(20, "c", "reject"));   /* rejected: not in the baseline */
+	json_array_append_new(fleet, fleet_member(740, "a", "accept"));
+	json_array_append_new(fleet, fleet_member(750, "b", "accept"));
+	json_array_append_new(fleet, fleet_member(200, "c", "reject"));   /* rejected: not in the baseline */
 	json_t *fp = good("clean.json");
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 60);
+	set_metric(fp, "gemm.bf16.tflops", 0, 600);
 	/* two accepted runs: fewer than fleet_min_runs, the fleet threshold is noted, not applied */
 	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
 	CHECK(json_array_size(json_object_get(res, "notes")) >= 1);
 	json_decref(res);
-	json_array_append_new(fleet, fleet_member(76, "d", "accept"));
-	/* median 75 x 0.90 = 67.5 */
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 67.4);
+	json_array_append_new(fleet, fleet_member(760, "d", "accept"));
+	/* median 750 x 0.90 = 675 */
+	set_metric(fp, "gemm.bf16.tflops", 0, 674.9);
 	CHECK(eval(p, fp, fleet, &res) == POLICY_REJECT);
 	json_t *f = json_array_get(json_object_get(res, "failed"), 0);
 	CHECK_STR(json_string_value(json_object_get(f, "kind")), "fleet");
-	CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 67.5, 1e-9);
-	CHECK(strstr(json_string_value(json_object_get(f, "source")), "median 75 of 3 accepted run(s)"));
+	CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 675, 1e-9);
+	CHECK(strstr(json_string_value(json_object_get(f, "source")), "median 750 of 3 accepted run(s)"));
 	json_decref(res);
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 67.5);
+	set_metric(fp, "gemm.bf16.tflops", 0, 675);
 	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
-	/* the fleet's run-to-run spread is measured and kept with the verdict: (76-74)/75 */
+	/* the fleet's run-to-run spread is measured and kept with the verdict: (760-740)/750 */
 	json_t *fs = json_array_get(json_object_get(res, "fleet"), 0);
 	CHECK(fs && json_integer_value(json_object_get(fs, "runs")) == 3);
 	CHECK_NEAR(json_number_value(json_object_get(fs, "spread")), 2.0 / 75, 1e-9);
 	CHECK(!has_note(res, "noise may reject"));   /* 10% margin > 3 x 2.7% */
 	json_decref(res);
 	/* a noisy fleet: the policy's margin is flagged as too tight */
-	json_array_append_new(fleet, fleet_member(62, "e", "accept"));
-	json_array_append_new(fleet, fleet_member(80, "f", "accept"));
+	json_array_append_new(fleet, fleet_member(620, "e", "accept"));
+	json_array_append_new(fleet, fleet_member(800, "f", "accept"));
 	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
 	CHECK(has_note(res, "noise may reject"));
 	json_decref(res);
 	/* another SKU is not the fleet */
 	json_object_set_new(json_object_get(fp, "run"), "instance_type", json_string("p5e.48xlarge"));
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 50);
+	set_metric(fp, "gemm.bf16.tflops", 0, 600);   /* above the reference floor, under the other fleet */
 	CHECK(eval(p, fp, fleet, NULL) == POLICY_ACCEPT);
 	/* the run itself (same uuid) never counts */
 	CHECK(!policy_same_fleet(json_array_get(fleet, 0), json_array_get(fleet, 0)));
@@ -452,18 +455,18 @@ static void test_fleet_never_mixes_timings(void)
 	json_t *fleet = json_array(), *res;
 	const char *uuids[] = { "a", "b", "c" };
 	for (int i = 0; i < 3; i++)
-		json_array_append_new(fleet, fleet_member(75, uuids[i], "accept"));   /* burst-timed: no "timing" */
+		json_array_append_new(fleet, fleet_member(750, uuids[i], "accept"));   /* burst-timed: no "timing" */
 	json_t *fp = good("clean.json");
 	set_steady(fp);
 	/* 5 % under burst-timed runs is what steady timing measures on a capped GPU: not a fault */
-	set_metric(fp, "gemm.bf16.pct_of_peak", -1, 60);
+	set_metric(fp, "gemm.bf16.tflops", 0, 600);
 	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
 	size_t fi;
 	json_t *f;
 	json_array_foreach(json_object_get(res, "fleet"), fi, f)   /* the gemm rule found no baseline */
 		CHECK(strncmp(json_string_value(json_object_get(f, "metric")), "gemm.", 5));
 	json_decref(res);
-	/* against steady-timed runs the fleet rule applies again: 75 x 0.90 = 67.5 */
+	/* against steady-timed runs the fleet rule applies again: 750 x 0.90 = 675 */
 	for (size_t i = 0; i < json_array_size(fleet); i++)
 		set_steady(json_array_get(fleet, i));
 	CHECK(eval(p, fp, fleet, &res) == POLICY_REJECT);
@@ -509,14 +512,23 @@ static void test_reference_threshold(void)
 		CHECK(v == POLICY_ACCEPT);
 		CHECK(has_note(res, "no reference for gemm.bf16.tflops on gpu model 'H100-SXM'"));
 	} else {
-		/* 720 TFLOP/s < 0.75 x 989.4 = 742: reject; 55 GB/s >= 0.8 x the gen5 x16 link: pass */
-		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width);
-		CHECK(v == (720 < 0.75 * ref->peak_tflops[GPU_BF16] ? POLICY_REJECT : POLICY_ACCEPT));
+		/*
+		 * The threshold is the model's one reference (the achieved figure, not the datasheet peak):
+		 * 720 TFLOP/s >= 0.75 x 746.0 passes; the same GPU at 500 (67 %) is rejected, with the
+		 * reference, its kind and the fraction named.  55 GB/s >= 0.8 x the gen5 x16 link: pass.
+		 */
+		double link = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width), rv;
+		CHECK(gpu_reference_metric("H100-SXM", "gemm.bf16.tflops", &rv, NULL, NULL) == 0);
+		CHECK(v == POLICY_ACCEPT);
+		CHECK((55 >= 0.8 * link) == !has_failed(res, "memcpy.h2d.pinned.gbps"));
+		json_decref(res);
+		set_metric(fp, "gemm.bf16.tflops", 0, 500);
+		v = eval(p, fp, NULL, &res);
+		CHECK(v == POLICY_REJECT);
 		json_t *f = json_array_get(json_object_get(res, "failed"), 0);
 		CHECK_STR(json_string_value(json_object_get(f, "kind")), "reference");
-		CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 0.75 * ref->peak_tflops[GPU_BF16], 1e-6);
-		CHECK(strstr(json_string_value(json_object_get(f, "source")), "H100-SXM bf16 dense peak"));
-		CHECK((55 >= 0.8 * link) == !has_failed(res, "memcpy.h2d.pinned.gbps"));
+		CHECK_NEAR(json_number_value(json_object_get(f, "threshold")), 0.75 * rv, 1e-6);
+		CHECK(strstr(json_string_value(json_object_get(f, "source")), "H100-SXM reference 746 TFLOP/s (measured)"));
 	}
 	json_decref(res);
 	json_decref(fp);
