@@ -1,6 +1,7 @@
 /* util.c - see util.h */
 #include "common/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -209,4 +210,43 @@ int gv_progress_enabled(void)
 int gv_to_int(double v, int dflt)
 {
 	return v > (double)INT_MIN - 1 && v < (double)INT_MAX + 1 ? (int)v : dflt;
+}
+
+size_t gv_edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[256];
+	if (la > 255 || lb > 255)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *gv_closest(const char *s, const char *const *cands, size_t n)
+{
+	size_t limit = strlen(s) / 4 > 2 ? strlen(s) / 4 : 2, best = SIZE_MAX;
+	const char *out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = cands[i] ? gv_edit_distance(s, cands[i]) : SIZE_MAX;
+		if (d < best) {
+			best = d;
+			out = cands[i];
+		}
+	}
+	return best <= limit ? out : NULL;
 }

@@ -54,6 +54,11 @@ char *gv_read_file_max(const char *path, size_t max, size_t *len);
 /* Copies at most size-1 bytes and terminates; returns strlen(src). */
 size_t gv_strlcpy(char *dst, const char *src, size_t size);
 
+/* Levenshtein distance, case-insensitive, for "did you mean" hints; SIZE_MAX when a string exceeds 255 bytes. */
+size_t gv_edit_distance(const char *a, const char *b);
+/* Of cands[0..n), the one closest to s by gv_edit_distance, when within max(2, strlen(s) / 4); else NULL. */
+const char *gv_closest(const char *s, const char *const *cands, size_t n);
+
 /* ISO 8601 UTC "2026-11-21T04:22:28Z" of a time_t into buf (>= 21 bytes). */
 void gv_iso8601(long t, char *buf, size_t size);
 

@@ -57,9 +57,11 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 {
 	if (!r->provider[0])
 		return "missing provider";
-	for (const char *p = r->provider; *p; p++)
+	/* a custom machine's negotiated price (judge/identity.h): "custom:NAME" */
+	const char *name = !strncmp(r->provider, "custom:", 7) && r->provider[7] ? r->provider + 7 : r->provider;
+	for (const char *p = name; *p; p++)
 		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '_')) {
-			snprintf(buf, size, "provider '%s' must be lowercase letters, digits, '-' or '_'",
+			snprintf(buf, size, "provider '%s' must be lowercase letters, digits, '-' or '_' (a custom machine's: custom:NAME)",
 				 r->provider);
 			return buf;
 		}

@@ -153,9 +153,20 @@ void catalog_skus_free(struct catalog_sku *k, size_t n);
  */
 int catalog_provider_known(sqlite3 *db, const char *provider, char *known, size_t known_size);
 
+/*
+ * The regions a provider is known in: those of its stored prices, and for
+ * aws every public region (a run may be in a region whose prices are not
+ * stored).  *anywhere = 1 when some price of the provider holds in every
+ * region ("" region: Lambda's).  *out malloc'd (catalog_regions_free); 0 or -1 with err.
+ */
+int catalog_regions(sqlite3 *db, const char *provider, char ***out, size_t *n, int *anywhere, char *err,
+		    size_t errlen);
+void catalog_regions_free(char **r, size_t n);
+
 /* One row of price_sources (fields NULL when not recorded). */
 struct price_source {
 	const char *source, *provider, *fetched_at, *status, *message;
+	const char *captured_at;   /* the newest captured_at of its stored prices: when the prices were taken */
 	long rows;
 };
 typedef int (*price_source_fn)(void *ud, const struct price_source *s);

@@ -293,8 +293,9 @@ int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t
 {
 	sqlite3_stmt *st;
 	int rc;
-	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows FROM price_sources"
-				   " ORDER BY source", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows,"
+				   " (SELECT MAX(captured_at) FROM prices p WHERE p.source = s.source)"
+				   " FROM price_sources s ORDER BY source", -1, &st, NULL) != SQLITE_OK)
 		return read_err(db, "price sources", err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct price_source s = {
@@ -304,6 +305,7 @@ int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t
 			.status = (const char *)sqlite3_column_text(st, 3),
 			.message = (const char *)sqlite3_column_text(st, 4),
 			.rows = (long)sqlite3_column_int64(st, 5),
+			.captured_at = (const char *)sqlite3_column_text(st, 6),
 		};
 		if (fn(ud, &s))
 			break;
@@ -315,4 +317,65 @@ int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t
 int catalog_writable(sqlite3 *db)
 {
 	return !sqlite3_db_readonly(db, "main");
+}
+
+/*
+ * AWS's public commercial and GovCloud regions (the EC2 "Regions and Zones"
+ * list, 2026): a run on aws is in one of them whether or not the store holds
+ * its prices.  Other providers' regions come from their prices alone.
+ */
+static const char *const aws_regions[] = {
+	"af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
+	"ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4", "ap-southeast-5",
+	"ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1", "eu-central-1", "eu-central-2", "eu-north-1",
+	"eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3", "il-central-1", "me-central-1",
+	"me-south-1", "mx-central-1", "sa-east-1", "us-east-1", "us-east-2", "us-west-1", "us-west-2",
+	"us-gov-east-1", "us-gov-west-1",
+};
+
+static void region_add(char ***out, size_t *n, const char *r)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*out)[i], r))
+			return;
+	*out = gv_realloc(*out, (*n + 1) * sizeof **out);
+	(*out)[(*n)++] = gv_strdup(r);
+}
+
+int catalog_regions(sqlite3 *db, const char *provider, char ***out, size_t *n, int *anywhere, char *err,
+		    size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+	*out = NULL;
+	*n = 0;
+	*anywhere = 0;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT region FROM prices WHERE provider = ?1 ORDER BY region", -1, &st,
+			       NULL) != SQLITE_OK)
+		return read_err(db, "regions", err, errlen);
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!col(st, 0)[0])
+			*anywhere = 1;
+		else
+			region_add(out, n, col(st, 0));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		catalog_regions_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return read_err(db, "regions", err, errlen);
+	}
+	if (!strcmp(provider, "aws"))
+		for (size_t i = 0; i < sizeof aws_regions / sizeof aws_regions[0]; i++)
+			region_add(out, n, aws_regions[i]);
+	return 0;
+}
+
+void catalog_regions_free(char **r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i]);
+	free(r);
 }

@@ -38,7 +38,7 @@ int gv_prices_ready(struct store *s, char *err, size_t errlen);
 
 /*
  * How a command that only reads the store opens it: the one place this is
- * decided (runners/prices_ready.c).  Read-only where that is enough (nothing
+ * decided (runners/open_reading.c).  Read-only where that is enough (nothing
  * written, a shorter open-time check, an older schema read as it is).
  *   GV_READ_ROWS    list, export: read-only when the file exists; read-write
  *                   (creating it) otherwise or when read-only is refused.

@@ -9,6 +9,8 @@
 #include "results/store.h"
 #include "runners/collect.h"
 #include "results/jcanon.h"
+#include "results/fpq.h"
+#include "runners/naming.h"
 
 #include <csv.h>
 #include <getopt.h>
@@ -26,11 +28,13 @@ static void results_usage(FILE *f)
 		   "                                                    (one object per run, UUID.json, never overwritten)\n"
 		   "       gpuvet results merge DB|s3://BUCKET/PREFIX/... [--endpoint URL]\n"
 		   "                                                    (copy runs from other stores, no duplicates)\n"
-		   "       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R]\n"
+		   "       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R] [--custom]\n"
 		   "                                                    (one fingerprint or an array per file)\n"
-		   "       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R]\n"
+		   "       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom]\n"
 		   "                                                    (name what a run was on, after the fact)\n\n"
-		   "A run is named by its number or a prefix (4+ characters) of its uuid.\n");
+		   "A run is named by its number or a prefix (4+ characters) of its uuid.\n"
+		   "A provider, SKU and region must be in the price catalog, and the SKU's GPUs what the run\n"
+		   "measured; --custom stores a machine the catalog does not know (provider custom[:P]).\n");
 }
 
 static int open_store(const struct gv_global *g, int readonly, struct store **s)
@@ -482,33 +486,45 @@ static int cmd_export_to(struct store *s, const char *id, const char *to)
 	return rc;
 }
 
-static int naming_check(const struct naming *nm)
-{
-	return gv_check_identity("results", "--provider", nm->provider) ||
-	       gv_check_identity("results", "--sku", nm->sku) || gv_check_identity("results", "--region", nm->region);
-}
-
-static int naming_any(const struct naming *nm)
-{
-	return nm->provider || nm->sku || nm->region;
-}
-
-static int cmd_tag(struct store *s, int n, char **args, const struct naming *nm)
+static int cmd_tag(struct store *s, int n, char **args, struct naming *nm)
 {
 	int64_t run_id;
+	json_t *fp;
 	if (n != 1)
 		return gv_usage_error("results", "tag takes one run");
 	if (!naming_any(nm))
-		return gv_usage_error("results", "tag needs --provider, --sku or --region");
+		return gv_usage_error("results", "tag needs --provider, --sku, --region or --custom");
 	if (resolve(s, args[0], &run_id))
 		return GV_EXIT_USAGE;
-	if (store_tag_run(s, run_id, nm->provider, nm->sku, nm->region)) {
+	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("cannot tag run %s: %s", args[0], store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
+	/* the name after the change, against the catalog and the GPUs the run measured */
+	const char *prov = NULL;
+	char why[512];
+	if (naming_open(nm, s)) {
+		json_decref(fp);
+		return GV_EXIT_USAGE;
+	}
+	int rc = naming_apply(nm, fpq_run_str(fp, "provider"), fpq_run_str(fp, "instance_type"),
+			      fpq_run_str(fp, "region"), fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp), NULL, &prov,
+			      why, sizeof why);
+	naming_close(nm);
+	if (rc) {
+		gv_err("cannot tag run %s: %s", args[0], why);
+		json_decref(fp);
+		return GV_EXIT_USAGE;
+	}
+	if (store_tag_run(s, run_id, nm->custom || nm->provider ? prov : NULL, nm->sku, nm->region)) {
+		gv_err("cannot tag run %s: %s", args[0], store_errmsg(s));
+		json_decref(fp);
+		return GV_EXIT_USAGE;
+	}
+	json_decref(fp);
 	if (!gv_quiet)
 		printf("run %lld: provider %s, instance type %s, region %s\n", (long long)run_id,
-		       nm->provider ? nm->provider : "(unchanged)", nm->sku ? nm->sku : "(unchanged)",
+		       nm->custom || nm->provider ? prov : "(unchanged)", nm->sku ? nm->sku : "(unchanged)",
 		       nm->region ? nm->region : "(unchanged)");
 	return 0;
 }
@@ -523,6 +539,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		{ "provider", required_argument, NULL, 'P' },
 		{ "sku", required_argument, NULL, 'S' },
 		{ "region", required_argument, NULL, 'R' },
+		{ "custom", no_argument, NULL, 'C' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "endpoint", required_argument, NULL, 'E' },
 		{ "help", no_argument, NULL, 'h' },
@@ -530,7 +547,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	};
 	int as_json = 0, text = 0, c;
 	const char *format = NULL, *run = NULL, *outpath = NULL, *to = NULL;
-	struct naming nm = { NULL, NULL, NULL };
+	struct naming nm = { 0 };
 	if (argc < 2) {
 		results_usage(stderr);
 		return GV_EXIT_USAGE;
@@ -551,6 +568,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'P': nm.provider = optarg; break;
 		case 'S': nm.sku = optarg; break;
 		case 'R': nm.region = optarg; break;
+		case 'C': nm.custom = 1; break;
 		case 'T': to = optarg; break;
 		case 'E': collect_set_endpoint(optarg); break;
 		case 'h': results_usage(stdout); return 0;
@@ -558,10 +576,10 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		}
 	}
 	if (naming_any(&nm) && strcmp(sub, "tag") && strcmp(sub, "import"))
-		return gv_usage_error("results", "--provider, --sku and --region go with tag and import");
+		return gv_usage_error("results", "--provider, --sku, --region and --custom go with tag and import");
 	if (to && strcmp(sub, "export"))
 		return gv_usage_error("results", "--to goes with export");
-	if (naming_check(&nm))
+	if (naming_check_args("results", &nm))
 		return GV_EXIT_USAGE;
 	int nargs = argc - 1 - optind;
 	char **args = argv + 1 + optind;

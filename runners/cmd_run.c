@@ -7,6 +7,7 @@
 #include "judge/policy.h"
 #include "runners/hooks.h"
 #include "runners/run.h"
+#include "runners/naming.h"
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -29,6 +30,7 @@ struct run_args {
 	const char *accept_policy;
 	int accept;
 	int json;
+	int custom;
 	int help;
 };
 
@@ -60,6 +62,7 @@ static const struct run_option run_options[] = {
 	{ "provider", OPT_STR, A(inv.provider), 0, 0, "P", "override the cloud provider (aws, lambda, alibaba)" },
 	{ "sku", OPT_STR, A(inv.sku), 0, 0, "TYPE", "override the instance type" },
 	{ "region", OPT_STR, A(inv.region), 0, 0, "R", "override the region" },
+	{ "custom", OPT_FLAG, A(custom), 0, 0, NULL, "a machine the price catalog does not know: stored as provider custom[:P]" },
 	{ "help", OPT_FLAG, A(help), 0, 0, NULL, "this text" },
 };
 #undef A
@@ -187,9 +190,8 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");
 	if (a.cfg.nvme_device && (rc = check_nvme_device(&a)))
 		return rc;
-	if ((rc = gv_check_identity("run", "--provider", a.inv.provider)) ||
-	    (rc = gv_check_identity("run", "--sku", a.inv.sku)) ||
-	    (rc = gv_check_identity("run", "--region", a.inv.region)))
+	struct naming given = { .provider = a.inv.provider, .sku = a.inv.sku, .region = a.inv.region };
+	if ((rc = naming_check_args("run", &given)))
 		return rc;
 	a.cfg.verbose = gv_verbose;
 	const char *nm = getenv("GPUVET_NO_METADATA");
@@ -220,7 +222,8 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		free(sel);
 		return GV_EXIT_USAGE;
 	}
-	struct run_request rq = { .cfg = a.cfg, .benches = sel, .inv = a.inv, .progress = gv_progress_enabled() };
+	struct run_request rq = { .cfg = a.cfg, .benches = sel, .inv = a.inv, .progress = gv_progress_enabled(),
+				  .custom = a.custom };
 	int64_t run_id;
 	int interrupted = 0;
 	if (run_execute(s, &rq, &run_id, &interrupted) < 0) {

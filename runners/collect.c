@@ -11,6 +11,8 @@
  */
 #include "runners/collect.h"
 #include "runners/cli.h"
+#include "runners/naming.h"
+#include "common/jtree.h"
 #include "common/jsplit.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -36,10 +38,17 @@ static int maybe_commit(struct store *s, struct tally *t)
 	return 0;
 }
 
+/* The run's GPU count as the file says it; -1 when absent or absurd (fp_check refuses it later). */
+static int gpu_count_of(const struct jtree *jt, uint32_t run)
+{
+	long long n = jt_int(jt, jt_get(jt, run, "gpu_count"));
+	return n >= 0 && n <= 4096 ? (int)n : -1;
+}
+
 /* One element of a file (parsed, or kind -2 with the parse error); 0 stored or already present,
  * -1 with the message printed. */
 static int import_one(struct store *s, const char *path, int is_array, struct jsplit_item *it,
-		      const struct naming *nm, struct tally *t)
+		      struct naming *nm, struct tally *t)
 {
 	char where[48] = "";
 	if (is_array)
@@ -49,11 +58,28 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 		jsplit_item_free(it);
 		return -1;
 	}
+	/*
+	 * The fingerprint is checked (results/fp_check.c) and stored, then the name it carries is
+	 * checked against the catalog (judge/identity.h): a refusal fails the element, and the
+	 * caller undoes its whole file, so nothing of it stays.
+	 */
 	int64_t id;
-	int r = store_import_tree(s, it->t, &id);
+	const struct jtree *jt = it->t;
+	uint32_t run = jt_get(jt, 1, "run");
+	int r = store_import_tree(s, jt, &id);
+	char why[512];
+	const char *prov = NULL;
+	if (r == STORE_OK &&
+	    naming_apply(nm, jt_str(jt, jt_get(jt, run, "provider")), jt_str(jt, jt_get(jt, run, "instance_type")),
+			 jt_str(jt, jt_get(jt, run, "region")), jt_str(jt, jt_get(jt, run, "gpu_model")),
+			 gpu_count_of(jt, run), NULL, &prov, why, sizeof why)) {
+		gv_err("cannot import '%s'%s: %s", path, where, why);
+		jsplit_item_free(it);
+		return -1;
+	}
 	jsplit_item_free(it);
-	if (r == STORE_OK && (nm->provider || nm->sku || nm->region) &&
-	    store_tag_run(s, id, nm->provider, nm->sku, nm->region))
+	if (r == STORE_OK && naming_any(nm) && store_tag_run(s, id, nm->custom || nm->provider ? prov : NULL, nm->sku,
+							     nm->region))
 		r = STORE_ERR;
 	if (r == STORE_DUP) {
 		t->dup++;
@@ -72,7 +98,7 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	return 0;
 }
 
-static int import_file(struct store *s, const char *path, const struct naming *nm, struct tally *t)
+static int import_file(struct store *s, const char *path, struct naming *nm, struct tally *t)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
 	if (!f) {
@@ -118,18 +144,22 @@ static int import_file(struct store *s, const char *path, const struct naming *n
 	return 0;
 }
 
-int collect_import(struct store *s, int n, char **paths, const struct naming *nm)
+int collect_import(struct store *s, int n, char **paths, struct naming *nm)
 {
 	if (n < 1)
 		return gv_usage_error("results", "import needs a fingerprint file");
 	struct tally t = { 0, 0, 0 };
+	if (naming_open(nm, s))
+		return GV_EXIT_USAGE;
 	if (store_batch_begin(s)) {
 		gv_err("%s", store_errmsg(s));
+		naming_close(nm);
 		return GV_EXIT_USAGE;
 	}
 	int rc = 0;
 	for (int i = 0; i < n && !rc; i++)
 		rc = import_file(s, paths[i], nm, &t) || maybe_commit(s, &t);
+	naming_close(nm);
 	/* what was imported before a bad file stays stored */
 	if (store_batch_end(s, 1)) {
 		gv_err("%s", store_errmsg(s));

@@ -10,17 +10,13 @@
 #include <stdint.h>
 
 struct store;
-
-/* What `tag` and `import --provider/--sku/--region` set. */
-struct naming {
-	const char *provider, *sku, *region;
-};
+struct naming;  /* runners/naming.h */
 
 /* Commit a batch after this many fingerprints (at a file or store boundary). */
 #define COLLECT_BATCH 2000
 
 /* Each file: one fingerprint or an array, streamed; all-or-nothing per file. Exit code. */
-int collect_import(struct store *s, int n, char **paths, const struct naming *nm);
+int collect_import(struct store *s, int n, char **paths, struct naming *nm);
 /* Each source: a store's path or s3://BUCKET/PREFIX/. Exit code. */
 int collect_merge(struct store *s, int n, char **sources);
 /* One object per run under s3://BUCKET/PREFIX/, named UUID.json, never overwritten. Exit code. */

@@ -1,40 +1,12 @@
-/* prices_ready.c - see cli.h: the one place the shipped price catalogs are loaded,
- * and how the commands that read the store open it. */
+/* prices_ready.c - see cli.h: the one place the shipped price catalogs are loaded
+ * (runners/open_reading.c: how the commands that read the store open it). */
 #include "runners/cli.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
-#include "common/util.h"
-
-#include <unistd.h>
 
 int gv_prices_ready(struct store *s, char *err, size_t errlen)
 {
 	if (store_is_readonly(s))
 		return 0;
 	return catalog_ensure_shipped(store_db(s), 0, NULL, err, errlen);
-}
-
-static int opened(const char *path, struct store *s)
-{
-	gv_debug("store %s opened %s", path, store_is_readonly(s) ? "read-only" : "read-write");
-	return 0;
-}
-
-int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct store **s)
-{
-	const char *path = gv_db_path(g);
-	int exists = access(path, F_OK) == 0;
-	if (exists && store_open_readonly(path, s) == STORE_OK) {
-		if (how == GV_READ_ROWS ||
-		    (store_schema_version(*s) == STORE_SCHEMA_VERSION && catalog_shipped_current(store_db(*s)) == 1))
-			return opened(path, *s);
-		store_close(*s);
-	}
-	if ((exists || how != GV_READ_REPORT) && store_open(path, s) == STORE_OK)
-		return opened(path, *s);
-	/* a report of a file only readable (its error, when there is none, is that it does not exist) */
-	if (how == GV_READ_REPORT && store_open_readonly(path, s) == STORE_OK)
-		return opened(path, *s);
-	gv_err("%s", store_open_error());
-	return GV_EXIT_USAGE;
 }

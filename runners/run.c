@@ -9,6 +9,7 @@
  * marked incomplete.
  */
 #include "runners/run.h"
+#include "runners/naming.h"
 #include "common/util.h"
 #include "runners/proctree.h"
 #include "results/store.h"
@@ -620,12 +621,27 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 
 	json_t *inv = inventory_collect(&rq->inv);
 	int ngpu = inventory_gpu_count(inv);
-	const char *model = inventory_gpu_model(inv);
+	const char *model = inventory_gpu_model(inv), *provider = NULL;
+	/* the name, given or read from instance metadata, checked before anything is measured */
+	struct naming nm = { .custom = rq->custom };
+	char refused[512];
+	if (naming_open(&nm, s)) {
+		json_decref(inv);
+		return -1;
+	}
+	int nrc = naming_apply(&nm, inventory_provider(inv), inventory_instance_type(inv), inventory_region(inv), model,
+			       ngpu, rq->inv.sku ? "--sku" : "instance metadata", &provider, refused, sizeof refused);
+	naming_close(&nm);
+	if (nrc) {
+		gv_err("%s", refused);
+		json_decref(inv);
+		return -1;
+	}
 	struct run_info ri = {
 		.profile = bench_profile_name(rq->cfg.profile),
 		.gpuvet_version = GPUVET_VERSION,
 		.hostname = hostname,
-		.provider = inventory_provider(inv),
+		.provider = provider,
 		.instance_type = inventory_instance_type(inv),
 		.region = inventory_region(inv),
 		.gpu_model = model,

@@ -18,12 +18,15 @@ struct run_request {
 	const struct bench **benches;   /* NULL-terminated selection */
 	struct inventory_opts inv;
 	int progress;                   /* draw progress on stderr */
+	int custom;                     /* --custom: the name is not checked against the catalog */
 };
 
 /*
  * Runs the selection and stores one run.  Returns 0 with *run_id set (the
  * run is stored even when benches failed), or -1 when nothing could be
- * stored (message already printed).  *interrupted is set when SIGINT or
+ * stored (message already printed): among the reasons, a name (given or
+ * read from instance metadata) that the catalog refuses, said before any
+ * bench runs (runners/naming.h).  *interrupted is set when SIGINT or
  * SIGTERM cut the run short (the run is stored as incomplete).
  */
 int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted);

@@ -74,7 +74,7 @@ def test_fleet_export_is_valid_and_complete(gpuvet, tmp_path):
     text = export(gpuvet)
     promtool_check(text)
     s = parse(text)
-    assert get(s, "gpuvet_run_info", host="node-a", uuid=ua, gpu_model="H100-SXM", instance_type="p5.48xlarge") == 1
+    assert get(s, "gpuvet_run_info", host="node-a", uuid=ua, gpu_model="H100-SXM", instance_type="p5.4xlarge") == 1
     assert get(s, "gpuvet_run_info", host="node-b", uuid=ub, gpu_count="8") == 1
     assert get(s, "gpuvet_gemm_bf16_tflops", host="node-b", gpu="all") == 5760
     assert get(s, "gpuvet_gemm_bf16_tflops", host="node-b", gpu="7") == 720

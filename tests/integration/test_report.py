@@ -94,7 +94,8 @@ def make_store(gpuvet, tmp_path, runs=6, soak=90, hostile_name=None, mutate=None
         mutate(fps)
     f = tmp_path / "fps.json"
     f.write_text(json.dumps(fps))
-    gpuvet("results", "import", f, check=0)
+    # a hostile instance type is no catalogued SKU: stored as a custom machine (judge/identity.h)
+    gpuvet("results", "import", f, *(["--custom"] if hostile_name else []), check=0)
     gpuvet("rank", "--json")          # loads the shipped price catalogs, as any first ranking does
     conn = sqlite3.connect(gpuvet.db)
     synth_fingerprints.insert_prices(conn)

@@ -24,12 +24,12 @@ def test_rank_names_the_real_reason_then_tag_makes_runs_rankable(gpuvet):
     assert "3 stored run(s) have gemm.bf16.tflops but no provider and instance type" in err
     assert "gpuvet results tag RUN --provider P --sku TYPE" in err
     for u in uuids():
-        gpuvet("results", "tag", u[:8], "--provider", "aws", "--sku", "p5.48xlarge", "--region", "us-east-1",
+        gpuvet("results", "tag", u[:8], "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1",
                check=0)
     runs = gpuvet.json("results", "list", "--json")
-    assert {(r["provider"], r["instance_type"], r["region"]) for r in runs} == {("aws", "p5.48xlarge", "us-east-1")}
+    assert {(r["provider"], r["instance_type"], r["region"]) for r in runs} == {("aws", "p5.4xlarge", "us-east-1")}
     r = gpuvet.json("rank", "--metric", "gemm.bf16.tflops", "--json")
-    row = next(x for x in r["rows"] if x["instance_type"] == "p5.48xlarge")
+    row = next(x for x in r["rows"] if x["instance_type"] == "p5.4xlarge")
     assert row["runs"] == 3
     # --region that none of them is in: said so
     p = gpuvet("rank", "--metric", "gemm.bf16.tflops", "--region", "eu-west-1", check=2)
@@ -38,7 +38,7 @@ def test_rank_names_the_real_reason_then_tag_makes_runs_rankable(gpuvet):
     gpuvet("results", "tag", uuids()[0][:8], "--region", "us-west-2", check=0)
     show = gpuvet.json("results", "show", uuids()[0])
     assert (show["run"]["provider"], show["run"]["instance_type"], show["run"]["region"]) == \
-        ("aws", "p5.48xlarge", "us-west-2")
+        ("aws", "p5.4xlarge", "us-west-2")
 
 
 def test_import_names_the_runs_it_imports(gpuvet):
@@ -56,7 +56,7 @@ def test_tag_refuses_what_run_and_inventory_refuse(gpuvet):
         p = gpuvet("results", "tag", u, "--sku", bad, check=2)
         assert p.stderr.startswith("gpuvet: results: --sku") and p.stderr.count("\n") == 1
     p = gpuvet("results", "tag", u, check=2)
-    assert "tag needs --provider, --sku or --region" in p.stderr
+    assert "tag needs --provider, --sku, --region or --custom" in p.stderr
     gpuvet("results", "tag", "zzzz9999", "--sku", "x", check=2)
     gpuvet("results", "tag", "--sku", "x", check=2)
     gpuvet("results", "list", "--provider", "aws", check=2)
