@@ -1,7 +1,7 @@
 /*
  * rank.c - instance types ordered by a metric per dollar (see rank.h).
  *
- * The formulas, written down once (README "Ranking"):
+ * The formulas, written down once (docs/ranking.md holds them for users):
  *
  *   SKU       provider + instance type.  Runs join prices on both (and on
  *             the region when --region is given: the run's region and the
@@ -16,27 +16,44 @@
  *             code those runs raised.
  *   per       instance: value / price per hour.  gpu: the value per GPU
  *             (instance totals such as GEMM TFLOP/s, NVMe and object-store
- *             bandwidth divided by the GPU count; metrics whose row says
- *             METRIC_PER_GPU, memcpy.* and allreduce.*, are already per
- *             GPU/link and kept) over the price per GPU-hour.
- *   score.*   composites: for each component metric m, n_m = v_m / max over
- *             SKUs of v_m (so the best SKU scores 1 on m); score =
- *             sum(w_m n_m) / sum(w_m), a missing metric counting 0 (and listed
- *             in "missing"); ranked by score per dollar-hour.  Weights:
+ *             bandwidth divided by the GPU count) over the price per GPU-hour.
+ *             A metric whose row says METRIC_PER_GPU (memcpy.*, allreduce.*:
+ *             already per GPU or link) is always over the price per GPU-hour:
+ *             a per-GPU figure over an instance's price mixes units.
+ *   profile   runs of different profiles (quick, standard, full) are never in
+ *             one median: a SKU measured with two profiles has a row for each.
+ *   spread    each row's runs, min and max of the metric and its coefficient
+ *             of variation (a score: of its first component).
+ *   score.*   composites with a fixed definition, the same number whatever
+ *             else is in the table (docs/ranking.md): each component m scores
+ *             v_m / U_m with U_m a fixed unit (score_units below: 1000 TFLOP/s,
+ *             400 GB/s of all-reduce, 10 GB/s of NVMe...); score =
+ *             sum(w_m v_m / U_m) / sum(w_m) over the components that apply
+ *             (all-reduce applies to 2 GPUs or more: a 1-GPU instance is not
+ *             capped by it), a measured-but-missing one counting 0 (listed in
+ *             "missing"); ranked by score per dollar-hour.  Weights:
  *               score.training  gemm.bf16.tflops 1, allreduce.busbw.gbps 1
  *               score.data      nvme.seqread.gbps, nvme.seqwrite.gbps,
  *                               nvme.randread.kiops, objstore.get.gbps,
  *                               objstore.put.gbps, 1 each
- *               score.all       every throughput metric any run has, 1 each
+ *               score.all       every throughput metric any run has that has
+ *                               a unit in score_units, 1 each
+ *   memory    gpu_memory_gib_per_dollar: the SKU's GPU memory (catalog) over
+ *             its price; mem_bw_gbps_per_dollar: the median measured
+ *             memcpy.d2d.gbps per GPU over the price per GPU-hour (measured
+ *             rows only).
+ *   custom    a custom provider (judge/identity.h) ranks only among custom
+ *             rows: after every catalogued row, numbered apart.
  *   estimate  with include_estimates, a priced SKU without a run gets, for
  *             each metric, the median per-GPU value of the stored runs of
  *             SKUs with the same GPU model x its GPU count ("measured"
  *             basis), else the model's achievable reference x GPU count
- *             (common/gpus.h gpu_achievable_metric: GEMM and pinned copies),
+ *             (common/gpus.h gpu_reference_metric: GEMM and pinned copies),
  *             never the datasheet peak; "estimate": true with its
  *             "estimate_basis", ordered after every measured SKU.
- *   flags     runs with a critical flag are left out (counted in
- *             "runs_left_out") unless include_flagged.
+ *   flags     runs with a critical flag are left out unless include_flagged:
+ *             counted in "runs_left_out" and listed in "left_out" (run,
+ *             SKU, profile, flag codes).
  *   markets   the ranking's market prices the order; the other one (spot
  *             beside on-demand) is shown with its own value per dollar.
  *   currency  every price in US dollars through its stored, dated rate; a
@@ -48,7 +65,8 @@
  * count per dollar means nothing.  Which are per GPU (METRIC_PER_GPU) comes
  * from the same rows.
  */
-#include "judge/rank.h"
+#include "judge/rank_int.h"
+#include "judge/identity.h"
 #include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
@@ -67,6 +85,9 @@ struct weight {
 	const char *metric;
 	double w;
 };
+
+
+
 
 static const struct weight w_training[] = { { "gemm.bf16.tflops", 1 }, { "allreduce.busbw.gbps", 1 } };
 static const struct weight w_data[] = {
@@ -94,74 +115,10 @@ static const char *default_unit(const char *m)
 	return mi ? mi->unit : "";
 }
 
-struct mvals {
-	char *name;
-	double *v;
-	size_t n;
-};
 
-struct sku {
-	char *provider, *itype;
-	/* price */
-	int priced;
-	int prio;
-	char *region, *gpu_model, *source, *captured;
-	double gpus;            /* NAN unknown */
-	double usd_h;           /* NAN: the winning price's currency has no stored rate */
-	char currency[4];       /* the winning price's own currency */
-	double fx_rate;         /* its rate (USD per unit), NAN for USD */
-	char fx_date[32];
-	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
-	double other_usd_h;
-	/* runs */
-	long nhave;             /* runs of this SKU that have one of the metrics asked for */
-	double run_gpus;        /* gpu count reported by the runs */
-	char *run_gpu_model;
-	struct mvals *m;
-	size_t nm;
-	char **flags;
-	size_t nflags;
-	/* results */
-	int estimate;
-	char basis[200];        /* an estimate's basis */
-	double value, vpd;
-	json_t *components, *missing;
-};
 
-/* One stored run, as the ranking sees it; found by id with bsearch. */
-struct runent {
-	int64_t id;
-	int sku;                /* index into ctx.s; -1 when the run counts for no SKU */
-	unsigned named : 1;     /* has a provider and type, left out by --region */
-	unsigned has : 1;       /* has one of the metrics asked for */
-	unsigned critical : 1;  /* carries a critical flag */
-	unsigned left : 1;      /* left out for it (has a metric asked for; no include_flagged) */
-};
 
-struct flagent {
-	size_t run;             /* index into ctx.runs */
-	char *code;
-};
 
-struct ctx {
-	struct store *s_store;
-	sqlite3 *db;            /* the store's connection, for the price catalog */
-	const struct rank_opts *o;
-	struct sku *s;
-	size_t n;
-	char *err;
-	size_t errlen;
-	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
-	struct runent *runs;    /* every stored run, sorted by id once read */
-	size_t nruns;
-	struct flagent *fl;     /* the flags of runs that name a SKU, in run order */
-	size_t nfl;
-	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
-	long unnamed_with;      /* runs that have it but no provider or instance type */
-	long elsewhere_with;    /* runs that have it in another region than --region */
-	long left_out;          /* runs with a critical flag not counted (no include_flagged) */
-	int other;              /* loading the other market's prices */
-};
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
 {
@@ -176,9 +133,55 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 	k->provider = gv_strdup(provider);
 	k->itype = gv_strdup(itype);
 	k->gpus = NAN;
+	k->gpu_mem_gib = NAN;
 	k->run_gpus = NAN;
 	k->fx_rate = NAN;
 	k->other_usd_h = NAN;
+	return k;
+}
+
+/*
+ * The SKU entry of a run of this profile: its own, else the priced entry no
+ * run has claimed yet, else a new entry with the price of the SKU's others
+ * (profiles are never mixed in one median).
+ */
+static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *itype, const char *profile)
+{
+	long base = -1;
+	for (size_t i = 0; i < c->n; i++) {
+		struct sku *k = &c->s[i];
+		if (strcmp(k->provider, provider) || strcmp(k->itype, itype))
+			continue;
+		if (k->profile && !strcmp(k->profile, profile))
+			return k;
+		if (base < 0 || !k->profile)
+			base = (long)i;
+	}
+	if (base >= 0 && !c->s[base].profile) {
+		c->s[base].profile = gv_strdup(profile);
+		return &c->s[base];
+	}
+	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
+	struct sku *k = &c->s[c->n++];
+	memset(k, 0, sizeof *k);
+	if (base >= 0) {
+		const struct sku *b = &c->s[base];
+		*k = (struct sku){ .priced = b->priced, .prio = b->prio, .gpus = b->gpus, .gpu_mem_gib = b->gpu_mem_gib,
+				   .usd_h = b->usd_h, .fx_rate = b->fx_rate, .other_priced = b->other_priced,
+				   .other_prio = b->other_prio, .other_usd_h = b->other_usd_h };
+		memcpy(k->currency, b->currency, sizeof k->currency);
+		memcpy(k->fx_date, b->fx_date, sizeof k->fx_date);
+		k->region = b->region ? gv_strdup(b->region) : NULL;
+		k->gpu_model = b->gpu_model ? gv_strdup(b->gpu_model) : NULL;
+		k->source = b->source ? gv_strdup(b->source) : NULL;
+		k->captured = b->captured ? gv_strdup(b->captured) : NULL;
+	} else {
+		k->gpus = k->gpu_mem_gib = k->usd_h = k->fx_rate = k->other_usd_h = NAN;
+	}
+	k->run_gpus = NAN;
+	k->provider = gv_strdup(provider);
+	k->itype = gv_strdup(itype);
+	k->profile = gv_strdup(profile);
 	return k;
 }
 
@@ -186,6 +189,7 @@ static void sku_free(struct sku *k)
 {
 	free(k->provider);
 	free(k->itype);
+	free(k->profile);
 	free(k->region);
 	free(k->gpu_model);
 	free(k->source);
@@ -201,6 +205,7 @@ static void sku_free(struct sku *k)
 	free(k->flags);
 	json_decref(k->components);
 	json_decref(k->missing);
+	json_decref(k->not_applicable);
 }
 
 static char *dup_or_null(const char *t)
@@ -256,6 +261,7 @@ static int take_price(void *ud, const struct price_row *row)
 	k->region = gv_strdup(r->region);
 	k->gpu_model = dup_or_null(r->gpu_model);
 	k->gpus = r->gpu_count;
+	k->gpu_mem_gib = r->gpu_memory_gib;
 	k->source = gv_strdup(r->source);
 	k->captured = gv_strdup(r->captured_at);
 	return 0;
@@ -316,9 +322,11 @@ static int take_run(void *ud, const struct store_run_row *r)
 		return 0;
 	}
 	/* rows come by provider and type: the last run's SKU is most often this one's */
+	const char *prof = r->profile ? r->profile : "unknown";
 	struct sku *k = c->last_sku >= 0 ? &c->s[c->last_sku] : NULL;
-	if (!k || strcmp(k->provider, r->provider) || strcmp(k->itype, r->instance_type))
-		k = sku_get(c, r->provider, r->instance_type, 1);
+	if (!k || strcmp(k->provider, r->provider) || strcmp(k->itype, r->instance_type) || !k->profile ||
+	    strcmp(k->profile, prof))
+		k = sku_for_run(c, r->provider, r->instance_type, prof);
 	e->sku = c->last_sku = (int)(k - c->s);
 	if (r->gpu_count > 0)
 		k->run_gpus = (double)r->gpu_count;
@@ -373,12 +381,21 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 	}
 	if (!rankable(name))
 		return 0;
+	if (c->extra_membw && !strcmp(name, MEMBW_METRIC)) {
+		/* read for its column: the run does not count as having what was asked */
+		if (isfinite(v) && (!e->critical || c->o->include_flagged))
+			add_value(&c->s[e->sku], name, v);
+		return 0;
+	}
 	if (e->critical && !c->o->include_flagged) {
 		if (!e->left) /* counted once, however many metrics it has */
 			c->left_out++;
 		e->left = 1;
 		return 0;
 	}
+	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement) */
+	if (!strncmp(name, "allreduce.", 10) && c->s[e->sku].run_gpus < 2)
+		return 0;
 	e->has = 1;
 	if (!isfinite(v))
 		return 0;
@@ -426,7 +443,7 @@ fail:
 	return -1;
 }
 
-static int median_of(struct sku *k, const char *metric, double *out)
+int rank_median_of(struct sku *k, const char *metric, double *out)
 {
 	for (size_t i = 0; i < k->nm; i++) {
 		if (strcmp(k->m[i].name, metric))
@@ -438,12 +455,13 @@ static int median_of(struct sku *k, const char *metric, double *out)
 	return -1;
 }
 
-static double sku_gpus(const struct sku *k)
+
+double rank_sku_gpus(const struct sku *k)
 {
 	return !isnan(k->gpus) && k->gpus > 0 ? k->gpus : k->run_gpus;
 }
 
-static const char *sku_model(const struct sku *k)
+const char *rank_sku_model(const struct sku *k)
 {
 	return k->gpu_model ? k->gpu_model : k->run_gpu_model;
 }
@@ -459,27 +477,51 @@ static int same_model(const char *a, const char *b)
 
 /*
  * The median per-GPU value of metric over the counted runs of every SKU
- * with k's GPU model (an instance total divided by that SKU's GPU count);
+ * with k's GPU model (an instance total divided by that SKU's GPU count),
+ * of one profile: the one with the most such runs (profiles are not mixed).
  * -1 when no such run is stored.
  */
-static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char *metric, double *out, size_t *nrun)
+static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char *metric, double *out, size_t *nrun,
+			    const char **profile)
 {
+	const char *prof[8];
+	size_t count[8] = { 0 }, np = 0, best = 0;
 	double *v = NULL;
 	size_t n = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		const struct sku *j = &c->s[i];
-		double g = per_gpu_scope(metric) ? 1 : sku_gpus(j);
-		if (j == k || !(g > 0) || !same_model(sku_model(j), sku_model(k)))
-			continue;
-		for (size_t q = 0; q < j->nm; q++)
-			if (!strcmp(j->m[q].name, metric))
-				for (size_t r = 0; r < j->m[q].n; r++) {
-					v = gv_realloc(v, (n + 1) * sizeof *v);
-					v[n++] = j->m[q].v[r] / g;
-				}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < c->n; i++) {
+			const struct sku *j = &c->s[i];
+			double g = per_gpu_scope(metric) ? 1 : rank_sku_gpus(j);
+			if (j == k || !j->profile || !(g > 0) || !same_model(rank_sku_model(j), rank_sku_model(k)))
+				continue;
+			size_t p;
+			for (p = 0; p < np && strcmp(prof[p], j->profile); p++)
+				;
+			if (p == np && pass == 0 && np < 8)
+				prof[np++] = j->profile;
+			if (p >= np || (pass == 1 && p != best))
+				continue;
+			for (size_t q = 0; q < j->nm; q++)
+				if (!strcmp(j->m[q].name, metric))
+					for (size_t r = 0; r < j->m[q].n; r++) {
+						if (pass == 0) {
+							count[p]++;
+							continue;
+						}
+						v = gv_realloc(v, (n + 1) * sizeof *v);
+						v[n++] = j->m[q].v[r] / g;
+					}
+		}
+		for (size_t p = 1; pass == 0 && p < np; p++)
+			if (count[p] > count[best])
+				best = p;
+		if (pass == 0 && (!np || !count[best]))
+			break;
 	}
-	if (n)
+	if (n) {
 		*out = gv_median_inplace(v, n);
+		*profile = prof[best];
+	}
 	free(v);
 	*nrun = n;
 	return n ? 0 : -1;
@@ -493,20 +535,21 @@ static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char
  */
 static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, double *out)
 {
-	const char *model = sku_model(k), *src = NULL;
-	double per = 0, gpus = per_gpu_scope(metric) ? 1 : sku_gpus(k);
+	const char *model = rank_sku_model(k), *src = NULL, *prof = NULL;
+	double per = 0, gpus = per_gpu_scope(metric) ? 1 : rank_sku_gpus(k);
 	size_t nrun = 0;
 	if (!model || !(gpus > 0))
 		return -1;
-	if (measured_per_gpu(c, k, metric, &per, &nrun) == 0) {
-		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored run(s), %.4g per GPU", model,
-			 nrun, per);
+	if (measured_per_gpu(c, k, metric, &per, &nrun, &prof) == 0) {
+		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored %s run(s), %.4g per GPU", model,
+			 nrun, prof, per);
 	} else {
 		const struct gpu_ref *ref = gpu_ref_find(model);
-		if (gpu_achievable_metric(ref ? ref->key : model, metric, &per, &src) < 0 || !(per > 0))
+		enum gpu_ref_kind kind;
+		if (gpu_reference_metric(ref ? ref->key : model, metric, &per, &kind, &src) < 0 || !(per > 0))
 			return -1;
-		snprintf(k->basis, sizeof k->basis, "achievable reference: %s %.4g per GPU (common/gpus.c: %.48s...)",
-			 model, per, src ? src : "");
+		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (common/gpus.c: %.48s...)",
+			 gpu_ref_kind_name(kind), model, per, src ? src : "");
 	}
 	*out = per * gpus;
 	return 0;
@@ -516,26 +559,31 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 static double per_value(const struct rank_opts *o, const struct sku *k, const char *metric, double v)
 {
 	if (o->per && !strcmp(o->per, "gpu") && !per_gpu_scope(metric))
-		return v / sku_gpus(k);
+		return v / rank_sku_gpus(k);
 	return v;
 }
 
-static double per_price(const struct rank_opts *o, const struct sku *k)
+double rank_per_price(const struct rank_opts *o, const struct sku *k)
 {
 	if (o->per && !strcmp(o->per, "gpu"))
-		return k->usd_h / sku_gpus(k);
+		return k->usd_h / rank_sku_gpus(k);
 	return k->usd_h;
 }
 
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct sku *x = *(const struct sku *const *)a, *y = *(const struct sku *const *)b;
+	int cx = identity_is_custom(x->provider), cy = identity_is_custom(y->provider);
+	if (cx != cy)
+		return cx - cy; /* custom machines rank only among themselves, after the catalogued ones */
 	if (x->estimate != y->estimate)
 		return x->estimate - y->estimate; /* every measured SKU before every estimate */
 	if (x->vpd != y->vpd)
 		return x->vpd < y->vpd ? 1 : -1;
 	int c = strcmp(x->provider, y->provider);
-	return c ? c : strcmp(x->itype, y->itype);
+	if (!c)
+		c = strcmp(x->itype, y->itype);
+	return c ? c : strcmp(x->profile ? x->profile : "", y->profile ? y->profile : "");
 }
 
 /* The request: metric, market, per; -1 with err when one is not understood. */
@@ -555,6 +603,11 @@ static int check_request(const char *metric, const char *market, const char *per
 		snprintf(err, errlen, "unknown score '%s' (score.training, score.data or score.all)", metric);
 		return -1;
 	}
+	if (!composite && !metric_info_find(metric)) {
+		snprintf(err, errlen, "unknown metric '%s': no bench reports it (gpuvet run --help lists the benches)",
+			 metric);
+		return -1;
+	}
 	if (!composite && !rankable(metric)) {
 		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops, .images_per_s): "
 				      "ranking it per dollar means nothing", metric);
@@ -563,12 +616,6 @@ static int check_request(const char *metric, const char *market, const char *per
 	return 0;
 }
 
-/* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
-struct components {
-	const char **names;
-	double *weights;
-	size_t n;
-};
 
 static void add_component(struct components *cp, const char *name, double w)
 {
@@ -604,7 +651,6 @@ static void choose_components(const struct ctx *c, const char *metric, int compo
 struct shown {
 	double *val;   /* nsku x ncomp */
 	int *meas, *est;
-	double *best;  /* per component, over priced SKUs */
 };
 
 static void shown_values(struct ctx *c, const struct components *cp, int per_gpu, struct shown *sv)
@@ -614,20 +660,19 @@ static void shown_values(struct ctx *c, const struct components *cp, int per_gpu
 	sv->val = gv_malloc((nsku ? nsku : 1) * (nn ? nn : 1) * sizeof *sv->val);
 	sv->meas = gv_calloc(nsku ? nsku : 1, sizeof *sv->meas);
 	sv->est = gv_calloc(nsku ? nsku : 1, sizeof *sv->est);
-	sv->best = gv_calloc(nn ? nn : 1, sizeof *sv->best);
 	for (size_t i = 0; i < nsku; i++) {
 		struct sku *k = &c->s[i];
 		for (size_t j = 0; j < nn; j++) {
 			double v;
 			sv->val[i * nn + j] = NAN;
-			if (median_of(k, cp->names[j], &v) == 0) {
+			if (rank_median_of(k, cp->names[j], &v) == 0) {
 				sv->meas[i] = 1;
 			} else if (!o->include_estimates || estimate_of(c, k, cp->names[j], &v) < 0) {
 				continue;
 			} else {
 				sv->est[i] = 1;
 			}
-			if (per_gpu && !(sku_gpus(k) > 0))
+			if (per_gpu && !(rank_sku_gpus(k) > 0))
 				continue;
 			sv->val[i * nn + j] = per_value(o, k, cp->names[j], v);
 		}
@@ -637,12 +682,9 @@ static void shown_values(struct ctx *c, const struct components *cp, int per_gpu
 		if (sv->meas[i]) {
 			sv->est[i] = 0;
 			for (size_t j = 0; j < nn; j++)
-				if (median_of(&c->s[i], cp->names[j], &(double){ 0 }) < 0)
+				if (rank_median_of(&c->s[i], cp->names[j], &(double){ 0 }) < 0)
 					sv->val[i * nn + j] = NAN;
 		}
-		for (size_t j = 0; j < nn; j++)
-			if (!isnan(sv->val[i * nn + j]) && sv->val[i * nn + j] > sv->best[j] && c->s[i].priced)
-				sv->best[j] = sv->val[i * nn + j];
 	}
 }
 
@@ -651,44 +693,21 @@ static void shown_free(struct shown *sv)
 	free(sv->val);
 	free(sv->meas);
 	free(sv->est);
-	free(sv->best);
 }
 
-/* k's value: the component's, or the weighted mean of the components each divided by the best SKU's. */
-static void score_sku(struct sku *k, const struct components *cp, const double *val, const double *best,
-		      int composite)
-{
-	if (!composite) {
-		k->value = val[0];
-		return;
-	}
-	double sw = 0, sv = 0;
-	k->components = json_object();
-	k->missing = json_array();
-	for (size_t j = 0; j < cp->n; j++) {
-		sw += cp->weights[j];
-		double v = val[j];
-		if (isnan(v) || !(best[j] > 0)) {
-			json_array_append_new(k->missing, json_string(cp->names[j]));
-			continue;
-		}
-		sv += cp->weights[j] * v / best[j];
-		json_object_set_new(k->components, cp->names[j], json_real(v / best[j]));
-	}
-	k->value = sw > 0 ? sv / sw : 0;
-}
 
 /*
  * The SKUs that have a value, priced ones into order (valued per dollar,
  * flags loaded), unpriced ones listed; returns how many were measured.
  */
-static const char *market_of(const struct ctx *c)
+const char *rank_market_of(const struct ctx *c)
 {
 	return c->o->market ? c->o->market : "on_demand";
 }
 
+
 static int value_skus(struct ctx *c, const struct components *cp, const struct shown *sv, int composite,
-		      struct sku **order, size_t *nrows, json_t *unpriced)
+		      struct sku **order, size_t *nrows, json_t *unpriced, json_t *unranked)
 {
 	int any_measured = 0;
 	size_t nn = cp->n;
@@ -698,8 +717,12 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 		int have = 0;
 		for (size_t j = 0; j < nn; j++)
 			have |= !isnan(sv->val[i * nn + j]);
-		if (!have)
+		if (!have) {
+			/* an estimate was asked for and cannot be made: said, not dropped */
+			if (c->o->include_estimates && k->priced && !k->profile && nn)
+				json_array_append_new(unranked, rank_unranked_json(k, cp->names[0]));
 			continue;
+		}
 		if (sv->meas[i])
 			any_measured = 1;
 		if (!k->priced || isnan(k->usd_h)) {
@@ -707,23 +730,30 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 			if (!sv->meas[i] && !k->priced)
 				continue;
 			char why[200];
-			if (!k->priced && !strcmp(market_of(c), "spot"))
+			if (!k->priced && !strcmp(rank_market_of(c), "spot") && !strcmp(k->provider, "lambda"))
+				snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
+			else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
+				 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
 				snprintf(why, sizeof why, "no spot price (gpuvet ships none: gpuvet prices update --provider"
-					 " aws with AWS credentials, or gpuvet prices import FILE)");
+					 " %s with %s credentials, or gpuvet prices import FILE)", k->provider,
+					 !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
+			else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
+				snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
 			else if (!k->priced)
-				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", market_of(c));
+				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", rank_market_of(c));
 			else
 				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
-					 " --date D --source S)", k->currency, market_of(c), k->currency);
-			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:I,s:s,s:b}", "provider", k->provider,
-								  "instance_type", k->itype, "runs", (json_int_t)k->nhave,
-								  "why", why, "estimate", !sv->meas[i]));
+					 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
+			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:s?,s:I,s:s,s:b}", "provider", k->provider,
+								  "instance_type", k->itype, "profile", k->profile,
+								  "runs", (json_int_t)k->nhave, "why", why, "estimate",
+								  !sv->meas[i]));
 			continue;
 		}
-		double price = per_price(c->o, k);
+		double price = rank_per_price(c->o, k);
 		if (!(price > 0))
 			continue;
-		score_sku(k, cp, &sv->val[i * nn], sv->best, composite);
+		rank_score_sku(k, cp, &sv->val[i * nn], composite);
 		k->vpd = k->value / price;
 		k->estimate = sv->est[i];
 		order[(*nrows)++] = k;
@@ -731,102 +761,13 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 	return any_measured;
 }
 
-/* A price per the request's --per, or null. */
-static json_t *per_price_json(const struct ctx *c, const struct sku *k, int priced, double usd_h)
-{
-	if (!priced || isnan(usd_h))
-		return json_null();
-	double p = c->o->per && !strcmp(c->o->per, "gpu") ? usd_h / sku_gpus(k) : usd_h;
-	return p > 0 ? json_real(p) : json_null();
-}
 
-/*
- * On-demand and spot side by side (price and value per dollar of each, null
- * where the SKU has none), and the rate behind a converted price.
- */
-static void market_columns(const struct ctx *c, const struct sku *k, json_t *row)
-{
-	int spot = !strcmp(market_of(c), "spot");
-	json_t *od = spot ? per_price_json(c, k, k->other_priced, k->other_usd_h) : per_price_json(c, k, 1, k->usd_h);
-	json_t *sp = spot ? per_price_json(c, k, 1, k->usd_h) : per_price_json(c, k, k->other_priced, k->other_usd_h);
-	if (!strcmp(market_of(c), "reserved")) {
-		json_decref(sp);
-		sp = json_null();
-	}
-	json_object_set_new(row, "value_per_dollar_on_demand",
-			    json_is_number(od) ? json_real(k->value / json_number_value(od)) : json_null());
-	json_object_set_new(row, "value_per_dollar_spot",
-			    json_is_number(sp) ? json_real(k->value / json_number_value(sp)) : json_null());
-	json_object_set_new(row, "on_demand_price_per_hour", od);
-	json_object_set_new(row, "spot_price_per_hour", sp);
-	json_object_set_new(row, "price_fx", isnan(k->fx_rate) ? json_null() :
-			    json_pack("{s:s,s:f,s:s}", "currency", k->currency, "usd_per_unit", k->fx_rate,
-				      "captured_at", k->fx_date));
-}
 
-static json_t *row_json(struct ctx *c, const struct sku *k, size_t rank, int composite)
-{
-	json_t *flags = json_array();
-	for (size_t f = 0; f < k->nflags; f++)
-		json_array_append_new(flags, json_string(k->flags[f]));
-	double gpus = sku_gpus(k);
-	const char *model = k->gpu_model ? k->gpu_model : k->run_gpu_model;
-	json_t *row = json_object();
-	json_object_set_new(row, "rank", json_integer((json_int_t)rank));
-	json_object_set_new(row, "provider", json_string(k->provider));
-	json_object_set_new(row, "instance_type", json_string(k->itype));
-	json_object_set_new(row, "region", json_string(k->region ? k->region : ""));
-	json_object_set_new(row, "gpu_model", model ? json_string(model) : json_null());
-	json_object_set_new(row, "gpu_count", gpus > 0 ? json_real(gpus) : json_null());
-	json_object_set_new(row, "price_per_hour", json_real(per_price(c->o, k)));
-	json_object_set_new(row, "currency", json_string("USD"));
-	json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
-	json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
-	json_object_set_new(row, "value", json_real(k->value));
-	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
-	json_object_set_new(row, "runs",
-			    json_integer(k->estimate ? 0 : k->nhave));
-	json_object_set_new(row, "flags", flags);
-	json_object_set_new(row, "estimate", json_boolean(k->estimate));
-	json_object_set_new(row, "estimate_basis", k->estimate ? json_string(k->basis) : json_null());
-	market_columns(c, k, row);
-	if (composite) {
-		json_object_set(row, "components", k->components);
-		json_object_set(row, "missing", k->missing);
-	}
-	return row;
-}
 
-static json_t *result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
-			   const char *unit, const struct components *cp, int composite, json_t *rows,
-			   json_t *unpriced, long left_out)
-{
-	json_t *res = json_object();
-	json_object_set_new(res, "metric", json_string(metric));
-	json_object_set_new(res, "unit", json_string(unit));
-	json_object_set_new(res, "value_per_dollar_unit",
-			    json_string(!strcmp(per, "gpu") ? "per USD per GPU-hour" : "per USD per instance-hour"));
-	json_object_set_new(res, "market", json_string(market));
-	json_object_set_new(res, "per", json_string(per));
-	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
-	if (composite) {
-		json_t *w = json_object();
-		for (size_t j = 0; j < cp->n; j++)
-			json_object_set_new(w, cp->names[j], json_real(cp->weights[j]));
-		json_object_set_new(res, "weights", w);
-		json_object_set_new(res, "normalisation",
-				    json_string("each component divided by the best SKU's value; weighted mean, "
-						"a missing component counts 0; ranked by score per USD-hour"));
-	}
-	json_object_set_new(res, "rows", rows);
-	json_object_set_new(res, "unpriced", unpriced);
-	json_object_set_new(res, "runs_left_out", json_integer(left_out));
-	json_object_set_new(res, "runs_left_out_reason",
-			    json_string(o->include_flagged ? "" : "critical flags (--include-flagged to count them)"));
-	return res;
-}
+
 
 #define MAX_ASKED 16
+
 
 /* The metric names to read for a request into buf: the metric, a score's list, or none (score.all: every one). */
 static size_t asked_metrics(const char *metric, int composite, const char *buf[MAX_ASKED])
@@ -852,30 +793,39 @@ static size_t asked_metrics(const char *metric, int composite, const char *buf[M
  */
 int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
 {
-	struct ctx c = { .s_store = s, .db = store_db(s), .o = o, .err = err, .errlen = errlen };
 	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
+	int composite = !strncmp(metric, "score.", 6);
+	/* a per-GPU figure is always over the price per GPU-hour */
+	struct rank_opts eff = *o;
+	if (!composite && per_gpu_scope(metric))
+		eff.per = "gpu";
+	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen };
 	c.metric = metric;
 	const char *market = o->market ? o->market : "on_demand";
-	const char *per = o->per ? o->per : "instance";
-	int composite = !strncmp(metric, "score.", 6);
+	const char *per = eff.per ? eff.per : "instance";
 	json_t *units = json_object();
 	struct components cp = { 0 };
 	int rc = -1;
 
 	*out = NULL;
-	const char *q[MAX_ASKED];
+	const char *q[MAX_ASKED + 1];
 	size_t nq = asked_metrics(metric, composite, q);
+	if (nq && nq < MAX_ASKED && strcmp(metric, MEMBW_METRIC)) {
+		q[nq++] = MEMBW_METRIC;   /* for the memory-bandwidth-per-dollar column */
+		c.extra_membw = 1;
+	}
 	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
 	    load_runs(&c, q, nq, units) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
+	c.first_component = cp.n ? cp.names[0] : metric;
 
 	struct shown sv;
 	shown_values(&c, &cp, !strcmp(per, "gpu"), &sv);
-	json_t *rows = json_array(), *unpriced = json_array();
+	json_t *rows = json_array(), *unpriced = json_array(), *unranked = json_array();
 	struct sku **order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
 	size_t nrows;
-	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced);
+	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced, unranked);
 	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
 		if (c.unnamed_with)
@@ -895,16 +845,23 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		free(order);
 		json_decref(rows);
 		json_decref(unpriced);
+		json_decref(unranked);
 		goto done;
 	}
 	qsort(order, nrows, sizeof *order, cmp_rows);
-	for (size_t r = 0; r < nrows; r++)
-		json_array_append_new(rows, row_json(&c, order[r], r + 1, composite));
+	/* custom machines are numbered apart: they rank only among themselves */
+	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {
+		if (first_custom == nrows && identity_is_custom(order[r]->provider))
+			first_custom = r;
+		json_array_append_new(rows, rank_row_json(&c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
+						     composite));
+	}
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
-	*out = result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
-			   c.left_out);
+	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
+			   c.left_out, rank_left_out_json(&c));
+	json_object_set_new(*out, "unranked", unranked);
 	rc = 0;
 done:
 	free(c.runs);

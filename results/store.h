@@ -145,7 +145,7 @@ struct store_run_row {
 enum store_run_order { STORE_RUNS_BY_ID, STORE_RUNS_BY_START /* started_at, then id */ };
 typedef int (*store_run_fn)(void *ud, const struct store_run_row *r);
 int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud);
-/* Every run's id, provider, instance_type, region, gpu_model and gpu_count (the rest NULL), in no set order. */
+/* Every run's id, provider, instance_type, region, gpu_model, gpu_count and profile (the rest NULL), in no set order. */
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
 /* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), in run order (within a run, any order); NAN for no value. */
 typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);

@@ -81,8 +81,8 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
 	int rc;
-	/* runs_sku covers it from schema 3: the runs' inventories are never read */
-	if (store_prepare(s, "SELECT id, provider, instance_type, region, gpu_model, gpu_count FROM runs", &st))
+	/* runs_list covers it from schema 4: the runs' inventories are never read */
+	if (store_prepare(s, "SELECT id, provider, instance_type, region, gpu_model, gpu_count, profile FROM runs", &st))
 		return STORE_ERR;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run_row r = {
@@ -92,6 +92,7 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 			.region = (const char *)sqlite3_column_text(st, 3),
 			.gpu_model = (const char *)sqlite3_column_text(st, 4),
 			.gpu_count = sqlite3_column_int(st, 5),
+			.profile = (const char *)sqlite3_column_text(st, 6),
 		};
 		if (fn(ud, &r))
 			break;

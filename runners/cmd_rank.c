@@ -9,6 +9,7 @@
 #include "common/util.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,18 +65,32 @@ static void fmt_num(char *buf, size_t size, json_t *v, const char *fmt)
 		snprintf(buf, size, "-");
 }
 
+/* Four significant digits, and whole numbers from 1000 up: never an exponent a person must decode. */
+static void human(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else if (fabs(v) >= 1000)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.4g", v);
+}
+
 static void print_row(json_t *row, int spot_cols, int ranking_spot)
 {
-	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24];
+	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24], spread[40] = "-";
 	size_t fl = 0, j;
 	json_t *f;
 	if (json_is_number(json_object_get(row, "gpu_count")))
-		snprintf(gpus, sizeof gpus, "%gx %s", num(row, "gpu_count"), str(row, "gpu_model"));
+		snprintf(gpus, sizeof gpus, "%.0fx %s", num(row, "gpu_count"), str(row, "gpu_model"));
 	int est = json_is_true(json_object_get(row, "estimate"));
 	if (est)
 		snprintf(runs, sizeof runs, "est.");
 	else
 		snprintf(runs, sizeof runs, "%lld", (long long)json_integer_value(json_object_get(row, "runs")));
+	json_t *sd = json_object_get(row, "spread");
+	if (json_is_object(sd) && json_integer_value(json_object_get(row, "runs")) > 1)
+		snprintf(spread, sizeof spread, "%.4g-%.4g", num(sd, "min"), num(sd, "max"));
 	json_array_foreach(json_object_get(row, "flags"), j, f) {
 		int w = snprintf(flags + fl, sizeof flags - fl, "%s%s", j ? "," : "", json_string_value(f));
 		if (w < 0 || (size_t)w >= sizeof flags - fl)
@@ -84,10 +99,13 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 	}
 	if (est)
 		snprintf(flags, sizeof flags, "(%s)", str(row, "estimate_basis"));
-	const char *region = str(row, "region");
-	printf("%-4lld %-8s %-24s %-12s %-16s %10.4f %14.4g %14.4g", (long long)json_integer_value(json_object_get(row, "rank")),
+	const char *region = str(row, "region"), *prof = json_string_value(json_object_get(row, "profile"));
+	char val[32], vpd[32];
+	human(val, sizeof val, num(row, "value"));
+	human(vpd, sizeof vpd, num(row, "value_per_dollar"));
+	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %10.4f %14s %14s", (long long)json_integer_value(json_object_get(row, "rank")),
 	       str(row, "provider"), str(row, "instance_type"), region[0] ? region : "(any)", gpus,
-	       num(row, "price_per_hour"), num(row, "value"), num(row, "value_per_dollar"));
+	       prof ? prof : "-", num(row, "price_per_hour"), val, vpd);
 	if (spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
 		const char *pk = ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
@@ -96,7 +114,7 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 		fmt_num(spv, sizeof spv, json_object_get(row, vk), "%.4g");
 		printf(" %11s %14s", sp, spv);
 	}
-	printf(" %5s  %s\n", runs, flags[0] ? flags : "-");
+	printf(" %5s %-15s %s\n", runs, spread, flags[0] ? flags : "-");
 }
 
 static void print_table(json_t *r)
@@ -113,19 +131,19 @@ static void print_table(json_t *r)
 	}
 	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
 	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
-	printf("%-4s %-8s %-24s %-12s %-16s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION", "GPUS",
-	       phead, "VALUE", "PER USD/H");
+	printf("%-4s %-8s %-24s %-12s %-16s %-8s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION", "GPUS",
+	       "PROFILE", phead, "VALUE", "PER USD/H");
 	if (spot_cols)
 		printf(" %11s %14s", ranking_spot ? "OD USD/H" : "SPOT USD/H", ranking_spot ? "PER OD USD/H" : "PER SPOT USD/H");
-	printf(" %5s  %s\n", "RUNS", "FLAGS");
+	printf(" %5s %-15s %s\n", "RUNS", "MIN-MAX", "FLAGS");
 	json_array_foreach(rows, i, row)
 		print_row(row, spot_cols, ranking_spot);
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
-	printf("\nVALUE: %s; PER USD/H: value per US dollar per %s (%s prices)", vhead,
-	       per_gpu ? "GPU-hour" : "instance-hour", market);
+	printf("\nVALUE: %s, the median of the runs of one profile; PER USD/H: value per US dollar per %s (%s prices%s)",
+	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market, ranking_spot ? ", interruptible" : "");
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
-		printf("; score = weighted mean of components normalised to the best type");
+		printf("; score = weighted mean of the components over fixed units (docs/ranking.md)");
 	printf("\n");
 	if (any_est)
 		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets\n");
@@ -136,6 +154,11 @@ static void print_table(json_t *r)
 	if (json_array_size(unpriced))
 		printf("%zu measured instance type(s) not ranked:\n", json_array_size(unpriced));
 	json_array_foreach(unpriced, i, row)
+		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
+	json_t *unranked = json_object_get(r, "unranked");
+	if (json_array_size(unranked))
+		printf("%zu priced instance type(s) without an estimate:\n", json_array_size(unranked));
+	json_array_foreach(unranked, i, row)
 		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
 }
 

@@ -47,7 +47,9 @@ def store(gpuvet, tmp_path):
     for i, fp in enumerate(runs):
         f = tmp_path / f"fp{i}.json"
         f.write_text(json.dumps(fp))
-        gpuvet("results", "import", f, check=0)
+        # a type no price names is not in the catalog: stored as a custom machine (judge/identity.h)
+        custom = ["--custom"] if fp["run"]["instance_type"] == "unpriced" else []
+        gpuvet("results", "import", f, *custom, check=0)
     return gpuvet
 
 
@@ -87,11 +89,17 @@ def test_rank_per_gpu_and_region(store):
 def test_rank_training_score(store):
     r = store.json("rank", "--metric", "score.training", "--json")
     assert r["weights"] == {"gemm.bf16.tflops": 1.0, "allreduce.busbw.gbps": 1.0}
+    assert r["units"] == {"gemm.bf16.tflops": 1000.0, "allreduce.busbw.gbps": 400.0}
     got = rows(r)
-    assert got["big"]["value"] == 1.0 and got["big"]["value_per_dollar"] == pytest.approx(0.1)
-    assert got["small"]["value"] == pytest.approx(110 / 900 / 2)
-    assert got["small"]["missing"] == ["allreduce.busbw.gbps"]
-    assert r["rows"][0]["instance_type"] == "big"
+    # fixed units (docs/ranking.md): big 900/1000 and 100/400; small one GPU: all-reduce does not apply
+    assert got["big"]["value"] == pytest.approx((0.9 + 0.25) / 2)
+    assert got["big"]["value_per_dollar"] == pytest.approx(0.0575)
+    assert got["small"]["value"] == pytest.approx(0.11) and got["small"]["missing"] == []
+    assert got["small"]["not_applicable"] == ["allreduce.busbw.gbps"]
+    assert r["rows"][0]["instance_type"] == "small"
+    # the same number with the table cut to one row
+    alone = store.json("rank", "--metric", "score.training", "--region", "us-east-1", "--json")
+    assert rows(alone)["big"]["value"] == got["big"]["value"]
 
 
 def test_rank_refuses_what_it_cannot_rank(store):

@@ -3,7 +3,8 @@ tests/fixtures/gpu/h100-2026-11-22 (README there), named after the fact as an AW
 (one H100 SXM 80 GB, as captured) in us-east-1: measured rows first; estimates only on request,
 scaled by what the same GPU model achieved in the stored runs or by the achievable reference,
 never by the spec peak; runs with critical flags left out unless asked, and counted; on-demand
-and spot per dollar side by side; every price in USD or the row marked with why not."""
+and spot per dollar side by side; every price in USD or the row marked with why not; quick and standard
+runs never in one median (a row per profile, with its run count and spread)."""
 import json
 import sqlite3
 import statistics
@@ -13,8 +14,9 @@ import pytest
 from conftest import FIXTURES
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
-CLEAN = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + \
-        [H100 / "quick-profile.json", H100 / "standard-profile.json"]
+QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
+STANDARD = [H100 / "standard-profile.json"]
+CLEAN = QUICK + STANDARD
 FLAGGED = [H100 / "contention" / f"loaded-{i}.json" for i in (1, 2, 3)]   # CONTENTION, critical
 P5_4X = 6.88     # shipped AWS on-demand list price of p5.4xlarge (pricing/catalog/aws.csv)
 H100_PEAK_BF16 = 989.4
@@ -32,24 +34,40 @@ def store(gpuvet):
     return gpuvet
 
 
-def p5(rank):
-    return next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge")
+def p5(rank, profile="quick"):
+    return next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge" and r["profile"] == profile)
 
 
 def test_critical_flags_are_left_out_by_default_and_counted(store):
     r = store.json("rank", "--json")
     row = p5(r)
-    assert row["runs"] == len(CLEAN)
-    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in CLEAN))
+    assert row["runs"] == len(QUICK)
+    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in QUICK))
     assert "CONTENTION" not in row["flags"]
     assert r["runs_left_out"] == len(FLAGGED) and "critical" in r["runs_left_out_reason"]
+    # listed apart: which runs, and what they raised
+    assert len(r["left_out"]) == len(FLAGGED)
+    assert all(x["instance_type"] == "p5.4xlarge" and "CONTENTION" in x["flags"] for x in r["left_out"])
     p = store("rank", check=0)
     assert f"{len(FLAGGED)} run(s) with critical flags left out" in p.stdout
     r = store.json("rank", "--include-flagged", "--json")
     row = p5(r)
-    assert row["runs"] == len(CLEAN) + len(FLAGGED) and r["runs_left_out"] == 0
-    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in CLEAN + FLAGGED))
+    assert row["runs"] == len(QUICK) + len(FLAGGED) and r["runs_left_out"] == 0 and r["left_out"] == []
+    assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in QUICK + FLAGGED))
     assert "CONTENTION" in row["flags"]
+
+
+def test_profiles_are_never_mixed_and_rows_show_runs_and_spread(store):
+    rows = [r for r in store.json("rank", "--json")["rows"] if r["instance_type"] == "p5.4xlarge"]
+    assert sorted(r["profile"] for r in rows) == ["quick", "standard"]
+    std, quick = p5({"rows": rows}, "standard"), p5({"rows": rows})
+    assert std["runs"] == 1 and std["value"] == pytest.approx(gemm(STANDARD[0]))
+    vals = [gemm(p) for p in QUICK]
+    assert quick["spread"]["min"] == pytest.approx(min(vals)) and quick["spread"]["max"] == pytest.approx(max(vals))
+    assert quick["spread"]["cv_pct"] == pytest.approx(100 * statistics.stdev(vals) / statistics.mean(vals))
+    assert std["spread"]["cv_pct"] == 0
+    p = store("rank", check=0)
+    assert "quick" in p.stdout and "standard" in p.stdout
 
 
 def test_estimates_are_off_by_default_and_measured_rows_come_first(store):
@@ -60,22 +78,25 @@ def test_estimates_are_off_by_default_and_measured_rows_come_first(store):
     assert sum(est) >= 5
 
 
-def test_estimates_scale_by_measured_model_else_achievable_never_peak(store):
+def test_estimates_scale_by_measured_model_else_reference_never_peak(store):
     rows = store.json("rank", "--estimates", "--json")["rows"]
-    per_gpu = statistics.median(gemm(p) for p in CLEAN)
+    per_gpu = statistics.median(gemm(p) for p in QUICK)     # the profile with the most runs
     h8 = next(r for r in rows if r["instance_type"] == "gpu_8x_h100_sxm5")
     assert h8["estimate"] and h8["value"] == pytest.approx(8 * per_gpu)
-    assert h8["estimate_basis"].startswith("measured: H100-SXM")
-    # no stored H200 run: the achievable reference of common/gpus.c, named as such
+    assert h8["estimate_basis"].startswith("measured: H100-SXM, median of 4 stored quick run(s)")
+    assert h8["profile"] is None and h8["spread"] is None
+    # no stored H200 run: the model's one reference (common/gpus.c), with its kind
     h200 = next(r for r in rows if r["instance_type"] == "p5en.48xlarge")
-    assert h200["estimate"] and h200["estimate_basis"].startswith("achievable reference")
+    assert h200["estimate"] and h200["estimate_basis"].startswith("reference (measured): H200")
     assert h200["value"] < 8 * H100_PEAK_BF16
     for r in rows:
         if r["estimate"]:
             assert r["estimate_basis"], r
             assert r["value"] != pytest.approx(H100_PEAK_BF16 * (r["gpu_count"] or 1)), r
-    # a model with neither a stored run nor an achievable reference is not estimated at all
-    assert not [r for r in rows if r["gpu_model"] in ("GH200", "A100-40-SXM", "A10")]
+    # every model of the catalog has a reference, its kind named: sustained, burst or estimate
+    kinds = {r["gpu_model"]: r["estimate_basis"].split(")")[0] for r in rows if r["estimate"]}
+    assert kinds["GH200"] == "reference (sustained" and kinds["B200"] == "reference (burst"
+    assert kinds["A10"] == "reference (estimate"
 
 
 def test_on_demand_and_spot_per_dollar_side_by_side(store, tmp_path):
@@ -116,6 +137,6 @@ def test_every_price_in_usd_or_marked(store, tmp_path):
     r = store.json("rank", "--json")
     assert not [x for x in r["rows"] if x["instance_type"] == "p5.4xlarge"]
     why = [u for u in r["unpriced"] if u["instance_type"] == "p5.4xlarge"]
-    assert len(why) == 1 and "no CNY rate" in why[0]["why"]
+    assert len(why) == 2 and all("no CNY rate" in w["why"] for w in why)    # its quick and standard rows
     p = store("rank", check=0)
     assert "p5.4xlarge" in p.stdout and "no CNY rate" in p.stdout

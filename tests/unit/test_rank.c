@@ -167,15 +167,31 @@ static void test_training_score(void)
 	json_t *big = row_of(r, "big"), *small = row_of(r, "small");
 	CHECK(big && small);
 	if (big && small) {
-		/* big is best on both components: score 1, per dollar 0.1 */
-		CHECK_NEAR(num(big, "value"), 1.0, 1e-12);
-		CHECK_NEAR(num(big, "value_per_dollar"), 0.1, 1e-12);
-		/* small: gemm 110/900, allreduce missing (0), equal weights */
-		CHECK_NEAR(num(small, "value"), (110.0 / 900.0) / 2, 1e-12);
-		CHECK_STR(json_string_value(json_array_get(json_object_get(small, "missing"), 0)), "allreduce.busbw.gbps");
+		/*
+		 * Fixed units (judge/rank.c score_units): big (8 GPUs) gemm 900/1000 and all-reduce 100/400,
+		 * equal weights: 0.575, per dollar 0.0575.  small (1 GPU): all-reduce does not apply to one GPU,
+		 * so no cap: 110/1000 = 0.11, per dollar 0.11, first.
+		 */
+		CHECK_NEAR(num(big, "value"), (0.9 + 0.25) / 2, 1e-12);
+		CHECK_NEAR(num(big, "value_per_dollar"), 0.0575, 1e-12);
+		CHECK_NEAR(num(small, "value"), 0.11, 1e-12);
+		CHECK(json_array_size(json_object_get(small, "missing")) == 0);
+		CHECK_STR(json_string_value(json_array_get(json_object_get(small, "not_applicable"), 0)),
+			  "allreduce.busbw.gbps");
 		CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(r, "rows"), 0),
-							    "instance_type")), "big");
+							    "instance_type")), "small");
+		CHECK_NEAR(json_number_value(json_object_get(json_object_get(r, "units"), "allreduce.busbw.gbps")), 400,
+			   1e-12);
 	}
+	/* the same number whatever else is in the table: big alone (--region) scores the same */
+	json_t *alone;
+	struct rank_opts ro = { .metric = "score.training", .region = "us-east-1" };
+	CHECK(rank_compute(s, &ro, &alone, err, sizeof err) == 0);
+	json_t *big2 = row_of(alone, "big");
+	CHECK(big2 && json_array_size(json_object_get(alone, "rows")) == 1);
+	if (big && big2)
+		CHECK_NEAR(num(big2, "value"), num(big, "value"), 1e-12);
+	json_decref(alone);
 	CHECK_STR(json_string_value(json_object_get(r, "unit")), "score");
 	json_decref(r);
 	teardown(s);
@@ -215,13 +231,13 @@ static void test_estimates_are_marked(void)
 	teardown(s);
 }
 
-/* No stored run of the model: the achievable reference of common/gpus.c; no reference: no estimate. */
+/* No stored run of the model: the one reference of common/gpus.c, with its kind. */
 static void test_estimates_fall_back_to_achievable(void)
 {
 	const char *key = "H100-SXM";
 	double ach = 0;
 	const char *src = NULL;
-	if (gpu_achievable_metric(key, "gemm.bf16.tflops", &ach, &src) < 0)
+	if (gpu_reference_metric(key, "gemm.bf16.tflops", &ach, NULL, &src) < 0)
 		return; /* the table has no row to test against */
 	struct store *s = setup();
 	char err[512];
@@ -235,7 +251,7 @@ static void test_estimates_fall_back_to_achievable(void)
 	CHECK(ref != NULL);
 	if (ref) {
 		CHECK_NEAR(num(ref, "value"), ach * 8, 1e-9);
-		CHECK(strncmp(json_string_value(json_object_get(ref, "estimate_basis")), "achievable reference", 20) == 0);
+		CHECK(strncmp(json_string_value(json_object_get(ref, "estimate_basis")), "reference (measured)", 20) == 0);
 	}
 	const struct gpu_ref *h100 = gpu_ref_find(key);
 	CHECK(!h100 || ach < h100->peak_tflops[GPU_BF16]);

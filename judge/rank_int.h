@@ -1,0 +1,119 @@
+/*
+ * rank_int.h - what judge/rank.c (loading, valuing, ordering) and
+ * judge/rank_rows.c (the score and the JSON each row and the result are
+ * written as) share.  Not for use outside judge/rank*.c.
+ */
+#ifndef GPUVET_RANK_INT_H
+#define GPUVET_RANK_INT_H
+
+#include "judge/rank.h"
+
+#include <jansson.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+typedef struct sqlite3 sqlite3;  /* the store's connection, for the price catalog */
+
+/* read for the memory-bandwidth-per-dollar column */
+#define MEMBW_METRIC "memcpy.d2d.gbps"
+
+struct mvals {
+	char *name;
+	double *v;
+	size_t n;
+};
+
+struct sku {
+	char *provider, *itype;
+	char *profile;          /* of its runs; NULL: a priced SKU no run has claimed */
+	/* price */
+	int priced;
+	int prio;
+	char *region, *gpu_model, *source, *captured;
+	double gpus;            /* NAN unknown */
+	double gpu_mem_gib;     /* per GPU, NAN unknown */
+	double usd_h;           /* NAN: the winning price's currency has no stored rate */
+	char currency[4];       /* the winning price's own currency */
+	double fx_rate;         /* its rate (USD per unit), NAN for USD */
+	char fx_date[32];
+	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
+	double other_usd_h;
+	/* runs */
+	long nhave;             /* runs of this SKU that have one of the metrics asked for */
+	double run_gpus;        /* gpu count reported by the runs */
+	char *run_gpu_model;
+	struct mvals *m;
+	size_t nm;
+	char **flags;
+	size_t nflags;
+	/* results */
+	int estimate;
+	char basis[200];        /* an estimate's basis */
+	double value, vpd;
+	json_t *components, *missing, *not_applicable;
+};
+
+/* One stored run, as the ranking sees it; found by id with bsearch. */
+struct runent {
+	int64_t id;
+	int sku;                /* index into ctx.s; -1 when the run counts for no SKU */
+	unsigned named : 1;     /* has a provider and type, left out by --region */
+	unsigned has : 1;       /* has one of the metrics asked for */
+	unsigned critical : 1;  /* carries a critical flag */
+	unsigned left : 1;      /* left out for it (has a metric asked for; no include_flagged) */
+};
+
+struct flagent {
+	size_t run;             /* index into ctx.runs */
+	char *code;
+};
+
+struct ctx {
+	struct store *s_store;
+	sqlite3 *db;            /* the store's connection, for the price catalog */
+	const struct rank_opts *o;
+	struct sku *s;
+	size_t n;
+	char *err;
+	size_t errlen;
+	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
+	struct runent *runs;    /* every stored run, sorted by id once read */
+	size_t nruns;
+	struct flagent *fl;     /* the flags of runs that name a SKU, in run order */
+	size_t nfl;
+	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
+	long unnamed_with;      /* runs that have it but no provider or instance type */
+	long elsewhere_with;    /* runs that have it in another region than --region */
+	long left_out;          /* runs with a critical flag not counted (no include_flagged) */
+	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
+	const char *first_component; /* the metric whose spread a row shows */
+	int other;              /* loading the other market's prices */
+};
+
+/* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
+struct components {
+	const char **names;
+	double *weights;
+	size_t n;
+};
+
+/* judge/rank.c */
+double rank_sku_gpus(const struct sku *k);
+const char *rank_sku_model(const struct sku *k);
+double rank_per_price(const struct rank_opts *o, const struct sku *k);
+int rank_median_of(struct sku *k, const char *metric, double *out);
+const char *rank_market_of(const struct ctx *c);
+
+/* judge/rank_rows.c */
+/* k's value: the metric's, or the score over the components that apply (fixed units). */
+void rank_score_sku(struct sku *k, const struct components *cp, const double *val, int composite);
+json_t *rank_unranked_json(const struct sku *k, const char *metric);
+json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int composite);
+json_t *rank_result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
+			 const char *unit, const struct components *cp, int composite, json_t *rows,
+			 json_t *unpriced, long left_out, json_t *left);
+json_t *rank_left_out_json(const struct ctx *c);
+
+#endif
