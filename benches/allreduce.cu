@@ -356,6 +356,11 @@ static int allreduce_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	if (ar_mpi_world())
 		return ar_run_mpi(ctx, cfg, n);
 #endif
+	if (n < 2) {
+		/* one rank reduces nothing over any link: no figure is better than a local copy's (busbw 0) */
+		bench_reason(ctx, "all-reduce needs 2 GPUs or more; %d visible (multi-node: run under mpirun)", n);
+		return BENCH_SKIP;
+	}
 	if (n > AR_MAX_GPUS)
 		n = AR_MAX_GPUS;
 	a.nlocal = a.nranks = n;

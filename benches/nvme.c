@@ -46,6 +46,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
@@ -520,6 +521,24 @@ static int nvme_fit(struct nvme_plan *pl, unsigned long long avail)
 	return 0;
 }
 
+/*
+ * What the figures are of, said with an ok result: a tmpfs measures
+ * memory, a disk that is no NVMe drive measures that disk.
+ */
+static void nvme_what(struct bench_ctx *ctx, const char *target, int is_device)
+{
+	struct statfs fs;
+	struct stat st;
+	const char *what = "not an NVMe drive: the figures are of the disk behind it";
+	if (is_device)
+		what = "block device";
+	else if (statfs(target, &fs) == 0 && fs.f_type == 0x01021994) /* TMPFS_MAGIC */
+		what = "tmpfs: memory, not a drive";
+	else if (stat(target, &st) == 0 && blockdev_is_nvme(major(st.st_dev), minor(st.st_dev)))
+		what = "a local NVMe drive";
+	bench_reason(ctx, "fio on %s (%s)", target, what);
+}
+
 static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	struct nvme_run nr = { .engine = "io_uring", .plan = nvme_plan_for(cfg->profile) };
@@ -658,6 +677,8 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 		}
 		bench_progress(ctx, (double)(i + 1) / 3.0);
 	}
+	if (status == BENCH_OK)
+		nvme_what(ctx, target, nr.is_device);
 	nvme_cleanup();
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGINT, &old_int, NULL);

@@ -26,11 +26,62 @@ static void print_gpu(FILE *out, const json_t *item)
 		fprintf(out, "gpu %lld", (long long)g);
 }
 
+/* The root cause of an unmeasurable verdict: the entry with neither metric nor flag (no GPU at all), else NULL. */
+static const json_t *root_cause(const json_t *unm)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(unm, i, e)
+		if (!json_object_get(e, "flag") && !json_object_get(e, "metric"))
+			return e;
+	return NULL;
+}
+
+const char *accept_reason_sentence(const json_t *detail, const char *verdict, char *buf, size_t size)
+{
+	const json_t *failed = json_object_get(detail, "failed"), *unm = json_object_get(detail, "unmeasurable");
+	const json_t *e = json_array_get(failed, 0), *root = root_cause(unm);
+	size_t nf = json_array_size(failed), nu = json_array_size(unm);
+	char more[64] = "";
+	if (verdict && !strcmp(verdict, "reject") && e) {
+		if (nf > 1)
+			snprintf(more, sizeof more, " (and %zu more)", nf - 1);
+		if (json_object_get(e, "flag"))
+			snprintf(buf, size, "flag %s (%s): %s%s", jstr(e, "flag"), jstr(e, "severity"), jstr(e, "message"),
+				 more);
+		else {
+			char where[32] = "the whole instance";
+			json_int_t g = json_integer_value(json_object_get(e, "gpu"));
+			if (g >= 0)
+				snprintf(where, sizeof where, "gpu %lld", (long long)g);
+			snprintf(buf, size, "%s on %s is %.4g %s, under the %.4g %s needed (%s)%s", jstr(e, "metric"), where,
+				 json_number_value(json_object_get(e, "value")), jstr(e, "unit"),
+				 json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "kind"), more);
+		}
+	} else if (verdict && !strcmp(verdict, "unmeasurable") && nu) {
+		if (root)
+			snprintf(buf, size, "no GPU could be measured: %s (%zu requirement%s of the policy need one)",
+				 jstr(root, "reason"), nu - 1, nu - 1 == 1 ? "" : "s");
+		else
+		{
+			const json_t *u = json_array_get(unm, 0);
+			snprintf(buf, size, "%s%s%s not measured: %s%s", json_object_get(u, "flag") ? "flag " : "",
+				 jstr(u, "flag"), jstr(u, "metric"), jstr(u, "reason"), nu > 1 ? " (and more)" : "");
+		}
+	} else {
+		snprintf(buf, size, "every one of its %zu check(s) passed",
+			 json_array_size(json_object_get(detail, "passed")));
+	}
+	return buf;
+}
+
 static void print_text(FILE *out, const json_t *fp, const json_t *res)
 {
 	const json_t *run = json_object_get(fp, "run");
 	const json_t *failed = json_object_get(res, "failed"), *unm = json_object_get(res, "unmeasurable");
+	const json_t *root = root_cause(unm);
 	const char *verdict = jstr(res, "verdict");
+	char why[768];
 	size_t i;
 	json_t *e;
 	fprintf(out, "run %lld (%.8s) %s: %s x%lld%s%s%s%s\npolicy %s (%s)\n",
@@ -39,12 +90,13 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		(long long)json_integer_value(json_object_get(run, "gpu_count")),
 		*jstr(run, "provider") ? ", " : "", jstr(run, "provider"), *jstr(run, "instance_type") ? " " : "",
 		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"));
+	accept_reason_sentence(res, verdict, why, sizeof why);
 	if (!strcmp(verdict, "accept"))
 		fprintf(out, "ACCEPT: %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
 	else if (!strcmp(verdict, "reject"))
 		fprintf(out, "REJECT: %zu check(s) failed\n", json_array_size(failed));
 	else
-		fprintf(out, "CANNOT MEASURE: %zu requirement(s) not measured\n", json_array_size(unm));
+		fprintf(out, "CANNOT MEASURE: %s\n", why);
 	json_array_foreach(failed, i, e) {
 		if (json_object_get(e, "flag")) {
 			fprintf(out, "  FAIL  flag %s (%s): %s\n        threshold: %s\n", jstr(e, "flag"), jstr(e, "severity"),
@@ -59,7 +111,19 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 				json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "source"));
 		}
 	}
+	/* no GPU at all: one line names what could not be measured, the cause is said once above */
+	if (root) {
+		fputs("  NOT MEASURED ", out);
+		json_array_foreach(unm, i, e)
+			if (e != root)
+				fprintf(out, " %s%s%s", json_object_get(e, "flag") ? "flag " : "",
+					json_object_get(e, "flag") ? jstr(e, "flag") : jstr(e, "metric"),
+					i + 1 < json_array_size(unm) ? "," : "");
+		fputc('\n', out);
+	}
 	json_array_foreach(unm, i, e) {
+		if (root)
+			break;
 		if (json_object_get(e, "flag"))
 			fprintf(out, "  NOT MEASURED  flag %s: %s (policy line %lld)\n", jstr(e, "flag"), jstr(e, "reason"),
 				(long long)json_integer_value(json_object_get(e, "rule_line")));
@@ -68,8 +132,7 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 			print_gpu(out, e);
 			fprintf(out, "): %s (policy line %lld)\n", jstr(e, "reason"),
 				(long long)json_integer_value(json_object_get(e, "rule_line")));
-		} else
-			fprintf(out, "  NOT MEASURED  %s\n", jstr(e, "reason"));
+		}
 	}
 	json_array_foreach(json_object_get(res, "notes"), i, e)
 		fprintf(out, "  note: %s\n", json_string_value(e));

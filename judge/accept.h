@@ -24,4 +24,13 @@ struct store;
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
 	       FILE *out);
 
+/*
+ * A stored verdict's reason in one sentence, for the first line a person
+ * reads (the CLI and the report's first screen): what failed first and
+ * against what, or what could not be measured and why (one cause, however
+ * many requirements it left unmeasured), or how many checks passed.  Writes
+ * buf (plain text; the caller escapes it for its medium) and returns it.
+ */
+const char *accept_reason_sentence(const json_t *detail, const char *verdict, char *buf, size_t size);
+
 #endif

@@ -7,6 +7,8 @@
 #include "reports/sha256.h"
 #include "reports/svg.h"
 #include "judge/rank.h"
+#include "judge/flags.h"
+#include "judge/accept.h"
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
@@ -31,6 +33,25 @@ const char *const report_head[N_HEAD] = {
 
 /* ---- small helpers ---- */
 
+static void td_num(FILE *f, double v, const char *suffix);
+
+/*
+ * A headline cell: percentages to one decimal, and a drop that is negative
+ * (the clock rose) said as no drop, not as "-4.186".
+ */
+static void td_head(FILE *f, const char *metric, double v)
+{
+	const struct metric_info *mi = metric ? metric_info_find(metric) : NULL;
+	if (!isfinite(v) || !mi || strcmp(mi->unit, "%")) {
+		td_num(f, v, NULL);
+		return;
+	}
+	if (strstr(metric, ".drop_pct") && v < 0)
+		fprintf(f, "<td class=n data-v=\"%.10g\">none (rose %.1f)</td>", v, -v);
+	else
+		fprintf(f, "<td class=n>%.1f</td>", v);
+}
+
 static const char *jstr(json_t *o, const char *k)
 {
 	json_t *v = json_object_get(o, k);
@@ -53,13 +74,11 @@ static const char *market_name(const char *m)
 	return m && !strcmp(m, "on_demand") ? "on-demand" : orq(m);
 }
 
+/* 0 critical, 1 warning, 2 info or unknown: the order of judge/flags.h, worst first */
 static int sev_index(const char *s)
 {
-	if (s && !strcmp(s, "critical"))
-		return 0;
-	if (s && !strcmp(s, "warning"))
-		return 1;
-	return 2;
+	int r = flags_severity_rank(s);
+	return r < 0 ? 2 : 2 - r;
 }
 
 static const char *const SEV_NAME[3] = { "critical", "warning", "info" };
@@ -586,13 +605,16 @@ static void section_summary(FILE *f, const struct rdoc *d)
 static json_t *rank_row_find(json_t *rk, json_t *row)
 {
 	const char *p = jstr(row, "provider"), *it = jstr(row, "instance_type"), *rg = jstr(row, "region");
+	const char *pf = jstr(row, "profile");
 	size_t i;
 	json_t *v;
 
+	/* the same SKU, region and profile (judge/rank.c keeps profiles apart) */
 	json_array_foreach(json_object_get(rk, "rows"), i, v) {
 		const char *p2 = jstr(v, "provider"), *it2 = jstr(v, "instance_type"), *rg2 = jstr(v, "region");
+		const char *pf2 = jstr(v, "profile");
 		if (!strcmp(p ? p : "", p2 ? p2 : "") && !strcmp(it ? it : "", it2 ? it2 : "") &&
-		    !strcmp(rg ? rg : "", rg2 ? rg2 : ""))
+		    !strcmp(rg ? rg : "", rg2 ? rg2 : "") && !strcmp(pf ? pf : "", pf2 ? pf2 : ""))
 			return v;
 	}
 	return NULL;
@@ -661,9 +683,15 @@ static void unpriced_note(FILE *f, json_t *rk)
 		html_esc(f, orq(jstr(v, "provider")));
 		fputs(" ", f);
 		html_esc(f, orq(jstr(v, "instance_type")));
-		if (json_is_integer(json_object_get(v, "runs")))
-			fprintf(f, " (%lld run%s)", (long long)json_integer_value(json_object_get(v, "runs")),
+		if (json_is_integer(json_object_get(v, "runs"))) {
+			fputs(" (", f);
+			if (jstr(v, "profile")) {
+				html_esc(f, jstr(v, "profile"));
+				fputs(", ", f);
+			}
+			fprintf(f, "%lld run%s)", (long long)json_integer_value(json_object_get(v, "runs")),
 				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+		}
 	}
 	fputs(".</p>\n", f);
 }
@@ -785,7 +813,14 @@ static void section_ranking(FILE *f, const struct rdoc *d)
 		fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
 		html_esc(f, orq(jstr(row, "gpu_model")));
 		fputs("</td>", f);
-		td_num(f, jnum(row, "runs"), NULL);
+		/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
+		if (jstr(row, "profile")) {
+			fprintf(f, "<td class=n data-v=\"%.0f\">%.0f ", jnum(row, "runs"), jnum(row, "runs"));
+			html_esc(f, jstr(row, "profile"));
+			fputs("</td>", f);
+		} else {
+			td_num(f, jnum(row, "runs"), NULL);
+		}
 		td_num(f, od, NULL);
 		td_num(f, sr ? jnum(sr, "price_per_hour") : NAN, NULL);
 		td_num(f, gr ? jnum(gr, "price_per_hour") : NAN, NULL);
@@ -1008,7 +1043,7 @@ static void section_runs(FILE *f, const struct rdoc *d)
 		}
 		fputs("</td>", f);
 		for (size_t h = 0; h < N_HEAD; h++)
-			td_num(f, r->head[h], NULL);
+			td_head(f, report_head[h], r->head[h]);
 		fprintf(f, "<td class=n data-v=\"%d\">%d/%d/%d</td></tr>\n", r->nb_ok, r->nb_ok, r->nb_skip,
 			r->nb_fail);
 	}
@@ -1214,6 +1249,8 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 	json_array_foreach(metrics, i, m) {
 		json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
 		int computed;
+		if (!flags_metric_is_measurement(jstr(m, "name"), json_object_get(m, "params")))
+			continue; /* an all-reduce of one GPU: absent, not 0 */
 		double pct = pct_of_peak(metrics, m, r->gpu_model, r->gpu_count, &computed);
 		fputs("<tr>", f);
 		tag(f, "<td><code>", jstr(m, "name"), "</code></td>");
@@ -1221,7 +1258,7 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 			fputs("<td data-v=\"-1\">instance</td>", f);
 		else
 			fprintf(f, "<td class=n>%lld</td>", (long long)gpu);
-		td_num(f, jnum(m, "value"), NULL);
+		td_head(f, jstr(m, "name"), jnum(m, "value"));
 		td_text(f, jstr(m, "unit"));
 		td_num(f, pct, computed ? " (ref.)" : NULL);
 		fputs("<td class=\"ev\">", f);
@@ -1467,8 +1504,8 @@ static void series_free(struct series_buf *b, size_t n)
  * what it should (NVML's SW power cap reason is set on every healthy
  * H100 running GEMMs): that is BAND_CAP, drawn faintly and named as normal.
  * Throttling is thermal or hardware slowdown, or a power cap that explains
- * less than the clocks lost: an enforced limit under FLAG's 0.90 x the
- * model's TDP, or the cap reason while the board draws well under it.
+ * less than the clocks lost: judge/flags.h decides which (flags_reason_kinds,
+ * flags_cap_is_throttling), the report only draws it.
  */
 enum { BAND_THERMAL, BAND_POWER, BAND_HW, BAND_XID, BAND_CAP, N_BAND_KINDS };
 static const char *const BAND_NAMES[N_BAND_KINDS] = {
@@ -1476,14 +1513,6 @@ static const char *const BAND_NAMES[N_BAND_KINDS] = {
 	"hardware slowdown", "XID event", "at power cap (normal at full load)",
 };
 static const double BAND_OPACITY[N_BAND_KINDS] = { 0.3, 0.3, 0.3, 0.5, 0.08 };
-#define BAND_LIMIT_MIN_FRAC 0.90   /* as FLAG_POWER_LIMIT_MIN_FRAC (judge/flags.h) */
-#define BAND_POWER_UNDER_CAP 0.80  /* board power under this x the limit while capped: not the cap */
-/* NVML clock-event reasons (nvml.h nvmlClocksEventReason*) */
-#define CER_SW_POWER 0x4ULL
-#define CER_HW_SLOWDOWN 0x8ULL
-#define CER_SW_THERMAL 0x20ULL
-#define CER_HW_THERMAL 0x40ULL
-#define CER_HW_POWER_BRAKE 0x80ULL
 
 struct bands {
 	struct svg_band *b;
@@ -1541,14 +1570,10 @@ static double series_at(const struct series_buf *b, size_t n, int gpu, double x)
 	return NAN;
 }
 
-/* The kind of a power-capped second: normal (at the cap) or power throttling. */
+/* The kind of a power-capped second, as judge/flags.h rules it: normal (at the cap) or power throttling. */
 static int cap_kind(double limit, double power, double tdp)
 {
-	if (tdp > 0 && limit > 0 && limit < BAND_LIMIT_MIN_FRAC * tdp)
-		return BAND_POWER;
-	if (limit > 0 && power > 0 && power < BAND_POWER_UNDER_CAP * limit)
-		return BAND_POWER;
-	return BAND_CAP;
+	return flags_cap_is_throttling(limit, power, tdp) ? BAND_POWER : BAND_CAP;
 }
 
 /* Intervals from the clock-event mask (as the soak stores it), else from the growth of the violation counters. */
@@ -1562,11 +1587,12 @@ static void throttle_bands(json_t *fp, struct bands *bs, double tdp)
 		for (size_t i = 0; i < sb[s].n; i++) {
 			unsigned long long m = sb[s].y[i] >= 0 ? (unsigned long long)sb[s].y[i] : 0;
 			double x = sb[s].x[i], x1 = i + 1 < sb[s].n ? sb[s].x[i + 1] : x + 1;
-			if (m & (CER_SW_THERMAL | CER_HW_THERMAL))
+			unsigned kinds = flags_reason_kinds(m);
+			if (kinds & FLAG_REASON_THERMAL)
 				band_add(bs, x, x1, BAND_THERMAL);
-			if (m & (CER_HW_SLOWDOWN | CER_HW_POWER_BRAKE))
+			if (kinds & FLAG_REASON_HW)
 				band_add(bs, x, x1, BAND_HW);
-			if (m & CER_SW_POWER)
+			if (kinds & FLAG_REASON_POWER)
 				band_add(bs, x, x1, cap_kind(series_at(lim, nlim, sb[s].gpu, x),
 							    series_at(pw, npw, sb[s].gpu, x), tdp));
 		}
@@ -1715,16 +1741,18 @@ static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
 		"m = n = k (log scale)", "throughput (TFLOP/s)", 0, 0,
 	};
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
-	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
 	json_t *bf = metric_row(fp, "gemm.bf16.tflops", -1);
 	int n = bf ? row_gpus(bf, r) : r->gpu_count > 0 ? r->gpu_count : 1;
 	struct svg_ref refs[2];
 	size_t nr = 0;
 	char lab[2][96];
 
-	if (ach && ach->gemm_tflops[GPU_BF16] > 0) {
-		snprintf(lab[nr], sizeof lab[nr], "BF16: healthy %s sustains", r->gpu_model);
-		refs[nr] = (struct svg_ref){ ach->gemm_tflops[GPU_BF16] * n, lab[nr], 2 };
+	double rv;
+	enum gpu_ref_kind kind;
+	if (ach && !gpu_reference_gemm(ach->key, GPU_BF16, &rv, &kind, NULL)) {
+		snprintf(lab[nr], sizeof lab[nr], "BF16: %s reference (%s)", r->gpu_model, gpu_ref_kind_name(kind));
+		refs[nr] = (struct svg_ref){ rv * n, lab[nr], 2 };
 		nr++;
 	}
 	if (ref && ref->peak_tflops[GPU_BF16] > 0) {
@@ -1738,7 +1766,7 @@ static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
 static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
 {
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
-	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
 	json_t *g0 = inv_gpu0(fp);
 	struct bands bs = { 0 };
 	struct svg_ref tref[2], cref[1], pref[1], bref[2];
@@ -1791,7 +1819,9 @@ static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	any |= soak_chart(f, fp, "Soak: board power (solid) and power limit (dashed)", "power (W)",
 			  "soak.power.w", "soak.power_limit.w", &bs, pref, np);
 	any |= sweep_chart(f, fp, &COPIES, bref, nb);
-	any |= sweep_chart(f, fp, &NCCL, NULL, 0);
+	json_t *ar = metric_row(fp, "allreduce.algbw.gbps", -1);
+	if (!ar || flags_metric_is_measurement("allreduce.algbw.gbps", json_object_get(ar, "params")))
+		any |= sweep_chart(f, fp, &NCCL, NULL, 0);
 	any |= gemm_chart(f, r, fp);
 	fputs("</div>\n", f);
 	if (!any)
@@ -1989,12 +2019,14 @@ static void section_provenance(FILE *f, const struct rdoc *d)
 	}
 	json_decref(skus);
 	if (json_array_size(d->price_sources)) {
-		fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th><th>fetched</th>"
+		fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th>"
+		      "<th>prices captured</th><th>loaded into this store</th>"
 		      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
 		json_array_foreach(d->price_sources, i, p) {
 			fputs("<tr>", f);
 			td_text(f, jstr(p, "source"));
 			td_text(f, jstr(p, "provider"));
+			td_text(f, jstr(p, "captured_at") ? jstr(p, "captured_at") : "\xE2\x80\x94");
 			td_text(f, jstr(p, "fetched_at"));
 			td_text(f, jstr(p, "status"));
 			td_num(f, jnum(p, "rows"), NULL);
@@ -2114,7 +2146,7 @@ static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 {
 	static const enum gpu_dtype dts[2] = { GPU_BF16, GPU_FP16 };
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
-	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
 	char name[32], b[3][32];
 
 	for (size_t k = 0; k < 2; k++) {
@@ -2126,11 +2158,13 @@ static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 		per = jnum(m, "value") / row_gpus(m, r);
 		fmt_val(per, b[0], sizeof b[0]);
 		fprintf(f, "<li><b>%s matrix multiply</b>: %s TFLOP/s per GPU", k ? "FP16" : "BF16", b[0]);
-		if (ach && ach->gemm_tflops[dts[k]] > 0) {
-			fmt_val(ach->gemm_tflops[dts[k]], b[1], sizeof b[1]);
-			fprintf(f, ", %.0f %% of what a healthy ", 100 * per / ach->gemm_tflops[dts[k]]);
+		double rv;
+		enum gpu_ref_kind kind;
+		if (ach && !gpu_reference_gemm(ach->key, dts[k], &rv, &kind, NULL)) {
+			fmt_val(rv, b[1], sizeof b[1]);
+			fprintf(f, ", %.0f %% of the ", 100 * per / rv);
 			html_esc(f, r->gpu_model);
-			fprintf(f, " sustains (%s)", b[1]);
+			fprintf(f, " reference (%s, %s)", b[1], gpu_ref_kind_name(kind));
 		}
 		if (ref && ref->peak_tflops[dts[k]] > 0) {
 			fmt_val(ref->peak_tflops[dts[k]], b[2], sizeof b[2]);
@@ -2143,7 +2177,7 @@ static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 
 static void fact_copies(FILE *f, const struct run_sum *r, json_t *fp)
 {
-	const struct gpu_achievable *ach = r->gpu_model ? gpu_achievable_find(r->gpu_model) : NULL;
+	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
 	json_t *m = metric_row(fp, "memcpy.h2d.pinned.gbps", -1), *pl = metric_row(fp, "memcpy.h2d.pct_of_link", -1);
 	char b[2][32];
 	double v;
@@ -2271,14 +2305,11 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
 		html_esc(f, jstr(last, "at"));
 	}
 	fputs(".</p>\n", f);
-	{
-		json_t *reasons = json_object_get(json_object_get(last, "detail"), "reasons");
-		const char *vv = jstr(last, "verdict");
-		if (!vv || !strcmp(vv, "accept") || !json_array_size(reasons))
-			return;
-		human_list(f, reasons);
-		fputc('\n', f);
-	}
+	/* the reason in one sentence, as judge/accept.h words it for the CLI too */
+	char why[768];
+	fputs("<p class=\"why\">Why: ", f);
+	html_esc(f, accept_reason_sentence(json_object_get(last, "detail"), jstr(last, "verdict"), why, sizeof why));
+	fputs(".</p>\n", f);
 }
 
 /* One run's health: verdict, figures against the references, flags with what to do. */
@@ -2325,6 +2356,62 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, in
 	return 0;
 }
 
+/* The ranking of metric (the report's market, per instance), or NULL. */
+static json_t *ranking_of(const struct rdoc *d, const char *metric)
+{
+	json_t *r0 = json_array_get(d->rankings, 0), *rk;
+	size_t k;
+	json_array_foreach(d->rankings, k, rk) {
+		const char *m = jstr(rk, "metric"), *mk = jstr(rk, "market"), *p = jstr(rk, "per");
+		if (m && !strcmp(m, metric) && mk && jstr(r0, "market") && !strcmp(mk, jstr(r0, "market")) && p &&
+		    !strcmp(p, "instance"))
+			return rk;
+	}
+	return NULL;
+}
+
+/*
+ * The second question on the first screen: the best instance types per dollar for training
+ * (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, estimates
+ * marked as such, as judge/rank.c orders them.
+ */
+static void best_per_workload(FILE *f, const struct rdoc *d)
+{
+	static const struct { const char *label, *metric; } wl[] = {
+		{ "Training (BF16 GEMM)", "gemm.bf16.tflops" },
+		{ "Inference (FP16 GEMM)", "gemm.fp16.tflops" },
+		{ "Data-heavy (NVMe and object store score)", "score.data" },
+	};
+	int any = 0;
+	for (size_t w = 0; w < sizeof wl / sizeof wl[0]; w++) {
+		json_t *rk = ranking_of(d, wl[w].metric), *row;
+		size_t i;
+		if (!rk || !json_array_size(json_object_get(rk, "rows")))
+			continue;
+		if (!any++)
+			fputs("<h3>Most per dollar, by workload</h3>\n<ul class=\"workloads\">\n", f);
+		fprintf(f, "<li><b>%s</b>: ", wl[w].label);
+		json_array_foreach(json_object_get(rk, "rows"), i, row) {
+			char buf[32];
+			if (i == 3)
+				break;
+			fputs(i ? "; " : "", f);
+			html_esc(f, orq(jstr(row, "provider")));
+			fputs(" ", f);
+			html_esc(f, orq(jstr(row, "instance_type")));
+			fmt_val(jnum(row, "value_per_dollar"), buf, sizeof buf);
+			fprintf(f, " %s ", buf);
+			html_esc(f, orq(jstr(rk, "unit")));
+			fputs(" per USD-hour", f);
+			if (json_is_true(json_object_get(row, "estimate")))
+				fputs(" <span class=\"est\">(estimate)</span>", f);
+		}
+		fputs("</li>\n", f);
+	}
+	if (any)
+		fputs("</ul>\n", f);
+}
+
 static void section_answer(FILE *f, const struct rdoc *d, const size_t *tg, size_t nt)
 {
 	fputs("<section id=\"answer\">\n", f);
@@ -2332,6 +2419,7 @@ static void section_answer(FILE *f, const struct rdoc *d, const size_t *tg, size
 		fputs("<p>No run in the store: <code>gpuvet run</code> measures this machine.</p>\n", f);
 	for (size_t i = 0; i < nt; i++)
 		answer_run(f, d, &d->runs[tg[i]], i == 0);
+	best_per_workload(f, d);
 	fputs("</section>\n", f);
 }
 

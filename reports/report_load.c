@@ -233,9 +233,10 @@ static int take_price(void *ud, const struct price_row *row)
 
 static int take_source(void *ud, const struct price_source *ps)
 {
-	json_array_append_new(ud, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", ps->source,
-					    "provider", ps->provider, "fetched_at", ps->fetched_at,
-					    "status", ps->status, "message", ps->message, "rows", (json_int_t)ps->rows));
+	json_array_append_new(ud, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", ps->source,
+					    "provider", ps->provider, "fetched_at", ps->fetched_at, "captured_at",
+					    ps->captured_at, "status", ps->status, "message", ps->message, "rows",
+					    (json_int_t)ps->rows));
 	return 0;
 }
 
@@ -322,7 +323,7 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 {
 	json_t *out = json_array(), *r0 = NULL;
 	struct rank_opts ro = { .include_estimates = !o->no_estimates };
-	struct rank_job jobs[3 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
+	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;
 	pthread_t th[3];
@@ -361,6 +362,13 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	}
 	jobs[pool.n].o = ro;
 	jobs[pool.n++].o.metric = "score.training";   /* the composite (score.all costs a pass per metric) */
+	/* the first screen's workloads: inference (FP16 GEMM) and data-heavy (score.data) beside training */
+	if (!metric || strcmp(metric, "gemm.fp16.tflops")) {
+		jobs[pool.n].o = ro;
+		jobs[pool.n++].o.metric = "gemm.fp16.tflops";
+	}
+	jobs[pool.n].o = ro;
+	jobs[pool.n++].o.metric = "score.data";
 
 	/*
 	 * The rest in parallel, every thread on a read-only connection of its

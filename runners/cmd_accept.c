@@ -16,7 +16,7 @@
 
 static void accept_usage(FILE *f)
 {
-	fprintf(f, "usage: gpuvet accept [--policy FILE] [--run ID|UUID] [--json] [--show-policy]\n\n"
+	fprintf(f, "usage: gpuvet accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]\n\n"
 		   "Gates a stored run (default: the latest) against an acceptance policy (default:\n"
 		   "the built-in one, see --show-policy) and records the verdict with the run.\n"
 		   "Every failed rule is listed with the measured value, the threshold and where\n"
@@ -53,6 +53,9 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 			return gv_usage_error("accept", "unknown option or missing value in '%s'", argv[optind - 1]);
 		}
 	}
+	/* `gpuvet accept RUN` as `--run RUN`, as `results show RUN` takes it */
+	if (optind < argc && !run)
+		run = argv[optind++];
 	if (optind < argc)
 		return gv_usage_error("accept", "unexpected argument '%s'", argv[optind]);
 	if (show) {

@@ -7,6 +7,7 @@
  * imported prices live beside them under their own source names.
  */
 #include "pricing/catalog.h"
+#include "common/gpus.h"
 #include "pricing/fetch.h"
 #include "pricing/fx.h"
 #include "results/store.h"
@@ -120,6 +121,41 @@ static int end_listing(struct listing *l, int rc, const char *err, const char *e
 		fprintf(stderr, "gpuvet: %s\n", empty);
 	json_decref(l->arr);
 	return GV_EXIT_OK;
+}
+
+/* ---- --gpu MODEL: a model the reference table or some stored price names ---- */
+
+struct model_seen {
+	const struct gpu_want *w;
+	int found;
+};
+
+static int model_row(void *ud, const struct price_row *r)
+{
+	struct model_seen *m = ud;
+	struct gpu_want any = *m->w;
+	any.count = NAN;
+	m->found = r->rec.gpu_model[0] && price_gpu_matches(&any, r->rec.gpu_model, NAN);
+	return m->found; /* stops the walk at the first */
+}
+
+/* 1 when some reference model or stored price matches the wanted model (its count aside); known lists the models. */
+static int gpu_model_known(sqlite3 *db, const struct gpu_want *w, char *known, size_t size)
+{
+	struct gpu_want any = *w;
+	struct model_seen m = { .w = w };
+	char err[256];
+	any.count = NAN;
+	known[0] = '\0';
+	for (size_t i = 0; i < gpu_refs_count; i++) {
+		size_t len = strlen(known);
+		snprintf(known + len, size - len, "%s%s", len ? ", " : "", gpu_refs[i].key);
+		if (price_gpu_matches(&any, gpu_refs[i].key, NAN))
+			m.found = 1;
+	}
+	if (!m.found)
+		catalog_prices(db, &(struct price_filter){ 0 }, PRICE_ORDER_STORED, model_row, &m, err, sizeof err);
+	return m.found;
 }
 
 /* ---- list: offers (on-demand and spot side by side) or --records ---- */
@@ -424,6 +460,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	int known_rc = provider ? catalog_provider_known(db, provider, known, sizeof known) : 1;
 	if (known_rc == 0)
 		return gv_usage_error("prices list", "unknown provider '%s' (known: %s)", provider, known);
+	if (gpu && !gpu_model_known(db, &c.gpu, known, sizeof known))
+		return gv_usage_error("prices list", "unknown GPU model '%s' (known: %s)", c.gpu.model, known);
 
 	struct price_filter f = { .provider = provider, .market = market, .region = region };
 	c.lo.arr = json_array();
@@ -634,13 +672,15 @@ static int source_row(void *ud, const struct price_source *ps)
 		json_object_set_new(o, "source", json_string(or_empty(ps->source)));
 		json_object_set_new(o, "provider", json_string(or_empty(ps->provider)));
 		json_object_set_new(o, "fetched_at", json_string(or_empty(ps->fetched_at)));
+		json_object_set_new(o, "captured_at", ps->captured_at ? json_string(ps->captured_at) : json_null());
 		json_object_set_new(o, "status", json_string(or_empty(ps->status)));
 		json_object_set_new(o, "message", json_string(or_empty(ps->message)));
 		json_object_set_new(o, "rows", json_integer(ps->rows));
 		json_array_append_new(so->arr, o);
 	} else {
-		printf("%-24s %-8s %-20s %-7s %7ld  %s\n", or_empty(ps->source), or_empty(ps->provider),
-		       or_empty(ps->fetched_at), or_empty(ps->status), ps->rows, or_empty(ps->message));
+		printf("%-24s %-8s %-11s %-20s %-7s %7ld  %s\n", or_empty(ps->source), or_empty(ps->provider),
+		       ps->captured_at ? ps->captured_at : "-", or_empty(ps->fetched_at), or_empty(ps->status), ps->rows,
+		       or_empty(ps->message));
 	}
 	return 0;
 }
@@ -656,7 +696,8 @@ static int cmd_sources(int argc, char **argv, struct store *s)
 	struct listing so = { .json = json, .arr = json_array() };
 	char err[512];
 	if (!json)
-		printf("%-24s %-8s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "FETCHED", "STATUS", "ROWS", "MESSAGE");
+		printf("%-24s %-8s %-11s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "CAPTURED", "LOADED", "STATUS", "ROWS",
+		       "MESSAGE");
 	return end_listing(&so, catalog_sources(db, source_row, &so, err, sizeof err), err, NULL);
 }
 

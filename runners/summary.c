@@ -54,11 +54,16 @@ void summary_print(const json_t *fp, FILE *f)
 	fprintf(f, "\n%-10s %-9s %8s  %s\n", "bench", "status", "time", "detail");
 	size_t i;
 	json_t *b;
+	const char *said = NULL;   /* one cause (no GPU) is said once, not once per bench */
 	json_array_foreach(json_object_get(fp, "benches"), i, b) {
 		if (!strcmp(s_or(b, "name", ""), "harness"))
 			continue;
+		const char *why = s_or(b, "reason", "");
+		int again = said && *why && !strcmp(why, said);
 		fprintf(f, "%-10s %-9s %6.1f s  %s\n", s_or(b, "name", "?"), s_or(b, "status", "?"),
-			json_number_value(json_object_get(b, "duration_s")), s_or(b, "reason", ""));
+			json_number_value(json_object_get(b, "duration_s")), again ? "(the same)" : why);
+		if (*why)
+			said = why;
 	}
 	json_t *m;
 	int any = 0;

@@ -140,3 +140,35 @@ def test_no_call_reaches_up():
                 if to and not allowed(folder, to):
                     bad.append(f"{folder}/{o.name}: calls {sym} from {to}")
     assert not bad, "calls from a lower layer to a higher one:\n" + "\n".join(bad)
+
+
+# Judging lives in judge/ only: the report renders its results and keeps no rule of its own.
+JUDGING_COPIES = [
+    (re.compile(r"#\s*define\s+\w*(FRAC|PCT|_MIN_S|THRESH)\w*\s"), "a threshold constant"),
+    (re.compile(r"\b0x[0-9a-fA-F]+ULL\b"), "an NVML clock-event reason bit"),
+    (re.compile(r"\bas FLAG_\w+"), "a copy of a flag threshold"),
+    (re.compile(r'strcmp\(\s*[\w>.-]+\s*,\s*"(critical|warning)"\s*\)'), "a severity order"),
+]
+
+
+def judging_copies(files):
+    out = []
+    for rel, text in files:
+        if not rel.startswith("reports/"):
+            continue
+        for rx, what in JUDGING_COPIES:
+            m = rx.search(text)
+            if m:
+                out.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: {what}: {m.group(0)[:50]}")
+    return out
+
+
+def test_judging_copy_check_can_fail():
+    planted = [("reports/a.c", "#define BAND_LIMIT_MIN_FRAC 0.90\n"), ("reports/b.c", "#define CER_HW 0x8ULL\n"),
+               ("reports/c.c", 'if (s && !strcmp(s, "critical"))\n'), ("judge/d.c", "#define X_FRAC 0.9\n")]
+    assert [v.split(":")[0] for v in judging_copies(planted)] == ["reports/a.c", "reports/b.c", "reports/c.c"]
+
+
+def test_reports_keep_no_copy_of_a_judging_rule():
+    v = judging_copies(read_all())
+    assert not v, "judging rules outside judge/ (use judge/flags.h):\n" + "\n".join(v)

@@ -3,7 +3,8 @@
 Store: the real H100 and H200 fingerprints of tests/fixtures/gpu/ (see its README; captured
 2026-11-22 with provider and instance type unknown), imported with `gpuvet results import`,
 named with `gpuvet results tag` (the H100 as Lambda's gpu_1x_h100_sxm5, priced in the shipped
-catalog; the H200 as gpu_1x_h200, which no shipped catalog prices), gated with `gpuvet accept`,
+catalog; the H200 as gpu_1x_h200, which no catalog knows: stored with --custom as custom:lambda),
+gated with `gpuvet accept`,
 and the shipped prices loaded by `gpuvet rank`.  The report is opened in Debian's headless
 Chromium inside a probe page (tests/integration/report_probe.html) that measures the laid-out
 report at 1400 px and writes what it saw into its own DOM, read back with --dump-dom.
@@ -47,7 +48,8 @@ def build_store(gpuvet, tmp_path, edit=None):
         files.append(f)
     gpuvet("results", "import", *files, check=0)
     for i, (_, sku) in enumerate(CAPTURES):
-        gpuvet("results", "tag", i + 1, "--provider", "lambda", "--sku", sku, check=0)
+        custom = ["--custom"] if sku == "gpu_1x_h200" else []
+        gpuvet("results", "tag", i + 1, "--provider", "lambda", "--sku", sku, *custom, check=0)
         gpuvet("accept", "--run", i + 1)          # 0 accept, 1 reject, 3 unmeasurable: all stored
     gpuvet("rank", "--json", check=0)             # loads the shipped price catalogs
 
@@ -136,14 +138,15 @@ def test_answer_comes_before_the_detail(gpuvet, tmp_path):
     assert pos == sorted(pos)
     answer = visible_text(section(html, "answer"))
     # health in plain words, against the model's references
-    assert "% of what a healthy H200 sustains (676.6)" in answer
+    assert "% of the H200 reference (823.1, measured)" in answer
     assert "At its power cap 100 % of the time: normal at full load." in answer
     assert "No thermal, hardware or power throttling." in answer
     assert "accepted by the policy default" in answer
     # the per-dollar chart of measured types only, this machine's unpriced type named
     charts = section(html, "charts")
     assert "lambda gpu_1x_h100_sxm5" in charts and "(estimate)" not in charts
-    assert "Measured but not ranked, no on-demand price: lambda gpu_1x_h200 (2 runs)" in visible_text(charts)
+    assert ("Measured but not ranked, no on-demand price: custom:lambda gpu_1x_h200 (quick, 1 run), "
+            "custom:lambda gpu_1x_h200 (standard, 1 run)") in visible_text(charts)
     # the ranking counts what rank counts: run 3 (CONTENTION, critical) is left out, and says so
     assert "1 run with a critical flag is left out" in visible_text(section(html, "ranking"))
 
@@ -209,7 +212,7 @@ def test_reference_lines_and_log_copy_axis(gpuvet, tmp_path):
     assert "max SM clock 1980" in names                       # the inventory's maximum
     assert "PCIe Gen5 x16 link 63" in names and "healthy H100-SXM H2D 55.2" in names
     assert "model TDP 700" in names
-    assert "BF16: healthy H100-SXM sustains 684" in names and "BF16 datasheet peak 989" in names   # GEMM sweep
+    assert "BF16: H100-SXM reference (measured) 746" in names and "BF16 datasheet peak 989" in names   # GEMM sweep
     assert "bandwidth (GB/s, log scale)" in ch
 
 
