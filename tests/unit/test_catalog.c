@@ -315,7 +315,15 @@ static void test_catalog_rejects_bad_rows(void)
 		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,1,hour,US\n",
 		  "catalog 't.csv' line 2: currency 'US' is not an ISO 4217 code such as USD" },
 		{ "provider,instance_type,market,price,unit,currency\nAWS,x,on_demand,1,hour,USD\n",
-		  "catalog 't.csv' line 2: provider 'AWS' must be lowercase letters, digits, '-' or '_'" },
+		  "catalog 't.csv' line 2: provider 'AWS' must be lowercase letters, digits, '-' or '_' "
+		  "(a custom machine's: custom:NAME)" },
+		/* a custom machine's price (judge/identity.h): custom:NAME, NAME by the same rule */
+		{ "provider,instance_type,market,price,unit,currency\ncustom:Deal,x,on_demand,1,hour,USD\n",
+		  "catalog 't.csv' line 2: provider 'custom:Deal' must be lowercase letters, digits, '-' or '_' "
+		  "(a custom machine's: custom:NAME)" },
+		{ "provider,instance_type,market,price,unit,currency\ncustom:,x,on_demand,1,hour,USD\n",
+		  "catalog 't.csv' line 2: provider 'custom:' must be lowercase letters, digits, '-' or '_' "
+		  "(a custom machine's: custom:NAME)" },
 		{ "provider,instance_type,market,price,unit,currency\naws,,on_demand,1,hour,USD\n",
 		  "catalog 't.csv' line 2: missing instance_type" },
 		{ "provider,instance_type,market,price,unit,currency\naws,x,on_demand,1,hour\n",
