@@ -6,7 +6,7 @@
  * Each flag is {"code","severity","message","evidence":{...}}; evidence
  * always carries "gpu" (-1 for the instance) and the thresholds it was
  * judged against, so a reader can check the decision.  The thresholds are
- * the named constants below (README "Flags" documents why each value).
+ * the named constants below (docs/flags.md documents why each value).
  */
 #ifndef GPUVET_FLAGS_H
 #define GPUVET_FLAGS_H
@@ -53,7 +53,7 @@
  * HOST_STARVED (judge/flags_host.c): images/s one GPU trains ResNet-50 v1.5 at with AMP, per
  * A100 80GB (NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets/README.md: 15977 img/s on
  * a DGX A100, 8 GPUs), scaled to other models; and the host memory traffic of one image in a
- * CPU loader (torchvision ImageNet pipeline, README "Flags" itemises it).
+ * CPU loader (torchvision ImageNet pipeline, docs/flags.md itemises it).
  */
 #define FLAG_HOST_RN50_A100_IPS    1997.0
 #define FLAG_HOST_BYTES_PER_IMAGE  7.1e6

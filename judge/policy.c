@@ -56,7 +56,7 @@ struct pctx {
 };
 
 /* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
-#define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (README, Benches and metrics)"
+#define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (docs/benches.md)"
 
 static const char *scalar(const yaml_node_t *n)
 {

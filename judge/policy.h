@@ -1,7 +1,7 @@
 /*
  * policy.h - acceptance policies: a YAML file (libyaml) of thresholds per
  * metric and flags that reject, evaluated against a fingerprint.  Format
- * and the built-in default: judge/policies/default.yaml and README
+ * and the built-in default: judge/policies/default.yaml and docs/acceptance.md
  * "Acceptance".  Parsing and evaluation are pure (no store): the caller
  * passes the fleet (fingerprints of other runs) when the policy asks for
  * fleet-relative thresholds.

@@ -70,7 +70,7 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 /* ---- rendering from data in memory (used by report_write, tests, benchmarks) ---- */
 
 struct report_input {
-	json_t *const *fps;       /* fingerprints (README "Fingerprint"), oldest first */
+	json_t *const *fps;       /* fingerprints (docs/fingerprint.md), oldest first */
 	size_t n_fps;
 	const unsigned char *detail;  /* per fingerprint: 1 forces full detail; NULL: by the size rule */
 	json_t *rankings;         /* array of rank_compute() results: [0] sets the ranking order

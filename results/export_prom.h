@@ -2,7 +2,7 @@
  * export_prom.h - Prometheus node-exporter textfile metrics of the store:
  * for each host, its latest run (so one node's store gives that node's
  * state, and a merged fleet store gives every node's).  Names and labels:
- * README "Prometheus export".  Output passes `promtool check metrics`.
+ * docs/fleets.md "Prometheus export".  Output passes `promtool check metrics`.
  */
 #ifndef GPUVET_EXPORT_PROM_H
 #define GPUVET_EXPORT_PROM_H

@@ -575,7 +575,7 @@ static int check_and_migrate(struct store *s, int readonly)
 }
 
 /*
- * Durability (README "Durability"): WAL with synchronous=NORMAL.  A commit
+ * Durability (docs/store.md): WAL with synchronous=NORMAL.  A commit
  * is then in the WAL file (write(2) done) before COMMIT returns, so a
  * process crash (kill -9, a segfault) never loses a committed run; only a
  * power loss or kernel crash can take back the last transactions, which

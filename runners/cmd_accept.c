@@ -21,7 +21,7 @@ static void accept_usage(FILE *f)
 		   "the built-in one, see --show-policy) and records the verdict with the run.\n"
 		   "Every failed rule is listed with the measured value, the threshold and where\n"
 		   "the threshold comes from (the policy, the GPU model's reference, the fleet).\n\n"
-		   "  --policy FILE   YAML policy (README \"Acceptance\")\n"
+		   "  --policy FILE   YAML policy (docs/acceptance.md)\n"
 		   "  --run ID        run number or uuid prefix\n"
 		   "  --json          the verdict as one JSON object\n"
 		   "  --show-policy   print the policy that would be applied and exit\n\n"
