@@ -250,3 +250,72 @@ const char *gv_closest(const char *s, const char *const *cands, size_t n)
 	}
 	return best <= limit ? out : NULL;
 }
+
+/* Does a query parameter of this name carry a credential? */
+static int secret_param(const char *name, size_t n)
+{
+	static const char *const words[] = { "accesskeyid", "signature", "credential", "security-token",
+					     "securitytoken", "token", "secret", "password", "passwd", "apikey",
+					     "api_key", "api-key", "key", "auth" };
+	char low[64];
+	if (n == 0 || n >= sizeof low)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)name[i]);
+	low[n] = '\0';
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strstr(low, words[i]))
+			return 1;
+	return 0;
+}
+
+static int url_stop(char c)
+{
+	return c == '\0' || c == '/' || c == '?' || c == '#' || c == ' ' || c == '\t' || c == '\n' || c == '"' ||
+	       c == '\'' || c == '<' || c == '>';
+}
+
+const char *gv_redact(const char *text, char *out, size_t size)
+{
+	size_t o = 0;
+	const char *s = text ? text : "";
+#define PUT(c) do { if (o + 1 < size) out[o++] = (c); } while (0)
+	if (!size)
+		return out;
+	while (*s) {
+		if (s[0] == ':' && s[1] == '/' && s[2] == '/') {
+			/* scheme://[userinfo@]host: the userinfo is everything up to the last '@' of the authority */
+			const char *a = s + 3, *e = a, *at = NULL;
+			for (; !url_stop(*e); e++)
+				if (*e == '@')
+					at = e;
+			for (const char *c = "://"; *c; c++)
+				PUT(*c);
+			s = a;
+			if (at) {
+				for (const char *c = "***@"; *c; c++)
+					PUT(*c);
+				s = at + 1;
+			}
+			continue;
+		}
+		if (*s == '?' || *s == '&') {
+			/* a query parameter: name=value, the value hidden when the name carries a credential */
+			PUT(*s++);
+			size_t n = strcspn(s, "=&#? \t\n\"'<>");
+			if (s[n] == '=' && secret_param(s, n)) {
+				for (size_t i = 0; i <= n; i++)
+					PUT(s[i]);
+				for (const char *c = "***"; *c; c++)
+					PUT(*c);
+				s += n + 1;
+				s += strcspn(s, "&# \t\n\"'<>");
+			}
+			continue;
+		}
+		PUT(*s++);
+	}
+#undef PUT
+	out[o] = '\0';
+	return out;
+}

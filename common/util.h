@@ -54,6 +54,17 @@ char *gv_read_file_max(const char *path, size_t max, size_t *len);
 /* Copies at most size-1 bytes and terminates; returns strlen(src). */
 size_t gv_strlcpy(char *dst, const char *src, size_t size);
 
+/*
+ * text with its credentials hidden, for every message that may quote a URL
+ * (errors, stored price-source messages, the report): the userinfo of any
+ * scheme://user:pass@host, and the value of every query parameter that
+ * carries a credential (AccessKeyId, Signature, X-Amz-Credential,
+ * X-Amz-Signature, X-Amz-Security-Token, SecurityToken, token, key, secret,
+ * password, api_key, and any name holding one of those words), each
+ * replaced by "***".  Returns out (truncated to size); out may not be text.
+ */
+const char *gv_redact(const char *text, char *out, size_t size);
+
 /* Levenshtein distance, case-insensitive, for "did you mean" hints; SIZE_MAX when a string exceeds 255 bytes. */
 size_t gv_edit_distance(const char *a, const char *b);
 /* Of cands[0..n), the one closest to s by gv_edit_distance, when within max(2, strlen(s) / 4); else NULL. */

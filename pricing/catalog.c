@@ -573,7 +573,9 @@ static int upsert_source(sqlite3 *db, const char *source, const char *provider, 
 	bind_text_or_null(st, 2, provider);
 	sqlite3_bind_text(st, 3, now, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, status, -1, SQLITE_TRANSIENT);
-	bind_text_or_null(st, 5, message);
+	/* the last guard: a stored message never holds a credential, whoever built it */
+	char safe[1024];
+	bind_text_or_null(st, 5, message ? gv_redact(message, safe, sizeof safe) : NULL);
 	if (rows >= 0)
 		sqlite3_bind_int64(st, 6, rows);
 	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;

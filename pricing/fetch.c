@@ -108,6 +108,8 @@ int fetch_run(const struct fetch_req *r, long *http_status, char *err, size_t er
 		curl_easy_setopt(x.c, CURLOPT_NOPROGRESS, 0L);
 	}
 	CURLcode cc = curl_easy_perform(x.c);
+	char shown[1024];   /* the URL as messages may quote it: no credential (common/util.h gv_redact) */
+	gv_redact(r->url, shown, sizeof shown);
 	if (x.last_progress)
 		fputc('\n', stderr);
 	if (!x.checked)
@@ -117,13 +119,13 @@ int fetch_run(const struct fetch_req *r, long *http_status, char *err, size_t er
 	if (x.aborted) {
 		/* the data callback said why */
 	} else if (cc == CURLE_PARTIAL_FILE) {
-		snprintf(err, errlen, "transfer from %s cut short (truncated answer)", r->url);
+		snprintf(err, errlen, "transfer from %s cut short (truncated answer)", shown);
 	} else if (cc != CURLE_OK) {
-		snprintf(err, errlen, "cannot fetch %s: %s", r->url, curl_easy_strerror(cc));
+		snprintf(err, errlen, "cannot fetch %s: %s", shown, curl_easy_strerror(cc));
 	} else if (x.status >= 300) {
 		char ex[128];
 		body_excerpt(x.body, x.body_len, ex, sizeof ex);
-		snprintf(err, errlen, "HTTP %ld from %s%s%s", x.status, r->url, ex[0] ? ": " : "", ex);
+		snprintf(err, errlen, "HTTP %ld from %s%s%s", x.status, shown, ex[0] ? ": " : "", ex);
 	} else {
 		rc = 0;
 	}
@@ -145,7 +147,9 @@ static int small_data(void *ud, const char *buf, size_t len)
 {
 	struct small *s = ud;
 	if (s->len + len > s->max) {
-		snprintf(s->err, s->errlen, "answer from %s is larger than %zu bytes", s->url, s->max);
+		char shown[1024];
+		snprintf(s->err, s->errlen, "answer from %s is larger than %zu bytes", gv_redact(s->url, shown, sizeof shown),
+			 s->max);
 		return -1;
 	}
 	s->buf = gv_realloc(s->buf, s->len + len + 1);

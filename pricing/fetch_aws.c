@@ -384,7 +384,9 @@ int fetch_aws(sqlite3 *db, const char *region, long *rows, char *err, size_t err
 		rc = -1;
 	}
 	if (rc == 0 && catalog_load_rows(a.load) == 0) {
-		snprintf(err, errlen, "aws price list from %s has no on-demand Linux GPU instance prices", url);
+		char shown[1024];
+		snprintf(err, errlen, "aws price list from %s has no on-demand Linux GPU instance prices",
+			 gv_redact(url, shown, sizeof shown));
 		rc = -1;
 	}
 	long n = catalog_load_rows(a.load);
@@ -394,7 +396,7 @@ int fetch_aws(sqlite3 *db, const char *region, long *rows, char *err, size_t err
 		catalog_note_failure(db, source, "aws", err);
 	} else {
 		char msg[160];
-		snprintf(msg, sizeof msg, "%s", url);
+		gv_redact(url, msg, sizeof msg);
 		rc = catalog_load_commit(a.load, "aws", msg, err, errlen);
 		if (rc == 0 && rows)
 			*rows = n;

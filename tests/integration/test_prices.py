@@ -67,6 +67,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(200, LAMBDA_JSON)
         if u.path == "/lambda500/instance-types":
             return self.send(500, b'{"error": {"message": "internal"}}')
+        if u.path == "/ecs503/":
+            return self.send(503, b"busy", "text/plain")
         if u.path == "/ecs/":
             q = urllib.parse.parse_qsl(u.query, keep_blank_values=True)
             sig = dict(q).get("Signature")
@@ -520,6 +522,29 @@ def test_alibaba_signed_describeprice(gpuvet, server):
     p = gpuvet("prices", "update", "--provider", "alibaba", "--region", "us-east-1", env=env)
     assert p.returncode == 2 and "SignatureDoesNotMatch" in one_line_error(p)
     assert prices(gpuvet) == before
+
+
+def test_no_credential_reaches_a_message(gpuvet, server):
+    """A source URL's userinfo and a signed request's AccessKeyId/Signature never reach stderr, the
+    store's price_sources, `prices sources` or the report (common/util.h gv_redact)."""
+    secrets = ["alice", "s3cr3t", "testid", "Signature=", "AccessKeyId="]
+    port = server.rsplit(":", 1)[1]
+    p = gpuvet("prices", "update", "--provider", "lambda",
+               env={"GPUVET_LAMBDA_API_URL": f"http://alice:s3cr3t@127.0.0.1:{port}/lambda500/instance-types",
+                    "LAMBDA_API_KEY": "k"})
+    assert p.returncode == 2 and "HTTP 500 from http://***@127.0.0.1" in p.stderr, p.stderr
+    p2 = gpuvet("prices", "update", "--provider", "alibaba", "--region", "us-east-1",
+                env={"GPUVET_ALIBABA_API_URL": server + "/ecs503/", "ALIBABA_CLOUD_ACCESS_KEY_ID": "testid",
+                     "ALIBABA_CLOUD_ACCESS_KEY_SECRET": ALI_SECRET})
+    assert p2.returncode == 2 and "HTTP 503" in p2.stderr and "AccessKeyId=***" in p2.stderr, p2.stderr
+    import sqlite3
+    stored = " ".join(str(r) for r in sqlite3.connect(gpuvet.db).execute("SELECT * FROM price_sources"))
+    shown = gpuvet("prices", "sources", check=0).stdout + gpuvet("prices", "sources", "--json", check=0).stdout
+    report = gpuvet("report", "-o", "-", check=0).stdout
+    for where, text in [("stderr", p.stderr + p2.stderr), ("store", stored), ("sources", shown), ("report", report)]:
+        for s in secrets:
+            assert s not in text or (s.endswith("=") and s + "***" in text and text.count(s) == text.count(s + "***")), \
+                (where, s)
 
 
 def test_update_all_skips_providers_without_credentials(gpuvet, server):
