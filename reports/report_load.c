@@ -5,7 +5,7 @@
  * the entry points that load, then render (html.c) into a stream or a file.
  */
 #include "reports/html.h"
-#include "reports/tmpguard.h"
+#include "common/outfile.h"
 #include "reports/report_int.h"
 #include "judge/rank.h"
 #include "pricing/catalog.h"
@@ -572,49 +572,12 @@ out:
 
 int report_write_file(struct store *s, const struct report_opts *o, const char *path, char *err, size_t errlen)
 {
-	char *tmp = gv_asprintf("%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp), rc;
-	FILE *f;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	struct gv_outfile out;
+	if (gv_outfile_open(&out, path, err, errlen))
+		return -1;
+	if (report_write(s, o, out.f, err, errlen)) {
+		gv_outfile_abort(&out);
 		return -1;
 	}
-	tmpguard_set(tmp); /* a stop while writing leaves no .tmp behind */
-	f = fdopen(fd, "w");
-	if (!f) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		tmpguard_clear();
-		free(tmp);
-		return -1;
-	}
-	errno = 0;
-	rc = report_write(s, o, f, err, errlen);
-	if (rc == 0 && (fflush(f) || fsync(fileno(f)))) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	if (fclose(f) && rc == 0) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	/* mkstemp makes 0600; a report is meant to be shared: the umask decides, as for any new file */
-	if (rc == 0) {
-		mode_t um = umask(0);
-		umask(um);
-		if (chmod(tmp, 0666 & ~um))
-			gv_debug("cannot set the mode of '%s': %s", tmp, strerror(errno));
-	}
-	if (rc == 0 && rename(tmp, path)) {
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		rc = -1;
-	}
-	if (rc)
-		unlink(tmp);
-	tmpguard_clear();
-	free(tmp);
-	return rc;
+	return gv_outfile_commit(&out, err, errlen);
 }

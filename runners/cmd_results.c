@@ -11,8 +11,10 @@
 #include "results/jcanon.h"
 #include "results/fpq.h"
 #include "runners/naming.h"
+#include "common/outfile.h"
 
 #include <csv.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,20 +427,17 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 		return gv_usage_error("results", "unknown export format '%s' (json, csv or prometheus)", format);
 	if (export_ids(s, id, &ids, &n))
 		return GV_EXIT_USAGE;
-	FILE *out = stdout;
-	char *tmp = NULL;
-	if (outpath) {
-		tmp = gv_asprintf("%s.tmp", outpath);
-		out = fopen(tmp, "w");
-		if (!out) {
-			gv_err("cannot write '%s': %m", tmp);
-			free(tmp);
-			free(ids);
-			return GV_EXIT_USAGE;
-		}
-	}
+	/* -o: common/outfile.h (a pipe or device in place, a file through a unique temporary) */
+	struct gv_outfile of = { 0 };
 	char err[256] = "";
+	if (outpath && gv_outfile_open(&of, outpath, err, sizeof err)) {
+		gv_err("%s", err);
+		free(ids);
+		return GV_EXIT_USAGE;
+	}
+	FILE *out = outpath ? of.f : stdout;
 	int rc;
+	errno = 0;
 	if (!strcmp(format, "json"))
 		rc = export_json(s, ids, n, out);
 	else if (!strcmp(format, "csv"))
@@ -446,21 +445,23 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 	else
 		rc = export_prometheus_runs(s, ids, n, out, err, sizeof err);
 	free(ids);
-	if (rc)
-		gv_err("%s", err[0] ? err : store_errmsg(s));
+	/* one line, naming what failed and why: the store's error, else the output's */
+	if (rc && !err[0] && store_errmsg(s) && *store_errmsg(s))
+		snprintf(err, sizeof err, "cannot export: %s", store_errmsg(s));
+	if (rc && !err[0])
+		snprintf(err, sizeof err, "cannot write '%s': %s", outpath ? outpath : "standard output",
+			 strerror(errno ? errno : EIO));
 	if (outpath) {
-		if (fclose(out) != 0 && !rc) {
-			gv_err("cannot write '%s'", tmp);
-			rc = -1;
-		}
-		if (!rc && rename(tmp, outpath) != 0) {
-			gv_err("cannot rename '%s' to '%s': %m", tmp, outpath);
-			rc = -1;
-		}
 		if (rc)
-			remove(tmp);
-		free(tmp);
+			gv_outfile_abort(&of);
+		else if (gv_outfile_commit(&of, err, sizeof err))
+			rc = -1;
+	} else if (!rc && fflush(stdout)) {
+		snprintf(err, sizeof err, "cannot write standard output: %s", strerror(errno));
+		rc = -1;
 	}
+	if (rc)
+		gv_err("%s", err);
 	return rc ? GV_EXIT_USAGE : 0;
 }
 

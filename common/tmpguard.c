@@ -1,5 +1,5 @@
 /* tmpguard.c - see tmpguard.h */
-#include "reports/tmpguard.h"
+#include "common/tmpguard.h"
 
 #include <limits.h>
 #include <signal.h>
