@@ -1577,6 +1577,17 @@ static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t
 	if (!status || !uuid || strcmp(status, "complete"))
 		return STORE_OK;
 	sqlite3_stmt *st;
+	/* a run still being written here is never replaced (its writer holds its lock): refused, said why */
+	if (prepare(s, "SELECT id FROM runs WHERE uuid = ? AND status = 'running'", &st))
+		return STORE_ERR;
+	bind_text(st, 1, uuid);
+	int64_t live_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	if (live_id >= 0 && run_is_live(s, live_id)) {
+		set_err(s, "run %s is still running in this store (run %lld): a running run is never replaced; "
+			   "import it again when it has finished", uuid, (long long)live_id);
+		return STORE_ERR;
+	}
 	if (prepare_kept(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
 		return STORE_ERR;
 	bind_text(st, 1, uuid);
