@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -57,6 +58,42 @@ int fp_iso8601(const char *s)
 	int oh, om;
 	return (*p == '+' || *p == '-') && strlen(p) == 6 && !digits(p + 1, 2, &oh) && p[3] == ':' &&
 	       !digits(p + 4, 2, &om) && oh <= 23 && om <= 59;
+}
+
+int fp_iso8601_utc(const char *s, char *out, size_t size)
+{
+	struct tm tm = { 0 };
+	int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, oh = 0, om = 0;
+	if (!fp_iso8601(s))
+		return -1;
+	digits(s, 4, &y);
+	digits(s + 5, 2, &mo);
+	digits(s + 8, 2, &d);
+	digits(s + 11, 2, &h);
+	digits(s + 14, 2, &mi);
+	digits(s + 17, 2, &sec);
+	const char *p = s + 19, *frac = p;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			;
+	int flen = (int)(p - frac);
+	if (*p == '+' || *p == '-') {
+		digits(p + 1, 2, &oh);
+		digits(p + 4, 2, &om);
+	}
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	time_t t = timegm(&tm) - (*p == '-' ? -1 : *p == '+' ? 1 : 0) * (time_t)(oh * 3600 + om * 60);
+	struct tm u;
+	if (!gmtime_r(&t, &u) || flen > 16)
+		return -1;
+	snprintf(out, size, "%04d-%02d-%02dT%02d:%02d:%02d%.*sZ", u.tm_year + 1900, u.tm_mon + 1, u.tm_mday, u.tm_hour,
+		 u.tm_min, u.tm_sec, flen, frac);
+	return 0;
 }
 
 /* An optional identity field of o: absent or null is fine. */

@@ -1083,7 +1083,8 @@ int store_tag_run(struct store *s, int64_t run_id, const char *provider, const c
 int store_latest_run(struct store *s, int64_t *run_id)
 {
 	sqlite3_stmt *st;
-	if (prepare(s, "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1", &st))
+	/* instants, not text: a store merged from older gpuvets may hold times with UTC offsets */
+	if (prepare(s, "SELECT id FROM runs ORDER BY julianday(started_at) DESC, id DESC LIMIT 1", &st))
 		return STORE_ERR;
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
@@ -1411,11 +1412,17 @@ static int import_run(struct store *s, const struct jtree *t, uint32_t fp, int64
 	const char *uuid = jstr(t, run, "uuid"), *status = jstr(t, run, "status");
 	uint32_t gc = jt_get(t, run, "gpu_count");
 	char *inv_text = jt_text(t, inv);
+	/* times as instants in UTC, so that runs order right whatever offset their writers used */
+	char started[48], finished[48];
+	const char *st_at = jstr(t, run, "started_at"), *fin_at = jstr(t, run, "finished_at");
+	if (st_at && !fp_iso8601_utc(st_at, started, sizeof started))
+		st_at = started;
+	if (fin_at && !fp_iso8601_utc(fin_at, finished, sizeof finished))
+		fin_at = finished;
 	int rc = insert_run(s, uuid, status && !strcmp(status, "complete") ? "complete" : "incomplete",
 			    jstr(t, run, "profile"), jstr(t, run, "gpuvet_version"), jstr(t, run, "hostname"),
 			    jstr(t, run, "provider"), jstr(t, run, "instance_type"), jstr(t, run, "region"),
-			    jstr(t, run, "gpu_model"), (int)jt_int(t, gc), jstr(t, run, "started_at"),
-			    jstr(t, run, "finished_at"), inv_text, run_id);
+			    jstr(t, run, "gpu_model"), (int)jt_int(t, gc), st_at, fin_at, inv_text, run_id);
 	free(inv_text);
 	if (rc == STORE_DUP)
 		set_err(s, "run %s is already in the store", uuid);

@@ -77,4 +77,23 @@ static void test_iso8601(void)
 	CHECK(!fp_iso8601(NULL));
 }
 
-TEST_MAIN(T(test_ident_check), T(test_ident_escape), T(test_csv_formula), T(test_iso8601))
+/* The same instant in UTC, so that stored times order as instants (issue 28 item 12). */
+static void test_iso8601_utc(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "2026-11-22T04:00:00Z", "2026-11-22T04:00:00Z" },
+		{ "2026-11-22T04:00:00+05:30", "2026-11-21T22:30:00Z" },
+		{ "2026-11-22T23:30:00.250-02:00", "2026-11-23T01:30:00.250Z" },
+		{ "2024-03-01T00:30:00+01:00", "2024-02-29T23:30:00Z" },
+		{ "2026-12-31T23:00:00-01:00", "2027-01-01T00:00:00Z" },
+	};
+	char out[48];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		CHECK(fp_iso8601_utc(cases[i].in, out, sizeof out) == 0);
+		CHECK_STR(out, cases[i].out);
+	}
+	CHECK(fp_iso8601_utc("yesterday", out, sizeof out) == -1);
+	CHECK(fp_iso8601_utc(NULL, out, sizeof out) == -1);
+}
+
+TEST_MAIN(T(test_ident_check), T(test_ident_escape), T(test_csv_formula), T(test_iso8601), T(test_iso8601_utc))
