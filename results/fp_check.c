@@ -43,7 +43,9 @@ int fp_iso8601(const char *s)
 	    digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &sec))
 		return 0;
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || sec > 60)
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap) ||
+	    h > 23 || mi > 59 || sec > 60)
 		return 0;
 	const char *p = s + 19;
 	if (*p == '.') {
@@ -96,6 +98,24 @@ int fp_iso8601_utc(const char *s, char *out, size_t size)
 	return 0;
 }
 
+int fp_uuid_ok(const char *u)
+{
+	int nonzero = 0;
+	if (!u || strlen(u) != 36)
+		return 0;
+	for (int i = 0; i < 36; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (u[i] != '-')
+				return 0;
+		} else if (!isdigit((unsigned char)u[i]) && !(u[i] >= 'a' && u[i] <= 'f')) {
+			return 0;
+		} else {
+			nonzero |= u[i] != '0';
+		}
+	}
+	return nonzero;
+}
+
 /* An optional identity field of o: absent or null is fine. */
 static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const char *where, char *err, size_t errlen)
 {
@@ -142,8 +162,8 @@ static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errl
 	static const char *const ids[] = { "provider", "instance_type", "region", "hostname", "gpu_model",
 					   "profile", "gpuvet_version" };
 	const char *uuid = jt_str(t, jt_get(t, run, "uuid"));
-	if (!uuid || strlen(uuid) != 36 || strspn(uuid, "0123456789abcdef-") != 36)
-		return fail(err, errlen, "run.uuid missing or not a lowercase uuid");
+	if (!fp_uuid_ok(uuid))
+		return fail(err, errlen, "run.uuid missing or not a lowercase uuid (8-4-4-4-12 hex digits, not all zero)");
 	uint32_t jst = jt_get(t, run, "status");   /* absent: stored as incomplete */
 	const char *st = jt_str(t, jst);
 	if (jst && (!st || (strcmp(st, "complete") && strcmp(st, "incomplete") && strcmp(st, "running"))))
@@ -153,6 +173,10 @@ static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errl
 	uint32_t fin = jt_get(t, run, "finished_at");
 	if (fin && jt_type(t, fin) != JT_NULL && !fp_iso8601(jt_str(t, fin)))
 		return fail(err, errlen, "run.finished_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+	char a[48], b[48];
+	if (fin && jt_type(t, fin) != JT_NULL && !fp_iso8601_utc(jt_str(t, jt_get(t, run, "started_at")), a, sizeof a) &&
+	    !fp_iso8601_utc(jt_str(t, fin), b, sizeof b) && strncmp(b, a, 19) < 0)
+		return fail(err, errlen, "run.finished_at is before run.started_at");
 	uint32_t gc = jt_get(t, run, "gpu_count");
 	if (gc && jt_type(t, gc) != JT_NULL && !int_in(t, gc, 0, FP_MAX_GPU_COUNT))
 		return fail(err, errlen, "run.gpu_count is not a whole number from 0 to %d", FP_MAX_GPU_COUNT);

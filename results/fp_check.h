@@ -25,6 +25,8 @@ int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 
 /* 1 when s is "YYYY-MM-DDTHH:MM:SS[.fff]Z" or with a +HH:MM / -HH:MM offset, with valid ranges. */
 int fp_iso8601(const char *s);
+/* A run's uuid: lowercase 8-4-4-4-12 hex digits, not the nil uuid. */
+int fp_uuid_ok(const char *u);
 /*
  * A time fp_iso8601 accepts, as the same instant in UTC ("...Z", its
  * fraction kept), so that stored times order as instants whatever offset

@@ -363,6 +363,10 @@ def good_fp():
     (lambda fp: fp.update(metrics={"a": 1}), "metrics is not a list"),
     (lambda fp: fp["run"].update(started_at="yesterday"), "run.started_at"),
     (lambda fp: fp["run"].update(started_at="2026-02-30T00:00:00Z"), "run.started_at"),
+    (lambda fp: fp["run"].update(started_at="2025-02-29T00:00:00Z"), "run.started_at"),     # not a leap year
+    (lambda fp: fp["run"].update(finished_at="2026-11-21T03:59:59Z"), "run.finished_at is before run.started_at"),
+    (lambda fp: fp["run"].update(uuid="00000000-0000-0000-0000-000000000000"), "run.uuid"),
+    (lambda fp: fp["run"].update(uuid="cafbf7a51c2d4e5f8a9b0c1d2e3f4a5b0000"), "run.uuid"),
     (lambda fp: fp["run"].update(finished_at="tomorrow"), "run.finished_at"),
     (lambda fp: fp["run"].update(gpu_count=-5), "run.gpu_count"),
     (lambda fp: fp["run"].update(gpu_count=1.5), "run.gpu_count"),

@@ -93,6 +93,16 @@ static void test_iso8601_utc(void)
 		CHECK_STR(out, cases[i].out);
 	}
 	CHECK(fp_iso8601_utc("yesterday", out, sizeof out) == -1);
+	/* impossible dates are no times (issue 28, smaller inputs) */
+	CHECK(!fp_iso8601("2025-02-29T00:00:00Z") && !fp_iso8601("1900-02-29T00:00:00Z"));
+	CHECK(fp_iso8601("2000-02-29T00:00:00Z") && fp_iso8601("2028-02-29T12:00:00Z"));
+	CHECK(!fp_iso8601("2026-04-31T00:00:00Z") && !fp_iso8601("2026-11-22T24:00:00Z"));
+	/* uuids: the nil uuid and one without dashes are refused */
+	CHECK(fp_uuid_ok("cafbf7a5-1c2d-4e5f-8a9b-0c1d2e3f4a5b"));
+	CHECK(!fp_uuid_ok("00000000-0000-0000-0000-000000000000"));
+	CHECK(!fp_uuid_ok("cafbf7a51c2d4e5f8a9b0c1d2e3f4a5b"));
+	CHECK(!fp_uuid_ok("cafbf7a5-1c2d-4e5f-8a9b-0c1d2e3f4a5-") && !fp_uuid_ok("CAFBF7A5-1C2D-4E5F-8A9B-0C1D2E3F4A5B"));
+	CHECK(!fp_uuid_ok("cafbf7a5-1c2d-4e5f-8a9b0-c1d2e3f4a5b") && !fp_uuid_ok(NULL));
 	CHECK(fp_iso8601_utc(NULL, out, sizeof out) == -1);
 }
 
