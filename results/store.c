@@ -10,6 +10,7 @@
 #include "results/store_int.h"
 #include "common/util.h"
 #include "results/fp_check.h"
+#include "common/ident.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -282,6 +283,32 @@ static const char *describe_open_failure(sqlite3 *db, int rc)
 	}
 }
 
+/*
+ * gpuvet's schema has tables and indexes only.  A view or a trigger (a
+ * recursive view standing in for a table hangs every reader and fills the
+ * temp directory; a trigger runs code on gpuvet's writes) means the file is
+ * not gpuvet's own: refused before any row is read.
+ */
+static int foreign_schema(struct store *s)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(s->db, "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'trigger') LIMIT 1",
+				    -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_fail(s, "reading the schema");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		char shown[4 * 64 + 16];
+		ident_escape((const char *)sqlite3_column_text(st, 1), shown, 64);
+		set_err(s, "database '%s' holds a %s ('%s'): gpuvet's schema has none, so it is not gpuvet's; "
+			   "not touching it", s->path, (const char *)sqlite3_column_text(st, 0), shown);
+		sqlite3_finalize(st);
+		return STORE_NOTGPUVET;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? STORE_OK : sql_fail(s, "reading the schema");
+}
+
 /* What the header says: tables, application_id, user_version, in one read transaction. */
 static int read_header(struct store *s, int *ntables, int *appid, int *version)
 {
@@ -306,7 +333,7 @@ static int read_header(struct store *s, int *ntables, int *appid, int *version)
 	}
 	if (pragma_int(s, "PRAGMA application_id", appid) || pragma_int(s, "PRAGMA user_version", version))
 		return sql_fail(s, "reading the schema version");
-	return STORE_OK;
+	return foreign_schema(s);
 }
 
 /* STORE_OK when the header is a gpuvet store (or an empty file) this binary can open. */
@@ -1588,8 +1615,11 @@ static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t
 	if (prepare(s, "SELECT id FROM runs WHERE uuid = ? AND status = 'running'", &st))
 		return STORE_ERR;
 	bind_text(st, 1, uuid);
-	int64_t live_id = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	int src = sqlite3_step(st);
+	int64_t live_id = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_finalize(st);
+	if (src != SQLITE_ROW && src != SQLITE_DONE)
+		return sql_fail(s, "reading the run's status");   /* an error (no memory) may have ended the transaction */
 	if (live_id >= 0 && run_is_live(s, live_id)) {
 		set_err(s, "run %s is still running in this store (run %lld): a running run is never replaced; "
 			   "import it again when it has finished", uuid, (long long)live_id);
