@@ -365,8 +365,22 @@ static int list_keys(struct s3c *c, struct keys *k)
 	 */
 	char *head = gv_asprintf("%.*s", (int)strcspn(c->prefix, "/"), c->prefix);
 	char *ep = objstore_uri_encode(head, 0);
+	char **seen = NULL;   /* every continuation token so far: a listing that repeats one would loop for ever */
+	size_t nseen = 0;
+	int rc = 0;
 	free(head);
 	do {
+		for (size_t i = 0; i < nseen && next[0]; i++)
+			if (!strcmp(seen[i], next)) {
+				gv_err("cannot list '%s': the listing repeated a continuation token after %zu page(s); "
+				       "stopped", c->display, nseen + 1);
+				rc = -1;
+				goto out;
+			}
+		if (next[0]) {
+			seen = gv_realloc(seen, (nseen + 1) * sizeof *seen);
+			seen[nseen++] = gv_strdup(next);
+		}
 		char *et = objstore_uri_encode(next, 0);
 		/* the query in SigV4's canonical order (sorted by name) */
 		char *url = next[0] ? gv_asprintf("%s?continuation-token=%s&list-type=2&prefix=%s", c->base, et, ep)
@@ -382,12 +396,16 @@ static int list_keys(struct s3c *c, struct keys *k)
 		}
 		if (http != 200) {
 			gv_err("cannot list '%s': %s", c->display, why);
-			free(ep);
-			return -1;
+			rc = -1;
+			goto out;
 		}
 	} while (truncated && next[0]);
+out:
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
 	free(ep);
-	return 0;
+	return rc;
 }
 
 /* GETs, checks and stores one object: 1 added, 0 present, -1 failed (printed). */
