@@ -620,6 +620,32 @@ static int set_synchronous(struct store *s)
 	return exec_sql(s, v && !strcmp(v, "full") ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL");
 }
 
+/* "file:PATH?immutable=1" when the store can only be read and no -wal shows a writer at work, else NULL. */
+static char *immutable_uri(const char *path)
+{
+	char *wal = gv_asprintf("%s-wal", path), *dir = gv_strdup(path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';
+	int only_read = access(path, W_OK) != 0 && access(slash ? dir : ".", W_OK) != 0 && access(wal, F_OK) != 0;
+	free(wal);
+	free(dir);
+	if (!only_read)
+		return NULL;
+	/* percent-encode what a URI path may not hold as it is */
+	size_t n = strlen(path);
+	char *u = gv_malloc(3 * n + 32), *o = u;
+	o += sprintf(o, "file:");
+	for (const char *c = path; *c; c++) {
+		if (*c == '%' || *c == '?' || *c == '#' || (unsigned char)*c < 0x21 || (unsigned char)*c >= 0x7f)
+			o += sprintf(o, "%%%02X", (unsigned char)*c);
+		else
+			*o++ = *c;
+	}
+	strcpy(o, "?immutable=1");
+	return u;
+}
+
 static int open_common(const char *path, struct store **out, int readonly)
 {
 	*out = NULL;
@@ -648,7 +674,17 @@ static int open_common(const char *path, struct store **out, int readonly)
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': is a directory", path);
 		goto fail_nodb;
 	}
-	int rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	/*
+	 * A WAL store that may only be read (no write permission on it or its directory) cannot get
+	 * the -shm file a reader needs: with no -wal beside it (no writer is at work), it is opened
+	 * immutable, which reads without one.
+	 */
+	char *uri = readonly ? immutable_uri(path) : NULL;
+	int rc = sqlite3_open_v2(uri ? uri : path, &s->db, flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0),
+				 NULL);
+	if (uri)
+		gv_debug("store %s: read-only file and directory, no -wal: opened immutable", path);
+	free(uri);
 	if (rc != SQLITE_OK) {
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path,
 			 describe_open_failure(s->db, rc));

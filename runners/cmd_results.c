@@ -595,7 +595,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	} else if (!strcmp(sub, "show")) {
 		if (nargs > 1)
 			return gv_usage_error("results", "show takes one run");
-		if ((rc = open_store(g, 0, &s)))
+		if ((rc = gv_open_reading(g, GV_READ_ROWS, &s)))   /* a read: read-only where the store allows */
 			return rc;
 		rc = cmd_show(s, nargs ? args[0] : run, text);
 	} else if (!strcmp(sub, "export")) {
