@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 extern const char policy_default_yaml[];  /* judge/policy_default.c */
@@ -135,11 +136,16 @@ static int check_depth(const char *text, size_t len, char *err, size_t errlen)
 }
 
 
+/*
+ * A plain decimal number: a quoted "5" is text in YAML, and 0x10, inf or
+ * 1e400 are not what a person writing a threshold means.
+ */
 static int get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
 {
 	const char *s = scalar(n);
-	if (!s || gv_parse_double(s, out) || !isfinite(*out))
-		return perr(c, n, "'%s' must be a number", key);
+	int plain = n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+	if (!s || !plain || strspn(s, "0123456789.-+eE") != strlen(s) || gv_parse_double(s, out) || !isfinite(*out))
+		return perr(c, n, "'%s' must be a plain decimal number (as 40 or 0.75, unquoted)", key);
 	return 0;
 }
 
@@ -460,6 +466,19 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 		yaml_parser_delete(&parser);
 		return -1;
 	}
+	/* one policy per file: a second YAML document would be silently ignored */
+	yaml_document_t more;
+	int loaded = yaml_parser_load(&parser, &more), second = loaded && yaml_document_get_root_node(&more) != NULL;
+	unsigned long line = loaded ? (unsigned long)more.start_mark.line + 1 : (unsigned long)parser.problem_mark.line + 1;
+	if (loaded)
+		yaml_document_delete(&more);
+	if (!loaded || second) {
+		snprintf(err, errlen, "line %lu: %s", line,
+			 second ? "a second yaml document: a policy file holds one policy" : "invalid yaml after the policy");
+		yaml_document_delete(&doc);
+		yaml_parser_delete(&parser);
+		return -1;
+	}
 	struct policy *p = gv_calloc(1, sizeof *p);
 	p->name = gv_strdup("custom");
 	p->source = gv_strdup(source ? source : "built-in");
@@ -482,6 +501,12 @@ int policy_load(const char *path, struct policy **out, char *err, size_t errlen)
 		return rc;
 	}
 	size_t len;
+	struct stat st;
+	/* a FIFO or a device would block or never end: a policy is a file */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		return -2;
+	}
 	char *text = gv_read_file_max(path, POLICY_MAX_BYTES + 1, &len);
 	if (!text) {
 		snprintf(err, errlen, "%s", strerror(errno));

@@ -13,6 +13,7 @@
 #include "common/ident.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -219,8 +220,13 @@ const char *store_default_path(void)
 		snprintf(buf, sizeof buf, "%s/gpuvet/gpuvet.db", x);
 		return buf;
 	}
+	/* HOME unset (a cron job, a container): the account's home, as git does; never the working directory */
 	const char *h = getenv("HOME");
-	snprintf(buf, sizeof buf, "%s/.local/share/gpuvet/gpuvet.db", h && *h ? h : ".");
+	if (!h || !*h) {
+		struct passwd *pw = getpwuid(getuid());
+		h = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : "/nonexistent-home";
+	}
+	snprintf(buf, sizeof buf, "%s/.local/share/gpuvet/gpuvet.db", h);
 	return buf;
 }
 
@@ -655,6 +661,12 @@ static int open_common(const char *path, struct store **out, int readonly)
 	s->lock_fd = -1;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
+	/* SQLite's special names keep nothing (":memory:", "" a temporary): a store is a file */
+	if (!*path || !strcmp(path, ":memory:")) {
+		snprintf(open_err, sizeof open_err, "database '%s' is not a file path: a store must persist (name a file)",
+			 path);
+		goto fail_nodb;
+	}
 	if (readonly && stat(path, &sb) < 0) {
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
 		goto fail_nodb;
@@ -1166,7 +1178,8 @@ int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id)
 {
 	long id;
 	sqlite3_stmt *st;
-	if (gv_parse_long(id_or_uuid, 1, LONG_MAX, &id) == 0) {
+	/* a run number has no leading zero: "00000003" is a uuid prefix, never run 3 */
+	if (id_or_uuid[0] != '0' && gv_parse_long(id_or_uuid, 1, LONG_MAX, &id) == 0) {
 		if (prepare(s, "SELECT id FROM runs WHERE id = ?", &st))
 			return STORE_ERR;
 		sqlite3_bind_int64(st, 1, id);

@@ -45,7 +45,12 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': policy = optarg; break;
-		case 'r': run = optarg; break;
+		case 'r':
+			if (run)
+				return gv_usage_error("accept", "--run given twice ('%s' and '%s'): gate one run at a time",
+						      run, optarg);
+			run = optarg;
+			break;
 		case 'j': json = 1; break;
 		case 's': show = 1; break;
 		case 'h': accept_usage(stdout); return GV_EXIT_OK;

@@ -141,7 +141,7 @@ static void test_malformed_names_line(void)
 	static const struct { const char *text; int line; const char *words; } cases[] = {
 		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: [1\n", 4, "" },                          /* yaml syntax */
 		{ "name: x\nrules:\n  - metric: gemm.bf16.tflops\n    mni: 3\n", 4, "unknown rule key 'mni'" },
-		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "must be a number" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "must be a plain decimal number" },
 		{ "reject_flags:\n  - THROTTLE_THERMAL\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'" },
 		{ "reject_flags:\n  - {code: XID, severity: fatal}\n", 2, "severity must be" },
 		{ "rules:\n  - metric: nvme.seqread.gbps\n    min_fraction_of_reference: 0.5\n", 2, "no reference" },
@@ -156,7 +156,7 @@ static void test_malformed_names_line(void)
 		{ "name: x\n", 1, "neither rules nor reject_flags" },
 		{ "name: x\nfleet_min_runs: 0\nrules:\n  - metric: gemm.bf16.tflops\n    min: 1\n", 2, "fleet_min_runs" },
 		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: 1\n    gpu: all\n", 4, "'gpu' must be" },
-		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: nan\n", 3, "must be a number" },
+		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: nan\n", 3, "must be a plain decimal number" },
 		{ "rules:\n  - metric: gemm.bf16.tflops\n    min_fraction_of_fleet: -1\n", 3, "must be in" },
 		{ "colour: blue\n", 1, "unknown key 'colour'" },
 		{ "rules:\n  - metric: gemm.bf16.tflops\n    min: 1\n    optional: maybe\n", 4, "true or false" },
