@@ -4,6 +4,7 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,13 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
 		o->path = gv_strdup(path);
 		return 0;
 	}
-	o->tmp = gv_asprintf("%s.tmp.XXXXXX", path);
+	/* beside PATH; a name already near NAME_MAX gets a short temporary name instead */
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strlen(base) + sizeof ".tmp.XXXXXX" - 1 > NAME_MAX)
+		o->tmp = gv_asprintf("%.*s.gvtmp.XXXXXX", (int)(base - path), path);
+	else
+		o->tmp = gv_asprintf("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
@@ -59,6 +66,36 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
 	}
 	o->path = gv_strdup(path);
 	return 0;
+}
+
+int gv_outfile_check(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (!path || !*path) {
+		snprintf(err, errlen, "no output file named");
+		return -1;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && access(path, W_OK) == 0)
+			return 0;
+		if (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) {
+			snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+			return -1;
+		}
+		snprintf(err, errlen, "cannot write '%s': not a regular file, a pipe or a character device", path);
+		return -1;
+	}
+	const char *base = strrchr(path, '/');
+	if (strlen(base ? base + 1 : path) > NAME_MAX) {
+		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	char *dir = base ? gv_asprintf("%.*s", base == path ? 1 : (int)(base - path), path) : gv_strdup(".");
+	int rc = access(dir, W_OK | X_OK);
+	if (rc)
+		snprintf(err, errlen, "cannot write '%s': %s: %s", path, dir, strerror(errno));
+	free(dir);
+	return rc ? -1 : 0;
 }
 
 int gv_outfile_commit(struct gv_outfile *o, char *err, size_t errlen)

@@ -25,6 +25,11 @@ struct gv_outfile {
 
 /* 0, or -1 with a one-line err naming the file and the cause (nothing created). */
 int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t errlen);
+/*
+ * Whether PATH could be opened as above, checked without creating anything
+ * (a long command checks its -o before it measures): 0, or -1 with err.
+ */
+int gv_outfile_check(const char *path, char *err, size_t errlen);
 /* Flushes, syncs and puts the file in place; 0, or -1 with err (the temporary removed, PATH untouched). */
 int gv_outfile_commit(struct gv_outfile *o, char *err, size_t errlen);
 /* Gives up: the temporary removed, PATH untouched. */

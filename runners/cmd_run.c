@@ -8,6 +8,7 @@
 #include "runners/hooks.h"
 #include "runners/run.h"
 #include "runners/naming.h"
+#include "common/outfile.h"
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -202,6 +203,11 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	if (!sel)
 		return gv_usage_error("run", "%s", err);
 
+	if (a.report) { /* a report that cannot be written is said before any bench runs, not after them */
+		char rerr[512];
+		if (gv_outfile_check(a.report, rerr, sizeof rerr))
+			return gv_usage_error("run", "--report: %s", rerr);
+	}
 	if (a.accept) { /* a policy that cannot be read is said before any bench runs */
 		struct policy *pol;
 		char perr[512];

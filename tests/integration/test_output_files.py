@@ -84,3 +84,10 @@ def test_a_failed_csv_export_says_what_failed_once(store):
     p = store("results", "export", "--format", "csv", "-o", "/dev/full", check=2)
     assert p.stderr == "gpuvet: cannot write '/dev/full': No space left on device\n", p.stderr
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_a_name_near_the_length_limit_is_written(store, tmp_path):
+    out = tmp_path / ("r" * 250 + ".json")          # 255 bytes: no room for ".tmp.XXXXXX" beside it
+    store("results", "export", "--format", "json", "-o", out, check=0)
+    assert json.loads(out.read_text())[0]["run"]["uuid"]
+    assert not [p for p in tmp_path.iterdir() if "tmp" in p.name]

@@ -34,6 +34,9 @@ CASES = [
      "must be a plain decimal number"),
     ("zero-padded-id", lambda t: ["results", "show", "00000001"], "no run '00000001'"),
     ("unknown-gpu-model", lambda t: ["prices", "list", "--gpu", "XYZ"], "unknown GPU model 'XYZ'"),
+    # said before any bench runs, not after a whole run
+    ("report-bad-path", lambda t: ["run", "--bench", "null", "--report", str(t / "no" / "such" / "r.html")],
+     "--report: cannot write"),
 ]
 
 
@@ -41,8 +44,9 @@ CASES = [
 def test_clear_error(gpuvet, tmp_path, name, args, words):
     gpuvet("results", "import", H100, check=0)      # run 1
     os.mkfifo(tmp_path / "fifo")
-    p = gpuvet(*args(tmp_path), timeout=20)
+    p = gpuvet(*args(tmp_path), timeout=20, env={"GPUVET_TEST_BENCHES": "1"})
     assert p.returncode == 2, (name, p.stdout, p.stderr)
+    assert len(gpuvet.json("results", "list", "--json")) == 1      # nothing measured or stored
     assert words in p.stderr and p.stderr.startswith("gpuvet: ") and p.stderr.count("\n") == 1, p.stderr
 
 
