@@ -6,6 +6,7 @@
 #include "judge/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
+#include "common/ident.h"
 #include "common/util.h"
 
 #include <getopt.h>
@@ -51,10 +52,19 @@ static double num(json_t *o, const char *k)
 	return json_number_value(json_object_get(o, k));
 }
 
+/*
+ * A string of the ranking as a terminal may show it: stored names and units come from imported
+ * fingerprints and price files, so their control characters are escaped (common/ident.h).  A
+ * ring of buffers: up to 16 may be in use in one printf.
+ */
 static const char *str(json_t *o, const char *k)
 {
+	static char ring[16][1024];
+	static unsigned next;
 	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
+	char *b = ring[next++ % 16];
+	ident_escape(s ? s : "", b, sizeof ring[0]);
+	return b;
 }
 
 static void fmt_num(char *buf, size_t size, json_t *v, const char *fmt)
@@ -92,14 +102,17 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 	if (json_is_object(sd) && json_integer_value(json_object_get(row, "runs")) > 1)
 		snprintf(spread, sizeof spread, "%.4g-%.4g", num(sd, "min"), num(sd, "max"));
 	json_array_foreach(json_object_get(row, "flags"), j, f) {
-		int w = snprintf(flags + fl, sizeof flags - fl, "%s%s", j ? "," : "", json_string_value(f));
+		char code[64];
+		ident_escape(json_string_value(f) ? json_string_value(f) : "", code, sizeof code);
+		int w = snprintf(flags + fl, sizeof flags - fl, "%s%s", j ? "," : "", code);
 		if (w < 0 || (size_t)w >= sizeof flags - fl)
 			break;
 		fl += (size_t)w;
 	}
 	if (est)
 		snprintf(flags, sizeof flags, "(%s)", str(row, "estimate_basis"));
-	const char *region = str(row, "region"), *prof = json_string_value(json_object_get(row, "profile"));
+	const char *region = str(row, "region"), *prof = json_is_string(json_object_get(row, "profile")) ?
+							     str(row, "profile") : NULL;
 	char val[32], vpd[32];
 	human(val, sizeof val, num(row, "value"));
 	human(vpd, sizeof vpd, num(row, "value_per_dollar"));

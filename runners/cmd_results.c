@@ -279,6 +279,16 @@ static void csv_quote(struct jc_buf *b, const char *s, size_t n)
 static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
 {
 	const char *s = v ? v : "";
+	char *shown = NULL;
+	/* a control character from an imported fingerprint would reach whatever shows the file: escaped */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
+			shown = gv_malloc(4 * n + 16);
+			ident_escape(s, shown, 4 * n + 16);
+			s = shown;
+			n = strlen(shown);
+			break;
+		}
 	if (ident_csv_formula(s)) {
 		char *q = gv_asprintf("'%.*s", (int)n, s);
 		csv_quote(b, q, n + 1);
@@ -286,6 +296,7 @@ static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
 	} else {
 		csv_quote(b, s, n);
 	}
+	free(shown);
 	jc_put(b, last ? "\n" : ",", 1);
 }
 
