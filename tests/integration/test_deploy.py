@@ -1,4 +1,4 @@
-"""runners/deploy/: the Slurm health check and prolog, the Kubernetes Job's
+"""contrib/deploy/: the Slurm health check and prolog, the Kubernetes Job's
 entry point and manifests, cloud-init.  The scripts run for real against the
 real gpuvet binary and real stores; only the cluster's own commands
 (scontrol, kubectl), absent here, are replaced by a recorder passed through
@@ -17,7 +17,7 @@ import yaml
 
 from conftest import FIXTURES, ROOT, gpuvet_bin
 
-DEPLOY = ROOT / "runners" / "deploy"
+DEPLOY = ROOT / "contrib" / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*/*.sh"))
 
 
@@ -295,12 +295,12 @@ def test_k8s_manifests_are_consistent():
     readme = (DEPLOY / "README.md").read_text()
     cm = next(v for v in job["volumes"] if v["name"] == "deploy")["configMap"]["name"]
     assert f"create configmap {cm}" in readme
-    assert "--from-file=runners/deploy/kubernetes/gpuvet-node-verdict.sh" in readme
+    assert "--from-file=contrib/deploy/kubernetes/gpuvet-node-verdict.sh" in readme
     assert "--from-file=policy.yaml=" in readme and env["GPUVET_POLICY"]["value"] == "/opt/gpuvet-deploy/policy.yaml"
     assert any(t["key"] == "gpuvet.dev/rejected" for t in job["tolerations"])
     # the README creates Jobs (generateName needs create, not apply) and applies the RBAC once
-    assert "envsubst < runners/deploy/kubernetes/gpuvet-job.yaml | kubectl create -f -" in readme
-    assert "kubectl apply -f runners/deploy/kubernetes/gpuvet-rbac.yaml" in readme
+    assert "envsubst < contrib/deploy/kubernetes/gpuvet-job.yaml | kubectl create -f -" in readme
+    assert "kubectl apply -f contrib/deploy/kubernetes/gpuvet-rbac.yaml" in readme
     assert "kubectl apply -f -" not in readme
 
 
