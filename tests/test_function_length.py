@@ -8,7 +8,7 @@ first '}' in column 0 after a '{' in column 0.
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = ["common", "benches", "results", "pricing", "reports", "runners"]
+FOLDERS = ["common", "platform", "benches", "results", "pricing", "judge", "reports", "runners"]
 MAX_LINES = 150
 
 
