@@ -149,7 +149,7 @@ def test_cpu_only_run_with_accept_exits_3(gpuvet):
 
 
 MALFORMED = [
-    ("rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "'min' must be a number"),
+    ("rules:\n  - metric: gemm.bf16.tflops\n    min: lots\n", 3, "'min' must be a plain decimal number"),
     ("name: x\nrules:\n  - metric: gemm.bf16.tflops\n    minimum: 3\n", 4, "unknown rule key 'minimum'"),
     ("reject_flags:\n  - XID\n  - THROTTLE_COSMIC\n", 3, "unknown flag 'THROTTLE_COSMIC'"),
     ("rules: [\n", 2, ""),
