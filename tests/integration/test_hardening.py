@@ -541,6 +541,16 @@ def test_8_lambda_fetcher_refuses_nonsense(gpuvet, cents, gpus, what):
 def test_9_policy_read_is_bounded(gpuvet):
     gpuvet("run", "--bench", "null", "-q", env=NULL, check=0)
     p = gpuvet("accept", "--policy", "/dev/zero", timeout=20)  # main read 5.5 GB in 8 s
+    assert p.returncode == 2     # a device is no policy file
+    assert "not a regular file" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+def test_9_a_huge_policy_file_is_bounded(gpuvet, tmp_path):
+    gpuvet("run", "--bench", "null", "-q", env=NULL, check=0)
+    big = tmp_path / "big.yaml"
+    with open(big, "wb") as f:
+        f.write(b"# " + b"x" * (2 << 20) + b"\n")
+    p = gpuvet("accept", "--policy", big, timeout=20)
     assert p.returncode == 2
     assert "policy larger than 1048576 bytes" in p.stderr and p.stderr.count("\n") == 1, p.stderr
 

@@ -342,7 +342,7 @@ def test_run_writes_the_html_report_of_that_run(gpuvet, tmp_path):
     assert html.startswith("<!DOCTYPE html>") or html.lower().startswith("<!doctype html>")
     assert "Content-Security-Policy" in html
     assert fp["run"]["uuid"][:8] in html
-    # a report that cannot be written is an error, and the run is still stored
+    # a report that cannot be written is said before anything is measured (issue 28): nothing stored
     p = gpuvet("run", "--bench", "null", "--report", str(tmp_path / "missing" / "r.html"), env=null_env("ok"))
-    assert p.returncode == 2 and p.stderr.startswith("gpuvet: report:"), p.stderr
-    assert len(gpuvet.json("results", "list", "--json")) == 2
+    assert p.returncode == 2 and p.stderr.startswith("gpuvet: run: --report: cannot write"), p.stderr
+    assert len(gpuvet.json("results", "list", "--json")) == 1
