@@ -279,7 +279,8 @@ const char *gv_redact(const char *text, char *out, size_t size)
 {
 	size_t o = 0;
 	const char *s = text ? text : "";
-#define PUT(c) do { if (o + 1 < size) out[o++] = (c); } while (0)
+/* c is evaluated once, whether or not there is room: PUT(*s++) must advance s */
+#define PUT(c) do { char put_c = (c); if (o + 1 < size) out[o++] = put_c; } while (0)
 	if (!size)
 		return out;
 	while (*s) {

@@ -18,7 +18,7 @@ needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="promtool not insta
 
 def fp_from(case, host, started="2026-11-21T04:00:00Z"):
     fp = json.loads((FIXTURES / "flags" / f"{case}.json").read_text())
-    fp["run"].update(uuid=str(uuid.uuid4()), hostname=host, started_at=started)
+    fp["run"].update(uuid=str(uuid.uuid4()), hostname=host, started_at=started, finished_at=None)  # no finish before the start
     return fp
 
 

@@ -31,6 +31,13 @@ static void test_userinfo_and_credential_parameters(void)
 	gv_redact("http://user:secretpassword@h/", small, sizeof small);
 	CHECK(strlen(small) < sizeof small && !strstr(small, "secret"));
 	CHECK_STR(gv_redact(NULL, out, sizeof out), "");
+	/* longer than the output: cut, ended, never a loop (a 2 KiB signed query reached a 1 KiB buffer) */
+	char big[4096], tiny[64];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	memcpy(big, "https://h/?x=1&Signature=", 25);
+	CHECK_STR(gv_redact(big, tiny, sizeof tiny), "https://h/?x=1&Signature=***");
+	CHECK(strlen(gv_redact(big + 25, tiny, sizeof tiny)) == sizeof tiny - 1);
 }
 
 TEST_MAIN(T(test_userinfo_and_credential_parameters))
