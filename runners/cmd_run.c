@@ -205,8 +205,10 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 
 	if (a.report) { /* a report that cannot be written is said before any bench runs, not after them */
 		char rerr[512];
-		if (gv_outfile_check(a.report, rerr, sizeof rerr))
+		if (gv_outfile_check(a.report, rerr, sizeof rerr)) {
+			free(sel);
 			return gv_usage_error("run", "--report: %s", rerr);
+		}
 	}
 	if (a.accept) { /* a policy that cannot be read is said before any bench runs */
 		struct policy *pol;
