@@ -661,12 +661,7 @@ static int open_common(const char *path, struct store **out, int readonly)
 	s->lock_fd = -1;
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	struct stat sb;
-	/* SQLite's special names keep nothing (":memory:", "" a temporary): a store is a file */
-	if (!*path || !strcmp(path, ":memory:")) {
-		snprintf(open_err, sizeof open_err, "database '%s' is not a file path: a store must persist (name a file)",
-			 path);
-		goto fail_nodb;
-	}
+
 	if (readonly && stat(path, &sb) < 0) {
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path, strerror(errno));
 		goto fail_nodb;

@@ -128,6 +128,11 @@ int main(int argc, char **argv)
 		gv_err("option '--db' needs a path");
 		return GV_EXIT_USAGE;
 	}
+	/* SQLite's special name keeps nothing: a user's store is a file (in-memory stores are for tests) */
+	if (!strcmp(gv_db_path(&g), ":memory:")) {
+		gv_err("database ':memory:' is not a file path: a store must persist (name a file)");
+		return GV_EXIT_USAGE;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return GV_EXIT_USAGE;
