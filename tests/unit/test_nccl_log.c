@@ -1,0 +1,112 @@
+/*
+ * test_nccl_log.c - the transport NCCL chose, read from its debug output
+ * (benches/nccl_log.c) on the recorded examples of tests/fixtures/nccl/
+ * (their README says how they were written) and on text that is not NCCL's.
+ */
+#include "benches/nccl_log.h"
+#include "common/util.h"
+#include "tests/unit/t.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+static void parse_fixture(const char *name, struct nccl_transport *t, char *sum, size_t len)
+{
+	char path[256];
+	size_t n = 0;
+	snprintf(path, sizeof path, "tests/fixtures/nccl/%s", name);
+	char *s = gv_read_file(path, &n);
+	CHECK(s != NULL);
+	nccl_log_parse(s ? s : "", s ? n : 0, t);
+	nccl_transport_summary(t, sum, len);
+	free(s);
+}
+
+static void test_h100_nvls(void)
+{
+	struct nccl_transport t;
+	char sum[128];
+	parse_fixture("h100x8-nvls.log", &t, sum, sizeof sum);
+	CHECK_STR(sum, "NVLS + P2P over NVLink");
+	CHECK(t.seen == (NCCL_TP_NVLS | NCCL_TP_P2P));
+	CHECK_STR(t.intra, "NVL");
+	CHECK(t.connections == 32);
+	CHECK(t.lines > 40);
+}
+
+static void test_a100_ring(void)
+{
+	struct nccl_transport t;
+	char sum[128];
+	parse_fixture("a100x8-nvlink-ring.log", &t, sum, sizeof sum);
+	/* "NVLS multicast support is not available" is not NVLS */
+	CHECK_STR(sum, "P2P over NVLink");
+	CHECK(!(t.seen & NCCL_TP_NVLS));
+}
+
+static void test_pcie(void)
+{
+	struct nccl_transport t;
+	char sum[128];
+	parse_fixture("l4x2-shm.log", &t, sum, sizeof sum);
+	CHECK_STR(sum, "SHM (host memory)");
+	CHECK_STR(t.intra, "SYS");
+	parse_fixture("a10gx2-pcie-p2p.log", &t, sum, sizeof sum);
+	CHECK_STR(sum, "P2P over PCIe");
+	CHECK_STR(t.intra, "PIX");
+}
+
+static void test_two_nodes(void)
+{
+	struct nccl_transport t;
+	char sum[128], js[512];
+	parse_fixture("h100x16-two-nodes-ib.log", &t, sum, sizeof sum);
+	CHECK_STR(sum, "P2P over NVLink + NET/IB");
+	CHECK_STR(t.net, "IB");
+	json_error_t e;
+	json_t *j = json_loads(nccl_transport_json(&t, js, sizeof js), 0, &e);
+	CHECK(j != NULL);
+	CHECK_STR(json_string_value(json_object_get(j, "summary")), "P2P over NVLink + NET/IB");
+	CHECK_STR(json_string_value(json_object_get(j, "net")), "IB");
+	CHECK(json_integer_value(json_object_get(j, "p2p")) == 1);
+	CHECK(json_integer_value(json_object_get(j, "nvls")) == 0);
+	json_decref(j);
+}
+
+/* One node: "Using network Socket" is printed at init but no connection goes over it. */
+static void test_network_named_but_unused(void)
+{
+	struct nccl_transport t;
+	char sum[128], js[512];
+	parse_fixture("a100x8-nvlink-ring.log", &t, sum, sizeof sum);
+	CHECK(!(t.seen & NCCL_TP_NET));
+	json_t *j = json_loads(nccl_transport_json(&t, js, sizeof js), 0, NULL);
+	CHECK(j && !strcmp(json_string_value(json_object_get(j, "net")), ""));
+	json_decref(j);
+}
+
+static void test_not_nccl(void)
+{
+	struct nccl_transport t;
+	char sum[64], js[512];
+	const char junk[] = "via P2P/CUMEM\nChannel 00 : 0 -> 1 via SHM\n\0\xff NCCL INF";
+	nccl_log_parse(junk, sizeof junk - 1, &t);
+	CHECK(t.lines == 0 && t.seen == 0);
+	CHECK_STR(nccl_transport_summary(&t, sum, sizeof sum), "unknown");
+	nccl_log_parse("", 0, &t);
+	CHECK_STR(nccl_transport_summary(&t, sum, sizeof sum), "unknown");
+	/* a network name with quotes or control bytes stays one valid JSON string */
+	const char odd[] = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/I\"B\\\x1b/0\n";
+	nccl_log_parse(odd, sizeof odd - 1, &t);
+	json_t *j = json_loads(nccl_transport_json(&t, js, sizeof js), 0, NULL);
+	CHECK(j != NULL);
+	json_decref(j);
+	/* too small a buffer: never a cut JSON text */
+	char tiny[8];
+	CHECK_STR(nccl_transport_json(&t, tiny, sizeof tiny), "{}");
+	char small[12];
+	CHECK(strlen(nccl_transport_summary(&t, small, sizeof small)) < sizeof small);
+}
+
+TEST_MAIN(T(test_h100_nvls), T(test_a100_ring), T(test_pcie), T(test_two_nodes), T(test_network_named_but_unused),
+	  T(test_not_nccl))
