@@ -24,17 +24,27 @@
  * reports no busbw at all (metric and curve absent, the reason in the
  * bench's config echo and log); algbw is still reported.
  *
+ * Transport: unless the user routes NCCL's debug output (NCCL_DEBUG_FILE),
+ * it goes at INFO level to a file in the bench's work directory, read after
+ * the sweep (NCCL connects lazily, at the first operation of each
+ * algorithm): what NCCL chose (NVLS, P2P over NVLink or PCIe, SHM, NET,
+ * benches/nccl_log.h) goes into the metrics' params and the config echo as
+ * "transport", so a slow all-reduce says why.
+ *
  * Correctness: every rank's send buffer holds (rank + 1) * (i % 7 + 1); after
  * the sweep the receive buffers hold the largest operation's result, which
  * must equal (i % 7 + 1) * n (n + 1) / 2 exactly (small integers in float).
  */
 #include "benches/gpu_common.cuh"
+#include "benches/nccl_log.h"
 
+#include <limits.h>
 #include <math.h>
 #include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define AR_ONE_RANK "one gpu: an all-reduce over one rank moves no data between gpus (busbw factor 2(n-1)/n = 0)"
 
@@ -90,7 +100,52 @@ struct ar {
 	float *send[AR_MAX_GPUS], *recv[AR_MAX_GPUS];
 	size_t max;
 	int mpi;
+	char debug_path[PATH_MAX];     /* NCCL's debug file, "" when the user routes it */
+	char transport[512];           /* nccl_transport_json() of it, after the sweep */
+	char transport_sum[128];
 };
+
+/*
+ * Sends NCCL's INFO output into a file of a new work directory (removed by
+ * the harness with the bench process); before the first NCCL call, since NCCL
+ * reads these once.  The user's own NCCL_DEBUG_FILE is left alone.
+ */
+static void ar_debug_to_file(struct bench_ctx *ctx, struct ar *a)
+{
+	char dir[PATH_MAX];
+	const char *base = getenv("TMPDIR"), *lvl = getenv("NCCL_DEBUG");
+	a->debug_path[0] = 0;
+	if (getenv("NCCL_DEBUG_FILE")) {
+		bench_log(ctx, "NCCL_DEBUG_FILE is set: its output is the user's, the transport is not read");
+		return;
+	}
+	if (!base || !*base)
+		base = "/tmp";
+	if (bench_mkworkdir(ctx, base, "nccl", dir, sizeof dir) ||
+	    snprintf(a->debug_path, sizeof a->debug_path, "%s/nccl.log", dir) >= (int)sizeof a->debug_path) {
+		a->debug_path[0] = 0;
+		return;
+	}
+	setenv("NCCL_DEBUG_FILE", a->debug_path, 1);
+	if (!lvl || (strcasecmp(lvl, "INFO") && strcasecmp(lvl, "TRACE")))
+		setenv("NCCL_DEBUG", "INFO", 1);
+	if (!getenv("NCCL_DEBUG_SUBSYS"))
+		setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,NET,ENV", 1);
+}
+
+/* What NCCL chose, from its debug file (after the operations: connections are made lazily). */
+static void ar_read_transport(struct bench_ctx *ctx, struct ar *a)
+{
+	struct nccl_transport t;
+	size_t n = 0;
+	char *text = a->debug_path[0] ? gv_read_file_max(a->debug_path, 64u << 20, &n) : NULL;
+	nccl_log_parse(text ? text : "", text ? n : 0, &t);
+	free(text);
+	nccl_transport_summary(&t, a->transport_sum, sizeof a->transport_sum);
+	nccl_transport_json(&t, a->transport, sizeof a->transport);
+	bench_log(ctx, "nccl transport: %s (%d connections, intra-node path %s)", a->transport_sum, t.connections,
+		  t.intra[0] ? t.intra : "unknown");
+}
 
 static int allreduce_deadline(const struct bench_config *cfg)
 {
@@ -228,7 +283,7 @@ static int ar_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struc
 	double last_sec = 0;
 	int last_iters = 0;
 	unsigned long long bad = 0;
-	char params[512];
+	char params[1024];
 
 	for (int i = 0; i < ns; i++) {
 		size_t count = sizes[i] / sizeof(float);
@@ -264,11 +319,13 @@ static int ar_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struc
 	}
 	if (report) {
 		size_t b = sizes[ns - 1];
+		ar_read_transport(ctx, a);
 		snprintf(params, sizeof params,
 			 "{\"bytes\":%zu,\"count\":%zu,\"dtype\":\"float\",\"op\":\"sum\",\"inplace\":0,\"ranks\":%d,"
-			 "\"iters\":%d,\"time_us\":%.6g,\"busbw_factor\":%.6g,\"checked\":1,\"mpi\":%d}",
+			 "\"iters\":%d,\"time_us\":%.6g,\"busbw_factor\":%.6g,\"checked\":1,\"mpi\":%d,"
+			 "\"transport\":\"%s\"}",
 			 b, b / sizeof(float), a->nranks, last_iters, last_sec * 1e6, allreduce_busbw_factor(a->nranks),
-			 a->mpi);
+			 a->mpi, a->transport_sum);
 		if (a->nranks > 1)
 			bench_metric(ctx, "allreduce.busbw.gbps", -1,
 				     allreduce_busbw_gbps((double)b, last_sec, a->nranks), "GB/s", params);
@@ -277,8 +334,8 @@ static int ar_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struc
 		bench_metric(ctx, "allreduce.algbw.gbps", -1, allreduce_algbw_gbps((double)b, last_sec), "GB/s",
 			     params);
 		snprintf(params, sizeof params,
-			 "{\"profile\":\"%s\",\"ranks\":%d,\"max_bytes\":%zu,\"sizes\":%d,\"mpi\":%d%s%s%s}",
-			 bench_profile_name(cfg->profile), a->nranks, b, ns, a->mpi,
+			 "{\"profile\":\"%s\",\"ranks\":%d,\"max_bytes\":%zu,\"sizes\":%d,\"mpi\":%d,\"transport\":%s%s%s%s}",
+			 bench_profile_name(cfg->profile), a->nranks, b, ns, a->mpi, a->transport,
 			 a->nranks > 1 ? "" : ",\"busbw\":\"", a->nranks > 1 ? "" : AR_ONE_RANK, a->nranks > 1 ? "" : "\"");
 		bench_config_echo(ctx, params);
 	}
@@ -318,6 +375,7 @@ static int ar_run_mpi(struct bench_ctx *ctx, const struct bench_config *cfg, int
 	MPI_Comm_free(&local);
 	a.mpi = 1;
 	a.nlocal = 1;
+	ar_debug_to_file(ctx, &a);
 	a.devs[0] = local_rank % ndev;
 	if (a.rank == 0)
 		GV_NCCL(&err, ncclGetUniqueId(&id));
@@ -367,6 +425,7 @@ static int allreduce_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	a.rank = 0;
 	for (int d = 0; d < n; d++)
 		a.devs[d] = d;
+	ar_debug_to_file(ctx, &a);
 	GV_NCCL(&err, ncclCommInitAll(a.comms, n, a.devs));
 	if (ar_setup_buffers(&a, cfg->profile, &err) || ar_sweep(ctx, cfg, &a, 1, &err))
 		goto fail;
