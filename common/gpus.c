@@ -272,6 +272,9 @@ int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, doub
 #define PUB_BURST "published best-shape matmul (mamf-finder style, Machine Learning Engineering book, compute/accelerator; " \
 		  "entered from gpuvet issue #26, not re-fetched)"
 #define PUB_SUST "published sustained matmul at the power limit (entered from gpuvet issue #26, not re-fetched)"
+#define FLOOR_SRC "published floors entered from gpuvet issue #30 (not re-fetched): pinned H2D >= 48 GB/s H100/H200 " \
+		  "(PCIe gen5 x16), >= 21 A100 (gen4 x16); 8-GPU node all-reduce busbw at 16 GB (nccl-tests): " \
+		  "H100 ~460, H200 ~431, A100 ~228 GB/s"
 #define EST(m) "estimate: datasheet peak x the achieved/peak ratio of " m " (nearest architecture); nothing published"
 
 const struct gpu_reference gpu_references[] = {
@@ -280,6 +283,7 @@ const struct gpu_reference gpu_references[] = {
 	  .h2d_gbps = 55.2, .d2h_gbps = 55.1,
 	  .soak_dtype = "bf16", .soak_m = 8192, .soak_tflops = 698.2,
 	  .soak_tflops_per_w = 1.000, .soak_tflops_per_mhz = 0.5115,
+	  .h2d_floor_gbps = 48, .allreduce8_floor_gbps = 460,
 	  .source = CAP_H100 ": gemm the best of 6 clean runs per dtype, rounded up to 0.1 (published: ~795 burst, ~730 sustained bf16), "
 		    "copies standard-profile.json, soak soak-300s.json (300 s: 698.2 TFLOP/s, 698.0 W, 1365 MHz)" },
 	{ .key = "H200", .kind = GPU_REF_MEASURED,
@@ -287,21 +291,25 @@ const struct gpu_reference gpu_references[] = {
 	  .h2d_gbps = 55.2, .d2h_gbps = 55.3,
 	  .soak_dtype = "bf16", .soak_m = 8192, .soak_tflops = 697.1,
 	  .soak_tflops_per_w = 1.008, .soak_tflops_per_mhz = 0.4601,
+	  .h2d_floor_gbps = 48, .allreduce8_floor_gbps = 431,
 	  .source = CAP_H200 ": gemm the best of 2 clean runs per dtype, rounded up to 0.1 (published: ~790 bf16), "
 		    "copies and soak standard-profile.json (60 s: 697.1 TFLOP/s, 691.6 W, 1515 MHz)" },
-	{ .key = "H100-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 496 }, .source = PUB_BURST },
-	{ .key = "H100-NVL", .kind = GPU_REF_ESTIMATE, .near = "H100-SXM", .source = EST("H100-SXM") },
-	{ .key = "H200-NVL", .kind = GPU_REF_ESTIMATE, .near = "H200", .source = EST("H200") },
+	{ .key = "H100-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 496 }, .h2d_floor_gbps = 48,
+	  .source = PUB_BURST },
+	{ .key = "H100-NVL", .kind = GPU_REF_ESTIMATE, .near = "H100-SXM", .h2d_floor_gbps = 48, .source = EST("H100-SXM") },
+	{ .key = "H200-NVL", .kind = GPU_REF_ESTIMATE, .near = "H200", .h2d_floor_gbps = 48, .source = EST("H200") },
 	{ .key = "H20", .kind = GPU_REF_ESTIMATE, .near = "H100-SXM", .source = EST("H100-SXM") },
 	{ .key = "GH200", .kind = GPU_REF_SUSTAINED, .given_tflops = { [GPU_BF16] = 705 },
 	  .source = PUB_SUST "; ~829 burst" },
 	{ .key = "B200", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 1745 }, .source = PUB_BURST },
 	{ .key = "A100-40-SXM", .kind = GPU_REF_SUSTAINED, .given_tflops = { [GPU_BF16] = 270 },
-	  .source = PUB_SUST "; ~271 burst" },
+	  .h2d_floor_gbps = 21, .allreduce8_floor_gbps = 228, .source = PUB_SUST "; ~271 burst" },
 	{ .key = "A100-80-SXM", .kind = GPU_REF_SUSTAINED, .given_tflops = { [GPU_BF16] = 270 },
-	  .source = PUB_SUST "; ~271 burst" },
-	{ .key = "A100-40-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 253 }, .source = PUB_BURST },
-	{ .key = "A100-80-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 253 }, .source = PUB_BURST },
+	  .h2d_floor_gbps = 21, .allreduce8_floor_gbps = 228, .source = PUB_SUST "; ~271 burst" },
+	{ .key = "A100-40-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 253 }, .h2d_floor_gbps = 21,
+	  .source = PUB_BURST },
+	{ .key = "A100-80-PCIE", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 253 }, .h2d_floor_gbps = 21,
+	  .source = PUB_BURST },
 	{ .key = "L40S", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 269 }, .source = PUB_BURST },
 	{ .key = "L4", .kind = GPU_REF_BURST, .given_tflops = { [GPU_BF16] = 59 },
 	  .source = PUB_BURST "; published range 54-59, the top taken" },
@@ -321,6 +329,24 @@ const char *gpu_ref_kind_name(enum gpu_ref_kind k)
 {
 	static const char *const names[] = { "measured", "sustained", "burst", "estimate" };
 	return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+int gpu_reference_floor(const char *key, const char *metric, double *value, const char **source)
+{
+	const struct gpu_reference *a = gpu_reference_find(key);
+	double v = 0;
+	if (!a || !metric)
+		return -1;
+	if (!strcmp(metric, "memcpy.h2d.pinned.gbps"))
+		v = a->h2d_floor_gbps;
+	else if (!strcmp(metric, "allreduce.busbw.gbps"))
+		v = a->allreduce8_floor_gbps;
+	if (!(v > 0))
+		return -1;
+	*value = v;
+	if (source)
+		*source = FLOOR_SRC;
+	return 0;
 }
 
 const struct gpu_reference *gpu_reference_find(const char *key)

@@ -76,6 +76,12 @@ struct gpu_reference {
 	double soak_tflops;
 	double soak_tflops_per_w;               /* median TFLOP/s / median board power */
 	double soak_tflops_per_mhz;             /* median TFLOP/s / median SM clock */
+	/*
+	 * Published floors (below them the machine is broken, not slow): pinned
+	 * H2D GB/s of one GPU, and all-reduce busbw GB/s of an 8-GPU node of the
+	 * model at 16 GB (nccl-tests all_reduce_perf); 0 none published.
+	 */
+	double h2d_floor_gbps, allreduce8_floor_gbps;
 	const char *source;
 };
 
@@ -84,6 +90,13 @@ extern const size_t gpu_references_count;
 
 /* By model key; NULL when the model has no reference row. */
 const struct gpu_reference *gpu_reference_find(const char *key);
+
+/*
+ * A published floor of one model (struct gpu_reference): metric
+ * "memcpy.h2d.pinned.gbps" (per GPU) or "allreduce.busbw.gbps" (an 8-GPU
+ * node).  0 with *value and *source (static text) set; -1 when there is none.
+ */
+int gpu_reference_floor(const char *key, const char *metric, double *value, const char **source);
 
 /* The model's headline dtype: bf16 where it has a bf16 peak, else fp16. */
 enum gpu_dtype gpu_headline_dtype(const struct gpu_ref *ref);

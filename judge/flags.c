@@ -32,7 +32,7 @@ const char *const flags_codes[] = {
 	"THROTTLE_THERMAL", "THROTTLE_POWER", "THROTTLE_HW", "CLOCK_DECAY", "PERF_DECAY",
 	"CONTENTION", "VGPU", "MIG", "PCIE_DOWNGRADE", "ECC_ERRORS", "ROW_REMAP_PENDING",
 	"XID", "CPU_STEAL", "BELOW_REFERENCE", "DATA_CORRUPTION", "NODE_OUTLIER", "ECC_DISABLED",
-	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH", "HOST_STARVED",
+	"NVLINK_DEGRADED", "FIRMWARE_MISMATCH", "HOST_STARVED", "BELOW_FLOOR",
 	NULL,  /* new codes go above, with a row in remedies[] below */
 };
 
@@ -81,6 +81,10 @@ static const struct {
 	  "ask the provider to flash one vbios version on %s" },
 	{ "NODE_OUTLIER", "rerun; if %s still trails the others, ask the provider to check or replace it",
 	  "drain the node and ask the provider to check or replace %s: it trails the node's other gpus" },
+	{ "BELOW_FLOOR", "ask the provider to check the pcie slot, riser and iommu settings of %s, or the nvlink, nvswitch and "
+	  "fabric manager of the node (nvidia-smi topo -m, systemctl status nvidia-fabricmanager)",
+	  "drain the node: %s exchange data at pcie or host-memory speed; ask the provider to repair nvlink/nvswitch "
+	  "or the fabric manager (nvidia-smi nvlink -s, systemctl status nvidia-fabricmanager)" },
 	{ "HOST_STARVED", "the host cannot feed %s: stage data in /dev/shm or on local nvme, decode on the gpu (DALI, nvJPEG), or rent a type with more cores or memory bandwidth per gpu",
 	  "the host cannot feed %s: stage data in /dev/shm or on local nvme, decode on the gpu (DALI, nvJPEG), or rent a type with more cores or memory bandwidth per gpu" },
 };
@@ -748,6 +752,9 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 		enum gpu_ref_kind kind;
 		int gpu = (int)json_integer_value(jg);
 		int copy = !strcmp(name, "memcpy.h2d.pinned.gbps") || !strcmp(name, "memcpy.d2h.pinned.gbps");
+		double floor;
+		if (!gpu_reference_floor(ref->key, name, &floor, NULL))
+			continue;   /* a published floor judges it (BELOW_FLOOR, flags_links.c) */
 		if (!gpu_reference_metric(ref->key, name, &ach, &kind, &src)) {
 			if (v < FLAG_REF_ACHIEVABLE_FRAC * ach)
 				add_flag(out, "BELOW_REFERENCE", "warning",
@@ -1231,6 +1238,7 @@ json_t *flags_compute(const json_t *fp)
 		xid_flag(fp, -1, out);
 	steal_flag(fp, out);
 	below_reference_flags(fp, out);
+	flags_below_floor(fp, out);
 	node_outlier_flags(fp, out);
 	sdc_flags(fp, ngpu, out);
 	flags_host_starved(fp, out);
@@ -1322,6 +1330,8 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 		if (any_metric(fp, "gemm.", ".pct_of_peak") || any_metric(fp, "memcpy.", ".pct_of_link"))
 			return 1;
 		*why = "needs gemm or memcpy metrics relative to the model's reference";
+	} else if (!strcmp(code, "BELOW_FLOOR")) {
+		return flags_floor_measurable(fp, why);
 	} else if (!strcmp(code, "HOST_STARVED")) {
 		if ((any_metric(fp, "host.decode.images_per_s", "") || any_metric(fp, "host.membw.triad.gbps", "")) &&
 		    fpq_gpu_count(fp) > 0 && flags_host_need_ips(fpq_gpu_ref(fp)) > 0)

@@ -64,6 +64,10 @@
 #define FLAG_REF_LINK_MIN_PCT      60.0  /* memcpy H2D/D2H pinned vs the model's PCIe link */
 #define FLAG_REF_ACHIEVABLE_FRAC   0.80  /* per-GPU gemm / pinned copy < 80% of the model's one reference
 					    (gpu_reference_metric; clean captures >= 0.858) */
+/* ---- floors (judge/flags_links.c; the values are common/gpus.c gpu_reference_floor's) ---- */
+#define FLAG_FLOOR_NODE_GPUS       8     /* the all-reduce floors are for one node of 8 GPUs */
+#define FLAG_FLOOR_MIN_BYTES       4294967296.0  /* judged from a 4 GiB sweep (standard, full profiles) */
+#define FLAG_FLOOR_CRIT_FRAC       0.5   /* busbw under half the floor: critical (PCIe or host-memory speed) */
 /* ---- node: a GPU that trails the best GPU of its instance ---- */
 #define FLAG_NODE_OUTLIER_FRAC     0.10  /* per-GPU gemm.<dtype>.tflops more than 10% below the instance's best */
 #define FLAG_NODE_OUTLIER_CRIT_FRAC 0.25 /* 25% or more below: critical */
@@ -85,6 +89,10 @@ struct gpu_ref;
 double flags_host_need_ips(const struct gpu_ref *ref);
 /* Appends HOST_STARVED to out when decode or memory bandwidth per GPU falls short. */
 void flags_host_starved(const json_t *fingerprint, json_t *out);
+/* Appends BELOW_FLOOR for pinned H2D or node all-reduce under the model's published floor. */
+void flags_below_floor(const json_t *fingerprint, json_t *out);
+/* Whether the fingerprint can be judged for BELOW_FLOOR (as flags_measurable). */
+int flags_floor_measurable(const json_t *fingerprint, const char **why);
 /*
  * The one-line remediation of a flag (code, severity, evidence.gpu), e.g.
  * "drain the node and ask the provider to replace gpu 3"; never NULL.
