@@ -579,6 +579,11 @@ static void note(json_t *res, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(res, "notes"), i, n)   /* a rule judged per GPU notes once */
+		if (!strcmp(json_string_value(n), msg))
+			return;
 	json_array_append_new(json_object_get(res, "notes"), json_string(msg));
 }
 

@@ -56,4 +56,5 @@ const char policy_default_yaml[] =
 	"  - PCIE_DOWNGRADE                           # link under load below its maximum\n"
 	"  - {code: XID, severity: critical}          # hardware-class XID during the run\n"
 	"  - {code: PERF_DECAY, severity: critical}   # throughput fell >= 25% during the soak\n"
-	"  - {code: CONTENTION, severity: critical}   # another process used the GPU, with a symptom\n";
+	"  - {code: CONTENTION, severity: critical}   # another process used the GPU, with a symptom\n"
+	"  - {code: BELOW_FLOOR, severity: critical}  # 8-GPU all-reduce under half its node floor: PCIe/host-memory speed\n";

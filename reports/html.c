@@ -1824,6 +1824,13 @@ static void run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 		any |= sweep_chart(f, fp, &NCCL, NULL, 0);
 	any |= gemm_chart(f, r, fp);
 	fputs("</div>\n", f);
+	json_t *bus = metric_row(fp, "allreduce.busbw.gbps", -1);
+	const char *tp = jstr(json_object_get(bus ? bus : ar, "params"), "transport");
+	if (tp) {   /* what NCCL chose says why the all-reduce is as fast as it is */
+		fputs("<p class=\"nccl-transport\">All-reduce transport NCCL chose: <b>", f);
+		html_esc(f, tp);
+		fputs("</b></p>\n", f);
+	}
 	if (!any)
 		fputs("<p class=\"muted\">No time series or size sweep stored for this run.</p>\n", f);
 	free(bs.b);

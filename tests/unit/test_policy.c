@@ -108,7 +108,8 @@ static void test_default_parses(void)
 	CHECK_STR(p->name, "default");
 	CHECK_STR(p->source, "built-in");
 	CHECK(p->nrules == 3);
-	CHECK(p->nflags == 8);
+	CHECK(p->nflags == 9);
+	CHECK_STR(p->flags[8].code, "BELOW_FLOOR");
 	CHECK(p->fleet_min_runs == 3);
 	CHECK(p->rules[0].nmetrics == 2 && !strcmp(p->rules[0].metrics[1], "gemm.fp16.tflops"));
 	CHECK(p->rules[0].gpu == POLICY_GPU_EACH && !p->rules[0].has_min);
