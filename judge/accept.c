@@ -198,7 +198,8 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		"instance_type", json_object_get(json_object_get(fp, "run"), "instance_type")));
 	json_object_set_new(res, "exit_code", json_integer((int)v));
 	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	if (!detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail))
+	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail);
+	if (unrecorded)   /* said after the verdict, and in the exit code: a script must not take it as stored */
 		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
 	free(detail);
 	if (json) {
@@ -212,5 +213,5 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 	json_decref(fleet);
 	json_decref(fp);
 	policy_free(p);
-	return (int)v;
+	return unrecorded ? GV_EXIT_USAGE : (int)v;
 }

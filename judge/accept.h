@@ -19,7 +19,8 @@ struct store;
  * default).  run_flags: the flags the harness has just computed for the
  * run, or NULL to have the policy compute them.  Returns the exit code: 0 accept, 1 reject, 3 could not
  * measure what the policy requires, 2 bad policy or store error (one line
- * on stderr naming the file and line).
+ * on stderr naming the file and line), including a verdict printed but not
+ * recorded in the store.
  */
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
 	       FILE *out);

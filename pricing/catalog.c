@@ -3,6 +3,7 @@
 #include "pricing/csvrows.h"
 #include "pricing/fx.h"
 #include "common/util.h"
+#include "results/store.h"
 
 #include <sqlite3.h>
 #include "common/ident.h"
@@ -415,7 +416,10 @@ struct catalog_load {
 
 static void db_err(sqlite3 *db, const char *what, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "cannot %s in the store: %s", what, sqlite3_errmsg(db));
+	char msg[256];
+	const char *file = sqlite3_db_filename(db, "main");
+	snprintf(err, errlen, "cannot %s in the store '%s': %s", what, file && *file ? file : "(memory)",
+		 store_sqlite_msg(db, msg, sizeof msg));
 }
 
 static const char ins_sql[] =

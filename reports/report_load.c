@@ -577,6 +577,11 @@ int report_write_file(struct store *s, const struct report_opts *o, const char *
 		return -1;
 	if (report_write(s, o, out.f, err, errlen)) {
 		gv_outfile_abort(&out);
+		if (!strstr(err, path)) {   /* which file could not be written */
+			char why[512];
+			snprintf(why, sizeof why, "%s", err);
+			snprintf(err, errlen, "%s: %s", path, why);
+		}
 		return -1;
 	}
 	return gv_outfile_commit(&out, err, errlen);

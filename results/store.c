@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +36,9 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	char err[512];
+	char dbmsg[256];          /* db_msg(): SQLite's message with the system's cause */
+	int busy;                 /* the last failure was SQLITE_BUSY or SQLITE_LOCKED */
+	volatile int *stop;       /* store_set_stop_flag() */
 	struct {
 		const char *sql;  /* a string literal, matched by address */
 		sqlite3_stmt *st;
@@ -188,9 +192,61 @@ static void set_err(struct store *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * SQLite's message, with the system's cause when the disk failed: "disk I/O
+ * error (Input/output error)", "database or disk is full (No space left on device)".
+ */
+const char *store_sqlite_msg(void *conn, char *buf, size_t len)
+{
+	sqlite3 *db = conn;
+	int ec = sqlite3_extended_errcode(db) & 0xff, se = sqlite3_system_errno(db);
+	const char *file = sqlite3_db_filename(db, "main");
+	struct statvfs vf;
+	if (se && (ec == SQLITE_IOERR || ec == SQLITE_FULL || ec == SQLITE_CANTOPEN))
+		snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db), strerror(se));
+	else if ((ec == SQLITE_IOERR || ec == SQLITE_FULL) && file && *file && !statvfs(file, &vf) &&
+		 (unsigned long long)vf.f_bavail * vf.f_frsize < (1u << 20))
+		/* SQLite kept no errno (a failed sync is rolled back): the file system tells */
+		snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db), strerror(ENOSPC));
+	else
+		snprintf(buf, len, "%s", sqlite3_errmsg(db));
+	return buf;
+}
+
+static const char *db_msg(struct store *s)
+{
+	int ec = sqlite3_errcode(s->db);
+	s->busy = ec == SQLITE_BUSY || ec == SQLITE_LOCKED;
+	return store_sqlite_msg(s->db, s->dbmsg, sizeof s->dbmsg);
+}
+
+int store_is_busy(const struct store *s)
+{
+	return s && s->busy;
+}
+
+/* SQLite's busy handler while a stop flag is set: as the busy timeout, but a stop ends the wait. */
+static int busy_wait(void *arg, int count)
+{
+	struct store *s = arg;
+	if ((s->stop && *s->stop) || count >= STORE_BUSY_MS / 10)
+		return 0;
+	sqlite3_sleep(10);
+	return 1;
+}
+
+void store_set_stop_flag(struct store *s, volatile int *stop)
+{
+	s->stop = stop;
+	if (stop)
+		sqlite3_busy_handler(s->db, busy_wait, s);
+	else
+		sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+}
+
 static int sql_fail(struct store *s, const char *what)
 {
-	set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	set_err(s, "database '%s': %s: %s", s->path, what, db_msg(s));
 	return STORE_ERR;
 }
 
@@ -259,7 +315,7 @@ static int exec_sql(struct store *s, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		set_err(s, "database '%s': %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		set_err(s, "database '%s': %s", s->path, db_msg(s));   /* SQLite's message, with the disk's cause */
 		sqlite3_free(msg);
 		return STORE_ERR;
 	}
@@ -334,7 +390,8 @@ static int read_header(struct store *s, int *ntables, int *appid, int *version)
 			set_err(s, "'%s' is not a gpuvet database (not an sqlite file)", s->path);
 			return STORE_NOTGPUVET;
 		}
-		set_err(s, "cannot read database '%s': %s", s->path, describe_open_failure(s->db, ext));
+		set_err(s, "cannot read database '%s': %s", s->path,
+			ext == SQLITE_CORRUPT ? describe_open_failure(s->db, ext) : db_msg(s));
 		return STORE_ERR;
 	}
 	if (pragma_int(s, "PRAGMA application_id", appid) || pragma_int(s, "PRAGMA user_version", version))
@@ -808,7 +865,7 @@ static int step_kept(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE)
-		set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		set_err(s, "database '%s': %s: %s", s->path, what, db_msg(s));
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? STORE_OK : rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
 }
@@ -819,7 +876,7 @@ static int step_done(struct store *s, sqlite3_stmt *st, const char *what)
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		int r = rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
-		set_err(s, "database '%s': %s: %s", s->path, what, sqlite3_errmsg(s->db));
+		set_err(s, "database '%s': %s: %s", s->path, what, db_msg(s));
 		sqlite3_finalize(st);
 		return r;
 	}
@@ -1752,6 +1809,11 @@ int store_batch_end(struct store *s, int commit)
 	if (!s->in_batch)
 		return STORE_OK;
 	s->in_batch = 0;
+	if (commit && sqlite3_get_autocommit(s->db)) {
+		/* a failed write (a full disk, an I/O error) made SQLite undo the whole transaction */
+		set_err(s, "database '%s': a failed write undid the open transaction", s->path);
+		return STORE_ERR;
+	}
 	if (commit)
 		return exec_sql(s, "COMMIT") == STORE_OK ? STORE_OK
 			: (sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL), STORE_ERR);

@@ -58,6 +58,12 @@ const char *store_errmsg(const struct store *s);
 const char *store_open_error(void);
 /* The sqlite3 * handle, for modules that own their own queries (pricing, reports). */
 void *store_db(struct store *s);
+/*
+ * The last SQLite error of a connection (a sqlite3 *) with the system's
+ * cause when the disk failed: "disk I/O error (Input/output error)",
+ * "database or disk is full (No space left on device)".  Into buf; returns it.
+ */
+const char *store_sqlite_msg(void *db, char *buf, size_t len);
 
 /* ---- writing a run ---- */
 
@@ -88,6 +94,14 @@ int store_put_series(struct store *s, int64_t run_id, const char *bench, const c
 /* Records the bench row and commits: status "ok", "skipped", "failed", "timed_out". */
 int store_bench_end(struct store *s, int64_t run_id, const char *bench, const char *status,
 		    const char *reason, double duration_s, const char *config_json);
+
+/* Whether the last failure was another process holding the store's lock past the busy timeout. */
+int store_is_busy(const struct store *s);
+/*
+ * While *stop is non-zero (a signal handler's flag), waiting for a busy
+ * store gives up at once instead of after the busy timeout.  NULL: never.
+ */
+void store_set_stop_flag(struct store *s, volatile int *stop);
 
 /* Rolls back an open bench transaction (after a failed put). */
 void store_bench_abort(struct store *s);

@@ -225,7 +225,7 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 
 	struct store *s;
 	const char *db = gv_db_path(g);
-	if (store_open(db, &s)) {
+	if (gv_store_open(db, &s)) {
 		gv_err("%s", store_open_error());
 		free(sel);
 		return GV_EXIT_USAGE;
@@ -247,7 +247,10 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	 * summary and the report all carry the verdict of this run.  The verdict's text is kept
 	 * and printed after the summary (with --json on stderr, so stdout stays one document).
 	 */
-	json_t *flags = hooks_after_run(s, run_id), *fp;
+	int flags_failed = 0;
+	json_t *flags = hooks_after_run(s, run_id, &flags_failed), *fp;
+	if (flags_failed)
+		rc = GV_EXIT_USAGE;   /* every failed store write reaches the exit code */
 	char *vtext = NULL;
 	size_t vlen = 0;
 	int arc = -1;

@@ -10,28 +10,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-json_t *hooks_after_run(struct store *s, int64_t run_id)
+json_t *hooks_after_run(struct store *s, int64_t run_id, int *failed)
 {
 	json_t *fp, *flags, *f;
 	size_t i;
+	*failed = 0;
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_err("flags not computed: %s", store_errmsg(s));
+		*failed = 1;
 		return NULL;
 	}
 	flags = flags_compute(fp);
-	if (store_clear_flags(s, run_id))
-		gv_err("flags not stored: %s", store_errmsg(s));
-	else
-		json_array_foreach(flags, i, f) {
-			char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(10));
-			if (store_put_flag(s, run_id, json_string_value(json_object_get(f, "code")),
-					   json_string_value(json_object_get(f, "severity")),
-					   json_string_value(json_object_get(f, "message")), ev ? ev : "{}",
-					   json_string_value(json_object_get(f, "remediation"))))
-				gv_err("flag not stored: %s", store_errmsg(s));
-			free(ev);
-		}
 	json_decref(fp);
+	/* the old flags replaced by the new in one transaction: a failing disk leaves the old ones */
+	int rc = store_batch_begin(s) || store_clear_flags(s, run_id);
+	json_array_foreach(flags, i, f) {
+		if (rc)
+			break;
+		char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(10));
+		rc = store_put_flag(s, run_id, json_string_value(json_object_get(f, "code")),
+				    json_string_value(json_object_get(f, "severity")),
+				    json_string_value(json_object_get(f, "message")), ev ? ev : "{}",
+				    json_string_value(json_object_get(f, "remediation"))) != 0;
+		free(ev);
+	}
+	if (rc || store_batch_end(s, 1)) {
+		gv_err("flags not stored: %s", store_errmsg(s));
+		store_batch_end(s, 0);
+		*failed = 1;
+	}
 	return flags;
 }
 
