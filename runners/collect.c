@@ -18,24 +18,94 @@
 #include "results/store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+/*
+ * What a file or source store added is said only once its batch is committed:
+ * until then its lines wait in lines, its name in names.  A commit that
+ * fails names every file it undid, so no file reported imported is lost.
+ */
 struct tally {
 	long added, dup, since_commit;
+	char *lines, *names;
+	size_t nlines, nnames;
+	FILE *fl, *fn;
 };
 
-/* Commits the batch when it has grown past COLLECT_BATCH runs and opens the next. */
-static int maybe_commit(struct store *s, struct tally *t)
+static void tally_open(struct tally *t)
 {
-	if (t->since_commit < COLLECT_BATCH)
-		return 0;
+	memset(t, 0, sizeof *t);
+	t->fl = open_memstream(&t->lines, &t->nlines);
+	t->fn = open_memstream(&t->names, &t->nnames);
+}
+
+/* A line to print, and the file it is about, once the batch holding it is committed. */
+static void tally_pending(struct tally *t, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tally_pending(struct tally *t, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (t->fl && !gv_quiet)
+		vfprintf(t->fl, fmt, ap);
+	va_end(ap);
+	if (t->fn)
+		fprintf(t->fn, "%s'%s'", ftell(t->fn) > 0 ? ", " : "", file);
+}
+
+/* Empties what waits: printed when committed (say), dropped otherwise. */
+static void tally_flush(struct tally *t, int say)
+{
+	if (t->fl && t->fn) {
+		fflush(t->fl);
+		if (say && t->nlines)
+			fwrite(t->lines, 1, t->nlines, stdout);
+		rewind(t->fl);
+		rewind(t->fn);
+		fflush(t->fl);
+		fflush(t->fn);
+		t->nlines = t->nnames = 0;
+		if (t->lines)
+			t->lines[0] = 0;
+		if (t->names)
+			t->names[0] = 0;
+	}
+}
+
+static void tally_close(struct tally *t)
+{
+	if (t->fl)
+		fclose(t->fl);
+	if (t->fn)
+		fclose(t->fn);
+	free(t->lines);
+	free(t->names);
+}
+
+/* Commits the batch (and opens the next when again): its files are said, or named as undone. */
+static int batch_commit(struct store *s, struct tally *t, int again)
+{
 	t->since_commit = 0;
-	if (store_batch_end(s, 1) || store_batch_begin(s)) {
+	if (store_batch_end(s, 1)) {
+		fflush(t->fn);
+		gv_err("%s; not stored: %s", store_errmsg(s), t->nnames && t->names ? t->names : "nothing");
+		tally_flush(t, 0);
+		return -1;
+	}
+	tally_flush(t, 1);
+	if (again && store_batch_begin(s)) {
 		gv_err("%s", store_errmsg(s));
 		return -1;
 	}
 	return 0;
+}
+
+/* Commits the batch when it has grown past COLLECT_BATCH runs and opens the next. */
+static int maybe_commit(struct store *s, struct tally *t)
+{
+	return t->since_commit < COLLECT_BATCH ? 0 : batch_commit(s, t, 1);
 }
 
 /* The run's GPU count as the file says it; -1 when absent or absurd (fp_check refuses it later). */
@@ -84,7 +154,7 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	if (r == STORE_DUP) {
 		t->dup++;
 		if (!gv_quiet && !is_array)
-			printf("%s: %s\n", path, store_errmsg(s));
+			printf("%s: %s\n", path, store_errmsg(s));   /* nothing written: nothing to undo */
 		return 0;
 	}
 	if (r) {
@@ -93,8 +163,8 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	}
 	t->added++;
 	t->since_commit++;
-	if (!gv_quiet && !is_array)
-		printf("%s: imported as run %lld\n", path, (long long)id);
+	if (!is_array)
+		tally_pending(t, path, "%s: imported as run %lld\n", path, (long long)id);
 	return 0;
 }
 
@@ -139,8 +209,9 @@ static int import_file(struct store *s, const char *path, struct naming *nm, str
 		gv_err("%s", store_errmsg(s));
 		return -1;
 	}
-	if (!gv_quiet && was_array)
-		printf("%s: %ld run(s) imported, %ld already present\n", path, t->added - added0, t->dup - dup0);
+	if (was_array)
+		tally_pending(t, path, "%s: %ld run(s) imported, %ld already present\n", path, t->added - added0,
+			      t->dup - dup0);
 	return 0;
 }
 
@@ -148,7 +219,7 @@ int collect_import(struct store *s, int n, char **paths, struct naming *nm)
 {
 	if (n < 1)
 		return gv_usage_error("results", "import needs a fingerprint file");
-	struct tally t = { 0, 0, 0 };
+	struct tally t;
 	if (naming_open(nm, s))
 		return GV_EXIT_USAGE;
 	if (store_batch_begin(s)) {
@@ -156,17 +227,17 @@ int collect_import(struct store *s, int n, char **paths, struct naming *nm)
 		naming_close(nm);
 		return GV_EXIT_USAGE;
 	}
+	tally_open(&t);
 	int rc = 0;
 	for (int i = 0; i < n && !rc; i++)
 		rc = import_file(s, paths[i], nm, &t) || maybe_commit(s, &t);
 	naming_close(nm);
-	/* what was imported before a bad file stays stored */
-	if (store_batch_end(s, 1)) {
-		gv_err("%s", store_errmsg(s));
-		return GV_EXIT_USAGE;
-	}
+	/* what was imported before a bad file stays stored, unless the failure undid the batch (said) */
+	if (batch_commit(s, &t, 0))
+		rc = -1;
 	if (!rc && !gv_quiet && n > 1)
 		printf("total: %ld run(s) imported, %ld already present\n", t.added, t.dup);
+	tally_close(&t);
 	return rc ? GV_EXIT_USAGE : 0;
 }
 
@@ -197,8 +268,8 @@ static int merge_store(struct store *s, const char *path, struct tally *t)
 	t->added += added;
 	t->dup += skipped;
 	t->since_commit += added;
-	if (!gv_quiet)
-		printf("%s: %d run(s) added, %d already present%s\n", path, added, skipped, live ? live_note(live) : "");
+	tally_pending(t, path, "%s: %d run(s) added, %d already present%s\n", path, added, skipped,
+		      live ? live_note(live) : "");
 	return 0;
 }
 
@@ -206,8 +277,9 @@ int collect_merge(struct store *s, int n, char **sources)
 {
 	if (n < 1)
 		return gv_usage_error("results", "merge needs at least one database");
-	struct tally t = { 0, 0, 0 };
+	struct tally t;
 	int rc = 0;
+	tally_open(&t);
 	for (int i = 0; i < n && !rc; i++) {
 		if (!strncmp(sources[i], "s3://", 5)) {
 			int added = 0, skipped = 0;
@@ -218,6 +290,7 @@ int collect_merge(struct store *s, int n, char **sources)
 		}
 		if (store_batch_begin(s)) {
 			gv_err("%s", store_errmsg(s));
+			tally_close(&t);
 			return GV_EXIT_USAGE;
 		}
 		/* consecutive stores share a batch until it holds COLLECT_BATCH runs */
@@ -225,12 +298,13 @@ int collect_merge(struct store *s, int n, char **sources)
 			if ((rc = merge_store(s, sources[i], &t) || maybe_commit(s, &t)))
 				break;
 		i--;
-		if (store_batch_end(s, 1)) {
-			gv_err("%s", store_errmsg(s));
+		if (batch_commit(s, &t, 0)) {
+			tally_close(&t);
 			return GV_EXIT_USAGE;
 		}
 	}
-	if (!gv_quiet && n > 1)
+	if (!rc && !gv_quiet && n > 1)
 		printf("total: %ld run(s) added, %ld already present\n", t.added, t.dup);
+	tally_close(&t);
 	return rc ? GV_EXIT_USAGE : 0;
 }
