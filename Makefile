@@ -88,6 +88,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
 
+# the fault-injection shim (tests/fault/gvfault.c), preloaded into the real binary by tests;
+# built without sanitizers whatever SAN says
+$(BUILD)/tests/gvfault.so: tests/fault/gvfault.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 # the shipped price catalogs are embedded with .incbin (pricing/catalog_data.c)
 $(BUILD)/obj/pricing/catalog_data.o: $(wildcard pricing/catalog/*.csv)
@@ -126,7 +132,7 @@ test: deps-test
 	$(MAKE) check SAN=1
 	$(MAKE) fuzz-replay
 
-check: all $(TESTS)
+check: all $(TESTS) $(BUILD)/tests/gvfault.so
 	GPUVET_BIN=$(abspath $(BUILD)/gpuvet) GPUVET_TEST_DIR=$(abspath $(BUILD)/tests) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests
 
