@@ -53,6 +53,12 @@ int gv_prices_ready(struct store *s, char *err, size_t errlen);
 enum gv_read_open { GV_READ_ROWS, GV_READ_PRICED, GV_READ_REPORT };
 int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct store **s);
 
+/*
+ * Opens the store for writing (store_open), after which any bench kept aside
+ * while it was busy (results/store_pending.h) is stored.  A store_rc.
+ */
+int gv_store_open(const char *path, struct store **s);
+
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);
 

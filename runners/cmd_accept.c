@@ -92,7 +92,7 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		return GV_EXIT_USAGE;
 	}
 	struct store *s;
-	if (store_open(path, &s)) {
+	if (gv_store_open(path, &s)) {
 		gv_err("%s", store_open_error());
 		return GV_EXIT_USAGE;
 	}

@@ -63,7 +63,7 @@ static void usage(FILE *f)
 
 static int open_store(const struct gv_global *g, struct store **s)
 {
-	if (store_open(gv_db_path(g), s) != STORE_OK) {
+	if (gv_store_open(gv_db_path(g), s) != STORE_OK) {
 		gv_err("%s", store_open_error());
 		return -1;
 	}

@@ -41,7 +41,7 @@ static void results_usage(FILE *f)
 
 static int open_store(const struct gv_global *g, int readonly, struct store **s)
 {
-	int rc = readonly ? store_open_readonly(gv_db_path(g), s) : store_open(gv_db_path(g), s);
+	int rc = readonly ? store_open_readonly(gv_db_path(g), s) : gv_store_open(gv_db_path(g), s);
 	if (rc) {
 		gv_err("%s", store_open_error());
 		return GV_EXIT_USAGE;

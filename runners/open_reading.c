@@ -1,7 +1,8 @@
-/* open_reading.c - see cli.h: how the commands that read the store open it. */
+/* open_reading.c - see cli.h: how the commands open the store, to read it or to write it. */
 #include "runners/cli.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
+#include "results/store_pending.h"
 #include "common/util.h"
 
 #include <unistd.h>
@@ -10,6 +11,14 @@ static int opened(const char *path, struct store *s)
 {
 	gv_debug("store %s opened %s", path, store_is_readonly(s) ? "read-only" : "read-write");
 	return 0;
+}
+
+int gv_store_open(const char *path, struct store **s)
+{
+	int rc = store_open(path, s);
+	if (rc == STORE_OK)
+		store_pending_replay(*s);   /* benches kept aside while it was busy are stored first */
+	return rc;
 }
 
 int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct store **s)
@@ -22,7 +31,7 @@ int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct sto
 			return opened(path, *s);
 		store_close(*s);
 	}
-	if ((exists || how != GV_READ_REPORT) && store_open(path, s) == STORE_OK)
+	if ((exists || how != GV_READ_REPORT) && gv_store_open(path, s) == STORE_OK)
 		return opened(path, *s);
 	/* a report of a file only readable (its error, when there is none, is that it does not exist) */
 	if (how == GV_READ_REPORT && store_open_readonly(path, s) == STORE_OK)

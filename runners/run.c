@@ -13,10 +13,13 @@
 #include "common/util.h"
 #include "runners/proctree.h"
 #include "results/store.h"
+#include "results/bench_rows.h"
+#include "results/store_pending.h"
 #include "common/gpus.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -364,97 +367,42 @@ static void steal_tick(struct steal_sampler *ss)
 	ss->last_t = now;
 }
 
-static double num_or_nan(const json_t *v)
-{
-	return json_is_number(v) ? json_number_value(v) : 0.0 / 0.0;
-}
-
-/* The points one series has received, before they are written as one row. */
-struct series_buf {
-	const char *series;      /* borrowed from the rows */
-	int gpu;
-	double *xy;
-	size_t n, cap;
-};
-
-/* Adds a sample row's point to its series' buffer (created on first sight); -1 out of memory. */
-static int buffer_point(struct series_buf **bufs, size_t *nbufs, const json_t *o)
-{
-	const char *series = json_string_value(json_object_get(o, "series"));
-	int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
-	size_t k = 0;
-	while (k < *nbufs && ((*bufs)[k].gpu != gpu || strcmp((*bufs)[k].series, series)))
-		k++;
-	if (k == *nbufs) {
-		struct series_buf *grown = realloc(*bufs, (k + 1) * sizeof *grown);
-		if (!grown)
-			return -1;
-		*bufs = grown;
-		grown[k] = (struct series_buf){ .series = series, .gpu = gpu };
-		(*nbufs)++;
-	}
-	struct series_buf *b = &(*bufs)[k];
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 64;
-		double *xy = realloc(b->xy, 2 * cap * sizeof *xy);
-		if (!xy)
-			return -1;
-		b->xy = xy;
-		b->cap = cap;
-	}
-	b->xy[2 * b->n] = num_or_nan(json_object_get(o, "x"));
-	b->xy[2 * b->n + 1] = num_or_nan(json_object_get(o, "y"));
-	b->n++;
-	return 0;
-}
-
-/* The bench's sample rows, one store row per series. */
-static int flush_samples(struct handler_env *e)
-{
-	struct series_buf *bufs = NULL;
-	size_t nbufs = 0, i;
-	json_t *o;
-	int rc = 0;
-	json_array_foreach(e->rows, i, o)
-		if (!strcmp(json_string_value(json_object_get(o, "t")), "sample") && (rc = buffer_point(&bufs, &nbufs, o)))
-			break;
-	for (i = 0; i < nbufs; i++) {
-		if (!rc)
-			rc = store_put_series(e->s, e->run_id, e->bench, bufs[i].series, bufs[i].gpu, bufs[i].xy, bufs[i].n);
-		free(bufs[i].xy);
-	}
-	free(bufs);
-	return rc ? -1 : 0;
-}
-
-/* Writes the buffered rows and the bench row in one transaction. */
+/*
+ * Writes the bench's rows and its bench row in one transaction
+ * (results/bench_rows.c).  A finished bench is never dropped for a busy
+ * store: while another process holds its write lock, the wait goes on,
+ * said on stderr at each busy timeout; stopped (Ctrl-C, SIGTERM), the rows
+ * are kept aside in a file that the next command opening the store for
+ * writing stores (results/store_pending.h).  0 stored; -1 the store failed
+ * (store_errmsg); -2 kept aside or lost, said here.
+ */
 static int flush_bench(struct handler_env *e)
 {
-	struct bench_result *r = e->r;
-	size_t i;
-	json_t *o;
-	if (store_bench_begin(e->s, e->run_id, e->bench))
-		return -1;
-	json_array_foreach(e->rows, i, o) {
-		if (strcmp(json_string_value(json_object_get(o, "t")), "metric"))
-			continue;
-		json_t *p = json_object_get(o, "params");
-		char *params = p ? json_dumps(p, JSON_COMPACT) : NULL;
-		int rc = store_put_metric(e->s, e->run_id, e->bench, json_string_value(json_object_get(o, "name")),
-					  (int)json_integer_value(json_object_get(o, "gpu")),
-					  num_or_nan(json_object_get(o, "value")),
-					  json_string_value(json_object_get(o, "unit")), params);
-		free(params);
-		if (rc) {
-			store_bench_abort(e->s);
+	struct bench_outcome o = { e->r->status, e->r->reason, e->r->duration, e->r->config };
+	double t0 = bench_now();
+	char where[PATH_MAX + 600];
+	int waited = 0;
+	while (store_put_bench_rows(e->s, e->run_id, e->bench, e->rows, &o)) {
+		if (!store_is_busy(e->s))
 			return -1;
+		progress_clear(e->prog);
+		if (got_signal) {
+			if (store_pending_keep(e->s, e->run_id, e->bench, e->rows, &o, where, sizeof where)) {
+				gv_err("the %s results are lost: the store stayed busy and keeping them aside failed: %s",
+				       e->bench, where);
+				return -2;
+			}
+			gv_err("the store stayed busy: the %s results are kept in '%s'; the next gpuvet command that "
+			       "writes to the store stores them", e->bench, where);
+			return -2;
 		}
+		gv_err("the store is busy (another process holds its write lock): still waiting to store the %s results "
+		       "(%.0f s; Ctrl-C keeps them in a file instead)", e->bench, bench_now() - t0);
+		waited = 1;
 	}
-	if (flush_samples(e)) {
-		store_bench_abort(e->s);
-		return -1;
-	}
-	return store_bench_end(e->s, e->run_id, e->bench, r->status, r->reason, r->duration, r->config) ? -1 : 0;
+	if (waited)
+		gv_err("stored the %s results after %.0f s", e->bench, bench_now() - t0);
+	return 0;
 }
 
 /* Runs one bench in a child; fills r.  Returns -1 when the store failed (run must stop). */
@@ -597,19 +545,23 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 	return 0;
 }
 
-static void record_steal(struct store *s, int64_t run_id, struct steal_sampler *ss)
+/* The harness's own measurement, in its own bench transaction; -1 when the store refused it. */
+static int record_steal(struct store *s, int64_t run_id, struct steal_sampler *ss)
 {
 	struct cpu_times end;
 	if (!ss->ok || read_cpu_times(&end))
-		return;
+		return 0;   /* no /proc/stat: nothing measured, nothing lost */
 	if (store_bench_begin(s, run_id, "harness"))
-		return;
+		return -1;
 	double pct = steal_pct(&ss->first, &end);
 	char params[96];
 	snprintf(params, sizeof params, "{\"window_s\":%.1f,\"source\":\"/proc/stat\"}", bench_now() - ss->t0);
-	store_put_metric(s, run_id, "harness", "host.cpu_steal.pct", -1, pct, "%", params);
-	store_put_series(s, run_id, "harness", "host.cpu_steal.pct", -1, ss->points, ss->n / 2);
-	store_bench_end(s, run_id, "harness", "ok", NULL, bench_now() - ss->t0, NULL);
+	if (store_put_metric(s, run_id, "harness", "host.cpu_steal.pct", -1, pct, "%", params) ||
+	    store_put_series(s, run_id, "harness", "host.cpu_steal.pct", -1, ss->points, ss->n / 2)) {
+		store_bench_abort(s);
+		return -1;
+	}
+	return store_bench_end(s, run_id, "harness", "ok", NULL, bench_now() - ss->t0, NULL) ? -1 : 0;
 }
 
 int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted)
@@ -660,6 +612,7 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	store_set_stop_flag(s, &got_signal);   /* a stop ends a wait for a busy store at once */
 
 	struct steal_sampler ss = { .s = s, .run_id = *run_id };
 	ss.ok = read_cpu_times(&ss.first) == 0;
@@ -701,7 +654,8 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 		json_decref(e.workdirs);
 		if (frc) {
 			progress_clear(&prog);
-			gv_err("%s", store_errmsg(s));
+			if (frc == -1)
+				gv_err("%s", store_errmsg(s));
 			rc = -1;
 		}
 		progress_clear(&prog);
@@ -715,8 +669,11 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 	}
 	free(cfg_json);
 	if (rc == 0) {
-		record_steal(s, *run_id, &ss);
-		if (got_signal) {
+		if (record_steal(s, *run_id, &ss)) {
+			gv_err("host.cpu_steal.pct not stored: %s", store_errmsg(s));
+			store_finish_run(s, *run_id, "incomplete");   /* best effort: the store is failing */
+			rc = -1;
+		} else if (got_signal) {
 			*interrupted = 1;
 			store_finish_run(s, *run_id, "incomplete");
 		} else if (store_finish_run(s, *run_id, "complete")) {
@@ -725,6 +682,7 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 		}
 	}
 	free(ss.points);
+	store_set_stop_flag(s, NULL);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
