@@ -231,10 +231,31 @@ static int check_named(const struct jtree *t, uint32_t fp, const char *list, con
 	return 0;
 }
 
+/*
+ * No text of a fingerprint is longer than FP_MAX_STRING: the longest gpuvet
+ * writes is a flag message (512 bytes) or a config echo's value; a 100 MB
+ * field would only cost memory in every later reader (report, export).
+ */
+static int check_strings(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
+{
+	for (uint32_t v = fp; v < t->nodes[fp].end; v++) {
+		if (t->nodes[v].type != JT_STR || t->nodes[v].n <= FP_MAX_STRING)
+			continue;
+		int line = 1;
+		for (uint32_t i = 0; i < t->nodes[v].src && i < t->srclen; i++)
+			line += t->src[i] == '\n';
+		return fail(err, errlen, "a text of %.1f MiB at line %d; no field of a fingerprint is longer than %u KiB",
+			    t->nodes[v].n / 1048576.0, line, FP_MAX_STRING / 1024);
+	}
+	return 0;
+}
+
 int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 {
 	static const char *const lists[] = { "benches", "metrics", "samples", "flags", "verdicts" };
 	uint32_t run = jt_get(t, fp, "run");
+	if (jt_type(t, fp) == JT_OBJ && check_strings(t, fp, err, errlen))
+		return -1;
 	if (jt_type(t, run) != JT_OBJ)
 		return fail(err, errlen, "run missing");
 	if (check_run(t, run, err, errlen) || check_inventory(t, jt_get(t, fp, "inventory"), err, errlen))

@@ -12,6 +12,7 @@
 
 #define FP_MAX_GPU_INDEX 1023   /* a GPU index (metrics, samples, inventory) is -1..this */
 #define FP_MAX_GPU_COUNT 1024
+#define FP_MAX_STRING (1u << 20)  /* bytes of any one text field (a 100 MB field is refused, not stored) */
 
 /*
  * 0 when the object fp of t follows the schema: run.status complete|incomplete|running,
@@ -19,7 +20,8 @@
  * 0..FP_MAX_GPU_COUNT, identities (provider, instance_type, region,
  * hostname, gpu_model, profile) printable UTF-8 (common/ident.h), every
  * list a list, every GPU index in range, names of benches, metrics, series
- * and flags identities.  Else -1 with one line in err naming the field.
+ * and flags identities, no text longer than FP_MAX_STRING.  Else -1 with one
+ * line in err naming the field.
  */
 int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct cmd_struct {
 	const char *name;
@@ -131,6 +132,12 @@ int main(int argc, char **argv)
 	/* SQLite's special name keeps nothing: a user's store is a file (in-memory stores are for tests) */
 	if (!strcmp(gv_db_path(&g), ":memory:")) {
 		gv_err("database ':memory:' is not a file path: a store must persist (name a file)");
+		return GV_EXIT_USAGE;
+	}
+	/* a device (/dev/null), a pipe or a directory cannot hold a store nor its journal: said, not "disk I/O error" */
+	struct stat dbst;
+	if (!stat(gv_db_path(&g), &dbst) && !S_ISREG(dbst.st_mode)) {
+		gv_err("database '%s' is not a regular file: a store is a file of its own", gv_db_path(&g));
 		return GV_EXIT_USAGE;
 	}
 	if (argc < 2) {

@@ -1,6 +1,7 @@
 """Small inputs that must get a clear error (exit 2, one line) or a documented meaning (issue 28,
 "smaller inputs"), in one table.  The fingerprint's own fields (impossible dates, a finish before
 the start, nil or dashless uuids) are in test_hardening.py's import-schema table."""
+import json
 import os
 import subprocess
 
@@ -9,6 +10,15 @@ import pytest
 from conftest import FIXTURES, gpuvet_bin
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22" / "standard-profile.json"
+
+
+def fingerprint(tmp_path, change):
+    """clean.json changed by change(fp), as a file to import."""
+    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
+    change(fp)
+    f = tmp_path / "fp.json"
+    f.write_text(json.dumps(fp))
+    return f
 
 
 def policy(tmp_path, text):
@@ -37,6 +47,18 @@ CASES = [
     # said before any bench runs, not after a whole run
     ("report-bad-path", lambda t: ["run", "--bench", "null", "--report", str(t / "no" / "such" / "r.html")],
      "--report: cannot write"),
+    # a store on a device, a pipe or a directory: refused before SQLite says "disk I/O error"
+    ("db-on-dev-null", lambda t: ["--db", "/dev/null", "results", "list"], "'/dev/null' is not a regular file"),
+    ("db-on-a-directory", lambda t: ["--db", str(t), "results", "list"], "is not a regular file"),
+    # a GPU index that does not fit an int is refused, never wrapped to gpu 0
+    ("gpu-index-2^40", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["metrics"][1].update(
+        gpu=2 ** 40)))], "metrics[1].gpu is not a gpu index (-1 to 1023)"),
+    # a 100 MB text field would cost every later reader its memory: refused at import
+    ("100-mb-field", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["flags"].append(
+        {"code": "CPU_STEAL", "severity": "warning", "message": "x" * (100 << 20), "evidence": {"gpu": -1}})))],
+     "a text of 100.0 MiB at line"),
+    # the test-only bench's metrics are not metrics of the product
+    ("null-metric", lambda t: ["rank", "--metric", "null.seconds"], "unknown metric 'null.seconds'"),
 ]
 
 
