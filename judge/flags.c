@@ -8,10 +8,12 @@
  * samples x sampling period; NVML's cumulative violation counters
  * (soak.throttle.thermal_s / power_s) are read as a second witness.
  *
- * CONTENTION needs two independent pieces of evidence (see
- * contention_flags()); a single noisy number never raises it.
+ * CONTENTION needs two independent pieces of evidence (judge/flags_contention.c);
+ * a single noisy number never raises it.  BELOW_FLOOR is judge/flags_links.c's,
+ * HOST_STARVED judge/flags_host.c's.
  */
 #include "judge/flags.h"
+#include "judge/flags_int.h"
 #include "benches/bench.h"
 #include "results/fpq.h"
 #include "platform/inv_parse.h"
@@ -135,10 +137,7 @@ int flags_severity_rank(const char *s)
 
 /* ---- clock-event reasons, bit by bit (nvml.h constants) ---- */
 
-enum reason {
-	R_GPU_IDLE, R_APP_CLOCKS, R_SW_POWER_CAP, R_HW_SLOWDOWN, R_SYNC_BOOST, R_SW_THERMAL,
-	R_HW_THERMAL, R_HW_POWER_BRAKE, R_DISPLAY_CLOCK, R_BOARD_LIMIT, R_RELIABILITY, R_COUNT
-};
+
 
 static const struct {
 	unsigned long long bit;
@@ -182,11 +181,8 @@ int flags_metric_is_measurement(const char *name, const json_t *params)
 	return !(name && !strncmp(name, "allreduce.", 10) && json_is_integer(r) && json_integer_value(r) < 2);
 }
 
-/* Reasons that slow a GPU for a cause other than the load itself. */
-#define SLOWDOWN_BITS (nvmlClocksEventReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown | \
-		       nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
 
-static int mask_of(const json_t *point, double *x, unsigned long long *mask)
+int flags_mask_of(const json_t *point, double *x, unsigned long long *mask)
 {
 	json_t *jx = json_array_get(point, 0), *jy = json_array_get(point, 1);
 	if (!json_is_number(jx) || !json_is_number(jy))
@@ -199,16 +195,9 @@ static int mask_of(const json_t *point, double *x, unsigned long long *mask)
 	return 0;
 }
 
-/* What the soak samples of one GPU say. */
-struct soak_gpu {
-	int gpu;
-	int n;                   /* mask samples */
-	double period, soak_s;   /* seconds per sample, soak length */
-	double bit_s[R_COUNT];   /* seconds each reason was active */
-	double thermal_viol_s, power_viol_s;  /* NVML counters, -1 when absent */
-};
 
-static double series_max(const json_t *pts)
+
+double flags_series_max(const json_t *pts)
 {
 	size_t i;
 	json_t *p;
@@ -221,7 +210,7 @@ static double series_max(const json_t *pts)
 	return m;
 }
 
-static int soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
+int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 {
 	const json_t *pts = fpq_series(fp, "soak.clock_events.mask", gpu);
 	double x0 = 0, x1 = 0, x;
@@ -231,7 +220,7 @@ static int soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 	memset(sg, 0, sizeof *sg);
 	sg->gpu = gpu;
 	json_array_foreach(pts, i, p)
-		if (!mask_of(p, &x, &mask))
+		if (!flags_mask_of(p, &x, &mask))
 			sg->n++;
 	if (!sg->n)
 		return -1;
@@ -241,22 +230,20 @@ static int soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 		sg->period = 1.0;
 	sg->soak_s = sg->n * sg->period;
 	json_array_foreach(pts, i, p) {
-		if (mask_of(p, &x, &mask))
+		if (flags_mask_of(p, &x, &mask))
 			continue;
 		for (int r = 0; r < R_COUNT; r++)
 			if (mask & reasons[r].bit)
 				sg->bit_s[r] += sg->period;
 	}
-	sg->thermal_viol_s = series_max(fpq_series(fp, "soak.throttle.thermal_s", gpu));
-	sg->power_viol_s = series_max(fpq_series(fp, "soak.throttle.power_s", gpu));
+	sg->thermal_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.thermal_s", gpu));
+	sg->power_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.power_s", gpu));
 	return 0;
 }
 
 /* ---- building flags ---- */
 
-static void add_flag(json_t *out, const char *code, const char *severity, json_t *evidence,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void add_flag(json_t *out, const char *code, const char *severity, json_t *evidence,
+void flags_add(json_t *out, const char *code, const char *severity, json_t *evidence,
 		     const char *fmt, ...)
 {
 	char msg[512];
@@ -300,7 +287,7 @@ static json_t *soak_evidence(const struct soak_gpu *sg)
 static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	double maxtemp = series_max(fpq_series(fp, "soak.temp.c", sg->gpu));
+	double maxtemp = flags_series_max(fpq_series(fp, "soak.temp.c", sg->gpu));
 
 	/* THROTTLE_THERMAL: HW thermal at all, or SW thermal beyond a transient. */
 	double hw = sg->bit_s[R_HW_THERMAL], sw = sg->bit_s[R_SW_THERMAL];
@@ -315,7 +302,7 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 		json_object_set_new(e, "max_temp_c", json_real(maxtemp));
 		json_object_set_new(e, "thresholds", json_pack("{s:f,s:f,s:f}", "FLAG_HW_MIN_S", FLAG_HW_MIN_S,
 			"FLAG_THERMAL_MIN_S", FLAG_THERMAL_MIN_S, "FLAG_THERMAL_SW_CRIT_FRAC", FLAG_THERMAL_SW_CRIT_FRAC));
-		add_flag(out, "THROTTLE_THERMAL", sev, e,
+		flags_add(out, "THROTTLE_THERMAL", sev, e,
 			 "gpu %d: thermal slowdown (hw %.0f s, sw %.0f s) during a %.0f s soak, max %.0f C",
 			 sg->gpu, hw, swv, sg->soak_s, maxtemp);
 	}
@@ -342,11 +329,11 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 		json_object_set_new(e, "thresholds", json_pack("{s:f,s:f}", "FLAG_POWER_MIN_S", FLAG_POWER_MIN_S,
 			"FLAG_POWER_LIMIT_MIN_FRAC", FLAG_POWER_LIMIT_MIN_FRAC));
 		if (capped)
-			add_flag(out, "THROTTLE_POWER", "warning", e,
+			flags_add(out, "THROTTLE_POWER", "warning", e,
 				 "gpu %d: power-capped %.0f s of %.0f s at a %.0f W limit, below the model's %.0f W",
 				 sg->gpu, pc, sg->soak_s, limit, tdp);
 		else
-			add_flag(out, "THROTTLE_POWER", "info", e,
+			flags_add(out, "THROTTLE_POWER", "info", e,
 				 "gpu %d: at its power limit (%.0f W) %.0f s of %.0f s, normal under full load",
 				 sg->gpu, limit, pc, sg->soak_s);
 	}
@@ -362,7 +349,7 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 	if (sev) {
 		json_t *e = soak_evidence(sg);
 		json_object_set_new(e, "thresholds", json_pack("{s:f}", "FLAG_HW_MIN_S", FLAG_HW_MIN_S));
-		add_flag(out, "THROTTLE_HW", sev, e,
+		flags_add(out, "THROTTLE_HW", sev, e,
 			 "gpu %d: hardware slowdown %.0f s, power brake %.0f s, board limit %.0f s, reliability %.0f s of %.0f s",
 			 sg->gpu, hs, pb, bl, rl, sg->soak_s);
 	}
@@ -397,7 +384,7 @@ static void decay_flag(json_t *out, const char *code, const char *what, int gpu,
 	json_t *e = json_pack("{s:i,s:f,s:f,s:f,s:s,s:f,s:{s:f,s:f}}", "gpu", gpu, "first", first, "last", last,
 			      "drop_pct", drop, "source", source, "window_s", window, "thresholds",
 			      "warn_pct", warn_pct, "FLAG_DECAY_CRIT_PCT", FLAG_DECAY_CRIT_PCT);
-	add_flag(out, code, drop >= FLAG_DECAY_CRIT_PCT ? "critical" : "warning", e,
+	flags_add(out, code, drop >= FLAG_DECAY_CRIT_PCT ? "critical" : "warning", e,
 		 "gpu %d: %s fell %.1f%% from the first to the last %.0f s of the soak (%.4g -> %.4g)",
 		 gpu, what, drop, window, first, last);
 }
@@ -426,7 +413,7 @@ static void decay_flags(const json_t *fp, int gpu, json_t *out)
 
 /* ---- inventory ---- */
 
-static const json_t *inv_gpu(const json_t *fp, int gpu)
+const json_t *flags_inv_gpu(const json_t *fp, int gpu)
 {
 	size_t i;
 	json_t *g;
@@ -448,7 +435,7 @@ static int inv_pcie_max(const json_t *g, double *gen, double *width)
 	return 0;
 }
 
-static int inv_is_vgpu(const json_t *g)
+int flags_inv_is_vgpu(const json_t *g)
 {
 	const char *s = fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
 	double v;
@@ -470,7 +457,7 @@ static void pcie_flag(const json_t *fp, int gpu, json_t *out)
 	const json_t *gp = fpq_series(fp, "soak.pcie.gen", gpu), *wp = fpq_series(fp, "soak.pcie.width", gpu);
 	double maxgen, maxw, gen, w, x0 = 0, x1 = 0;
 	int n;
-	if (inv_pcie_max(inv_gpu(fp, gpu), &maxgen, &maxw))
+	if (inv_pcie_max(flags_inv_gpu(fp, gpu), &maxgen, &maxw))
 		return;
 	if (fpq_series_span(gp, &x0, &x1) || fpq_series_median(gp, x0, x1, &gen, &n))
 		return;
@@ -479,9 +466,9 @@ static void pcie_flag(const json_t *fp, int gpu, json_t *out)
 	if (gen >= maxgen && w >= maxw)
 		return;
 	json_t *e = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "gpu", gpu, "gen_under_load", gen, "width_under_load", w,
-			      "gen_max", maxgen, "width_max", maxw, "gen_seen_max", series_max(gp),
-			      "width_seen_max", series_max(wp));
-	add_flag(out, "PCIE_DOWNGRADE", "critical", e,
+			      "gen_max", maxgen, "width_max", maxw, "gen_seen_max", flags_series_max(gp),
+			      "width_seen_max", flags_series_max(wp));
+	flags_add(out, "PCIE_DOWNGRADE", "critical", e,
 		 "gpu %d: pcie link under load gen%.0f x%.0f, below its maximum gen%.0f x%.0f",
 		 gpu, gen, w, maxgen, maxw);
 }
@@ -502,7 +489,7 @@ static void health_flags(const json_t *fp, json_t *out)
 		const char *sev = huv && uv > 0 ? "critical" : hua && ua > 0 ? "warning" :
 				  hcv && cv >= FLAG_ECC_CORRECTED_WARN ? "warning" : NULL;
 		if (sev)
-			add_flag(out, "ECC_ERRORS", sev,
+			flags_add(out, "ECC_ERRORS", sev,
 				 json_pack("{s:i,s:f,s:f,s:f,s:{s:f}}", "gpu", gpu, "volatile_uncorrected", uv,
 					   "aggregate_uncorrected", ua, "volatile_corrected", cv, "thresholds",
 					   "FLAG_ECC_CORRECTED_WARN", FLAG_ECC_CORRECTED_WARN),
@@ -514,20 +501,20 @@ static void health_flags(const json_t *fp, json_t *out)
 		int hpp = !fpq_num(g, &pp, "retired_pages.pending", "retired_pages_pending", "page_retirement.pending",
 				   NULL);
 		if ((hrp && rp > 0) || (hrf && rf > 0) || (hpp && pp > 0))
-			add_flag(out, "ROW_REMAP_PENDING", "critical",
+			flags_add(out, "ROW_REMAP_PENDING", "critical",
 				 json_pack("{s:i,s:f,s:f,s:f}", "gpu", gpu, "remap_pending", rp, "remap_failure", rf,
 					   "retired_pages_pending", pp),
 				 "gpu %d: %s", gpu,
 				 hrf && rf > 0 ? "row remapping failed: the card needs service" :
 				 "memory repair pending: a GPU reset is needed before the fix applies");
 
-		if (inv_is_vgpu(g))
-			add_flag(out, "VGPU", "warning", json_pack("{s:i,s:s}", "gpu", gpu, "virtualization_mode",
+		if (flags_inv_is_vgpu(g))
+			flags_add(out, "VGPU", "warning", json_pack("{s:i,s:s}", "gpu", gpu, "virtualization_mode",
 				 fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL) ?
 				 fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL) : "vgpu"),
 				 "gpu %d: vgpu guest: a time-sliced or partitioned share of a physical gpu", gpu);
 		if (inv_is_mig(g))
-			add_flag(out, "MIG", "warning", json_pack("{s:i,s:b}", "gpu", gpu, "mig_enabled", 1),
+			flags_add(out, "MIG", "warning", json_pack("{s:i,s:b}", "gpu", gpu, "mig_enabled", 1),
 				 "gpu %d: mig mode enabled: this instance sees a partition of the gpu", gpu);
 	}
 }
@@ -540,7 +527,7 @@ static void ecc_mode_flag(const json_t *g, int gpu, json_t *out)
 	if (!cur)
 		return;   /* no ECC on this part, or unknown */
 	if (!strcmp(cur, "disabled") || (pend && strcmp(pend, cur)))
-		add_flag(out, "ECC_DISABLED", "warning", json_pack("{s:i,s:s,s:s?}", "gpu", gpu, "current", cur,
+		flags_add(out, "ECC_DISABLED", "warning", json_pack("{s:i,s:s,s:s?}", "gpu", gpu, "current", cur,
 			 "pending", pend),
 			 "gpu %d: ecc is %s%s%s", gpu, cur, pend && strcmp(pend, cur) ? ", pending " : "",
 			 pend && strcmp(pend, cur) ? pend : "");
@@ -569,7 +556,7 @@ static void nvlink_flags(const json_t *fp, json_t *out)
 		int down = json_array_size(gpus) > 1 && active < best;
 		if (!down && !(crc > 0) && !(rec > 0))
 			continue;
-		add_flag(out, "NVLINK_DEGRADED", down ? "critical" : "warning",
+		flags_add(out, "NVLINK_DEGRADED", down ? "critical" : "warning",
 			 json_pack("{s:i,s:f,s:f,s:f,s:f,s:O?}", "gpu", gpu, "links_active", active, "best_links_active", best,
 				   "crc_errors", crc, "recovery_errors", rec, "errors",
 				   json_object_get(json_object_get(g, "nvlink"), "errors")),
@@ -600,7 +587,7 @@ static void firmware_flag(const json_t *fp, json_t *out)
 				snprintf(key, sizeof key, "%zu", q);
 				json_object_set_new(all, key, json_string(fpq_str(k, "vbios", NULL) ? fpq_str(k, "vbios", NULL) : "?"));
 			}
-			add_flag(out, "FIRMWARE_MISMATCH", "warning",
+			flags_add(out, "FIRMWARE_MISMATCH", "warning",
 				 json_pack("{s:i,s:s,s:o,s:s?}", "gpu", -1, "model", n1, "vbios", all, "driver",
 					   fpq_str(json_object_get(fp, "inventory"), "driver.version", NULL)),
 				 "gpus %zu and %zu (%s) run different vbios versions: %s and %s", i, j, n1, v1, v2);
@@ -643,7 +630,7 @@ static void xid_history_flags(const json_t *fp, json_t *out)
 		int gpu = (int)json_integer_value(json_object_get(o, "gpu"));
 		json_object_set_new(o, "source", json_string("kernel log since boot"));
 		json_object_set_new(o, "thresholds", json_pack("{s:f}", "FLAG_XID_RECENT_S", FLAG_XID_RECENT_S));
-		add_flag(out, "XID", newest < 0 || newest < FLAG_XID_RECENT_S ? "critical" : "warning", json_incref(o),
+		flags_add(out, "XID", newest < 0 || newest < FLAG_XID_RECENT_S ? "critical" : "warning", json_incref(o),
 			 "%s%d: %zu hardware xid(s) in the kernel log since boot, the newest %.1f h ago",
 			 gpu >= 0 ? "gpu " : "unknown gpu ", gpu, json_array_size(json_object_get(o, "events")),
 			 newest >= 0 ? newest / 3600 : -1.0);
@@ -699,7 +686,7 @@ static int xid_flag(const json_t *fp, int gpu, json_t *out)
 	}
 	if (!json_array_size(codes))
 		hw = 1;  /* codes unknown: assume the worst */
-	add_flag(out, "XID", hw ? "critical" : "warning",
+	flags_add(out, "XID", hw ? "critical" : "warning",
 		 json_pack("{s:i,s:f,s:o}", "gpu", gpu, "count", count, "codes", codes),
 		 "gpu %d: %.0f xid event(s) during the run%s", gpu, count,
 		 hw ? "" : " (application-class codes only)");
@@ -711,9 +698,9 @@ static void steal_flag(const json_t *fp, json_t *out)
 	double st;
 	if (fpq_metric_value(fp, "host.cpu_steal.pct", -1, &st) || st < FLAG_STEAL_WARN_PCT)
 		return;
-	add_flag(out, "CPU_STEAL", st >= FLAG_STEAL_CRIT_PCT ? "critical" : "warning",
+	flags_add(out, "CPU_STEAL", st >= FLAG_STEAL_CRIT_PCT ? "critical" : "warning",
 		 json_pack("{s:i,s:f,s:f,s:{s:f,s:f}}", "gpu", -1, "steal_pct", st, "max_per_second_pct",
-			   series_max(fpq_series(fp, "host.cpu_steal.pct", -1)), "thresholds",
+			   flags_series_max(fpq_series(fp, "host.cpu_steal.pct", -1)), "thresholds",
 			   "FLAG_STEAL_WARN_PCT", FLAG_STEAL_WARN_PCT, "FLAG_STEAL_CRIT_PCT", FLAG_STEAL_CRIT_PCT),
 		 "hypervisor steal took %.1f%% of cpu time during the run", st);
 }
@@ -757,7 +744,7 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 			continue;   /* a published floor judges it (BELOW_FLOOR, flags_links.c) */
 		if (!gpu_reference_metric(ref->key, name, &ach, &kind, &src)) {
 			if (v < FLAG_REF_ACHIEVABLE_FRAC * ach)
-				add_flag(out, "BELOW_REFERENCE", "warning",
+				flags_add(out, "BELOW_REFERENCE", "warning",
 					 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:s,s:s,s:{s:f}}", "gpu", gpu, "metric", name,
 						   "value", v, "reference_value", ach, "fraction_of_reference", v / ach,
 						   "reference", ref->key, "reference_kind", gpu_ref_kind_name(kind),
@@ -767,7 +754,7 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 					 v / ach * 100.0, ref->key, ach, gpu_ref_kind_name(kind));
 		} else if (copy && link > 0 && v / link * 100.0 < FLAG_REF_LINK_MIN_PCT) {
 			double pct = v / link * 100.0;
-			add_flag(out, "BELOW_REFERENCE", "warning",
+			flags_add(out, "BELOW_REFERENCE", "warning",
 				 json_pack("{s:i,s:s,s:f,s:f,s:f,s:s,s:{s:f}}", "gpu", gpu, "metric", name, "value", v,
 					   "reference_gbps", link, "pct_of_reference", pct, "reference", ref->key,
 					   "thresholds", "FLAG_REF_LINK_MIN_PCT", FLAG_REF_LINK_MIN_PCT),
@@ -825,7 +812,7 @@ static void node_outlier_flags(const json_t *fp, json_t *out)
 		json_object_set_new(w, "gpu", json_integer(gpu));
 		json_object_set_new(w, "thresholds", json_pack("{s:f,s:f}", "FLAG_NODE_OUTLIER_FRAC", FLAG_NODE_OUTLIER_FRAC,
 							       "FLAG_NODE_OUTLIER_CRIT_FRAC", FLAG_NODE_OUTLIER_CRIT_FRAC));
-		add_flag(out, "NODE_OUTLIER", d >= FLAG_NODE_OUTLIER_CRIT_FRAC ? "critical" : "warning", json_incref(w),
+		flags_add(out, "NODE_OUTLIER", d >= FLAG_NODE_OUTLIER_CRIT_FRAC ? "critical" : "warning", json_incref(w),
 			 "gpu %ld: %s %.4g is %.1f%% below the best gpu of this instance (%.4g)", gpu,
 			 json_string_value(json_object_get(w, "metric")), json_real_value(json_object_get(w, "value")),
 			 d * 100.0, json_real_value(json_object_get(w, "best")));
@@ -859,358 +846,13 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
 			checked = 0;
 		if (first < 0 && fpq_num(par, &first, "first_iteration", NULL))
 			first = -1;
-		add_flag(out, "DATA_CORRUPTION", "critical",
+		flags_add(out, "DATA_CORRUPTION", "critical",
 			 json_pack("{s:i,s:f,s:f,s:f,s:o,s:{s:i}}", "gpu", g, "mismatches", mm, "checked", checked,
 				   "first_iteration", first, "iterations", its, "thresholds", "FLAG_SDC_MIN_MISMATCHES",
 				   FLAG_SDC_MIN_MISMATCHES),
 			 "gpu %d: %.0f of %.0f soak results differed from the first one computed from the same inputs "
 			 "(first at iteration %.0f)", g, mm, checked, first);
 	}
-}
-
-/* ---- contention ---- */
-
-/*
- * Signals, each judged on its own series:
- *   foreign    another compute process held the GPU during the soak (soak.foreign_procs.count);
- *              invisible on a time-sliced vGPU, so every decision below also stands without it
- *   spread     a gemm metric's repetition spread > FLAG_CONTENTION_SPREAD (burst-timed runs), or
- *              its batch_spread > FLAG_CONTENTION_BATCH_SPREAD (steady-timed ones)
- *   dips       >= FLAG_DIP_MIN_EPISODES separate seconds-long dips of soak.tflops below
- *              (1 - FLAG_DIP_FRAC) x median, at most FLAG_DIP_MAX_THROTTLED of them throttled
- *   jitter     second-to-second changes of soak.tflops above FLAG_JITTER_FRAC (a tenant whose
- *              duty cycle is shorter than the sampling second)
- *   efficiency soak TFLOP/s per watt and per SM MHz below FLAG_CONTENTION_EFF_FRAC x the model's
- *              clean reference (common/gpus.h gpu_reference)
- *   low        (models without that reference) soak.tflops median < FLAG_CONTENTION_LOW_FRAC x
- *              the model's peak while no thermal/HW slowdown was active
- *   steal      host.cpu_steal.pct >= FLAG_CONTENTION_STEAL_PCT
- *   vgpu       the GPU is a vGPU guest
- * How they combine: contention_flags().
- */
-struct xm {
-	double x;
-	unsigned long long mask;
-};
-
-static int cmp_xm(const void *a, const void *b)
-{
-	double x = ((const struct xm *)a)->x, y = ((const struct xm *)b)->x;
-	return (x > y) - (x < y);
-}
-
-/* Whether a slowdown reason was active in the sample nearest x (within half a second). */
-static int slowed_at(const struct xm *v, size_t n, double x)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].x < x - 0.5)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < n && v[i].x <= x + 0.5; i++)
-		if (fabs(v[i].x - x) < 0.5 && (v[i].mask & SLOWDOWN_BITS))
-			return 1;
-	return 0;
-}
-
-static void dips_signal(const json_t *fp, int gpu, json_t *signals)
-{
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu), *mpts = fpq_series(fp, "soak.clock_events.mask", gpu);
-	double x0 = 0, x1 = 0, med;
-	int n;
-	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n) || n < 10 || !(med > 0))
-		return;
-	size_t nm = 0, i;
-	json_t *p;
-	struct xm *masks = gv_malloc((json_array_size(mpts) + 1) * sizeof *masks);
-	json_array_foreach(mpts, i, p)
-		if (!mask_of(p, &masks[nm].x, &masks[nm].mask))
-			nm++;
-	qsort(masks, nm, sizeof *masks, cmp_xm);
-	int episodes = 0, in_dip = 0, dip_s = 0, throttled = 0;
-	double first_start = 0, last_start = 0;
-	json_array_foreach(pts, i, p) {
-		json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
-		if (!json_is_number(jx) || !json_is_number(jy))
-			continue;
-		double x = json_number_value(jx);
-		int dip = json_number_value(jy) < (1 - FLAG_DIP_FRAC) * med;
-		if (dip) {
-			dip_s++;
-			if (!in_dip) {
-				if (!episodes)
-					first_start = x;
-				last_start = x;
-				episodes++;
-			}
-			throttled += slowed_at(masks, nm, x);
-		}
-		in_dip = dip;
-	}
-	free(masks);
-	if (episodes >= FLAG_DIP_MIN_EPISODES && throttled <= FLAG_DIP_MAX_THROTTLED * dip_s)
-		json_array_append_new(signals, json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:f}", "signal", "dips", "gpu", gpu,
-			"episodes", episodes, "dip_seconds", dip_s, "throttled_dip_seconds", throttled,
-			"median_tflops", med, "mean_interval_s",
-			episodes > 1 ? (last_start - first_start) / (episodes - 1) : 0.0));
-}
-
-/* The soak's dtype and size (params of its first-window metric, else the bench's config). */
-static const char *soak_dtype(const json_t *fp, int gpu, double *m)
-{
-	const json_t *par = json_object_get(fpq_metric(fp, "soak.tflops.first_min", gpu), "params");
-	const char *dts = json_string_value(json_object_get(par, "dtype"));
-	if (fpq_num(par, m, "m", NULL))
-		*m = 0;
-	return dts;
-}
-
-/* Median of a soak series of one GPU over all its points; -1 when fewer than min points. */
-static int soak_median(const json_t *fp, const char *series, int gpu, int min, double *med)
-{
-	const json_t *pts = fpq_series(fp, series, gpu);
-	double x0 = 0, x1 = 0;
-	int n;
-	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, med, &n) || n < min || !(*med > 0))
-		return -1;
-	return 0;
-}
-
-/*
- * throughput: soak TFLOP/s per watt and per SM MHz both below FLAG_CONTENTION_EFF_FRAC x what a
- * clean GPU of the model achieves (gpu_reference): the board drew its power and ran its clocks,
- * and this process got less work done with them.  A power cap or a thermal slowdown lowers the
- * clock and the power together and leaves both ratios where they were; a tenant in another VM
- * spends them.  Models without a soak reference fall back to "low" (below a fraction of peak).
- * Returns 1 when the model had a reference to judge against.
- */
-static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
-{
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
-	double m = 0, tf, w, mhz;
-	const char *dts = soak_dtype(fp, gpu, &m);
-	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !dts || strcmp(dts, a->soak_dtype) ||
-	    (m > 0 && m != (double)a->soak_m))
-		return 0;
-	if (soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &tf) ||
-	    soak_median(fp, "soak.power.w", gpu, FLAG_JITTER_MIN_SAMPLES, &w) ||
-	    soak_median(fp, "soak.sm_clock.mhz", gpu, FLAG_JITTER_MIN_SAMPLES, &mhz))
-		return 1;
-	double rw = tf / w / a->soak_tflops_per_w, rc = tf / mhz / a->soak_tflops_per_mhz;
-	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
-		json_array_append_new(signals, json_pack("{s:s,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:s}",
-			"signal", "efficiency", "gpu", gpu, "median_tflops", tf, "median_power_w", w,
-			"median_sm_mhz", mhz, "tflops_per_w", tf / w, "reference_tflops_per_w", a->soak_tflops_per_w,
-			"tflops_per_mhz", tf / mhz, "reference_tflops_per_mhz", a->soak_tflops_per_mhz,
-			"fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
-	return 1;
-}
-
-/*
- * window: the same judgement on the gemm bench's steady window (benches/steady.h), when its
- * headline is the workload the soak reference holds for (dtype and m = n = k): a second,
- * independent measurement of work per watt and per MHz, minutes before the soak, by another
- * loop.  A tenant that time-slices the GPU evenly (a vGPU neighbour running all the time) leaves
- * neither dips nor jitter in the soak, only the lost work, which this and the soak's efficiency
- * then show twice.  Steady-timed runs only: a burst figure is not a sustained one.
- */
-static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
-{
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
-	const char *name = json_string_value(json_object_get(m, "name"));
-	const json_t *pm = json_object_get(m, "params");
-	char want[64];
-	double v, w, mhz, mm, nn, kk;
-	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !a->soak_dtype || !name)
-		return;
-	snprintf(want, sizeof want, "gemm.%s.tflops", a->soak_dtype);
-	if (strcmp(name, want) || !json_is_integer(json_object_get(m, "gpu")) ||
-	    json_integer_value(json_object_get(m, "gpu")) < 0 || fpq_num(m, &v, "value", NULL) ||
-	    fpq_num(pm, &w, "power_w", NULL) || fpq_num(pm, &mhz, "sm_clock_mhz", NULL) ||
-	    fpq_num(pm, &mm, "m", NULL) || fpq_num(pm, &nn, "n", NULL) || fpq_num(pm, &kk, "k", NULL) ||
-	    mm != (double)a->soak_m || nn != (double)a->soak_m || kk != (double)a->soak_m || !(w > 0) || !(mhz > 0))
-		return;
-	const char *timing = fpq_str(pm, "timing", NULL);
-	if (!timing || strcmp(timing, "steady"))
-		return;
-	double rw = v / w / a->soak_tflops_per_w, rc = v / mhz / a->soak_tflops_per_mhz;
-	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
-		json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "signal", "window",
-			"gpu", json_integer_value(json_object_get(m, "gpu")), "metric", name, "tflops", v, "power_w", w,
-			"sm_mhz", mhz, "fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
-}
-
-static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, json_t *signals)
-{
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
-	double x0 = 0, x1 = 0, med, slow = 0, m;
-	int n;
-	if (!ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n))
-		return;
-	/* the soak's dtype, else BF16, else FP16 */
-	const char *dts = soak_dtype(fp, gpu, &m);
-	int dt = dts ? gpu_dtype_from_name(dts) : -1;
-	double peak = dt >= 0 && ref->peak_tflops[dt] > 0 ? ref->peak_tflops[dt] :
-		      ref->peak_tflops[GPU_BF16] > 0 ? ref->peak_tflops[GPU_BF16] : ref->peak_tflops[GPU_FP16];
-	if (!(peak > 0))
-		return;
-	if (sg)
-		slow = sg->bit_s[R_SW_THERMAL] + sg->bit_s[R_HW_THERMAL] + sg->bit_s[R_HW_SLOWDOWN] +
-		       sg->bit_s[R_HW_POWER_BRAKE];
-	if (med < FLAG_CONTENTION_LOW_FRAC * peak && slow < FLAG_HW_MIN_S)
-		json_array_append_new(signals, json_pack("{s:s,s:i,s:f,s:f,s:f}", "signal", "low", "gpu", gpu,
-			"median_tflops", med, "peak_tflops", peak, "slowdown_s", slow));
-}
-
-/*
- * jitter: a tenant with a duty cycle shorter than the sampling second shows no dips, but makes
- * each second's throughput differ from the next.  The 75th percentile of |y[i+1] - y[i]| over the
- * median (the first second, the boost burst, left out) ignores a few isolated dips and a step
- * (decay), which have their own flags.
- */
-static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
-{
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
-	size_t n = json_array_size(pts), k = 0, i;
-	double med, prev = NAN;
-	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med))
-		return;
-	double *d = gv_malloc(n * sizeof *d);
-	for (i = 1; i < n; i++) {
-		json_t *jy = json_array_get(json_array_get(pts, i), 1);
-		if (!json_is_number(jy))
-			continue;
-		double y = json_number_value(jy);
-		if (isfinite(prev))
-			d[k++] = fabs(y - prev);
-		prev = y;
-	}
-	if (k + 1 >= FLAG_JITTER_MIN_SAMPLES) {
-		qsort(d, k, sizeof *d, gv_cmp_double);
-		double pos = 0.75 * (double)(k - 1), lo = d[(size_t)pos];
-		double hi = d[(size_t)pos + 1 < k ? (size_t)pos + 1 : k - 1];
-		double p75 = lo + (hi - lo) * (pos - floor(pos));
-		if (p75 / med > FLAG_JITTER_FRAC)
-			json_array_append_new(signals, json_pack("{s:s,s:i,s:f,s:f,s:f,s:i}", "signal", "jitter", "gpu",
-				gpu, "p75_step_tflops", p75, "median_tflops", med, "p75_step_frac", p75 / med,
-				"steps", (int)k));
-	}
-	free(d);
-}
-
-/* Whether GPUVET_TEST_HIDE_FOREIGN asks to judge as if the other tenant were invisible (a vGPU). */
-static int foreign_hidden(void)
-{
-	const char *e = getenv("GPUVET_TEST_HIDE_FOREIGN");
-	return e && *e && strcmp(e, "0");
-}
-
-static int has_kind(const json_t *signals, const char *const *names)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(signals, i, s)
-		for (int k = 0; names[k]; k++)
-			if (!strcmp(json_string_value(json_object_get(s, "signal")), names[k]))
-				return 1;
-	return 0;
-}
-
-static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
-{
-	size_t i;
-	json_t *m, *g;
-	for (int gi = -1; gi < ngpu && !foreign_hidden(); gi++) {
-		double f;
-		if (!fpq_metric_value(fp, "soak.foreign_procs.count", gi, &f) && f > 0)
-			json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "foreign", "gpu", gi,
-								 "processes", f));
-	}
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *name = json_string_value(json_object_get(m, "name"));
-		double sp;
-		json_t *pm = json_object_get(m, "params");
-		/* burst-timed runs (before steady timing) carry "spread"; steady ones "batch_spread" */
-		int hit = !fpq_num(pm, &sp, "spread", NULL) ? sp > FLAG_CONTENTION_SPREAD
-			  : !fpq_num(pm, &sp, "batch_spread", NULL) && sp > FLAG_CONTENTION_BATCH_SPREAD;
-		if (name && !strncmp(name, "gemm.", 5) && hit) {
-			json_t *jg = json_object_get(m, "gpu");
-			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
-				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));
-		}
-		if (name && !strncmp(name, "gemm.", 5))
-			window_signal(fp, m, signals);
-	}
-	for (int gi = 0; gi < ngpu; gi++) {
-		struct soak_gpu sg;
-		int have = !soak_gpu_read(fp, gi, &sg);
-		dips_signal(fp, gi, signals);
-		jitter_signal(fp, gi, signals);
-		if (!efficiency_signal(fp, gi, signals))
-			low_signal(fp, gi, have ? &sg : NULL, signals);
-	}
-	double st;
-	if (!fpq_metric_value(fp, "host.cpu_steal.pct", -1, &st) && st >= FLAG_CONTENTION_STEAL_PCT)
-		json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "steal", "gpu", -1, "steal_pct", st));
-	json_array_foreach(fpq_gpus(fp), i, g)
-		if (inv_is_vgpu(g)) {
-			json_array_append_new(signals, json_pack("{s:s,s:I}", "signal", "vgpu", "gpu", (json_int_t)i));
-			break;
-		}
-}
-
-/*
- * Kinds of evidence (eight GPUs with spread are one kind; dips and jitter are one, "unsteady";
- * efficiency and low are one, "throughput"; the gemm window's efficiency is "gemm_window"):
- *   foreign + any other kind               critical
- *   throughput + any other kind            critical (the loss is measured, and not alone)
- *   foreign alone                          warning
- *   two or more other kinds                warning
- * One number never raises it: throughput alone is a slow GPU (BELOW_REFERENCE), not a shared one.
- */
-static void contention_flags(const json_t *fp, int ngpu, json_t *out)
-{
-	static const char *const k_foreign[] = { "foreign", NULL }, *const k_thr[] = { "efficiency", "low", NULL },
-		*const k_spread[] = { "spread", NULL }, *const k_unsteady[] = { "dips", "jitter", NULL },
-		*const k_steal[] = { "steal", NULL }, *const k_vgpu[] = { "vgpu", NULL },
-		*const k_window[] = { "window", NULL };
-	json_t *signals = json_array(), *kinds = json_array();
-	contention_signals(fp, ngpu, signals);
-	int foreign = has_kind(signals, k_foreign), thr = has_kind(signals, k_thr), others = 0;
-	const struct { const char *name; const char *const *sig; } kt[] = {
-		{ "throughput", k_thr }, { "spread", k_spread }, { "unsteady", k_unsteady }, { "steal", k_steal },
-		{ "vgpu", k_vgpu }, { "gemm_window", k_window },
-	};
-	for (size_t k = 0; k < sizeof kt / sizeof kt[0]; k++)
-		if (has_kind(signals, kt[k].sig)) {
-			others++;
-			json_array_append_new(kinds, json_string(kt[k].name));
-		}
-	const char *sev = foreign ? (others ? "critical" : "warning") :
-			  thr && others >= 2 ? "critical" : others >= 2 ? "warning" : NULL;
-	if (!sev) {
-		json_decref(signals);
-		json_decref(kinds);
-		return;
-	}
-	json_t *e = json_pack("{s:i,s:o,s:o,s:b,s:{s:f,s:f,s:f,s:i,s:f,s:f,s:f,s:f,s:f}}", "gpu", -1, "signals", signals,
-		"kinds", kinds, "foreign_hidden", foreign_hidden(), "thresholds",
-		"FLAG_CONTENTION_SPREAD", FLAG_CONTENTION_SPREAD, "FLAG_CONTENTION_BATCH_SPREAD",
-		FLAG_CONTENTION_BATCH_SPREAD, "FLAG_DIP_FRAC", FLAG_DIP_FRAC,
-		"FLAG_DIP_MIN_EPISODES", FLAG_DIP_MIN_EPISODES, "FLAG_DIP_MAX_THROTTLED", FLAG_DIP_MAX_THROTTLED,
-		"FLAG_CONTENTION_STEAL_PCT", FLAG_CONTENTION_STEAL_PCT, "FLAG_CONTENTION_LOW_FRAC",
-		FLAG_CONTENTION_LOW_FRAC, "FLAG_CONTENTION_EFF_FRAC", FLAG_CONTENTION_EFF_FRAC, "FLAG_JITTER_FRAC",
-		FLAG_JITTER_FRAC);
-	add_flag(out, "CONTENTION", sev, e, "%s (%d other kind(s) of evidence)",
-		 foreign ? "other compute processes used the gpu during the run" :
-		 thr ? "the gpu delivered less work per watt and per clock than its model, as a shared gpu does" :
-		       "the gpu behaved as if shared", others);
 }
 
 json_t *flags_compute(const json_t *fp)
@@ -1221,12 +863,12 @@ json_t *flags_compute(const json_t *fp)
 		return out;
 	for (int g = 0; g < ngpu; g++) {
 		struct soak_gpu sg;
-		if (!soak_gpu_read(fp, g, &sg))
+		if (!flags_soak_gpu_read(fp, g, &sg))
 			throttle_flags(fp, &sg, out);
 	}
 	for (int g = 0; g < ngpu; g++)
 		decay_flags(fp, g, out);
-	contention_flags(fp, ngpu, out);
+	flags_contention(fp, ngpu, out);
 	health_flags(fp, out);
 	passive_health_flags(fp, out);
 	for (int g = 0; g < ngpu; g++)
@@ -1299,7 +941,7 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 		*why = "needs the soak bench's throughput samples";
 	} else if (!strcmp(code, "PCIE_DOWNGRADE")) {
 		double a, b;
-		if (soak_ok && any_series(fp, "soak.pcie.gen") && !inv_pcie_max(inv_gpu(fp, 0), &a, &b))
+		if (soak_ok && any_series(fp, "soak.pcie.gen") && !inv_pcie_max(flags_inv_gpu(fp, 0), &a, &b))
 			return 1;
 		*why = "needs pcie link samples under load (soak) and the inventory's link maximum";
 	} else if (!strcmp(code, "XID")) {

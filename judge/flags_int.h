@@ -1,0 +1,45 @@
+/*
+ * flags_int.h - private to judge/flags*.c: what the flag files share (the
+ * clock-event reasons, one GPU's soak samples, the flag builder).
+ */
+#ifndef GPUVET_FLAGS_INT_H
+#define GPUVET_FLAGS_INT_H
+
+#include <jansson.h>
+#include <nvml.h>
+
+enum reason {
+	R_GPU_IDLE, R_APP_CLOCKS, R_SW_POWER_CAP, R_HW_SLOWDOWN, R_SYNC_BOOST, R_SW_THERMAL,
+	R_HW_THERMAL, R_HW_POWER_BRAKE, R_DISPLAY_CLOCK, R_BOARD_LIMIT, R_RELIABILITY, R_COUNT
+};
+
+/* Reasons that slow a GPU for a cause other than the load itself. */
+#define SLOWDOWN_BITS (nvmlClocksEventReasonSwThermalSlowdown | nvmlClocksThrottleReasonHwThermalSlowdown | \
+		       nvmlClocksThrottleReasonHwSlowdown | nvmlClocksThrottleReasonHwPowerBrakeSlowdown)
+
+/* What the soak samples of one GPU say. */
+struct soak_gpu {
+	int gpu;
+	int n;                   /* mask samples */
+	double period, soak_s;   /* seconds per sample, soak length */
+	double bit_s[R_COUNT];   /* seconds each reason was active */
+	double thermal_viol_s, power_viol_s;  /* NVML counters, -1 when absent */
+};
+
+/* Appends {"code","severity","message","evidence"} to out; "gpu -1: " in the message becomes "all gpus: ". */
+void flags_add(json_t *out, const char *code, const char *severity, json_t *evidence, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* A soak.clock_events.mask point's x and mask; -1 when it is not one. */
+int flags_mask_of(const json_t *point, double *x, unsigned long long *mask);
+/* The largest y of a series' points, -1 when none. */
+double flags_series_max(const json_t *pts);
+/* What the soak samples of gpu say; -1 when it has none. */
+int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg);
+/* The inventory's object of gpu, NULL when absent. */
+const json_t *flags_inv_gpu(const json_t *fp, int gpu);
+/* Whether the inventory's GPU object says it is a vGPU guest. */
+int flags_inv_is_vgpu(const json_t *g);
+/* CONTENTION (flags_contention.c). */
+void flags_contention(const json_t *fp, int ngpu, json_t *out);
+
+#endif
