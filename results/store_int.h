@@ -10,6 +10,56 @@
 
 #include "results/store.h"
 
+#define STORE_BUSY_MS 10000
+#define STORE_KEPT_STMTS 16
+
+struct store {
+	int version;            /* the schema version it was opened at (after any migration) */
+	sqlite3 *db;
+	char *path;
+	char err[512];
+	char dbmsg[256];          /* db_msg(): SQLite's message with the system's cause */
+	int busy;                 /* the last failure was SQLITE_BUSY or SQLITE_LOCKED */
+	volatile int *stop;       /* store_set_stop_flag() */
+	struct {
+		const char *sql;  /* a string literal, matched by address */
+		sqlite3_stmt *st;
+	} kept[STORE_KEPT_STMTS]; /* sto_prepare_kept(): the statements an import runs per fingerprint */
+	int in_bench;
+	int in_batch;     /* store_batch_begin .. store_batch_end: imports share its transaction */
+	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
+	int64_t live_run; /* the run this process is writing, 0 when none */
+};
+
+/* ---- between the store's own files (store.c, store_write.c, store_load.c, store_import.c) ---- */
+int sto_live_lock(struct store *s, int64_t run_id, short type);
+int sto_run_is_live(struct store *s, int64_t run_id);
+void sto_set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int sto_exec_sql(struct store *s, const char *sql);
+void sto_bind_real(sqlite3_stmt *st, int i, double v);
+int sto_prepare_kept(struct store *s, const char *sql, sqlite3_stmt **st);
+int sto_step_kept_err(struct store *s, sqlite3_stmt *st, const char *what);
+int sto_step_kept(struct store *s, sqlite3_stmt *st, const char *what);
+int sto_step_done(struct store *s, sqlite3_stmt *st, const char *what);
+void sto_now_iso(char buf[32]);
+int sto_insert_run(struct store *s, const char *uuid, const char *status, const char *profile,
+		      const char *version, const char *hostname, const char *provider,
+		      const char *itype, const char *region, const char *gpu_model, int gpu_count,
+		      const char *started, const char *finished, const char *inventory_json, int64_t *run_id);
+int sto_insert_gpu(struct store *s, int64_t run_id, long long idx, const char *name, const char *uuid,
+		      const char *reference_model);
+void sto_pack_double(unsigned char *out, double d);
+double sto_unpack_double(const unsigned char *p);
+unsigned char *sto_series_blob(struct store *s, const char *series, size_t n);
+int sto_put_series_blob(struct store *s, int64_t run_id, const char *bench, const char *series, int gpu,
+			   unsigned char *blob, size_t n);
+int sto_insert_bench(struct store *s, int64_t run_id, const char *bench, const char *status,
+			const char *reason, double duration_s, const char *config_json);
+int sto_insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
+		       const char *message, const char *evidence_json, const char *remediation);
+int sto_insert_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
+			  const char *detail_json, const char *at);
+
 /* The store's connection. */
 sqlite3 *store_conn(struct store *s);
 /* True when another process holds run_id's live lock (a run marked running is still being measured). */
