@@ -1,7 +1,8 @@
 /*
  * report_int.h - private to reports/: what the report's loading
  * (report_load.c: the store, the rankings, the entry points that write a
- * report) and its rendering (html.c: every section of the page) share.
+ * report) and its rendering (html.c: the frame and the table of sections;
+ * html_<section>.c: one section each) share.
  */
 #ifndef GPUVET_REPORT_INT_H
 #define GPUVET_REPORT_INT_H
@@ -79,5 +80,70 @@ void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);
 #define REPORT_ROWS_MAX 2000
 /* Writes the whole page; -1 on a write error. */
 int report_render_doc(const struct rdoc *d, FILE *f);
+
+/* ---- shared by the report's section files (reports/html*.c) ---- */
+
+/*
+ * The page is a table of sections (html.c report_sections), each a function
+ * from the loaded document to its HTML, in its own file; each is given the
+ * document and what the page decided once: the runs its first screen
+ * answers for (tg, nt) and the first of them (top).
+ */
+struct report_page {
+	size_t tg[8], nt;
+	const struct run_sum *top;
+};
+typedef void (*report_section_fn)(FILE *f, const struct rdoc *d, const struct report_page *pg);
+extern const char *const rep_sev_name[3];   /* by sev_index: critical, warning, info */
+struct series_buf {
+	char *label;
+	double *x, *y;
+	size_t n;
+	int gpu;
+};
+struct pt { double x, y; };
+enum { BAND_THERMAL, BAND_POWER, BAND_HW, BAND_XID, BAND_CAP, N_BAND_KINDS };
+struct bands {
+	struct svg_band *b;
+	size_t n, cap;
+};
+/* html.c */
+void rep_badge(FILE *f, const char *what);
+int rep_cmp_newest(const void *a, const void *b, void *base);
+int rep_cmp_sku_newest(const void *a, const void *b, void *base);
+void rep_fmt_val(double v, char *buf, size_t size);
+double rep_jnum(json_t *o, const char *k);
+void rep_json_human(FILE *f, const char *key, json_t *v, int depth);
+const char *rep_jstr(json_t *o, const char *k);
+const char *rep_market_name(const char *m);
+const char *rep_orq(const char *s);
+int rep_sev_index(const char *s);
+void rep_tag(FILE *f, const char *open, const char *text, const char *close);
+void rep_td_head(FILE *f, const char *metric, double v);
+void rep_td_num(FILE *f, double v, const char *suffix);
+void rep_td_text(FILE *f, const char *s);
+/* html_summary.c */
+void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_ranking.c */
+void rep_section_bars(FILE *f, const struct rdoc *d, const struct report_page *pg);
+void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_runs.c */
+void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_detail.c */
+const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len);
+json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu);
+int rep_row_gpus(json_t *m, const struct run_sum *r);
+void rep_section_detail(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_charts.c */
+size_t rep_collect(json_t *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max);
+void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp);
+void rep_series_free(struct series_buf *b, size_t n);
+void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp);
+/* html_provenance.c */
+void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_answer.c */
+size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
+void rep_headline(FILE *f, const struct run_sum *r);
+void rep_section_answer(FILE *f, const struct rdoc *d, const struct report_page *pg);
 
 #endif

@@ -1,0 +1,491 @@
+/* html_detail.c - one run in full: inventory, metrics, benches, flags, verdicts, charts (see html.h). */
+#include "reports/html.h"
+#include "reports/report_int.h"
+#include "benches/bench.h"
+#include "reports/html_escape.h"
+#include "reports/report_assets.h"
+#include "reports/sha256.h"
+#include "reports/svg.h"
+#include "judge/rank.h"
+#include "judge/flags.h"
+#include "judge/accept.h"
+#include "pricing/catalog.h"
+#include "common/gpus.h"
+#include "results/store.h"
+#include "common/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- per-run detail ---- */
+
+static void scalar_text(FILE *f, json_t *v)
+{
+	char buf[64];
+
+	if (json_is_string(v))
+		html_esc(f, json_string_value(v));
+	else if (json_is_integer(v))
+		fprintf(f, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v)) {
+		rep_fmt_val(json_real_value(v), buf, sizeof buf);
+		fputs(buf, f);
+	} else if (json_is_true(v))
+		fputs("yes", f);
+	else if (json_is_false(v))
+		fputs("no", f);
+	else if (json_is_null(v) || !v)
+		fputs("\xE2\x80\x94", f);
+	else
+		rep_json_human(f, NULL, v, 1);
+}
+
+/* An array of objects as one table: columns are the union of keys (first 16). */
+static void object_array_table(FILE *f, json_t *arr)
+{
+	const char *cols[16];
+	size_t nc = 0, i;
+	json_t *o;
+
+	json_array_foreach(arr, i, o) {
+		const char *k;
+		json_t *v;
+		json_object_foreach(o, k, v) {
+			size_t c;
+			for (c = 0; c < nc; c++)
+				if (!strcmp(cols[c], k))
+					break;
+			if (c == nc && nc < 16)
+				cols[nc++] = k;
+		}
+	}
+	if (nc > 8) {
+		/* too many columns for the page (a GPU has 20 fields): one row of key: value pairs per object */
+		fputs("<div class=\"scroll\"><table><thead><tr><th>#</th><th>fields</th></tr></thead><tbody>\n", f);
+		json_array_foreach(arr, i, o) {
+			fprintf(f, "<tr><td class=n>%zu</td><td class=\"ev\">", i);
+			rep_json_human(f, NULL, o, 0);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table></div>\n", f);
+		return;
+	}
+	fputs("<div class=\"scroll\"><table><thead><tr>", f);
+	for (size_t c = 0; c < nc; c++)
+		rep_tag(f, "<th>", cols[c], "</th>");
+	fputs("</tr></thead><tbody>\n", f);
+	json_array_foreach(arr, i, o) {
+		fputs("<tr>", f);
+		for (size_t c = 0; c < nc; c++) {
+			fputs("<td>", f);
+			scalar_text(f, json_object_get(o, cols[c]));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
+
+static int is_object_array(json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return 0;
+	json_array_foreach(v, i, e)
+		if (!json_is_object(e))
+			return 0;
+	return 1;
+}
+
+static void inventory_block(FILE *f, json_t *inv)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(inv) || json_object_size(inv) == 0) {
+		fputs("<p class=\"muted\">No inventory stored.</p>\n", f);
+		return;
+	}
+	/* scalars and small objects first as key/value rows, then arrays of objects as tables */
+	fputs("<table><tbody>\n", f);
+	json_object_foreach(inv, k, v) {
+		if (is_object_array(v))
+			continue;
+		if (json_is_object(v)) {
+			const char *k2;
+			json_t *v2;
+			json_object_foreach(v, k2, v2) {
+				if (is_object_array(v2))
+					continue;
+				fputs("<tr><th>", f);
+				html_esc(f, k);
+				fputs(".", f);
+				html_esc(f, k2);
+				fputs("</th><td>", f);
+				scalar_text(f, v2);
+				fputs("</td></tr>\n", f);
+			}
+		} else {
+			rep_tag(f, "<tr><th>", k, "</th><td>");
+			scalar_text(f, v);
+			fputs("</td></tr>\n", f);
+		}
+	}
+	fputs("</tbody></table>\n", f);
+	json_object_foreach(inv, k, v) {
+		if (is_object_array(v)) {
+			rep_tag(f, "<h4>", k, "</h4>\n");
+			object_array_table(f, v);
+		} else if (json_is_object(v)) {
+			const char *k2;
+			json_t *v2;
+			json_object_foreach(v, k2, v2) {
+				if (!is_object_array(v2))
+					continue;
+				fputs("<h4>", f);
+				html_esc(f, k);
+				fputs(".", f);
+				html_esc(f, k2);
+				fputs("</h4>\n", f);
+				object_array_table(f, v2);
+			}
+		}
+	}
+}
+
+/* Percent of peak for a metric: a stored companion metric, else gpu_pct_of_peak() for GEMM (common/gpus.h). */
+static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
+{
+	const char *name = rep_jstr(m, "name");
+	json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+	const char *last = name ? strrchr(name, '.') : NULL, *second;
+	char want[2][160];
+	size_t i;
+	json_t *o;
+
+	*computed = 0;
+	if (!name || !last || strstr(name, "pct"))
+		return NAN;
+	snprintf(want[0], sizeof want[0], "%.*s.pct_of_peak", (int)(last - name), name);
+	second = strchr(name, '.');
+	second = second ? strchr(second + 1, '.') : NULL;
+	if (second)
+		snprintf(want[1], sizeof want[1], "%.*s.pct_of_link", (int)(second - name), name);
+	else
+		want[1][0] = 0;
+	json_array_foreach(metrics, i, o) {
+		const char *n2 = rep_jstr(o, "name");
+		if (!n2 || json_integer_value(json_object_get(o, "gpu")) != gpu)
+			continue;
+		if (!strcmp(n2, want[0]) || (want[1][0] && !strcmp(n2, want[1])))
+			return rep_jnum(o, "value");
+	}
+	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
+	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	char dt[16];
+	double pct, peak;
+	if (gpu_model && !gpu_pct_of_peak(gpu_ref_find(gpu_model), name, (int)gpu, rep_jnum(m, "value"),
+					  loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0, gpu_count, dt, &pct, &peak)) {
+		*computed = 1;
+		return pct;
+	}
+	return NAN;
+}
+
+static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
+{
+	json_t *metrics = json_object_get(fp, "metrics"), *m;
+	size_t i;
+	char id[48];
+
+	if (json_array_size(metrics) == 0) {
+		fputs("<p class=\"muted\">No metrics.</p>\n", f);
+		return;
+	}
+	snprintf(id, sizeof id, "metrics-%lld", (long long)r->id);
+	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr><th>metric</th><th>GPU</th>"
+		   "<th>value</th><th>unit</th><th>%% of peak</th><th>parameters</th></tr></thead><tbody>\n", id);
+	json_array_foreach(metrics, i, m) {
+		json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+		int computed;
+		if (!flags_metric_is_measurement(rep_jstr(m, "name"), json_object_get(m, "params")))
+			continue; /* an all-reduce of one GPU: absent, not 0 */
+		double pct = pct_of_peak(metrics, m, r->gpu_model, r->gpu_count, &computed);
+		fputs("<tr>", f);
+		rep_tag(f, "<td><code>", rep_jstr(m, "name"), "</code></td>");
+		if (gpu < 0)
+			fputs("<td data-v=\"-1\">instance</td>", f);
+		else
+			fprintf(f, "<td class=n>%lld</td>", (long long)gpu);
+		rep_td_head(f, rep_jstr(m, "name"), rep_jnum(m, "value"));
+		rep_td_text(f, rep_jstr(m, "unit"));
+		rep_td_num(f, pct, computed ? " (ref.)" : NULL);
+		fputs("<td class=\"ev\">", f);
+		rep_json_human(f, NULL, json_object_get(m, "params"), 0);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+}
+
+/* Opens the table of fp's array key with its header row; or writes empty_html and returns 0 when it is empty. */
+static int table_open(FILE *f, json_t *fp, const char *key, const char *empty_html, const char *head_cells)
+{
+	if (json_array_size(json_object_get(fp, key)) == 0) {
+		fputs(empty_html, f);
+		return 0;
+	}
+	fprintf(f, "<table><thead><tr>%s</tr></thead><tbody>\n", head_cells);
+	return 1;
+}
+
+static void benches_table(FILE *f, json_t *fp)
+{
+	json_t *b;
+	size_t i;
+
+	if (!table_open(f, fp, "benches", "<p class=\"muted\">No bench recorded.</p>\n",
+			"<th>bench</th><th>status</th><th>reason</th><th>duration</th>"))
+		return;
+	json_array_foreach(json_object_get(fp, "benches"), i, b) {
+		const char *st = rep_jstr(b, "status");
+		fputs("<tr>", f);
+		rep_td_text(f, rep_jstr(b, "name"));
+		fprintf(f, "<td class=\"%s\">", st && !strcmp(st, "ok") ? "" : st && !strcmp(st, "skipped") ? "info" : "critical");
+		html_esc(f, rep_orq(st));
+		fputs("</td>", f);
+		rep_td_text(f, rep_jstr(b, "reason"));
+		rep_td_num(f, rep_jnum(b, "duration_s"), " s");
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* What to do about a flag: stored, else computed by the CLI's function (d->remedy); an info flag needs nothing. */
+const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len)
+{
+	int si = rep_sev_index(rep_jstr(fl, "severity"));
+	const char *rem = rep_jstr(fl, "remediation");
+	json_t *g = json_object_get(json_object_get(fl, "evidence"), "gpu");
+
+	if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
+		return "nothing: information, not a fault";
+	if (!rem && d->remedy)
+		rem = d->remedy(rep_jstr(fl, "code"), rep_sev_name[si], json_is_integer(g) ? (int)json_integer_value(g) : -1,
+				buf, len);
+	return rem;
+}
+
+static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
+{
+	char buf[512];
+
+	json_t *fl;
+	size_t i;
+
+	if (!table_open(f, fp, "flags", "<p>No flags.</p>\n",
+			"<th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th>"))
+		return;
+	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
+		int si = rep_sev_index(rep_jstr(fl, "severity"));
+		fputs("<tr>", f);
+		rep_tag(f, "<td><code>", rep_jstr(fl, "code"), "</code></td>");
+		fprintf(f, "<td class=\"%s\">%s</td>", rep_sev_name[si], rep_sev_name[si]);
+		rep_td_text(f, rep_jstr(fl, "message"));
+		rep_td_text(f, rep_flag_remedy(d, fl, buf, sizeof buf));
+		fputs("<td class=\"ev\">", f);
+		rep_json_human(f, NULL, json_object_get(fl, "evidence"), 0);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* A verdict without reasons (an accept): how many checks passed, and the policy's notes. */
+
+/* A list of reasons or notes: strings as they are, anything else as key: value. */
+static void human_list(FILE *f, json_t *arr)
+{
+	json_t *n;
+	size_t i;
+	fputs("<ul>", f);
+	json_array_foreach(arr, i, n) {
+		fputs("<li>", f);
+		if (json_is_string(n))
+			html_esc(f, json_string_value(n));
+		else
+			rep_json_human(f, NULL, n, 0);
+		fputs("</li>", f);
+	}
+	fputs("</ul>", f);
+}
+
+static void verdict_detail(FILE *f, json_t *det)
+{
+	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes");
+
+	if (!json_is_array(passed) && !json_is_array(notes)) {
+		rep_json_human(f, NULL, det, 0);
+		return;
+	}
+	fprintf(f, "%zu check%s passed", json_array_size(passed), json_array_size(passed) == 1 ? "" : "s");
+	if (json_array_size(notes)) {
+		fputs("; notes:", f);
+		human_list(f, notes);
+	}
+}
+
+static void verdicts_block(FILE *f, json_t *fp)
+{
+	json_t *v;
+	size_t i;
+
+	if (!table_open(f, fp, "verdicts", "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
+			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
+		return;
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons");
+		fputs("<tr><td>", f);
+		rep_badge(f, rep_jstr(v, "verdict"));
+		fputs("</td>", f);
+		rep_td_text(f, rep_jstr(v, "policy"));
+		rep_td_text(f, rep_jstr(v, "at"));
+		fputs("<td>", f);
+		if (json_array_size(reasons)) {
+			human_list(f, reasons);
+		} else {
+			verdict_detail(f, json_object_get(v, "detail"));
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+}
+
+json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		const char *n = rep_jstr(m, "name");
+		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
+			return m;
+	}
+	return NULL;
+}
+
+/* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
+int rep_row_gpus(json_t *m, const struct run_sum *r)
+{
+	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
+}
+
+static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
+{
+	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
+	html_esc(f, rep_orq(r->provider));
+	fputs(" ", f);
+	html_esc(f, rep_orq(r->itype));
+	fputs(" ", f);
+	html_esc(f, rep_orq(r->region));
+	fputs(" ", f);
+	rep_badge(f, r->verdict);
+	if (r->status && strcmp(r->status, "complete"))
+		rep_badge(f, "incomplete");
+	fputs("</h3>\n<p>host <b>", f);
+	html_esc(f, rep_orq(r->host));
+	fputs("</b>, started ", f);
+	html_esc(f, rep_orq(r->started));
+	fputs(", finished ", f);
+	html_esc(f, rep_orq(rep_jstr(json_object_get(fp, "run"), "finished_at")));
+	fputs(", profile ", f);
+	html_esc(f, rep_orq(r->profile));
+	fprintf(f, ", %d \xC3\x97 ", r->gpu_count);
+	html_esc(f, rep_orq(r->gpu_model));
+	fputs(", gpuvet ", f);
+	html_esc(f, rep_orq(r->version));
+	fputs(", uuid <code>", f);
+	html_esc(f, rep_orq(r->uuid));
+	fputs("</code></p>\n<h4>Flags</h4>\n", f);
+	flags_table(f, d, fp);
+	fputs("<h4>Verdict</h4>\n", f);
+	verdicts_block(f, fp);
+	if (r->charts) {
+		fputs("<h4>Charts</h4>\n", f);
+		rep_run_charts(f, d, r, fp);
+	} else {
+		fprintf(f, "<p class=\"muted\">Charts are drawn for the newest run of each instance type; "
+			   "<code>gpuvet report --run %lld</code> draws this run's.</p>\n", (long long)r->id);
+	}
+	fputs("<h4>Benches</h4>\n", f);
+	benches_table(f, fp);
+	fputs("<details><summary>Metrics</summary>\n", f);
+	metrics_table(f, fp, r);
+	fputs("</details>\n<details><summary>Inventory</summary>\n", f);
+	inventory_block(f, json_object_get(fp, "inventory"));
+	fputs("</details>\n</section>\n", f);
+}
+
+/* One run's detail, its fingerprint loaded from the store when not in memory; -1 when it cannot be. */
+static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
+{
+	json_t *fp;
+
+	if (r->fp) {
+		run_detail(f, d, r, r->fp);
+		return 0;
+	}
+	if (store_load_fingerprint(d->store, r->id, &fp)) {
+		snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
+			 store_errmsg(d->store));
+		return -1;
+	}
+	run_detail(f, d, r, fp);
+	json_decref(fp);
+	return 0;
+}
+
+void rep_section_detail(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	(void)pg;
+	size_t nd = 0, *idx;
+
+	for (size_t i = 0; i < d->n; i++)
+		nd += d->runs[i].detail && (d->runs[i].fp || d->store);
+	fprintf(f, "<section id=\"detail\"><h2>Run detail</h2>\n<p>%zu of %zu runs in detail, newest first: "
+		   "the newest %d of each instance type, at most %d in all, and every run asked for with "
+		   "<code>--run</code>. The others are rows of the <a href=\"#runs\">runs table</a>; "
+		   "<code>gpuvet report --run ID</code> details any run.</p>\n",
+		nd, d->n, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
+	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
+	nd = 0;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->runs[i].detail && (d->runs[i].fp || d->store))
+			idx[nd++] = i;
+	qsort_r(idx, nd, sizeof *idx, rep_cmp_newest, d->runs);
+	for (size_t i = 0; i < nd; i++) {
+		const struct run_sum *r = &d->runs[idx[i]];
+		if (d->written && *d->written >= d->budget && !r->forced) {
+			size_t left = 0;
+			for (size_t j = i; j < nd; j++)
+				left += !d->runs[idx[j]].forced;
+			fprintf(f, "<p class=\"demo\">%zu more runs left out of the detail: the file has reached "
+				   "%.1f MiB. <code>gpuvet report --run ID</code> details any run.</p>\n",
+				left, (double)d->budget / 1048576.0);
+			/* runs asked for with --run still come */
+			for (size_t j = i; j < nd; j++)
+				if (d->runs[idx[j]].forced && detail_one(f, d, &d->runs[idx[j]]))
+					break;
+			break;
+		}
+		if (detail_one(f, d, r))
+			break;
+	}
+	free(idx);
+	fputs("</section>\n", f);
+}

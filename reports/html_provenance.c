@@ -1,0 +1,147 @@
+/* html_provenance.c - where the report's numbers come from: prices, references, versions (see html.h). */
+#include "reports/html.h"
+#include "reports/report_int.h"
+#include "benches/bench.h"
+#include "reports/html_escape.h"
+#include "reports/report_assets.h"
+#include "reports/sha256.h"
+#include "reports/svg.h"
+#include "judge/rank.h"
+#include "judge/flags.h"
+#include "judge/accept.h"
+#include "pricing/catalog.h"
+#include "common/gpus.h"
+#include "results/store.h"
+#include "common/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- provenance ---- */
+
+/* "provider\x1finstance_type" of every ranked row, for the price list */
+static json_t *ranked_skus(json_t *rankings)
+{
+	json_t *set = json_object(), *rk, *row;
+	size_t k, i;
+	char key[512];
+
+	json_array_foreach(rankings, k, rk) {
+		json_array_foreach(json_object_get(rk, "rows"), i, row) {
+			snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(row, "provider")), rep_orq(rep_jstr(row, "instance_type")));
+			json_object_set_new(set, key, json_true());
+		}
+	}
+	return set;
+}
+
+void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	(void)pg;
+	size_t i, shown = 0;
+	json_t *p, *skus = ranked_skus(d->rankings);
+	const char *vers[16];
+	char key[512];
+	int vcount[16], nv = 0;
+
+	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
+		d->generated_at, GPUVET_VERSION);
+	for (size_t r = 0; r < d->n; r++) {
+		const char *v = d->runs[r].version ? d->runs[r].version : "unknown";
+		int k;
+		for (k = 0; k < nv; k++)
+			if (!strcmp(vers[k], v))
+				break;
+		if (k == nv && nv < 16) {
+			vers[nv] = v;
+			vcount[nv++] = 0;
+		}
+		if (k < nv)
+			vcount[k]++;
+	}
+	if (nv) {
+		fputs("<p>Runs measured by: ", f);
+		for (int k = 0; k < nv; k++) {
+			fputs(k ? ", gpuvet " : "gpuvet ", f);
+			html_esc(f, vers[k]);
+			fprintf(f, " (%d run%s)", vcount[k], vcount[k] == 1 ? "" : "s");
+		}
+		fputs(".</p>\n", f);
+	}
+	fputs("<h3>Prices</h3>\n", f);
+	if (!json_array_size(d->prices)) {
+		fputs("<p>No price in the store", f);
+		if (d->prices_error) {
+			fputs(": ", f);
+			html_esc(f, d->prices_error);
+		}
+		fputs(". Load the shipped catalog with <code>gpuvet prices update</code> or "
+		      "<code>gpuvet prices import FILE</code>.</p>\n", f);
+	} else {
+		fputs("<p>Each price the ranking could use: where it comes from and when it was captured.</p>\n"
+		      "<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>provider</th>"
+		      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
+		      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
+		json_array_foreach(d->prices, i, p) {
+			snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(p, "provider")), rep_orq(rep_jstr(p, "instance_type")));
+			if (json_object_size(skus) ? !json_object_get(skus, key) : shown >= 500)
+				continue;
+			fputs("<tr>", f);
+			rep_td_text(f, rep_jstr(p, "provider"));
+			rep_td_text(f, rep_jstr(p, "instance_type"));
+			rep_td_text(f, rep_jstr(p, "region"));
+			rep_td_text(f, rep_jstr(p, "market"));
+			rep_td_num(f, rep_jnum(p, "price"), NULL);
+			rep_td_text(f, rep_jstr(p, "currency"));
+			rep_td_text(f, rep_jstr(p, "source"));
+			rep_td_text(f, rep_jstr(p, "captured_at"));
+			fputs("</tr>\n", f);
+			shown++;
+		}
+		fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (%s).</p>\n",
+			shown, json_array_size(d->prices),
+			json_object_size(skus) ? "those of ranked instance types" : "the first 500");
+	}
+	json_decref(skus);
+	if (json_array_size(d->price_sources)) {
+		fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th>"
+		      "<th>prices captured</th><th>loaded into this store</th>"
+		      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
+		json_array_foreach(d->price_sources, i, p) {
+			fputs("<tr>", f);
+			rep_td_text(f, rep_jstr(p, "source"));
+			rep_td_text(f, rep_jstr(p, "provider"));
+			rep_td_text(f, rep_jstr(p, "captured_at") ? rep_jstr(p, "captured_at") : "\xE2\x80\x94");
+			rep_td_text(f, rep_jstr(p, "fetched_at"));
+			rep_td_text(f, rep_jstr(p, "status"));
+			rep_td_num(f, rep_jnum(p, "rows"), NULL);
+			rep_td_text(f, rep_jstr(p, "message"));
+			fputs("</tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
+	}
+	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak "
+	      "(dense, boost clock).</p>\n<div class=\"scroll\"><table><thead><tr><th>key</th><th>GPU</th>"
+	      "<th>BF16 <small>TFLOP/s</small></th><th>memory bandwidth <small>GB/s</small></th>"
+	      "<th>source</th></tr></thead><tbody>\n", f);
+	for (size_t g = 0; g < gpu_refs_count; g++) {
+		const struct gpu_ref *ref = &gpu_refs[g];
+		int used = 0;
+		for (size_t r = 0; r < d->n && !used; r++)
+			used = d->runs[r].gpu_model && !strcmp(d->runs[r].gpu_model, ref->key);
+		if (!used)
+			continue;
+		fputs("<tr>", f);
+		rep_td_text(f, ref->key);
+		rep_td_text(f, ref->name);
+		rep_td_num(f, ref->peak_tflops[GPU_BF16], NULL);
+		rep_td_num(f, ref->mem_bw_gbps, NULL);
+		rep_td_text(f, ref->source);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n</section>\n", f);
+}

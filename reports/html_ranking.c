@@ -1,0 +1,387 @@
+/* html_ranking.c - the report's ranking table and its per-dollar bars (see html.h). */
+#include "reports/html.h"
+#include "reports/report_int.h"
+#include "benches/bench.h"
+#include "reports/html_escape.h"
+#include "reports/report_assets.h"
+#include "reports/sha256.h"
+#include "reports/svg.h"
+#include "judge/rank.h"
+#include "judge/flags.h"
+#include "judge/accept.h"
+#include "pricing/catalog.h"
+#include "common/gpus.h"
+#include "results/store.h"
+#include "common/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- ranking ---- */
+
+static json_t *rank_row_find(json_t *rk, json_t *row)
+{
+	const char *p = rep_jstr(row, "provider"), *it = rep_jstr(row, "instance_type"), *rg = rep_jstr(row, "region");
+	const char *pf = rep_jstr(row, "profile");
+	size_t i;
+	json_t *v;
+
+	/* the same SKU, region and profile (judge/rank.c keeps profiles apart) */
+	json_array_foreach(json_object_get(rk, "rows"), i, v) {
+		const char *p2 = rep_jstr(v, "provider"), *it2 = rep_jstr(v, "instance_type"), *rg2 = rep_jstr(v, "region");
+		const char *pf2 = rep_jstr(v, "profile");
+		if (!strcmp(p ? p : "", p2 ? p2 : "") && !strcmp(it ? it : "", it2 ? it2 : "") &&
+		    !strcmp(rg ? rg : "", rg2 ? rg2 : "") && !strcmp(pf ? pf : "", pf2 ? pf2 : ""))
+			return v;
+	}
+	return NULL;
+}
+
+static int is_per_gpu(json_t *rk)
+{
+	const char *per = rep_jstr(rk, "per");
+	return per && !strcmp(per, "gpu");
+}
+
+/* A ranking's metric for people: "BF16 GEMM" (its bench's row), the composite's own name otherwise. */
+static const char *rank_label(json_t *rk, char *buf, size_t size)
+{
+	const char *m = rep_jstr(rk, "metric");
+	if (m && !strncmp(m, "score.", 6))
+		snprintf(buf, size, "%s score", m + 6);
+	else
+		metric_label(m ? m : "?", buf, size);
+	return buf;
+}
+
+static void rank_col_head(FILE *f, json_t *rk)
+{
+	char lab[96];
+
+	fputs("<th>", f);
+	html_esc(f, rank_label(rk, lab, sizeof lab));
+	fputs(" per $<br><small>", f);
+	html_esc(f, rep_market_name(rep_jstr(rk, "market")));
+	fputs("</small></th>", f);
+}
+
+static void flags_cell(FILE *f, json_t *flags)
+{
+	size_t i;
+	json_t *v;
+	int any = 0;
+
+	fputs("<td>", f);
+	json_array_foreach(flags, i, v) {
+		const char *code = json_is_string(v) ? json_string_value(v) : rep_jstr(v, "code");
+		if (!code)
+			continue;
+		fputs(any++ ? " " : "", f);
+		rep_tag(f, "<code>", code, "</code>");
+	}
+	if (!any)
+		fputs("\xE2\x80\x94", f);
+	fputs("</td>", f);
+}
+
+/* Measured instance types the ranking could not price. */
+static void unpriced_note(FILE *f, json_t *rk)
+{
+	json_t *u = json_object_get(rk, "unpriced"), *v;
+	size_t i;
+
+	if (!json_array_size(u))
+		return;
+	fputs("<p>Measured but not ranked, no ", f);
+	html_esc(f, rep_market_name(rep_jstr(rk, "market")));
+	fputs(" price: ", f);
+	json_array_foreach(u, i, v) {
+		fputs(i ? ", " : "", f);
+		html_esc(f, rep_orq(rep_jstr(v, "provider")));
+		fputs(" ", f);
+		html_esc(f, rep_orq(rep_jstr(v, "instance_type")));
+		if (json_is_integer(json_object_get(v, "runs"))) {
+			fputs(" (", f);
+			if (rep_jstr(v, "profile")) {
+				html_esc(f, rep_jstr(v, "profile"));
+				fputs(", ", f);
+			}
+			fprintf(f, "%lld run%s)", (long long)json_integer_value(json_object_get(v, "runs")),
+				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+		}
+	}
+	fputs(".</p>\n", f);
+}
+
+/* The ranking with the same metric as r0 for another market or per. */
+static json_t *rank_variant(const struct rdoc *d, json_t *r0, const char *market, const char *per)
+{
+	size_t nrk = json_array_size(d->rankings);
+	const char *metric = rep_jstr(r0, "metric");
+
+	for (size_t k = 1; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		const char *m = rep_jstr(rk, "market"), *p = rep_jstr(rk, "per"), *mt = rep_jstr(rk, "metric");
+		if (m && p && mt && metric && !strcmp(m, market) && !strcmp(p, per) && !strcmp(mt, metric))
+			return rk;
+	}
+	return NULL;
+}
+
+/*
+ * The table follows rankings[0] (rank's defaults) row for row.  Per-GPU
+ * rankings add value per GPU and price per GPU-hour; their value per
+ * dollar equals the per-instance one (both divide by the GPU count), so it
+ * is not repeated.  The other per-instance rankings add one value-per-dollar
+ * column each.
+ */
+void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	(void)pg;
+	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot, *gpu_od;
+	size_t i, nrk = json_array_size(d->rankings);
+	const char *m0;
+
+	fputs("<section id=\"ranking\"><h2>Ranking: performance per dollar</h2>\n", f);
+	if (!r0) {
+		fputs("<p>No ranking: ", f);
+		html_esc(f, d->rank_error ? d->rank_error : "no priced instance type");
+		fputs(".</p></section>\n", f);
+		return;
+	}
+	m0 = rep_jstr(r0, "market");
+	if (json_array_size(json_object_get(r0, "rows")) == 0) {
+		fputs("<p>No ranking: no instance type has both a stored run and a price. Load prices with "
+		      "<code>gpuvet prices update</code> or <code>gpuvet prices import FILE</code>.</p>\n", f);
+		unpriced_note(f, r0);
+		fputs("</section>\n", f);
+		return;
+	}
+	spot = rank_variant(d, r0, "spot", "instance");
+	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
+	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: <b>", f);
+	html_esc(f, rep_jstr(r0, "metric"));
+	fputs("</b> per dollar, ", f);
+	html_esc(f, rep_market_name(m0));
+	fputs(" prices, per ", f);
+	html_esc(f, rep_jstr(r0, "per"));
+	fputs(". A value is the median over the stored runs of an instance type; value per dollar is the "
+	      "value divided by the hourly price (", f);
+	html_esc(f, rep_jstr(r0, "unit"));
+	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
+	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured as that type: "
+	      "their value is the median per GPU of stored runs of the same GPU model or, with none, what a healthy "
+	      "GPU of the model sustains (never the datasheet peak), as each row says; they are hidden until you "
+	      "ask for them.", f);
+	{
+		json_int_t left = json_integer_value(json_object_get(r0, "runs_left_out"));
+		if (left > 0)
+			fprintf(f, " %lld run%s with a critical flag %s left out (<code>gpuvet rank --include-flagged</code> "
+				   "counts them).", (long long)left, left == 1 ? "" : "s", left == 1 ? "is" : "are");
+		else
+			fputs(" Runs with a critical flag are left out; none is here.", f);
+	}
+	fputs("</p>\n", f);
+	{
+		size_t nest = 0;
+		json_array_foreach(json_object_get(r0, "rows"), i, row)
+			nest += json_is_true(json_object_get(row, "estimate"));
+		/* estimates are hidden until asked for: a checkbox and CSS, so it works without the script */
+		if (nest)
+			fprintf(f, "<input type=\"checkbox\" id=\"show-est\"><label class=\"toggle-l\" for=\"show-est\">"
+				   "show the %zu estimated row%s (types never measured here)</label>\n", nest, nest == 1 ? "" : "s");
+	}
+	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
+	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
+	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
+	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
+	{
+		char lab[96];
+		html_esc(f, rank_label(r0, lab, sizeof lab));
+	}
+	fputs("<br><small>", f);
+	html_esc(f, rep_jstr(r0, "unit"));
+	fputs("</small></th><th>per GPU<br><small>", f);
+	html_esc(f, rep_jstr(r0, "unit"));
+	fputs("</small></th>", f);
+	for (size_t k = 0; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		if (!is_per_gpu(rk))
+			rank_col_head(f, rk);
+	}
+	fputs("<th>flags</th><th>price source</th></tr></thead><tbody>\n", f);
+	json_array_foreach(json_object_get(r0, "rows"), i, row) {
+		int est = json_is_true(json_object_get(row, "estimate"));
+		json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gr = gpu_od ? rank_row_find(gpu_od, row) : NULL;
+		double gc = rep_jnum(row, "gpu_count");
+		double od = m0 && !strcmp(m0, "spot") ? NAN : rep_jnum(row, "price_per_hour");
+
+		fprintf(f, "<tr class=\"%s\">", est ? "est" : "m");
+		rep_td_num(f, rep_jnum(row, "rank"), NULL);
+		rep_td_text(f, rep_jstr(row, "provider"));
+		fputs("<td class=\"it\">", f);
+		html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+		if (est) {
+			fputs(" <span class=\"est\" title=\"", f);
+			html_esc(f, rep_orq(rep_jstr(row, "estimate_basis")));
+			fputs("\">(estimate)</span>", f);
+		}
+		fputs("</td>", f);
+		rep_td_text(f, rep_jstr(row, "region"));
+		fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
+		html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
+		fputs("</td>", f);
+		/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
+		if (rep_jstr(row, "profile")) {
+			fprintf(f, "<td class=n data-v=\"%.0f\">%.0f ", rep_jnum(row, "runs"), rep_jnum(row, "runs"));
+			html_esc(f, rep_jstr(row, "profile"));
+			fputs("</td>", f);
+		} else {
+			rep_td_num(f, rep_jnum(row, "runs"), NULL);
+		}
+		rep_td_num(f, od, NULL);
+		rep_td_num(f, sr ? rep_jnum(sr, "price_per_hour") : NAN, NULL);
+		rep_td_num(f, gr ? rep_jnum(gr, "price_per_hour") : NAN, NULL);
+		rep_td_num(f, rep_jnum(row, "value"), est ? " (est.)" : NULL);
+		rep_td_num(f, gr ? rep_jnum(gr, "value") : NAN, est ? " (est.)" : NULL);
+		for (size_t k = 0; k < nrk; k++) {
+			json_t *rk = json_array_get(d->rankings, k), *o;
+			if (is_per_gpu(rk))
+				continue;
+			o = k == 0 ? row : rank_row_find(rk, row);
+			rep_td_num(f, o ? rep_jnum(o, "value_per_dollar") : NAN, NULL);
+		}
+		flags_cell(f, json_object_get(row, "flags"));
+		fputs("<td><small>", f);
+		html_esc(f, rep_orq(rep_jstr(row, "price_source")));
+		if (rep_jstr(row, "price_captured_at")) {
+			fputs(", ", f);
+			html_esc(f, rep_jstr(row, "price_captured_at"));
+		}
+		fputs("</small></td></tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+	unpriced_note(f, r0);
+	fputs("</section>\n", f);
+}
+
+/* Is row the instance type of run r? */
+static int row_is_run(json_t *row, const struct run_sum *r)
+{
+	const char *p = rep_jstr(row, "provider"), *it = rep_jstr(row, "instance_type");
+	return r && p && it && r->provider && r->itype && !strcmp(p, r->provider) && !strcmp(it, r->itype);
+}
+
+/* One bar chart of a ranking's measured rows; 0 when it has none with a value. */
+static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
+{
+	json_t *rows = json_object_get(rk, "rows"), *row;
+	size_t n = json_array_size(rows), nb = 0, i, more = 0, cap = n < 25 ? n + 1 : 25;
+	struct svg_bar *bars = gv_calloc(cap, sizeof *bars);
+	char **labels = gv_calloc(cap, sizeof *labels), lab[96], *title, *unit;
+	int any = 0;
+
+	json_array_foreach(rows, i, row) {
+		const char *rg = rep_jstr(row, "region");
+		double v = rep_jnum(row, "value_per_dollar");
+		if (json_is_true(json_object_get(row, "estimate")))
+			continue;   /* measured types only: estimates are rows of the table */
+		if (nb == 25) {
+			more++;
+			continue;
+		}
+		labels[nb] = gv_asprintf("%s %s%s%s%s", rep_orq(rep_jstr(row, "provider")), rep_orq(rep_jstr(row, "instance_type")),
+					 rg && *rg ? " " : "", rg && *rg ? rg : "", row_is_run(row, top) ? " (this machine)" : "");
+		/* this machine's type in black, the others in the chart's colour */
+		bars[nb] = (struct svg_bar){ labels[nb], v, row_is_run(row, top) ? 6 : color, 0 };
+		any |= isfinite(v) && v > 0;
+		nb++;
+	}
+	if (any) {
+		title = gv_asprintf("%s per dollar, %s prices%s", rank_label(rk, lab, sizeof lab),
+				    rep_market_name(rep_jstr(rk, "market")), more ? " (top 25)" : "");
+		unit = rep_jstr(rk, "value_per_dollar_unit")
+			       ? gv_asprintf("%s %s", rep_orq(rep_jstr(rk, "unit")), rep_jstr(rk, "value_per_dollar_unit"))
+			       : gv_asprintf("%s per USD per hour", rep_orq(rep_jstr(rk, "unit")));
+		svg_bar_chart(f, title, unit, bars, nb, 640);
+		free(title);
+		free(unit);
+	}
+	for (i = 0; i < nb; i++)
+		free(labels[i]);
+	free(labels);
+	free(bars);
+	return any;
+}
+
+/* The answer to "which type gives the most per dollar": the best measured type; estimates only fill the table. */
+static void best_measured(FILE *f, const struct rdoc *d)
+{
+	json_t *r0 = json_array_get(d->rankings, 0), *top = NULL, *row;
+	size_t ri;
+
+	json_array_foreach(json_object_get(r0, "rows"), ri, row) {
+		if (!json_is_true(json_object_get(row, "estimate"))) {
+			top = row;
+			break;
+		}
+	}
+	if (top) {
+		char buf[64];
+		rep_fmt_val(rep_jnum(top, "value_per_dollar"), buf, sizeof buf);
+		fputs("<p class=\"best\">Most per dollar among measured types (", f);
+		html_esc(f, rep_jstr(r0, "metric"));
+		fputs(", ", f);
+		html_esc(f, rep_market_name(rep_jstr(r0, "market")));
+		fputs(" prices): <b>", f);
+		html_esc(f, rep_jstr(top, "provider"));
+		fputs(" ", f);
+		html_esc(f, rep_jstr(top, "instance_type"));
+		fputs("</b>", f);
+		if (rep_jstr(top, "region") && *rep_jstr(top, "region")) {
+			fputs(" in ", f);
+			html_esc(f, rep_jstr(top, "region"));
+		}
+		fprintf(f, ", %s ", buf);
+		html_esc(f, rep_jstr(r0, "unit"));
+		fputs(" per USD per hour", f);
+		fputs(".</p>\n", f);
+	}
+
+}
+
+void rep_section_bars(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	const struct run_sum *top = pg->top;
+	size_t nrk = json_array_size(d->rankings), charts = 0;
+
+	fputs("<section id=\"charts\"><h2>Performance per dollar, measured instance types</h2>\n", f);
+	if (!nrk) {
+		fputs("<p>No ranking, so no chart", f);
+		if (d->rank_error) {
+			fputs(": ", f);
+			html_esc(f, d->rank_error);
+		}
+		fputs(".</p></section>\n", f);
+		return;
+	}
+	best_measured(f, d);
+	fputs("<p>Higher is better. Only types measured by a stored run; estimates are rows of the "
+	      "<a href=\"#ranking\">ranking</a>, hidden by default.", f);
+	if (top && top->itype && *top->itype)
+		fputs(" This machine's type is drawn in black.", f);
+	fputs("</p>\n", f);
+	unpriced_note(f, json_array_get(d->rankings, 0));
+	fputs("<div class=\"charts\">\n", f);
+	for (size_t k = 0; k < nrk && charts < 10; k++) {
+		json_t *rk = json_array_get(d->rankings, k);
+		if (is_per_gpu(rk))
+			continue;   /* same value per dollar as per instance */
+		charts += (size_t)bars_one(f, rk, top, (int)charts);
+	}
+	fputs("</div>\n</section>\n", f);
+}
