@@ -89,3 +89,11 @@ def test_home_unset_means_the_accounts_home(gpuvet, tmp_path):
     home = pwd.getpwuid(65534).pw_dir
     assert p.returncode == 2 and f"'{home}/.local/share/gpuvet/gpuvet.db'" in p.stderr, p.stderr
     assert not (tmp_path / ".local").exists()
+
+
+def test_empty_db_sync_means_the_default(gpuvet):
+    """Documented meaning (docs/store.md): an empty GPUVET_DB_SYNC is as if unset (normal), as an
+    empty variable usually is; a wrong word is refused (test_collect.py)."""
+    p = gpuvet("results", "list", env={"GPUVET_DB_SYNC": ""})
+    assert p.returncode == 0, p.stderr
+    assert p.stderr == ""
