@@ -1,12 +1,15 @@
 /*
  * cli.h - the subcommand table (runners/main.c) and the commands' entry
  * points.  Adding a command: write runners/cmd_NAME.c with
- * `int cmd_NAME(int argc, char **argv, const struct gv_global *g)`, declare
- * it here, add one row to commands[] in main.c, document it in README.md.
+ * `int cmd_NAME(int argc, char **argv, const struct gv_global *g)` and its
+ * option table `const struct gv_cmd_doc cmd_NAME_doc` (runners/opts.h),
+ * declare them, add one row to commands[] in main.c and the doc to
+ * gv_cmd_docs[] (runners/opts.c), then `make docs`.
  *
  * A command gets argv with the global options (--db, -q, -v) already
- * removed; argv[0] is the command name.  It prints its own --help, parses
- * with getopt_long, and returns an exit code from enum gv_exit.
+ * removed; argv[0] is the command name.  Its table gives getopt_long its
+ * options and prints its --help (gv_cmd_help); it returns an exit code from
+ * enum gv_exit.
  */
 #ifndef GPUVET_CLI_H
 #define GPUVET_CLI_H

@@ -5,6 +5,7 @@
  */
 #include "judge/accept.h"
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "judge/policy.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -14,31 +15,34 @@
 #include <string.h>
 #include <unistd.h>
 
-static void accept_usage(FILE *f)
-{
-	fprintf(f, "usage: gpuvet accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]\n\n"
-		   "Gates a stored run (default: the latest) against an acceptance policy (default:\n"
-		   "the built-in one, see --show-policy) and records the verdict with the run.\n"
-		   "Every failed rule is listed with the measured value, the threshold and where\n"
-		   "the threshold comes from (the policy, the GPU model's reference, the fleet).\n\n"
-		   "  --policy FILE   YAML policy (docs/acceptance.md)\n"
-		   "  --run ID        run number or uuid prefix\n"
-		   "  --json          the verdict as one JSON object\n"
-		   "  --show-policy   print the policy that would be applied and exit\n\n"
-		   "exit: 0 accept, 1 reject, 3 could not measure what the policy requires,\n"
-		   "      2 usage error, malformed policy, no such run\n");
-}
+static const struct gv_opt accept_opts[] = {
+	{ .name = "policy", .has_arg = required_argument, .val = 'p', .arg = "FILE",
+	  .help = "YAML policy (docs/acceptance.md); default: the built-in one" },
+	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
+	  .help = "run number or uuid prefix (default: the latest run)" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the verdict as one JSON object" },
+	{ .name = "show-policy", .has_arg = no_argument, .val = 's', .arg = NULL,
+	  .help = "print the policy that would be applied and exit" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_accept_doc = {
+	.name = "accept",
+	.synopsis = "accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]",
+	.about = "Gates a stored run (default: the latest) against an acceptance policy (default:\n"
+		"the built-in one, see --show-policy) and records the verdict with the run.\n"
+		"Every failed rule is listed with the measured value, the threshold and where\n"
+		"the threshold comes from (the policy, the GPU model's reference, the fleet).",
+	.opts = accept_opts,
+	.more = "exit: 0 accept, 1 reject, 3 could not measure what the policy requires,\n"
+		"      2 usage error, malformed policy, no such run, a verdict not recorded",
+};
 
 int cmd_accept(int argc, char **argv, const struct gv_global *g)
 {
-	static const struct option lopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "show-policy", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct option lopts[8];
+	gv_opts_getopt(accept_opts, lopts, 8);
 	const char *policy = NULL, *run = NULL;
 	int json = 0, show = 0, c;
 	optind = 1;
@@ -53,7 +57,7 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 			break;
 		case 'j': json = 1; break;
 		case 's': show = 1; break;
-		case 'h': accept_usage(stdout); return GV_EXIT_OK;
+		case 'h': gv_cmd_help(&cmd_accept_doc, stdout); return GV_EXIT_OK;
 		default:
 			return gv_usage_error("accept", "unknown option or missing value in '%s'", argv[optind - 1]);
 		}

@@ -1,5 +1,6 @@
 /* cmd_inventory.c - `gpuvet inventory`: what machine is this. */
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "runners/cloud.h"
 #include "runners/inventory.h"
 #include "common/util.h"
@@ -8,26 +9,33 @@
 #include <stdio.h>
 #include <string.h>
 
-static void inventory_usage(FILE *f)
-{
-	fputs("usage: gpuvet inventory [--json] [--provider P] [--sku TYPE] [--region R] [--no-metadata]\n"
-	      "\n"
-	      "What machine is this: GPUs (NVML: model, memory, driver, PCIe, NVLink, ECC,\n"
-	      "retired pages/remapped rows, virtualization and MIG mode, NUMA affinity), CPU,\n"
-	      "NUMA nodes, memory, disks, kernel and OS, and the cloud identity from the\n"
-	      "instance metadata services (AWS IMDSv2, Alibaba; Lambda by heuristic), each\n"
-	      "bounded by a 1 s deadline.\n"
-	      "\n"
-	      "options:\n"
-	      "  --json           print the inventory as JSON (for scripts)\n"
-	      "  --provider P     cloud provider (aws, lambda, alibaba): overrides the metadata\n"
-	      "  --sku TYPE       instance type (p5.48xlarge, gpu_8x_h100_sxm5, ...): overrides\n"
-	      "  --region R       region: overrides the metadata\n"
-	      "  --no-metadata    do not ask the metadata services (also GPUVET_NO_METADATA=1)\n"
-	      "  --help           this text\n"
-	      "\n"
-	      "A machine without an NVIDIA driver is reported with no GPU and the reason.\n", f);
-}
+enum { O_PROVIDER = 256, O_SKU, O_REGION, O_NO_MD, O_HELP };
+static const struct gv_opt inventory_opts[] = {
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL,
+	  .help = "print the inventory as JSON (for scripts)" },
+	{ .name = "provider", .has_arg = required_argument, .val = O_PROVIDER, .arg = "P",
+	  .help = "cloud provider (aws, lambda, alibaba): overrides the metadata" },
+	{ .name = "sku", .has_arg = required_argument, .val = O_SKU, .arg = "TYPE",
+	  .help = "instance type (p5.48xlarge, gpu_8x_h100_sxm5, ...): overrides" },
+	{ .name = "region", .has_arg = required_argument, .val = O_REGION, .arg = "R",
+	  .help = "region: overrides the metadata" },
+	{ .name = "no-metadata", .has_arg = no_argument, .val = O_NO_MD, .arg = NULL,
+	  .help = "do not ask the metadata services (also GPUVET_NO_METADATA=1)" },
+	{ .name = "help", .has_arg = no_argument, .val = O_HELP, .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_inventory_doc = {
+	.name = "inventory",
+	.synopsis = "inventory [--json] [--provider P] [--sku TYPE] [--region R] [--no-metadata]",
+	.about = "What machine is this: GPUs (NVML: model, memory, driver, PCIe, NVLink, ECC,\n"
+		"retired pages/remapped rows, virtualization and MIG mode, NUMA affinity), CPU,\n"
+		"NUMA nodes, memory, disks, kernel and OS, and the cloud identity from the\n"
+		"instance metadata services (AWS IMDSv2, Alibaba; Lambda by heuristic), each\n"
+		"bounded by a 1 s deadline.",
+	.opts = inventory_opts,
+	.more = "A machine without an NVIDIA driver is reported with no GPU and the reason.",
+};
 
 /* Overrides are identities, checked as `run` and `results import` check them. */
 static int inv_check_value(const char *opt, const char *v)
@@ -37,16 +45,8 @@ static int inv_check_value(const char *opt, const char *v)
 
 int cmd_inventory(int argc, char **argv, const struct gv_global *g)
 {
-	enum { O_PROVIDER = 256, O_SKU, O_REGION, O_NO_MD, O_HELP };
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "provider", required_argument, NULL, O_PROVIDER },
-		{ "sku", required_argument, NULL, O_SKU },
-		{ "region", required_argument, NULL, O_REGION },
-		{ "no-metadata", no_argument, NULL, O_NO_MD },
-		{ "help", no_argument, NULL, O_HELP },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[8];
+	gv_opts_getopt(inventory_opts, longopts, 8);
 	struct inventory_opts o = { 0 };
 	int json = 0, c;
 
@@ -77,7 +77,7 @@ int cmd_inventory(int argc, char **argv, const struct gv_global *g)
 			o.no_metadata = 1;
 			break;
 		case O_HELP:
-			inventory_usage(stdout);
+			gv_cmd_help(&cmd_inventory_doc, stdout);
 			return GV_EXIT_OK;
 		case ':':
 			return gv_usage_error("inventory", "option '%s' needs a value", argv[optind - 1]);

@@ -12,6 +12,7 @@
 #include "pricing/fx.h"
 #include "results/store.h"
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "common/util.h"
 
 #include <getopt.h>
@@ -25,41 +26,130 @@
 #include <time.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpuvet prices list [--provider P] [--gpu MODEL[:COUNT]] [--market M] [--region R]\n"
-		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--records] [--json]\n"
-		"       gpuvet prices update [--provider aws|lambda|alibaba] [--region R] [--types T,..] [--offline]\n"
-		"       gpuvet prices import FILE\n"
-		"       gpuvet prices fx [CURRENCY USD_PER_UNIT --date YYYY-MM-DD --source TEXT]\n"
-		"       gpuvet prices sources [--json]\n\n"
-		"The price catalog.  The list prices shipped with gpuvet are loaded into the\n"
-		"store on first use; `update` refreshes them from the providers:\n"
+/* ---- the option tables (runners/opts.h): --help, the man page, docs/options.md ---- */
+
+static const struct gv_opt help_only[] = {
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_prices_doc = {
+	.name = "prices",
+	.synopsis = "prices list|update|import|fx|sources [OPTIONS]  ('gpuvet prices SUBCOMMAND --help')",
+	.about = "The price catalog.  The list prices shipped with gpuvet are loaded into the\n"
+		"store on first use; `update` refreshes them from the providers, `import` adds\n"
+		"your own (negotiated) prices, `fx` the exchange rates other currencies need,\n"
+		"`sources` says where every price came from and when.",
+	.opts = help_only,
+	.more = "exit codes: 0 ok, 2 usage, input or fetch error (previous prices kept)",
+};
+
+static const struct gv_opt list_opts[] = {
+	{ .name = "provider", .has_arg = required_argument, .val = 'p', .arg = "P",
+	  .help = "only this provider (aws, lambda, alibaba, custom:NAME, ...)" },
+	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "MODEL[:COUNT]",
+	  .help = "only this GPU model (H100), and GPU count (H100:8)" },
+	{ .name = "market", .has_arg = required_argument, .val = 'm', .arg = "M",
+	  .help = "on_demand, spot or reserved (reserved lists the stored rows)" },
+	{ .name = "region", .has_arg = required_argument, .val = 'r', .arg = "R", .help = "only this region" },
+	{ .name = "sort", .has_arg = required_argument, .val = 's', .arg = "gpu|name|price|gpu-price",
+	  .help = "the order (default gpu)" },
+	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
+	  .help = "warn about prices captured longer ago (default 180)" },
+	{ .name = "records", .has_arg = no_argument, .val = 'R', .arg = NULL,
+	  .help = "the stored rows one by one (reserved terms too)" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_prices_list_doc = {
+	.name = "prices list",
+	.synopsis = "prices list [--provider P] [--gpu MODEL[:COUNT]] [--market M] [--region R]\n"
+		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--records] [--json]",
+	.about = "One row per instance type and region: GPUs, GPU memory, vCPUs, RAM, on-demand\n"
+		"and spot prices side by side in US dollars per hour (a price without a rate\n"
+		"stays in its currency, marked *), USD per GPU-hour and the date the price was\n"
+		"captured; prices older than --max-age days are warned about.",
+	.opts = list_opts,
+	.more = NULL,
+};
+
+static const struct gv_opt update_opts[] = {
+	{ .name = "provider", .has_arg = required_argument, .val = 'p', .arg = "aws|lambda|alibaba",
+	  .help = "refresh only this provider" },
+	{ .name = "region", .has_arg = required_argument, .val = 'r', .arg = "R",
+	  .help = "aws: the region's price list (default us-east-1)" },
+	{ .name = "types", .has_arg = required_argument, .val = 't', .arg = "T,..",
+	  .help = "alibaba: these instance types too" },
+	{ .name = "offline", .has_arg = no_argument, .val = 'o', .arg = NULL, .help = "reload the shipped catalogs only" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_prices_update_doc = {
+	.name = "prices update",
+	.synopsis = "prices update [--provider aws|lambda|alibaba] [--region R] [--types T,..] [--offline]",
+	.about = "Refreshes the prices from the providers:\n"
 		"  aws      the public bulk price list of the region (default us-east-1), streamed;\n"
 		"           spot prices from DescribeSpotPriceHistory when AWS credentials are set\n"
 		"  lambda   the instance-types API (LAMBDA_API_KEY)\n"
 		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types\n"
 		"           (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET; without credentials import a CSV)\n"
 		"Without --provider, every provider that can be reached is refreshed (aws always,\n"
-		"lambda and alibaba when their credentials are set).  --offline reloads the\n"
-		"shipped catalogs only.  A failed refresh keeps the previous prices.\n\n"
-		"`import` reads a CSV in gpuvet's format (header names: provider, instance_type,\n"
-		"market, price, unit, currency; optional region, zone, gpu_model, gpu_count,\n"
+		"lambda and alibaba when their credentials are set).  A failed refresh keeps the\n"
+		"previous prices.",
+	.opts = update_opts,
+	.more = NULL,
+};
+
+const struct gv_cmd_doc cmd_prices_import_doc = {
+	.name = "prices import",
+	.synopsis = "prices import FILE",
+	.about = "Reads a CSV in gpuvet's format (header names: provider, instance_type, market,\n"
+		"price, unit, currency; optional region, zone, gpu_model, gpu_count,\n"
 		"gpu_memory_gib, vcpus, memory_gib, term, upfront, source, source_version,\n"
 		"captured_at), e.g. negotiated prices; it replaces earlier rows of the same source\n"
-		"(default import:FILENAME).  `fx` lists or stores exchange rates (US dollars per\n"
-		"unit, with their date); prices in other currencies are converted with them.\n"
-		"gpuvet ships a dated ECB reference rate for CNY (the Alibaba catalog); a rate\n"
-		"you store replaces it.\n\n"
-		"`list` shows one row per instance type and region: GPUs, GPU memory, vCPUs, RAM,\n"
-		"on-demand and spot prices side by side in US dollars per hour (a price without a\n"
-		"rate stays in its currency, marked *), USD per GPU-hour and the date the price\n"
-		"was captured; prices older than --max-age days (default 180) are warned about.\n"
-		"--gpu H100 or H100:8 (model, GPU count); --sort gpu (default), name, price or\n"
-		"gpu-price; --records lists the stored rows one by one (reserved terms too).\n\n"
-		"exit codes: 0 ok, 2 usage, input or fetch error (previous prices kept)\n");
-}
+		"(default import:FILENAME).",
+	.opts = help_only,
+	.more = NULL,
+};
+
+static const struct gv_opt fx_opts[] = {
+	{ .name = "date", .has_arg = required_argument, .val = 'd', .arg = "YYYY-MM-DD",
+	  .help = "the date the rate holds for (with a rate)" },
+	{ .name = "source", .has_arg = required_argument, .val = 's', .arg = "TEXT",
+	  .help = "where the rate comes from (with a rate)" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the rates as JSON" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_prices_fx_doc = {
+	.name = "prices fx",
+	.synopsis = "prices fx [CURRENCY USD_PER_UNIT --date YYYY-MM-DD --source TEXT] [--json]",
+	.about = "Lists or stores exchange rates (US dollars per unit, with their date); prices\n"
+		"in other currencies are converted with them.  gpuvet ships a dated ECB\n"
+		"reference rate for CNY (the Alibaba catalog); a rate you store replaces it.",
+	.opts = fx_opts,
+	.more = NULL,
+};
+
+static const struct gv_opt sources_opts[] = {
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_prices_sources_doc = {
+	.name = "prices sources",
+	.synopsis = "prices sources [--json]",
+	.about = "Where every stored price came from: the source, its provider, when its prices\n"
+		"were captured and loaded, the status of the last refresh and its message\n"
+		"(credentials redacted), and how many rows it holds.",
+	.opts = sources_opts,
+	.more = NULL,
+};
 
 static int open_store(const struct gv_global *g, struct store **s)
 {
@@ -413,13 +503,8 @@ static int list_offers(struct list_ctx *c, const char *sort)
 static int cmd_list(int argc, char **argv, struct store *s)
 {
 	sqlite3 *db = store_db(s);
-	static const struct option opts[] = {
-		{ "provider", required_argument, NULL, 'p' }, { "gpu", required_argument, NULL, 'g' },
-		{ "market", required_argument, NULL, 'm' },   { "region", required_argument, NULL, 'r' },
-		{ "sort", required_argument, NULL, 's' },     { "max-age", required_argument, NULL, 'a' },
-		{ "records", no_argument, NULL, 'R' },        { "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },           { NULL, 0, NULL, 0 },
-	};
+	struct option opts[16];
+	gv_opts_getopt(list_opts, opts, 16);
 	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
 	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
 	int opt;
@@ -440,7 +525,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 				return list_usage("max-age '%s' is not a number of days", optarg);
 			c.max_age = (int)max_age;
 			break;
-		case 'h': usage(stdout); return GV_EXIT_OK;
+		case 'h': gv_cmd_help(&cmd_prices_list_doc, stdout); return GV_EXIT_OK;
 		default: return list_usage("unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -490,12 +575,8 @@ static int env_set(const char *name)
 static int cmd_update(int argc, char **argv, struct store *s)
 {
 	sqlite3 *db = store_db(s);
-	static const struct option opts[] = {
-		{ "provider", required_argument, NULL, 'p' }, { "region", required_argument, NULL, 'r' },
-		{ "offline", no_argument, NULL, 'o' },        { "help", no_argument, NULL, 'h' },
-		{ "types", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[8];
+	gv_opts_getopt(update_opts, opts, 8);
 	const char *provider = NULL, *region = NULL, *types = NULL;
 	int offline = 0, c, failed = 0;
 	char err[1024];
@@ -506,7 +587,7 @@ static int cmd_update(int argc, char **argv, struct store *s)
 		case 'r': region = optarg; break;
 		case 'o': offline = 1; break;
 		case 't': types = optarg; break;
-		case 'h': usage(stdout); return GV_EXIT_OK;
+		case 'h': gv_cmd_help(&cmd_prices_update_doc, stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("prices update", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -580,10 +661,6 @@ static int cmd_import(int argc, char **argv, struct store *s)
 	sqlite3 *db = store_db(s);
 	char err[1024];
 	long rows = 0;
-	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return GV_EXIT_OK;
-	}
 	if (argc != 2)
 		return gv_usage_error("prices import", "expects one FILE");
 	/* shipped catalogs first, so a later first-use load cannot shadow the import */
@@ -614,11 +691,8 @@ static int fx_row(void *ud, const char *currency, double usd_per_unit, const cha
 static int cmd_fx(int argc, char **argv, struct store *s)
 {
 	sqlite3 *db = store_db(s);
-	static const struct option opts[] = {
-		{ "date", required_argument, NULL, 'd' }, { "source", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },       { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[8];
+	gv_opts_getopt(fx_opts, opts, 8);
 	const char *date = NULL, *source = NULL;
 	int json = 0, c;
 	char err[256];
@@ -628,7 +702,7 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 		case 'd': date = optarg; break;
 		case 's': source = optarg; break;
 		case 'j': json = 1; break;
-		case 'h': usage(stdout); return GV_EXIT_OK;
+		case 'h': gv_cmd_help(&cmd_prices_fx_doc, stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("prices fx", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
@@ -765,41 +839,44 @@ static int cmd_parse_aws(int argc, char **argv)
 	return rc ? GV_EXIT_USAGE : GV_EXIT_OK;
 }
 
+/* The subcommands: a row each, with the table that documents it. */
+static const struct {
+	const char *name;
+	int (*fn)(int, char **, struct store *);
+	const struct gv_cmd_doc *doc;
+} subs[] = {
+	{ "list", cmd_list, &cmd_prices_list_doc },       { "update", cmd_update, &cmd_prices_update_doc },
+	{ "import", cmd_import, &cmd_prices_import_doc }, { "fx", cmd_fx, &cmd_prices_fx_doc },
+	{ "sources", cmd_sources, &cmd_prices_sources_doc },
+};
+
 int cmd_prices(int argc, char **argv, const struct gv_global *g)
 {
 	if (argc < 2) {
-		usage(stderr);
+		gv_cmd_help(&cmd_prices_doc, stderr);
 		return GV_EXIT_USAGE;
 	}
 	const char *sub = argv[1];
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-		usage(stdout);
+		gv_cmd_help(&cmd_prices_doc, stdout);
 		return GV_EXIT_OK;
 	}
 	if (!strcmp(sub, "parse-aws"))
 		return cmd_parse_aws(argc - 1, argv + 1);
-	int (*fn)(int, char **, struct store *) = NULL;
-	if (!strcmp(sub, "list"))
-		fn = cmd_list;
-	else if (!strcmp(sub, "update"))
-		fn = cmd_update;
-	else if (!strcmp(sub, "import"))
-		fn = cmd_import;
-	else if (!strcmp(sub, "fx"))
-		fn = cmd_fx;
-	else if (!strcmp(sub, "sources"))
-		fn = cmd_sources;
-	if (!fn)
-		return gv_usage_error("prices", "unknown subcommand '%s'", sub);
+	size_t k = 0;
+	while (k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub))
+		k++;
+	if (k == sizeof subs / sizeof subs[0])
+		return gv_usage_error("prices", "unknown subcommand '%s' (list, update, import, fx, sources)", sub);
 	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], "--help")) {
-			usage(stdout);
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			gv_cmd_help(subs[k].doc, stdout);
 			return GV_EXIT_OK;
 		}
 	struct store *s;
 	if (open_store(g, &s) < 0)
 		return GV_EXIT_USAGE;
-	int rc = fn(argc - 1, argv + 1, s);
+	int rc = subs[k].fn(argc - 1, argv + 1, s);
 	store_close(s);
 	return rc;
 }

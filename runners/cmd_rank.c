@@ -6,6 +6,7 @@
 #include "judge/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "common/ident.h"
 #include "common/util.h"
 
@@ -16,36 +17,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpuvet rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
-		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]\n\n"
-		"Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
+static const struct gv_opt rank_opts[] = {
+	{ .name = "metric", .has_arg = required_argument, .val = 'm', .arg = "NAME",
+	  .help = "a throughput metric (default gemm.bf16.tflops; any .tflops, .gbps, " ".kiops or .images_per_s metric), or a score: score.training, score.data, score.all" },
+	{ .name = "market", .has_arg = required_argument, .val = 'k', .arg = "M",
+	  .help = "on_demand (default), spot or reserved prices" },
+	{ .name = "region", .has_arg = required_argument, .val = 'r', .arg = "R",
+	  .help = "only prices and runs of region R (default: each type at its cheapest " "region)" },
+	{ .name = "per", .has_arg = required_argument, .val = 'p', .arg = "instance|gpu",
+	  .help = "value per instance-hour (default) or per GPU over the price per " "GPU-hour" },
+	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
+	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference" },
+	{ .name = "include-flagged", .has_arg = no_argument, .val = 'f', .arg = NULL,
+	  .help = "count runs with critical flags too" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the ranking as JSON for scripts" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_rank_doc = {
+	.name = "rank",
+	.synopsis = "rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
+		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]",
+	.about = "Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
 		"joined to prices by provider and instance type (and region with --region); the\n"
-		"value is the median over the runs of the type, with the run count and the flags\n"
-		"the runs raised.  Runs with a critical flag (CONTENTION, ...) are left out and\n"
-		"counted; prices are in US dollars (other currencies through their stored, dated\n"
-		"rate; a type whose price has no rate is listed apart with why).  Where a type\n"
-		"has both, on-demand and spot value per dollar are shown side by side.\n\n"
-		"  --metric NAME  a throughput metric (default gemm.bf16.tflops; any .tflops,\n"
-		"                 .gbps, .kiops or .images_per_s metric), or a composite score:\n"
-		"                   score.training  gemm.bf16.tflops + allreduce.busbw.gbps\n"
-		"                   score.data      nvme.seqread/seqwrite.gbps, nvme.randread.kiops,\n"
-		"                                   objstore.get/put.gbps\n"
-		"                   score.all       every throughput metric measured\n"
-		"                 (each component divided by the best type's value, equal weights,\n"
-		"                 a missing component counts 0)\n"
-		"  --market M     on_demand (default), spot or reserved prices\n"
-		"  --region R     only prices and runs of region R (default: the cheapest region)\n"
-		"  --per gpu      value per GPU over price per GPU-hour (default: per instance)\n"
-		"  --estimates    also list priced types never measured, after the measured ones,\n"
-		"                 marked: the median per-GPU value stored runs of the same GPU\n"
-		"                 model reached x GPU count, else the model's achievable reference\n"
-		"                 (common/gpus.c); never the datasheet peak\n"
-		"  --include-flagged  count runs with critical flags too\n"
-		"  --json         the ranking as JSON for scripts\n");
-}
+		"value is the median over the runs of one profile, with the run count, the spread\n"
+		"and the flags the runs raised.  Runs with a critical flag (CONTENTION, ...) are\n"
+		"left out and counted; prices are in US dollars (other currencies through their\n"
+		"stored, dated rate; a type whose price has no rate is listed apart with why).\n"
+		"Where a type has both, on-demand and spot value per dollar are shown side by side.",
+	.opts = rank_opts,
+	.more = "A score is the weighted mean of its components over fixed units (1000 TFLOP/s,\n"
+		"400 GB/s busbw, ...): the same number in rank --json and the report (docs/ranking.md).",
+};
 
 static double num(json_t *o, const char *k)
 {
@@ -177,13 +181,8 @@ static void print_table(json_t *r)
 
 int cmd_rank(int argc, char **argv, const struct gv_global *g)
 {
-	static const struct option opts[] = {
-		{ "metric", required_argument, NULL, 'm' }, { "market", required_argument, NULL, 'k' },
-		{ "region", required_argument, NULL, 'r' }, { "per", required_argument, NULL, 'p' },
-		{ "estimates", no_argument, NULL, 'e' },    { "json", no_argument, NULL, 'j' },
-		{ "include-flagged", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
-	};
+	struct option opts[12];
+	gv_opts_getopt(rank_opts, opts, 12);
 	struct rank_opts o = { 0 };
 	int json = 0, c;
 	char err[512];
@@ -196,7 +195,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		case 'e': o.include_estimates = 1; break;
 		case 'f': o.include_flagged = 1; break;
 		case 'j': json = 1; break;
-		case 'h': usage(stdout); return GV_EXIT_OK;
+		case 'h': gv_cmd_help(&cmd_rank_doc, stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("rank", "unknown option '%s'", argv[optind - 1]);
 		}
 	}

@@ -3,6 +3,7 @@
  * HTML report (reports/html.h) of the store's runs.
  */
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "common/util.h"
 #include "reports/html.h"
 #include "judge/flags.h"
@@ -15,31 +16,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void report_usage(FILE *f)
-{
-	fprintf(f, "usage: gpuvet report [-o FILE] [--run ID]... [--no-estimates]\n\n"
-		   "Writes one self-contained HTML file (no external resources, opens offline):\n"
-		   "summary, ranking by performance per dollar, charts, per-run detail, provenance.\n\n"
-		   "  -o, --output FILE   where to write (default %s; '-' for stdout); written to a\n"
-		   "                      temporary file beside it and renamed, never left half written\n"
-		   "  --run ID            report this run (number or uuid prefix), in full detail; repeat\n"
-		   "                      for several (default: every run in the store)\n"
-		   "  --no-estimates      leave reference-table estimates out of the ranking\n"
-		   "  --help              this text\n\n"
-		   "With every run, the newest %d runs of each instance type (at most %d in all) get\n"
-		   "full detail; every run has a row in the runs table. Rankings use the whole store.\n",
-		REPORT_DEFAULT_FILE, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
-}
+static const struct gv_opt report_opts[] = {
+	{ .name = "output", .has_arg = required_argument, .val = 'o', .arg = "FILE",
+	  .help = "where to write (default " REPORT_DEFAULT_FILE "; '-' for stdout); " "written to a temporary file beside it and renamed, never left half written",
+	  .short_name = 'o' },
+	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
+	  .help = "report this run (number or uuid prefix) in full detail; repeat for " "several (default: every run in the store)" },
+	{ .name = "no-estimates", .has_arg = no_argument, .val = 'E', .arg = NULL,
+	  .help = "leave reference-table estimates out of the ranking" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text", .short_name = 'h' },
+	{ .name = NULL },
+};
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const struct gv_cmd_doc cmd_report_doc = {
+	.name = "report",
+	.synopsis = "report [-o FILE] [--run ID]... [--no-estimates]",
+	.about = "Writes one self-contained HTML file (no external resources, opens offline):\n"
+		"summary, ranking by performance per dollar, charts, per-run detail, provenance.",
+	.opts = report_opts,
+	.more = "With every run, the newest " STR(REPORT_DETAIL_PER_SKU) " runs of each instance type (at most "
+		STR(REPORT_DETAIL_MAX) " in all) get\nfull detail; every run has a row in the runs table. Rankings use the "
+		"whole store.",
+};
 
 int cmd_report(int argc, char **argv, const struct gv_global *g)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "no-estimates", no_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option opts[8];
+	char shorts[16] = ":";   /* ':' first: a missing value is told apart from an unknown option */
+	gv_opts_getopt(report_opts, opts, 8);
+	gv_opts_short(report_opts, shorts + 1, sizeof shorts - 1);
 	const char *out = REPORT_DEFAULT_FILE;
 	const char **run_args = gv_calloc((size_t)argc, sizeof *run_args);
 	size_t n_run = 0;
@@ -50,13 +57,13 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'r': run_args[n_run++] = optarg; break;
 		case 'E': no_est = 1; break;
 		case 'h':
-			report_usage(stdout);
+			gv_cmd_help(&cmd_report_doc, stdout);
 			free(run_args);
 			return GV_EXIT_OK;
 		case ':':

@@ -2,6 +2,7 @@
  * cmd_results.c - `gpuvet results list|show|export|merge|import`: the store.
  */
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/export.h"
@@ -21,23 +22,51 @@
 #include <string.h>
 #include <unistd.h>
 
-static void results_usage(FILE *f)
-{
-	fprintf(f, "usage: gpuvet results list [--json]\n"
-		   "       gpuvet results show [ID|UUID] [--text]       (default: latest run; JSON fingerprint)\n"
-		   "       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
-		   "       gpuvet results export --format json --to s3://BUCKET/PREFIX/ [--endpoint URL]\n"
-		   "                                                    (one object per run, UUID.json, never overwritten)\n"
-		   "       gpuvet results merge DB|s3://BUCKET/PREFIX/... [--endpoint URL]\n"
-		   "                                                    (copy runs from other stores, no duplicates)\n"
-		   "       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R] [--custom]\n"
-		   "                                                    (one fingerprint or an array per file)\n"
-		   "       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom]\n"
-		   "                                                    (name what a run was on, after the fact)\n\n"
-		   "A run is named by its number or a prefix (4+ characters) of its uuid.\n"
-		   "A provider, SKU and region must be in the price catalog, and the SKU's GPUs what the run\n"
-		   "measured; --custom stores a machine the catalog does not know (provider custom[:P]).\n");
-}
+static const struct gv_opt results_opts[] = {
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "list: the runs as JSON" },
+	{ .name = "text", .has_arg = no_argument, .val = 't', .arg = NULL,
+	  .help = "show: the run as text for a person (default: the JSON fingerprint)" },
+	{ .name = "format", .has_arg = required_argument, .val = 'f', .arg = "json|csv|prometheus",
+	  .help = "export: the format" },
+	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
+	  .help = "show, export: this run (number or uuid prefix)" },
+	{ .name = "output", .has_arg = required_argument, .val = 'o', .arg = "FILE",
+	  .help = "export: write here (default stdout); whole or not at all",
+	  .short_name = 'o' },
+	{ .name = "provider", .has_arg = required_argument, .val = 'P', .arg = "P",
+	  .help = "import, tag: the cloud provider (aws, lambda, alibaba)" },
+	{ .name = "sku", .has_arg = required_argument, .val = 'S', .arg = "TYPE", .help = "import, tag: the instance type" },
+	{ .name = "region", .has_arg = required_argument, .val = 'R', .arg = "R", .help = "import, tag: the region" },
+	{ .name = "custom", .has_arg = no_argument, .val = 'C', .arg = NULL,
+	  .help = "import, tag: a machine the catalog does not know (provider custom[:P])" },
+	{ .name = "to", .has_arg = required_argument, .val = 'T', .arg = "s3://BUCKET/PREFIX/",
+	  .help = "export: one object per run, UUID.json, never overwritten" },
+	{ .name = "endpoint", .has_arg = required_argument, .val = 'E', .arg = "URL",
+	  .help = "export --to, merge: an S3-compatible endpoint" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text", .short_name = 'h' },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_results_doc = {
+	.name = "results",
+	.synopsis = "results list [--json]\n"
+		"       gpuvet results show [ID|UUID] [--text]       (default: latest run; JSON fingerprint)\n"
+		"       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
+		"       gpuvet results export --format json --to s3://BUCKET/PREFIX/ [--endpoint URL]\n"
+		"                                                    (one object per run, UUID.json, never overwritten)\n"
+		"       gpuvet results merge DB|s3://BUCKET/PREFIX/... [--endpoint URL]\n"
+		"                                                    (copy runs from other stores, no duplicates)\n"
+		"       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R] [--custom]\n"
+		"                                                    (one fingerprint or an array per file)\n"
+		"       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom]\n"
+		"                                                    (name what a run was on, after the fact)",
+	.about = "The store of runs.  A run is named by its number or a prefix (4+ characters) of\n"
+		"its uuid.  A provider, SKU and region must be in the price catalog, and the SKU's\n"
+		"GPUs what the run measured; --custom stores a machine the catalog does not know\n"
+		"(provider custom[:P]).",
+	.opts = results_opts,
+	.more = NULL,
+};
 
 static int open_store(const struct gv_global *g, int readonly, struct store **s)
 {
@@ -543,30 +572,18 @@ static int cmd_tag(struct store *s, int n, char **args, struct naming *nm)
 
 int cmd_results(int argc, char **argv, const struct gv_global *g)
 {
-	static const struct option lopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "text", no_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "provider", required_argument, NULL, 'P' },
-		{ "sku", required_argument, NULL, 'S' },
-		{ "region", required_argument, NULL, 'R' },
-		{ "custom", no_argument, NULL, 'C' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "endpoint", required_argument, NULL, 'E' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct option lopts[16];
+	gv_opts_getopt(results_opts, lopts, 16);
 	int as_json = 0, text = 0, c;
 	const char *format = NULL, *run = NULL, *outpath = NULL, *to = NULL;
 	struct naming nm = { 0 };
 	if (argc < 2) {
-		results_usage(stderr);
+		gv_cmd_help(&cmd_results_doc, stderr);
 		return GV_EXIT_USAGE;
 	}
 	const char *sub = argv[1];
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		results_usage(stdout);
+		gv_cmd_help(&cmd_results_doc, stdout);
 		return 0;
 	}
 	optind = 1;
@@ -583,7 +600,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'C': nm.custom = 1; break;
 		case 'T': to = optarg; break;
 		case 'E': collect_set_endpoint(optarg); break;
-		case 'h': results_usage(stdout); return 0;
+		case 'h': gv_cmd_help(&cmd_results_doc, stdout); return 0;
 		default: return gv_usage_error("results", "unknown option or missing value in '%s'", argv[optind]);
 		}
 	}

@@ -3,6 +3,7 @@
  * validation, --help and the echo of the configuration), then the harness.
  */
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "platform/blockdev.h"
 #include "judge/policy.h"
 #include "runners/hooks.h"
@@ -35,71 +36,100 @@ struct run_args {
 	int help;
 };
 
-enum opt_type { OPT_STR, OPT_INT, OPT_FLAG };
-
-struct run_option {
-	const char *name;
-	enum opt_type type;
-	size_t off;
-	long min, max;
-	const char *arg;
-	const char *help;
-};
-
 #define A(f) offsetof(struct run_args, f)
-static const struct run_option run_options[] = {
-	{ "profile", OPT_STR, A(profile), 0, 0, "quick|standard|full", "how long and how deep (default quick)" },
-	{ "bench", OPT_STR, A(bench), 0, 0, "a,b", "only these benches (default: all of the profile)" },
-	{ "json", OPT_FLAG, A(json), 0, 0, NULL, "print the fingerprint as JSON on stdout" },
-	{ "report", OPT_STR, A(report), 0, 0, "FILE", "write the HTML report at the end" },
-	{ "accept", OPT_FLAG, A(accept), 0, 0, "[POLICY]", "gate the run (default policy, or POLICY file); sets the exit code" },
-	{ "soak-seconds", OPT_INT, A(cfg.soak_seconds), 1, 86400, "N", "soak duration (default by profile: 30, 300, 1200)" },
-	{ "nvme-dir", OPT_STR, A(cfg.nvme_dir), 0, 0, "DIR", "directory for fio's work files (default: largest NVMe mount, else a temp dir)" },
-	{ "nvme-device", OPT_STR, A(cfg.nvme_device), 0, 0, "DEV", "raw block device to test (needs --nvme-allow-destructive)" },
-	{ "nvme-allow-destructive", OPT_FLAG, A(cfg.nvme_allow_destructive), 0, 0, NULL, "allow writing to --nvme-device (destroys its data)" },
-	{ "objstore-url", OPT_STR, A(cfg.objstore_url), 0, 0, "URL", "s3://BUCKET/KEY or http(s)://... to read (and, for s3, write)" },
-	{ "objstore-endpoint", OPT_STR, A(cfg.objstore_endpoint), 0, 0, "URL", "S3-compatible endpoint" },
-	{ "objstore-concurrency", OPT_INT, A(cfg.objstore_concurrency), 1, 1024, "N", "parallel requests (default 16)" },
-	{ "provider", OPT_STR, A(inv.provider), 0, 0, "P", "override the cloud provider (aws, lambda, alibaba)" },
-	{ "sku", OPT_STR, A(inv.sku), 0, 0, "TYPE", "override the instance type" },
-	{ "region", OPT_STR, A(inv.region), 0, 0, "R", "override the region" },
-	{ "custom", OPT_FLAG, A(custom), 0, 0, NULL, "a machine the price catalog does not know: stored as provider custom[:P]" },
-	{ "help", OPT_FLAG, A(help), 0, 0, NULL, "this text" },
+static const struct gv_opt run_options[] = {
+	{ .name = "profile", .has_arg = required_argument, .arg = "quick|standard|full",
+	  .help = "how long and how deep (default quick)",
+	  .type = GV_OPT_STR, .off = A(profile) },
+	{ .name = "bench", .has_arg = required_argument, .arg = "a,b",
+	  .help = "only these benches (default: all of the profile)",
+	  .type = GV_OPT_STR, .off = A(bench) },
+	{ .name = "json", .has_arg = no_argument, .arg = NULL,
+	  .help = "print the fingerprint as JSON on stdout",
+	  .type = GV_OPT_FLAG, .off = A(json) },
+	{ .name = "report", .has_arg = required_argument, .arg = "FILE",
+	  .help = "write the HTML report at the end",
+	  .type = GV_OPT_STR, .off = A(report) },
+	{ .name = "accept", .has_arg = optional_argument, .arg = "POLICY",
+	  .help = "gate the run (default policy, or POLICY file); sets the exit code",
+	  .type = GV_OPT_FLAG, .off = A(accept) },
+	{ .name = "soak-seconds", .has_arg = required_argument, .arg = "N",
+	  .help = "soak duration (default by profile: 30, 300, 1200)",
+	  .type = GV_OPT_INT, .off = A(cfg.soak_seconds), .min = 1, .max = 86400 },
+	{ .name = "nvme-dir", .has_arg = required_argument, .arg = "DIR",
+	  .help = "directory for fio's work files (default: largest NVMe mount, else a temp dir)",
+	  .type = GV_OPT_STR, .off = A(cfg.nvme_dir) },
+	{ .name = "nvme-device", .has_arg = required_argument, .arg = "DEV",
+	  .help = "raw block device to test (needs --nvme-allow-destructive)",
+	  .type = GV_OPT_STR, .off = A(cfg.nvme_device) },
+	{ .name = "nvme-allow-destructive", .has_arg = no_argument, .arg = NULL,
+	  .help = "allow writing to --nvme-device (destroys its data)",
+	  .type = GV_OPT_FLAG, .off = A(cfg.nvme_allow_destructive) },
+	{ .name = "objstore-url", .has_arg = required_argument, .arg = "URL",
+	  .help = "s3://BUCKET/KEY or http(s)://... to read (and, for s3, write)",
+	  .type = GV_OPT_STR, .off = A(cfg.objstore_url) },
+	{ .name = "objstore-endpoint", .has_arg = required_argument, .arg = "URL",
+	  .help = "S3-compatible endpoint",
+	  .type = GV_OPT_STR, .off = A(cfg.objstore_endpoint) },
+	{ .name = "objstore-concurrency", .has_arg = required_argument, .arg = "N",
+	  .help = "parallel requests (default 16)",
+	  .type = GV_OPT_INT, .off = A(cfg.objstore_concurrency), .min = 1, .max = 1024 },
+	{ .name = "provider", .has_arg = required_argument, .arg = "P",
+	  .help = "override the cloud provider (aws, lambda, alibaba)",
+	  .type = GV_OPT_STR, .off = A(inv.provider) },
+	{ .name = "sku", .has_arg = required_argument, .arg = "TYPE",
+	  .help = "override the instance type",
+	  .type = GV_OPT_STR, .off = A(inv.sku) },
+	{ .name = "region", .has_arg = required_argument, .arg = "R",
+	  .help = "override the region",
+	  .type = GV_OPT_STR, .off = A(inv.region) },
+	{ .name = "custom", .has_arg = no_argument, .arg = NULL,
+	  .help = "a machine the price catalog does not know: stored as provider custom[:P]",
+	  .type = GV_OPT_FLAG, .off = A(custom) },
+	{ .name = "help", .has_arg = no_argument, .arg = NULL, .help = "this text", .type = GV_OPT_FLAG, .off = A(help) },
+	{ .name = NULL },
 };
 #undef A
-#define N_OPTIONS (sizeof run_options / sizeof run_options[0])
+#define N_OPTIONS (sizeof run_options / sizeof run_options[0] - 1)
+
+/* The benches and the exit codes, after the options (built once: the registry is data too). */
+static char run_more[2048];
+
+static const char *run_more_text(void)
+{
+	if (run_more[0])
+		return run_more;
+	size_t n = (size_t)snprintf(run_more, sizeof run_more, "benches:\n");
+	for (const struct bench *const *b = bench_registry; *b && n < sizeof run_more; b++)
+		if (!((*b)->flags & BENCH_TEST_ONLY) || bench_test_benches_allowed())
+			n += (size_t)snprintf(run_more + n, sizeof run_more - n, "  %-10s %s\n", (*b)->name, (*b)->summary);
+	if (n < sizeof run_more)
+		snprintf(run_more + n, sizeof run_more - n,
+			 "\nexit codes: 0 stored (and accepted with --accept), 1 rejected, 2 usage or\n"
+			 "input error, 3 could not measure what the policy requires");
+	return run_more;
+}
+
+const struct gv_cmd_doc cmd_run_doc = {
+	.name = "run",
+	.synopsis = "run [OPTIONS]",
+	.about = "Collects the inventory, runs the benches (each in its own process with a\n"
+		"deadline), stores one run and prints a summary. A bench that cannot run here\n"
+		"is recorded as skipped with the reason.",
+	.opts = run_options,
+	.more = NULL,
+	.more_fn = run_more_text,
+};
 
 static void run_usage(FILE *f)
 {
-	fprintf(f, "usage: gpuvet run [OPTIONS]\n\n"
-		   "Collects the inventory, runs the benches (each in its own process with a\n"
-		   "deadline), stores one run and prints a summary. A bench that cannot run here\n"
-		   "is recorded as skipped with the reason.\n\noptions:\n");
-	for (size_t i = 0; i < N_OPTIONS; i++) {
-		char left[64];
-		snprintf(left, sizeof left, "--%s%s%s", run_options[i].name, run_options[i].arg ? " " : "",
-			 run_options[i].arg ? run_options[i].arg : "");
-		fprintf(f, "  %-30s %s\n", left, run_options[i].help);
-	}
-	fprintf(f, "\nbenches:\n");
-	for (const struct bench *const *b = bench_registry; *b; b++)
-		if (!((*b)->flags & BENCH_TEST_ONLY) || bench_test_benches_allowed())
-			fprintf(f, "  %-10s %s\n", (*b)->name, (*b)->summary);
-	fprintf(f, "\nexit codes: 0 stored (and accepted with --accept), 1 rejected, 2 usage or\n"
-		   "input error, 3 could not measure what the policy requires\n");
+	gv_cmd_help(&cmd_run_doc, f);
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)
 {
 	struct option lopts[N_OPTIONS + 1];
-	for (size_t i = 0; i < N_OPTIONS; i++) {
-		lopts[i] = (struct option){ run_options[i].name,
-					    run_options[i].type == OPT_FLAG ? no_argument : required_argument,
-					    NULL, (int)(i + 256) };
-		if (!strcmp(run_options[i].name, "accept"))
-			lopts[i].has_arg = optional_argument;
-	}
-	lopts[N_OPTIONS] = (struct option){ 0 };
+	gv_opts_getopt(run_options, lopts, N_OPTIONS + 1);
 	int c;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -111,8 +141,7 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				return gv_usage_error("run", "unknown option '-%c'", optopt);
 			return gv_usage_error("run", "unknown option or missing value in '%s'", argv[optind - 1]);
 		}
-		const struct run_option *o = &run_options[c - 256];
-		char *field = (char *)a + o->off;
+		const struct gv_opt *o = &run_options[c - 256];
 		if (!strcmp(o->name, "accept")) {
 			a->accept = 1;
 			/* `--accept POLICY`: the next word, when it is not an option */
@@ -122,24 +151,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 				a->accept_policy = argv[optind++];
 			continue;
 		}
-		switch (o->type) {
-		case OPT_FLAG:
-			*(int *)field = 1;
-			break;
-		case OPT_STR:
-			if (!*optarg)
-				return gv_usage_error("run", "option '--%s' needs a value", o->name);
-			*(const char **)field = optarg;
-			break;
-		case OPT_INT: {
-			long v;
-			if (gv_parse_long(optarg, o->min, o->max, &v))
-				return gv_usage_error("run", "option '--%s' takes a number from %ld to %ld, not '%s'",
-						      o->name, o->min, o->max, optarg);
-			*(int *)field = (int)v;
-			break;
-		}
-		}
+		if (gv_opts_store("run", o, optarg, a))
+			return GV_EXIT_USAGE;
 	}
 	if (optind < argc)
 		return gv_usage_error("run", "unexpected argument '%s'", argv[optind]);

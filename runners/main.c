@@ -2,6 +2,7 @@
  * main.c - the gpuvet command: global options and the subcommand table.
  */
 #include "runners/cli.h"
+#include "runners/opts.h"
 #include "common/util.h"
 #include "common/ident.h"
 #include "results/store.h"
@@ -49,9 +50,40 @@ static void usage(FILE *f)
 		   "  --db PATH    store (else $GPUVET_DB, else $XDG_DATA_HOME/gpuvet/gpuvet.db)\n"
 		   "  -q           quiet: no progress, errors only\n"
 		   "  -v           verbose\n"
-		   "  --help       this text; `gpuvet COMMAND --help` for a command\n"
+		   "  --help       this text; `gpuvet COMMAND --help` for a command, `gpuvet help man`\n"
+		   "               for the whole manual (installed as gpuvet(1) by make install)\n"
 		   "  --version    print the version\n\n"
 		   "exit codes: 0 ok/accepted, 1 rejected, 2 usage or input error, 3 could not measure\n");
+}
+
+/*
+ * `gpuvet help [COMMAND [SUBCOMMAND]]`: a command's --help; `gpuvet help man`
+ * and `gpuvet help markdown`: the man page gpuvet.1 and docs/options.md's
+ * tables, from the same option tables (runners/opts.h).
+ */
+static int help(int argc, char **argv)
+{
+	char name[64] = "";
+	if (argc < 2) {
+		usage(stdout);
+		return GV_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "man") && argc == 2) {
+		gv_man_page(stdout);
+		return GV_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "markdown") && argc == 2) {
+		gv_options_markdown(stdout);
+		return GV_EXIT_OK;
+	}
+	snprintf(name, sizeof name, "%s%s%s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "");
+	for (size_t i = 0; gv_cmd_docs[i]; i++)
+		if (!strcmp(gv_cmd_docs[i]->name, name) && argc <= 3) {
+			gv_cmd_help(gv_cmd_docs[i], stdout);
+			return GV_EXIT_OK;
+		}
+	gv_err("help: no command '%s' (see 'gpuvet --help'; 'gpuvet help man' for the whole manual)", name);
+	return GV_EXIT_USAGE;
 }
 
 const char *gv_db_path(const struct gv_global *g)
@@ -144,10 +176,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return GV_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))  {
 		usage(stdout);
 		return GV_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
 		printf("gpuvet %s\n", GPUVET_VERSION);
 		return GV_EXIT_OK;

@@ -1,0 +1,64 @@
+/*
+ * opts.h - every subcommand's options as one table (struct gv_cmd_doc): the
+ * table gives getopt_long its options, prints --help, and writes the man
+ * page gpuvet.1 and docs/options.md (`gpuvet help man`, `gpuvet help
+ * markdown`), so the three cannot disagree.  A table row may also say where
+ * and how its value is stored (type, off, min, max), for gv_opts_parse.
+ */
+#ifndef GPUVET_OPTS_H
+#define GPUVET_OPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum gv_opt_type { GV_OPT_NONE, GV_OPT_STR, GV_OPT_INT, GV_OPT_FLAG };
+
+struct gv_opt {
+	const char *name;      /* long name, without "--"; NULL ends the table */
+	int has_arg;           /* no_argument, required_argument, optional_argument */
+	int val;               /* what getopt_long returns for it (0: the row's index + 256) */
+	const char *arg;       /* the value's name in --help ("FILE"), NULL for none */
+	const char *help;      /* one line */
+	char short_name;       /* a one-letter alias ('o' for -o), 0 for none */
+	enum gv_opt_type type; /* for gv_opts_parse: where the value goes (GV_OPT_NONE: the caller's switch) */
+	size_t off;
+	long min, max;         /* GV_OPT_INT's range */
+};
+
+struct gv_cmd_doc {
+	const char *name;      /* "run", "results export" */
+	const char *synopsis;  /* after "usage: gpuvet ", one line or several */
+	const char *about;     /* what it does, a paragraph (lines of at most 80 columns) */
+	const struct gv_opt *opts;
+	const char *more;      /* after the options: subcommands, exit codes (may be NULL) */
+	const char *(*more_fn)(void);  /* the same built at run time (run's bench list), instead of more */
+};
+
+/* getopt_long's table from the rows (at most cap - 1 of them, plus the terminator). */
+void gv_opts_getopt(const struct gv_opt *o, struct option *out, size_t cap);
+/* The short options string of the rows ("ho:" style, with ':' for a value), into buf. */
+const char *gv_opts_short(const struct gv_opt *o, char *buf, size_t len);
+/* The --help text of a command. */
+void gv_cmd_help(const struct gv_cmd_doc *d, FILE *f);
+/*
+ * Stores a typed row's value (type GV_OPT_STR/INT/FLAG) at base + off:
+ * 0, or a usage error printed and GV_EXIT_USAGE.
+ */
+int gv_opts_store(const char *cmd, const struct gv_opt *o, const char *value, void *base);
+
+/* Each command's table, beside its code (runners/cmd_*.c). */
+extern const struct gv_cmd_doc cmd_run_doc, cmd_inventory_doc, cmd_accept_doc, cmd_rank_doc, cmd_report_doc,
+	cmd_results_doc, cmd_prices_doc, cmd_prices_list_doc, cmd_prices_update_doc, cmd_prices_import_doc,
+	cmd_prices_fx_doc, cmd_prices_sources_doc;
+
+#define GV_MAN_DATE "2026-11-25"   /* of the man page's text; bump when the tables change much */
+
+/* Every command's doc, in the order of `gpuvet --help`; NULL-terminated (runners/opts.c). */
+extern const struct gv_cmd_doc *const gv_cmd_docs[];
+/* The man page gpuvet.1 (roff, man(7) macros) from every command's table. */
+void gv_man_page(FILE *f);
+/* docs/options.md from the same tables. */
+void gv_options_markdown(FILE *f);
+
+#endif
