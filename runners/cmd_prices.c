@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -775,70 +774,6 @@ static int cmd_sources(int argc, char **argv, struct store *s)
 	return end_listing(&so, catalog_sources(db, source_row, &so, err, sizeof err), err, NULL);
 }
 
-/* ---- parse-aws (hidden, for tests/bench/price_csv_bench.sh): the fetcher's parser, no store ---- */
-
-static int count_emit(void *ud, const struct price_rec *r, char *err, size_t errlen)
-{
-	(void)ud;
-	(void)r;
-	(void)err;
-	(void)errlen;
-	return 0;
-}
-
-static int cmd_parse_aws(int argc, char **argv)
-{
-	if (argc != 2)
-		return gv_usage_error("prices parse-aws", "expects one FILE ('-' for stdin)");
-	FILE *f = strcmp(argv[1], "-") ? fopen(argv[1], "rb") : stdin;
-	if (!f) {
-		gv_err("cannot open '%s': no such file or not readable", argv[1]);
-		return GV_EXIT_USAGE;
-	}
-	struct aws_parser *p = aws_parser_new("bench", count_emit, NULL);
-	/* read as wc reads (256 KiB), parse in what libcurl's write callback hands out (CURL_MAX_WRITE_SIZE) */
-	enum { BLOCK = 256 * 1024, CHUNK = 16384 };
-	char *buf = gv_malloc(BLOCK);
-	setvbuf(f, NULL, _IONBF, 0);
-	struct timespec t0, t1;
-	unsigned long long bytes = 0;
-	int rc = 0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		size_t n = fread(buf, 1, BLOCK, f);
-		if (n == 0)
-			break;
-		bytes += n;
-		for (size_t i = 0; i < n && rc == 0; i += CHUNK)
-			if (aws_parser_feed(p, buf + i, n - i < CHUNK ? n - i : CHUNK) < 0)
-				rc = -1;
-		if (rc)
-			break;
-	}
-	if (rc == 0 && ferror(f)) {
-		gv_err("cannot read '%s'", argv[1]);
-		rc = -2;
-	}
-	if (rc == 0)
-		rc = aws_parser_finish(p);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (rc == -1)
-		gv_err("%s", aws_parser_error(p));
-	long emitted, lines, skipped;
-	aws_parser_stats(p, &emitted, &lines, &skipped);
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	printf("{\"bytes\": %llu, \"lines\": %ld, \"skipped_unparsed\": %ld, \"gpu_rows\": %ld,"
-	       " \"seconds\": %.3f, \"mb_per_s\": %.1f, \"max_rss_kib\": %ld}\n",
-	       bytes, lines, skipped, emitted, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0, ru.ru_maxrss);
-	free(buf);
-	aws_parser_free(p);
-	if (f != stdin)
-		fclose(f);
-	return rc ? GV_EXIT_USAGE : GV_EXIT_OK;
-}
-
 /* The subcommands: a row each, with the table that documents it. */
 static const struct {
 	const char *name;
@@ -861,8 +796,6 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 		gv_cmd_help(&cmd_prices_doc, stdout);
 		return GV_EXIT_OK;
 	}
-	if (!strcmp(sub, "parse-aws"))
-		return cmd_parse_aws(argc - 1, argv + 1);
 	size_t k = 0;
 	while (k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub))
 		k++;

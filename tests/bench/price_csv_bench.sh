@@ -11,24 +11,24 @@
 #           with AWS's 588 rows of terms, operating systems, tenancies (the target)
 #   gpu     every instance type a GPU type (an upper bound on libcsv's share)
 #   kept    every row a kept price (the worst case: libcsv parses every byte)
-# Two parsers per file: tests/bench/price_csv_bench.c, a small binary linking only
-# the pricing sources (its peak RSS is the parser's), and the hidden
-# `gpuvet prices parse-aws` (whose RSS includes what gpuvet maps at start; shown
-# beside the RSS of `gpuvet --version`).  Targets (issue 6): at least 0.25 of
-# wc -l's speed and under 64 MB peak RSS.  Not part of `make check`.
+# The parser runs in tests/bench/price_csv_bench.c, a small binary linking only the
+# pricing sources (its peak RSS is the parser's; the shipped CLI has no hidden
+# parse command since issue #27).  Targets (issue 6): at least 0.25 of wc -l's
+# speed and under 64 MB peak RSS.  Not part of `make check`.
 set -eu
 MB=${1:-400}
 [ $# -gt 0 ] && shift
 MIXES=${*:-region gpu kept}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${GPUVET_BIN:-$ROOT/build/gpuvet}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT INT TERM
 
 PB=$DIR/price_csv_bench
-cc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$ROOT" -o "$PB" "$ROOT/tests/bench/price_csv_bench.c" \
-	"$ROOT/pricing/csvrows.c" "$ROOT/pricing/fetch_aws.c" "$ROOT/pricing/fetch.c" "$ROOT/pricing/catalog.c" "$ROOT/pricing/catalog_query.c" \
-	"$ROOT/pricing/catalog_data.c" "$ROOT/common/util.c" -lcsv -lsqlite3 -lcurl -ljansson -lm
+LIB=${GPUVET_LIB:-$ROOT/build/libgpuvet.a}   # `make` builds it; only the objects the parser needs are linked
+CUDA=${CUDA:-/usr/local/cuda}
+cc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$ROOT" -o "$PB" "$ROOT/tests/bench/price_csv_bench.c" "$LIB" \
+	-L"$CUDA/lib64" -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid -lyaml -lturbojpeg \
+	-lcudart_static -lstdc++ -ldl -lrt -lm
 
 best() { # best wall time of 3 runs of "$@", seconds
 	b=
@@ -43,7 +43,6 @@ mbs() { printf '%.0f' "$(echo "$1 / 1000000 / $2" | bc -l)"; }
 ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -r)"
-RSS_BASE=$(/usr/bin/time -f %M "$BIN" --version 2>&1 >/dev/null | tail -1)
 for MIX in $MIXES; do
 	F=$DIR/index-$MIX.csv
 	python3 "$ROOT/tests/bench/make_price_csv.py" "$F" "$MB" --mix "$MIX"
@@ -51,14 +50,11 @@ for MIX in $MIXES; do
 	BYTES=$(stat -c %s "$F")
 	WC=$(best wc -l "$F")
 	PBT=$(best "$PB" "$F")
-	GV=$(best "$BIN" prices parse-aws "$F")
 	STATS=$("$PB" "$F")
 	RSS_PB=$(/usr/bin/time -f %M "$PB" "$F" 2>&1 >/dev/null | tail -1)
-	RSS_GV=$(/usr/bin/time -f %M "$BIN" prices parse-aws "$F" 2>&1 >/dev/null | tail -1)
 	echo "== mix $MIX: $(echo "$BYTES / 1000000" | bc) MB, $(wc -l < "$F") lines"
 	echo "wc -l:               $(mbs "$BYTES" "$WC") MB/s"
 	echo "parser (bench bin):  $(mbs "$BYTES" "$PBT") MB/s, ratio to wc -l $(ratio "$WC" "$PBT") (target >= 0.25), peak RSS $(echo "$RSS_PB / 1024" | bc) MB (target < 64 MB)"
 	echo "                     $STATS"
-	echo "gpuvet parse-aws:    $(mbs "$BYTES" "$GV") MB/s, ratio $(ratio "$WC" "$GV"), peak RSS $(echo "$RSS_GV / 1024" | bc) MB (gpuvet --version alone: $(echo "$RSS_BASE / 1024" | bc) MB)"
 	rm -f "$F"
 done
