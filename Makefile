@@ -95,10 +95,11 @@ $(BUILD)/tests/gvfault.so: tests/fault/gvfault.c
 	$(CC) -std=c11 $(WARN) -O1 -g -shared -fPIC -o $@ $< -ldl
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
-# the shipped price catalogs are embedded with .incbin (pricing/catalog_data.c)
+# files compiled in (common/embed.h GV_EMBED): each object depends on what it embeds
 $(BUILD)/obj/pricing/catalog_data.o: $(wildcard pricing/catalog/*.csv)
-# the host bench's decode set is embedded the same way (benches/host_jpeg/README.md)
 $(BUILD)/obj/benches/host.o: $(wildcard benches/host_jpeg/*.jpg)
+$(BUILD)/obj/reports/html.o: $(wildcard reports/assets/*)
+$(BUILD)/obj/judge/policy.o: judge/policies/default.yaml
 
 # ---- set-up on a fresh machine ----
 # Installs only what is missing; apt-get needs root (or sudo).

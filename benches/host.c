@@ -47,6 +47,7 @@
  * The staging file is unlinked as soon as it is open, so a killed bench
  * leaves nothing behind.
  */
+#include "common/embed.h"
 #include "benches/bench.h"
 #include "platform/gv_nvml.h"
 #include "common/util.h"
@@ -68,28 +69,19 @@
 
 /* ---- the decode set, embedded (benches/host_jpeg/README.md) ---- */
 
-#define HOST_INCBIN(name)                                                    \
-	__asm__(".pushsection .rodata\n"                                     \
-		".balign 16\n"                                               \
-		"gv_host_jpeg_" #name ":\n"                                  \
-		".incbin \"benches/host_jpeg/" #name ".jpg\"\n"              \
-		"gv_host_jpeg_" #name "_end:\n"                              \
-		".popsection\n");                                            \
-	extern const unsigned char gv_host_jpeg_##name[], gv_host_jpeg_##name##_end[]
-
-HOST_INCBIN(chelsea);
-HOST_INCBIN(coffee);
-HOST_INCBIN(rocket);
-HOST_INCBIN(astronaut);
+GV_EMBED(gv_host_jpeg_chelsea, "benches/host_jpeg/chelsea.jpg");
+GV_EMBED(gv_host_jpeg_coffee, "benches/host_jpeg/coffee.jpg");
+GV_EMBED(gv_host_jpeg_rocket, "benches/host_jpeg/rocket.jpg");
+GV_EMBED(gv_host_jpeg_astronaut, "benches/host_jpeg/astronaut.jpg");
 
 static const struct host_jpeg {
 	const char *name;
 	const unsigned char *data, *end;
 } host_jpegs[] = {
-	{ "chelsea", gv_host_jpeg_chelsea, gv_host_jpeg_chelsea_end },
-	{ "coffee", gv_host_jpeg_coffee, gv_host_jpeg_coffee_end },
-	{ "rocket", gv_host_jpeg_rocket, gv_host_jpeg_rocket_end },
-	{ "astronaut", gv_host_jpeg_astronaut, gv_host_jpeg_astronaut_end },
+	{ "chelsea", (const unsigned char *)gv_host_jpeg_chelsea, (const unsigned char *)gv_host_jpeg_chelsea_end },
+	{ "coffee", (const unsigned char *)gv_host_jpeg_coffee, (const unsigned char *)gv_host_jpeg_coffee_end },
+	{ "rocket", (const unsigned char *)gv_host_jpeg_rocket, (const unsigned char *)gv_host_jpeg_rocket_end },
+	{ "astronaut", (const unsigned char *)gv_host_jpeg_astronaut, (const unsigned char *)gv_host_jpeg_astronaut_end },
 };
 #define HOST_NJPEG (sizeof host_jpegs / sizeof host_jpegs[0])
 

@@ -16,6 +16,7 @@
  *   reject_flags:                     CODE (rejects at warning or worse) or
  *     - {code: CODE, severity: info|warning|critical}
  */
+#include "common/embed.h"
 #include "judge/policy.h"
 #include "benches/bench.h"
 #include "judge/flags.h"
@@ -36,7 +37,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-extern const char policy_default_yaml[];  /* judge/policy_default.c */
+GV_EMBED(policy_default_yaml, "judge/policies/default.yaml");   /* the built-in policy, as the file is */
 
 const char *policy_default_text(void)
 {

@@ -228,7 +228,7 @@ void price_offers_free(struct price_offers *o);
 struct catalog_shipped {
 	const char *name;      /* "aws" */
 	const char *file;      /* "aws.csv" */
-	const char *data;      /* embedded at build time (.incbin), not NUL-terminated */
+	const char *data;      /* embedded at build time (common/embed.h) */
 	const char *end;
 };
 extern const struct catalog_shipped catalog_shipped[];

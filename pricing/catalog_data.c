@@ -1,34 +1,23 @@
 /*
  * catalog_data.c - the shipped price catalogs (pricing/catalog/NAME.csv),
- * embedded in the binary with the assembler's .incbin so an installed
+ * embedded in the binary (common/embed.h) so an installed
  * gpuvet carries its list prices without a data directory.  The paths are
  * relative to the repository root, where make compiles; the Makefile makes
  * this object depend on the CSV files.
  */
 #include "pricing/catalog.h"
+#include "common/embed.h"
 
-#define CATALOG_INCBIN(name, file)                                   \
-	__asm__(".pushsection .rodata\n"                             \
-		".balign 16\n"                                       \
-		".globl gv_catalog_" #name "_data\n"                 \
-		"gv_catalog_" #name "_data:\n"                       \
-		".incbin \"pricing/catalog/" file "\"\n"             \
-		".globl gv_catalog_" #name "_end\n"                  \
-		"gv_catalog_" #name "_end:\n"                        \
-		".byte 0\n"                                          \
-		".popsection\n");                                    \
-	extern const char gv_catalog_##name##_data[], gv_catalog_##name##_end[]
-
-CATALOG_INCBIN(aws, "aws.csv");
-CATALOG_INCBIN(lambda, "lambda.csv");
-CATALOG_INCBIN(alibaba, "alibaba.csv");
-CATALOG_INCBIN(fx, "fx.csv");
+GV_EMBED(gv_catalog_aws, "pricing/catalog/aws.csv");
+GV_EMBED(gv_catalog_lambda, "pricing/catalog/lambda.csv");
+GV_EMBED(gv_catalog_alibaba, "pricing/catalog/alibaba.csv");
+GV_EMBED(gv_catalog_fx, "pricing/catalog/fx.csv");
 
 const struct catalog_shipped catalog_shipped[] = {
-	{ "aws", "aws.csv", gv_catalog_aws_data, gv_catalog_aws_end },
-	{ "lambda", "lambda.csv", gv_catalog_lambda_data, gv_catalog_lambda_end },
-	{ "alibaba", "alibaba.csv", gv_catalog_alibaba_data, gv_catalog_alibaba_end },
+	{ "aws", "aws.csv", gv_catalog_aws, gv_catalog_aws_end },
+	{ "lambda", "lambda.csv", gv_catalog_lambda, gv_catalog_lambda_end },
+	{ "alibaba", "alibaba.csv", gv_catalog_alibaba, gv_catalog_alibaba_end },
 };
 const size_t catalog_shipped_count = sizeof catalog_shipped / sizeof catalog_shipped[0];
 
-const struct catalog_shipped catalog_shipped_fx = { "fx", "fx.csv", gv_catalog_fx_data, gv_catalog_fx_end };
+const struct catalog_shipped catalog_shipped_fx = { "fx", "fx.csv", gv_catalog_fx, gv_catalog_fx_end };

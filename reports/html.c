@@ -8,6 +8,7 @@
 #include "benches/bench.h"
 #include "reports/html_escape.h"
 #include "reports/report_assets.h"
+#include "common/embed.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
 #include "judge/rank.h"
@@ -27,6 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+GV_EMBED(gv_report_css, "reports/assets/report.css");
+GV_EMBED(gv_report_js, "reports/assets/report.js");
 
 /* Headline metrics of the runs table (instance level, gpu -1); label and unit from their benches' rows. */
 const char *const report_head[N_HEAD] = {

@@ -3,7 +3,6 @@
 #include "reports/report_int.h"
 #include "benches/bench.h"
 #include "reports/html_escape.h"
-#include "reports/report_assets.h"
 #include "reports/sha256.h"
 #include "reports/svg.h"
 #include "judge/rank.h"

@@ -184,3 +184,16 @@ def test_the_price_catalog_files_call_one_way():
     both = [f"{a.name} <-> {b.name}" for a in objs for b in objs
             if a.name < b.name and needs[a] & defined[b] and needs[b] & defined[a]]
     assert not both, "pricing files that call each other:\n" + "\n".join(both)
+
+
+def embeds_elsewhere(files):
+    """Files that compile a file in without common/embed.h's GV_EMBED."""
+    return [rel for rel, text in files if rel != "common/embed.h" and ".incbin" in text]
+
+
+def test_every_compiled_in_file_goes_through_one_macro():
+    assert embeds_elsewhere([("a/b.c", '__asm__(".incbin \\"x\\"");'), ("common/embed.h", ".incbin")]) == ["a/b.c"]
+    files = read_all()
+    assert not embeds_elsewhere(files), "embed with GV_EMBED (common/embed.h): " + ", ".join(embeds_elsewhere(files))
+    users = [rel for rel, text in files if "GV_EMBED(" in text and rel != "common/embed.h"]
+    assert sorted(users) == ["benches/host.c", "judge/policy.c", "pricing/catalog_data.c", "reports/html.c"], users
