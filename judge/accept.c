@@ -9,6 +9,7 @@
 #include "common/util.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 static const char *jstr(const json_t *o, const char *k)
@@ -59,9 +60,12 @@ const char *accept_reason_sentence(const json_t *detail, const char *verdict, ch
 				 json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "kind"), more);
 		}
 	} else if (verdict && !strcmp(verdict, "unmeasurable") && nu) {
-		if (root)
+		if (root && nu > 1)
 			snprintf(buf, size, "no GPU could be measured: %s (%zu requirement%s of the policy need one)",
 				 jstr(root, "reason"), nu - 1, nu - 1 == 1 ? "" : "s");
+		else if (root)
+			snprintf(buf, size, "no GPU could be measured: %s (a GPU instance is judged with its GPUs)",
+				 jstr(root, "reason"));
 		else
 		{
 			const json_t *u = json_array_get(unm, 0);
@@ -167,12 +171,54 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
 	return fleet;
 }
 
+int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
+		 int json, FILE *out)
+{
+	json_t *res, *fleet = NULL;
+	if (policy_needs_fleet(p))
+		fleet = load_fleet(s, run_id, fp);
+	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
+	json_t *run = json_object_get(fp, "run");
+	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
+		"uuid", json_object_get(run, "uuid"), "hostname", json_object_get(run, "hostname"),
+		"gpu_model", json_object_get(run, "gpu_model"), "gpu_count", json_object_get(run, "gpu_count"),
+		"instance_type", json_object_get(run, "instance_type")));
+	json_object_set_new(res, "exit_code", json_integer((int)v));
+	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail);
+	if (unrecorded)   /* said after the verdict, and in the exit code: a script must not take it as stored */
+		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
+	free(detail);
+	if (!unrecorded) {   /* the fingerprint in hand holds it as one loaded from the store would */
+		char at[32];
+		gv_iso8601((long)time(NULL), at, sizeof at);
+		if (!json_is_array(json_object_get(fp, "verdicts")))
+			json_object_set_new(fp, "verdicts", json_array());
+		json_array_append_new(json_object_get(fp, "verdicts"),
+				      json_pack("{s:s,s:s,s:s,s:O}", "verdict", policy_verdict_name(v), "policy", p->name,
+						"at", at, "detail", res));
+	}
+	if (json) {
+		json_dumpf(res, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		fputc('\n', out);
+	} else {
+		int had_id = json_object_get(run, "id") != NULL;   /* the text names the run by number */
+		json_object_set_new(run, "id", json_integer(run_id));
+		print_text(out, fp, res);
+		if (!had_id)
+			json_object_del(run, "id");
+	}
+	json_decref(res);
+	json_decref(fleet);
+	return unrecorded ? GV_EXIT_USAGE : (int)v;
+}
+
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
 	       FILE *out)
 {
 	struct policy *p;
 	char err[512];
-	json_t *fp, *res, *fleet = NULL;
+	json_t *fp;
 	int rc = policy_load(policy_path, &p, err, sizeof err);
 	if (rc == -2) {
 		gv_err("cannot read policy '%s': %s", policy_path, err);
@@ -187,31 +233,8 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		policy_free(p);
 		return GV_EXIT_USAGE;
 	}
-	if (policy_needs_fleet(p))
-		fleet = load_fleet(s, run_id, fp);
-	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
-	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
-		"uuid", json_object_get(json_object_get(fp, "run"), "uuid"),
-		"hostname", json_object_get(json_object_get(fp, "run"), "hostname"),
-		"gpu_model", json_object_get(json_object_get(fp, "run"), "gpu_model"),
-		"gpu_count", json_object_get(json_object_get(fp, "run"), "gpu_count"),
-		"instance_type", json_object_get(json_object_get(fp, "run"), "instance_type")));
-	json_object_set_new(res, "exit_code", json_integer((int)v));
-	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail);
-	if (unrecorded)   /* said after the verdict, and in the exit code: a script must not take it as stored */
-		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
-	free(detail);
-	if (json) {
-		json_dumpf(res, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-		fputc('\n', out);
-	} else {
-		json_object_set_new(json_object_get(fp, "run"), "id", json_integer(run_id));
-		print_text(out, fp, res);
-	}
-	json_decref(res);
-	json_decref(fleet);
+	rc = accept_judge(s, run_id, p, fp, run_flags, json, out);
 	json_decref(fp);
 	policy_free(p);
-	return unrecorded ? GV_EXIT_USAGE : (int)v;
+	return rc;
 }

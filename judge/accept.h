@@ -25,6 +25,16 @@ struct store;
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
 	       FILE *out);
 
+struct policy;
+/*
+ * The same on a policy and a fingerprint the caller already holds (`gpuvet
+ * run`: each parsed or loaded once): the verdict is recorded in the store
+ * and appended to fp's "verdicts" as a fingerprint loaded afterwards would
+ * hold it.  The exit code as accept_run's.
+ */
+int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
+		 int json, FILE *out);
+
 /*
  * A stored verdict's reason in one sentence, for the first line a person
  * reads (the CLI and the report's first screen): what failed first and

@@ -50,6 +50,8 @@ struct report_opts {
 	int no_estimates;         /* 1: leave reference-table estimates out of the ranking */
 	size_t budget_bytes;      /* detail stops once the file is this big; 0: REPORT_BUDGET_BYTES */
 	report_remedy_fn remedy;  /* remediation of flags stored without one; NULL: none */
+	json_t *run_fp;           /* the fingerprint of run_ids[0] when the caller holds it (gpuvet run):
+				     used as it is, not loaded again; NULL: loaded from the store */
 };
 
 /*

@@ -83,6 +83,8 @@ static int take_run(void *ud, const struct store_run_row *row)
 	r->gpu_count = row->gpu_count;
 	r->started = dupn(row->started_at);
 	r->detail = w->o->n_run_ids > 0;
+	if (w->o->run_fp && w->o->n_run_ids && row->id == w->o->run_ids[0])
+		r->fp = json_incref(w->o->run_fp);   /* held by the caller: not loaded again */
 	report_sum_init_run(r);
 	return 0;
 }

@@ -182,6 +182,60 @@ static int check_nvme_device(const struct run_args *a)
 	return 0;
 }
 
+/*
+ * `gpuvet run` after its options: inventory and benches (run_execute), then
+ * the fingerprint loaded once and passed down: flags, the gate (with the
+ * policy parsed before the run), the JSON or the summary, the report.  The
+ * verdict's text is printed after the summary (with --json on stderr, so
+ * stdout stays one document).
+ */
+static int run_straight(struct store *s, const struct run_args *a, const struct bench **sel, const struct policy *pol)
+{
+	struct run_request rq = { .cfg = a->cfg, .benches = sel, .inv = a->inv, .progress = gv_progress_enabled(),
+				  .custom = a->custom };
+	int64_t run_id;
+	int interrupted = 0, rc = GV_EXIT_OK, arc = -1, flags_failed = 0;
+	json_t *fp;
+	if (run_execute(s, &rq, &run_id, &interrupted) < 0)
+		return GV_EXIT_USAGE;
+	if (store_load_fingerprint(s, run_id, &fp)) {
+		gv_err("%s", store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	json_t *flags = hooks_after_run(s, run_id, fp, &flags_failed);
+	if (flags_failed)
+		rc = GV_EXIT_USAGE;   /* every failed store write reaches the exit code */
+	char *vtext = NULL;
+	size_t vlen = 0;
+	if (pol && !interrupted) {
+		FILE *mem = open_memstream(&vtext, &vlen);
+		arc = hooks_accept(s, run_id, pol, fp, flags, mem ? mem : a->json ? stderr : stdout);
+		if (mem)
+			fclose(mem);
+	}
+	if (a->json) {
+		if (json_dumpf(fp, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 || fputc('\n', stdout) == EOF)
+			rc = GV_EXIT_USAGE;
+	} else if (!gv_quiet) {
+		summary_print(fp, stdout);
+	}
+	if (vtext)
+		fputs(vtext, a->json ? stderr : stdout);
+	free(vtext);
+	fflush(stdout);
+	if (interrupted) {
+		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
+		rc = GV_EXIT_USAGE;
+	}
+	if (a->report && hooks_report(s, run_id, fp, a->report))
+		rc = GV_EXIT_USAGE;
+	if (arc >= 0 && rc == GV_EXIT_OK)
+		rc = arc;
+	json_decref(flags);
+	json_decref(fp);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv, const struct gv_global *g)
 {
 	struct run_args a = { 0 };
@@ -223,8 +277,8 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 			return gv_usage_error("run", "--report: %s", rerr);
 		}
 	}
-	if (a.accept) { /* a policy that cannot be read is said before any bench runs */
-		struct policy *pol;
+	struct policy *pol = NULL;
+	if (a.accept) { /* parsed once, before any bench runs: a policy that cannot be read is said first */
 		char perr[512];
 		int prc = policy_load(a.accept_policy, &pol, perr, sizeof perr);
 		if (prc) {
@@ -233,73 +287,19 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 			free(sel);
 			return GV_EXIT_USAGE;
 		}
-		policy_free(pol);
 	}
 
 	struct store *s;
 	const char *db = gv_db_path(g);
 	if (gv_store_open(db, &s)) {
 		gv_err("%s", store_open_error());
+		policy_free(pol);
 		free(sel);
 		return GV_EXIT_USAGE;
 	}
-	struct run_request rq = { .cfg = a.cfg, .benches = sel, .inv = a.inv, .progress = gv_progress_enabled(),
-				  .custom = a.custom };
-	int64_t run_id;
-	int interrupted = 0;
-	if (run_execute(s, &rq, &run_id, &interrupted) < 0) {
-		store_close(s);
-		free(sel);
-		return GV_EXIT_USAGE;
-	}
+	rc = run_straight(s, &a, sel, pol);
+	policy_free(pol);
 	free(sel);
-	rc = GV_EXIT_OK;
-
-	/*
-	 * flags from the stored fingerprint, then the gate, then what is written: the JSON, the
-	 * summary and the report all carry the verdict of this run.  The verdict's text is kept
-	 * and printed after the summary (with --json on stderr, so stdout stays one document).
-	 */
-	int flags_failed = 0;
-	json_t *flags = hooks_after_run(s, run_id, &flags_failed), *fp;
-	if (flags_failed)
-		rc = GV_EXIT_USAGE;   /* every failed store write reaches the exit code */
-	char *vtext = NULL;
-	size_t vlen = 0;
-	int arc = -1;
-	if (a.accept && !interrupted) {
-		FILE *mem = open_memstream(&vtext, &vlen);
-		arc = hooks_accept(s, run_id, a.accept_policy, flags, mem ? mem : a.json ? stderr : stdout);
-		if (mem)
-			fclose(mem);
-	}
-	if (store_load_fingerprint(s, run_id, &fp)) {
-		gv_err("%s", store_errmsg(s));
-		free(vtext);
-		json_decref(flags);
-		store_close(s);
-		return GV_EXIT_USAGE;
-	}
-	if (a.json) {
-		if (json_dumpf(fp, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) < 0 || fputc('\n', stdout) == EOF)
-			rc = GV_EXIT_USAGE;
-	} else if (!gv_quiet) {
-		summary_print(fp, stdout);
-	}
-	json_decref(fp);
-	if (vtext)
-		fputs(vtext, a.json ? stderr : stdout);
-	free(vtext);
-	fflush(stdout);
-	if (interrupted) {
-		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
-		rc = GV_EXIT_USAGE;
-	}
-	if (a.report && hooks_report(s, run_id, a.report))
-		rc = GV_EXIT_USAGE;
-	if (arc >= 0 && rc == GV_EXIT_OK)
-		rc = arc;
-	json_decref(flags);
 	store_close(s);
 	return rc;
 }

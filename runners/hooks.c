@@ -10,18 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-json_t *hooks_after_run(struct store *s, int64_t run_id, int *failed)
+json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed)
 {
-	json_t *fp, *flags, *f;
+	json_t *flags, *f;
 	size_t i;
 	*failed = 0;
-	if (store_load_fingerprint(s, run_id, &fp)) {
-		gv_err("flags not computed: %s", store_errmsg(s));
-		*failed = 1;
-		return NULL;
-	}
 	flags = flags_compute(fp);
-	json_decref(fp);
 	/* the old flags replaced by the new in one transaction: a failing disk leaves the old ones */
 	int rc = store_batch_begin(s) || store_clear_flags(s, run_id);
 	json_array_foreach(flags, i, f) {
@@ -38,15 +32,17 @@ json_t *hooks_after_run(struct store *s, int64_t run_id, int *failed)
 		gv_err("flags not stored: %s", store_errmsg(s));
 		store_batch_end(s, 0);
 		*failed = 1;
+	} else {
+		json_object_set(fp, "flags", flags);   /* fp as the store now holds it */
 	}
 	return flags;
 }
 
-int hooks_report(struct store *s, int64_t run_id, const char *path)
+int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path)
 {
-	/* this run in full detail; rankings still use the whole store */
+	/* this run in full detail (its fingerprint as held, not loaded again); rankings use the whole store */
 	char err[512];
-	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation };
+	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation, .run_fp = fp };
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {
@@ -56,7 +52,7 @@ int hooks_report(struct store *s, int64_t run_id, const char *path)
 	return 0;
 }
 
-int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, const json_t *flags, FILE *out)
+int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out)
 {
-	return accept_run(s, run_id, policy_path, flags, 0, out);
+	return accept_judge(s, run_id, p, fp, flags, 0, out);
 }

@@ -12,16 +12,19 @@
 
 struct store;
 
+struct policy;
+
 /*
- * Computes the run's flags from its fingerprint and stores them (replacing
- * any); returns them (new reference, NULL when the run could not be read)
- * for hooks_accept, so a run's flags are computed once.  *failed is 1 when
- * they could not be stored (message printed): the run's exit code says it.
+ * Computes the run's flags from its fingerprint fp and stores them
+ * (replacing any, in one transaction), then sets them in fp as the store
+ * holds them; returns them (new reference) for hooks_accept, so a run's
+ * flags are computed once.  *failed is 1 when they could not be stored
+ * (message printed): the run's exit code says it.
  */
-json_t *hooks_after_run(struct store *s, int64_t run_id, int *failed);
-/* Writes the HTML report of the store to path; 0 or -1 (message printed). */
-int hooks_report(struct store *s, int64_t run_id, const char *path);
-/* Gates the run; returns the exit code (0 accept, 1 reject, 3 unmeasurable, 2 error). */
-int hooks_accept(struct store *s, int64_t run_id, const char *policy_path, const json_t *flags, FILE *out);
+json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed);
+/* Writes the HTML report of the store to path, the run in detail from fp; 0 or -1 (message printed). */
+int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path);
+/* Gates the run with the policy parsed before it ran; the exit code (0 accept, 1 reject, 3 unmeasurable, 2 error). */
+int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out);
 
 #endif
