@@ -11,18 +11,7 @@ import subprocess
 import time
 
 from conftest import gpuvet_bin
-
-
-def wait_for(cond, timeout=30):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            if cond():
-                return True
-        except sqlite3.Error:
-            pass
-        time.sleep(0.05)
-    return False
+from helpers import wait_for
 
 
 def start_run(gpuvet):

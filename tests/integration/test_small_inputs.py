@@ -1,6 +1,6 @@
 """Small inputs that must get a clear error (exit 2, one line) or a documented meaning (issue 28,
 "smaller inputs"), in one table.  The fingerprint's own fields (impossible dates, a finish before
-the start, nil or dashless uuids) are in test_hardening.py's import-schema table."""
+the start, nil or dashless uuids) are in test_import_schema.py's table."""
 import json
 import os
 import subprocess

@@ -1,0 +1,159 @@
+"""Helpers the integration tests share (one copy each): processes a run leaves, waiting on a store,
+a store's integrity, loopback listeners that count or hold connections."""
+import hashlib
+import json
+import os
+import sqlite3
+import subprocess
+import time
+import uuid
+
+from conftest import FIXTURES, gpuvet_bin
+
+NULL = {"GPUVET_TEST_BENCHES": "1"}
+
+
+def marked_pids(marker):
+    """Processes whose environment holds marker (every descendant inherits it)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    if stat_fields(pid)[0] != "Z":
+                        found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def stat_fields(pid):
+    """state, ppid, pgrp, session, ... of /proc/PID/stat."""
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+
+
+def wait_gone(marker, seconds=5.0):
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        left = marked_pids(marker)
+        if not left:
+            return []
+        time.sleep(0.05)
+    return marked_pids(marker)
+
+
+def start_run(gpuvet, args, extra_env):
+    marker = str(uuid.uuid4())
+    env = dict(gpuvet.env, GPUVET_TEST_MARKER=marker, **extra_env)
+    p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "-q", *args], env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p, marker
+
+
+def wait_for(cond, seconds=30.0):
+    until = time.monotonic() + seconds
+    while time.monotonic() < until:
+        try:
+            if cond():
+                return True
+        except sqlite3.Error:
+            pass  # the store exists but its schema is not written yet (a loaded machine is slow there)
+        time.sleep(0.05)
+    return False
+
+
+def tree_env(workdir, **extra):
+    env = dict(NULL, GPUVET_NULL_MODE="tree", GPUVET_NULL_WORKDIR=str(workdir))
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def has_fio():
+    return any(os.access(os.path.join(d, "fio"), os.X_OK)
+               for d in os.environ.get("PATH", "").split(":") if d)
+
+
+def integrity_ok(db):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        con.close()
+
+
+class Listener:
+    """A loopback socket that counts the connections made to it (and answers none)."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.sock.settimeout(0.1)
+        self.conns = 0
+        self.stop = False
+        self.url = "http://127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.t = threading.Thread(target=self.run, daemon=True)
+        self.t.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+                self.conns += 1
+                c.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.t.join()
+        self.sock.close()
+
+
+class Holder(Listener):
+    """Accepts connections and never answers (keeps them open)."""
+
+    def run(self):
+        self.held = []
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+                self.conns += 1
+                self.held.append(c)
+            except OSError:
+                pass
+        for c in self.held:
+            c.close()
+
+
+def sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def make_store(gpuvet, runs=6):
+    for _ in range(runs):
+        gpuvet("run", "--bench", "null", "-q", check=0, env=NULL)
+    con = sqlite3.connect(gpuvet.db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+
+
+def import_fixture(gpuvet, tmp_path, case="clean", **run):
+    import json
+    fp = json.loads((FIXTURES / "flags" / f"{case}.json").read_text())
+    fp["run"].update(uuid=str(uuid.uuid4()), **run)
+    p = tmp_path / f"{fp['run']['uuid']}.json"
+    p.write_text(json.dumps(fp))
+    gpuvet("results", "import", p, check=0)
+    return fp
+
+
+def good_fp():
+    import json
+    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    return fp
