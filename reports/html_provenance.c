@@ -38,17 +38,11 @@ static json_t *ranked_skus(json_t *rankings)
 	return set;
 }
 
-void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg)
+/* Which gpuvet versions measured the runs, with their run counts. */
+static void versions_line(FILE *f, const struct rdoc *d)
 {
-	(void)pg;
-	size_t i, shown = 0;
-	json_t *p, *skus = ranked_skus(d->rankings);
 	const char *vers[16];
-	char key[512];
 	int vcount[16], nv = 0;
-
-	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
-		d->generated_at, GPUVET_VERSION);
 	for (size_t r = 0; r < d->n; r++) {
 		const char *v = d->runs[r].version ? d->runs[r].version : "unknown";
 		int k;
@@ -62,15 +56,23 @@ void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_p
 		if (k < nv)
 			vcount[k]++;
 	}
-	if (nv) {
-		fputs("<p>Runs measured by: ", f);
-		for (int k = 0; k < nv; k++) {
-			fputs(k ? ", gpuvet " : "gpuvet ", f);
-			html_esc(f, vers[k]);
-			fprintf(f, " (%d run%s)", vcount[k], vcount[k] == 1 ? "" : "s");
-		}
-		fputs(".</p>\n", f);
+	if (!nv)
+		return;
+	fputs("<p>Runs measured by: ", f);
+	for (int k = 0; k < nv; k++) {
+		fputs(k ? ", gpuvet " : "gpuvet ", f);
+		html_esc(f, vers[k]);
+		fprintf(f, " (%d run%s)", vcount[k], vcount[k] == 1 ? "" : "s");
 	}
+	fputs(".</p>\n", f);
+}
+
+/* Every price the ranking could use (those of ranked types, else the first 500), with source and date. */
+static void prices_table(FILE *f, const struct rdoc *d)
+{
+	size_t i, shown = 0;
+	json_t *p, *skus = ranked_skus(d->rankings);
+	char key[512];
 	fputs("<h3>Prices</h3>\n", f);
 	if (!json_array_size(d->prices)) {
 		fputs("<p>No price in the store", f);
@@ -80,49 +82,61 @@ void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_p
 		}
 		fputs(". Load the shipped catalog with <code>gpuvet prices update</code> or "
 		      "<code>gpuvet prices import FILE</code>.</p>\n", f);
-	} else {
-		fputs("<p>Each price the ranking could use: where it comes from and when it was captured.</p>\n"
-		      "<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>provider</th>"
-		      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
-		      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
-		json_array_foreach(d->prices, i, p) {
-			snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(p, "provider")), rep_orq(rep_jstr(p, "instance_type")));
-			if (json_object_size(skus) ? !json_object_get(skus, key) : shown >= 500)
-				continue;
-			fputs("<tr>", f);
-			rep_td_text(f, rep_jstr(p, "provider"));
-			rep_td_text(f, rep_jstr(p, "instance_type"));
-			rep_td_text(f, rep_jstr(p, "region"));
-			rep_td_text(f, rep_jstr(p, "market"));
-			rep_td_num(f, rep_jnum(p, "price"), NULL);
-			rep_td_text(f, rep_jstr(p, "currency"));
-			rep_td_text(f, rep_jstr(p, "source"));
-			rep_td_text(f, rep_jstr(p, "captured_at"));
-			fputs("</tr>\n", f);
-			shown++;
-		}
-		fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (%s).</p>\n",
-			shown, json_array_size(d->prices),
-			json_object_size(skus) ? "those of ranked instance types" : "the first 500");
+		json_decref(skus);
+		return;
 	}
+	fputs("<p>Each price the ranking could use: where it comes from and when it was captured.</p>\n"
+	      "<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>provider</th>"
+	      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
+	      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
+	json_array_foreach(d->prices, i, p) {
+		snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(p, "provider")), rep_orq(rep_jstr(p, "instance_type")));
+		if (json_object_size(skus) ? !json_object_get(skus, key) : shown >= 500)
+			continue;
+		fputs("<tr>", f);
+		rep_td_text(f, rep_jstr(p, "provider"));
+		rep_td_text(f, rep_jstr(p, "instance_type"));
+		rep_td_text(f, rep_jstr(p, "region"));
+		rep_td_text(f, rep_jstr(p, "market"));
+		rep_td_num(f, rep_jnum(p, "price"), NULL);
+		rep_td_text(f, rep_jstr(p, "currency"));
+		rep_td_text(f, rep_jstr(p, "source"));
+		rep_td_text(f, rep_jstr(p, "captured_at"));
+		fputs("</tr>\n", f);
+		shown++;
+	}
+	fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (%s).</p>\n",
+		shown, json_array_size(d->prices),
+		json_object_size(skus) ? "those of ranked instance types" : "the first 500");
 	json_decref(skus);
-	if (json_array_size(d->price_sources)) {
-		fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th>"
-		      "<th>prices captured</th><th>loaded into this store</th>"
-		      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
-		json_array_foreach(d->price_sources, i, p) {
-			fputs("<tr>", f);
-			rep_td_text(f, rep_jstr(p, "source"));
-			rep_td_text(f, rep_jstr(p, "provider"));
-			rep_td_text(f, rep_jstr(p, "captured_at") ? rep_jstr(p, "captured_at") : "\xE2\x80\x94");
-			rep_td_text(f, rep_jstr(p, "fetched_at"));
-			rep_td_text(f, rep_jstr(p, "status"));
-			rep_td_num(f, rep_jnum(p, "rows"), NULL);
-			rep_td_text(f, rep_jstr(p, "message"));
-			fputs("</tr>\n", f);
-		}
-		fputs("</tbody></table>\n", f);
+}
+
+static void sources_table(FILE *f, const struct rdoc *d)
+{
+	size_t i;
+	json_t *p;
+	if (!json_array_size(d->price_sources))
+		return;
+	fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th>"
+	      "<th>prices captured</th><th>loaded into this store</th>"
+	      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
+	json_array_foreach(d->price_sources, i, p) {
+		fputs("<tr>", f);
+		rep_td_text(f, rep_jstr(p, "source"));
+		rep_td_text(f, rep_jstr(p, "provider"));
+		rep_td_text(f, rep_jstr(p, "captured_at") ? rep_jstr(p, "captured_at") : "\xE2\x80\x94");
+		rep_td_text(f, rep_jstr(p, "fetched_at"));
+		rep_td_text(f, rep_jstr(p, "status"));
+		rep_td_num(f, rep_jnum(p, "rows"), NULL);
+		rep_td_text(f, rep_jstr(p, "message"));
+		fputs("</tr>\n", f);
 	}
+	fputs("</tbody></table>\n", f);
+}
+
+/* The datasheet rows of the models the runs used. */
+static void gpu_table(FILE *f, const struct rdoc *d)
+{
 	fputs("<h3>Reference GPU table</h3>\n<p>Peak figures behind percent of peak "
 	      "(dense, boost clock).</p>\n<div class=\"scroll\"><table><thead><tr><th>key</th><th>GPU</th>"
 	      "<th>BF16 <small>TFLOP/s</small></th><th>memory bandwidth <small>GB/s</small></th>"
@@ -142,5 +156,17 @@ void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_p
 		rep_td_text(f, ref->source);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody></table></div>\n</section>\n", f);
+	fputs("</tbody></table></div>\n", f);
+}
+
+void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	(void)pg;
+	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
+		d->generated_at, GPUVET_VERSION);
+	versions_line(f, d);
+	prices_table(f, d);
+	sources_table(f, d);
+	gpu_table(f, d);
+	fputs("</section>\n", f);
 }

@@ -131,37 +131,11 @@ static json_t *rank_variant(const struct rdoc *d, json_t *r0, const char *market
 	return NULL;
 }
 
-/*
- * The table follows rankings[0] (rank's defaults) row for row.  Per-GPU
- * rankings add value per GPU and price per GPU-hour; their value per
- * dollar equals the per-instance one (both divide by the GPU count), so it
- * is not repeated.  The other per-instance rankings add one value-per-dollar
- * column each.
- */
-void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page *pg)
+/* What the ranking means, over the table: metric, market, estimates, runs left out. */
+static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 {
-	(void)pg;
-	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot, *gpu_od;
-	size_t i, nrk = json_array_size(d->rankings);
-	const char *m0;
-
-	fputs("<section id=\"ranking\"><h2>Ranking: performance per dollar</h2>\n", f);
-	if (!r0) {
-		fputs("<p>No ranking: ", f);
-		html_esc(f, d->rank_error ? d->rank_error : "no priced instance type");
-		fputs(".</p></section>\n", f);
-		return;
-	}
-	m0 = rep_jstr(r0, "market");
-	if (json_array_size(json_object_get(r0, "rows")) == 0) {
-		fputs("<p>No ranking: no instance type has both a stored run and a price. Load prices with "
-		      "<code>gpuvet prices update</code> or <code>gpuvet prices import FILE</code>.</p>\n", f);
-		unpriced_note(f, r0);
-		fputs("</section>\n", f);
-		return;
-	}
-	spot = rank_variant(d, r0, "spot", "instance");
-	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
+	size_t i;
+	json_t *row;
 	fputs("<p>Ordered as <code>gpuvet rank</code> orders them: <b>", f);
 	html_esc(f, rep_jstr(r0, "metric"));
 	fputs("</b> per dollar, ", f);
@@ -194,6 +168,11 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 			fprintf(f, "<input type=\"checkbox\" id=\"show-est\"><label class=\"toggle-l\" for=\"show-est\">"
 				   "show the %zu estimated row%s (types never measured here)</label>\n", nest, nest == 1 ? "" : "s");
 	}
+}
+
+static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
+{
+	size_t nrk = json_array_size(d->rankings);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
 	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
 	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
@@ -213,56 +192,97 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 			rank_col_head(f, rk);
 	}
 	fputs("<th>flags</th><th>price source</th></tr></thead><tbody>\n", f);
-	json_array_foreach(json_object_get(r0, "rows"), i, row) {
-		int est = json_is_true(json_object_get(row, "estimate"));
-		json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gr = gpu_od ? rank_row_find(gpu_od, row) : NULL;
-		double gc = rep_jnum(row, "gpu_count");
-		double od = m0 && !strcmp(m0, "spot") ? NAN : rep_jnum(row, "price_per_hour");
+}
 
-		fprintf(f, "<tr class=\"%s\">", est ? "est" : "m");
-		rep_td_num(f, rep_jnum(row, "rank"), NULL);
-		rep_td_text(f, rep_jstr(row, "provider"));
-		fputs("<td class=\"it\">", f);
-		html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
-		if (est) {
-			fputs(" <span class=\"est\" title=\"", f);
-			html_esc(f, rep_orq(rep_jstr(row, "estimate_basis")));
-			fputs("\">(estimate)</span>", f);
-		}
-		fputs("</td>", f);
-		rep_td_text(f, rep_jstr(row, "region"));
-		fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
-		html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
-		fputs("</td>", f);
-		/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
-		if (rep_jstr(row, "profile")) {
-			fprintf(f, "<td class=n data-v=\"%.0f\">%.0f ", rep_jnum(row, "runs"), rep_jnum(row, "runs"));
-			html_esc(f, rep_jstr(row, "profile"));
-			fputs("</td>", f);
-		} else {
-			rep_td_num(f, rep_jnum(row, "runs"), NULL);
-		}
-		rep_td_num(f, od, NULL);
-		rep_td_num(f, sr ? rep_jnum(sr, "price_per_hour") : NAN, NULL);
-		rep_td_num(f, gr ? rep_jnum(gr, "price_per_hour") : NAN, NULL);
-		rep_td_num(f, rep_jnum(row, "value"), est ? " (est.)" : NULL);
-		rep_td_num(f, gr ? rep_jnum(gr, "value") : NAN, est ? " (est.)" : NULL);
-		for (size_t k = 0; k < nrk; k++) {
-			json_t *rk = json_array_get(d->rankings, k), *o;
-			if (is_per_gpu(rk))
-				continue;
-			o = k == 0 ? row : rank_row_find(rk, row);
-			rep_td_num(f, o ? rep_jnum(o, "value_per_dollar") : NAN, NULL);
-		}
-		flags_cell(f, json_object_get(row, "flags"));
-		fputs("<td><small>", f);
-		html_esc(f, rep_orq(rep_jstr(row, "price_source")));
-		if (rep_jstr(row, "price_captured_at")) {
-			fputs(", ", f);
-			html_esc(f, rep_jstr(row, "price_captured_at"));
-		}
-		fputs("</small></td></tr>\n", f);
+/* One instance type: its prices side by side, its value, value per GPU and per dollar of each ranking. */
+static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot, json_t *gpu_od, const char *m0)
+{
+	size_t nrk = json_array_size(d->rankings);
+		int est = json_is_true(json_object_get(row, "estimate"));
+	json_t *sr = spot ? rank_row_find(spot, row) : NULL, *gr = gpu_od ? rank_row_find(gpu_od, row) : NULL;
+	double gc = rep_jnum(row, "gpu_count");
+	double od = m0 && !strcmp(m0, "spot") ? NAN : rep_jnum(row, "price_per_hour");
+
+	fprintf(f, "<tr class=\"%s\">", est ? "est" : "m");
+	rep_td_num(f, rep_jnum(row, "rank"), NULL);
+	rep_td_text(f, rep_jstr(row, "provider"));
+	fputs("<td class=\"it\">", f);
+	html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+	if (est) {
+		fputs(" <span class=\"est\" title=\"", f);
+		html_esc(f, rep_orq(rep_jstr(row, "estimate_basis")));
+		fputs("\">(estimate)</span>", f);
 	}
+	fputs("</td>", f);
+	rep_td_text(f, rep_jstr(row, "region"));
+	fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
+	html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
+	fputs("</td>", f);
+	/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
+	if (rep_jstr(row, "profile")) {
+		fprintf(f, "<td class=n data-v=\"%.0f\">%.0f ", rep_jnum(row, "runs"), rep_jnum(row, "runs"));
+		html_esc(f, rep_jstr(row, "profile"));
+		fputs("</td>", f);
+	} else {
+		rep_td_num(f, rep_jnum(row, "runs"), NULL);
+	}
+	rep_td_num(f, od, NULL);
+	rep_td_num(f, sr ? rep_jnum(sr, "price_per_hour") : NAN, NULL);
+	rep_td_num(f, gr ? rep_jnum(gr, "price_per_hour") : NAN, NULL);
+	rep_td_num(f, rep_jnum(row, "value"), est ? " (est.)" : NULL);
+	rep_td_num(f, gr ? rep_jnum(gr, "value") : NAN, est ? " (est.)" : NULL);
+	for (size_t k = 0; k < nrk; k++) {
+		json_t *rk = json_array_get(d->rankings, k), *o;
+		if (is_per_gpu(rk))
+			continue;
+		o = k == 0 ? row : rank_row_find(rk, row);
+		rep_td_num(f, o ? rep_jnum(o, "value_per_dollar") : NAN, NULL);
+	}
+	flags_cell(f, json_object_get(row, "flags"));
+	fputs("<td><small>", f);
+	html_esc(f, rep_orq(rep_jstr(row, "price_source")));
+	if (rep_jstr(row, "price_captured_at")) {
+		fputs(", ", f);
+		html_esc(f, rep_jstr(row, "price_captured_at"));
+	}
+	fputs("</small></td></tr>\n", f);
+}
+
+/*
+ * The table follows rankings[0] (rank's defaults) row for row.  Per-GPU
+ * rankings add value per GPU and price per GPU-hour; their value per
+ * dollar equals the per-instance one (both divide by the GPU count), so it
+ * is not repeated.  The other per-instance rankings add one value-per-dollar
+ * column each.
+ */
+void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	(void)pg;
+	json_t *r0 = json_array_get(d->rankings, 0), *row, *spot, *gpu_od;
+	size_t i;
+	const char *m0;
+
+	fputs("<section id=\"ranking\"><h2>Ranking: performance per dollar</h2>\n", f);
+	if (!r0) {
+		fputs("<p>No ranking: ", f);
+		html_esc(f, d->rank_error ? d->rank_error : "no priced instance type");
+		fputs(".</p></section>\n", f);
+		return;
+	}
+	m0 = rep_jstr(r0, "market");
+	if (json_array_size(json_object_get(r0, "rows")) == 0) {
+		fputs("<p>No ranking: no instance type has both a stored run and a price. Load prices with "
+		      "<code>gpuvet prices update</code> or <code>gpuvet prices import FILE</code>.</p>\n", f);
+		unpriced_note(f, r0);
+		fputs("</section>\n", f);
+		return;
+	}
+	spot = rank_variant(d, r0, "spot", "instance");
+	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
+	ranking_intro(f, r0, m0);
+	ranking_head(f, d, r0);
+	json_array_foreach(json_object_get(r0, "rows"), i, row)
+		ranking_row(f, d, row, spot, gpu_od, m0);
 	fputs("</tbody></table></div>\n", f);
 	unpriced_note(f, r0);
 	fputs("</section>\n", f);
