@@ -405,20 +405,10 @@ static int flush_bench(struct handler_env *e)
 	return 0;
 }
 
-/* Runs one bench in a child; fills r.  Returns -1 when the store failed (run must stop). */
-static int run_one(struct handler_env *e, const struct bench *b, const struct bench_config *cfg,
-		   struct steal_sampler *ss)
+/* The bench's own process (under its keeper); its pid, or -1 with the reason in r. */
+static pid_t start_bench_process(const struct bench *b, const struct bench_config *cfg, int fds[2],
+				 struct bench_result *r)
 {
-	struct bench_result *r = e->r;
-	int fds[2];
-	double start = bench_now();
-	int deadline = b->deadline_s ? b->deadline_s(cfg) : 60;
-
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		gv_strlcpy(r->status, "failed", sizeof r->status);
-		set_reason(r, "cannot create a pipe for the bench");
-		return 0;
-	}
 	fflush(NULL);
 	pid_t parent = getpid();
 	pid_t pid = fork();
@@ -427,7 +417,7 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 		close(fds[1]);
 		gv_strlcpy(r->status, "failed", sizeof r->status);
 		set_reason(r, "cannot start the bench process");
-		return 0;
+		return -1;
 	}
 	if (pid == 0) {
 		close(fds[0]);
@@ -443,95 +433,121 @@ static int run_one(struct handler_env *e, const struct bench *b, const struct be
 	}
 	setpgid(pid, pid); /* also from the parent: no race with kill(-pid) */
 	close(fds[1]);
+	return pid;
+}
 
+enum read_end { READ_EOF, READ_TIMED_OUT, READ_INTERRUPTED };
+
+/* The bench's report lines, handled as they arrive, until it closes the pipe, the deadline or a stop. */
+static enum read_end read_reports(struct handler_env *e, int fd, double start, int deadline, struct steal_sampler *ss)
+{
 	char *buf = gv_malloc(MAX_LINE + 1);
 	size_t len = 0;
-	int dropping = 0, wstatus = 0, reaped = 0, timed_out = 0, interrupted = 0;
+	int dropping = 0;
+	enum read_end end = READ_EOF;
 	for (;;) {
-		double now = bench_now();
-		double left = start + deadline - now;
+		double left = start + deadline - bench_now();
 		if (left <= 0) {
-			timed_out = 1;
+			end = READ_TIMED_OUT;
 			break;
 		}
 		if (got_signal) {
-			interrupted = 1;
+			end = READ_INTERRUPTED;
 			break;
 		}
-		struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int ms = (int)(left < STEAL_SAMPLE_S ? left * 1000 : STEAL_SAMPLE_S * 1000) + 1;
 		int pr = poll(&pfd, 1, ms);
 		steal_tick(ss);
 		if (e->prog->on)
 			progress_draw(e->prog);
-		if (pr < 0) {
-			if (errno == EINTR)
-				continue;
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
 			break;
-		}
 		if (pr == 0)
 			continue;
-		ssize_t n = read(fds[0], buf + len, MAX_LINE - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (n == 0)
-			break; /* child closed the pipe: exited */
+		ssize_t n = read(fd, buf + len, MAX_LINE - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break; /* 0: the child closed the pipe: exited */
 		len += (size_t)n;
 		size_t off = 0;
-		for (;;) {
-			char *nl = memchr(buf + off, '\n', len - off);
-			if (!nl)
-				break;
+		for (char *nl; (nl = memchr(buf + off, '\n', len - off)) != NULL; off = (size_t)(nl - buf) + 1) {
 			*nl = '\0';
 			if (!dropping)
 				handle_line(e, buf + off);
 			dropping = 0;
-			off = (size_t)(nl - buf) + 1;
 		}
 		memmove(buf, buf + off, len - off);
 		len -= off;
 		if (len == MAX_LINE) { /* an endless line: drop it */
 			len = 0;
 			dropping = 1;
-			r->bad_lines++;
+			e->r->bad_lines++;
 		}
 	}
 	free(buf);
-	close(fds[0]);
-	if (timed_out || interrupted) {
+	return end;
+}
+
+/* Waits for (or kills) the bench's process group and says how it ended. */
+static void end_bench_process(struct handler_env *e, pid_t pid, double start, int deadline, enum read_end how)
+{
+	struct bench_result *r = e->r;
+	int wstatus = 0;
+	if (how != READ_EOF) {
 		kill_group(pid, &wstatus);
-		reaped = 1;
-		gv_strlcpy(r->status, timed_out ? "timed_out" : "failed", sizeof r->status);
+		gv_strlcpy(r->status, how == READ_TIMED_OUT ? "timed_out" : "failed", sizeof r->status);
 		char msg[160];
-		if (timed_out)
+		if (how == READ_TIMED_OUT)
 			snprintf(msg, sizeof msg, "no result within the %d s deadline: bench killed", deadline);
 		else
 			snprintf(msg, sizeof msg, "interrupted by %s", strsignal((int)got_signal));
 		set_reason(r, msg);
+		return;
 	}
-	if (!reaped) {
-		/* pipe closed; the child is exiting (or closed it and hangs: bounded by the deadline) */
-		for (;;) {
-			pid_t w = waitpid(pid, &wstatus, WNOHANG);
-			if (w == pid)
-				break;
-			if (bench_now() > start + deadline || got_signal) {
-				kill_group(pid, &wstatus);
-				if (!r->got_status) {
-					gv_strlcpy(r->status, "timed_out", sizeof r->status);
-					set_reason(r, "bench closed its pipe but did not exit: killed");
-				}
-				break;
+	/* pipe closed; the child is exiting (or closed it and hangs: bounded by the deadline) */
+	for (;;) {
+		pid_t w = waitpid(pid, &wstatus, WNOHANG);
+		if (w == pid)
+			break;
+		if (bench_now() > start + deadline || got_signal) {
+			kill_group(pid, &wstatus);
+			if (!r->got_status) {
+				gv_strlcpy(r->status, "timed_out", sizeof r->status);
+				set_reason(r, "bench closed its pipe but did not exit: killed");
 			}
-			usleep(10000);
+			break;
 		}
-		kill(-pid, SIGKILL); /* anything the bench left behind in its group */
-		if (!r->got_status)
-			describe_exit(wstatus, r);
+		usleep(10000);
 	}
+	kill(-pid, SIGKILL); /* anything the bench left behind in its group */
+	if (!r->got_status)
+		describe_exit(wstatus, r);
+}
+
+/* Runs one bench in a child; fills r.  Returns -1 when the store failed (run must stop). */
+static int run_one(struct handler_env *e, const struct bench *b, const struct bench_config *cfg,
+		   struct steal_sampler *ss)
+{
+	struct bench_result *r = e->r;
+	int fds[2];
+	double start = bench_now();
+	int deadline = b->deadline_s ? b->deadline_s(cfg) : 60;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		gv_strlcpy(r->status, "failed", sizeof r->status);
+		set_reason(r, "cannot create a pipe for the bench");
+		return 0;
+	}
+	pid_t pid = start_bench_process(b, cfg, fds, r);
+	if (pid < 0)
+		return 0;
+	enum read_end how = read_reports(e, fds[0], start, deadline, ss);
+	close(fds[0]);
+	end_bench_process(e, pid, start, deadline, how);
 	/* the keeper cleans up after the bench; this covers a keeper that was killed */
 	proctree_kill_all(0, NULL, NULL);
 	size_t wi;
@@ -564,29 +580,21 @@ static int record_steal(struct store *s, int64_t run_id, struct steal_sampler *s
 	return store_bench_end(s, run_id, "harness", "ok", NULL, bench_now() - ss->t0, NULL) ? -1 : 0;
 }
 
-int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted)
+/* The run's row, after its name (given or from instance metadata) is checked; 0, or -1 said. */
+static int begin_named_run(struct store *s, const struct run_request *rq, json_t *inv, int64_t *run_id)
 {
-	char hostname[256] = "";
+	char hostname[256] = "", refused[512];
 	gethostname(hostname, sizeof hostname - 1);
-	*interrupted = 0;
-	got_signal = 0;
-
-	json_t *inv = inventory_collect(&rq->inv);
 	int ngpu = inventory_gpu_count(inv);
 	const char *model = inventory_gpu_model(inv), *provider = NULL;
-	/* the name, given or read from instance metadata, checked before anything is measured */
 	struct naming nm = { .custom = rq->custom };
-	char refused[512];
-	if (naming_open(&nm, s)) {
-		json_decref(inv);
+	if (naming_open(&nm, s))
 		return -1;
-	}
 	int nrc = naming_apply(&nm, inventory_provider(inv), inventory_instance_type(inv), inventory_region(inv), model,
 			       ngpu, rq->inv.sku ? "--sku" : "instance metadata", &provider, refused, sizeof refused);
 	naming_close(&nm);
 	if (nrc) {
 		gv_err("%s", refused);
-		json_decref(inv);
 		return -1;
 	}
 	struct run_info ri = {
@@ -602,6 +610,79 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 	};
 	if (store_begin_run(s, &ri, run_id)) {
 		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
+/* One bench of the run: measured (or skipped for want of a GPU), stored, said; -1 when the store failed. */
+static int bench_step(struct store *s, int64_t run_id, const struct run_request *rq, const struct bench *b,
+		      json_t *inv, struct progress *prog, struct steal_sampler *ss)
+{
+	int ngpu = inventory_gpu_count(inv), rc = 0;
+	const char *model = inventory_gpu_model(inv);
+	struct bench_result r = { .status = "failed" };
+	struct handler_env e = { .rows = json_array(), .s = s, .run_id = run_id, .bench = b->name,
+				 .ref = model ? gpu_ref_find(model) : NULL, .gpu_count = ngpu, .r = &r, .prog = prog,
+				 .workdirs = json_array() };
+	prog->name = b->name;
+	prog->start = bench_now();
+	prog->frac = 0;
+	progress_draw(prog);
+	if ((b->flags & BENCH_NEEDS_GPU) && ngpu == 0) {
+		const char *why = inventory_gpu_error(inv);
+		char msg[512];
+		snprintf(msg, sizeof msg, "no gpu visible%s%s", why ? ": " : "", why ? why : "");
+		gv_strlcpy(r.status, "skipped", sizeof r.status);
+		set_reason(&r, msg);
+	} else {
+		run_one(&e, b, &rq->cfg, ss);
+	}
+	if (r.bad_lines)
+		gv_debug("%s: %d malformed report line(s) ignored", b->name, r.bad_lines);
+	int frc = flush_bench(&e);
+	json_decref(e.rows);
+	json_decref(e.workdirs);
+	progress_clear(prog);
+	if (frc) {
+		if (frc == -1)
+			gv_err("%s", store_errmsg(s));
+		rc = -1;
+	}
+	if (!gv_quiet && prog->on)
+		fprintf(stderr, "%-10s %-9s %6.1f s%s%s\n", b->name, r.status, r.duration, r.reason ? "  " : "",
+			r.reason ? r.reason : "");
+	free(r.reason);
+	free(r.config);
+	return rc;
+}
+
+/* The run's end: the harness's own measurement, then its status; -1 when the store failed. */
+static int end_run(struct store *s, int64_t run_id, struct steal_sampler *ss, int *interrupted)
+{
+	if (record_steal(s, run_id, ss)) {
+		gv_err("host.cpu_steal.pct not stored: %s", store_errmsg(s));
+		store_finish_run(s, run_id, "incomplete");   /* best effort: the store is failing */
+		return -1;
+	}
+	if (got_signal) {
+		*interrupted = 1;
+		store_finish_run(s, run_id, "incomplete");
+		return 0;
+	}
+	if (store_finish_run(s, run_id, "complete")) {
+		gv_err("%s", store_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
+int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted)
+{
+	*interrupted = 0;
+	got_signal = 0;
+	json_t *inv = inventory_collect(&rq->inv);
+	if (begin_named_run(s, rq, inv, run_id)) {
 		json_decref(inv);
 		return -1;
 	}
@@ -619,68 +700,16 @@ int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, 
 	ss.last = ss.first;
 	ss.t0 = ss.last_t = bench_now();
 
-	int count = 0;
+	int count = 0, rc = 0;
 	while (rq->benches[count])
 		count++;
 	struct progress prog = { .on = rq->progress, .count = count };
-	const struct gpu_ref *ref = model ? gpu_ref_find(model) : NULL;
-	int rc = 0;
-	char *cfg_json = NULL;
-
-	for (int i = 0; i < count && !got_signal; i++) {
-		const struct bench *b = rq->benches[i];
-		struct bench_result r = { .status = "failed" };
-		struct handler_env e = { .rows = json_array(), .s = s, .run_id = *run_id, .bench = b->name,
-					 .ref = ref, .gpu_count = ngpu, .r = &r, .prog = &prog,
-					 .workdirs = json_array() };
+	for (int i = 0; i < count && !got_signal && rc == 0; i++) {
 		prog.idx = i + 1;
-		prog.name = b->name;
-		prog.start = bench_now();
-		prog.frac = 0;
-		progress_draw(&prog);
-		if ((b->flags & BENCH_NEEDS_GPU) && ngpu == 0) {
-			const char *why = inventory_gpu_error(inv);
-			char msg[512];
-			snprintf(msg, sizeof msg, "no gpu visible%s%s", why ? ": " : "", why ? why : "");
-			gv_strlcpy(r.status, "skipped", sizeof r.status);
-			set_reason(&r, msg);
-		} else {
-			run_one(&e, b, &rq->cfg, &ss);
-		}
-		if (r.bad_lines)
-			gv_debug("%s: %d malformed report line(s) ignored", b->name, r.bad_lines);
-		int frc = flush_bench(&e);
-		json_decref(e.rows);
-		json_decref(e.workdirs);
-		if (frc) {
-			progress_clear(&prog);
-			if (frc == -1)
-				gv_err("%s", store_errmsg(s));
-			rc = -1;
-		}
-		progress_clear(&prog);
-		if (!gv_quiet && prog.on)
-			fprintf(stderr, "%-10s %-9s %6.1f s%s%s\n", b->name, r.status, r.duration,
-				r.reason ? "  " : "", r.reason ? r.reason : "");
-		free(r.reason);
-		free(r.config);
-		if (rc)
-			break;
+		rc = bench_step(s, *run_id, rq, rq->benches[i], inv, &prog, &ss);
 	}
-	free(cfg_json);
-	if (rc == 0) {
-		if (record_steal(s, *run_id, &ss)) {
-			gv_err("host.cpu_steal.pct not stored: %s", store_errmsg(s));
-			store_finish_run(s, *run_id, "incomplete");   /* best effort: the store is failing */
-			rc = -1;
-		} else if (got_signal) {
-			*interrupted = 1;
-			store_finish_run(s, *run_id, "incomplete");
-		} else if (store_finish_run(s, *run_id, "complete")) {
-			gv_err("%s", store_errmsg(s));
-			rc = -1;
-		}
-	}
+	if (rc == 0)
+		rc = end_run(s, *run_id, &ss, interrupted);
 	free(ss.points);
 	store_set_stop_flag(s, NULL);
 	sigaction(SIGINT, &old_int, NULL);
