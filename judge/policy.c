@@ -613,6 +613,90 @@ static int same_timing(const json_t *fp, const json_t *other, const char *name)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
+/* A rule whose metric the run lacks: a note when optional, else unmeasurable with why (its bench's status). */
+static void rule_unmeasured(const struct policy_rule *r, int gpu, const json_t *fp, json_t *res)
+{
+	/* why: the bench of the first alternative */
+	char bench[32] = "";
+	const char *reason = NULL, *st;
+	size_t bl = strcspn(r->metrics[0], ".");
+	snprintf(bench, sizeof bench, "%.*s", (int)(bl < sizeof bench ? bl : sizeof bench - 1), r->metrics[0]);
+	st = fpq_bench_status(fp, bench, &reason);
+	char why[300];
+	if (!st)
+		snprintf(why, sizeof why, "bench %s did not run", bench);
+	else if (strcmp(st, "ok"))
+		snprintf(why, sizeof why, "bench %s %s%s%s", bench, st, reason ? ": " : "", reason ? reason : "");
+	else
+		snprintf(why, sizeof why, "bench %s ran but did not report it", bench);
+	if (r->optional) {
+		char where[24] = "all gpus";
+		if (gpu >= 0)
+			snprintf(where, sizeof where, "gpu %d", gpu);
+		note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, r->metrics[0], where, why);
+		return;
+	}
+	json_t *alts = json_array();
+	for (int i = 0; i < r->nmetrics; i++)
+		json_array_append_new(alts, json_string(r->metrics[i]));
+	json_array_append_new(json_object_get(res, "unmeasurable"),
+		json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", r->metrics[0], "alternatives",
+			  alts, "gpu", gpu, "reason", why));
+}
+
+/* The rule's thresholds against the median of accepted runs of the same SKU, timed the same way. */
+static void rule_fleet(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
+		       const json_t *fleet, const char *name, double v, const char *unit, json_t *res)
+{
+	char src[512];
+	size_t i, k = 0, cap = json_array_size(fleet);
+	json_t *o;
+	double *vals = gv_malloc((cap ? cap : 1) * sizeof *vals);
+	json_array_foreach(fleet, i, o) {
+		double ov;
+		if (policy_same_fleet(fp, o) && same_timing(fp, o, name) && !fpq_metric_value(o, name, gpu, &ov))
+			vals[k++] = ov;
+	}
+	if ((int)k >= p->fleet_min_runs) {
+		double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
+		for (size_t j = 1; j < k; j++) {
+			lo = vals[j] < lo ? vals[j] : lo;
+			hi = vals[j] > hi ? vals[j] : hi;
+		}
+		/* run-to-run spread of the metric across the fleet, stored with the verdict */
+		double spread = med != 0 ? (hi - lo) / fabs(med) : 0;
+		double margin = r->has_fleet_min ? 1 - r->fleet_min : r->fleet_max - 1;
+		if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
+			margin = r->fleet_max - 1;
+		json_array_append_new(json_object_get(res, "fleet"),
+			json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
+				  "median", med, "min", lo, "max", hi, "spread", spread));
+		if (margin < 3 * spread)
+			note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
+			     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
+			     margin * 100);
+		const char *it = fpq_run_str(fp, "instance_type"), *model = fpq_run_str(fp, "gpu_model");
+		if (r->has_fleet_min) {
+			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
+				 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
+				 it ? " " : "", it ? it : "", r->fleet_min, p->name, r->line);
+			judge(res, check_obj(r, name, gpu, v, unit, ">=", med * r->fleet_min, "fleet", src),
+			      v >= med * r->fleet_min);
+		}
+		if (r->has_fleet_max) {
+			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
+				 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
+				 it ? " " : "", it ? it : "", r->fleet_max, p->name, r->line);
+			judge(res, check_obj(r, name, gpu, v, unit, "<=", med * r->fleet_max, "fleet", src),
+			      v <= med * r->fleet_max);
+		}
+	} else {
+		note(res, "rule at line %d: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
+		     "fleet threshold not applied", r->line, name, k, p->fleet_min_runs);
+	}
+	free(vals);
+}
+
 static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
 			  const json_t *fleet, json_t *res)
 {
@@ -625,32 +709,7 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 		else
 			m = NULL;
 	if (!m) {
-		/* why: the bench of the first alternative */
-		char bench[32] = "";
-		const char *reason = NULL, *st;
-		size_t bl = strcspn(r->metrics[0], ".");
-		snprintf(bench, sizeof bench, "%.*s", (int)(bl < sizeof bench ? bl : sizeof bench - 1), r->metrics[0]);
-		st = fpq_bench_status(fp, bench, &reason);
-		char why[300];
-		if (!st)
-			snprintf(why, sizeof why, "bench %s did not run", bench);
-		else if (strcmp(st, "ok"))
-			snprintf(why, sizeof why, "bench %s %s%s%s", bench, st, reason ? ": " : "", reason ? reason : "");
-		else
-			snprintf(why, sizeof why, "bench %s ran but did not report it", bench);
-		if (r->optional) {
-			char where[24] = "all gpus";
-			if (gpu >= 0)
-				snprintf(where, sizeof where, "gpu %d", gpu);
-			note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, r->metrics[0], where, why);
-			return;
-		}
-		json_t *alts = json_array();
-		for (int i = 0; i < r->nmetrics; i++)
-			json_array_append_new(alts, json_string(r->metrics[i]));
-		json_array_append_new(json_object_get(res, "unmeasurable"),
-			json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", r->metrics[0], "alternatives",
-				  alts, "gpu", gpu, "reason", why));
+		rule_unmeasured(r, gpu, fp, res);
 		return;
 	}
 	double v = json_number_value(json_object_get(m, "value"));
@@ -677,54 +736,8 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 			     "min_fraction_of_reference not applied", r->line, name, model ? model : "unknown");
 		}
 	}
-	if (r->has_fleet_min || r->has_fleet_max) {
-		size_t i, k = 0, cap = json_array_size(fleet);
-		json_t *o;
-		double *vals = gv_malloc((cap ? cap : 1) * sizeof *vals);
-		json_array_foreach(fleet, i, o) {
-			double ov;
-			if (policy_same_fleet(fp, o) && same_timing(fp, o, name) && !fpq_metric_value(o, name, gpu, &ov))
-				vals[k++] = ov;
-		}
-		if ((int)k >= p->fleet_min_runs) {
-			double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
-			for (size_t j = 1; j < k; j++) {
-				lo = vals[j] < lo ? vals[j] : lo;
-				hi = vals[j] > hi ? vals[j] : hi;
-			}
-			/* run-to-run spread of the metric across the fleet, stored with the verdict */
-			double spread = med != 0 ? (hi - lo) / fabs(med) : 0;
-			double margin = r->has_fleet_min ? 1 - r->fleet_min : r->fleet_max - 1;
-			if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
-				margin = r->fleet_max - 1;
-			json_array_append_new(json_object_get(res, "fleet"),
-				json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
-					  "median", med, "min", lo, "max", hi, "spread", spread));
-			if (margin < 3 * spread)
-				note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
-				     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
-				     margin * 100);
-			const char *it = fpq_run_str(fp, "instance_type"), *model = fpq_run_str(fp, "gpu_model");
-			if (r->has_fleet_min) {
-				snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-					 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
-					 it ? " " : "", it ? it : "", r->fleet_min, p->name, r->line);
-				judge(res, check_obj(r, name, gpu, v, unit, ">=", med * r->fleet_min, "fleet", src),
-				      v >= med * r->fleet_min);
-			}
-			if (r->has_fleet_max) {
-				snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-					 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
-					 it ? " " : "", it ? it : "", r->fleet_max, p->name, r->line);
-				judge(res, check_obj(r, name, gpu, v, unit, "<=", med * r->fleet_max, "fleet", src),
-				      v <= med * r->fleet_max);
-			}
-		} else {
-			note(res, "rule at line %d: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
-			     "fleet threshold not applied", r->line, name, k, p->fleet_min_runs);
-		}
-		free(vals);
-	}
+	if (r->has_fleet_min || r->has_fleet_max)
+		rule_fleet(p, r, gpu, fp, fleet, name, v, unit, res);
 }
 
 static void eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res)
