@@ -237,6 +237,91 @@ static void draw_refs(FILE *f, const struct frame *fr, const struct svg_ref *ref
 	}
 }
 
+/* The data's range made a frame: whole decades on a log axis, from zero when asked, 5 % of air. */
+static void fit_frame(struct frame *fr, const struct svg_chart *c)
+{
+	if (fr->ylog) {
+		/* whole decades around the data */
+		fr->y0 = floor(fr->y0 + 1e-9);
+		fr->y1 = ceil(fr->y1 - 1e-9);
+		if (fr->y1 <= fr->y0)
+			fr->y1 = fr->y0 + 1;
+	} else if (c->y_from_zero && fr->y0 > 0)
+		fr->y0 = 0;
+	if (fr->ylog) {
+		/* fitted above */
+	} else if (fr->y1 <= fr->y0) {
+		double pad = fabs(fr->y0) > 0 ? fabs(fr->y0) * 0.05 : 1;
+		fr->y0 -= pad;
+		fr->y1 += pad;
+	} else {
+		double pad = (fr->y1 - fr->y0) * 0.05;
+		fr->y1 += pad;
+		if (!(c->y_from_zero && fr->y0 == 0))
+			fr->y0 -= pad;
+	}
+	if (fr->x1 <= fr->x0) {
+		fr->x0 -= 1;
+		fr->x1 += 1;
+	}
+}
+
+/* Grid, ticks and their labels on both axes. */
+static void draw_ticks(FILE *f, const struct frame *fr, const struct svg_chart *c)
+{
+	double ticks[32], xt[64];
+	size_t nt;
+	char buf[48];
+	/* y grid, ticks and labels */
+	nt = fr->ylog ? svg_log_ticks(pow(10, fr->y0), pow(10, fr->y1), ticks, 32)
+		     : svg_nice_ticks(fr->y0, fr->y1, 5, ticks, 32);
+	for (size_t i = 0; i < nt; i++) {
+		double y = fy(fr, ticks[i]);
+		svg_fmt_num(ticks[i], buf, sizeof buf);
+		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+			fr->L, fr->L + fr->PW, y, y, fr->L - 4, y + 4, buf);
+	}
+	/* x ticks: log2 axes at powers of two (every 1, 2 or 4 octaves), linear axes at nice steps */
+	if (fr->xlog) {
+		double span = fr->x1 - fr->x0;
+		int every = span > 24 ? 4 : span > 12 ? 2 : 1;
+		nt = 0;
+		for (double e = ceil(fr->x0); e <= fr->x1 + 1e-9 && nt < 64; e += 1)
+			if (((long)e % every) == 0)
+				xt[nt++] = pow(2, e);
+	} else {
+		nt = svg_nice_ticks(fr->x0, fr->x1, 8, xt, 64);
+	}
+	for (size_t i = 0; i < nt; i++) {
+		double x = fx(fr, xt[i]);
+		if (c->x_bytes)
+			svg_fmt_bytes(xt[i], buf, sizeof buf);
+		else
+			svg_fmt_num(xt[i], buf, sizeof buf);
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
+			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
+			x, x, fr->T + fr->PH, fr->T + fr->PH + 4, x, fr->T + fr->PH + 16, buf);
+	}
+}
+
+/* Shaded intervals (throttling) below the lines. */
+static void draw_bands(FILE *f, const struct frame *fr, const struct svg_chart *c)
+{
+	/* shaded intervals below the lines */
+	for (size_t b = 0; b < c->n_bands; b++) {
+		double a = fmax(fr->L, fx(fr, c->bands[b].x0)), z = fmin(fr->L + fr->PW, fx(fr, c->bands[b].x1));
+		if (!(z >= a))
+			continue;
+		size_t k = (size_t)c->bands[b].kind;
+		fprintf(f, "<rect class=\"band b%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			   "fill-opacity=\"%.2f\"><title>", k, a, fr->T, fmax(z - a, 1.0), fr->PH,
+			band_palette[k % N_BAND_COLORS], c->band_opacity ? c->band_opacity[k] : 0.25);
+		html_esc(f, k < c->n_band_kinds ? c->band_names[k] : "");
+		fputs("</title></rect>\n", f);
+	}
+}
+
 int svg_line_chart(FILE *f, const struct svg_chart *c)
 {
 	double W = c->width > 0 ? c->width : 720, H = c->height > 0 ? c->height : 260;
@@ -244,9 +329,7 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 			    .L = 70, .T = 30, .xlog = c->x_log2, .ylog = c->y_log10 };
 	struct legend_item items[64];
 	size_t ni = 0, npts = 0;
-	double ticks[32], lh, xt[64];
-	size_t nt;
-	char buf[48];
+	double lh;
 
 	for (size_t i = 0; i < c->n_series; i++) {
 		const struct svg_series *s = &c->series[i];
@@ -299,73 +382,9 @@ int svg_line_chart(FILE *f, const struct svg_chart *c)
 		fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">no data</text></svg>\n", W / 2, H / 2);
 		return ferror(f) ? -1 : 0;
 	}
-	if (fr.ylog) {
-		/* whole decades around the data */
-		fr.y0 = floor(fr.y0 + 1e-9);
-		fr.y1 = ceil(fr.y1 - 1e-9);
-		if (fr.y1 <= fr.y0)
-			fr.y1 = fr.y0 + 1;
-	} else if (c->y_from_zero && fr.y0 > 0)
-		fr.y0 = 0;
-	if (fr.ylog) {
-		/* fitted above */
-	} else if (fr.y1 <= fr.y0) {
-		double pad = fabs(fr.y0) > 0 ? fabs(fr.y0) * 0.05 : 1;
-		fr.y0 -= pad;
-		fr.y1 += pad;
-	} else {
-		double pad = (fr.y1 - fr.y0) * 0.05;
-		fr.y1 += pad;
-		if (!(c->y_from_zero && fr.y0 == 0))
-			fr.y0 -= pad;
-	}
-	if (fr.x1 <= fr.x0) {
-		fr.x0 -= 1;
-		fr.x1 += 1;
-	}
-	/* y grid, ticks and labels */
-	nt = fr.ylog ? svg_log_ticks(pow(10, fr.y0), pow(10, fr.y1), ticks, 32)
-		     : svg_nice_ticks(fr.y0, fr.y1, 5, ticks, 32);
-	for (size_t i = 0; i < nt; i++) {
-		double y = fy(&fr, ticks[i]);
-		svg_fmt_num(ticks[i], buf, sizeof buf);
-		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-			fr.L, fr.L + fr.PW, y, y, fr.L - 4, y + 4, buf);
-	}
-	/* x ticks: log2 axes at powers of two (every 1, 2 or 4 octaves), linear axes at nice steps */
-	if (fr.xlog) {
-		double span = fr.x1 - fr.x0;
-		int every = span > 24 ? 4 : span > 12 ? 2 : 1;
-		nt = 0;
-		for (double e = ceil(fr.x0); e <= fr.x1 + 1e-9 && nt < 64; e += 1)
-			if (((long)e % every) == 0)
-				xt[nt++] = pow(2, e);
-	} else {
-		nt = svg_nice_ticks(fr.x0, fr.x1, 8, xt, 64);
-	}
-	for (size_t i = 0; i < nt; i++) {
-		double x = fx(&fr, xt[i]);
-		if (c->x_bytes)
-			svg_fmt_bytes(xt[i], buf, sizeof buf);
-		else
-			svg_fmt_num(xt[i], buf, sizeof buf);
-		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>"
-			   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-			x, x, fr.T + fr.PH, fr.T + fr.PH + 4, x, fr.T + fr.PH + 16, buf);
-	}
-	/* shaded intervals below the lines */
-	for (size_t b = 0; b < c->n_bands; b++) {
-		double a = fmax(fr.L, fx(&fr, c->bands[b].x0)), z = fmin(fr.L + fr.PW, fx(&fr, c->bands[b].x1));
-		if (!(z >= a))
-			continue;
-		size_t k = (size_t)c->bands[b].kind;
-		fprintf(f, "<rect class=\"band b%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
-			   "fill-opacity=\"%.2f\"><title>", k, a, fr.T, fmax(z - a, 1.0), fr.PH,
-			band_palette[k % N_BAND_COLORS], c->band_opacity ? c->band_opacity[k] : 0.25);
-		html_esc(f, k < c->n_band_kinds ? c->band_names[k] : "");
-		fputs("</title></rect>\n", f);
-	}
+	fit_frame(&fr, c);
+	draw_ticks(f, &fr, c);
+	draw_bands(f, &fr, c);
 	for (size_t i = 0; i < c->n_series; i++)
 		draw_series(f, &fr, &c->series[i]);
 	draw_refs(f, &fr, c->refs, c->n_refs);
