@@ -539,6 +539,93 @@ static void nvme_what(struct bench_ctx *ctx, const char *target, int is_device)
 	bench_reason(ctx, "fio on %s (%s)", target, what);
 }
 
+/* The directory fio writes in (given, else the largest local NVMe mount, else a temporary one), checked
+ * and given a work directory with room for the plan: BENCH_OK, or BENCH_FAIL with the reason said. */
+static int nvme_prepare_dir(struct bench_ctx *ctx, const struct bench_config *cfg, struct nvme_run *nr,
+			    char *target, size_t tlen, const char **why_dir_out)
+{
+	char *picked = NULL;
+	const char *why_dir = "given with --nvme-dir";
+	const char *dir = cfg->nvme_dir;
+	if (!dir) {
+		picked = blockdev_largest_nvme_mount(NULL);
+		dir = picked;
+		why_dir = "largest local NVMe mount";
+	}
+	if (!dir) {
+		dir = getenv("TMPDIR");
+		if (!dir || !*dir)
+			dir = "/tmp";
+		why_dir = "no local NVMe mount found; temporary directory";
+	}
+	snprintf(target, tlen, "%s", dir);
+	free(picked);
+	struct stat st;
+	if (stat(target, &st)) {
+		bench_reason(ctx, "cannot use nvme directory '%s': %s", target,
+			     nvme_strerror(errno));
+		return BENCH_FAIL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		bench_reason(ctx, "cannot use nvme directory '%s': not a directory", target);
+		return BENCH_FAIL;
+	}
+	if (access(target, W_OK)) {
+		bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
+			     nvme_strerror(errno));
+		return BENCH_FAIL;
+	}
+	if (bench_mkworkdir(ctx, target, "fio", nvme_workdir, sizeof nvme_workdir)) {
+		bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
+			     nvme_strerror(errno));
+		nvme_workdir[0] = 0;
+		return BENCH_FAIL;
+	}
+	struct statvfs sv;
+	if (statvfs(target, &sv) == 0 &&
+	    nvme_fit(&nr->plan, (unsigned long long)sv.f_bavail * sv.f_frsize)) {   /* fits the plan to the room */
+		bench_reason(ctx, "not enough free space in nvme directory '%s' (%llu MiB)",
+			     target,
+			     ((unsigned long long)sv.f_bavail * sv.f_frsize) >> 20);
+		nvme_cleanup();
+		return BENCH_FAIL;
+	}
+	if (snprintf(nvme_files[0], sizeof nvme_files[0], "%s/write.dat", nvme_workdir) >=
+	    (int)sizeof nvme_files[0] ||
+	    snprintf(nvme_files[1], sizeof nvme_files[1], "%s/read.dat", nvme_workdir) >=
+	    (int)sizeof nvme_files[1]) {
+		bench_reason(ctx, "nvme directory path '%s' is too long", target);
+		nvme_cleanup();
+		return BENCH_FAIL;
+	}
+	*why_dir_out = why_dir;
+	return BENCH_OK;
+}
+
+/* The metrics of fio job i (seqwrite, seqread, randread). */
+static void nvme_job_metrics(struct bench_ctx *ctx, const struct nvme_run *nr, size_t i, const struct fio_result *res,
+			     const char *params)
+{
+	if (i == 0) {
+		bench_metric(ctx, "nvme.seqwrite.gbps", -1, res->write.bw_bytes / 1e9, "GB/s",
+			     params);
+		if (!nr->is_device)
+			unlink(nvme_files[0]); /* free the space before the reads */
+	} else if (i == 1) {
+		bench_metric(ctx, "nvme.seqread.gbps", -1, res->read.bw_bytes / 1e9, "GB/s",
+			     params);
+	} else {
+		bench_metric(ctx, "nvme.randread.kiops", -1, res->read.iops / 1e3, "kIOPS",
+			     params);
+		if (isfinite(res->read.clat_p50_ns))
+			bench_metric(ctx, "nvme.randread.p50_us", -1, res->read.clat_p50_ns / 1e3,
+				     "us", params);
+		if (isfinite(res->read.clat_p99_ns))
+			bench_metric(ctx, "nvme.randread.p99_us", -1, res->read.clat_p99_ns / 1e3,
+				     "us", params);
+	}
+}
+
 static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	struct nvme_run nr = { .engine = "io_uring", .plan = nvme_plan_for(cfg->profile) };
@@ -561,7 +648,6 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 	}
 
 	char target[PATH_MAX];
-	char *picked = NULL;
 	const char *why_dir = "given with --nvme-dir";
 	if (cfg->nvme_device) {
 		nr.is_device = 1;
@@ -572,59 +658,8 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 				     bytes >> 20);
 			return BENCH_FAIL;
 		}
-	} else {
-		const char *dir = cfg->nvme_dir;
-		if (!dir) {
-			picked = blockdev_largest_nvme_mount(NULL);
-			dir = picked;
-			why_dir = "largest local NVMe mount";
-		}
-		if (!dir) {
-			dir = getenv("TMPDIR");
-			if (!dir || !*dir)
-				dir = "/tmp";
-			why_dir = "no local NVMe mount found; temporary directory";
-		}
-		snprintf(target, sizeof target, "%s", dir);
-		free(picked);
-		struct stat st;
-		if (stat(target, &st)) {
-			bench_reason(ctx, "cannot use nvme directory '%s': %s", target,
-				     nvme_strerror(errno));
-			return BENCH_FAIL;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			bench_reason(ctx, "cannot use nvme directory '%s': not a directory", target);
-			return BENCH_FAIL;
-		}
-		if (access(target, W_OK)) {
-			bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
-				     nvme_strerror(errno));
-			return BENCH_FAIL;
-		}
-		if (bench_mkworkdir(ctx, target, "fio", nvme_workdir, sizeof nvme_workdir)) {
-			bench_reason(ctx, "cannot write to nvme directory '%s': %s", target,
-				     nvme_strerror(errno));
-			nvme_workdir[0] = 0;
-			return BENCH_FAIL;
-		}
-		struct statvfs sv;
-		if (statvfs(target, &sv) == 0 &&
-		    nvme_fit(&nr.plan, (unsigned long long)sv.f_bavail * sv.f_frsize)) {
-			bench_reason(ctx, "not enough free space in nvme directory '%s' (%llu MiB)",
-				     target,
-				     ((unsigned long long)sv.f_bavail * sv.f_frsize) >> 20);
-			nvme_cleanup();
-			return BENCH_FAIL;
-		}
-		if (snprintf(nvme_files[0], sizeof nvme_files[0], "%s/write.dat", nvme_workdir) >=
-		    (int)sizeof nvme_files[0] ||
-		    snprintf(nvme_files[1], sizeof nvme_files[1], "%s/read.dat", nvme_workdir) >=
-		    (int)sizeof nvme_files[1]) {
-			bench_reason(ctx, "nvme directory path '%s' is too long", target);
-			nvme_cleanup();
-			return BENCH_FAIL;
-		}
+	} else if (nvme_prepare_dir(ctx, cfg, &nr, target, sizeof target, &why_dir) != BENCH_OK) {
+		return BENCH_FAIL;
 	}
 	bench_log(ctx, "nvme target %s (%s)", target, nr.is_device ? "block device" : why_dir);
 
@@ -657,24 +692,7 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 			break;
 		}
 		nvme_params(&nr, &jobs[i], target, params, sizeof params);
-		if (i == 0) {
-			bench_metric(ctx, "nvme.seqwrite.gbps", -1, res.write.bw_bytes / 1e9, "GB/s",
-				     params);
-			if (!nr.is_device)
-				unlink(nvme_files[0]); /* free the space before the reads */
-		} else if (i == 1) {
-			bench_metric(ctx, "nvme.seqread.gbps", -1, res.read.bw_bytes / 1e9, "GB/s",
-				     params);
-		} else {
-			bench_metric(ctx, "nvme.randread.kiops", -1, res.read.iops / 1e3, "kIOPS",
-				     params);
-			if (isfinite(res.read.clat_p50_ns))
-				bench_metric(ctx, "nvme.randread.p50_us", -1, res.read.clat_p50_ns / 1e3,
-					     "us", params);
-			if (isfinite(res.read.clat_p99_ns))
-				bench_metric(ctx, "nvme.randread.p99_us", -1, res.read.clat_p99_ns / 1e3,
-					     "us", params);
-		}
+		nvme_job_metrics(ctx, &nr, i, &res, params);
 		bench_progress(ctx, (double)(i + 1) / 3.0);
 	}
 	if (status == BENCH_OK)
