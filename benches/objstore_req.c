@@ -164,25 +164,9 @@ static char *os_upload_query_id(const struct os_state *s)
 }
 
 /* Builds the easy handle of q's next attempt; 0 or -1. */
-static int os_start(struct os_state *s, struct os_req *q)
+/* The request's method, URL and body by its kind: the URL (malloc'd). */
+static char *os_set_method(struct os_state *s, struct os_req *q, CURL *e)
 {
-	q->easy = curl_easy_init();
-	if (!q->easy)
-		return -1;
-	q->hdrs = NULL;
-	q->got = q->sent = 0;
-	q->errlen = 0;
-	q->errbody[0] = 0;
-	q->http = 0;
-	q->etag[0] = 0;
-	q->range_total = -1;
-	q->content_length = -1;
-	q->curlerr[0] = 0;
-	free(q->body);
-	q->body = NULL;
-	q->bodylen = 0;
-	q->attempt++;
-	CURL *e = q->easy;
 	char *url = NULL;
 	char *uid = NULL;
 	switch (q->kind) {
@@ -232,8 +216,12 @@ static int os_start(struct os_state *s, struct os_req *q)
 		break;
 	}
 	free(uid);
-	curl_easy_setopt(e, CURLOPT_URL, url);
-	free(url);
+	return url;
+}
+
+/* What every request carries: callbacks, timeouts within the bench's deadline, SigV4 for S3. */
+static void os_set_common(struct os_state *s, struct os_req *q, CURL *e)
+{
 	q->st = s;
 	curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)q);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -268,6 +256,31 @@ static int os_start(struct os_state *s, struct os_req *q)
 			q->hdrs = curl_slist_append(q->hdrs, "Content-Type: application/xml");
 		curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->hdrs);
 	}
+}
+
+static int os_start(struct os_state *s, struct os_req *q)
+{
+	q->easy = curl_easy_init();
+	if (!q->easy)
+		return -1;
+	q->hdrs = NULL;
+	q->got = q->sent = 0;
+	q->errlen = 0;
+	q->errbody[0] = 0;
+	q->http = 0;
+	q->etag[0] = 0;
+	q->range_total = -1;
+	q->content_length = -1;
+	q->curlerr[0] = 0;
+	free(q->body);
+	q->body = NULL;
+	q->bodylen = 0;
+	q->attempt++;
+	CURL *e = q->easy;
+	char *url = os_set_method(s, q, e);
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	free(url);
+	os_set_common(s, q, e);
 	return 0;
 }
 
@@ -383,6 +396,54 @@ static int os_judge(struct os_state *s, struct os_req *q, CURLcode rc, char *msg
  * in-flight requests may finish until `grace_until`, then are dropped.
  * Returns the number of requests that succeeded.
  */
+/* A failed attempt: retried after a jittered backoff while attempts and time remain (1), else given up (0). */
+static int os_failed_attempt(struct os_state *s, struct os_req *q, int verdict, const char *msg, const char *what,
+			     double t, double grace_until)
+{
+	double backoff = 0.1 * (double)(1 << (q->attempt < 7 ? q->attempt - 1 : 6));
+	if (backoff > 5)
+		backoff = 5;
+	backoff *= 0.5 + (double)(os_rand(s) % 1000) / 2000.0;
+	q->failed = 1;
+	snprintf(s->last_error, sizeof s->last_error, "%s %s: %s", os_kind_name(q->kind),
+		 s->t.display, msg);
+	if (verdict == 0 && q->attempt < OS_MAX_ATTEMPTS &&
+	    t + backoff < grace_until - 0.5) {
+		s->retries++;
+		q->not_before = t + backoff;
+		bench_log(s->ctx, "%s %s: %s; retry %d in %.0f ms", what,
+			  os_kind_name(q->kind), msg, q->attempt, backoff * 1000);
+		return 1;
+	}
+	q->done = 1;
+	s->errors++;
+	if (!s->first_error[0])
+		snprintf(s->first_error, sizeof s->first_error, "%s %s: %s%s",
+			 os_kind_name(q->kind), s->t.display, msg,
+			 verdict == 0 ? " (retries exhausted)" : "");
+	return 0;
+}
+
+/*
+ * The time is up: drop what is still in flight.  A request that never
+ * failed is neither success nor error (the time budget ended it); one
+ * whose earlier attempts failed (a stalled server) is an error.
+ */
+static void os_drop_in_flight(struct os_state *s, struct os_req *reqs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct os_req *q = &reqs[i];
+		if (!q->done && q->failed) {
+			q->done = 1;
+			s->errors++;
+			if (!s->first_error[0])
+				snprintf(s->first_error, sizeof s->first_error, "%.440s (no answer before the deadline)",
+					 s->last_error);
+		}
+		os_finish_easy(s, q);
+	}
+}
+
 int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int conc,
 			   double new_reqs_until, double grace_until, double *t_first,
 			   double *t_last, long long *bytes_done, const char *what)
@@ -452,28 +513,7 @@ int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int conc,
 				*t_last = t;
 				*bytes_done += q->len;
 			} else {
-				double backoff = 0.1 * (double)(1 << (q->attempt < 7 ? q->attempt - 1 : 6));
-				if (backoff > 5)
-					backoff = 5;
-				backoff *= 0.5 + (double)(os_rand(s) % 1000) / 2000.0;
-				q->failed = 1;
-				snprintf(s->last_error, sizeof s->last_error, "%s %s: %s", os_kind_name(q->kind),
-					 s->t.display, msg);
-				if (verdict == 0 && q->attempt < OS_MAX_ATTEMPTS &&
-				    t + backoff < grace_until - 0.5) {
-					s->retries++;
-					waiting++;
-					q->not_before = t + backoff;
-					bench_log(s->ctx, "%s %s: %s; retry %d in %.0f ms", what,
-						  os_kind_name(q->kind), msg, q->attempt, backoff * 1000);
-				} else {
-					q->done = 1;
-					s->errors++;
-					if (!s->first_error[0])
-						snprintf(s->first_error, sizeof s->first_error, "%s %s: %s%s",
-							 os_kind_name(q->kind), s->t.display, msg,
-							 verdict == 0 ? " (retries exhausted)" : "");
-				}
+				waiting += os_failed_attempt(s, q, verdict, msg, what, t, grace_until);
 			}
 			os_finish_easy(s, q);
 			active--;
@@ -483,22 +523,7 @@ int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int conc,
 		int numfds = 0;
 		curl_multi_poll(s->multi, NULL, 0, active ? 50 : 10, &numfds);
 	}
-	/*
-	 * The time is up: drop what is still in flight.  A request that never
-	 * failed is neither success nor error (the time budget ended it); one
-	 * whose earlier attempts failed (a stalled server) is an error.
-	 */
-	for (int i = 0; i < n; i++) {
-		struct os_req *q = &reqs[i];
-		if (!q->done && q->failed) {
-			q->done = 1;
-			s->errors++;
-			if (!s->first_error[0])
-				snprintf(s->first_error, sizeof s->first_error, "%.440s (no answer before the deadline)",
-					 s->last_error);
-		}
-		os_finish_easy(s, q);
-	}
+	os_drop_in_flight(s, reqs, n);
 	return succeeded;
 }
 
