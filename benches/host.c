@@ -414,6 +414,58 @@ static double host_expected(int k)
 	return x;
 }
 
+/* Doubles per array: 4 x the node's last-level cache (at least HOST_MIN_ARRAY bytes), three arrays
+ * in at most an eighth of the available memory and of the node's own; r->llc_bytes set. */
+static size_t host_array_doubles(hwloc_topology_t topo, hwloc_obj_t node, struct host_node_result *r)
+{
+	r->llc_bytes = host_llc_bytes(topo, node->cpuset);
+	double want = 4 * r->llc_bytes > (double)HOST_MIN_ARRAY ? 4 * r->llc_bytes : (double)HOST_MIN_ARRAY;
+	long avail = host_mem_available();
+	double cap = avail > 0 ? (double)avail / 8.0 / 3.0 : want;   /* 3 arrays in an eighth */
+	if (node->attr && node->attr->numanode.local_memory &&
+	    (double)node->attr->numanode.local_memory / 8.0 / 3.0 < cap)
+		cap = (double)node->attr->numanode.local_memory / 8.0 / 3.0;
+	if (want > cap)
+		want = cap;
+	return (size_t)(want / 8) / 4096 * 4096;
+}
+
+/* The passes' result checked (every sampled a[i] is x_k exactly) and the best pass kept: 0, or -1 said. */
+static int host_membw_result(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_obj_t node,
+			     const struct host_membw *mp, size_t bytes, struct host_node_result *r)
+{
+	/* check: every sampled a[i] is x_k exactly */
+	double expect = host_expected(mp->passes);
+	for (size_t i = 0; i < mp->n; i += mp->n / 1024 + 1)
+		if (mp->a[i] != expect) {
+			bench_reason(ctx, "numa node %u: triad result a[%zu] = %g, expected %g", node->os_index, i,
+				     mp->a[i], expect);
+			return -1;
+		}
+	if (mp->passes < 2) {
+		bench_reason(ctx, "numa node %u: only %d pass", node->os_index, mp->passes);
+		return -1;
+	}
+	double best_c = mp->t_copy[1], best_t = mp->t_triad[1];
+	for (int p = 2; p < mp->passes; p++) {
+		if (mp->t_copy[p] < best_c)
+			best_c = mp->t_copy[p];
+		if (mp->t_triad[p] < best_t)
+			best_t = mp->t_triad[p];
+	}
+	r->threads = mp->nthreads;
+	r->passes = mp->passes;
+	r->n = mp->n;
+	r->copy_gbps = 2.0 * (double)bytes / best_c / 1e9;
+	r->triad_gbps = 3.0 * (double)bytes / best_t / 1e9;
+	r->bound = mp->bind_failed ? hwloc_bitmap_alloc() : hwloc_bitmap_dup(mp->bound);
+	r->ran = hwloc_bitmap_dup(mp->ran);
+	r->mem = hwloc_bitmap_alloc();
+	if (hwloc_get_area_memlocation(topo, mp->a, bytes, r->mem, HWLOC_MEMBIND_BYNODESET) < 0)
+		hwloc_bitmap_zero(r->mem);
+	return 0;
+}
+
 static int host_membw_node(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_obj_t node,
 			   const struct host_plan *pl, struct host_node_result *r)
 {
@@ -427,17 +479,8 @@ static int host_membw_node(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_o
 		ncores = hwloc_get_nbobjs_inside_cpuset_by_type(topo, node->cpuset, HWLOC_OBJ_PU);
 	}
 	r->os_index = (int)node->os_index;
-	r->llc_bytes = host_llc_bytes(topo, node->cpuset);
-	double want = 4 * r->llc_bytes > (double)HOST_MIN_ARRAY ? 4 * r->llc_bytes : (double)HOST_MIN_ARRAY;
-	long avail = host_mem_available();
-	double cap = avail > 0 ? (double)avail / 8.0 / 3.0 : want;   /* 3 arrays in an eighth */
-	if (node->attr && node->attr->numanode.local_memory &&
-	    (double)node->attr->numanode.local_memory / 8.0 / 3.0 < cap)
-		cap = (double)node->attr->numanode.local_memory / 8.0 / 3.0;
-	if (want > cap)
-		want = cap;
 	m.nthreads = ncores;
-	m.n = (size_t)(want / 8) / 4096 * 4096;
+	m.n = host_array_doubles(topo, node, r);
 	if (m.nthreads <= 0 || m.n < 4096) {
 		bench_reason(ctx, "numa node %u: no cores or no memory to measure", node->os_index);
 		return BENCH_FAIL;
@@ -471,35 +514,8 @@ static int host_membw_node(struct bench_ctx *ctx, hwloc_topology_t topo, hwloc_o
 	for (int i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 
-	/* check: every sampled a[i] is x_k exactly */
-	double expect = host_expected(m.passes);
-	for (size_t i = 0; i < m.n; i += m.n / 1024 + 1)
-		if (m.a[i] != expect) {
-			bench_reason(ctx, "numa node %u: triad result a[%zu] = %g, expected %g", node->os_index, i,
-				     m.a[i], expect);
-			goto out;
-		}
-	if (m.passes < 2) {
-		bench_reason(ctx, "numa node %u: only %d pass", node->os_index, m.passes);
+	if (host_membw_result(ctx, topo, node, &m, bytes, r))
 		goto out;
-	}
-	double best_c = m.t_copy[1], best_t = m.t_triad[1];
-	for (int p = 2; p < m.passes; p++) {
-		if (m.t_copy[p] < best_c)
-			best_c = m.t_copy[p];
-		if (m.t_triad[p] < best_t)
-			best_t = m.t_triad[p];
-	}
-	r->threads = m.nthreads;
-	r->passes = m.passes;
-	r->n = m.n;
-	r->copy_gbps = 2.0 * (double)bytes / best_c / 1e9;
-	r->triad_gbps = 3.0 * (double)bytes / best_t / 1e9;
-	r->bound = m.bind_failed ? hwloc_bitmap_alloc() : hwloc_bitmap_dup(m.bound);
-	r->ran = hwloc_bitmap_dup(m.ran);
-	r->mem = hwloc_bitmap_alloc();
-	if (hwloc_get_area_memlocation(topo, m.a, bytes, r->mem, HWLOC_MEMBIND_BYNODESET) < 0)
-		hwloc_bitmap_zero(r->mem);
 	rc = BENCH_OK;
 out:
 	pthread_mutex_destroy(&m.mu);
