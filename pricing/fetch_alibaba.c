@@ -140,6 +140,93 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
 
 static void ali_nonce(char out[37]) { gv_uuid(out); }
 
+/* --types: instance types the store does not know yet, added to the list to price. */
+static void ali_add_types(struct catalog_sku **skus, size_t *nskus, const char *types)
+{
+	for (const char *t = types; t && *t;) {
+		size_t n = strcspn(t, ",");
+		if (n && n < 96) {
+			char name[96];
+			int known = 0;
+			memcpy(name, t, n);
+			name[n] = '\0';
+			for (size_t i = 0; i < *nskus; i++)
+				known |= !strcmp((*skus)[i].instance_type, name);
+			if (!known) {
+				*skus = gv_realloc(*skus, (*nskus + 1) * sizeof **skus);
+				(*skus)[(*nskus)++] = (struct catalog_sku){ .instance_type = gv_strdup(name), .gpu_model = NULL,
+									    .gpu_count = NAN, .vcpus = -1,
+									    .memory_gib = NAN };
+			}
+		}
+		t += n + (t[n] == ',');
+	}
+}
+
+/* One type's DescribePrice, signed, into the load: 1 priced, 0 not sold in the region, -1 err set. */
+static int ali_price_one(struct catalog_load *load, const struct catalog_sku *k, const char *region,
+			 const char *endpoint, const char *id, const char *secret, const char *source, const char *now,
+			 char *err, size_t errlen)
+{
+	char nonce[37], ts[32], *q, *url, *body = NULL;
+	size_t len = 0;
+	long status = 0;
+	char p_region[96], p_type[160], p_id[160], p_nonce[64], p_ts[64];
+	ali_nonce(nonce);
+	gv_iso8601((long)time(NULL), ts, sizeof ts);
+	snprintf(p_region, sizeof p_region, "RegionId=%s", region);
+	snprintf(p_type, sizeof p_type, "InstanceType=%s", k->instance_type);
+	snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
+	snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
+	snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
+	const char *params[] = { "Action=DescribePrice", p_region, "ResourceType=instance", p_type,
+				 "PriceUnit=Hour", "Format=JSON", "Version=2014-05-26", p_id,
+				 "SignatureMethod=HMAC-SHA1", "SignatureVersion=1.0", p_nonce, p_ts };
+	q = alibaba_signed_query(params, sizeof params / sizeof params[0], secret);
+	url = gv_asprintf("%s?%s", endpoint, q);
+	free(q);
+	int frc = fetch_small(url, NULL, 1u << 20, &body, &len, &status, err, errlen);
+	free(url);
+	if (frc < 0) {
+		/* a type not sold in this region is skipped; anything else stops the refresh */
+		if ((status == 400 || status == 404) && strstr(err, "InvalidInstanceType")) {
+			gv_debug("alibaba: %s not priced in %s", k->instance_type, region);
+			err[0] = '\0';
+			return 0;
+		}
+		return -1;
+	}
+	struct price_rec r;
+	double price;
+	char cur[4];
+	int prc = alibaba_parse_price(body, len, &price, cur, err, errlen);
+	free(body);
+	if (prc < 0)
+		return -1;
+	price_rec_init(&r);
+	gv_strlcpy(r.provider, "alibaba", sizeof r.provider);
+	gv_strlcpy(r.instance_type, k->instance_type, sizeof r.instance_type);
+	gv_strlcpy(r.region, region, sizeof r.region);
+	if (k->gpu_model)
+		gv_strlcpy(r.gpu_model, k->gpu_model, sizeof r.gpu_model);
+	r.gpu_count = k->gpu_count;
+	r.vcpus = k->vcpus;
+	r.memory_gib = k->memory_gib;
+	gv_strlcpy(r.market, "on_demand", sizeof r.market);
+	r.price = price;
+	gv_strlcpy(r.unit, "hour", sizeof r.unit);
+	gv_strlcpy(r.currency, cur, sizeof r.currency);
+	gv_strlcpy(r.source, source, sizeof r.source);
+	gv_strlcpy(r.source_version, "2014-05-26", sizeof r.source_version);
+	gv_strlcpy(r.captured_at, now, sizeof r.captured_at);
+	char e2[320];
+	if (catalog_load_put(load, &r, e2, sizeof e2) < 0) {
+		snprintf(err, errlen, "alibaba %s: %s", k->instance_type, e2);
+		return -1;
+	}
+	return 1;
+}
+
 int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen)
 {
 	const char *id = getenv("ALIBABA_CLOUD_ACCESS_KEY_ID");
@@ -165,24 +252,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 
 	if (catalog_skus(db, "alibaba", &skus, &nskus, err, errlen) < 0)
 		return -1;
-	/* --types adds instance types the store does not know yet */
-	for (const char *t = types; t && *t;) {
-		size_t n = strcspn(t, ",");
-		if (n && n < 96) {
-			char name[96];
-			int known = 0;
-			memcpy(name, t, n);
-			name[n] = '\0';
-			for (size_t i = 0; i < nskus; i++)
-				known |= !strcmp(skus[i].instance_type, name);
-			if (!known) {
-				skus = gv_realloc(skus, (nskus + 1) * sizeof *skus);
-				skus[nskus++] = (struct catalog_sku){ .instance_type = gv_strdup(name), .gpu_model = NULL,
-								      .gpu_count = NAN, .vcpus = -1, .memory_gib = NAN };
-			}
-		}
-		t += n + (t[n] == ',');
-	}
+	ali_add_types(&skus, &nskus, types);
 	if (!nskus) {
 		snprintf(err, errlen, "no alibaba instance types to price: pass --types ecs.gn7i-c8g1.2xlarge,... "
 				      "or import a CSV that names them");
@@ -191,64 +261,9 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	if (catalog_load_begin(db, &load, err, errlen) < 0)
 		goto out;
 	gv_iso8601((long)time(NULL), now, sizeof now);
-	for (size_t i = 0; i < nskus; i++) {
-		char nonce[37], ts[32], *q, *url, *body = NULL;
-		size_t len = 0;
-		long status = 0;
-		char p_region[96], p_type[160], p_id[160], p_nonce[64], p_ts[64];
-		ali_nonce(nonce);
-		gv_iso8601((long)time(NULL), ts, sizeof ts);
-		snprintf(p_region, sizeof p_region, "RegionId=%s", region);
-		snprintf(p_type, sizeof p_type, "InstanceType=%s", skus[i].instance_type);
-		snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
-		snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
-		snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
-		const char *params[] = { "Action=DescribePrice", p_region, "ResourceType=instance", p_type,
-					 "PriceUnit=Hour", "Format=JSON", "Version=2014-05-26", p_id,
-					 "SignatureMethod=HMAC-SHA1", "SignatureVersion=1.0", p_nonce, p_ts };
-		q = alibaba_signed_query(params, sizeof params / sizeof params[0], secret);
-		url = gv_asprintf("%s?%s", endpoint, q);
-		free(q);
-		int frc = fetch_small(url, NULL, 1u << 20, &body, &len, &status, err, errlen);
-		free(url);
-		if (frc < 0) {
-			/* a type not sold in this region is skipped; anything else stops the refresh */
-			if ((status == 400 || status == 404) && strstr(err, "InvalidInstanceType")) {
-				gv_debug("alibaba: %s not priced in %s", skus[i].instance_type, region);
-				err[0] = '\0';
-				continue;
-			}
+	for (size_t i = 0; i < nskus; i++)
+		if (ali_price_one(load, &skus[i], region, endpoint, id, secret, source, now, err, errlen) < 0)
 			goto out;
-		}
-		struct price_rec r;
-		double price;
-		char cur[4];
-		int prc = alibaba_parse_price(body, len, &price, cur, err, errlen);
-		free(body);
-		if (prc < 0)
-			goto out;
-		price_rec_init(&r);
-		gv_strlcpy(r.provider, "alibaba", sizeof r.provider);
-		gv_strlcpy(r.instance_type, skus[i].instance_type, sizeof r.instance_type);
-		gv_strlcpy(r.region, region, sizeof r.region);
-		if (skus[i].gpu_model)
-			gv_strlcpy(r.gpu_model, skus[i].gpu_model, sizeof r.gpu_model);
-		r.gpu_count = skus[i].gpu_count;
-		r.vcpus = skus[i].vcpus;
-		r.memory_gib = skus[i].memory_gib;
-		gv_strlcpy(r.market, "on_demand", sizeof r.market);
-		r.price = price;
-		gv_strlcpy(r.unit, "hour", sizeof r.unit);
-		gv_strlcpy(r.currency, cur, sizeof r.currency);
-		gv_strlcpy(r.source, source, sizeof r.source);
-		gv_strlcpy(r.source_version, "2014-05-26", sizeof r.source_version);
-		gv_strlcpy(r.captured_at, now, sizeof r.captured_at);
-		char e2[320];
-		if (catalog_load_put(load, &r, e2, sizeof e2) < 0) {
-			snprintf(err, errlen, "alibaba %s: %s", skus[i].instance_type, e2);
-			goto out;
-		}
-	}
 	if (catalog_load_rows(load) == 0) {
 		snprintf(err, errlen, "alibaba priced none of the %zu known instance types in %s", nskus, region);
 		goto out;
