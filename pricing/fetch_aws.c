@@ -545,6 +545,34 @@ static char *qenc(const char *s)
 	return o;
 }
 
+/* "&InstanceType.1=p5.48xlarge&..." for every AWS GPU type the store knows; their count into *n, NULL on error. */
+static char *spot_type_params(sqlite3 *db, int *n, char *err, size_t errlen)
+{
+	char *types = gv_strdup("");
+	size_t tlen = 0;
+	struct catalog_sku *known = NULL;
+	size_t nknown = 0;
+	*n = 0;
+	if (catalog_skus(db, "aws", &known, &nknown, err, errlen) < 0) {
+		free(types);
+		return NULL;
+	}
+	for (size_t i = 0; i < nknown; i++) {
+		const char *t = known[i].instance_type;
+		if (!aws_gpu_family(t, NULL))
+			continue;
+		char *e = qenc(t);
+		char *piece = gv_asprintf("&InstanceType.%d=%s", ++*n, e);
+		free(e);
+		types = gv_realloc(types, tlen + strlen(piece) + 1);
+		memcpy(types + tlen, piece, strlen(piece) + 1);
+		tlen += strlen(piece);
+		free(piece);
+	}
+	catalog_skus_free(known, nknown);
+	return types;
+}
+
 int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_t errlen)
 {
 	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
@@ -552,7 +580,6 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 	char source[96], sigv4[96], ep[160], now[32], next[2048] = "";
 	struct spot_ctx c = { 0 };
 	char *types = NULL, *userpwd = NULL, *tokhdr = NULL;
-	size_t tlen = 0;
 	int n = 0, rc = -1, pages = 0;
 
 	if (!region || !*region)
@@ -574,23 +601,9 @@ int fetch_aws_spot(sqlite3 *db, const char *region, long *rows, char *err, size_
 	snprintf(sigv4, sizeof sigv4, "aws:amz:%s:ec2", region);
 	err[0] = '\0';
 
-	struct catalog_sku *known = NULL;
-	size_t nknown = 0;
-	if (catalog_skus(db, "aws", &known, &nknown, err, errlen) < 0)
+	types = spot_type_params(db, &n, err, errlen);
+	if (!types)
 		return -1;
-	for (size_t i = 0; i < nknown; i++) {
-		const char *t = known[i].instance_type;
-		if (!aws_gpu_family(t, NULL))
-			continue;
-		char *e = qenc(t);
-		char *piece = gv_asprintf("&InstanceType.%d=%s", ++n, e);
-		free(e);
-		types = gv_realloc(types, tlen + strlen(piece) + 1);
-		memcpy(types + tlen, piece, strlen(piece) + 1);
-		tlen += strlen(piece);
-		free(piece);
-	}
-	catalog_skus_free(known, nknown);
 	if (!n) {
 		snprintf(err, errlen, "no aws gpu instance types known to ask spot prices for");
 		goto out;
