@@ -299,27 +299,12 @@ fail:
 	return -1;
 }
 
-int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct gv_gerr *err)
+/* The operation and the three layouts of the shape (FP8: TN with fast accumulation). */
+static int gemm_make_desc(struct gv_gemm *g, struct gemm_shape sh, struct gv_gerr *err)
 {
-	cublasLtMatmulPreference_t pref = NULL;
-	cublasLtMatmulHeuristicResult_t res[16];
-	int nres = 0, best_i = -1, unsupported = 0;
-	size_t wsz = GV_GEMM_WORKSPACE;
 	cublasComputeType_t ct = g->dt == GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
 	cublasOperation_t ta = g->dt == GEMM_FP8 ? CUBLAS_OP_T : CUBLAS_OP_N, tb = CUBLAS_OP_N;
 	cudaDataType_t scale = CUDA_R_32F;
-	double best = 1e30;
-
-	if (top > 16)
-		top = 16;
-	GV_CUDA(err, cudaSetDevice(g->dev));
-	gemm_free_desc(g);
-	g->sh = sh;
-	if (grow(g, &g->A, &g->a_cap, (size_t)sh.m * sh.k, gv_ab_size(g->dt), g->dt, 0x1234 + g->dev, err) ||
-	    grow(g, &g->B, &g->b_cap, (size_t)sh.k * sh.n, gv_ab_size(g->dt), g->dt, 0x5678 + g->dev, err) ||
-	    grow(g, &g->D, &g->d_cap, (size_t)sh.m * sh.n, gv_d_size(g->dt), GEMM_DTYPE_COUNT, 0, err))
-		goto fail;
-
 	/*
 	 * Column-major as cuBLAS: D (m x n) = op(A) (m x k) * B (k x n).  NN as
 	 * torch.matmul issues for row-major tensors; FP8 needs TN (A stored k x m).
@@ -336,6 +321,31 @@ int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct g
 	}
 	GV_LT(err, cublasLtMatrixLayoutCreate(&g->lb, ab_type(g->dt), sh.k, sh.n, sh.k));
 	GV_LT(err, cublasLtMatrixLayoutCreate(&g->ld, d_type(g->dt), sh.m, sh.n, sh.m));
+	return 0;
+fail:
+	return -1;
+}
+
+int gv_gemm_set_shape(struct gv_gemm *g, struct gemm_shape sh, int top, struct gv_gerr *err)
+{
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t res[16];
+	int nres = 0, best_i = -1, unsupported = 0;
+	size_t wsz = GV_GEMM_WORKSPACE;
+	double best = 1e30;
+
+	if (top > 16)
+		top = 16;
+	GV_CUDA(err, cudaSetDevice(g->dev));
+	gemm_free_desc(g);
+	g->sh = sh;
+	if (grow(g, &g->A, &g->a_cap, (size_t)sh.m * sh.k, gv_ab_size(g->dt), g->dt, 0x1234 + g->dev, err) ||
+	    grow(g, &g->B, &g->b_cap, (size_t)sh.k * sh.n, gv_ab_size(g->dt), g->dt, 0x5678 + g->dev, err) ||
+	    grow(g, &g->D, &g->d_cap, (size_t)sh.m * sh.n, gv_d_size(g->dt), GEMM_DTYPE_COUNT, 0, err))
+		goto fail;
+
+	if (gemm_make_desc(g, sh, err))
+		goto fail;
 
 	GV_LT(err, cublasLtMatmulPreferenceCreate(&pref));
 	GV_LT(err, cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsz, sizeof wsz));

@@ -111,25 +111,14 @@ fail:
 	return -1;
 }
 
-static int ingest_run(struct bench_ctx *ctx, const struct bench_config *cfg)
+/* The directory (given, else /var/tmp, else /tmp) and the file's size: what fits in half its free space
+ * (64 MiB at least), whole chunks.  BENCH_OK, or the status with the reason said. */
+static int ingest_where(struct bench_ctx *ctx, const struct bench_config *cfg, const char **dirp, size_t *sizep)
 {
-	struct gv_gerr err;
-	struct gv_numa_saved saved = { 0, { 0 } };
 	const char *dir = cfg->nvme_dir;
-	char path[4096], why[4700] = "", params[1024];
 	struct stat st;
 	struct statvfs vfs;
 	size_t size;
-	int n = 0, fd = -1, direct = 1, node, rc = BENCH_FAIL;
-	void *hbuf[INGEST_NBUF] = { NULL }, *dbuf[INGEST_NBUF] = { NULL };
-	cudaEvent_t ev[INGEST_NBUF] = { NULL };
-	cudaStream_t stream = NULL;
-	unsigned long long *dbad = NULL, hbad = 0;
-	double t0 = 0, secs = 0;
-
-	memset(&err, 0, sizeof err);
-	if (gv_probe_gpus(ctx, &n) != BENCH_OK)
-		return BENCH_SKIP;
 	if (!dir)
 		dir = access("/var/tmp", W_OK) == 0 ? "/var/tmp" : "/tmp";
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -151,18 +140,25 @@ static int ingest_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	if (size == 0)
 		size = INGEST_CHUNK;
 
-	node = gv_dev_numa_node(0);
-	if (node >= 0 && gv_numa_bind(node, &saved) == 0)
-		bench_log(ctx, "ingest thread and buffers on numa node %d", node);
+	*dirp = dir;
+	*sizep = size;
+	return BENCH_OK;
+}
+
+/* The file written, then opened for reading (O_DIRECT where the file system allows) and unlinked:
+ * the descriptor, or -1 with the reason said. */
+static int ingest_open(struct bench_ctx *ctx, const char *dir, size_t size, int *direct)
+{
+	char path[4096], why[4700] = "";
+	int fd;
 	bench_log(ctx, "writing a %zu MiB file in '%s'", size >> 20, dir);
 	if (ingest_write_file(dir, size, path, sizeof path, why, sizeof why)) {
 		bench_reason(ctx, "%s", why);
-		gv_numa_unbind(&saved);
-		return BENCH_FAIL;
+		return -1;
 	}
 	fd = open(path, O_RDONLY | O_DIRECT);
 	if (fd < 0 && errno == EINVAL) {
-		direct = 0;
+		*direct = 0;
 		bench_log(ctx, "'%s' does not support O_DIRECT: reading through the page cache", dir);
 		fd = open(path, O_RDONLY);
 		if (fd >= 0)
@@ -172,11 +168,40 @@ static int ingest_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		snprintf(why, sizeof why, "cannot open '%s': %s", path, strerror(errno));
 		unlink(path);
 		bench_reason(ctx, "%s", why);
+		return -1;
+	}
+	unlink(path);   /* the open descriptor keeps the data; nothing is left behind */
+	return fd;
+}
+
+static int ingest_run(struct bench_ctx *ctx, const struct bench_config *cfg)
+{
+	struct gv_gerr err;
+	struct gv_numa_saved saved = { 0, { 0 } };
+	const char *dir = NULL;
+	char params[1024];
+	size_t size = 0;
+	int n = 0, fd = -1, direct = 1, node, rc = BENCH_FAIL;
+	void *hbuf[INGEST_NBUF] = { NULL }, *dbuf[INGEST_NBUF] = { NULL };
+	cudaEvent_t ev[INGEST_NBUF] = { NULL };
+	cudaStream_t stream = NULL;
+	unsigned long long *dbad = NULL, hbad = 0;
+	double t0 = 0, secs = 0;
+
+	memset(&err, 0, sizeof err);
+	if (gv_probe_gpus(ctx, &n) != BENCH_OK)
+		return BENCH_SKIP;
+	if ((rc = ingest_where(ctx, cfg, &dir, &size)) != BENCH_OK)
+		return rc;
+	rc = BENCH_FAIL;
+	node = gv_dev_numa_node(0);
+	if (node >= 0 && gv_numa_bind(node, &saved) == 0)
+		bench_log(ctx, "ingest thread and buffers on numa node %d", node);
+	fd = ingest_open(ctx, dir, size, &direct);
+	if (fd < 0) {
 		gv_numa_unbind(&saved);
 		return BENCH_FAIL;
 	}
-	unlink(path);   /* the open descriptor keeps the data; nothing is left behind */
-
 	GV_CUDA(&err, cudaSetDevice(0));
 	GV_CUDA(&err, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 	GV_CUDA(&err, cudaMalloc(&dbad, sizeof *dbad));

@@ -310,14 +310,74 @@ struct mc_out {
 	int batches[R_COUNT];
 };
 
+/* Every kind of copy at every size (the largest timed as the headline); res holds the largest's figures. */
+static int mc_sweep(struct bench_ctx *ctx, const struct bench_config *cfg, struct mc *mp, int dev, double *v,
+		    struct mc_out *res, struct gv_gerr *err)
+{
+	size_t sizes[40];
+	int nsz;
+	nsz = size_sweep(4096, mp->max, sizes, 40);
+	for (int si = 0; si < nsz; si++) {
+		size_t b = sizes[si];
+		int last = si == nsz - 1, copies = memcpy_batch_copies(b), nb = 3;
+		char series[64];
+		for (int r = 0; r < R_COUNT; r++) {
+			double g = 0;
+			if (last) {
+				if (mc_headline(mp, r, b, copies, mc_window_s(cfg->profile), v, &nb, err))
+					goto fail;
+			} else {
+				/* warm-up batch, not counted */
+				if (mc_batch(mp, r, b, 1, 0, &g, err))
+					goto fail;
+				for (int i = 0; i < nb; i++)
+					if (mc_batch(mp, r, b, copies, 0, &v[i], err))
+						goto fail;
+			}
+			g = gv_median_inplace(v, (size_t)nb);
+			snprintf(series, sizeof series, "%s", r_metric[r]);
+			bench_sample(ctx, series, dev, (double)b, g);
+			if (last) {
+				res->gbps[r] = g;
+				res->batches[r] = nb;
+				res->spread[r] = g > 0 ? (v[nb - 1] - v[0]) / g : 0;   /* v is sorted */
+			}
+		}
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+/* Pinned H2D as a percent of the PCIe link the GPU trained at, with the link in link_params. */
+static void mc_link_pct(const struct mc *mp, const struct gv_nvml *nv, const struct mc_out *res, double *pct,
+			char *link_params, size_t lp_len)
+{
+	if (mp->have_nvdev && mp->link_gen > 0 && mp->link_width > 0) {
+		unsigned mg = 0, mw = 0;
+		double link = gpu_pcie_link_gbps((int)mp->link_gen, (int)mp->link_width);
+		if (nv->DeviceGetMaxPcieLinkGeneration)
+			nv->DeviceGetMaxPcieLinkGeneration(mp->nvdev, &mg);
+		if (nv->DeviceGetMaxPcieLinkWidth)
+			nv->DeviceGetMaxPcieLinkWidth(mp->nvdev, &mw);
+		if (link > 0) {
+			*pct = res->gbps[R_H2D_PIN] / link * 100.0;
+			snprintf(link_params, lp_len,
+				 "{\"gen\":%u,\"width\":%u,\"max_gen\":%u,\"max_width\":%u,\"link_gbps\":%.4g,"
+				 "\"achieved_gbps\":%.4g,\"bytes\":%zu}",
+				 mp->link_gen, mp->link_width, mg, mw, link, res->gbps[R_H2D_PIN], mp->max);
+		}
+	}
+}
+
 static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg, int dev, const struct gv_nvml *nv,
 			  struct mc_out *res, double *pct, char *link_params, size_t lp_len, size_t *headline,
 			  struct gv_gerr *err)
 {
 	struct mc m;
 	struct gv_numa_saved saved = { 0, { 0 } };
-	size_t sizes[40], fr = 0, tot = 0;
-	int nsz, rc = -1, node;
+	size_t fr = 0, tot = 0;
+	int rc = -1, node;
 	double *v = (double *)gv_calloc(MC_MAX_BATCHES, sizeof *v);
 	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 
@@ -367,49 +427,9 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 	GV_CUDA(err, cudaMemset(m.dbuf_b, 2, m.max));
 	GV_CUDA(err, cudaDeviceSynchronize());
 
-	nsz = size_sweep(4096, m.max, sizes, 40);
-	for (int si = 0; si < nsz; si++) {
-		size_t b = sizes[si];
-		int last = si == nsz - 1, copies = memcpy_batch_copies(b), nb = 3;
-		char series[64];
-		for (int r = 0; r < R_COUNT; r++) {
-			double g = 0;
-			if (last) {
-				if (mc_headline(&m, r, b, copies, mc_window_s(cfg->profile), v, &nb, err))
-					goto fail;
-			} else {
-				/* warm-up batch, not counted */
-				if (mc_batch(&m, r, b, 1, 0, &g, err))
-					goto fail;
-				for (int i = 0; i < nb; i++)
-					if (mc_batch(&m, r, b, copies, 0, &v[i], err))
-						goto fail;
-			}
-			g = gv_median_inplace(v, (size_t)nb);
-			snprintf(series, sizeof series, "%s", r_metric[r]);
-			bench_sample(ctx, series, dev, (double)b, g);
-			if (last) {
-				res->gbps[r] = g;
-				res->batches[r] = nb;
-				res->spread[r] = g > 0 ? (v[nb - 1] - v[0]) / g : 0;   /* v is sorted */
-			}
-		}
-	}
-	if (m.have_nvdev && m.link_gen > 0 && m.link_width > 0) {
-		unsigned mg = 0, mw = 0;
-		double link = gpu_pcie_link_gbps((int)m.link_gen, (int)m.link_width);
-		if (nv->DeviceGetMaxPcieLinkGeneration)
-			nv->DeviceGetMaxPcieLinkGeneration(m.nvdev, &mg);
-		if (nv->DeviceGetMaxPcieLinkWidth)
-			nv->DeviceGetMaxPcieLinkWidth(m.nvdev, &mw);
-		if (link > 0) {
-			*pct = res->gbps[R_H2D_PIN] / link * 100.0;
-			snprintf(link_params, lp_len,
-				 "{\"gen\":%u,\"width\":%u,\"max_gen\":%u,\"max_width\":%u,\"link_gbps\":%.4g,"
-				 "\"achieved_gbps\":%.4g,\"bytes\":%zu}",
-				 m.link_gen, m.link_width, mg, mw, link, res->gbps[R_H2D_PIN], m.max);
-		}
-	}
+	if (mc_sweep(ctx, cfg, &m, dev, v, res, err))
+		goto fail;
+	mc_link_pct(&m, nv, res, pct, link_params, lp_len);
 	rc = 0;
 fail:
 	mc_free(&m);
