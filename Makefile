@@ -97,7 +97,7 @@ $(BUILD)/tests/gvfault.so: tests/fault/gvfault.c
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 # files compiled in (common/embed.h GV_EMBED): each object depends on what it embeds
 $(BUILD)/obj/pricing/catalog_data.o: $(wildcard pricing/catalog/*.csv)
-$(BUILD)/obj/benches/host.o: $(wildcard benches/host_jpeg/*.jpg)
+$(BUILD)/obj/benches/host_decode.o: $(wildcard benches/host_jpeg/*.jpg)
 $(BUILD)/obj/reports/html.o: $(wildcard reports/assets/*)
 $(BUILD)/obj/judge/policy.o: judge/policies/default.yaml
 

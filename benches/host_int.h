@@ -1,0 +1,39 @@
+/*
+ * host_int.h - private to benches/host*.c: what the host bench's file
+ * (host.c: plan, memory bandwidth, staging, the bench row) and its JPEG
+ * decode measurement (host_decode.c) share.
+ */
+#ifndef GPUVET_HOST_INT_H
+#define GPUVET_HOST_INT_H
+
+#include "benches/bench.h"
+
+#include <hwloc.h>
+#include <jansson.h>
+#include <stddef.h>
+
+#define HOST_MAX_NODES   256
+
+struct host_plan {
+	int membw_passes;        /* at most; at least 3 */
+	double membw_budget_s;   /* per node, both kernels */
+	double membw_total_s;    /* all nodes together: many nodes get less each */
+	double decode_s;
+	size_t stage_bytes;
+	int stage_passes;
+};
+
+/* Where the GPUs are (NVML, as the inventory reads it): host.c host_find_gpus. */
+struct host_gpus {
+	int count;                       /* NVML's device count; 0 with why */
+	int known;                       /* GPUs whose NUMA node is known */
+	int on_node[HOST_MAX_NODES];     /* by hwloc NUMA node logical index */
+	char why[256];
+};
+
+/* host.c: a params object as the metric rows' JSON text (malloc'd). */
+char *host_params(const json_t *params);
+/* host_decode.c: 2. JPEG decode on every PU */
+int host_decode(struct bench_ctx *ctx, hwloc_topology_t topo, const struct host_plan *pl, const struct host_gpus *g);
+
+#endif
