@@ -1,6 +1,6 @@
 """Small inputs that must get a clear error (exit 2, one line) or a documented meaning (issue 28,
-"smaller inputs"), in one table.  The fingerprint's own fields (impossible dates, a finish before
-the start, nil or dashless uuids) are in test_import_schema.py's table."""
+"smaller inputs"), every one in one table (CASES), the documented meanings after it.  The import
+schema's full table is test_import_schema.py's."""
 import json
 import os
 import subprocess
@@ -57,6 +57,15 @@ CASES = [
     ("100-mb-field", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["flags"].append(
         {"code": "CPU_STEAL", "severity": "warning", "message": "x" * (100 << 20), "evidence": {"gpu": -1}})))],
      "a text of 100.0 MiB at line"),
+    # a fingerprint's own fields (the whole schema's table is test_import_schema.py's)
+    ("nil-uuid", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["run"].update(
+        uuid="00000000-0000-0000-0000-000000000000")))], "run.uuid"),
+    ("dashless-uuid", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["run"].update(
+        uuid="cafbf7a51c2d4e5f8a9b0c1d2e3f4a5b0000")))], "run.uuid"),
+    ("2025-02-29", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["run"].update(
+        started_at="2025-02-29T00:00:00Z")))], "run.started_at"),
+    ("finished-before-started", lambda t: ["results", "import", str(fingerprint(t, lambda fp: fp["run"].update(
+        finished_at="2026-11-21T03:59:59Z")))], "run.finished_at is before run.started_at"),
     # the test-only bench's metrics are not metrics of the product
     ("null-metric", lambda t: ["rank", "--metric", "null.seconds"], "unknown metric 'null.seconds'"),
 ]
