@@ -305,3 +305,14 @@ def test_run_gates_before_it_writes(gpuvet, tmp_path):
     p = gpuvet("run", "--profile", "quick", "--bench", "gemm", "--accept")
     assert p.returncode == 3
     assert p.stdout.index("CANNOT MEASURE") > p.stdout.index("gemm")
+
+
+@pytest.mark.parametrize("policy", sorted((ROOT / "contrib" / "policies").glob("*.yaml")),
+                         ids=lambda p: p.name)
+def test_contrib_example_policies_parse_and_judge(gpuvet, policy):
+    """contrib/policies/: examples a user copies; each parses and judges a real capture."""
+    gpuvet("accept", "--show-policy", "--policy", policy, check=0)
+    gpuvet("results", "import", FIXTURES / "gpu" / "h100-2026-11-22" / "standard-profile.json", check=0)
+    p = gpuvet("accept", "--policy", policy, "--json", check=None)
+    assert p.returncode in (0, 1, 3), p.stderr
+    assert json.loads(p.stdout)["policy"] == policy.stem
