@@ -142,18 +142,27 @@ def make_store(gpuvet, runs=6):
     con.close()
 
 
-def import_fixture(gpuvet, tmp_path, case="clean", **run):
-    import json
+def fixture_fp(case="clean", **run):
+    """A fingerprint of tests/fixtures/flags/CASE.json with a fresh uuid and run fields replaced:
+    the one builder of the tests' synthetic fingerprints."""
     fp = json.loads((FIXTURES / "flags" / f"{case}.json").read_text())
-    fp["run"].update(uuid=str(uuid.uuid4()), **run)
-    p = tmp_path / f"{fp['run']['uuid']}.json"
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    fp["run"].update(run)
+    return fp
+
+
+def write_fp(tmp_path, fp, name=None):
+    """fp as a file to import (name: its uuid)."""
+    p = tmp_path / (name or f"{fp['run']['uuid']}.json")
     p.write_text(json.dumps(fp))
-    gpuvet("results", "import", p, check=0)
+    return p
+
+
+def import_fixture(gpuvet, tmp_path, case="clean", **run):
+    fp = fixture_fp(case, **run)
+    gpuvet("results", "import", write_fp(tmp_path, fp), check=0)
     return fp
 
 
 def good_fp():
-    import json
-    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
-    fp["run"]["uuid"] = str(uuid.uuid4())
-    return fp
+    return fixture_fp()

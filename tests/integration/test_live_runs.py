@@ -10,15 +10,12 @@ import subprocess
 import time
 
 from conftest import FIXTURES, gpuvet_bin
-from helpers import NULL, good_fp, integrity_ok, start_run, tree_env, wait_for
+from helpers import NULL, fixture_fp, good_fp, integrity_ok, start_run, tree_env, wait_for, write_fp
 
 
 def complete_copy(tmp_path, uuid):
-    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
-    fp["run"].update(uuid=uuid, provider="unknown", instance_type=None, region=None)
-    f = tmp_path / "copy.json"
-    f.write_text(json.dumps(fp))
-    return f
+    return write_fp(tmp_path, fixture_fp(uuid=uuid, provider="unknown", instance_type=None, region=None),
+                    "copy.json")
 
 
 def test_a_running_run_is_never_replaced(gpuvet, tmp_path):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, gpuvet_bin
-from helpers import (NULL, Holder, Listener, good_fp, has_fio, import_fixture, integrity_ok, make_store, marked_pids,
-                     sha, start_run, stat_fields, tree_env, wait_for, wait_gone)
+from helpers import (NULL, Holder, Listener, fixture_fp, good_fp, has_fio, import_fixture, integrity_ok, make_store, marked_pids,
+                     sha, start_run, stat_fields, tree_env, wait_for, wait_gone, write_fp)
 
 
 # ---- 3. Prometheus lines cannot be forged through stored names ----
@@ -60,10 +60,8 @@ def test_csv_formula_cells_are_neutralised(gpuvet, tmp_path):
     # names the catalog does not know are stored as custom machines (judge/identity.h) ...
     gpuvet("run", "--bench", "null", "-q", "--custom", "--provider", "x", "--sku", "=cmd|' /C calc'!A0",
            "--region", "+SUM(1)", env=NULL, check=0)
-    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
-    fp["run"].update(uuid=str(uuid.uuid4()), instance_type='=HYPERLINK("http://x","y")', region="-1+1")
-    (tmp_path / "fx.json").write_text(json.dumps(fp))
-    gpuvet("results", "import", tmp_path / "fx.json", "--custom", check=0)
+    fp = fixture_fp(instance_type='=HYPERLINK("http://x","y")', region="-1+1")
+    gpuvet("results", "import", write_fp(tmp_path, fp, "fx.json"), "--custom", check=0)
     # ... and a provider as a merged store from an older gpuvet may hold it
     con = sqlite3.connect(gpuvet.db)
     con.execute("UPDATE runs SET provider = '@SUM(1)' WHERE region = '+SUM(1)'")

@@ -5,14 +5,11 @@ import json
 import uuid
 
 from conftest import FIXTURES
+from helpers import fixture_fp, write_fp
 
 
 def fp(tmp_path, started, finished, name):
-    d = json.loads((FIXTURES / "flags" / "clean.json").read_text())
-    d["run"].update(uuid=str(uuid.uuid4()), started_at=started, finished_at=finished, hostname=name)
-    f = tmp_path / f"{name}.json"
-    f.write_text(json.dumps(d))
-    return f
+    return write_fp(tmp_path, fixture_fp(started_at=started, finished_at=finished, hostname=name), f"{name}.json")
 
 
 def test_latest_run_is_the_latest_instant(gpuvet, tmp_path):

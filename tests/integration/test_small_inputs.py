@@ -8,17 +8,16 @@ import subprocess
 import pytest
 
 from conftest import FIXTURES, gpuvet_bin
+from helpers import fixture_fp, write_fp
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22" / "standard-profile.json"
 
 
 def fingerprint(tmp_path, change):
     """clean.json changed by change(fp), as a file to import."""
-    fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
+    fp = fixture_fp()
     change(fp)
-    f = tmp_path / "fp.json"
-    f.write_text(json.dumps(fp))
-    return f
+    return write_fp(tmp_path, fp, "fp.json")
 
 
 def policy(tmp_path, text):
