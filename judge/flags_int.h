@@ -37,8 +37,12 @@ double flags_series_max(const json_t *pts);
 int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg);
 /* The inventory's object of gpu, NULL when absent. */
 const json_t *flags_inv_gpu(const json_t *fp, int gpu);
+/* The PCIe generation and width the inventory says the GPU's link can reach: 0, or -1 unknown. */
+int flags_inv_pcie_max(const json_t *g, double *gen, double *width);
 /* Whether the inventory's GPU object says it is a vGPU guest. */
 int flags_inv_is_vgpu(const json_t *g);
+/* The hardware and host health flags, in their order (flags_health.c). */
+void flags_health(const json_t *fp, int ngpu, json_t *out);
 /* CONTENTION (flags_contention.c). */
 void flags_contention(const json_t *fp, int ngpu, json_t *out);
 
