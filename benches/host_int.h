@@ -13,6 +13,8 @@
 #include <stddef.h>
 
 #define HOST_MAX_NODES   256
+#define HOST_STAGE_CHUNK (32u << 20)
+#define HOST_STAGE_NBUF  3
 
 struct host_plan {
 	int membw_passes;        /* at most; at least 3 */
@@ -31,9 +33,14 @@ struct host_gpus {
 	char why[256];
 };
 
+/* host.c: MemAvailable of /proc/meminfo in bytes, -1 unknown. */
+long host_mem_available(void);
 /* host.c: a params object as the metric rows' JSON text (malloc'd). */
 char *host_params(const json_t *params);
 /* host_decode.c: 2. JPEG decode on every PU */
 int host_decode(struct bench_ctx *ctx, hwloc_topology_t topo, const struct host_plan *pl, const struct host_gpus *g);
+
+/* host_staging.c: 3. staging into pinned memory, on the GPUs' node */
+int host_staging(struct bench_ctx *ctx, hwloc_topology_t topo, const struct host_plan *pl, hwloc_obj_t node);
 
 #endif
