@@ -432,3 +432,11 @@ int gpu_reference_metric(const char *key, const char *metric, double *value, enu
 		*source = a->source;
 	return 0;
 }
+
+int gpu_same_model(const char *a, const char *b)
+{
+	if (!a || !b)
+		return 0;
+	const struct gpu_ref *ra = gpu_ref_find(a), *rb = gpu_ref_find(b);
+	return ra || rb ? ra == rb : !strcasecmp(a, b);
+}

@@ -41,6 +41,13 @@ int gpu_dtype_from_name(const char *s);
 
 /* By key; NULL when unknown. */
 const struct gpu_ref *gpu_ref_find(const char *key);
+/*
+ * Whether two GPU model names are one model: the same reference row
+ * (gpu_ref_find), or, when neither has one, the same name ignoring case.
+ * 0 when either is NULL.  The one rule the identity check and the ranking's
+ * estimates use.
+ */
+int gpu_same_model(const char *a, const char *b);
 /* From an NVML name and memory size (GiB); NULL when no row matches. */
 const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
 

@@ -131,8 +131,7 @@ static int gpus_match(const struct catalog_sku *k, const struct identity *id, ch
 	const char *wm = k->gpu_model;
 	if (!want && !wm)
 		return 0; /* the catalog says nothing of its GPUs */
-	const struct gpu_ref *rw = gpu_ref_find(wm), *rm = gpu_ref_find(id->gpu_model);
-	int model_ok = !wm || !id->gpu_model || (rw || rm ? rw == rm : !strcasecmp(wm, id->gpu_model));
+	int model_ok = !wm || !id->gpu_model || gpu_same_model(wm, id->gpu_model);
 	if (id->gpu_count <= 0)
 		snprintf(err, errlen, "%s %s has %d x %s, the run measured no GPU", id->provider, id->sku, want,
 			 wm ? wm : "GPU");

@@ -467,14 +467,6 @@ const char *rank_sku_model(const struct sku *k)
 }
 
 /* The same GPU model: the same reference row when either name has one, else the same name. */
-static int same_model(const char *a, const char *b)
-{
-	if (!a || !b)
-		return 0;
-	const struct gpu_ref *ra = gpu_ref_find(a), *rb = gpu_ref_find(b);
-	return ra || rb ? ra == rb : !strcasecmp(a, b);
-}
-
 /*
  * The median per-GPU value of metric over the counted runs of every SKU
  * with k's GPU model (an instance total divided by that SKU's GPU count),
@@ -492,7 +484,7 @@ static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char
 		for (size_t i = 0; i < c->n; i++) {
 			const struct sku *j = &c->s[i];
 			double g = per_gpu_scope(metric) ? 1 : rank_sku_gpus(j);
-			if (j == k || !j->profile || !(g > 0) || !same_model(rank_sku_model(j), rank_sku_model(k)))
+			if (j == k || !j->profile || !(g > 0) || !gpu_same_model(rank_sku_model(j), rank_sku_model(k)))
 				continue;
 			size_t p;
 			for (p = 0; p < np && strcmp(prof[p], j->profile); p++)

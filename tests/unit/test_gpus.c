@@ -197,4 +197,16 @@ static void test_reference_kinds(void)
 	CHECK(!strcmp(gpu_ref_kind_name(GPU_REF_SUSTAINED), "sustained"));
 }
 
-TEST_MAIN(T(test_every_catalog_model_has_a_reference), T(test_reference_kinds), T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))
+/* The one "same model" rule (identity check, ranking estimates): by reference row, else by name. */
+static void test_same_model(void)
+{
+	CHECK(gpu_same_model("H100-SXM", "H100-SXM"));                /* stored runs carry the row's key */
+	CHECK(!gpu_same_model("H100-SXM", "h100-sxm"));               /* a key is exact: one known, one not */
+	CHECK(!gpu_same_model("H100-SXM", "H200"));
+	CHECK(!gpu_same_model("A10", "A10G"));                        /* "A10" is not "A10G" */
+	CHECK(gpu_same_model("Unknown X1", "unknown x1"));            /* no row: by name */
+	CHECK(!gpu_same_model("Unknown X1", "Unknown X2"));
+	CHECK(!gpu_same_model(NULL, "H100") && !gpu_same_model("H100", NULL));
+}
+
+TEST_MAIN(T(test_same_model), T(test_every_catalog_model_has_a_reference), T(test_reference_kinds), T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))
