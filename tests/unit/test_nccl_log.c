@@ -85,6 +85,28 @@ static void test_network_named_but_unused(void)
 	json_decref(j);
 }
 
+/*
+ * The one real capture (tests/fixtures/gpu/h100-2026-11-25, NCCL 2.28.9): one rank on one H100,
+ * so NCCL initialised, searched a graph ("type LOC/PIX") and named its network, but connected
+ * nothing: no transport is claimed, and the network it never used is not reported as used.
+ */
+static void test_real_one_rank(void)
+{
+	struct nccl_transport t;
+	char sum[128];
+	parse_fixture("h100x1-one-rank-real.log", &t, sum, sizeof sum);
+	CHECK(t.lines == 307);
+	CHECK(t.seen == 0);
+	CHECK(t.connections == 0);
+	CHECK_STR(t.intra, "");        /* "type LOC/PIX": the rank talks to itself, no path between gpus */
+	CHECK_STR(t.net, "Socket");   /* named at init ("Using network Socket")... */
+	char js[512];
+	json_t *j = json_loads(nccl_transport_json(&t, js, sizeof js), 0, NULL);
+	CHECK(j && !strcmp(json_string_value(json_object_get(j, "net")), ""));   /* ...but never used */
+	json_decref(j);
+	CHECK_STR(sum, "unknown");
+}
+
 static void test_not_nccl(void)
 {
 	struct nccl_transport t;
@@ -108,5 +130,5 @@ static void test_not_nccl(void)
 	CHECK(strlen(nccl_transport_summary(&t, small, sizeof small)) < sizeof small);
 }
 
-TEST_MAIN(T(test_h100_nvls), T(test_a100_ring), T(test_pcie), T(test_two_nodes), T(test_network_named_but_unused),
+TEST_MAIN(T(test_h100_nvls), T(test_a100_ring), T(test_pcie), T(test_two_nodes), T(test_network_named_but_unused), T(test_real_one_rank),
 	  T(test_not_nccl))
