@@ -16,6 +16,8 @@ struct gv_sdc {
 	unsigned long long *host;   /* pinned, SDC_RING sums */
 	double t0;                  /* bench_now() at open: mismatch times are relative to it */
 	int ready;                  /* 0: buffers missing, nothing is checked (reported as checked 0) */
+	long long flip_at;          /* tests: GPUVET_TEST_SDC_FLIP=N flips one bit of the first checked
+	                               result at or after GEMM N, as a faulty GPU would; -1 off */
 };
 
 /* Buffers on the current device; on failure the check is off (ready 0), the soak goes on. */

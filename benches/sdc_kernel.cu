@@ -7,6 +7,7 @@
 #include "benches/sdc_gpu.cuh"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define SDC_THREADS 256
 #define SDC_BLOCKS 1024
@@ -34,10 +35,18 @@ __global__ void gv_sdc_checksum_kernel(const unsigned *w, size_t nw, const unsig
 	}
 }
 
+/* Tests only (GPUVET_TEST_SDC_FLIP): one bit of one word flipped on the device, as a bad SM or HBM cell would. */
+__global__ static void gv_sdc_flip_kernel(unsigned *w, size_t i)
+{
+	w[i] ^= 1u << 7;
+}
+
 void gv_sdc_open(struct gv_sdc *c)
 {
+	const char *flip = getenv("GPUVET_TEST_SDC_FLIP");
 	memset(c, 0, sizeof *c);
 	c->t0 = bench_now();
+	c->flip_at = flip && *flip ? strtoll(flip, NULL, 10) : -1;
 	if (cudaMalloc((void **)&c->acc, SDC_RING * sizeof *c->acc) != cudaSuccess ||
 	    cudaHostAlloc((void **)&c->host, SDC_RING * sizeof *c->host, cudaHostAllocDefault) != cudaSuccess) {
 		cudaGetLastError();   /* clear it: the soak runs on without the check */
@@ -64,6 +73,10 @@ int gv_sdc_enqueue(struct gv_sdc *c, const struct gv_gemm *g, unsigned long long
 		return 0;
 	int k = sdc_slot(iter);
 	size_t bytes = (size_t)g->sh.m * (size_t)g->sh.n * (size_t)gv_d_size(g->dt);
+	if (c->flip_at >= 0 && iter >= (unsigned long long)c->flip_at && bytes >= 4) {
+		gv_sdc_flip_kernel<<<1, 1, 0, g->stream>>>((unsigned *)g->D, bytes / 8);
+		c->flip_at = -1;
+	}
 	GV_CUDA(err, cudaMemsetAsync(&c->acc[k], 0, sizeof *c->acc, g->stream));
 	gv_sdc_checksum_kernel<<<SDC_BLOCKS, SDC_THREADS, 0, g->stream>>>(
 		(const unsigned *)g->D, bytes / 4, (const unsigned char *)g->D + bytes / 4 * 4, (int)(bytes % 4), &c->acc[k]);

@@ -4,7 +4,8 @@
     fidelity.py DIR [--gemm-cv PCT] [--copy-cv PCT] [--profile-gap PCT] [--quick-wall S]
 
 Reads DIR/quick-N.json (N = 1, 2, ...: repeats of `run --bench gemm,memcpy --json`),
-and, when present, DIR/standard.json (`run --profile standard --bench gemm`) and
+and, when present, DIR/standard*.json (`run --profile standard --bench gemm`, interleaved
+with the quick runs; quick / standard compares the medians) and
 DIR/quick-wall.json ({"seconds": S} of a whole `run --profile quick`).  Writes
 DIR/fidelity.json: per instance-level metric (gpu -1) the values, mean and
 coefficient of variation (sample standard deviation / mean, in %); the quick /
@@ -73,13 +74,20 @@ def judge(d, a):
         out["metrics"][k] = {"values": v, "n": len(v), "mean": mean, "cv_pct": cv, "limit_pct": lim}
         if lim is not None and len(v) >= 2 and cv > lim:
             out["failures"].append(f"{k}: cv {cv:.2f} % > {lim} % over {len(v)} runs")
-    std = d / "standard.json"
-    if std.exists():
-        s = headline(load(std))
+    stds = sorted(d.glob("standard*.json"))
+    if stds:
+        # the median of the standard runs against the median of the quick ones: the runs were
+        # interleaved (session.sh fidelity), so both saw the same drift of the GPU's power state
+        svals = {}
+        for p in stds:
+            for k, v in headline(load(p)).items():
+                svals.setdefault(k, []).append(v)
+        out["standard_runs"] = [p.name for p in stds]
         out["quick_vs_standard"] = {}
-        for k, v in sorted(s.items()):
-            if k.startswith("gemm.") and k in values and v:
-                r = statistics.fmean(values[k]) / v
+        for k, v in sorted(svals.items()):
+            sm = statistics.median(v)
+            if k.startswith("gemm.") and k in values and sm:
+                r = statistics.median(values[k]) / sm
                 out["quick_vs_standard"][k] = r
                 if abs(r - 1) * 100 > a.profile_gap:
                     out["failures"].append(f"{k}: quick / standard = {r:.4f}, beyond {a.profile_gap} %")

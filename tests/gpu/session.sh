@@ -14,13 +14,22 @@
 #               then three while tests/gpu/hammer.py runs its own GEMM loop on GPU 0;
 #               expects no CONTENTION flag in the clean runs and one in every loaded run
 #               -> $OUT/contention/{clean,loaded}-N.json and summary.json
-#   fidelity    issue 12: 5 repeats of `run --bench gemm,memcpy`, one `--profile standard
-#               --bench gemm`, one whole quick profile timed; tests/gpu/fidelity.py writes the
+#   fidelity    issue 12: 5 repeats of `run --bench gemm,memcpy` with 3 `--profile standard
+#               --bench gemm` interleaved, one whole quick profile timed; tests/gpu/fidelity.py writes the
 #               CV of every headline figure, quick / standard, the quick wall time
 #               -> $OUT/fidelity/quick-N.json, standard.json, quick-wall.json, fidelity.json
 #   tenant [DUTY] [SOAK_S]  one `run --bench gemm,soak` beside hammer.py at DUTY (default
 #               0.25), with GPUVET_TEST_HIDE_FOREIGN=1 so the other process is invisible,
 #               as on a time-sliced vGPU                       -> $OUT/tenant/
+#   sdc [SOAK_S]  one `run --bench gemm,soak` (default 20 s) with GPUVET_TEST_SDC_FLIP=1000: one
+#               bit of one GEMM result flipped on the device; expects soak.sdc.mismatches 1 and
+#               DATA_CORRUPTION, then `accept` of it     -> $OUT/sdc/
+#   nccl        `run --bench allreduce` (one GPU: skipped with its reason), then a real NCCL
+#               debug log (INIT,GRAPH,NET,ENV) of one all-reduce through torch.distributed
+#                                                         -> $OUT/nccl/
+#   jobcost [ARGS]  tests/gpu/jobcost.py: a real PyTorch training step (full and LoRA) and a
+#               CUDA-graph decode loop of a Llama-3.2-1B-shaped model, interleaved with
+#               `run --bench gemm,memcpy`                  -> $OUT/jobcost/
 # Exit: 0 as expected, 1 an expectation failed, 2 could not run (no GPU, no bundle).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,12 +59,15 @@ fidelity)
 	D=$OUT/fidelity
 	mkdir -p "$D"
 	DB=$(mktemp -d)/f.db
+	# quick and standard interleaved (q s q s q s q q): the GPU's power state drifts as it warms,
+	# so a standard run after five quick ones would compare a hotter GPU with a cooler one
 	for i in 1 2 3 4 5; do
 		echo "# quick gemm,memcpy $i"
 		"$GV" --db "$DB" run --profile quick --bench gemm,memcpy --json > "$D/quick-$i.json" || [ $? -eq 1 ]
+		[ $i -le 3 ] || continue
+		echo "# standard gemm $i"
+		"$GV" --db "$DB" run --profile standard --bench gemm --json > "$D/standard-$i.json" || [ $? -eq 1 ]
 	done
-	echo "# standard gemm"
-	"$GV" --db "$DB" run --profile standard --bench gemm --json > "$D/standard.json" || [ $? -eq 1 ]
 	echo "# whole quick profile, timed"
 	t0=$(date +%s.%N)
 	"$GV" --db "$DB" run --profile quick --json > "$D/quick-all.json" || [ $? -eq 1 ]
@@ -109,7 +121,36 @@ contention)
 	kill "$HAMMER"
 	python3 tests/gpu/contention_summary.py "$D"
 	;;
+sdc)
+	SOAK=${2:-20}
+	D=$OUT/sdc
+	mkdir -p "$D"
+	DB=$(mktemp -d)/s.db
+	GPUVET_TEST_SDC_FLIP=1000 "$GV" --db "$DB" run --profile quick --bench gemm,soak --soak-seconds "$SOAK" \
+		--json > "$D/flip.json" || [ $? -eq 1 ]
+	"$GV" --db "$DB" accept --json > "$D/accept.json" || echo "accept exit $?"
+	python3 -c "import sys,json; f=json.load(open(sys.argv[1])); m=[x['value'] for x in f['metrics'] if x['name']=='soak.sdc.mismatches']; c=[x['code'] for x in f['flags']]; print('mismatches', m, 'flags', c); sys.exit(0 if 'DATA_CORRUPTION' in c else 1)" "$D/flip.json"
+	;;
+nccl)
+	D=$OUT/nccl
+	mkdir -p "$D"
+	"$GV" --db "$(mktemp -d)/n.db" run --profile quick --bench allreduce --json > "$D/allreduce-1gpu.json" || [ $? -eq 1 ]
+	python3 -c "import sys,json; f=json.load(open(sys.argv[1])); print([(b['name'], b['status'], b.get('reason')) for b in f['benches']])" "$D/allreduce-1gpu.json" || :
+	NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,GRAPH,NET,ENV NCCL_DEBUG_FILE="$D/nccl-torch-1rank.log" \
+	MASTER_ADDR=127.0.0.1 MASTER_PORT=29531 python3 -c "
+import torch, torch.distributed as dist
+dist.init_process_group('nccl', rank=0, world_size=1, device_id=torch.device('cuda:0'))
+t = torch.ones(1 << 20, device='cuda')
+dist.all_reduce(t); torch.cuda.synchronize()
+print('nccl', torch.cuda.nccl.version(), 'sum', float(t[0]))
+dist.destroy_process_group()"
+	wc -l "$D"/nccl-torch-1rank.log
+	;;
+jobcost)
+	shift
+	python3 tests/gpu/jobcost.py --gpuvet "$GV" --out "$OUT/jobcost" "$@"
+	;;
 *)
-	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]"
+	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|jobcost [jobcost.py args]"
 	;;
 esac
