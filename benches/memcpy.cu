@@ -411,8 +411,13 @@ static int memcpy_one_gpu(struct bench_ctx *ctx, const struct bench_config *cfg,
 		goto fail;
 	GV_CUDA(err, cudaHostAlloc(&m.hpin_a, m.max, cudaHostAllocDefault));
 	GV_CUDA(err, cudaHostAlloc(&m.hpin_b, m.max, cudaHostAllocDefault));
-	m.hpage = malloc(m.max);
-	m.hpage_b = malloc(m.max);
+	/* 64-byte aligned as PyTorch's CPU allocator gives a tensor (c10 alloc_cpu): a large malloc'd
+	 * block starts 16 bytes past a page, and the driver's copy out of its staging buffer then
+	 * writes across cache lines (tests/gpu/pageable_align.cu measures it) */
+	if (posix_memalign(&m.hpage, 64, m.max))
+		m.hpage = NULL;
+	if (posix_memalign(&m.hpage_b, 64, m.max))
+		m.hpage_b = NULL;
 	if (!m.hpage || !m.hpage_b) {
 		gv_gerr_set(err, "cannot allocate %zu bytes of pageable host memory", m.max);
 		goto fail;

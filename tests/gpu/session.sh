@@ -27,6 +27,8 @@
 #   nccl        `run --bench allreduce` (one GPU: skipped with its reason), then a real NCCL
 #               debug log (INIT,GRAPH,NET,ENV) of one all-reduce through torch.distributed
 #                                                         -> $OUT/nccl/
+#   pageable    tests/gpu/pageable_align.cu (pageable copy rate against the buffer's offset
+#               from a page), then peer_ratio.py --benches memcpy --rounds 5 -> $OUT/pageable/
 #   jobcost [ARGS]  tests/gpu/jobcost.py: a real PyTorch training step (full and LoRA) and a
 #               CUDA-graph decode loop of a Llama-3.2-1B-shaped model, interleaved with
 #               `run --bench gemm,memcpy`                  -> $OUT/jobcost/
@@ -146,11 +148,18 @@ print('nccl', torch.cuda.nccl.version(), 'sum', float(t[0]))
 dist.destroy_process_group()"
 	wc -l "$D"/nccl-torch-1rank.log
 	;;
+pageable)
+	# does the host buffer's alignment change a pageable copy's rate? then gpuvet against PyTorch
+	mkdir -p "$OUT/pageable"
+	nvcc -O2 -arch=sm_90 -o /tmp/pageable_align tests/gpu/pageable_align.cu
+	/tmp/pageable_align | tee "$OUT/pageable/align.txt"
+	python3 tests/gpu/peer_ratio.py --gpuvet "$GV" --out "$OUT/pageable" --benches memcpy --rounds 5
+	;;
 jobcost)
 	shift
 	python3 tests/gpu/jobcost.py --gpuvet "$GV" --out "$OUT/jobcost" "$@"
 	;;
 *)
-	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|jobcost [jobcost.py args]"
+	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|pageable|jobcost [jobcost.py args]"
 	;;
 esac
