@@ -69,6 +69,7 @@
  */
 #include "judge/rank_int.h"
 #include "judge/identity.h"
+#include "judge/flags.h"
 #include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
@@ -397,7 +398,7 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 		return 0;
 	}
 	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement) */
-	if (!strncmp(name, "allreduce.", 10) && c->s[e->sku].run_gpus < 2)
+	if (flags_metric_not_applicable(name, c->s[e->sku].run_gpus < 2 ? 1 : 2))
 		return 0;
 	e->has = 1;
 	if (!isfinite(v))
