@@ -40,9 +40,10 @@ const struct gv_cmd_doc cmd_rank_doc = {
 	.synopsis = "rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
 		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]",
 	.about = "Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
-		"joined to prices by provider and instance type (and region with --region); the\n"
-		"value is the median over the runs of one profile, with the run count, the spread\n"
-		"and the flags the runs raised.  Runs with a critical flag (CONTENTION, ...) are\n"
+		"joined to prices by provider and instance type (and region with --region); one\n"
+		"row per type, its value the median over the runs of its most sustained profile\n"
+		"(standard, full, then quick; the others under it, labelled), with the run count,\n"
+		"the spread, the flags the runs raised and its basis: sustained, burst or estimate.  Runs with a critical flag (CONTENTION, ...) are\n"
 		"left out and counted; prices are in US dollars (other currencies through their\n"
 		"stored, dated rate; a type whose price has no rate is listed apart with why).\n"
 		"Where a type has both, on-demand and spot value per dollar are shown side by side.",
