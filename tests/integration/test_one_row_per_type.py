@@ -121,3 +121,27 @@ def test_report_first_screen_and_table_name_the_type_once_labelled(store, tmp_pa
     assert ">sustained<br><small>1 standard run</small>" in rows[0] and "also quick (burst):4 runs, 722.1" in text(rows[0])
     best = text(re.search(r'<p class="best">(.*?)</p>', page, re.S).group(1))
     assert "p5.4xlarge" in best and "(sustained)" in best
+
+
+def test_standard_then_full_then_quick(gpuvet, tmp_path):
+    """The order of the rule (judge/rank_profile.c): a copy of the real standard capture relabelled
+    "full" (fresh uuid, its GEMM edited so the rows are told apart) is sustained too; beside a
+    standard run it does not rank, without one it does, ahead of the quick runs."""
+    fp = json.loads(STANDARD.read_text())
+    fp["run"]["uuid"] = "f0000000-0000-4000-8000-000000000001"
+    fp["run"]["profile"] = "full"
+    for m in fp["metrics"]:
+        if m["name"] == "gemm.bf16.tflops" and m["gpu"] == -1:
+            m["value"] = 690.0
+    full = tmp_path / "full.json"
+    full.write_text(json.dumps(fp))
+    name = ("--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1")
+    gpuvet("results", "import", QUICK[0], full, *name, check=0)
+    row = p5_rows(gpuvet.json("rank", "--json"))
+    assert len(row) == 1 and (row[0]["profile"], row[0]["basis"], row[0]["value"]) == ("full", "sustained", 690.0)
+    assert [(o["profile"], o["basis"]) for o in row[0]["other_profiles"]] == [("quick", "burst")]
+    gpuvet("results", "import", STANDARD, *name, check=0)
+    row = p5_rows(gpuvet.json("rank", "--json"))
+    assert len(row) == 1 and row[0]["profile"] == "standard" and row[0]["value"] == pytest.approx(gemm(STANDARD))
+    assert sorted((o["profile"], o["basis"]) for o in row[0]["other_profiles"]) == [("full", "sustained"),
+                                                                                    ("quick", "burst")]
