@@ -397,7 +397,8 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 		e->left = 1;
 		return 0;
 	}
-	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement) */
+	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement); the
+	   count matters only under 2, and a double is never converted to an int it may not fit */
 	if (flags_metric_not_applicable(name, c->s[e->sku].run_gpus < 2 ? 1 : 2))
 		return 0;
 	e->has = 1;

@@ -115,7 +115,7 @@ const char *rank_market_of(const struct ctx *c);
 int rank_profile_pref(const char *profile);
 const char *rank_profile_basis(const char *profile);
 void rank_group_profiles(struct sku **order, size_t *nrows);
-void rank_basis_columns(const struct ctx *c, const struct sku *k, json_t *row);
+void rank_basis_columns(const struct sku *k, json_t *row);
 void rank_group_unpriced(json_t *unpriced);
 
 /* judge/rank_rows.c */

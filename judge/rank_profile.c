@@ -102,9 +102,8 @@ static void basis_label(const struct sku *k, char *buf, size_t size)
  * estimate's source and the reference's kind, a label for people, and the
  * type's other profiles with their own value and value per dollar.
  */
-void rank_basis_columns(const struct ctx *c, const struct sku *k, json_t *row)
+void rank_basis_columns(const struct sku *k, json_t *row)
 {
-	(void)c;
 	char label[96];
 	basis_label(k, label, sizeof label);
 	json_object_set_new(row, "basis", json_string(k->estimate ? "estimate" : rank_profile_basis(k->profile)));
