@@ -184,6 +184,13 @@ int flags_metric_is_measurement(const char *name, const json_t *params)
 	return !(name && !strncmp(name, "allreduce.", 10) && json_is_integer(r) && json_integer_value(r) < 2);
 }
 
+const char *flags_metric_not_applicable(const char *name, int gpus)
+{
+	if (name && !strncmp(name, "allreduce.", 10) && gpus < 2)
+		return "fewer than 2 GPUs: an all-reduce measures no link";
+	return NULL;
+}
+
 
 int flags_mask_of(const json_t *point, double *x, unsigned long long *mask)
 {

@@ -121,6 +121,12 @@ unsigned flags_reason_kinds(unsigned long long mask);
  */
 int flags_metric_is_measurement(const char *name, const json_t *params);
 /*
+ * The same rule where only the run's GPU count is known (instance headlines
+ * read without params): NULL when metric measures something on gpus GPUs,
+ * else why not, in words ("fewer than 2 GPUs: an all-reduce measures no link").
+ */
+const char *flags_metric_not_applicable(const char *name, int gpus);
+/*
  * A second at the power cap: 1 when it is power throttling (the enforced
  * limit under FLAG_POWER_LIMIT_MIN_FRAC x the model's TDP, or the board
  * drawing under FLAG_POWER_UNDER_CAP_FRAC x the limit), 0 when it is the

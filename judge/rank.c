@@ -21,7 +21,9 @@
  *             already per GPU or link) is always over the price per GPU-hour:
  *             a per-GPU figure over an instance's price mixes units.
  *   profile   runs of different profiles (quick, standard, full) are never in
- *             one median: a SKU measured with two profiles has a row for each.
+ *             one median: a SKU has an entry per profile, and one row, valued
+ *             by its most sustained profile, the others beside it
+ *             (judge/rank_profile.c owns that rule and the basis words).
  *   spread    each row's runs, min and max of the metric and its coefficient
  *             of variation (a score: of its first component).
  *   score.*   composites with a fixed definition, the same number whatever
@@ -67,6 +69,7 @@
  */
 #include "judge/rank_int.h"
 #include "judge/identity.h"
+#include "judge/flags.h"
 #include "benches/bench.h"
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
@@ -195,6 +198,7 @@ static void sku_free(struct sku *k)
 	free(k->source);
 	free(k->captured);
 	free(k->run_gpu_model);
+	free(k->beside);
 	for (size_t i = 0; i < k->nm; i++) {
 		free(k->m[i].name);
 		free(k->m[i].v);
@@ -393,8 +397,9 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 		e->left = 1;
 		return 0;
 	}
-	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement) */
-	if (!strncmp(name, "allreduce.", 10) && c->s[e->sku].run_gpus < 2)
+	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement); the
+	   count matters only under 2, and a double is never converted to an int it may not fit */
+	if (flags_metric_not_applicable(name, c->s[e->sku].run_gpus < 2 ? 1 : 2))
 		return 0;
 	e->has = 1;
 	if (!isfinite(v))
@@ -470,7 +475,8 @@ const char *rank_sku_model(const struct sku *k)
 /*
  * The median per-GPU value of metric over the counted runs of every SKU
  * with k's GPU model (an instance total divided by that SKU's GPU count),
- * of one profile: the one with the most such runs (profiles are not mixed).
+ * of one profile: the most sustained one that has such runs (profiles are
+ * not mixed; rank_profile_pref).
  * -1 when no such run is stored.
  */
 static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char *metric, double *out, size_t *nrun,
@@ -505,7 +511,7 @@ static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char
 					}
 		}
 		for (size_t p = 1; pass == 0 && p < np; p++)
-			if (count[p] > count[best])
+			if (count[p] && (!count[best] || rank_profile_pref(prof[p]) < rank_profile_pref(prof[best])))
 				best = p;
 		if (pass == 0 && (!np || !count[best]))
 			break;
@@ -533,8 +539,10 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 	if (!model || !(gpus > 0))
 		return -1;
 	if (measured_per_gpu(c, k, metric, &per, &nrun, &prof) == 0) {
-		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored %s run(s), %.4g per GPU", model,
-			 nrun, prof, per);
+		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored %s run(s) (%s), %.4g per GPU",
+			 model, nrun, prof, rank_profile_basis(prof), per);
+		k->est_kind = rank_profile_basis(prof);
+		k->est_from_ref = 0;
 	} else {
 		const struct gpu_ref *ref = gpu_ref_find(model);
 		enum gpu_ref_kind kind;
@@ -542,6 +550,8 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 			return -1;
 		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (common/gpus.c: %.48s...)",
 			 gpu_ref_kind_name(kind), model, per, src ? src : "");
+		k->est_kind = gpu_ref_kind_name(kind);
+		k->est_from_ref = 1;
 	}
 	*out = per * gpus;
 	return 0;
@@ -840,6 +850,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		json_decref(unranked);
 		goto done;
 	}
+	rank_group_profiles(order, &nrows);   /* one row per instance type */
+	rank_group_unpriced(unpriced);
 	qsort(order, nrows, sizeof *order, cmp_rows);
 	/* custom machines are numbered apart: they rank only among themselves */
 	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {

@@ -51,6 +51,11 @@ struct sku {
 	/* results */
 	int estimate;
 	char basis[200];        /* an estimate's basis */
+	const char *est_kind;   /* an estimate's source: the basis of the runs it scales ("sustained", "burst")
+				   or the reference's kind (gpu_ref_kind_name); static text */
+	int est_from_ref;       /* the estimate scales the model's reference, not stored runs */
+	struct sku **beside;    /* the type's other profiles, shown beside the ranked one (judge/rank_profile.c) */
+	size_t nbeside;
 	double value, vpd;
 	json_t *components, *missing, *not_applicable;
 };
@@ -105,6 +110,13 @@ const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
+
+/* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
+int rank_profile_pref(const char *profile);
+const char *rank_profile_basis(const char *profile);
+void rank_group_profiles(struct sku **order, size_t *nrows);
+void rank_basis_columns(const struct sku *k, json_t *row);
+void rank_group_unpriced(json_t *unpriced);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

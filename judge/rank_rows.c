@@ -197,6 +197,7 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	json_object_set_new(row, "interruptible", json_boolean(!strcmp(rank_market_of(c), "spot")));
 	market_columns(c, k, row);
 	memory_columns(c, k, row);
+	rank_basis_columns(k, row);
 	if (composite) {
 		json_object_set(row, "components", k->components);
 		json_object_set(row, "missing", k->missing);

@@ -365,9 +365,8 @@ static void best_per_workload(FILE *f, const struct rdoc *d)
 			rep_fmt_val(rep_jnum(row, "value_per_dollar"), buf, sizeof buf);
 			fprintf(f, " %s ", buf);
 			html_esc(f, rep_orq(rep_jstr(rk, "unit")));
-			fputs(" per USD-hour", f);
-			if (json_is_true(json_object_get(row, "estimate")))
-				fputs(" <span class=\"est\">(estimate)</span>", f);
+			fputs(" per USD-hour ", f);
+			rep_basis_words(f, row, rep_jstr(rk, "unit"));
 		}
 		fputs("</li>\n", f);
 	}

@@ -25,16 +25,14 @@
 static json_t *rank_row_find(json_t *rk, json_t *row)
 {
 	const char *p = rep_jstr(row, "provider"), *it = rep_jstr(row, "instance_type"), *rg = rep_jstr(row, "region");
-	const char *pf = rep_jstr(row, "profile");
 	size_t i;
 	json_t *v;
 
-	/* the same SKU, region and profile (judge/rank.c keeps profiles apart) */
+	/* the same SKU and region: one row per type in each ranking (judge/rank_profile.c) */
 	json_array_foreach(json_object_get(rk, "rows"), i, v) {
 		const char *p2 = rep_jstr(v, "provider"), *it2 = rep_jstr(v, "instance_type"), *rg2 = rep_jstr(v, "region");
-		const char *pf2 = rep_jstr(v, "profile");
 		if (!strcmp(p ? p : "", p2 ? p2 : "") && !strcmp(it ? it : "", it2 ? it2 : "") &&
-		    !strcmp(rg ? rg : "", rg2 ? rg2 : "") && !strcmp(pf ? pf : "", pf2 ? pf2 : ""))
+		    !strcmp(rg ? rg : "", rg2 ? rg2 : ""))
 			return v;
 	}
 	return NULL;
@@ -44,6 +42,42 @@ static int is_per_gpu(json_t *rk)
 {
 	const char *per = rep_jstr(rk, "per");
 	return per && !strcmp(per, "gpu");
+}
+
+static const char *basis_of(json_t *row)
+{
+	const char *b = rep_jstr(row, "basis_label");
+	return b ? b : json_is_true(json_object_get(row, "estimate")) ? "estimate" : "basis unknown";
+}
+
+/*
+ * What a row's figure is, as judge/rank_profile.c says it: "(sustained)", "(burst)",
+ * "(estimate: reference, measured)"; then the type's other profiles, labelled, which do not rank.
+ */
+void rep_basis_words(FILE *f, json_t *row, const char *unit)
+{
+	int est = json_is_true(json_object_get(row, "estimate"));
+	json_t *o;
+	size_t i;
+	fprintf(f, "<span class=\"%s\">(", est ? "est" : "basis");
+	html_esc(f, basis_of(row));
+	fputs(")</span>", f);
+	json_array_foreach(json_object_get(row, "other_profiles"), i, o) {
+		char buf[32];
+		rep_fmt_val(rep_jnum(o, "value_per_dollar"), buf, sizeof buf);
+		fputs(i ? ", " : " <span class=\"also\">also ", f);
+		html_esc(f, rep_orq(rep_jstr(o, "profile")));
+		fputs(" (", f);
+		html_esc(f, rep_orq(rep_jstr(o, "basis")));
+		fprintf(f, ") %s", buf);
+		if (unit) {
+			fputs(" ", f);
+			html_esc(f, unit);
+		}
+		fputs(" per USD-hour", f);
+	}
+	if (json_array_size(json_object_get(row, "other_profiles")))
+		fputs(", not ranked</span>", f);
 }
 
 /* A ranking's metric for people: "BF16 GEMM" (its bench's row), the composite's own name otherwise. */
@@ -109,8 +143,17 @@ static void unpriced_note(FILE *f, json_t *rk)
 				html_esc(f, rep_jstr(v, "profile"));
 				fputs(", ", f);
 			}
-			fprintf(f, "%lld run%s)", (long long)json_integer_value(json_object_get(v, "runs")),
+			fprintf(f, "%lld run%s", (long long)json_integer_value(json_object_get(v, "runs")),
 				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+			json_t *o;
+			size_t j;
+			json_array_foreach(json_object_get(v, "other_profiles"), j, o) {
+				fputs("; ", f);
+				html_esc(f, rep_orq(rep_jstr(o, "profile")));
+				fprintf(f, ", %lld run%s", (long long)json_integer_value(json_object_get(o, "runs")),
+					json_integer_value(json_object_get(o, "runs")) == 1 ? "" : "s");
+			}
+			fputs(")", f);
 		}
 	}
 	fputs(".</p>\n", f);
@@ -142,8 +185,10 @@ static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 	html_esc(f, rep_market_name(m0));
 	fputs(" prices, per ", f);
 	html_esc(f, rep_jstr(r0, "per"));
-	fputs(". A value is the median over the stored runs of an instance type; value per dollar is the "
-	      "value divided by the hourly price (", f);
+	fputs(". One row per instance type: its value is the median over its stored runs of its most sustained "
+	      "profile (standard, then full, then quick), its other profiles shown under <i>basis</i>, not ranked; "
+	      "<i>sustained</i> runs were timed after the GPU settled at its power limit, <i>burst</i> (quick) runs "
+	      "are not shown to equal that. Value per dollar is the value divided by the hourly price (", f);
 	html_esc(f, rep_jstr(r0, "unit"));
 	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
 	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured as that type: "
@@ -174,7 +219,7 @@ static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
 {
 	size_t nrk = json_array_size(d->rankings);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
-	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
+	      "<th>instance type</th><th>region</th><th>GPUs</th><th>basis<br><small>runs</small></th>"
 	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
 	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
 	{
@@ -192,6 +237,47 @@ static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
 			rank_col_head(f, rk);
 	}
 	fputs("<th>flags</th><th>price source</th></tr></thead><tbody>\n", f);
+}
+
+/*
+ * What the row's figures are and its runs, of one profile, never mixed (judge/rank.c): "sustained,
+ * 1 standard run"; its other profiles under it (they do not rank).
+ */
+static void basis_cell(FILE *f, json_t *row)
+{
+	json_t *o;
+	size_t i;
+	const char *b = rep_jstr(row, "basis"), *lab = basis_of(row);
+	double runs = rep_jnum(row, "runs");
+	fprintf(f, "<td data-v=\"%.0f\">", isfinite(runs) ? runs : 0.0);
+	/* "estimate" and, under it, from what: "reference, measured" */
+	if (b && !strncmp(lab, b, strlen(b)) && lab[strlen(b)] == ':') {
+		const char *from = lab + strlen(b) + 1;
+		html_esc(f, b);
+		fputs("<br><small>", f);
+		html_esc(f, from + strspn(from, " "));
+		fputs("</small>", f);
+	} else {
+		html_esc(f, lab);
+	}
+	if (rep_jstr(row, "profile")) {
+		fprintf(f, "<br><small>%.0f ", runs);
+		html_esc(f, rep_jstr(row, "profile"));
+		fprintf(f, " run%s</small>", runs == 1 ? "" : "s");
+	}
+	json_array_foreach(json_object_get(row, "other_profiles"), i, o) {
+		char buf[32];
+		rep_fmt_val(rep_jnum(o, "value"), buf, sizeof buf);
+		/* narrow: the table fits 1400 px with every estimate shown */
+		fputs(i ? "<br>" : "<br><small class=\"also\">also ", f);
+		html_esc(f, rep_orq(rep_jstr(o, "profile")));
+		fputs(" (", f);
+		html_esc(f, rep_orq(rep_jstr(o, "basis")));
+		fprintf(f, "):<br>%.0f run%s, %s", rep_jnum(o, "runs"), rep_jnum(o, "runs") == 1 ? "" : "s", buf);
+	}
+	if (json_array_size(json_object_get(row, "other_profiles")))
+		fputs("</small>", f);
+	fputs("</td>", f);
 }
 
 /* One instance type: its prices side by side, its value, value per GPU and per dollar of each ranking. */
@@ -218,14 +304,7 @@ static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot
 	fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
 	html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
 	fputs("</td>", f);
-	/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
-	if (rep_jstr(row, "profile")) {
-		fprintf(f, "<td class=n data-v=\"%.0f\">%.0f ", rep_jnum(row, "runs"), rep_jnum(row, "runs"));
-		html_esc(f, rep_jstr(row, "profile"));
-		fputs("</td>", f);
-	} else {
-		rep_td_num(f, rep_jnum(row, "runs"), NULL);
-	}
+	basis_cell(f, row);
 	rep_td_num(f, od, NULL);
 	rep_td_num(f, sr ? rep_jnum(sr, "price_per_hour") : NAN, NULL);
 	rep_td_num(f, gr ? rep_jnum(gr, "price_per_hour") : NAN, NULL);
@@ -236,7 +315,12 @@ static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot
 		if (is_per_gpu(rk))
 			continue;
 		o = k == 0 ? row : rank_row_find(rk, row);
-		rep_td_num(f, o ? rep_jnum(o, "value_per_dollar") : NAN, NULL);
+		/* another ranking's figure may rest on another profile: then it says which */
+		char sfx[112] = "";
+		const char *b = o ? rep_jstr(o, "basis") : NULL, *b0 = rep_jstr(row, "basis");
+		if (b && (!b0 || strcmp(b, b0)))
+			snprintf(sfx, sizeof sfx, " <small>(%s)</small>", b);
+		rep_td_num(f, o ? rep_jnum(o, "value_per_dollar") : NAN, sfx);
 	}
 	flags_cell(f, json_object_get(row, "flags"));
 	fputs("<td><small>", f);
@@ -313,8 +397,9 @@ static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
 			more++;
 			continue;
 		}
-		labels[nb] = gv_asprintf("%s %s%s%s%s", rep_orq(rep_jstr(row, "provider")), rep_orq(rep_jstr(row, "instance_type")),
-					 rg && *rg ? " " : "", rg && *rg ? rg : "", row_is_run(row, top) ? " (this machine)" : "");
+		labels[nb] = gv_asprintf("%s %s%s%s (%s)%s", rep_orq(rep_jstr(row, "provider")),
+					 rep_orq(rep_jstr(row, "instance_type")), rg && *rg ? " " : "", rg && *rg ? rg : "",
+					 basis_of(row), row_is_run(row, top) ? " (this machine)" : "");
 		/* this machine's type in black, the others in the chart's colour */
 		bars[nb] = (struct svg_bar){ labels[nb], v, row_is_run(row, top) ? 6 : color, 0 };
 		any |= isfinite(v) && v > 0;
@@ -367,7 +452,8 @@ static void best_measured(FILE *f, const struct rdoc *d)
 		}
 		fprintf(f, ", %s ", buf);
 		html_esc(f, rep_jstr(r0, "unit"));
-		fputs(" per USD per hour", f);
+		fputs(" per USD per hour ", f);
+		rep_basis_words(f, top, rep_jstr(r0, "unit"));
 		fputs(".</p>\n", f);
 	}
 

@@ -100,8 +100,19 @@ void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *p
 			fputs("\xE2\x80\x94", f);
 		}
 		fputs("</td>", f);
-		for (size_t h = 0; h < N_HEAD; h++)
-			rep_td_head(f, report_head[h], r->head[h]);
+		for (size_t h = 0; h < N_HEAD; h++) {
+			/* a figure that measures nothing on this run (an all-reduce of one GPU, stored as 0 before
+			   the bench skipped it): absent, with why (judge/flags.h) */
+			const char *na = flags_metric_not_applicable(report_head[h], r->gpu_count);
+			if (na) {
+				fputs("<td class=\"na\" data-v=\"-1\" title=\"", f);
+				html_esc(f, na);
+				fprintf(f, "\">\xE2\x80\x94 <small>%d GPU%s</small></td>", r->gpu_count,
+					r->gpu_count == 1 ? "" : "s");
+			} else {
+				rep_td_head(f, report_head[h], r->head[h]);
+			}
+		}
 		fprintf(f, "<td class=n data-v=\"%d\">%d/%d/%d</td></tr>\n", r->nb_ok, r->nb_ok, r->nb_skip,
 			r->nb_fail);
 	}

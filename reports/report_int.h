@@ -121,6 +121,8 @@ int rep_sev_index(const char *s);
 void rep_tag(FILE *f, const char *open, const char *text, const char *close);
 void rep_td_head(FILE *f, const char *metric, double v);
 void rep_td_num(FILE *f, double v, const char *suffix);
+/* html_ranking.c: what a ranking row's figure is, "(sustained)", "(estimate: reference, measured)", and its other profiles */
+void rep_basis_words(FILE *f, json_t *row, const char *unit);
 void rep_td_text(FILE *f, const char *s);
 /* html_summary.c */
 void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page *pg);

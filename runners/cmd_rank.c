@@ -40,9 +40,10 @@ const struct gv_cmd_doc cmd_rank_doc = {
 	.synopsis = "rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
 		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]",
 	.about = "Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
-		"joined to prices by provider and instance type (and region with --region); the\n"
-		"value is the median over the runs of one profile, with the run count, the spread\n"
-		"and the flags the runs raised.  Runs with a critical flag (CONTENTION, ...) are\n"
+		"joined to prices by provider and instance type (and region with --region); one\n"
+		"row per type, its value the median over the runs of its most sustained profile\n"
+		"(standard, full, then quick; the others under it, labelled), with the run count,\n"
+		"the spread, the flags the runs raised and its basis: sustained, burst or estimate.  Runs with a critical flag (CONTENTION, ...) are\n"
 		"left out and counted; prices are in US dollars (other currencies through their\n"
 		"stored, dated rate; a type whose price has no rate is listed apart with why).\n"
 		"Where a type has both, on-demand and spot value per dollar are shown side by side.",
@@ -90,6 +91,20 @@ static void human(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.4g", v);
 }
 
+/* The type's other profiles, under its row and labelled: "also quick (burst): 4 runs, 722.1, 105 per USD/h". */
+static void print_other_profiles(json_t *row)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(json_object_get(row, "other_profiles"), i, o) {
+		char val[32], vpd[32];
+		human(val, sizeof val, num(o, "value"));
+		human(vpd, sizeof vpd, num(o, "value_per_dollar"));
+		printf("     also %s (%s): %lld run(s), value %s, %s per USD/h, not ranked\n", str(o, "profile"),
+		       str(o, "basis"), (long long)json_integer_value(json_object_get(o, "runs")), val, vpd);
+	}
+}
+
 static void print_row(json_t *row, int spot_cols, int ranking_spot)
 {
 	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24], spread[40] = "-";
@@ -120,9 +135,10 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 	char val[32], vpd[32];
 	human(val, sizeof val, num(row, "value"));
 	human(vpd, sizeof vpd, num(row, "value_per_dollar"));
-	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %10.4f %14s %14s", (long long)json_integer_value(json_object_get(row, "rank")),
-	       str(row, "provider"), str(row, "instance_type"), region[0] ? region : "(any)", gpus,
-	       prof ? prof : "-", num(row, "price_per_hour"), val, vpd);
+	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %-9s %10.4f %14s %14s",
+	       (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"), str(row, "instance_type"),
+	       region[0] ? region : "(any)", gpus, prof ? prof : "-", str(row, "basis"), num(row, "price_per_hour"), val,
+	       vpd);
 	if (spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
 		const char *pk = ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
@@ -132,6 +148,7 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 		printf(" %11s %14s", sp, spv);
 	}
 	printf(" %5s %-15s %s\n", runs, spread, flags[0] ? flags : "-");
+	print_other_profiles(row);
 }
 
 static void print_table(json_t *r)
@@ -148,8 +165,8 @@ static void print_table(json_t *r)
 	}
 	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
 	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
-	printf("%-4s %-8s %-24s %-12s %-16s %-8s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION", "GPUS",
-	       "PROFILE", phead, "VALUE", "PER USD/H");
+	printf("%-4s %-8s %-24s %-12s %-16s %-8s %-9s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION",
+	       "GPUS", "PROFILE", "BASIS", phead, "VALUE", "PER USD/H");
 	if (spot_cols)
 		printf(" %11s %14s", ranking_spot ? "OD USD/H" : "SPOT USD/H", ranking_spot ? "PER OD USD/H" : "PER SPOT USD/H");
 	printf(" %5s %-15s %s\n", "RUNS", "MIN-MAX", "FLAGS");
@@ -157,11 +174,14 @@ static void print_table(json_t *r)
 		print_row(row, spot_cols, ranking_spot);
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
-	printf("\nVALUE: %s, the median of the runs of one profile; PER USD/H: value per US dollar per %s (%s prices%s)",
+	printf("\nVALUE: %s, the median of the runs of the type's most sustained profile; PER USD/H: value per US dollar per %s (%s prices%s)",
 	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market, ranking_spot ? ", interruptible" : "");
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
 		printf("; score = weighted mean of the components over fixed units (docs/ranking.md)");
 	printf("\n");
+	printf("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = quick "
+	       "runs (not shown to equal the sustained figure); estimate = never measured on the type; one row per type,"
+	       " its other profiles under it (docs/ranking.md)\n");
 	if (any_est)
 		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets\n");
 	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
@@ -170,8 +190,13 @@ static void print_table(json_t *r)
 	json_t *unpriced = json_object_get(r, "unpriced");
 	if (json_array_size(unpriced))
 		printf("%zu measured instance type(s) not ranked:\n", json_array_size(unpriced));
-	json_array_foreach(unpriced, i, row)
-		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
+	json_array_foreach(unpriced, i, row) {
+		printf("  %s %s", str(row, "provider"), str(row, "instance_type"));
+		if (json_is_string(json_object_get(row, "profile")))
+			printf(" (%s, %s)", str(row, "profile"), str(row, "basis"));
+		printf(": %s\n", str(row, "why"));
+		print_other_profiles(row);
+	}
 	json_t *unranked = json_object_get(r, "unranked");
 	if (json_array_size(unranked))
 		printf("%zu priced instance type(s) without an estimate:\n", json_array_size(unranked));

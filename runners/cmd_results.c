@@ -38,7 +38,7 @@ static const struct gv_opt results_opts[] = {
 	{ .name = "sku", .has_arg = required_argument, .val = 'S', .arg = "TYPE", .help = "import, tag: the instance type" },
 	{ .name = "region", .has_arg = required_argument, .val = 'R', .arg = "R", .help = "import, tag: the region" },
 	{ .name = "custom", .has_arg = no_argument, .val = 'C', .arg = NULL,
-	  .help = "import, tag: a machine the catalog does not know (provider custom[:P])" },
+	  .help = "import, tag: a machine the catalog does not know (provider custom[:P]); tag RUN --custom NAME stores custom:NAME" },
 	{ .name = "to", .has_arg = required_argument, .val = 'T', .arg = "s3://BUCKET/PREFIX/",
 	  .help = "export: one object per run, UUID.json, never overwritten" },
 	{ .name = "endpoint", .has_arg = required_argument, .val = 'E', .arg = "URL",
@@ -58,7 +58,7 @@ const struct gv_cmd_doc cmd_results_doc = {
 		"                                                    (copy runs from other stores, no duplicates)\n"
 		"       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R] [--custom]\n"
 		"                                                    (one fingerprint or an array per file)\n"
-		"       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom]\n"
+		"       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom [NAME]]\n"
 		"                                                    (name what a run was on, after the fact)",
 	.about = "The store of runs.  A run is named by its number or a prefix (4+ characters) of\n"
 		"its uuid.  A provider, SKU and region must be in the price catalog, and the SKU's\n"
@@ -360,12 +360,39 @@ static int cmd_export_to(struct store *s, const char *id, const char *to)
 	return rc;
 }
 
-static int cmd_tag(struct store *s, int n, char **args, struct naming *nm)
+/*
+ * `tag RUN --custom NAME`: the word after --custom (custom_next, found in argv before getopt
+ * moved it) names the machine, as --provider NAME --custom would.  Leaves the run in *run;
+ * 0, or an exit code said on stderr.
+ */
+static int tag_args(int n, char **args, const char *custom_next, struct naming *nm, const char **run)
+{
+	if (n == 2 && nm->custom && custom_next && (args[0] == custom_next || args[1] == custom_next)) {
+		if (nm->provider)
+			return gv_usage_error("results", "--custom %s and --provider %s: name the machine once "
+					  "(--custom NAME stores provider custom:NAME)", custom_next, nm->provider);
+		if (gv_check_identity("results", "--custom", custom_next))
+			return GV_EXIT_USAGE;
+		nm->provider = custom_next;
+		*run = args[0] == custom_next ? args[1] : args[0];
+		return 0;
+	}
+	if (n != 1)
+		return gv_usage_error("results", "tag takes one run%s", n > 1 ? ": name the machine with --custom NAME "
+				      "(provider custom:NAME), its type with --sku TYPE, its region with --region R" : "");
+	*run = args[0];
+	return 0;
+}
+
+static int cmd_tag(struct store *s, int n, char **argv_args, const char *custom_next, struct naming *nm)
 {
 	int64_t run_id;
 	json_t *fp;
-	if (n != 1)
-		return gv_usage_error("results", "tag takes one run");
+	const char *run = NULL;
+	int rc0 = tag_args(n, argv_args, custom_next, nm, &run);
+	if (rc0)
+		return rc0;
+	const char *args[1] = { run };
 	if (!naming_any(nm))
 		return gv_usage_error("results", "tag needs --provider, --sku, --region or --custom");
 	if (resolve(s, args[0], &run_id))
@@ -419,6 +446,11 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		gv_cmd_help(&cmd_results_doc, stdout);
 		return 0;
 	}
+	/* the word after --custom, before getopt moves it: `tag RUN --custom NAME` names the machine */
+	const char *custom_next = NULL;
+	for (int i = 2; i + 1 < argc && !custom_next; i++)
+		if (!strcmp(argv[i], "--custom") && argv[i + 1][0] != '-')
+			custom_next = argv[i + 1];
 	optind = 1;
 	while ((c = getopt_long(argc - 1, argv + 1, "ho:", lopts, NULL)) != -1) {
 		switch (c) {
@@ -478,7 +510,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	} else if (!strcmp(sub, "tag")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
-		rc = cmd_tag(s, nargs, args, &nm);
+		rc = cmd_tag(s, nargs, args, custom_next, &nm);
 	} else {
 		return gv_usage_error("results", "unknown subcommand '%s' (list, show, export, merge, import, tag)", sub);
 	}

@@ -4,14 +4,15 @@ tests/fixtures/gpu/h100-2026-11-22 (README there), named after the fact as an AW
 scaled by what the same GPU model achieved in the stored runs or by the achievable reference,
 never by the spec peak; runs with critical flags left out unless asked, and counted; on-demand
 and spot per dollar side by side; every price in USD or the row marked with why not; quick and standard
-runs never in one median (a row per profile, with its run count and spread)."""
+runs never in one median, but one row per type: the sustained profile ranks, the others beside it
+(issue 40 items 1 and 2)."""
 import json
 import sqlite3
 import statistics
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, Gpuvet
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
 QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
@@ -34,13 +35,18 @@ def store(gpuvet):
     return gpuvet
 
 
-def p5(rank, profile="quick"):
-    return next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge" and r["profile"] == profile)
+def p5(rank):
+    return next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge")
+
+
+def p5_quick(rank):
+    """The quick profile's figures, beside the ranked (standard) row."""
+    return next(o for o in p5(rank)["other_profiles"] if o["profile"] == "quick")
 
 
 def test_critical_flags_are_left_out_by_default_and_counted(store):
     r = store.json("rank", "--json")
-    row = p5(r)
+    row = p5_quick(r)
     assert row["runs"] == len(QUICK)
     assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in QUICK))
     assert "CONTENTION" not in row["flags"]
@@ -51,23 +57,29 @@ def test_critical_flags_are_left_out_by_default_and_counted(store):
     p = store("rank", check=0)
     assert f"{len(FLAGGED)} run(s) with critical flags left out" in p.stdout
     r = store.json("rank", "--include-flagged", "--json")
-    row = p5(r)
+    row = p5_quick(r)
     assert row["runs"] == len(QUICK) + len(FLAGGED) and r["runs_left_out"] == 0 and r["left_out"] == []
     assert row["value"] == pytest.approx(statistics.median(gemm(p) for p in QUICK + FLAGGED))
     assert "CONTENTION" in row["flags"]
 
 
-def test_profiles_are_never_mixed_and_rows_show_runs_and_spread(store):
+def test_profiles_are_never_mixed_and_rows_show_runs_and_spread(store, tmp_path):
     rows = [r for r in store.json("rank", "--json")["rows"] if r["instance_type"] == "p5.4xlarge"]
-    assert sorted(r["profile"] for r in rows) == ["quick", "standard"]
-    std, quick = p5({"rows": rows}, "standard"), p5({"rows": rows})
-    assert std["runs"] == 1 and std["value"] == pytest.approx(gemm(STANDARD[0]))
-    vals = [gemm(p) for p in QUICK]
-    assert quick["spread"]["min"] == pytest.approx(min(vals)) and quick["spread"]["max"] == pytest.approx(max(vals))
-    assert quick["spread"]["cv_pct"] == pytest.approx(100 * statistics.stdev(vals) / statistics.mean(vals))
+    assert len(rows) == 1, "one row per instance type"
+    std, quick = rows[0], p5_quick({"rows": rows})
+    assert std["profile"] == "standard" and std["runs"] == 1 and std["value"] == pytest.approx(gemm(STANDARD[0]))
     assert std["spread"]["cv_pct"] == 0
+    assert quick["runs"] == len(QUICK) and quick["value"] == pytest.approx(statistics.median(gemm(p) for p in QUICK))
+    # the spread of the quick runs, where they are the only profile
+    g = Gpuvet(tmp_path / "quick-only.db", store.env)
+    g("results", "import", *QUICK, "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1", check=0)
+    only = p5(g.json("rank", "--json"))
+    vals = [gemm(p) for p in QUICK]
+    assert only["profile"] == "quick" and only["basis"] == "burst" and only["other_profiles"] == []
+    assert only["spread"]["min"] == pytest.approx(min(vals)) and only["spread"]["max"] == pytest.approx(max(vals))
+    assert only["spread"]["cv_pct"] == pytest.approx(100 * statistics.stdev(vals) / statistics.mean(vals))
     p = store("rank", check=0)
-    assert "quick" in p.stdout and "standard" in p.stdout
+    assert "standard sustained" in p.stdout and "also quick (burst): 4 run(s)" in p.stdout
 
 
 def test_estimates_are_off_by_default_and_measured_rows_come_first(store):
@@ -80,14 +92,18 @@ def test_estimates_are_off_by_default_and_measured_rows_come_first(store):
 
 def test_estimates_scale_by_measured_model_else_reference_never_peak(store):
     rows = store.json("rank", "--estimates", "--json")["rows"]
-    per_gpu = statistics.median(gemm(p) for p in QUICK)     # the profile with the most runs
+    per_gpu = gemm(STANDARD[0])     # the most sustained profile, not the one with the most runs (issue 40)
     h8 = next(r for r in rows if r["instance_type"] == "gpu_8x_h100_sxm5")
     assert h8["estimate"] and h8["value"] == pytest.approx(8 * per_gpu)
-    assert h8["estimate_basis"].startswith("measured: H100-SXM, median of 4 stored quick run(s)")
+    assert h8["estimate_basis"].startswith("measured: H100-SXM, median of 1 stored standard run(s) (sustained)")
+    assert h8["basis"] == "estimate" and h8["estimate_source"] == "runs" and h8["reference_kind"] is None
+    assert h8["basis_label"] == "estimate: sustained runs"
     assert h8["profile"] is None and h8["spread"] is None
     # no stored H200 run: the model's one reference (common/gpus.c), with its kind
     h200 = next(r for r in rows if r["instance_type"] == "p5en.48xlarge")
     assert h200["estimate"] and h200["estimate_basis"].startswith("reference (measured): H200")
+    assert h200["estimate_source"] == "reference" and h200["reference_kind"] == "measured"
+    assert h200["basis_label"] == "estimate: reference, measured"
     assert h200["value"] < 8 * H100_PEAK_BF16
     for r in rows:
         if r["estimate"]:
@@ -137,6 +153,8 @@ def test_every_price_in_usd_or_marked(store, tmp_path):
     r = store.json("rank", "--json")
     assert not [x for x in r["rows"] if x["instance_type"] == "p5.4xlarge"]
     why = [u for u in r["unpriced"] if u["instance_type"] == "p5.4xlarge"]
-    assert len(why) == 2 and all("no CNY rate" in w["why"] for w in why)    # its quick and standard rows
+    assert len(why) == 1 and "no CNY rate" in why[0]["why"]      # one entry per type, its other profile beside
+    assert why[0]["profile"] == "standard" and why[0]["basis"] == "sustained"
+    assert [(o["profile"], o["basis"], o["runs"]) for o in why[0]["other_profiles"]] == [("quick", "burst", 4)]
     p = store("rank", check=0)
     assert "p5.4xlarge" in p.stdout and "no CNY rate" in p.stdout

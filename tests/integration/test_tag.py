@@ -61,3 +61,25 @@ def test_tag_refuses_what_run_and_inventory_refuse(gpuvet):
     gpuvet("results", "tag", "--sku", "x", check=2)
     gpuvet("results", "list", "--provider", "aws", check=2)
     assert gpuvet.json("results", "list", "--json")[0] == before     # nothing changed by the refusals
+
+
+def test_tag_custom_takes_the_machines_name(gpuvet):
+    """`results tag N --custom NAME` (issue 40 item 4): a new user's first guess names the machine;
+    where the words cannot be read that way, the error says how to name it."""
+    gpuvet("results", "import", *RUNS, check=0)
+    u = uuids()
+    p = gpuvet("results", "tag", u[0][:8], "--custom", "myh200", check=0)
+    assert "provider custom:myh200" in p.stdout
+    gpuvet("results", "tag", "--custom", "myh200", u[1][:8], "--sku", "box1", check=0)   # either order
+    runs = {r["uuid"]: r for r in gpuvet.json("results", "list", "--json")}
+    assert runs[u[0]]["provider"] == "custom:myh200"
+    assert (runs[u[1]]["provider"], runs[u[1]]["instance_type"]) == ("custom:myh200", "box1")
+    # the same as --provider NAME --custom, which still works
+    gpuvet("results", "tag", u[2][:8], "--provider", "myh200", "--custom", check=0)
+    assert gpuvet.json("results", "show", u[2])["run"]["provider"] == "custom:myh200"
+    # two names, or two runs: refused, one line saying how, nothing changed
+    for args in (("--custom", "a", "--provider", "b"), (u[1][:8], "--custom")):
+        p = gpuvet("results", "tag", u[0][:8], *args, check=2)
+        err = p.stderr.strip()
+        assert "\n" not in err and "custom:NAME" in err, err
+    assert gpuvet.json("results", "show", u[0])["run"]["provider"] == "custom:myh200"
