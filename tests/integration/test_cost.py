@@ -1,0 +1,121 @@
+"""`gpuvet cost` (issue 37, Done-when): on an empty store the estimates list AWS, Lambda and
+Alibaba types with the documented fields and too-small types as `fits: false` with why; 70B
+full training needs several 8x 80 GB instances where LoRA and inference need fewer; on the
+real H100 captures (tests/fixtures/gpu/h100-2026-11-22) tagged as an AWS p5.4xlarge the
+measured row names its runs and differs from the estimate row by what was measured; decode
+never beats the bandwidth used over the bytes per token; a custom shape and --gpus 1 work;
+bad input is a one-line error and exit 2."""
+import json
+import statistics
+
+import pytest
+
+from conftest import FIXTURES
+
+H100 = FIXTURES / "gpu" / "h100-2026-11-22"
+QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
+H100_REF_BF16 = 746.0   # common/gpus.c, the H100-SXM reference
+FIELDS = ("provider", "instance_type", "region", "gpu_model", "gpu_count", "instances", "fits",
+          "tokens_per_s_per_gpu", "tokens_per_s_per_gpu_low", "tokens_per_s_per_gpu_high",
+          "usd_per_million_tokens", "usd_per_million_tokens_low", "usd_per_million_tokens_high",
+          "job_hours", "job_usd", "bound", "basis", "estimate", "why", "market")
+LLAMA_1B_SHAPE = ("--layers", 16, "--hidden", 2048, "--ffn", 8192, "--heads", 32, "--kv-heads", 8,
+                  "--vocab", 128256, "--tied")
+
+
+def gemm(path):
+    return next(m["value"] for m in json.loads(path.read_text())["metrics"]
+                if m["name"] == "gemm.bf16.tflops" and m["gpu"] == -1)
+
+
+def row(res, itype, estimate=None):
+    return next(r for r in res["rows"] if r["instance_type"] == itype
+                and (estimate is None or r["estimate"] == estimate))
+
+
+def test_empty_store_lists_every_provider_and_says_why_not(gpuvet):
+    res = gpuvet.json("cost", "--model", "llama-3.1-8b", "--task", "train", "--seq", "8192",
+                      "--tokens", "1e9", "--estimates", "--json")
+    rows = res["rows"]
+    assert {"aws", "lambda", "alibaba"} <= {r["provider"] for r in rows}
+    for r in rows:
+        assert all(k in r for k in FIELDS), r
+        assert r["estimate"] is True
+    no = [r for r in rows if not r["fits"]]
+    assert no and all(r["why"] and r["usd_per_million_tokens"] is None for r in no)
+    assert row(res, "p5.4xlarge")["fits"] is False and "GPUs" in row(res, "p5.4xlarge")["why"]
+    yes = [r for r in rows if r["fits"]]
+    assert yes and rows[:len(yes)] == yes          # fitting rows first
+    usd = [r["usd_per_million_tokens"] for r in yes]
+    assert usd == sorted(usd)
+    for r in yes:
+        assert r["tokens_per_s_per_gpu_low"] <= r["tokens_per_s_per_gpu"] <= r["tokens_per_s_per_gpu_high"]
+        assert r["usd_per_million_tokens_low"] <= r["usd_per_million_tokens"] <= r["usd_per_million_tokens_high"]
+        assert r["job_usd"] == pytest.approx(1e9 * r["usd_per_million_tokens"] / 1e6)
+        assert r["bound"] in ("compute", "memory bandwidth", "interconnect", "host feed")
+    assert all(c["source"] for c in res["constants"])
+    p = gpuvet("cost", "--model", "llama-3.1-8b", "--seq", "8192", "--estimates", check=0)
+    assert "p5.48xlarge" in p.stdout and "USD/MTOK" in p.stdout
+
+
+def test_70b_training_needs_several_8x80gb_instances_lora_and_inference_fewer(gpuvet):
+    n = {}
+    for task in ("train", "lora", "infer"):
+        res = gpuvet.json("cost", "--model", "llama-3.1-70b", "--task", task, "--estimates", "--json")
+        r = row(res, "p5.48xlarge")
+        assert r["fits"] and r["gpu_count"] == 8 and r["gpu_memory_gib"] == 80
+        n[task] = r["instances"]
+    assert n["train"] >= 2 and n["lora"] < n["train"] and n["infer"] < n["train"]
+    p = gpuvet("cost", "--model", "llama-3.1-70b", "--task", "train", "--estimates", check=0)
+    assert "p5.48xlarge" in p.stdout
+
+
+def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
+    args = ("cost", *LLAMA_1B_SHAPE, "--task", "train", "--seq", "2048", "--gpus", "1", "--estimates", "--json")
+    est = row(gpuvet.json(*args), "p5.4xlarge")
+    assert est["estimate"] is True and est["runs"] == [] and est["fits"]
+    gpuvet("results", "import", *QUICK, "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1",
+           check=0)
+    res = gpuvet.json(*args)
+    meas = row(res, "p5.4xlarge", estimate=False)
+    assert meas["profile"] == "quick" and len(meas["runs"]) == len(QUICK)
+    assert all(f"{i}" in meas["basis"] for i in meas["runs"]) and meas["basis"].startswith("measured")
+    assert meas["inputs"]["mem_source"].startswith("measured")
+    med = statistics.median(gemm(p) for p in QUICK)
+    assert meas["inputs"]["gemm_tflops_per_gpu"] == pytest.approx(med)
+    # compute-bound: the prediction scales with the measured GEMM rate over the reference
+    assert meas["bound"] == "compute"
+    assert meas["tokens_per_s_per_gpu"] / est["tokens_per_s_per_gpu"] == pytest.approx(med / H100_REF_BF16)
+    assert meas["tokens_per_s_per_gpu"] != est["tokens_per_s_per_gpu"]
+    # --gpus 1: only one-GPU types fit, the others say why
+    assert all(r["gpu_count"] == 1 for r in res["rows"] if r["fits"])
+    assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"]
+    assert res["rows"][0]["estimate"] is False      # measured before estimates
+
+
+def test_decode_never_beats_bandwidth_over_bytes_per_token(gpuvet):
+    for model in ("llama-3.2-1b", "llama-3.1-8b", "mistral-7b", "qwen2.5-32b", "llama-3.1-70b"):
+        res = gpuvet.json("cost", "--model", model, "--task", "infer", "--batch", "8", "--context", "4096",
+                          "--estimates", "--json")
+        assert res["job"]["batch"] == 8 and res["job"]["context"] == 4096
+        fit = [r for r in res["rows"] if r["fits"]]
+        assert fit
+        for r in fit:
+            bw = r["inputs"]["mem_gbps_per_gpu"] * 1e9
+            assert r["tokens_per_s_per_gpu"] <= bw / r["bytes_per_token"] * (1 + 1e-9)
+            assert r["prefill_tokens_per_s_per_gpu"] > r["tokens_per_s_per_gpu"]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (("--model", "gpt-9"), "unknown --model"),
+    (("--model", "llama-3.1-8b", "--task", "pretrain"), "--task must be"),
+    (("--model", "llama-3.1-8b", "--precision", "fp4"), "--precision must be"),
+    (("--model", "llama-3.1-8b", "--seq", "0"), "positive number"),
+    (("--model", "llama-3.1-8b", "--tokens", "lots"), "positive number"),
+    (("--layers", "2"), "whole shape"),
+    (("--model", "llama-3.1-8b", "--heads", "7"), "--heads must divide"),
+    (("--model", "llama-3.1-8b", "--market", "cheap"), "--market must be"),
+])
+def test_bad_input_is_one_line_and_exit_2(gpuvet, args, msg):
+    p = gpuvet("cost", *args, "--estimates", check=2)
+    assert msg in p.stderr and len(p.stderr.strip().splitlines()) == 1
