@@ -149,7 +149,8 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 	const struct gpu_ref *ref = gpu_ref_find(str(row, "gpu_model"));
 	int est = json_is_true(json_object_get(row, "estimate"));
 	memset(h, 0, sizeof *h);
-	h->gpus = json_is_number(json_object_get(row, "gpu_count")) ? (int)num(row, "gpu_count") : 0;
+	double gc = num(row, "gpu_count");
+	h->gpus = gc >= 1 && gc <= 100000 ? (int)gc : 0;   /* an imported price may say anything */
 	h->mem_gib = num(row, "gpu_memory_gib");
 	if (!(h->mem_gib > 0) && ref)
 		h->mem_gib = ref->mem_gib;
@@ -403,6 +404,22 @@ static json_t *rows_of(const struct cost_opts *o, const struct figs *f, const st
 	return out;
 }
 
+/* rank's types without a GEMM figure, their why in this command's words (no --metric here: --precision) */
+static json_t *unranked_json(json_t *un, int fp8)
+{
+	json_t *out = json_array(), *x;
+	size_t i;
+	json_array_foreach(un, i, x) {
+		json_t *c = json_deep_copy(x);
+		const char *why = str(x, "why");
+		if (why && strstr(why, " has no ") && strstr(why, " path"))
+			json_object_set_new(c, "why", json_string(fp8 ? "its GPU has no fp8 path: use --precision bf16"
+								      : "its GPU has no bf16 path: not modelled"));
+		json_array_append_new(out, c);
+	}
+	return out;
+}
+
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen)
 {
 	const char *metric = o->job.fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
@@ -430,7 +447,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set_new(res, "market", json_string(o->market ? o->market : "on_demand"));
 	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
 	json_object_set_new(res, "rows", rows_of(o, &f, &r));
-	json_object_set(res, "unranked", json_object_get(f.gemm, "unranked"));
+	json_object_set_new(res, "unranked", unranked_json(json_object_get(f.gemm, "unranked"), o->job.fp8));
 	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());

@@ -119,3 +119,12 @@ def test_decode_never_beats_bandwidth_over_bytes_per_token(gpuvet):
 def test_bad_input_is_one_line_and_exit_2(gpuvet, args, msg):
     p = gpuvet("cost", *args, "--estimates", check=2)
     assert msg in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_fp8_lists_types_without_an_fp8_path_with_why(gpuvet):
+    res = gpuvet.json("cost", "--model", "mistral-7b", "--precision", "fp8", "--task", "infer", "--estimates",
+                      "--json")
+    assert res["metric"] == "gemm.fp8.tflops" and res["job"]["precision"] == "fp8"
+    a100 = [u for u in res["unranked"] if u["instance_type"] == "p4d.24xlarge"]
+    assert a100 and "--precision bf16" in a100[0]["why"]
+    assert row(res, "p5.48xlarge")["fits"]
