@@ -34,8 +34,10 @@
  */
 #include "judge/cost_model.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LLAMA3_PAPER "Llama Team, The Llama 3 Herd of Models (arXiv:2407.21783, 2024), table 4: 38-43 % BF16 MFU on H100"
@@ -170,4 +172,33 @@ double cost_kv_bytes_per_token(const struct cost_job *j)
 	const struct cost_shape *m = &j->shape;
 	double hd = m->heads > 0 ? (double)m->hidden / m->heads : 0;
 	return 2.0 * m->layers * m->kv_heads * hd * cost_weight_bytes(j);
+}
+
+int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen)
+{
+	char model[64], task[16], tokens[32], *end;
+	const struct cost_shape *m;
+	memset(j, 0, sizeof *j);
+	if (!spec || sscanf(spec, "%63[^:]:%15[^:]:%31s", model, task, tokens) != 3) {
+		snprintf(err, errlen, "--job must be MODEL:TASK:TOKENS (llama-3.1-8b:train:2e9), not '%s'", spec ? spec : "");
+		return -1;
+	}
+	if (!(m = cost_preset_find(model))) {
+		snprintf(err, errlen, "unknown model '%s' in --job (llama-3.2-1b, llama-3.1-8b, mistral-7b, qwen2.5-32b, "
+			 "llama-3.1-70b)", model);
+		return -1;
+	}
+	int t = cost_task_from_name(task);
+	if (t < 0) {
+		snprintf(err, errlen, "unknown task '%s' in --job (train, lora or infer)", task);
+		return -1;
+	}
+	errno = 0;
+	double n = strtod(tokens, &end);
+	if (*end || errno || !isfinite(n) || n < 1 || n > 1e18) {
+		snprintf(err, errlen, "the tokens of --job must be a number from 1 to 1e18, not '%s'", tokens);
+		return -1;
+	}
+	*j = (struct cost_job){ .shape = *m, .task = t, .seq = 4096, .tokens = n, .batch = 32, .context = 2048 };
+	return 0;
 }

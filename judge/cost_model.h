@@ -105,6 +105,13 @@ struct cost_pred {
 /* Predict; returns p->fits. */
 int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p);
 
+/*
+ * A job as "MODEL:TASK:TOKENS" (report --job, run --job): a preset, train|lora|infer
+ * and the job's tokens ("2e9"); the rest at cost's defaults (seq 4096, batch 32,
+ * context 2048, bf16).  0, or -1 with a one-line message.
+ */
+int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen);
+
 /* Bytes per parameter of the weights the job reads (2 bf16, 1 fp8). */
 double cost_weight_bytes(const struct cost_job *j);
 /* KV cache bytes per token of context, whole model. */

@@ -128,3 +128,26 @@ def test_fp8_lists_types_without_an_fp8_path_with_why(gpuvet):
     a100 = [u for u in res["unranked"] if u["instance_type"] == "p4d.24xlarge"]
     assert a100 and "--precision bf16" in a100[0]["why"]
     assert row(res, "p5.48xlarge")["fits"]
+
+
+def test_report_with_a_job_names_the_cheapest_fitting_type(gpuvet, tmp_path):
+    res = gpuvet.json("cost", "--model", "llama-3.1-8b", "--task", "train", "--tokens", "2e9", "--estimates", "--json")
+    out = tmp_path / "r.html"
+    gpuvet("report", "--job", "llama-3.1-8b:train:2e9", "-o", out, check=0)
+    html = out.read_text()
+    best = next(r for r in res["rows"] if r["fits"])
+    i = html.index('<section id="cost">')
+    assert html.index('<section id="answer">') < i        # right after the answer, on the first screen
+    sec = html[i:html.index("</section>", i)]
+    assert "What your job costs" in sec and "Cheapest for it" in sec
+    assert f"{best['provider']} {best['instance_type']}</b>" in sec
+    gpuvet("report", "-o", tmp_path / "plain.html", check=0)
+    assert 'id="cost"' not in (tmp_path / "plain.html").read_text()
+
+
+@pytest.mark.parametrize("job,msg", [("llama-3.1-8b:train", "MODEL:TASK:TOKENS"), ("gpt:train:1e9", "unknown model"),
+                                     ("llama-3.1-8b:pretrain:1e9", "unknown task"),
+                                     ("llama-3.1-8b:train:-5", "tokens of --job")])
+def test_report_bad_job_is_exit_2(gpuvet, tmp_path, job, msg):
+    p = gpuvet("report", "--job", job, "-o", tmp_path / "r.html", check=2)
+    assert msg in p.stderr and not (tmp_path / "r.html").exists()
