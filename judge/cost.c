@@ -459,3 +459,47 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	*out = res;
 	return 0;
 }
+
+/* A run's instance-level (gpu -1) value of a metric; NAN when it has none. */
+static double fp_metric(const json_t *fp, const char *name)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m)
+		if (same(str(m, "name"), name) && json_integer_value(json_object_get(m, "gpu")) == -1)
+			return num(m, "value");
+	return NAN;
+}
+
+int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
+		size_t whylen)
+{
+	json_t *run = json_object_get(fp, "run"), *gpus = json_object_get(json_object_get(fp, "inventory"), "gpus");
+	const struct gpu_ref *ref = gpu_ref_find(str(run, "gpu_model"));
+	const char *metric = j->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
+	double n = num(run, "gpu_count"), mem = num(json_array_get(gpus, 0), "memory_bytes");
+	memset(h, 0, sizeof *h);
+	h->gpus = n >= 1 && n <= 100000 ? (int)n : (int)json_array_size(gpus);
+	h->mem_gib = mem > 0 ? mem / 1073741824.0 : ref ? ref->mem_gib : NAN;
+	h->gemm_tflops = h->gemm_lo = h->gemm_hi = h->gpus > 0 ? fp_metric(fp, metric) / h->gpus : NAN;
+	if (!(h->gemm_tflops > 0) || !(h->mem_gib > 0)) {
+		snprintf(why, whylen, "the run measured no %s (or names no GPUs): nothing to predict from", metric);
+		return -1;
+	}
+	double d2d = fp_metric(fp, "memcpy.d2d.gbps");
+	const struct cost_const *c = &cost_consts[CK_HBM_COPY_FRACTION];
+	if (d2d > 0)
+		h->mem_gbps = h->mem_lo = h->mem_hi = d2d * cost_k(CK_D2D_TRAFFIC_FACTOR);
+	else if (ref) {
+		h->mem_gbps = ref->mem_bw_gbps * c->value;
+		h->mem_lo = ref->mem_bw_gbps * c->low;
+		h->mem_hi = ref->mem_bw_gbps * c->high;
+	}
+	double bus = fp_metric(fp, "allreduce.busbw.gbps");
+	h->busbw_gbps = h->gpus > 1 && bus > 0 ? bus : NAN;
+	if (h->gpus > 1 && !(bus > 0) && ref && gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &bus, NULL) == 0)
+		h->busbw_gbps = bus;
+	h->h2d_gbps = fp_metric(fp, "memcpy.h2d.pinned.gbps");
+	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
+	return cost_predict(j, h, p);
+}

@@ -27,4 +27,14 @@ struct cost_opts {
  */
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen);
 
+/*
+ * The job on the machine of one run (a fingerprint, docs/fingerprint.md): its
+ * own instance-level figures (GEMM of the job's dtype, D2D, all-reduce, pinned
+ * H2D), the reference of its GPU model for what it did not measure.  Returns
+ * cost_predict's fits; -1 with why when the run measured no GEMM rate of the
+ * dtype or names no GPU count and memory.
+ */
+int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
+		size_t whylen);
+
 #endif

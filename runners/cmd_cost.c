@@ -7,6 +7,7 @@
 #include "judge/cost.h"
 #include "results/store.h"
 #include "runners/cli.h"
+#include "runners/cost_line.h"
 #include "runners/opts.h"
 #include "common/ident.h"
 #include "common/util.h"
@@ -315,4 +316,51 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 	}
 	json_decref(r);
 	return GV_EXIT_OK;
+}
+
+/* The instance price of the type the run is stored as (a row of cost_compute whose runs include it); NAN when none. */
+static double run_price(struct store *s, int64_t run_id, const struct cost_job *j, char *name, size_t size)
+{
+	struct cost_opts o = { .job = *j };
+	char err[512];
+	json_t *res = NULL, *r, *id;
+	double price = NAN;
+	size_t i, k;
+	if (gv_prices_ready(s, err, sizeof err) < 0 || cost_compute(s, &o, &res, err, sizeof err) < 0)
+		return NAN;
+	json_array_foreach(json_object_get(res, "rows"), i, r)
+		json_array_foreach(json_object_get(r, "runs"), k, id)
+			if (json_integer_value(id) == run_id && isnan(price)) {
+				price = num(r, "price_per_hour");
+				snprintf(name, size, "%s %s's %s", str(r, "provider"), str(r, "instance_type"), str(r, "market"));
+			}
+	json_decref(res);
+	return price;
+}
+
+void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, const struct cost_job *j, FILE *out)
+{
+	struct cost_hw h;
+	struct cost_pred p;
+	char why[256], name[256] = "", t[24];
+	fprintf(out, "job %s %s, %s tokens, on this machine: ", j->shape.name, cost_task_name(j->task),
+		human(t, sizeof t, j->tokens));
+	int rc = cost_of_run(fp, j, &h, &p, why, sizeof why);
+	if (rc < 0 || !p.fits) {
+		fprintf(out, "%s\n", rc < 0 ? why : p.why);
+		return;
+	}
+	char a[24], b[24], c[24];
+	fprintf(out, "fits %d GPU(s) x %d instance(s), %s tokens/s per GPU (%s-%s), bound by %s", h.gpus, p.instances,
+		human(a, sizeof a, p.tps_gpu), human(b, sizeof b, p.tps_lo), human(c, sizeof c, p.tps_hi),
+		cost_bound_name(p.bound));
+	double price = run_price(s, run_id, j, name, sizeof name);
+	if (isfinite(price) && price > 0) {
+		double usd_m = price / (p.tps_gpu * h.gpus * 3600.0) * 1e6;
+		fprintf(out, "; at %s $%.4g/h: $%s per million tokens, $%s for the job\n", name, price,
+			human(a, sizeof a, usd_m), human(b, sizeof b, j->tokens * usd_m / 1e6));
+	} else {
+		fprintf(out, "; no price for it (name the run: gpuvet results tag %lld --provider P --sku TYPE)\n",
+			(long long)run_id);
+	}
 }

@@ -151,3 +151,14 @@ def test_report_with_a_job_names_the_cheapest_fitting_type(gpuvet, tmp_path):
 def test_report_bad_job_is_exit_2(gpuvet, tmp_path, job, msg):
     p = gpuvet("report", "--job", job, "-o", tmp_path / "r.html", check=2)
     assert msg in p.stderr and not (tmp_path / "r.html").exists()
+
+
+def test_run_job_prints_the_line_for_this_machine(gpuvet):
+    env = {"GPUVET_TEST_BENCHES": "1", "GPUVET_NULL_MODE": "ok"}
+    p = gpuvet("run", "--bench", "null", "--job", "llama-3.1-8b:train:2e9", env=env)
+    line = [x for x in p.stdout.splitlines() if x.startswith("job llama-3.1-8b train, 2000000000 tokens, on this machine")]
+    # the null bench measures no GEMM: the line says so rather than guess
+    assert line and "measured no gemm.bf16.tflops" in line[0], p.stdout
+    bad = gpuvet("run", "--bench", "null", "--job", "llama-3.1-8b:fly:2e9", env=env, check=2)
+    assert "unknown task" in bad.stderr
+    assert len(gpuvet.json("results", "list", "--json")) == 1    # refused before any bench ran

@@ -8,6 +8,7 @@
  */
 #include "t.h"
 #include "judge/cost_model.h"
+#include "judge/cost.h"
 #include "common/gpus.h"
 
 #include <math.h>
@@ -151,6 +152,43 @@ static void test_fit_and_instances(void)
 	CHECK(strstr(tr.why, "--gpus 1") != NULL);
 }
 
+/* run --job: the job on the real H100 capture's own figures (tests/fixtures/gpu/h100-2026-11-22). */
+static void test_job_on_a_real_capture(void)
+{
+	json_error_t e;
+	json_t *fp = json_load_file("tests/fixtures/gpu/h100-2026-11-22/quick-profile.json", 0, &e);
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	struct cost_job j = { .shape = *cost_preset_find("llama-3.2-1b"), .task = COST_TRAIN, .seq = 2048,
+			      .tokens = 1e9, .batch = 32, .context = 2048 };
+	struct cost_hw h;
+	struct cost_pred p;
+	char why[256];
+	CHECK(cost_of_run(fp, &j, &h, &p, why, sizeof why) == 1);
+	CHECK(h.gpus == 1 && h.mem_gib > 79 && h.mem_gib < 80);
+	CHECK_NEAR(h.gemm_tflops, 746.0, 0.1);            /* the capture's gemm.bf16.tflops */
+	CHECK_NEAR(h.mem_gbps, 2 * 1494.5, 1);            /* 2x its memcpy.d2d.gbps */
+	CHECK(p.bound == BOUND_COMPUTE && p.tps_gpu > 0);
+	CHECK_NEAR(p.tps_gpu, cost_k(CK_TRAIN_GEMM_FRACTION) * 746.0e12 / p.flops_per_token, p.tps_gpu * 0.01);
+	j.fp8 = 1;
+	j.task = COST_TRAIN;
+	json_t *m;
+	size_t i;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m)   /* a run without the dtype's GEMM: said, not guessed */
+		if (!strcmp(json_string_value(json_object_get(m, "name")), "gemm.fp8.tflops"))
+			json_object_set_new(m, "name", json_string("gemm.fp8.renamed"));
+	CHECK(cost_of_run(fp, &j, &h, &p, why, sizeof why) == -1);
+	CHECK(strstr(why, "gemm.fp8.tflops") != NULL);
+	json_decref(fp);
+	char err[200];
+	struct cost_job k;
+	CHECK(cost_job_parse("llama-3.1-8b:lora:2e9", &k, err, sizeof err) == 0);
+	CHECK(k.task == COST_LORA && k.tokens == 2e9 && k.shape.layers == 32);
+	CHECK(cost_job_parse("llama-3.1-8b:train", &k, err, sizeof err) < 0);
+	CHECK(cost_job_parse("llama-3.1-8b:train:1e99", &k, err, sizeof err) < 0);
+}
+
 static void test_constants_sourced(void)
 {
 	for (int k = 0; k < CK_COUNT; k++) {
@@ -161,4 +199,5 @@ static void test_constants_sourced(void)
 }
 
 TEST_MAIN(T(test_published_throughputs_within_band), T(test_decode_never_beats_memory_bandwidth),
-	  T(test_preset_parameters), T(test_fit_and_instances), T(test_constants_sourced))
+	  T(test_preset_parameters), T(test_fit_and_instances), T(test_job_on_a_real_capture),
+	  T(test_constants_sourced))
