@@ -325,7 +325,8 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 		for (const char *const *k = (const char *const[]){ "tokens_per_s_per_instance", "usd_per_million_tokens",
 								    "job_hours", "job_usd", NULL }; *k; k++)
 			band_json(o, *k, NAN, NAN, NAN);
-	json_object_set_new(o, "bound", json_string(cost_bound_name(p.bound)));
+	const char *bound = cost_bound_name(p.bound);
+	json_object_set_new(o, "bound", bound ? json_string(bound) : json_null());
 	json_object_set_new(o, "basis", json_string(basis));
 	json_object_set_new(o, "estimate", json_boolean(est));
 	json_object_set_new(o, "profile", est ? json_null() : json_string(str(row, "profile")));

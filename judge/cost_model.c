@@ -159,7 +159,7 @@ int cost_task_from_name(const char *s)
 const char *cost_bound_name(enum cost_bound b)
 {
 	static const char *const n[] = { "compute", "memory bandwidth", "memory capacity", "interconnect", "host feed" };
-	return (unsigned)b < 5 ? n[b] : "?";
+	return (unsigned)b < 5 ? n[b] : NULL;
 }
 
 double cost_weight_bytes(const struct cost_job *j)

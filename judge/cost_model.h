@@ -83,7 +83,8 @@ struct cost_hw {
 	double h2d_gbps;        /* pinned host to device */
 };
 
-enum cost_bound { BOUND_COMPUTE, BOUND_MEMBW, BOUND_CAPACITY, BOUND_INTERCONNECT, BOUND_HOST };
+enum cost_bound { BOUND_COMPUTE, BOUND_MEMBW, BOUND_CAPACITY, BOUND_INTERCONNECT, BOUND_HOST, BOUND_NONE };
+/* NULL for BOUND_NONE (a type left out by --gpus or for want of figures, not by the job) */
 const char *cost_bound_name(enum cost_bound b);
 
 struct cost_pred {

@@ -173,10 +173,12 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
 	p->tps_gpu = p->tps_lo = p->tps_hi = p->prefill_tps_gpu = NAN;
 	if (h->gpus < 1 || !(h->mem_gib > 0) || !(h->gemm_tflops > 0)) {
 		snprintf(p->why, sizeof p->why, "the catalog gives no GPU count or memory for it");
+		p->bound = BOUND_NONE;
 		return 0;
 	}
 	if (j->max_gpus > 0 && h->gpus > j->max_gpus) {
 		snprintf(p->why, sizeof p->why, "has %d GPUs, more than --gpus %d", h->gpus, j->max_gpus);
+		p->bound = BOUND_NONE;
 		return 0;
 	}
 	enum cost_bound b;
@@ -186,6 +188,7 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
 		p->bytes_per_token = (Nmm * cost_weight_bytes(j) + j->batch * C * cost_kv_bytes_per_token(j)) / j->batch;
 		if (!(h->mem_gbps > 0)) {
 			snprintf(p->why, sizeof p->why, "no device-memory bandwidth, measured or in the reference");
+			p->bound = BOUND_NONE;
 			return 0;
 		}
 		if (!infer_fit(j, h, p))

@@ -255,7 +255,7 @@ static void print_row(json_t *r)
 				human(c, sizeof c, num(r, "tokens_per_s_per_gpu_high"))), g) : "-");
 	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
 	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
-	       fits ? str(r, "bound") : "memory capacity", fits ? (json_is_true(json_object_get(r, "estimate")) ? "est." :
+	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? (json_is_true(json_object_get(r, "estimate")) ? "est." :
 								   "measured") : str(r, "why"));
 }
 
@@ -353,7 +353,7 @@ void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, cons
 	char a[24], b[24], c[24];
 	fprintf(out, "fits %d GPU(s) x %d instance(s), %s tokens/s per GPU (%s-%s), bound by %s", h.gpus, p.instances,
 		human(a, sizeof a, p.tps_gpu), human(b, sizeof b, p.tps_lo), human(c, sizeof c, p.tps_hi),
-		cost_bound_name(p.bound));
+		cost_bound_name(p.bound) ? cost_bound_name(p.bound) : "-");
 	double price = run_price(s, run_id, j, name, sizeof name);
 	if (isfinite(price) && price > 0) {
 		double usd_m = price / (p.tps_gpu * h.gpus * 3600.0) * 1e6;

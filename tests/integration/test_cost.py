@@ -44,6 +44,7 @@ def test_empty_store_lists_every_provider_and_says_why_not(gpuvet):
     no = [r for r in rows if not r["fits"]]
     assert no and all(r["why"] and r["usd_per_million_tokens"] is None for r in no)
     assert row(res, "p5.4xlarge")["fits"] is False and "GPUs" in row(res, "p5.4xlarge")["why"]
+    assert row(res, "p5.4xlarge")["bound"] == "memory capacity"
     yes = [r for r in rows if r["fits"]]
     assert yes and rows[:len(yes)] == yes          # fitting rows first
     usd = [r["usd_per_million_tokens"] for r in yes]
@@ -89,7 +90,7 @@ def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
     assert meas["tokens_per_s_per_gpu"] != est["tokens_per_s_per_gpu"]
     # --gpus 1: only one-GPU types fit, the others say why
     assert all(r["gpu_count"] == 1 for r in res["rows"] if r["fits"])
-    assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"]
+    assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"] and row(res, "p5.48xlarge")["bound"] is None
     assert res["rows"][0]["estimate"] is False      # measured before estimates
 
 
