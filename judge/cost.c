@@ -332,6 +332,7 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	json_object_set_new(o, "profile", est ? json_null() : json_string(str(row, "profile")));
 	json_object_set_new(o, "runs", ids);
 	json_object_set_new(o, "activation_checkpointing", json_boolean(p.checkpointing));
+	json_object_set_new(o, "tensor_parallel", p.fits && c->job.task != COST_INFER ? json_integer(p.tp) : json_null());
 	json_object_set_new(o, "memory_gib_per_gpu", p.fits ? jnum(p.mem_gib_per_gpu) : json_null());
 	json_object_set_new(o, "flops_per_token", jnum(p.flops_per_token));
 	json_object_set_new(o, "bytes_per_token", c->job.task == COST_INFER ? jnum(p.bytes_per_token) : json_null());

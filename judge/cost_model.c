@@ -91,6 +91,11 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"H200: the same within 1 %" },
 	[CK_TOKEN_BYTES] = { "token_bytes", 8, 8, 8, "bytes",
 		"a token id as PyTorch feeds it (int64); what the host must stage per trained token" },
+	[CK_TP_COLLECTIVES_PER_LAYER] = { "tp_collectives_per_layer", 4, 4, 4, "all-reduces of 2 d bytes per token",
+		"Narayanan et al., Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM (SC "
+		"2021), sec. 3.2: tensor parallelism all-reduces a layer's activations twice forward and twice backward "
+		"(sequence parallelism moves the same bytes as all-gathers and reduce-scatters, Korthikanti et al. "
+		"2023); on the critical path, not overlapped" },
 	[CK_CLUSTER_MIN_GPUS] = { "cluster_min_gpus", 8, 8, 8, "GPUs per instance",
 		"a job spans instances only of full 8-GPU types, the ones sold with a cluster fabric (p5.48xlarge "
 		"3200 Gbps EFA, p4d.24xlarge 400 Gbps EFA, Lambda's 8x types in 1-Click Clusters with InfiniBand); "

@@ -44,6 +44,7 @@ enum cost_k {
 	CK_D2D_TRAFFIC_FACTOR,    /* DRAM bytes per byte a device-to-device copy reports */
 	CK_HBM_COPY_FRACTION,     /* of the datasheet bandwidth a copy reaches (no measurement) */
 	CK_TOKEN_BYTES,           /* host bytes fed per training token */
+	CK_TP_COLLECTIVES_PER_LAYER, /* tensor-parallel all-reduces per layer per token (forward and backward) */
 	CK_CLUSTER_MIN_GPUS,      /* the fewest GPUs per instance of a type a job may span instances of */
 	CK_COUNT
 };
@@ -95,6 +96,7 @@ struct cost_pred {
 	int gpus_used;
 	int replica_gpus;       /* inference: GPUs one copy of the weights spans */
 	int checkpointing;      /* activation checkpointing needed to fit */
+	int tp;                 /* training: tensor-parallel GPUs per copy (1: none) */
 	double mem_gib_per_gpu; /* what the job holds on each GPU */
 	double flops_per_token; /* model FLOPs (docs/cost.md convention) */
 	double bytes_per_token; /* inference decode: DRAM bytes read per generated token */

@@ -65,67 +65,100 @@ static int instances_for(const struct cost_job *j, const struct cost_hw *h, int 
 	return n;
 }
 
-/* Training and LoRA: GPUs, checkpointing, memory per GPU; 0 with why when it does not fit. */
-static int train_fit(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p)
-{
-	double usable = h->mem_gib * GIB * cost_k(CK_USABLE_MEMORY_FRACTION);
-	double N = cost_shape_params(&j->shape);
-	double states = N * (j->task == COST_TRAIN ? cost_k(CK_TRAIN_BYTES_PER_PARAM) : cost_weight_bytes(j));
-	int limit = j->max_gpus > 0 ? j->max_gpus : MAX_GPUS;
-	/* without checkpointing unless checkpointing needs fewer instances (or fits where the other does not) */
-	int g = gpus_for(usable, activations(j, 0), states), gc = gpus_for(usable, activations(j, 1), states);
-	int n = g ? (g + h->gpus - 1) / h->gpus : INT_MAX, nc = gc ? (gc + h->gpus - 1) / h->gpus : INT_MAX;
-	p->checkpointing = 0;
-	if (nc < n || (g > limit && gc && gc <= limit)) {
-		g = gc;
-		p->checkpointing = 1;
-	}
-	p->gpus_needed = g;
-	if (!g) {
-		snprintf(p->why, sizeof p->why, "one sequence of %d tokens needs %.1f GiB of activations even with "
-			 "checkpointing, more than a GPU's usable %.1f GiB", j->seq, activations(j, 1) / GIB, usable / GIB);
-		return 0;
-	}
-	if (g > limit) {
-		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB (%.0f GiB of %s), more than --gpus %d", g,
-			 h->mem_gib, states / GIB, j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights",
-			 j->max_gpus);
-		return 0;
-	}
-	if (!(p->instances = instances_for(j, h, g, p)))
-		return 0;
-	p->gpus_used = p->instances * h->gpus;
-	p->mem_gib_per_gpu = (states / p->gpus_used + activations(j, p->checkpointing)) / GIB;
-	return 1;
-}
-
-/* Training or LoRA tokens/s per GPU at one end of the band; *b the bound. */
+/* Training or LoRA tokens/s per GPU at one end of the band, for p's layout (tp, checkpointing, GPUs); *b the bound. */
 static double train_rate(const struct cost_job *j, const struct cost_hw *h, const struct cost_pred *p, enum end e,
 			 enum cost_bound *b)
 {
-	double N = cost_shape_params(&j->shape), S = j->seq;
+	double N = cost_shape_params(&j->shape), S = j->seq, t = p->tp, G = p->gpus_used, D = G / t;
 	double gemm = pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12;
+	/* seconds per token of one tensor-parallel group */
 	double t_comp = p->flops_per_token * (p->checkpointing ? cost_k(CK_CKPT_COMPUTE_FACTOR) : 1) /
-			(kv_at(CK_TRAIN_GEMM_FRACTION, e) * gemm);
-	double t_comm = 0, G = p->gpus_used;
-	if (G > 1) {
+			(t * kv_at(CK_TRAIN_GEMM_FRACTION, e) * gemm);
+	double t_tp = 0, t_dp = 0;
+	if (t > 1 && isfinite(h->busbw_gbps) && h->busbw_gbps > 0)
+		t_tp = j->shape.layers * cost_k(CK_TP_COLLECTIVES_PER_LAYER) * 2 * (t - 1) / t * 2.0 * j->shape.hidden /
+		       (h->busbw_gbps * 1e9);
+	if (D > 1) {
 		/* FSDP gathers twice and reduce-scatters; DDP all-reduces; LoRA gathers sharded weights only */
-		double passes = j->task == COST_TRAIN ? (p->gpus_needed > 1 ? 3 : 2) : (p->gpus_needed > 1 ? 2 : 0);
+		int sharded = p->gpus_needed > p->tp;
+		double passes = j->task == COST_TRAIN ? (sharded ? 3 : 2) : (sharded ? 2 : 0);
 		double inter = kv_at(CK_INTER_NODE_GBPS_PER_GPU, e);
 		double bw = p->instances > 1 ? (isfinite(h->busbw_gbps) && h->busbw_gbps < inter ? h->busbw_gbps : inter)
 					     : h->busbw_gbps;
 		if (passes > 0 && isfinite(bw) && bw > 0)
-			t_comm = passes * 2 * N * (G - 1) / G / (bw * 1e9) / S;
+			t_dp = passes * 2 * N / t * (D - 1) / D / (bw * 1e9) / S;
 	}
-	double overlap = kv_at(CK_OVERLAP, e);
-	double t = t_comp + (t_comm > overlap * t_comp ? t_comm - overlap * t_comp : 0);
-	*b = t_comm > overlap * t_comp ? BOUND_INTERCONNECT : BOUND_COMPUTE;
+	double overlap = kv_at(CK_OVERLAP, e), exposed = t_tp + (t_dp > overlap * t_comp ? t_dp - overlap * t_comp : 0);
+	double tps = 1 / ((t_comp + exposed) * t);
+	*b = exposed > t_comp ? BOUND_INTERCONNECT : BOUND_COMPUTE;
 	double host = isfinite(h->h2d_gbps) && h->h2d_gbps > 0 ? h->h2d_gbps * 1e9 / cost_k(CK_TOKEN_BYTES) : INFINITY;
-	if (1 / t > host) {
+	if (tps > host) {
 		*b = BOUND_HOST;
 		return host;
 	}
-	return 1 / t;
+	return tps;
+}
+
+/* Why no layout fits: the plain one's reason (no tensor parallelism), for the row. */
+static void train_why(const struct cost_job *j, const struct cost_hw *h, double usable, double states,
+		      struct cost_pred *p)
+{
+	int limit = j->max_gpus > 0 ? j->max_gpus : MAX_GPUS;
+	int g = gpus_for(usable, activations(j, 1), states);
+	p->gpus_needed = g ? g : gpus_for(usable, activations(j, 0), states);
+	p->checkpointing = 1;
+	if (!g)
+		snprintf(p->why, sizeof p->why, "one sequence of %d tokens needs %.1f GiB of activations even with "
+			 "checkpointing, more than a GPU's usable %.1f GiB", j->seq, activations(j, 1) / GIB, usable / GIB);
+	else if (g > limit)
+		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB (%.0f GiB of %s), more than --gpus %d", g,
+			 h->mem_gib, states / GIB, j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights",
+			 j->max_gpus);
+	else
+		instances_for(j, h, g, p);
+}
+
+/*
+ * Training and LoRA: the layout, of those that fit, with the fewest instances, then the fastest:
+ * tensor parallelism t = 1, 2, 4 or 8 inside an instance (dividing its GPUs and the heads; with
+ * sequence parallelism it divides the activations by t), with or without activation
+ * checkpointing; the weights' states sharded over every GPU used.  0 with why when none fits.
+ */
+static int train_fit(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p)
+{
+	double usable = h->mem_gib * GIB * cost_k(CK_USABLE_MEMORY_FRACTION);
+	double states = cost_shape_params(&j->shape) *
+			(j->task == COST_TRAIN ? cost_k(CK_TRAIN_BYTES_PER_PARAM) : cost_weight_bytes(j));
+	int limit = j->max_gpus > 0 ? j->max_gpus : MAX_GPUS;
+	struct cost_pred best = { 0 }, c;
+	double best_tps = 0;
+	enum cost_bound b;
+	for (int ck = 0; ck < 2; ck++)
+		for (int t = 1; t <= 8 && t <= h->gpus; t *= 2) {
+			if (h->gpus % t || j->shape.heads % t || j->shape.kv_heads % t)
+				continue;
+			int g = gpus_for(usable, activations(j, ck) / t, states);
+			g = (g + t - 1) / t * t;
+			c = *p;
+			c.tp = t;
+			c.checkpointing = ck;
+			c.gpus_needed = g;
+			if (!g || g > limit || !(c.instances = instances_for(j, h, g, &c)))
+				continue;
+			c.gpus_used = c.instances * h->gpus;
+			double tps = train_rate(j, h, &c, MID, &b);
+			if (!best.instances || c.instances < best.instances || (c.instances == best.instances && tps > best_tps)) {
+				best = c;
+				best_tps = tps;
+			}
+		}
+	if (!best.instances) {
+		train_why(j, h, usable, states, p);
+		return 0;
+	}
+	*p = best;
+	p->mem_gib_per_gpu = (states / p->gpus_used + activations(j, p->checkpointing) / p->tp) / GIB;
+	return 1;
 }
 
 /* Inference: GPUs for the weights and the batch's KV cache; 0 with why when it does not fit. */
@@ -169,6 +202,7 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
 	const struct cost_shape *m = &j->shape;
 	double Nmm = cost_shape_matmul_params(m), L = m->layers, d = m->hidden;
 	memset(p, 0, sizeof *p);
+	p->tp = 1;
 	p->bound = BOUND_CAPACITY;
 	p->tps_gpu = p->tps_lo = p->tps_hi = p->prefill_tps_gpu = NAN;
 	if (h->gpus < 1 || !(h->mem_gib > 0) || !(h->gemm_tflops > 0)) {

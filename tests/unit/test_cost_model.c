@@ -12,6 +12,7 @@
 #include "common/gpus.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The reference figures of one GPU model, gpus per instance, as judge/cost.c builds them for an estimate. */
@@ -37,6 +38,7 @@ static struct cost_hw ref_hw(const char *key, int gpus, int fp8)
 
 /* shapes of published runs that are not presets (llama-2 from its config.json; MPT by its published NumParams) */
 static const struct cost_shape llama2_7b = { "llama-2-7b", 0, 32, 4096, 11008, 32, 32, 32000, 0, "meta-llama/Llama-2-7b-hf config.json" };
+static const struct cost_shape llama2_70b = { "llama-2-70b", 0, 80, 8192, 28672, 64, 8, 32000, 0, "meta-llama/Llama-2-70b-hf config.json" };
 static const struct cost_shape mpt_7b = { "mpt-7b", 6658859008.0, 32, 4096, 16384, 32, 32, 50432, 1, "llm-foundry table NumParams" };
 static const struct cost_shape mpt_3b = { "mpt-3b", 2657080320.0, 32, 2560, 10240, 20, 20, 50432, 1, "llm-foundry table NumParams" };
 static const struct cost_shape mpt_1b = { "mpt-1b", 1315950592.0, 24, 2048, 8192, 16, 16, 50368, 1, "llm-foundry table NumParams" };
@@ -56,13 +58,19 @@ struct published {
 #define FOUNDRY "mosaicml/llm-foundry scripts/train/benchmarking/README.md (H100 80GB BF16, 8 GPUs)"
 #define NIM "NVIDIA NIM LLM benchmarking v1.8.0 (Llama-3.3-70B-Instruct, 2x H100 80G fp8 TP2, 500 in/2000 out, concurrency 1)"
 
-/* Published throughputs on 8x H100 SXM (NIM: 2x), tokens/s per GPU. */
+/*
+ * Published throughputs on 8x H100 SXM (NIM: 2x), tokens/s per GPU.  Left out: the 70B full-training
+ * rows (NeMo, 16-64 GPUs with pipeline parallelism and a distributed optimizer), which this model,
+ * without pipeline parallelism and with FSDP traffic per sequence, predicts at 0.5-0.75 of the
+ * published figure (docs/cost.md).
+ */
 static const struct published pub[] = {
 	{ "Llama 3 8B pretrain FP8", NULL, "llama-3.1-8b", COST_TRAIN, 8192, 1, 0, 0, 12036, NEMO },
 	{ "Llama 3 8B pretrain FP8", NULL, "llama-3.1-8b", COST_TRAIN, 8192, 1, 0, 0, 14079, MBRIDGE },
 	{ "Llama 2 7B pretrain FP8", &llama2_7b, NULL, COST_TRAIN, 4096, 1, 0, 0, 16847, NEMO },
 	{ "Llama 2 7B SFT FP8", &llama2_7b, NULL, COST_TRAIN, 4096, 1, 0, 0, 17120, NEMO },
 	{ "Llama 2 7B LoRA FP8", &llama2_7b, NULL, COST_LORA, 4096, 1, 0, 0, 25206, NEMO },
+	{ "Llama 2 70B LoRA FP8 (8 GPUs)", &llama2_70b, NULL, COST_LORA, 4096, 1, 0, 0, 2557, NEMO },
 	{ "MPT-7B BF16", &mpt_7b, NULL, COST_TRAIN, 2048, 0, 0, 0, 10643, FOUNDRY },
 	{ "MPT-3B BF16", &mpt_3b, NULL, COST_TRAIN, 4096, 0, 0, 0, 20964, FOUNDRY },
 	{ "MPT-1B BF16", &mpt_1b, NULL, COST_TRAIN, 2048, 0, 0, 0, 45455, FOUNDRY },
@@ -80,7 +88,7 @@ static void test_published_throughputs_within_band(void)
 		struct cost_pred p;
 		CHECK(cost_predict(&j, &h, &p));
 		int in = p.tps_lo <= w->tokens_per_s_per_gpu && w->tokens_per_s_per_gpu <= p.tps_hi;
-		if (!in)
+		if (!in || getenv("COST_SHOW"))
 			fprintf(stderr, "%s (%s): published %.0f, predicted %.0f (%.0f-%.0f) tokens/s/GPU\n", w->what,
 				w->source, w->tokens_per_s_per_gpu, p.tps_gpu, p.tps_lo, p.tps_hi);
 		CHECK(in);
