@@ -276,7 +276,8 @@ static void print_table(json_t *res)
 	json_array_foreach(rows, i, r)
 		print_row(r);
 	if (!json_array_size(rows))
-		printf("(no priced instance type has a %s figure)\n", str(res, "metric"));
+		printf("(no instance type has both a %s price and a %s figure%s)\n", str(res, "market"), str(res, "metric"),
+		       strcmp(str(res, "market"), "on_demand") ? ": gpuvet prices update or gpuvet prices import FILE" : "");
 	printf("\nTOK/S/GPU: tokens per second per GPU of the instances used; USD/MTOK: US dollars per million "
 	       "tokens; INST: instances of the type the job needs; est. = estimate from the GPU model's "
 	       "reference, not measured (--json has each row's basis and the band of every figure)\n");

@@ -163,3 +163,23 @@ def test_run_job_prints_the_line_for_this_machine(gpuvet):
     bad = gpuvet("run", "--bench", "null", "--job", "llama-3.1-8b:fly:2e9", env=env, check=2)
     assert "unknown task" in bad.stderr
     assert len(gpuvet.json("results", "list", "--json")) == 1    # refused before any bench ran
+
+
+def test_spot_prices_are_rank_s_and_marked_interruptible(gpuvet, tmp_path):
+    args = ("cost", *LLAMA_1B_SHAPE, "--seq", "2048", "--gpus", "1", "--market", "spot", "--estimates")
+    p = gpuvet(*args, check=0)
+    assert "no instance type has both a spot price" in p.stdout
+    f = tmp_path / "spot.csv"
+    f.write_text("provider,instance_type,region,zone,market,price,unit,currency,captured_at,source\n"
+                 "aws,p5.4xlarge,us-east-1,us-east-1a,spot,2.5,hour,USD,2026-11-20,aws-spot:us-east-1\n"
+                 "aws,p5.4xlarge,us-east-1,us-east-1b,spot,2.25,hour,USD,2026-11-20,aws-spot:us-east-1\n")
+    gpuvet("prices", "import", f, check=0)
+    # measured (a spot price row names no GPU model: rank's estimates need the on-demand row's)
+    gpuvet("results", "import", *QUICK, "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1",
+           check=0)
+    spot = row(gpuvet.json(*args, "--json"), "p5.4xlarge", estimate=False)
+    od = row(gpuvet.json("cost", *LLAMA_1B_SHAPE, "--seq", "2048", "--gpus", "1", "--estimates", "--json"),
+             "p5.4xlarge", estimate=False)
+    assert spot["market"] == "spot" and spot["interruptible"] is True and spot["price_per_hour"] == 2.25
+    assert od["market"] == "on_demand" and od["interruptible"] is False and od["price_per_hour"] == 6.88
+    assert spot["usd_per_million_tokens"] == pytest.approx(od["usd_per_million_tokens"] * 2.25 / 6.88)
