@@ -505,3 +505,48 @@ int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, s
 	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 	return cost_predict(j, h, p);
 }
+
+json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o)
+{
+	struct cost_hw h;
+	struct cost_pred p;
+	char why[256], basis[300];
+	int rc = cost_of_run(fp, &o->job, &h, &p, why, sizeof why);
+	json_t *r = json_object(), *in = json_object(), *run = json_object_get(fp, "run");
+	json_object_set_new(r, "run", json_integer(run_id));
+	json_object_set_new(r, "gpu_model", json_is_string(json_object_get(run, "gpu_model")) ?
+			    json_string(str(run, "gpu_model")) : json_null());
+	json_object_set_new(r, "gpu_count", h.gpus > 0 ? json_integer(h.gpus) : json_null());
+	json_object_set_new(r, "gpu_memory_gib", jnum(h.mem_gib));
+	json_object_set_new(r, "fits", json_boolean(rc == 1));
+	json_object_set_new(r, "why", rc == 1 ? json_null() : json_string(rc < 0 ? why : p.why));
+	json_object_set_new(r, "gpus_needed", rc >= 0 && p.gpus_needed > 0 ? json_integer(p.gpus_needed) : json_null());
+	json_object_set_new(r, "instances", rc == 1 ? json_integer(p.instances) : json_null());
+	band_json(r, "tokens_per_s_per_gpu", rc == 1 ? p.tps_gpu : NAN, rc == 1 ? p.tps_lo : NAN, rc == 1 ? p.tps_hi : NAN);
+	const char *bound = rc >= 0 ? cost_bound_name(p.bound) : NULL;
+	json_object_set_new(r, "bound", bound ? json_string(bound) : json_null());
+	snprintf(basis, sizeof basis, "measured: run %lld's own figures (DRAM %s; all-reduce %s)", (long long)run_id,
+		 fp_metric(fp, "memcpy.d2d.gbps") > 0 ? "measured" : "reference",
+		 fp_metric(fp, "allreduce.busbw.gbps") > 0 ? "measured" : h.gpus > 1 ? "reference" : "none");
+	json_object_set_new(r, "basis", json_string(basis));
+	json_object_set_new(r, "estimate", json_false());
+	json_object_set_new(r, "activation_checkpointing", json_boolean(rc == 1 && p.checkpointing));
+	json_object_set_new(r, "tensor_parallel", rc == 1 && o->job.task != COST_INFER ? json_integer(p.tp) : json_null());
+	json_object_set_new(r, "memory_gib_per_gpu", rc == 1 ? jnum(p.mem_gib_per_gpu) : json_null());
+	json_object_set_new(r, "flops_per_token", rc >= 0 ? jnum(p.flops_per_token) : json_null());
+	json_object_set_new(r, "bytes_per_token", rc >= 0 && o->job.task == COST_INFER ? jnum(p.bytes_per_token) : json_null());
+	json_object_set_new(r, "prefill_tokens_per_s_per_gpu", rc == 1 && o->job.task == COST_INFER ?
+			    jnum(p.prefill_tps_gpu) : json_null());
+	json_object_set_new(in, "gemm_tflops_per_gpu", jnum(h.gemm_tflops));
+	json_object_set_new(in, "mem_gbps_per_gpu", jnum(h.mem_gbps));
+	json_object_set_new(in, "allreduce_busbw_gbps", jnum(h.busbw_gbps));
+	json_object_set_new(in, "h2d_gbps_per_gpu", jnum(h.h2d_gbps));
+	json_object_set_new(in, "inter_node_gbps_per_gpu", jnum(h.inter_gbps));
+	json_object_set_new(r, "inputs", in);
+	json_t *res = json_object();
+	json_object_set_new(res, "job", job_json(o));
+	json_object_set_new(res, "run", json_integer(run_id));
+	json_object_set_new(res, "rows", json_pack("[o]", r));
+	json_object_set_new(res, "constants", constants_json());
+	return res;
+}

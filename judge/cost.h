@@ -10,6 +10,7 @@
 #include "judge/cost_model.h"
 
 #include <jansson.h>
+#include <stdint.h>
 
 struct store;
 
@@ -36,5 +37,8 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
  */
 int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
 		size_t whylen);
+
+/* `cost --run ID --json`: {"job", "run", "rows":[one row: cost_of_run's prediction, unpriced]}. */
+json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o);
 
 #endif

@@ -181,11 +181,13 @@ double cost_kv_bytes_per_token(const struct cost_job *j)
 
 int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen)
 {
-	char model[64], task[16], tokens[32], *end;
+	char model[64], task[16], tokens[32], seq[16] = "", *end;
 	const struct cost_shape *m;
 	memset(j, 0, sizeof *j);
-	if (!spec || sscanf(spec, "%63[^:]:%15[^:]:%31s", model, task, tokens) != 3) {
-		snprintf(err, errlen, "--job must be MODEL:TASK:TOKENS (llama-3.1-8b:train:2e9), not '%s'", spec ? spec : "");
+	int nf = spec ? sscanf(spec, "%63[^:]:%15[^:]:%31[^:]:%15s", model, task, tokens, seq) : 0;
+	if (nf < 3) {
+		snprintf(err, errlen, "--job must be MODEL:TASK:TOKENS[:SEQ] (llama-3.1-8b:train:2e9), not '%s'",
+			 spec ? spec : "");
 		return -1;
 	}
 	if (!(m = cost_preset_find(model))) {
@@ -204,6 +206,12 @@ int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errle
 		snprintf(err, errlen, "the tokens of --job must be a number from 1 to 1e18, not '%s'", tokens);
 		return -1;
 	}
-	*j = (struct cost_job){ .shape = *m, .task = t, .seq = 4096, .tokens = n, .batch = 32, .context = 2048 };
+	long s = 4096;
+	if (nf == 4 && (s = strtol(seq, &end, 10), *end || s < 1 || s > 10000000)) {
+		snprintf(err, errlen, "the sequence of --job must be a whole number from 1 to 10000000, not '%s'", seq);
+		return -1;
+	}
+	*j = (struct cost_job){ .shape = *m, .task = t, .seq = (int)s, .tokens = n, .batch = 32,
+				.context = nf == 4 ? (int)s : 2048 };
 	return 0;
 }

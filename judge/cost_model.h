@@ -109,9 +109,10 @@ struct cost_pred {
 int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p);
 
 /*
- * A job as "MODEL:TASK:TOKENS" (report --job, run --job): a preset, train|lora|infer
- * and the job's tokens ("2e9"); the rest at cost's defaults (seq 4096, batch 32,
- * context 2048, bf16).  0, or -1 with a one-line message.
+ * A job as "MODEL:TASK:TOKENS[:SEQ]" (report --job, run --job): a preset,
+ * train|lora|infer, the job's tokens ("2e9") and the sequence (inference: the
+ * context); the rest at cost's defaults (seq 4096, batch 32, context 2048,
+ * bf16).  0, or -1 with a one-line message.
  */
 int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen);
 

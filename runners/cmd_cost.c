@@ -52,6 +52,8 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "on_demand (default), spot or reserved prices" },
 	{ .name = "region", .has_arg = required_argument, .val = 'r', .arg = "R",
 	  .help = "only prices and runs of region R (default: each type at its cheapest region)" },
+	{ .name = "run", .has_arg = required_argument, .val = 'R', .arg = "ID",
+	  .help = "the job on one stored run's own figures (number or uuid prefix), named or not" },
 	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
 	  .help = "also types never measured, from stored runs of the same GPU model or the reference, marked" },
 	{ .name = "include-flagged", .has_arg = no_argument, .val = 'f', .arg = NULL,
@@ -102,7 +104,7 @@ static int parse_int(const char *s, long min, long max, int *out)
 
 struct args {
 	struct cost_opts o;
-	const char *model, *task, *precision;
+	const char *model, *task, *precision, *run;
 	int json, have[8], seq_given, context_given;
 };
 
@@ -179,6 +181,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'M': a->model = optarg; break;
+		case 'R': a->run = optarg; break;
 		case 'T': a->o.job.shape.tied = 1; break;
 		case 't': a->task = optarg; break;
 		case 'p': a->precision = optarg; break;
@@ -288,6 +291,31 @@ static void print_table(json_t *res)
 		printf("  %s %s: %s\n", str(r, "provider"), str(r, "instance_type"), str(r, "why"));
 }
 
+/* --run: the job on that run's own figures (a line, or the JSON with one row); closes s. */
+static int one_run(struct store *s, const struct args *a)
+{
+	int64_t id;
+	json_t *fp = NULL;
+	if (store_resolve_run(s, a->run, &id) || store_load_fingerprint(s, id, &fp)) {
+		gv_err("cost: %s", store_errmsg(s));
+		store_close(s);
+		return GV_EXIT_USAGE;
+	}
+	if (a->json) {
+		json_t *r = cost_run_json(fp, id, &a->o);
+		char *t = json_dumps(r, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		if (t)
+			puts(t);
+		free(t);
+		json_decref(r);
+	} else {
+		cost_print_run_line(s, id, fp, &a->o.job, stdout);
+	}
+	json_decref(fp);
+	store_close(s);
+	return GV_EXIT_OK;
+}
+
 int cmd_cost(int argc, char **argv, const struct gv_global *g)
 {
 	struct args a = { .o.job = { .seq = 4096, .tokens = 1e9, .batch = 32 } };
@@ -298,6 +326,8 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 	char err[512];
 	if (gv_open_reading(g, GV_READ_PRICED, &s))
 		return GV_EXIT_USAGE;
+	if (a.run)
+		return one_run(s, &a);
 	json_t *r = NULL;
 	rc = gv_prices_ready(s, err, sizeof err);
 	if (rc == 0)
@@ -344,8 +374,8 @@ void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, cons
 	struct cost_hw h;
 	struct cost_pred p;
 	char why[256], name[256] = "", t[24];
-	fprintf(out, "job %s %s, %s tokens, on this machine: ", j->shape.name, cost_task_name(j->task),
-		human(t, sizeof t, j->tokens));
+	fprintf(out, "job %s %s, %s tokens, on the machine of run %lld: ", j->shape.name, cost_task_name(j->task),
+		human(t, sizeof t, j->tokens), (long long)run_id);
 	int rc = cost_of_run(fp, j, &h, &p, why, sizeof why);
 	if (rc < 0 || !p.fits) {
 		fprintf(out, "%s\n", rc < 0 ? why : p.why);

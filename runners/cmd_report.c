@@ -23,7 +23,7 @@ static const struct gv_opt report_opts[] = {
 	  .short_name = 'o' },
 	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
 	  .help = "report this run (number or uuid prefix) in full detail; repeat for " "several (default: every run in the store)" },
-	{ .name = "job", .has_arg = required_argument, .val = 'j', .arg = "MODEL:TASK:TOKENS",
+	{ .name = "job", .has_arg = required_argument, .val = 'j', .arg = "MODEL:TASK:TOKENS[:SEQ]",
 	  .help = "add what the job costs on each type (llama-3.1-8b:train:2e9; gpuvet cost, docs/cost.md)" },
 	{ .name = "no-estimates", .has_arg = no_argument, .val = 'E', .arg = NULL,
 	  .help = "leave reference-table estimates out of the ranking" },
@@ -35,7 +35,7 @@ static const struct gv_opt report_opts[] = {
 #define STR(x) STR_(x)
 const struct gv_cmd_doc cmd_report_doc = {
 	.name = "report",
-	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS] [--no-estimates]",
+	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates]",
 	.about = "Writes one self-contained HTML file (no external resources, opens offline):\n"
 		"summary, ranking by performance per dollar, charts, per-run detail, provenance.",
 	.opts = report_opts,

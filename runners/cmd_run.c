@@ -53,7 +53,7 @@ static const struct gv_opt run_options[] = {
 	{ .name = "report", .has_arg = required_argument, .arg = "FILE",
 	  .help = "write the HTML report at the end",
 	  .type = GV_OPT_STR, .off = A(report) },
-	{ .name = "job", .has_arg = required_argument, .arg = "MODEL:TASK:TOKENS",
+	{ .name = "job", .has_arg = required_argument, .arg = "MODEL:TASK:TOKENS[:SEQ]",
 	  .help = "print what the job costs on this machine at the end (llama-3.1-8b:train:2e9; docs/cost.md)",
 	  .type = GV_OPT_STR, .off = A(job) },
 	{ .name = "accept", .has_arg = optional_argument, .arg = "POLICY",

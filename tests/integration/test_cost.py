@@ -157,7 +157,7 @@ def test_report_bad_job_is_exit_2(gpuvet, tmp_path, job, msg):
 def test_run_job_prints_the_line_for_this_machine(gpuvet):
     env = {"GPUVET_TEST_BENCHES": "1", "GPUVET_NULL_MODE": "ok"}
     p = gpuvet("run", "--bench", "null", "--job", "llama-3.1-8b:train:2e9", env=env)
-    line = [x for x in p.stdout.splitlines() if x.startswith("job llama-3.1-8b train, 2000000000 tokens, on this machine")]
+    line = [x for x in p.stdout.splitlines() if x.startswith("job llama-3.1-8b train, 2000000000 tokens, on the machine of run 1: ")]
     # the null bench measures no GEMM: the line says so rather than guess
     assert line and "measured no gemm.bf16.tflops" in line[0], p.stdout
     bad = gpuvet("run", "--bench", "null", "--job", "llama-3.1-8b:fly:2e9", env=env, check=2)
@@ -183,3 +183,25 @@ def test_spot_prices_are_rank_s_and_marked_interruptible(gpuvet, tmp_path):
     assert spot["market"] == "spot" and spot["interruptible"] is True and spot["price_per_hour"] == 2.25
     assert od["market"] == "on_demand" and od["interruptible"] is False and od["price_per_hour"] == 6.88
     assert spot["usd_per_million_tokens"] == pytest.approx(od["usd_per_million_tokens"] * 2.25 / 6.88)
+
+
+def test_cost_of_one_stored_run_with_a_custom_shape(gpuvet):
+    """The lead's check: a Llama-3.2-1B-shaped job on a stored (untagged) H100 run's own figures."""
+    gpuvet("results", "import", H100 / "quick-profile.json", check=0)
+    res = gpuvet.json("cost", *LLAMA_1B_SHAPE, "--task", "infer", "--batch", "16", "--context", "1024",
+                      "--run", "1", "--json")
+    assert res["run"] == 1 and res["job"]["batch"] == 16 and res["job"]["context"] == 1024
+    (r,) = res["rows"]
+    assert r["fits"] and r["gpu_count"] == 1 and r["bound"] == "memory bandwidth"
+    d2d = next(m["value"] for m in json.loads((H100 / "quick-profile.json").read_text())["metrics"]
+               if m["name"] == "memcpy.d2d.gbps" and m["gpu"] == -1)
+    assert r["inputs"]["mem_gbps_per_gpu"] == pytest.approx(2 * d2d)
+    assert r["tokens_per_s_per_gpu"] <= 2 * d2d * 1e9 / r["bytes_per_token"]
+    assert r["tokens_per_s_per_gpu_low"] <= r["tokens_per_s_per_gpu"] <= r["tokens_per_s_per_gpu_high"]
+    tr = gpuvet.json("cost", *LLAMA_1B_SHAPE, "--task", "train", "--seq", "2048", "--run", "1", "--json")["rows"][0]
+    assert tr["fits"] and tr["bound"] == "compute" and tr["tensor_parallel"] == 1
+    assert tr["inputs"]["gemm_tflops_per_gpu"] == pytest.approx(gemm(H100 / "quick-profile.json"))
+    p = gpuvet("cost", "--model", "llama-3.2-1b", "--task", "lora", "--run", "1", check=0)
+    assert p.stdout.startswith("job llama-3.2-1b lora, 1000000000 tokens, on the machine of run 1: fits 1 GPU(s)")
+    assert "no price for it" in p.stdout          # not named as a priced type
+    gpuvet("cost", "--model", "llama-3.2-1b", "--run", "99", check=2)

@@ -193,6 +193,10 @@ static void test_job_on_a_real_capture(void)
 	struct cost_job k;
 	CHECK(cost_job_parse("llama-3.1-8b:lora:2e9", &k, err, sizeof err) == 0);
 	CHECK(k.task == COST_LORA && k.tokens == 2e9 && k.shape.layers == 32);
+	CHECK(k.seq == 4096 && k.context == 2048);
+	CHECK(cost_job_parse("llama-3.2-1b:infer:1e6:1024", &k, err, sizeof err) == 0);
+	CHECK(k.task == COST_INFER && k.seq == 1024 && k.context == 1024);
+	CHECK(cost_job_parse("llama-3.2-1b:infer:1e6:0", &k, err, sizeof err) < 0);
 	CHECK(cost_job_parse("llama-3.1-8b:train", &k, err, sizeof err) < 0);
 	CHECK(cost_job_parse("llama-3.1-8b:train:1e99", &k, err, sizeof err) < 0);
 }
