@@ -197,12 +197,16 @@ static int take_run(void *ud, const struct store_run_row *x)
 	return 0;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* r->has sorted once (cost_compute): a fleet's store has many runs */
 static int has_run(const struct runs *r, int64_t id)
 {
-	for (size_t i = 0; i < r->nhas; i++)
-		if (r->has[i] == id)
-			return 1;
-	return 0;
+	return r->nhas && bsearch(&id, r->has, r->nhas, sizeof *r->has, cmp_id) != NULL;
 }
 
 static int left_out(const json_t *gemm, int64_t id)
@@ -434,7 +438,10 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	f.d2d = rank_of(s, o, "memcpy.d2d.gbps", 0, ignored, sizeof ignored);
 	f.busbw = rank_of(s, o, "allreduce.busbw.gbps", 0, ignored, sizeof ignored);
 	f.h2d = rank_of(s, o, "memcpy.h2d.pinned.gbps", 0, ignored, sizeof ignored);
-	if (store_each_headline(s, &metric, 1, take_has, &r) || store_each_run_sku(s, take_run, &r)) {
+	int bad = store_each_headline(s, &metric, 1, take_has, &r) || store_each_run_sku(s, take_run, &r);
+	if (r.nhas)
+		qsort(r.has, r.nhas, sizeof *r.has, cmp_id);
+	if (bad) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		runs_free(&r);
 		json_decref(f.gemm);
