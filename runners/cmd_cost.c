@@ -245,7 +245,7 @@ static const char *human(char *buf, size_t size, double v)
 
 static void print_row(json_t *r)
 {
-	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-";
+	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[96];
 	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
 	int fits = json_is_true(json_object_get(r, "fits"));
 	if (fits)
@@ -256,10 +256,14 @@ static void print_row(json_t *r)
 	       human(a, sizeof a, num(r, "tokens_per_s_per_gpu")),
 	       fits ? (snprintf(g, sizeof g, "%s-%s", human(b, sizeof b, num(r, "tokens_per_s_per_gpu_low")),
 				human(c, sizeof c, num(r, "tokens_per_s_per_gpu_high"))), g) : "-");
+	if (json_is_true(json_object_get(r, "estimate")))
+		snprintf(basis, sizeof basis, "est.");
+	else
+		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
+			 str(r, "profile"));
 	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
 	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
-	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? (json_is_true(json_object_get(r, "estimate")) ? "est." :
-								   "measured") : str(r, "why"));
+	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
 }
 
 static void print_table(json_t *res)

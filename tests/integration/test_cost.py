@@ -92,6 +92,8 @@ def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
     assert all(r["gpu_count"] == 1 for r in res["rows"] if r["fits"])
     assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"] and row(res, "p5.48xlarge")["bound"] is None
     assert res["rows"][0]["estimate"] is False      # measured before estimates
+    table = gpuvet(*args[:-1], check=0).stdout
+    assert f"measured, {len(QUICK)} quick run(s)" in table and "est." in table
 
 
 def test_decode_never_beats_bandwidth_over_bytes_per_token(gpuvet):
