@@ -20,7 +20,15 @@
 
 struct figs {
 	json_t *gemm, *d2d, *busbw, *h2d;
+	json_t *fp16;   /* bf16 jobs: the fp16 GEMM ranking, for GPU models without a bf16 path (T4, V100) */
 };
+
+/* A row of the fp16 ranking that stands in for bf16: its GPU model has fp16 but no bf16 path. */
+static int fp16_stand_in(const json_t *row)
+{
+	const struct gpu_ref *ref = gpu_ref_find(json_string_value(json_object_get(row, "gpu_model")));
+	return ref && !(ref->peak_tflops[GPU_BF16] > 0) && ref->peak_tflops[GPU_FP16] > 0;
+}
 
 struct runrec {
 	int64_t id;
@@ -395,11 +403,20 @@ static json_t *constants_json(void)
 /* The rows in order, from the GEMM ranking's rows. */
 static json_t *rows_of(const struct cost_opts *o, const struct figs *f, const struct runs *r)
 {
-	json_t *rows = json_object_get(f->gemm, "rows"), *x;
-	size_t n = json_array_size(rows), i;
-	json_t **v = gv_malloc((n ? n : 1) * sizeof *v);
+	json_t *rows = json_object_get(f->gemm, "rows"), *r16 = json_object_get(f->fp16, "rows"), *x;
+	size_t n = 0, i;
+	json_t **v = gv_malloc((json_array_size(rows) + json_array_size(r16) + 1) * sizeof *v);
 	json_array_foreach(rows, i, x)
-		v[i] = row_json(o, x, f, r);
+		v[n++] = row_json(o, x, f, r);
+	json_array_foreach(r16, i, x) {
+		if (!fp16_stand_in(x))
+			continue;
+		v[n] = row_json(o, x, f, r);
+		json_object_set_new(json_object_get(v[n], "inputs"), "gemm_metric", json_string("gemm.fp16.tflops"));
+		json_object_set_new(v[n], "basis", json_pack("s++", "fp16 GEMM (no bf16 path); ",
+							     json_string_value(json_object_get(v[n], "basis")), ""));
+		n++;
+	}
 	qsort(v, n, sizeof *v, cmp_rows);
 	json_t *out = json_array();
 	for (i = 0; i < n; i++) {
@@ -411,16 +428,22 @@ static json_t *rows_of(const struct cost_opts *o, const struct figs *f, const st
 }
 
 /* rank's types without a GEMM figure, their why in this command's words (no --metric here: --precision) */
-static json_t *unranked_json(json_t *un, int fp8)
+static json_t *unranked_json(json_t *un, int fp8, const json_t *r16)
 {
-	json_t *out = json_array(), *x;
-	size_t i;
+	json_t *out = json_array(), *x, *y;
+	size_t i, k;
 	json_array_foreach(un, i, x) {
+		int ranked = 0;
+		json_array_foreach(json_object_get(r16, "rows"), k, y)
+			ranked |= fp16_stand_in(y) && same(str(y, "provider"), str(x, "provider")) &&
+				  same(str(y, "instance_type"), str(x, "instance_type"));
+		if (ranked)
+			continue;   /* listed with its fp16 rate */
 		json_t *c = json_deep_copy(x);
 		const char *why = str(x, "why");
 		if (why && strstr(why, " has no ") && strstr(why, " path"))
 			json_object_set_new(c, "why", json_string(fp8 ? "its GPU has no fp8 path: use --precision bf16"
-								      : "its GPU has no bf16 path: not modelled"));
+								      : "its GPU has no bf16 or fp16 reference"));
 		json_array_append_new(out, c);
 	}
 	return out;
@@ -438,6 +461,8 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	f.d2d = rank_of(s, o, "memcpy.d2d.gbps", 0, ignored, sizeof ignored);
 	f.busbw = rank_of(s, o, "allreduce.busbw.gbps", 0, ignored, sizeof ignored);
 	f.h2d = rank_of(s, o, "memcpy.h2d.pinned.gbps", 0, ignored, sizeof ignored);
+	if (!o->job.fp8)
+		f.fp16 = rank_of(s, o, "gemm.fp16.tflops", o->include_estimates, ignored, sizeof ignored);
 	int bad = store_each_headline(s, &metric, 1, take_has, &r) || store_each_run_sku(s, take_run, &r);
 	if (r.nhas)
 		qsort(r.has, r.nhas, sizeof *r.has, cmp_id);
@@ -448,6 +473,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 		json_decref(f.d2d);
 		json_decref(f.busbw);
 		json_decref(f.h2d);
+		json_decref(f.fp16);
 		return -1;
 	}
 	json_t *res = json_object();
@@ -456,7 +482,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set_new(res, "market", json_string(o->market ? o->market : "on_demand"));
 	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
 	json_object_set_new(res, "rows", rows_of(o, &f, &r));
-	json_object_set_new(res, "unranked", unranked_json(json_object_get(f.gemm, "unranked"), o->job.fp8));
+	json_object_set_new(res, "unranked", unranked_json(json_object_get(f.gemm, "unranked"), o->job.fp8, f.fp16));
 	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
@@ -465,6 +491,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_decref(f.d2d);
 	json_decref(f.busbw);
 	json_decref(f.h2d);
+	json_decref(f.fp16);
 	*out = res;
 	return 0;
 }

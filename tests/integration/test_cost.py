@@ -207,3 +207,14 @@ def test_cost_of_one_stored_run_with_a_custom_shape(gpuvet):
     assert p.stdout.startswith("job llama-3.2-1b lora, 1000000000 tokens, on the machine of run 1: fits 1 GPU(s)")
     assert "no price for it" in p.stdout          # not named as a priced type
     gpuvet("cost", "--model", "llama-3.2-1b", "--run", "99", check=2)
+
+
+def test_gpus_without_bf16_are_costed_at_their_fp16_rate(gpuvet):
+    res = gpuvet.json("cost", "--model", "mistral-7b", "--task", "infer", "--batch", "1", "--context", "1024",
+                      "--estimates", "--json")
+    t4 = row(res, "g4dn.xlarge")
+    assert t4["fits"] and t4["gpu_model"] == "T4" and t4["inputs"]["gemm_metric"] == "gemm.fp16.tflops"
+    assert t4["basis"].startswith("fp16 GEMM (no bf16 path)")
+    assert not [u for u in res["unranked"] if u["instance_type"] == "g4dn.xlarge"]
+    fp8 = gpuvet.json("cost", "--model", "mistral-7b", "--task", "infer", "--precision", "fp8", "--estimates", "--json")
+    assert [u for u in fp8["unranked"] if u["instance_type"] == "g4dn.xlarge"]
