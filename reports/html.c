@@ -453,6 +453,7 @@ static const struct {
 	report_section_fn render;
 } report_sections[] = {
 	{ "answer", rep_section_answer },           /* html_answer.c: the verdict first */
+	{ "cost", rep_section_cost },               /* html_cost.c: with --job, what it costs */
 	{ "bars", rep_section_bars },               /* html_ranking.c: throughput per dollar */
 	{ "summary", rep_section_summary },         /* html_summary.c */
 	{ "ranking", rep_section_ranking },         /* html_ranking.c */

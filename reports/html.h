@@ -52,6 +52,8 @@ struct report_opts {
 	report_remedy_fn remedy;  /* remediation of flags stored without one; NULL: none */
 	json_t *run_fp;           /* the fingerprint of run_ids[0] when the caller holds it (gpuvet run):
 				     used as it is, not loaded again; NULL: loaded from the store */
+	json_t *cost;             /* judge/cost.h cost_compute()'s result (or {"error":...}) for --job:
+				     the "what your job costs" section; NULL: none */
 };
 
 /*

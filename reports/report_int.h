@@ -58,6 +58,7 @@ struct rdoc {
 	char *load_err;          /* set when a run cannot be loaded (render then fails) */
 	size_t load_errlen;
 	report_remedy_fn remedy; /* html.h */
+	json_t *cost;            /* html.h report_opts.cost (borrowed) */
 	struct report_fleet *fleet;  /* every run of the store when runs is a subset (--run); NULL: runs is the store */
 	size_t n_fleet;
 };
@@ -143,6 +144,8 @@ void rep_series_free(struct series_buf *b, size_t n);
 void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp);
 /* html_provenance.c */
 void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_cost.c */
+void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct run_sum *r);

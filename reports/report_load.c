@@ -522,6 +522,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
 	d.remedy = o->remedy;
+	d.cost = o->cost;
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;

@@ -26,6 +26,7 @@ int cmd_run(int argc, char **argv, const struct gv_global *g);
 int cmd_inventory(int argc, char **argv, const struct gv_global *g);
 int cmd_accept(int argc, char **argv, const struct gv_global *g);
 int cmd_rank(int argc, char **argv, const struct gv_global *g);
+int cmd_cost(int argc, char **argv, const struct gv_global *g);
 int cmd_report(int argc, char **argv, const struct gv_global *g);
 int cmd_prices(int argc, char **argv, const struct gv_global *g);
 int cmd_results(int argc, char **argv, const struct gv_global *g);

@@ -6,6 +6,7 @@
 #include "runners/opts.h"
 #include "common/util.h"
 #include "reports/html.h"
+#include "judge/cost.h"
 #include "judge/flags.h"
 #include "results/store.h"
 
@@ -22,6 +23,8 @@ static const struct gv_opt report_opts[] = {
 	  .short_name = 'o' },
 	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
 	  .help = "report this run (number or uuid prefix) in full detail; repeat for " "several (default: every run in the store)" },
+	{ .name = "job", .has_arg = required_argument, .val = 'j', .arg = "MODEL:TASK:TOKENS[:SEQ]",
+	  .help = "add what the job costs on each type (llama-3.1-8b:train:2e9; gpuvet cost, docs/cost.md)" },
 	{ .name = "no-estimates", .has_arg = no_argument, .val = 'E', .arg = NULL,
 	  .help = "leave reference-table estimates out of the ranking" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text", .short_name = 'h' },
@@ -32,7 +35,7 @@ static const struct gv_opt report_opts[] = {
 #define STR(x) STR_(x)
 const struct gv_cmd_doc cmd_report_doc = {
 	.name = "report",
-	.synopsis = "report [-o FILE] [--run ID]... [--no-estimates]",
+	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates]",
 	.about = "Writes one self-contained HTML file (no external resources, opens offline):\n"
 		"summary, ranking by performance per dollar, charts, per-run detail, provenance.",
 	.opts = report_opts,
@@ -43,14 +46,17 @@ const struct gv_cmd_doc cmd_report_doc = {
 
 int cmd_report(int argc, char **argv, const struct gv_global *g)
 {
-	struct option opts[8];
+	struct option opts[10];
 	char shorts[16] = ":";   /* ':' first: a missing value is told apart from an unknown option */
-	gv_opts_getopt(report_opts, opts, 8);
+	gv_opts_getopt(report_opts, opts, 10);
 	gv_opts_short(report_opts, shorts + 1, sizeof shorts - 1);
 	const char *out = REPORT_DEFAULT_FILE;
 	const char **run_args = gv_calloc((size_t)argc, sizeof *run_args);
 	size_t n_run = 0;
 	int c, rc = GV_EXIT_OK, no_est = 0;
+	const char *job = NULL;
+	struct cost_opts co = { 0 };
+	json_t *cost = NULL;
 	struct store *s = NULL;
 	int64_t *ids = NULL;
 	char err[512];
@@ -62,6 +68,7 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		case 'o': out = optarg; break;
 		case 'r': run_args[n_run++] = optarg; break;
 		case 'E': no_est = 1; break;
+		case 'j': job = optarg; break;
 		case 'h':
 			gv_cmd_help(&cmd_report_doc, stdout);
 			free(run_args);
@@ -83,6 +90,10 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return gv_usage_error("report", "empty output file name");
 	}
+	if (job && cost_job_parse(job, &co.job, err, sizeof err)) {
+		free(run_args);
+		return gv_usage_error("report", "%s", err);
+	}
 	if (gv_open_reading(g, GV_READ_REPORT, &s)) {
 		free(run_args);
 		return GV_EXIT_USAGE;
@@ -97,9 +108,15 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	}
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
+	if (job) {
+		/* the job's rows as `gpuvet cost --estimates` gives them; what stops it is said in its section */
+		co.include_estimates = !no_est;
+		if (cost_compute(s, &co, &cost, err, sizeof err) < 0)
+			cost = json_pack("{s:s}", "error", err);
+	}
 	{
 		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est,
-					 .remedy = flags_remediation };
+					 .remedy = flags_remediation, .cost = cost };
 		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)
 					  : report_write(s, &o, stdout, err, sizeof err);
 		if (wr == 0 && !strcmp(out, "-") && fflush(stdout)) {
@@ -118,6 +135,7 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		}
 	}
 done:
+	json_decref(cost);
 	free(ids);
 	free(run_args);
 	store_close(s);

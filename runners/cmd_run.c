@@ -2,6 +2,7 @@
  * cmd_run.c - `gpuvet run`: options as data (one table gives parsing,
  * validation, --help and the echo of the configuration), then the harness.
  */
+#include "runners/cost_line.h"
 #include "runners/cli.h"
 #include "runners/opts.h"
 #include "platform/blockdev.h"
@@ -30,6 +31,8 @@ struct run_args {
 	const char *bench;
 	const char *report;
 	const char *accept_policy;
+	const char *job;
+	struct cost_job cjob;   /* job, parsed before any bench runs */
 	int accept;
 	int json;
 	int custom;
@@ -50,6 +53,9 @@ static const struct gv_opt run_options[] = {
 	{ .name = "report", .has_arg = required_argument, .arg = "FILE",
 	  .help = "write the HTML report at the end",
 	  .type = GV_OPT_STR, .off = A(report) },
+	{ .name = "job", .has_arg = required_argument, .arg = "MODEL:TASK:TOKENS[:SEQ]",
+	  .help = "print what the job costs on this machine at the end (llama-3.1-8b:train:2e9; docs/cost.md)",
+	  .type = GV_OPT_STR, .off = A(job) },
 	{ .name = "accept", .has_arg = optional_argument, .arg = "POLICY",
 	  .help = "gate the run (default policy, or POLICY file); sets the exit code",
 	  .type = GV_OPT_FLAG, .off = A(accept) },
@@ -227,6 +233,8 @@ static int run_straight(struct store *s, const struct run_args *a, const struct 
 		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
 		rc = GV_EXIT_USAGE;
 	}
+	if (a->job && !gv_quiet)
+		cost_print_run_line(s, run_id, fp, &a->cjob, a->json ? stderr : stdout);
 	if (a->report && hooks_report(s, run_id, fp, a->report))
 		rc = GV_EXIT_USAGE;
 	if (arc >= 0 && rc == GV_EXIT_OK)
@@ -270,6 +278,10 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 	if (!sel)
 		return gv_usage_error("run", "%s", err);
 
+	if (a.job && cost_job_parse(a.job, &a.cjob, err, sizeof err)) {
+		free(sel);
+		return gv_usage_error("run", "%s", err);
+	}
 	if (a.report) { /* a report that cannot be written is said before any bench runs, not after them */
 		char rerr[512];
 		if (gv_outfile_check(a.report, rerr, sizeof rerr)) {

@@ -25,6 +25,7 @@ static const struct cmd_struct commands[] = {
 	{ "inventory", cmd_inventory, "what machine is this: GPUs, driver, PCIe, CPU, NUMA, disks, cloud" },
 	{ "accept", cmd_accept, "gate a stored run against an acceptance policy" },
 	{ "rank", cmd_rank, "instance types ordered by a metric per dollar" },
+	{ "cost", cmd_cost, "what a training or inference job costs on each instance type" },
 	{ "report", cmd_report, "self-contained HTML report" },
 	{ "prices", cmd_prices, "price catalog: list, update, import" },
 	{ "results", cmd_results, "the store: list, show, export, merge, import" },

@@ -24,6 +24,7 @@ def test_a_view_or_trigger_is_refused(gpuvet, tmp_path, plant):
     db.close()
     before = open(gpuvet.db, "rb").read()
     for args in (["results", "list"], ["report", "-o", str(tmp_path / "r.html")], ["rank"],
+                 ["cost", "--model", "llama-3.1-8b", "--estimates"],
                  ["results", "import", str(H100)]):
         p = gpuvet(*args, timeout=20)
         assert p.returncode == 2, (args, p.stdout, p.stderr)

@@ -277,7 +277,7 @@ def test_bad_usage_is_one_line_and_exit_2(gpuvet, args, needle):
         assert p.stderr.count("\n") == 1 and needle in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("cmd", ["run", "inventory", "accept", "rank", "report", "prices", "results"])
+@pytest.mark.parametrize("cmd", ["run", "inventory", "accept", "rank", "cost", "report", "prices", "results"])
 def test_every_command_has_help(gpuvet, cmd):
     p = gpuvet(cmd, "--help", check=0)
     assert "usage: gpuvet " + cmd in p.stdout

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, gpuvet_bin
 
-COMMANDS = [["run"], ["inventory"], ["accept"], ["rank"], ["report"], ["results"], ["prices"],
+COMMANDS = [["run"], ["inventory"], ["accept"], ["rank"], ["cost"], ["report"], ["results"], ["prices"],
             ["prices", "list"], ["prices", "update"], ["prices", "import"], ["prices", "fx"],
             ["prices", "sources"]]
 

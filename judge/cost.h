@@ -1,0 +1,44 @@
+/*
+ * cost.h - what a described job costs on each priced instance type (issue
+ * 37): the instance types, their prices and their measured figures come
+ * from the ranking (judge/rank.h, one rank_compute call per figure), the
+ * arithmetic from judge/cost_model.h.  docs/cost.md documents every field.
+ */
+#ifndef GPUVET_COST_H
+#define GPUVET_COST_H
+
+#include "judge/cost_model.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct store;
+
+struct cost_opts {
+	struct cost_job job;
+	const char *market;     /* as rank's: on_demand (default), spot, reserved */
+	const char *region;     /* NULL: each type at its cheapest region */
+	int include_estimates;  /* also types never measured, from the reference */
+	int include_flagged;
+};
+
+/*
+ * {"job":{...}, "market":..., "region":..., "constants":[...], "rows":[...],
+ * "unranked":[...], "unpriced":[...]}; 0, or -1 with a one-line message.
+ */
+int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen);
+
+/*
+ * The job on the machine of one run (a fingerprint, docs/fingerprint.md): its
+ * own instance-level figures (GEMM of the job's dtype, D2D, all-reduce, pinned
+ * H2D), the reference of its GPU model for what it did not measure.  Returns
+ * cost_predict's fits; -1 with why when the run measured no GEMM rate of the
+ * dtype or names no GPU count and memory.
+ */
+int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
+		size_t whylen);
+
+/* `cost --run ID --json`: {"job", "run", "rows":[one row: cost_of_run's prediction, unpriced]}. */
+json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o);
+
+#endif

@@ -1,0 +1,401 @@
+/*
+ * cmd_cost.c - `gpuvet cost`: what a described job costs on each priced
+ * instance type.  The computation is judge/cost.c (the model in
+ * judge/cost_model.c, docs/cost.md); this file parses the job and prints the
+ * table or the JSON.
+ */
+#include "judge/cost.h"
+#include "results/store.h"
+#include "runners/cli.h"
+#include "runners/cost_line.h"
+#include "runners/opts.h"
+#include "common/ident.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct gv_opt cost_opts[] = {
+	{ .name = "model", .has_arg = required_argument, .val = 'M', .arg = "NAME",
+	  .help = "a preset shape: llama-3.2-1b, llama-3.1-8b, mistral-7b, qwen2.5-32b, llama-3.1-70b (the flags "
+		  "below change one of its figures)" },
+	{ .name = "params", .has_arg = required_argument, .val = 'P', .arg = "N",
+	  .help = "total parameters (default: computed from the shape)" },
+	{ .name = "layers", .has_arg = required_argument, .val = 'L', .arg = "L", .help = "transformer layers" },
+	{ .name = "hidden", .has_arg = required_argument, .val = 'H', .arg = "D", .help = "hidden size" },
+	{ .name = "ffn", .has_arg = required_argument, .val = 'F', .arg = "F", .help = "MLP (SwiGLU) intermediate size" },
+	{ .name = "heads", .has_arg = required_argument, .val = 'A', .arg = "A", .help = "attention heads" },
+	{ .name = "kv-heads", .has_arg = required_argument, .val = 'K', .arg = "K", .help = "key/value heads (grouped-query attention)" },
+	{ .name = "vocab", .has_arg = required_argument, .val = 'V', .arg = "V", .help = "vocabulary size" },
+	{ .name = "tied", .has_arg = no_argument, .val = 'T', .arg = NULL,
+	  .help = "the input embedding is the output head (custom shapes; default untied)" },
+	{ .name = "task", .has_arg = required_argument, .val = 't', .arg = "train|lora|infer",
+	  .help = "full training with AdamW (default), LoRA fine-tuning, or inference (decode)" },
+	{ .name = "seq", .has_arg = required_argument, .val = 's', .arg = "S",
+	  .help = "training sequence length in tokens (default 4096)" },
+	{ .name = "tokens", .has_arg = required_argument, .val = 'n', .arg = "T",
+	  .help = "the job's size: tokens trained on, or generated (default 1e9)" },
+	{ .name = "precision", .has_arg = required_argument, .val = 'p', .arg = "bf16|fp8",
+	  .help = "GEMM precision (default bf16); fp8 inference also stores weights and KV cache in fp8" },
+	{ .name = "gpus", .has_arg = required_argument, .val = 'g', .arg = "N",
+	  .help = "use at most N GPUs: bigger types and jobs that need more do not fit" },
+	{ .name = "batch", .has_arg = required_argument, .val = 'b', .arg = "B",
+	  .help = "inference: concurrent sequences per copy of the model (default 32)" },
+	{ .name = "context", .has_arg = required_argument, .val = 'c', .arg = "C",
+	  .help = "inference: mean tokens of context per decode step (default --seq, else 2048)" },
+	{ .name = "market", .has_arg = required_argument, .val = 'k', .arg = "M",
+	  .help = "on_demand (default), spot or reserved prices" },
+	{ .name = "region", .has_arg = required_argument, .val = 'r', .arg = "R",
+	  .help = "only prices and runs of region R (default: each type at its cheapest region)" },
+	{ .name = "run", .has_arg = required_argument, .val = 'R', .arg = "ID",
+	  .help = "the job on one stored run's own figures (number or uuid prefix), named or not" },
+	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
+	  .help = "also types never measured, from stored runs of the same GPU model or the reference, marked" },
+	{ .name = "include-flagged", .has_arg = no_argument, .val = 'f', .arg = NULL,
+	  .help = "count runs with critical flags too" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the rows as JSON for scripts" },
+	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
+	{ .name = NULL },
+};
+
+const struct gv_cmd_doc cmd_cost_doc = {
+	.name = "cost",
+	.synopsis = "cost (--model NAME | --layers L --hidden D --ffn F --heads A --kv-heads K --vocab V)\n"
+		"                   [--task train|lora|infer] [--seq S] [--tokens T] [--precision bf16|fp8]\n"
+		"                   [--gpus N] [--batch B] [--context C] [--market M] [--region R]\n"
+		"                   [--estimates] [--json]",
+	.about = "What a job costs on each priced instance type: whether it fits and how many GPUs\n"
+		"and instances it needs, tokens per second per GPU and per instance, US dollars per\n"
+		"million tokens, hours and dollars for the whole job, and what bounds it (compute,\n"
+		"memory bandwidth, memory capacity, interconnect, host feed), each with a low-high\n"
+		"band.  Predicted from what the type's runs measured (GEMM rate, device-memory\n"
+		"bandwidth, all-reduce bus bandwidth, host copies); what they did not measure comes\n"
+		"from the GPU model's reference and the row says so.  Measured types first, then\n"
+		"estimates, each cheapest first; types the job does not fit are listed with why.",
+	.opts = cost_opts,
+	.more = "The model, its conventions and every constant's source: docs/cost.md.",
+};
+
+/* A whole-string number within [min, max]; -1 when it is not one. */
+static int parse_num(const char *s, double min, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_int(const char *s, long min, long max, int *out)
+{
+	double v;
+	if (parse_num(s, (double)min, (double)max, &v) < 0 || v != floor(v))
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+struct args {
+	struct cost_opts o;
+	const char *model, *task, *precision, *run;
+	int json, have[8], seq_given, context_given;
+};
+
+/* One shape or size option into a; -1 with the usage error printed. */
+static int take_num(struct args *a, int c, const char *v)
+{
+	struct cost_shape *m = &a->o.job.shape;
+	int *ip = NULL, bad;
+	long max = 10000000;
+	switch (c) {
+	case 'L': ip = &m->layers; max = 100000; a->have[0] = 1; break;
+	case 'H': ip = &m->hidden; a->have[1] = 1; break;
+	case 'F': ip = &m->ffn; a->have[2] = 1; break;
+	case 'A': ip = &m->heads; max = 100000; a->have[3] = 1; break;
+	case 'K': ip = &m->kv_heads; max = 100000; a->have[4] = 1; break;
+	case 'V': ip = &m->vocab; a->have[5] = 1; break;
+	case 's': ip = &a->o.job.seq; a->seq_given = 1; break;
+	case 'g': ip = &a->o.job.max_gpus; max = 100000; break;
+	case 'b': ip = &a->o.job.batch; max = 1000000; break;
+	case 'c': ip = &a->o.job.context; a->context_given = 1; break;
+	case 'P': bad = parse_num(v, 1, 1e15, &m->params); goto done;
+	case 'n': bad = parse_num(v, 1, 1e18, &a->o.job.tokens); goto done;
+	default: return -1;
+	}
+	bad = parse_int(v, 1, max, ip);
+done:
+	if (bad) {
+		gv_usage_error("cost", "--%s must be a positive number%s, not '%s'",
+			       c == 'P' ? "params" : c == 'n' ? "tokens" : "option", ip ? " (whole, in range)" : "", v);
+		return -1;
+	}
+	return 0;
+}
+
+/* The shape: a preset, changed by the flags given, or every flag of a custom shape; -1 with the error printed. */
+static int check_shape(struct args *a)
+{
+	struct cost_shape *m = &a->o.job.shape;
+	if (a->model) {
+		const struct cost_shape *p = cost_preset_find(a->model);
+		if (!p)
+			return gv_usage_error("cost", "unknown --model '%s' (llama-3.2-1b, llama-3.1-8b, mistral-7b, "
+					      "qwen2.5-32b, llama-3.1-70b; or give the shape)", a->model), -1;
+		struct cost_shape given = *m;
+		*m = *p;
+		int *f[] = { &m->layers, &m->hidden, &m->ffn, &m->heads, &m->kv_heads, &m->vocab };
+		const int *g[] = { &given.layers, &given.hidden, &given.ffn, &given.heads, &given.kv_heads, &given.vocab };
+		for (int i = 0; i < 6; i++)
+			if (a->have[i])
+				*f[i] = *g[i];
+		if (given.params > 0)
+			m->params = given.params;
+		if (given.tied)
+			m->tied = 1;
+	} else {
+		for (int i = 0; i < 6; i++)
+			if (!a->have[i])
+				return gv_usage_error("cost", "give --model NAME, or the whole shape: --layers --hidden "
+						      "--ffn --heads --kv-heads --vocab"), -1;
+		m->name = "custom";
+		m->source = "given on the command line";
+	}
+	if (m->hidden % m->heads || m->kv_heads > m->heads || m->heads % m->kv_heads)
+		return gv_usage_error("cost", "--heads must divide --hidden and --kv-heads divide --heads (%d, %d, %d)",
+				      m->hidden, m->heads, m->kv_heads), -1;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	struct option opts[32];
+	gv_opts_getopt(cost_opts, opts, 32);
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'M': a->model = optarg; break;
+		case 'R': a->run = optarg; break;
+		case 'T': a->o.job.shape.tied = 1; break;
+		case 't': a->task = optarg; break;
+		case 'p': a->precision = optarg; break;
+		case 'k': a->o.market = optarg; break;
+		case 'r': a->o.region = optarg; break;
+		case 'e': a->o.include_estimates = 1; break;
+		case 'f': a->o.include_flagged = 1; break;
+		case 'j': a->json = 1; break;
+		case 'h': gv_cmd_help(&cmd_cost_doc, stdout); return 1;
+		case '?': return gv_usage_error("cost", "unknown option '%s'", argv[optind - 1]), -1;
+		default:
+			if (take_num(a, c, optarg) < 0)
+				return -1;
+		}
+	}
+	if (optind < argc)
+		return gv_usage_error("cost", "unexpected argument '%s'", argv[optind]), -1;
+	int task = cost_task_from_name(a->task ? a->task : "train");
+	if (task < 0)
+		return gv_usage_error("cost", "--task must be train, lora or infer, not '%s'", a->task), -1;
+	a->o.job.task = task;
+	if (a->precision && strcmp(a->precision, "bf16") && strcmp(a->precision, "fp8"))
+		return gv_usage_error("cost", "--precision must be bf16 or fp8, not '%s'", a->precision), -1;
+	a->o.job.fp8 = a->precision && !strcmp(a->precision, "fp8");
+	const char *mk = a->o.market;
+	if (mk && strcmp(mk, "on_demand") && strcmp(mk, "spot") && strcmp(mk, "reserved"))
+		return gv_usage_error("cost", "--market must be on_demand, spot or reserved, not '%s'", mk), -1;
+	if (!a->context_given)
+		a->o.job.context = a->seq_given ? a->o.job.seq : 2048;
+	return check_shape(a);
+}
+
+static double num(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A stored name as a terminal may show it (common/ident.h); a ring of buffers, up to 8 in one printf. */
+static const char *str(json_t *o, const char *k)
+{
+	static char ring[8][600];
+	static unsigned next;
+	const char *s = json_string_value(json_object_get(o, k));
+	char *b = ring[next++ % 8];
+	ident_escape(s ? s : "", b, sizeof ring[0]);
+	return b;
+}
+
+/* Three significant digits, whole numbers from 1000 up, "-" for none: never an exponent. */
+static const char *human(char *buf, size_t size, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, size, "-");
+	else if (fabs(v) >= 1000)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.3g", v);
+	return buf;
+}
+
+static void print_row(json_t *r)
+{
+	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[96];
+	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
+	int fits = json_is_true(json_object_get(r, "fits"));
+	if (fits)
+		snprintf(inst, sizeof inst, "%.0f", num(r, "instances"));
+	const char *region = str(r, "region");
+	printf("%-4.0f %-8s %-24s %-12s %-16s %-4s %5s %9s %17s", num(r, "rank"), str(r, "provider"),
+	       str(r, "instance_type"), region[0] ? region : "(any)", gpus, fits ? "yes" : "no", inst,
+	       human(a, sizeof a, num(r, "tokens_per_s_per_gpu")),
+	       fits ? (snprintf(g, sizeof g, "%s-%s", human(b, sizeof b, num(r, "tokens_per_s_per_gpu_low")),
+				human(c, sizeof c, num(r, "tokens_per_s_per_gpu_high"))), g) : "-");
+	if (json_is_true(json_object_get(r, "estimate")))
+		snprintf(basis, sizeof basis, "est.");
+	else
+		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
+			 str(r, "profile"));
+	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
+	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
+	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
+}
+
+static void print_table(json_t *res)
+{
+	json_t *job = json_object_get(res, "job"), *m = json_object_get(job, "model"), *rows = json_object_get(res, "rows");
+	char t[24];
+	printf("job: %s %s, %.3g B parameters, seq %.0f, %s tokens, %s", str(job, "task"), str(m, "name"),
+	       num(m, "params") / 1e9, num(job, "seq"), human(t, sizeof t, num(job, "tokens")), str(job, "precision"));
+	if (!strcmp(str(job, "task"), "infer"))
+		printf(", batch %.0f, context %.0f", num(job, "batch"), num(job, "context"));
+	printf("; %s prices\n\n", str(res, "market"));
+	printf("%-4s %-8s %-24s %-12s %-16s %-4s %5s %9s %17s %9s %10s %10s %-16s %s\n", "RANK", "PROVIDER",
+	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "USD/MTOK", "JOB HOURS",
+	       "JOB USD", "BOUND", "BASIS / WHY NOT");
+	size_t i;
+	json_t *r;
+	json_array_foreach(rows, i, r)
+		print_row(r);
+	if (!json_array_size(rows))
+		printf("(no instance type has both a %s price and a %s figure%s)\n", str(res, "market"), str(res, "metric"),
+		       strcmp(str(res, "market"), "on_demand") ? ": gpuvet prices update or gpuvet prices import FILE" : "");
+	printf("\nTOK/S/GPU: tokens per second per GPU of the instances used; USD/MTOK: US dollars per million "
+	       "tokens; INST: instances of the type the job needs; est. = estimate from the GPU model's "
+	       "reference, not measured (--json has each row's basis and the band of every figure)\n");
+	json_t *un = json_object_get(res, "unranked");
+	if (json_array_size(un))
+		printf("%zu priced instance type(s) without a %s figure:\n", json_array_size(un), str(res, "metric"));
+	json_array_foreach(un, i, r)
+		printf("  %s %s: %s\n", str(r, "provider"), str(r, "instance_type"), str(r, "why"));
+}
+
+/* --run: the job on that run's own figures (a line, or the JSON with one row); closes s. */
+static int one_run(struct store *s, const struct args *a)
+{
+	int64_t id;
+	json_t *fp = NULL;
+	if (store_resolve_run(s, a->run, &id) || store_load_fingerprint(s, id, &fp)) {
+		gv_err("cost: %s", store_errmsg(s));
+		store_close(s);
+		return GV_EXIT_USAGE;
+	}
+	if (a->json) {
+		json_t *r = cost_run_json(fp, id, &a->o);
+		char *t = json_dumps(r, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		if (t)
+			puts(t);
+		free(t);
+		json_decref(r);
+	} else {
+		cost_print_run_line(s, id, fp, &a->o.job, stdout);
+	}
+	json_decref(fp);
+	store_close(s);
+	return GV_EXIT_OK;
+}
+
+int cmd_cost(int argc, char **argv, const struct gv_global *g)
+{
+	struct args a = { .o.job = { .seq = 4096, .tokens = 1e9, .batch = 32 } };
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
+	struct store *s;
+	char err[512];
+	if (gv_open_reading(g, GV_READ_PRICED, &s))
+		return GV_EXIT_USAGE;
+	if (a.run)
+		return one_run(s, &a);
+	json_t *r = NULL;
+	rc = gv_prices_ready(s, err, sizeof err);
+	if (rc == 0)
+		rc = cost_compute(s, &a.o, &r, err, sizeof err);
+	store_close(s);
+	if (rc < 0) {
+		gv_err("cost: %s", err);
+		return GV_EXIT_USAGE;
+	}
+	if (a.json) {
+		char *t = json_dumps(r, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+		if (t)
+			puts(t);
+		free(t);
+	} else {
+		print_table(r);
+	}
+	json_decref(r);
+	return GV_EXIT_OK;
+}
+
+/* The instance price of the type the run is stored as (a row of cost_compute whose runs include it); NAN when none. */
+static double run_price(struct store *s, int64_t run_id, const struct cost_job *j, char *name, size_t size)
+{
+	struct cost_opts o = { .job = *j };
+	char err[512];
+	json_t *res = NULL, *r, *id;
+	double price = NAN;
+	size_t i, k;
+	if (gv_prices_ready(s, err, sizeof err) < 0 || cost_compute(s, &o, &res, err, sizeof err) < 0)
+		return NAN;
+	json_array_foreach(json_object_get(res, "rows"), i, r)
+		json_array_foreach(json_object_get(r, "runs"), k, id)
+			if (json_integer_value(id) == run_id && isnan(price)) {
+				price = num(r, "price_per_hour");
+				snprintf(name, size, "%s %s's %s", str(r, "provider"), str(r, "instance_type"), str(r, "market"));
+			}
+	json_decref(res);
+	return price;
+}
+
+void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, const struct cost_job *j, FILE *out)
+{
+	struct cost_hw h;
+	struct cost_pred p;
+	char why[256], name[256] = "", t[24];
+	fprintf(out, "job %s %s, %s tokens, on the machine of run %lld: ", j->shape.name, cost_task_name(j->task),
+		human(t, sizeof t, j->tokens), (long long)run_id);
+	int rc = cost_of_run(fp, j, &h, &p, why, sizeof why);
+	if (rc < 0 || !p.fits) {
+		fprintf(out, "%s\n", rc < 0 ? why : p.why);
+		return;
+	}
+	char a[24], b[24], c[24];
+	fprintf(out, "fits %d GPU(s) x %d instance(s), %s tokens/s per GPU (%s-%s), bound by %s", h.gpus, p.instances,
+		human(a, sizeof a, p.tps_gpu), human(b, sizeof b, p.tps_lo), human(c, sizeof c, p.tps_hi),
+		cost_bound_name(p.bound) ? cost_bound_name(p.bound) : "-");
+	double price = run_price(s, run_id, j, name, sizeof name);
+	if (isfinite(price) && price > 0) {
+		double usd_m = price / (p.tps_gpu * h.gpus * 3600.0) * 1e6;
+		fprintf(out, "; at %s $%.4g/h: $%s per million tokens, $%s for the job\n", name, price,
+			human(a, sizeof a, usd_m), human(b, sizeof b, j->tokens * usd_m / 1e6));
+	} else {
+		fprintf(out, "; no price for it (name the run: gpuvet results tag %lld --provider P --sku TYPE)\n",
+			(long long)run_id);
+	}
+}
