@@ -73,7 +73,7 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 	double gemm = pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12;
 	/* seconds per token of one tensor-parallel group */
 	double t_comp = p->flops_per_token * (p->checkpointing ? cost_k(CK_CKPT_COMPUTE_FACTOR) : 1) /
-			(t * kv_at(CK_TRAIN_GEMM_FRACTION, e) * gemm);
+			(t * kv_at(j->task == COST_LORA ? CK_LORA_GEMM_FRACTION : CK_TRAIN_GEMM_FRACTION, e) * gemm);
 	double t_tp = 0, t_dp = 0;
 	if (t > 1 && isfinite(h->busbw_gbps) && h->busbw_gbps > 0)
 		t_tp = j->shape.layers * cost_k(CK_TP_COLLECTIVES_PER_LAYER) * 2 * (t - 1) / t * 2.0 * j->shape.hidden /
@@ -191,9 +191,13 @@ static double infer_rate(const struct cost_job *j, const struct cost_hw *h, cons
 	double gemm = pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12 * kv_at(CK_TRAIN_GEMM_FRACTION, e);
 	double t_mem = B * p->bytes_per_token / (rg * bw);
 	double t_comp = B * p->flops_per_token / (rg * gemm);
+	/* the fixed part of a step: the slow end of the band takes the longest per-layer time */
+	double t_layers = j->shape.layers * 1e-6 *
+			  (e == LO ? cost_consts[CK_DECODE_LAYER_US].high : e == HI ? cost_consts[CK_DECODE_LAYER_US].low
+									: cost_consts[CK_DECODE_LAYER_US].value);
 	*b = t_mem >= t_comp ? BOUND_MEMBW : BOUND_COMPUTE;
 	int replicas = p->replica_gpus < h->gpus ? h->gpus / p->replica_gpus : 1;
-	double replica_tps = B / (t_mem >= t_comp ? t_mem : t_comp);
+	double replica_tps = B / ((t_mem >= t_comp ? t_mem : t_comp) + t_layers);
 	return replicas * replica_tps / (p->replica_gpus < h->gpus ? h->gpus : p->gpus_used);
 }
 

@@ -1,0 +1,36 @@
+"""`gpuvet cost` against a real job on the GPU it predicts for.
+
+tests/fixtures/gpu/h100-2026-11-25/jobcost/: on one H100, tests/gpu/jobcost.py alternated gpuvet's
+`run --bench gemm,memcpy` (fingerprint-N.json) with a real PyTorch job on a Llama-3.2-1B-shaped
+model with an untied output layer (torch-N.json): full training and LoRA at 4 x 2,048 tokens, and a
+CUDA-graph decode at 1,024 tokens of context, batch 1 to 256.  For each round, `cost --run` on
+that round's fingerprint must bracket what the job did there within its own stated band."""
+import json
+
+import pytest
+
+from conftest import FIXTURES
+
+JOB = FIXTURES / "gpu" / "h100-2026-11-25" / "jobcost"
+SHAPE = ["--layers", "16", "--hidden", "2048", "--ffn", "8192", "--heads", "32", "--kv-heads", "8",
+         "--vocab", "128256"]
+CASES = [(rnd, i) for rnd in (1, 2) for i in range(6)]
+
+
+@pytest.mark.parametrize("rnd,i", CASES)
+def test_prediction_brackets_the_measured_job(gpuvet, rnd, i):
+    gpuvet("results", "import", str(JOB / f"fingerprint-{rnd}.json"), check=0)
+    job = json.loads((JOB / f"torch-{rnd}.json").read_text())
+    assert job["shape"] == {"layers": 16, "hidden": 2048, "ffn": 8192, "heads": 32, "kv_heads": 8,
+                            "vocab": 128256}
+    t = job["results"][i]
+    args = ["cost", *SHAPE, "--task", t["task"], "--run", "1", "--json"]
+    args += ["--batch", str(t["batch"]), "--context", str(t["context"])] if t["task"] == "infer" \
+        else ["--seq", str(t["seq"])]
+    row = gpuvet.json(*args)["rows"][0]
+    assert row["fits"] and not row["estimate"]
+    lo, mid, hi = (row[k] for k in ("tokens_per_s_per_gpu_low", "tokens_per_s_per_gpu",
+                                    "tokens_per_s_per_gpu_high"))
+    measured = t["tokens_per_s"]
+    assert lo <= measured <= hi, (t["task"], t.get("batch"), lo, mid, hi, measured)
+    assert 0.85 <= measured / mid <= 1.15, (t["task"], t.get("batch"), measured / mid)
