@@ -449,8 +449,9 @@ static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char
 		fprintf(stderr, "gpuvet: no USD rate stored for %s: those prices are shown in their currency"
 			" (marked *); store one with `gpuvet prices fx CUR RATE --date D --source S`\n", c->no_rate);
 	if (!c->records && !any_spot && c->lo.n && (!market || !strcmp(market, "spot")))
-		fprintf(stderr, "gpuvet: no spot prices stored: gpuvet ships none; `gpuvet prices update"
-			" --provider aws` with AWS credentials fetches them\n");
+		fprintf(stderr, "gpuvet: no spot price among these: gpuvet ships AWS's per zone (lambda sells none);"
+			" `gpuvet prices update --provider aws` with AWS credentials fetches current ones,"
+			" `gpuvet prices import FILE` adds others\n");
 	char cur[4], date[32];
 	for (const char *p = c->converted; strlen(p) >= 3; p += p[3] ? 4 : 3) {
 		double rate;
