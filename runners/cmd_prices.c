@@ -261,6 +261,9 @@ struct list_ctx {
 	size_t nstale;
 	char no_rate[64];   /* currencies shown without a rate, "CNY XYZ" */
 	char converted[64]; /* currencies shown converted through a stored rate */
+	int spot_layout;    /* --market spot: the zones of each region, lowest and median */
+	const struct price_zone *median; /* the offer being shown: its median spot zone, NULL none */
+	size_t zones;       /* and how many zones its spot price has */
 };
 
 /* Remembers a shown price's source when it is older than max_age days (its oldest date). */
@@ -374,6 +377,14 @@ static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const 
 		json_sprintf("no %s rate stored (gpuvet prices fx %s RATE --date D --source S)", s->currency,
 			     s->currency) : json_null());
 	json_object_set_new(o, "zone", str_or_null(s->zone));
+	if (s == &f->spot) { /* the region's lowest zone; a spot instance may be reclaimed */
+		json_object_set_new(o, "interruptible", json_true());
+		json_object_set_new(o, "zones", json_integer((json_int_t)c->zones));
+		json_object_set_new(o, "median_usd_per_hour", c->median ? num_or_null(c->median->usd) : json_null());
+		json_object_set_new(o, "median_zone", c->median ? str_or_null(c->median->zone) : json_null());
+	} else {
+		json_object_set_new(o, "interruptible", json_false());
+	}
 	json_object_set_new(o, "source", json_string(s->source));
 	json_object_set_new(o, "captured_at", json_string(s->captured_at));
 	json_object_set_new(o, "age_days", age < 0 ? json_null() : json_integer(age));
@@ -421,6 +432,24 @@ static void offer_text(struct list_ctx *c, const struct price_offer *f)
 	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, spot, pg, captured);
 }
 
+/* --market spot: a row per region with its lowest and its median zone (spot is interruptible) */
+static void spot_text(struct list_ctx *c, const struct price_offer *f)
+{
+	char gpus[96] = "-", low[48], med[48] = "-", pg[40] = "-", captured[11];
+	if (!isnan(f->gpu_count))
+		snprintf(gpus, sizeof gpus, "%gx %s", f->gpu_count, f->gpu_model[0] ? f->gpu_model : "?");
+	price_cell(c, &f->spot, low, sizeof low);
+	if (c->median && !isnan(c->median->usd))
+		snprintf(med, sizeof med, "%.4f", c->median->usd);
+	double per_gpu = price_offer_per_gpu(f, &f->spot);
+	if (!isnan(per_gpu))
+		snprintf(pg, sizeof pg, "%.4f", per_gpu);
+	gv_strlcpy(captured, f->spot.captured_at, sizeof captured);
+	printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5zu %9s  %s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", gpus, low, f->spot.zone[0] ? f->spot.zone : "-", med,
+	       c->median && c->median->zone[0] ? c->median->zone : "-", c->zones, pg, captured);
+}
+
 static void offer_json(struct list_ctx *c, const struct price_offer *f)
 {
 	json_t *o = json_object();
@@ -452,6 +481,10 @@ static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char
 		fprintf(stderr, "gpuvet: no spot price among these: gpuvet ships AWS's per zone (lambda sells none);"
 			" `gpuvet prices update --provider aws` with AWS credentials fetches current ones,"
 			" `gpuvet prices import FILE` adds others\n");
+	if (!c->records && any_spot && !c->lo.json)
+		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
+			" notice); %s\n", c->spot_layout ? "LOWEST is the region's cheapest zone, MEDIAN its middle one" :
+			"SPOT $/H is the region's cheapest zone (--market spot lists the median zone too)");
 	char cur[4], date[32];
 	for (const char *p = c->converted; strlen(p) >= 3; p += p[3] ? 4 : 3) {
 		double rate;
@@ -478,15 +511,21 @@ static int list_offers(struct list_ctx *c, const char *sort)
 		by = OFFER_SORT_GPU_PRICE;
 	price_offers_sort(&c->offers, by);
 	int any_spot = 0;
-	if (!c->lo.json)
+	if (!c->lo.json && c->spot_layout)
+		printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
+		       "REGION", "GPUS", "LOWEST $/H", "LOWEST ZONE", "MEDIAN $/H", "MEDIAN ZONE", "ZONES", "$/GPU-H",
+		       "CAPTURED");
+	else if (!c->lo.json)
 		printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
 		       "REGION", "GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
 		       "CAPTURED");
 	for (size_t i = 0; i < c->offers.n; i++) {
-		const struct price_offer *f = &c->offers.v[i];
+		struct price_offer *f = &c->offers.v[i];
 		if (c->have_gpu && !price_gpu_matches(&c->gpu, f->gpu_model, f->gpu_count))
 			continue;
 		c->lo.n++;
+		c->median = f->spot.have ? price_zones_median(&f->spot_zones) : NULL;
+		c->zones = f->spot.have ? f->spot_zones.n : 0;
 		any_spot |= f->spot.have;
 		if (f->od.have)
 			note_age(c, f->od.source, f->od.captured_at);
@@ -494,6 +533,8 @@ static int list_offers(struct list_ctx *c, const char *sort)
 			note_age(c, f->spot.source, f->spot.captured_at);
 		if (c->lo.json)
 			offer_json(c, f);
+		else if (c->spot_layout)
+			spot_text(c, f);
 		else
 			offer_text(c, f);
 	}
@@ -538,6 +579,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (gpu && price_gpu_want_parse(gpu, &c.gpu, err, sizeof err) < 0)
 		return list_usage("%s", err);
 	c.have_gpu = gpu != NULL;
+	c.spot_layout = market && !strcmp(market, "spot");
 	if (market && !strcmp(market, "reserved"))
 		c.records = 1; /* reserved terms have no on-demand/spot pair: listed as stored */
 	if (ensure_shipped(s) < 0)
