@@ -194,6 +194,7 @@ static void sku_free(struct sku *k)
 	free(k->gpu_model);
 	free(k->source);
 	free(k->captured);
+	free(k->run_region);
 	free(k->run_gpu_model);
 	for (size_t i = 0; i < k->nm; i++) {
 		free(k->m[i].name);
@@ -259,6 +260,7 @@ static int take_price(void *ud, const struct price_row *row)
 	k->fx_rate = strcmp(r->currency, "USD") ? row->usd_per_unit : NAN;
 	gv_strlcpy(k->fx_date, row->fx_captured_at, sizeof k->fx_date);
 	k->region = gv_strdup(r->region);
+	gv_strlcpy(k->zone, r->zone, sizeof k->zone);
 	k->gpu_model = dup_or_null(r->gpu_model);
 	k->gpus = r->gpu_count;
 	k->gpu_mem_gib = r->gpu_memory_gib;
@@ -332,6 +334,8 @@ static int take_run(void *ud, const struct store_run_row *r)
 		k->run_gpus = (double)r->gpu_count;
 	if (!k->run_gpu_model && r->gpu_model)
 		k->run_gpu_model = gv_strdup(r->gpu_model);
+	if (!k->run_region && r->region && *r->region)
+		k->run_region = gv_strdup(r->region);
 	return 0;
 }
 
@@ -726,13 +730,15 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 				snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
 			else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
 				 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
-				snprintf(why, sizeof why, "no spot price (gpuvet ships none: gpuvet prices update --provider"
-					 " %s with %s credentials, or gpuvet prices import FILE)", k->provider,
-					 !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
+				snprintf(why, sizeof why, "no spot price (%s: gpuvet prices update --provider"
+					 " %s with %s credentials, or gpuvet prices import FILE)",
+					 !strcmp(k->provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
+					 k->provider, !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
 			else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
 				snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
 			else if (!k->priced)
-				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", rank_market_of(c));
+				snprintf(why, sizeof why, "no %s price%s%s (gpuvet prices import FILE)", rank_market_of(c),
+					 c->o->region ? " in " : "", c->o->region ? c->o->region : "");
 			else
 				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
 					 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
@@ -807,7 +813,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		c.extra_membw = 1;
 	}
 	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
-	    load_runs(&c, q, nq, units) < 0)
+	    load_runs(&c, q, nq, units) < 0 || rank_price_places(&c) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;

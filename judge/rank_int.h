@@ -40,6 +40,10 @@ struct sku {
 	char fx_date[32];
 	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
 	double other_usd_h;
+	/* where (judge/rank_price.c) */
+	char *run_region;       /* the region its runs were tagged with (the first run's); NULL none */
+	char zone[64];          /* spot: the region's lowest zone the price is of */
+	char price_note[192];   /* "priced at R2; no price in R" when not priced where it ran */
 	/* runs */
 	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
@@ -105,6 +109,10 @@ const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
+
+/* judge/rank_price.c */
+/* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
+int rank_price_places(struct ctx *c);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

@@ -175,7 +175,7 @@ static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
 	size_t nrk = json_array_size(d->rankings);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
 	      "<th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
-	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
+	      "<th>on-demand<br><small>$/h</small></th><th title=\"interruptible\">spot<br><small>$/h</small></th>"
 	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
 	{
 		char lab[96];
@@ -214,8 +214,15 @@ static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot
 		fputs("\">(estimate)</span>", f);
 	}
 	fputs("</td>", f);
-	rep_td_text(f, rep_jstr(row, "region"));
-	fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
+	fputs("<td class=\"wrap\">", f);
+	html_esc(f, rep_orq(rep_jstr(row, "region")));
+	if (rep_jstr(row, "price_note")) { /* a run priced in another region than its own (judge/rank_price.c) */
+		fputs("<br><small class=\"note\">", f);
+		html_esc(f, rep_jstr(row, "price_note"));
+		fputs("</small>", f);
+	}
+	fputs("</td>", f);
+	fprintf(f, "<td class=\"wrap\">%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
 	html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
 	fputs("</td>", f);
 	/* runs of one profile, never mixed (judge/rank.c): "4 quick" */
@@ -284,6 +291,8 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 	json_array_foreach(json_object_get(r0, "rows"), i, row)
 		ranking_row(f, d, row, spot, gpu_od, m0);
 	fputs("</tbody></table></div>\n", f);
+	fputs("<p class=\"note\">Spot: each region's lowest zone, interruptible (the provider may reclaim the "
+	      "instance at short notice).</p>\n", f);
 	unpriced_note(f, r0);
 	fputs("</section>\n", f);
 }

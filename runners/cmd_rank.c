@@ -132,6 +132,8 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 		printf(" %11s %14s", sp, spv);
 	}
 	printf(" %5s %-15s %s\n", runs, spread, flags[0] ? flags : "-");
+	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
+		printf("     ^ %s\n", str(row, "price_note"));
 }
 
 static void print_table(json_t *r)
@@ -158,7 +160,8 @@ static void print_table(json_t *r)
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
 	printf("\nVALUE: %s, the median of the runs of one profile; PER USD/H: value per US dollar per %s (%s prices%s)",
-	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market, ranking_spot ? ", interruptible" : "");
+	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market,
+	       ranking_spot ? ": each region's lowest zone, interruptible" : "");
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
 		printf("; score = weighted mean of the components over fixed units (docs/ranking.md)");
 	printf("\n");

@@ -50,3 +50,57 @@ def test_spot_listing_names_region_lowest_and_median_zone(gpuvet):
     line = next(l for l in p.stdout.splitlines() if "p5.48xlarge" in l and "us-east-1" in l)
     assert "10.1808" in line and "use1-atl2-az1" in line and "19.1970" in line and "use1-az2" in line
     assert "interruptible" in p.stderr
+
+
+def shipped_spot():
+    """The shipped AWS spot rows: {(type, region): {zone: price}}."""
+    import csv
+    lines = [l for l in (FIXTURES.parent.parent / "pricing" / "catalog" / "aws.csv").read_text().splitlines()
+             if not l.startswith("#")]
+    out = {}
+    for r in csv.DictReader(lines):
+        if r["market"] == "spot":
+            out.setdefault((r["instance_type"], r["region"]), {})[r["zone"]] = float(r["price"])
+    return out
+
+
+def test_rank_spot_estimates_on_an_empty_store_name_region_and_zone(gpuvet):
+    r = gpuvet.json("rank", "--estimates", "--market", "spot", "--json")
+    aws = [x for x in r["rows"] if x["provider"] == "aws"]
+    assert len(aws) >= 20 and r["market"] == "spot"
+    spot = shipped_spot()
+    for x in aws:
+        assert x["region"] and x["zone"] and x["interruptible"] is True and x["estimate"], x
+        # the region's lowest zone, in the type's cheapest region
+        zones = spot[(x["instance_type"], x["region"])]
+        assert x["price_per_hour"] == min(zones.values()) and zones[x["zone"]] == x["price_per_hour"]
+        assert x["price_per_hour"] == min(min(z.values()) for (t, _), z in spot.items() if t == x["instance_type"])
+    p5 = next(x for x in aws if x["instance_type"] == "p5en.48xlarge")
+    assert (p5["region"], p5["zone"], p5["price_per_hour"]) == ("eu-south-2", "eus2-az2", 6.836)
+    p = gpuvet("rank", "--estimates", "--market", "spot", check=0)
+    assert "each region's lowest zone, interruptible" in p.stdout
+
+
+def test_a_run_is_priced_where_it_ran_or_says_where(gpuvet, tmp_path):
+    gpuvet("results", "import", H100 / "quick-profile.json", "--provider", "aws", "--sku", "p5.4xlarge",
+           "--region", "eu-west-1", check=0)
+    # p5.4xlarge has no price in eu-west-1: priced at the cheapest region, and saying so everywhere
+    row = next(x for x in gpuvet.json("rank", "--json")["rows"] if x["instance_type"] == "p5.4xlarge")
+    assert (row["region"], row["run_region"], row["price_per_hour"]) == ("us-east-1", "eu-west-1", 6.88)
+    assert row["price_note"] == "priced at us-east-1; no price in eu-west-1"
+    p = gpuvet("rank", check=0)
+    assert "priced at us-east-1; no price in eu-west-1" in p.stdout
+    gpuvet("report", "-o", tmp_path / "r.html", check=0)
+    assert "priced at us-east-1; no price in eu-west-1" in (tmp_path / "r.html").read_text()
+    # --region restricts to the run's region: not ranked, and why
+    r = gpuvet.json("rank", "--region", "eu-west-1", "--json")
+    assert not [x for x in r["rows"] if x["instance_type"] == "p5.4xlarge"]
+    assert r["unpriced"][0]["why"].startswith("no on_demand price in eu-west-1")
+    # a run in a region with a price is priced there, with nothing to say; spot beside it is that region's
+    gpuvet("results", "import", H100 / "standard-profile.json", "--provider", "aws", "--sku", "p5.4xlarge",
+           "--region", "eu-west-2", check=0)
+    std = [x for x in gpuvet.json("rank", "--json")["rows"] if x["profile"] == "standard"]
+    assert [(x["region"], x["price_per_hour"], x["price_note"], x["spot_price_per_hour"]) for x in std] == \
+        [("eu-west-2", 8.944, None, 8.944)]
+    std = [x for x in gpuvet.json("rank", "--market", "spot", "--json")["rows"] if x["profile"] == "standard"]
+    assert [(x["region"], x["zone"], x["price_note"]) for x in std] == [("eu-west-2", "euw2-az3", None)]
