@@ -273,7 +273,7 @@ static int take_price(void *ud, const struct price_row *row)
 static int load_prices(struct ctx *c)
 {
 	const char *market = c->o->market ? c->o->market : "on_demand";
-	struct price_filter f = { .market = market, .region = c->o->region };
+	struct price_filter f = { .market = market, .region = c->o->region, .max_age_days = c->o->max_age_days };
 	if (catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen) < 0)
 		return -1;
 	c->other = 1;
@@ -854,12 +854,14 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		json_array_append_new(rows, rank_row_json(&c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
 						     composite));
 	}
+	json_t *stale = rank_stale_json(order, nrows);
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
 	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
 			   c.left_out, rank_left_out_json(&c));
 	json_object_set_new(*out, "unranked", unranked);
+	json_object_set_new(*out, "stale_prices", stale);
 	rc = 0;
 done:
 	free(c.runs);

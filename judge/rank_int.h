@@ -113,6 +113,9 @@ const char *rank_market_of(const struct ctx *c);
 /* judge/rank_price.c */
 /* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
 int rank_price_places(struct ctx *c);
+/* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
+ * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
+json_t *rank_stale_json(struct sku *const *order, size_t n);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void take_choice(struct sku *k, const struct price_choice *ch)
 {
@@ -54,8 +55,8 @@ int rank_price_places(struct ctx *c)
 	for (size_t i = 0; i < c->n; i++) {
 		struct sku *k = &c->s[i];
 		if (k->profile && k->run_region && !c->o->region) {
-			if (catalog_choose_price(c->db, k->provider, k->itype, market, k->run_region, &ch, c->err,
-						 c->errlen) < 0)
+			if (catalog_choose_price(c->db, k->provider, k->itype, market, k->run_region, c->o->max_age_days,
+						 &ch, c->err, c->errlen) < 0)
 				return -1;
 			if (ch.found)
 				take_choice(k, &ch);
@@ -63,11 +64,36 @@ int rank_price_places(struct ctx *c)
 		if (!k->priced)
 			continue;
 		if (catalog_choose_price(c->db, k->provider, k->itype, other, k->region && *k->region ? k->region : NULL,
-					 &ch, c->err, c->errlen) < 0)
+					 c->o->max_age_days, &ch, c->err, c->errlen) < 0)
 			return -1;
 		k->other_priced = ch.found && !ch.elsewhere;
 		k->other_prio = ch.found ? price_source_priority(ch.row.rec.source) : 0;
 		k->other_usd_h = k->other_priced ? ch.row.usd_per_hour : NAN;
 	}
 	return 0;
+}
+
+json_t *rank_stale_json(struct sku *const *order, size_t n)
+{
+	json_t *out = json_array();
+	time_t now = time(NULL);
+	for (size_t i = 0; i < n; i++) {
+		const struct sku *k = order[i];
+		long age = k->captured ? price_age_days(k->captured, now) : -1;
+		if (age <= PRICE_STALE_DAYS)
+			continue;
+		char date[11];
+		gv_strlcpy(date, k->captured, sizeof date);
+		size_t j;
+		json_t *e;
+		int seen = 0;
+		json_array_foreach(out, j, e)
+			seen |= !strcmp(json_string_value(json_object_get(e, "provider")), k->provider) &&
+				!strcmp(json_string_value(json_object_get(e, "captured_at")), date);
+		if (!seen)
+			json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:I}", "provider", k->provider, "source",
+							     k->source ? k->source : "", "captured_at", date, "age_days",
+							     (json_int_t)age));
+	}
+	return out;
 }

@@ -125,6 +125,7 @@ struct price_filter {
 	const char *provider, *market, *region;
 	const char *gpu;      /* case-insensitive substring of gpu_model */
 	const char *instance_type; /* exactly this type */
+	int max_age_days;     /* > 0: only prices captured at most this many whole days ago (price_age_days) */
 };
 enum price_order {
 	PRICE_ORDER_STORED,   /* as stored */
@@ -189,6 +190,9 @@ struct gpu_want {
 int price_gpu_want_parse(const char *s, struct gpu_want *w, char *err, size_t errlen);
 int price_gpu_matches(const struct gpu_want *w, const char *gpu_model, double gpu_count);
 
+/* A price captured longer ago than this is warned about where it is used (list, rank, report). */
+#define PRICE_STALE_DAYS 90
+
 /* Whole days from captured_at (YYYY-MM-DD...) to now; -1 when it is not a date. */
 long price_age_days(const char *captured_at, time_t now);
 
@@ -239,8 +243,9 @@ struct price_choice {
 	char median_zone[64];
 	char note[192];                /* "" unless elsewhere */
 };
+/* max_age_days > 0: prices captured longer ago are not considered (price_filter). */
 int catalog_choose_price(sqlite3 *db, const char *provider, const char *instance_type, const char *market,
-			 const char *region, struct price_choice *out, char *err, size_t errlen);
+			 const char *region, int max_age_days, struct price_choice *out, char *err, size_t errlen);
 
 /* One instance type in one region, on-demand and spot side by side. */
 struct price_offer {

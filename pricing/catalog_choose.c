@@ -121,10 +121,11 @@ static struct place *best_place(struct places *p, const char *region)
 }
 
 int catalog_choose_price(sqlite3 *db, const char *provider, const char *instance_type, const char *market,
-			 const char *region, struct price_choice *out, char *err, size_t errlen)
+			 const char *region, int max_age_days, struct price_choice *out, char *err, size_t errlen)
 {
 	struct places p = { 0 };
-	struct price_filter f = { .provider = provider, .market = market, .instance_type = instance_type };
+	struct price_filter f = { .provider = provider, .market = market, .instance_type = instance_type,
+				  .max_age_days = max_age_days };
 	memset(out, 0, sizeof *out);
 	out->median_usd_per_hour = NAN;
 	int rc = catalog_prices(db, &f, PRICE_ORDER_STORED, take_place, &p, err, errlen);

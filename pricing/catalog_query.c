@@ -203,6 +203,7 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		" AND (?3 IS NULL OR p.region = ?3 OR p.region = '')"
 		" AND (?4 IS NULL OR instr(lower(p.gpu_model), lower(?4)) > 0)"
 		" AND (?5 IS NULL OR p.instance_type = ?5)"
+		" AND (?6 IS NULL OR CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER) <= ?6)"
 		" ORDER BY %s", orders[order]);
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
@@ -214,6 +215,8 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 	for (int i = 0; i < 5; i++)
 		if (bind[i])
 			sqlite3_bind_text(st, i + 1, bind[i], -1, SQLITE_TRANSIENT);
+	if (f && f->max_age_days > 0)
+		sqlite3_bind_int(st, 6, f->max_age_days);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct price_row r;
 		row_from(st, &r);

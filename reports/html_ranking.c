@@ -170,6 +170,21 @@ static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 	}
 }
 
+/* A banner per provider and capture date of an old price the ranking uses (judge/rank_price.c decides which). */
+static void stale_banner(FILE *f, json_t *r0)
+{
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(r0, "stale_prices"), i, st) {
+		fputs("<p class=\"warning\"><b>Old prices:</b> ", f);
+		html_esc(f, rep_orq(rep_jstr(st, "provider")));
+		fputs(" prices used here were captured on ", f);
+		html_esc(f, rep_orq(rep_jstr(st, "captured_at")));
+		fprintf(f, ", %.0f days ago; they may have changed (<code>gpuvet prices update</code>, or "
+			   "<code>--max-age DAYS</code> to leave them out).</p>\n", rep_jnum(st, "age_days"));
+	}
+}
+
 static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
 {
 	size_t nrk = json_array_size(d->rankings);
@@ -287,6 +302,7 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 	spot = rank_variant(d, r0, "spot", "instance");
 	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
 	ranking_intro(f, r0, m0);
+	stale_banner(f, r0);
 	ranking_head(f, d, r0);
 	json_array_foreach(json_object_get(r0, "rows"), i, row)
 		ranking_row(f, d, row, spot, gpu_od, m0);

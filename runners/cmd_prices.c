@@ -54,7 +54,7 @@ static const struct gv_opt list_opts[] = {
 	{ .name = "sort", .has_arg = required_argument, .val = 's', .arg = "gpu|name|price|gpu-price",
 	  .help = "the order (default gpu)" },
 	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
-	  .help = "warn about prices captured longer ago (default 180)" },
+	  .help = "leave out prices captured longer ago (those over 90 days are warned about)" },
 	{ .name = "records", .has_arg = no_argument, .val = 'R', .arg = NULL,
 	  .help = "the stored rows one by one (reserved terms too)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts" },
@@ -69,7 +69,8 @@ const struct gv_cmd_doc cmd_prices_list_doc = {
 	.about = "One row per instance type and region: GPUs, GPU memory, vCPUs, RAM, on-demand\n"
 		"and spot prices side by side in US dollars per hour (a price without a rate\n"
 		"stays in its currency, marked *), USD per GPU-hour and the date the price was\n"
-		"captured; prices older than --max-age days are warned about.",
+		"captured; prices captured over 90 days ago are warned about, --max-age leaves\n"
+		"older ones out.  --market spot: each region's lowest and median zone.",
 	.opts = list_opts,
 	.more = NULL,
 };
@@ -249,15 +250,13 @@ static int gpu_model_known(sqlite3 *db, const struct gpu_want *w, char *known, s
 
 /* ---- list: offers (on-demand and spot side by side) or --records ---- */
 
-#define PRICE_STALE_DAYS 180
-
 struct list_ctx {
 	struct listing lo;
 	int records, have_gpu, max_age;
 	struct gpu_want gpu;
 	time_t now;
 	struct price_offers offers;
-	struct stale { char source[128], captured_at[32]; long age; } *stale;
+	struct stale { char provider[32], source[128], captured_at[32]; long age; } *stale;
 	size_t nstale;
 	char no_rate[64];   /* currencies shown without a rate, "CNY XYZ" */
 	char converted[64]; /* currencies shown converted through a stored rate */
@@ -266,8 +265,8 @@ struct list_ctx {
 	size_t zones;       /* and how many zones its spot price has */
 };
 
-/* Remembers a shown price's source when it is older than max_age days (its oldest date). */
-static long note_age(struct list_ctx *c, const char *source, const char *captured_at)
+/* Remembers a shown price's source when it is older than PRICE_STALE_DAYS (its oldest date). */
+static long note_age(struct list_ctx *c, const char *provider, const char *source, const char *captured_at)
 {
 	long age = price_age_days(captured_at, c->now);
 	if (age < 0 || age <= c->max_age)
@@ -285,6 +284,7 @@ static long note_age(struct list_ctx *c, const char *source, const char *capture
 	gv_strlcpy(st->source, source, sizeof st->source);
 	gv_strlcpy(st->captured_at, captured_at, sizeof st->captured_at);
 	st->age = age;
+	gv_strlcpy(st->provider, provider, sizeof st->provider);
 	return age;
 }
 
@@ -303,7 +303,7 @@ static void note_no_rate(struct list_ctx *c, const char *currency)
 static int record_row(struct list_ctx *c, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
-	long age = note_age(c, r->source, r->captured_at);
+	long age = note_age(c, r->provider, r->source, r->captured_at);
 	if (isnan(row->usd_per_hour))
 		note_no_rate(c, r->currency);
 	if (c->lo.json) {
@@ -471,9 +471,10 @@ static void offer_json(struct list_ctx *c, const struct price_offer *f)
 static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char *market)
 {
 	for (size_t i = 0; i < c->nstale; i++)
-		fprintf(stderr, "gpuvet: warning: %s prices were captured on %.10s, %ld days ago (older than %d"
-			" days): they may have changed; refresh with `gpuvet prices update` or import newer ones\n",
-			c->stale[i].source, c->stale[i].captured_at, c->stale[i].age, c->max_age);
+		fprintf(stderr, "gpuvet: warning: %s prices (%s) were captured on %.10s, %ld days ago (older than %d"
+			" days): they may have changed; refresh with `gpuvet prices update`, import newer ones, or leave"
+			" them out with --max-age DAYS\n", c->stale[i].provider, c->stale[i].source,
+			c->stale[i].captured_at, c->stale[i].age, c->max_age);
 	if (c->no_rate[0])
 		fprintf(stderr, "gpuvet: no USD rate stored for %s: those prices are shown in their currency"
 			" (marked *); store one with `gpuvet prices fx CUR RATE --date D --source S`\n", c->no_rate);
@@ -528,9 +529,9 @@ static int list_offers(struct list_ctx *c, const char *sort)
 		c->zones = f->spot.have ? f->spot_zones.n : 0;
 		any_spot |= f->spot.have;
 		if (f->od.have)
-			note_age(c, f->od.source, f->od.captured_at);
+			note_age(c, f->provider, f->od.source, f->od.captured_at);
 		if (f->spot.have)
-			note_age(c, f->spot.source, f->spot.captured_at);
+			note_age(c, f->provider, f->spot.source, f->spot.captured_at);
 		if (c->lo.json)
 			offer_json(c, f);
 		else if (c->spot_layout)
@@ -549,7 +550,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
 	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
 	int opt;
-	long max_age;
+	long max_age = 0;
 	char err[512], known[256];
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -562,9 +563,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		case 'R': c.records = 1; break;
 		case 'j': c.lo.json = 1; break;
 		case 'a':
-			if (gv_parse_long(optarg, 0, 100000, &max_age) < 0)
-				return list_usage("max-age '%s' is not a number of days", optarg);
-			c.max_age = (int)max_age;
+			if (gv_parse_long(optarg, 1, 100000, &max_age) < 0)
+				return list_usage("max-age '%s' is not a number of days from 1 to 100000", optarg);
 			break;
 		case 'h': gv_cmd_help(&cmd_prices_list_doc, stdout); return GV_EXIT_OK;
 		default: return list_usage("unknown option '%s'", argv[optind - 1]);
@@ -590,7 +590,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (gpu && !gpu_model_known(db, &c.gpu, known, sizeof known))
 		return gv_usage_error("prices list", "unknown GPU model '%s' (known: %s)", c.gpu.model, known);
 
-	struct price_filter f = { .provider = provider, .market = market, .region = region };
+	struct price_filter f = { .provider = provider, .market = market, .region = region,
+				  .max_age_days = (int)max_age };
 	c.lo.arr = json_array();
 	if (!c.lo.json && c.records)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",

@@ -257,8 +257,8 @@ def test_list_warns_about_old_prices_by_capture_date(gpuvet, tmp_path):
     import datetime
     p = gpuvet("prices", "list", "--provider", "alibaba", check=0)
     warn = [l for l in p.stderr.splitlines() if "warning" in l]
-    assert len(warn) == 1 and "catalog:alibaba" in warn[0] and "captured on 2024-12-30" in warn[0]
-    assert "older than 180 days" in warn[0]
+    assert len(warn) == 1 and "alibaba prices (catalog:alibaba)" in warn[0] and "captured on 2024-12-30" in warn[0]
+    assert "older than 90 days" in warn[0]
     assert "CNY prices converted to USD at 0.136999" in p.stderr and "of 2024-12-30" in p.stderr
     # a price captured today is not old; --max-age changes the limit
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
@@ -270,8 +270,11 @@ def test_list_warns_about_old_prices_by_capture_date(gpuvet, tmp_path):
     assert "warning" not in p.stderr, p.stderr
     p5 = [r for r in offers(gpuvet, "--provider", "aws", "--gpu", "H100:8") if r["region"] == ""]
     assert p5[0]["on_demand"]["age_days"] == 0 and p5[0]["on_demand"]["source"] == "import:fresh.csv"
-    p = gpuvet("prices", "list", "--provider", "lambda", "--max-age", "0", check=0)
-    assert "catalog:lambda prices were captured on 2026-11-21" in p.stderr
+    # --max-age leaves older prices out
+    assert offers(gpuvet, "--provider", "alibaba", "--max-age", "90") == []
+    assert offers(gpuvet, "--provider", "alibaba", "--max-age", "100000")
+    p = gpuvet("prices", "list", "--max-age", "0")
+    assert p.returncode == 2 and "max-age" in one_line_error(p)
 
 
 def test_list_no_rate_is_marked_not_dropped(gpuvet, tmp_path):

@@ -104,3 +104,31 @@ def test_a_run_is_priced_where_it_ran_or_says_where(gpuvet, tmp_path):
         [("eu-west-2", 8.944, None, 8.944)]
     std = [x for x in gpuvet.json("rank", "--market", "spot", "--json")["rows"] if x["profile"] == "standard"]
     assert [(x["region"], x["zone"], x["price_note"]) for x in std] == [("eu-west-2", "euw2-az3", None)]
+
+
+def test_old_prices_are_warned_about_once_naming_provider_and_date(gpuvet, tmp_path):
+    f = tmp_path / "old.csv"
+    f.write_text("provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+                 "acme,h100x8,r1,H100-SXM,8,on_demand,30,hour,USD,2025-01-01\n"
+                 "acme,h100x8,r2,H100-SXM,8,on_demand,31,hour,USD,2025-01-01\n"
+                 "acme,h100x1,r1,H100-SXM,1,on_demand,4,hour,USD,2025-01-01\n")
+    gpuvet("prices", "import", f, check=0)
+    p = gpuvet("rank", "--estimates", check=0)
+    warn = [l for l in p.stderr.splitlines() if "warning" in l]
+    assert len([l for l in warn if "acme prices" in l]) == 1, warn      # once, however many rows use it
+    acme = next(l for l in warn if "acme prices" in l)
+    assert "captured on 2025-01-01" in acme and "older than 90 days" in acme and "--max-age" in acme
+    assert len([l for l in warn if "alibaba prices" in l and "2024-12-30" in l]) == 1
+    r = gpuvet.json("rank", "--estimates", "--json")
+    assert {(s["provider"], s["captured_at"]) for s in r["stale_prices"]} == {("acme", "2025-01-01"),
+                                                                              ("alibaba", "2024-12-30")}
+    gpuvet("report", "-o", tmp_path / "r.html", check=0)
+    html = (tmp_path / "r.html").read_text()
+    assert html.count("Old prices:") == 2 and "acme prices used here were captured on 2025-01-01" in html
+    # --max-age leaves them out: no row, no warning
+    r = gpuvet.json("rank", "--estimates", "--max-age", "90", "--json")
+    assert not [x for x in r["rows"] if x["provider"] in ("acme", "alibaba")] and r["stale_prices"] == []
+    p = gpuvet("rank", "--estimates", "--max-age", "90", check=0)
+    assert "warning" not in p.stderr
+    p = gpuvet("rank", "--max-age", "soon")
+    assert p.returncode == 2 and "max-age" in p.stderr
