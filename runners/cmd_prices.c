@@ -34,11 +34,12 @@ static const struct gv_opt help_only[] = {
 
 const struct gv_cmd_doc cmd_prices_doc = {
 	.name = "prices",
-	.synopsis = "prices list|update|import|fx|sources [OPTIONS]  ('gpuvet prices SUBCOMMAND --help')",
+	.synopsis = "prices list|update|import|fx|sources|cheapest [OPTIONS]  ('gpuvet prices SUBCOMMAND --help')",
 	.about = "The price catalog.  The list prices shipped with gpuvet are loaded into the\n"
 		"store on first use; `update` refreshes them from the providers, `import` adds\n"
 		"your own (negotiated) prices, `fx` the exchange rates other currencies need,\n"
-		"`sources` says where every price came from and when.",
+		"`sources` says where every price came from and when, `cheapest` where a GPU\n"
+		"can be rented for least.",
 	.opts = help_only,
 	.more = "exit codes: 0 ok, 2 usage, input or fetch error (previous prices kept)",
 };
@@ -827,6 +828,7 @@ static const struct {
 	{ "list", cmd_list, &cmd_prices_list_doc },       { "update", cmd_update, &cmd_prices_update_doc },
 	{ "import", cmd_import, &cmd_prices_import_doc }, { "fx", cmd_fx, &cmd_prices_fx_doc },
 	{ "sources", cmd_sources, &cmd_prices_sources_doc },
+	{ "cheapest", cmd_prices_cheapest, &cmd_prices_cheapest_doc },
 };
 
 int cmd_prices(int argc, char **argv, const struct gv_global *g)
@@ -844,7 +846,7 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 	while (k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub))
 		k++;
 	if (k == sizeof subs / sizeof subs[0])
-		return gv_usage_error("prices", "unknown subcommand '%s' (list, update, import, fx, sources)", sub);
+		return gv_usage_error("prices", "unknown subcommand '%s' (list, update, import, fx, sources, cheapest)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			gv_cmd_help(subs[k].doc, stdout);

@@ -132,3 +132,35 @@ def test_old_prices_are_warned_about_once_naming_provider_and_date(gpuvet, tmp_p
     assert "warning" not in p.stderr
     p = gpuvet("rank", "--max-age", "soon")
     assert p.returncode == 2 and "max-age" in p.stderr
+
+
+def test_prices_cheapest_answers_where_a_gpu_rents_for_least(gpuvet):
+    rows = gpuvet.json("prices", "cheapest", "--gpu", "H100", "--count", "8", "--limit", "100", "--json")
+    assert rows and all(r["gpu_count"] == 8 and r["gpu_model"].startswith("H100") for r in rows)
+    per_gpu = [r["usd_per_gpu_hour"] for r in rows]
+    assert per_gpu == sorted(per_gpu)
+    # one row per provider, type and region
+    assert len({(r["provider"], r["instance_type"], r["region"]) for r in rows}) == len(rows)
+    assert (rows[0]["provider"], rows[0]["instance_type"], rows[0]["usd_per_gpu_hour"]) == \
+        ("lambda", "gpu_8x_h100_sxm5", 3.99)
+    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge" and r["region"] == "us-east-1")
+    assert p5["usd_per_gpu_hour"] == pytest.approx(6.88) and p5["interruptible"] is False
+    # throughput beside it: the model's reference with no run stored, per dollar of that row
+    assert p5["tflops_per_gpu"] == 746.0 and p5["throughput_basis"].startswith("reference (measured)")
+    assert p5["tflops_per_usd_gpu_hour"] == pytest.approx(746.0 / 6.88)
+    # spot: each region's lowest zone, interruptible, cheapest first
+    spot = gpuvet.json("prices", "cheapest", "--gpu", "H100", "--count", "8", "--market", "spot", "--json")
+    assert spot and all(r["interruptible"] and r["zone"] and r["market"] == "spot" for r in spot)
+    assert (spot[0]["instance_type"], spot[0]["region"], spot[0]["zone"]) == ("p5.48xlarge", "us-east-1",
+                                                                             "use1-atl2-az1")
+    assert spot[0]["usd_per_gpu_hour"] == pytest.approx(10.1808 / 8)
+    # a measured run of the type: its own median beside the price
+    gpuvet("results", "import", H100 / "quick-profile.json", "--provider", "aws", "--sku", "p5.4xlarge",
+           "--region", "us-east-1", check=0)
+    one = gpuvet.json("prices", "cheapest", "--gpu", "H100", "--count", "1", "--provider", "aws", "--json")
+    assert one and all(r["throughput_basis"] == "measured" for r in one)
+    p = gpuvet("prices", "cheapest", "--gpu", "H100", "--count", "1", "--provider", "aws", check=0)
+    assert "runs of this type" in p.stdout and "$/GPU-H" in p.stdout
+    for bad in (["--gpu", "H999"], [], ["--gpu", "H100", "--market", "reserved"], ["--gpu", "H100", "--count", "0"]):
+        p = gpuvet("prices", "cheapest", *bad)
+        assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, (bad, p.stderr)
