@@ -95,7 +95,8 @@ const struct gv_cmd_doc cmd_prices_update_doc = {
 		"  aws      the public bulk price list of the region (default us-east-1), streamed;\n"
 		"           spot prices from DescribeSpotPriceHistory when AWS credentials are set\n"
 		"  lambda   the instance-types API (LAMBDA_API_KEY)\n"
-		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types\n"
+		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types,\n"
+		"           and their preemptible prices per zone (DescribeSpotPriceHistory)\n"
 		"           (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET; without credentials import a CSV)\n"
 		"Without --provider, every provider that can be reached is refreshed (aws always,\n"
 		"lambda and alibaba when their credentials are set).  A failed refresh keeps the\n"
@@ -688,8 +689,17 @@ static int cmd_update(int argc, char **argv, struct store *s)
 			if (fetch_alibaba(db, region, types, &rows, err, sizeof err) < 0) {
 				gv_err("alibaba: %s", err);
 				failed = 1;
-			} else if (!gv_quiet) {
-				printf("alibaba: %ld prices from DescribePrice\n", rows);
+			} else {
+				if (!gv_quiet)
+					printf("alibaba: %ld prices from DescribePrice\n", rows);
+				/* spot once on-demand answered: a credential or network error is said once */
+				if (fetch_alibaba_spot(db, region, types, &rows, err, sizeof err) < 0) {
+					gv_err("alibaba spot: %s", err);
+					failed = 1;
+				} else if (!gv_quiet) {
+					printf("alibaba spot: %ld prices (type and zone) from DescribeSpotPriceHistory\n",
+					       rows);
+				}
 			}
 		}
 	} else if (!gv_quiet) {

@@ -17,6 +17,7 @@ AWS_CSV = (FIX / "aws-ec2-us-east-1.csv").read_bytes()
 LAMBDA_JSON = (FIX / "lambda-instance-types.json").read_bytes()
 ALI_PRICE = (FIX / "alibaba-describeprice.json").read_bytes()
 ALI_ERROR = (FIX / "alibaba-error-invalid-type.json").read_bytes()
+ALI_SPOT = (FIX / "alibaba-describespotpricehistory.json").read_bytes()
 ALI_SECRET = "testsecret"
 
 
@@ -77,6 +78,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(400, b'{"Code": "SignatureDoesNotMatch", "Message": "signature mismatch"}')
             if dict(q).get("InstanceType") == "ecs.bogus":
                 return self.send(404, ALI_ERROR)
+            if dict(q).get("Action") == "DescribeSpotPriceHistory":
+                Handler.seen.append(("spot", dict(q)))
+                return self.send(200, ALI_SPOT)
             return self.send(200, ALI_PRICE)
         self.send(404, b"{}")
 
@@ -520,6 +524,18 @@ def test_alibaba_signed_describeprice(gpuvet, server):
     assert {(r["price"], r["currency"]) for r in rows} == {(1.5, "USD")}
     a10 = next(r for r in rows if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
     assert a10["gpu_model"] == "A10" and a10["gpu_count"] == 1  # the catalog's description is kept
+    # preemptible prices: each zone's latest (VPC) price, its zone and timestamp kept, in the answer's currency
+    spot = [r for r in prices(gpuvet) if r["source"] == "alibaba-spot:us-east-1"]
+    assert "alibaba spot: 2 prices" in p.stdout
+    assert sorted((r["instance_type"], r["zone"], r["price"], r["currency"], r["captured_at"], r["market"])
+                  for r in spot) == [("ecs.gn7i-c8g1.2xlarge", "us-east-1a", 2.4, "CNY", "2026-11-25T10:00:00Z", "spot"),
+                                     ("ecs.gn7i-c8g1.2xlarge", "us-east-1b", 3.1, "CNY", "2026-11-25T10:00:00Z", "spot")]
+    asked = [q for path, q in Handler.seen if path == "spot"]
+    assert asked and all(q["NetworkType"] == "vpc" and q["OSType"] == "linux" and q["RegionId"] == "us-east-1"
+                         for q in asked)
+    off = next(r for r in offers(gpuvet, "--provider", "alibaba", "--region", "us-east-1")
+               if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
+    assert off["spot"]["zone"] == "us-east-1a" and off["spot"]["interruptible"] and off["spot"]["zones"] == 2
     # a wrong secret fails the signature check on the server: error, prices kept
     before = prices(gpuvet)
     env["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] = "other"
