@@ -171,6 +171,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 				   .other_prio = b->other_prio, .other_usd_h = b->other_usd_h };
 		memcpy(k->currency, b->currency, sizeof k->currency);
 		memcpy(k->fx_date, b->fx_date, sizeof k->fx_date);
+		memcpy(k->zone, b->zone, sizeof k->zone);
 		k->region = b->region ? gv_strdup(b->region) : NULL;
 		k->gpu_model = b->gpu_model ? gv_strdup(b->gpu_model) : NULL;
 		k->source = b->source ? gv_strdup(b->source) : NULL;
