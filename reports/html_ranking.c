@@ -346,8 +346,10 @@ static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
 		nb++;
 	}
 	if (any) {
-		title = gv_asprintf("%s per dollar, %s prices%s", rank_label(rk, lab, sizeof lab),
-				    rep_market_name(rep_jstr(rk, "market")), more ? " (top 25)" : "");
+		const char *mk = rep_jstr(rk, "market");
+		title = gv_asprintf("%s per dollar, %s prices%s%s", rank_label(rk, lab, sizeof lab), rep_market_name(mk),
+				    mk && !strcmp(mk, "spot") ? " (interruptible, each region's lowest zone)" : "",
+				    more ? " (top 25)" : "");
 		unit = rep_jstr(rk, "value_per_dollar_unit")
 			       ? gv_asprintf("%s %s", rep_orq(rep_jstr(rk, "unit")), rep_jstr(rk, "value_per_dollar_unit"))
 			       : gv_asprintf("%s per USD per hour", rep_orq(rep_jstr(rk, "unit")));

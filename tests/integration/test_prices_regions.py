@@ -91,7 +91,9 @@ def test_a_run_is_priced_where_it_ran_or_says_where(gpuvet, tmp_path):
     p = gpuvet("rank", check=0)
     assert "priced at us-east-1; no price in eu-west-1" in p.stdout
     gpuvet("report", "-o", tmp_path / "r.html", check=0)
-    assert "priced at us-east-1; no price in eu-west-1" in (tmp_path / "r.html").read_text()
+    html = (tmp_path / "r.html").read_text()
+    assert "priced at us-east-1; no price in eu-west-1" in html
+    assert "spot prices (interruptible, each region&#39;s lowest zone)" in html      # the spot chart's title
     # --region restricts to the run's region: not ranked, and why
     r = gpuvet.json("rank", "--region", "eu-west-1", "--json")
     assert not [x for x in r["rows"] if x["instance_type"] == "p5.4xlarge"]
