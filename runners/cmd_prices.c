@@ -265,6 +265,7 @@ struct list_ctx {
 	int spot_layout;    /* --market spot: the zones of each region, lowest and median */
 	const struct price_zone *median; /* the offer being shown: its median spot zone, NULL none */
 	size_t zones;       /* and how many zones its spot price has */
+	int spot_records;   /* --records listed a spot row */
 };
 
 /* Remembers a shown price's source when it is older than PRICE_STALE_DAYS (its oldest date). */
@@ -306,6 +307,7 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
 	long age = note_age(c, r->provider, r->source, r->captured_at);
+	c->spot_records |= !strcmp(r->market, "spot");
 	if (isnan(row->usd_per_hour))
 		note_no_rate(c, r->currency);
 	if (c->lo.json) {
@@ -320,6 +322,7 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 		json_object_set_new(o, "vcpus", r->vcpus < 0 ? json_null() : json_integer(r->vcpus));
 		json_object_set_new(o, "memory_gib", num_or_null(r->memory_gib));
 		json_object_set_new(o, "market", json_string(r->market));
+		json_object_set_new(o, "interruptible", json_boolean(!strcmp(r->market, "spot")));
 		json_object_set_new(o, "term", json_string(r->term));
 		json_object_set_new(o, "upfront", num_or_null(r->upfront));
 		json_object_set_new(o, "price", json_real(r->price));
@@ -484,6 +487,9 @@ static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char
 		fprintf(stderr, "gpuvet: no spot price among these: gpuvet ships AWS's per zone (lambda sells none);"
 			" `gpuvet prices update --provider aws` with AWS credentials fetches current ones,"
 			" `gpuvet prices import FILE` adds others\n");
+	if (c->records && c->spot_records && !c->lo.json)
+		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
+			" notice)\n");
 	if (!c->records && any_spot && !c->lo.json)
 		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
 			" notice); %s\n", c->spot_layout ? "LOWEST is the region's cheapest zone, MEDIAN its middle one" :

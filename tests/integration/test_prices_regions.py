@@ -50,6 +50,11 @@ def test_spot_listing_names_region_lowest_and_median_zone(gpuvet):
     line = next(l for l in p.stdout.splitlines() if "p5.48xlarge" in l and "us-east-1" in l)
     assert "10.1808" in line and "use1-atl2-az1" in line and "19.1970" in line and "use1-az2" in line
     assert "interruptible" in p.stderr
+    # the stored rows one by one: each spot row says so too
+    recs = gpuvet.json("prices", "list", "--records", "--json", "--provider", "aws", "--gpu", "H100:8")
+    assert {(r["market"], r["interruptible"]) for r in recs} == {("on_demand", False), ("spot", True)}
+    p = gpuvet("prices", "list", "--records", "--provider", "aws", "--gpu", "H100:8", "--market", "spot", check=0)
+    assert "interruptible" in p.stderr
 
 
 def shipped_spot():
