@@ -174,6 +174,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 				   .other_prio = b->other_prio, .other_usd_h = b->other_usd_h };
 		memcpy(k->currency, b->currency, sizeof k->currency);
 		memcpy(k->fx_date, b->fx_date, sizeof k->fx_date);
+		memcpy(k->zone, b->zone, sizeof k->zone);
 		k->region = b->region ? gv_strdup(b->region) : NULL;
 		k->gpu_model = b->gpu_model ? gv_strdup(b->gpu_model) : NULL;
 		k->source = b->source ? gv_strdup(b->source) : NULL;
@@ -197,6 +198,7 @@ static void sku_free(struct sku *k)
 	free(k->gpu_model);
 	free(k->source);
 	free(k->captured);
+	free(k->run_region);
 	free(k->run_gpu_model);
 	free(k->beside);
 	for (size_t i = 0; i < k->nm; i++) {
@@ -263,6 +265,7 @@ static int take_price(void *ud, const struct price_row *row)
 	k->fx_rate = strcmp(r->currency, "USD") ? row->usd_per_unit : NAN;
 	gv_strlcpy(k->fx_date, row->fx_captured_at, sizeof k->fx_date);
 	k->region = gv_strdup(r->region);
+	gv_strlcpy(k->zone, r->zone, sizeof k->zone);
 	k->gpu_model = dup_or_null(r->gpu_model);
 	k->gpus = r->gpu_count;
 	k->gpu_mem_gib = r->gpu_memory_gib;
@@ -275,7 +278,7 @@ static int take_price(void *ud, const struct price_row *row)
 static int load_prices(struct ctx *c)
 {
 	const char *market = c->o->market ? c->o->market : "on_demand";
-	struct price_filter f = { .market = market, .region = c->o->region };
+	struct price_filter f = { .market = market, .region = c->o->region, .max_age_days = c->o->max_age_days };
 	if (catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen) < 0)
 		return -1;
 	c->other = 1;
@@ -336,6 +339,8 @@ static int take_run(void *ud, const struct store_run_row *r)
 		k->run_gpus = (double)r->gpu_count;
 	if (!k->run_gpu_model && r->gpu_model)
 		k->run_gpu_model = gv_strdup(r->gpu_model);
+	if (!k->run_region && r->region && *r->region)
+		k->run_region = gv_strdup(r->region);
 	return 0;
 }
 
@@ -736,13 +741,15 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 				snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
 			else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
 				 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
-				snprintf(why, sizeof why, "no spot price (gpuvet ships none: gpuvet prices update --provider"
-					 " %s with %s credentials, or gpuvet prices import FILE)", k->provider,
-					 !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
+				snprintf(why, sizeof why, "no spot price (%s: gpuvet prices update --provider"
+					 " %s with %s credentials, or gpuvet prices import FILE)",
+					 !strcmp(k->provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
+					 k->provider, !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
 			else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
 				snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
 			else if (!k->priced)
-				snprintf(why, sizeof why, "no %s price (gpuvet prices import FILE)", rank_market_of(c));
+				snprintf(why, sizeof why, "no %s price%s%s (gpuvet prices import FILE)", rank_market_of(c),
+					 c->o->region ? " in " : "", c->o->region ? c->o->region : "");
 			else
 				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
 					 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
@@ -817,7 +824,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		c.extra_membw = 1;
 	}
 	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
-	    load_runs(&c, q, nq, units) < 0)
+	    load_runs(&c, q, nq, units) < 0 || rank_price_places(&c) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;
@@ -860,12 +867,14 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		json_array_append_new(rows, rank_row_json(&c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
 						     composite));
 	}
+	json_t *stale = rank_stale_json(order, nrows);
 	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
 	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
 			   c.left_out, rank_left_out_json(&c));
 	json_object_set_new(*out, "unranked", unranked);
+	json_object_set_new(*out, "stale_prices", stale);
 	rc = 0;
 done:
 	free(c.runs);

@@ -16,6 +16,7 @@ struct rank_opts {
 	const char *per;        /* "instance" (default) or "gpu" */
 	int include_estimates;  /* list priced SKUs with no run, after the measured ones, marked with their basis */
 	int include_flagged;    /* count runs with critical flags too (default: left out, counted) */
+	int max_age_days;       /* > 0: leave out prices captured longer ago */
 };
 
 /*

@@ -40,6 +40,10 @@ struct sku {
 	char fx_date[32];
 	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
 	double other_usd_h;
+	/* where (judge/rank_price.c) */
+	char *run_region;       /* the region its runs were tagged with (the first run's); NULL none */
+	char zone[64];          /* spot: the region's lowest zone the price is of */
+	char price_note[192];   /* "priced at R2; no price in R" when not priced where it ran */
 	/* runs */
 	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
@@ -117,6 +121,12 @@ const char *rank_profile_basis(const char *profile);
 void rank_group_profiles(struct sku **order, size_t *nrows);
 void rank_basis_columns(const struct sku *k, json_t *row);
 void rank_group_unpriced(json_t *unpriced);
+/* judge/rank_price.c */
+/* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
+int rank_price_places(struct ctx *c);
+/* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
+ * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
+json_t *rank_stale_json(struct sku *const *order, size_t n);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

@@ -195,6 +195,10 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	json_object_set_new(row, "estimate_basis", k->estimate ? json_string(k->basis) : json_null());
 	json_object_set_new(row, "custom", json_boolean(identity_is_custom(k->provider)));
 	json_object_set_new(row, "interruptible", json_boolean(!strcmp(rank_market_of(c), "spot")));
+	/* where: spot is the region's lowest zone; a run priced elsewhere than it ran says so */
+	json_object_set_new(row, "zone", k->zone[0] ? json_string(k->zone) : json_null());
+	json_object_set_new(row, "run_region", !k->estimate && k->run_region ? json_string(k->run_region) : json_null());
+	json_object_set_new(row, "price_note", k->price_note[0] ? json_string(k->price_note) : json_null());
 	market_columns(c, k, row);
 	memory_columns(c, k, row);
 	rank_basis_columns(k, row);

@@ -124,6 +124,8 @@ struct price_row {
 struct price_filter {
 	const char *provider, *market, *region;
 	const char *gpu;      /* case-insensitive substring of gpu_model */
+	const char *instance_type; /* exactly this type */
+	int max_age_days;     /* > 0: only prices captured at most this many whole days ago (price_age_days) */
 };
 enum price_order {
 	PRICE_ORDER_STORED,   /* as stored */
@@ -188,6 +190,9 @@ struct gpu_want {
 int price_gpu_want_parse(const char *s, struct gpu_want *w, char *err, size_t errlen);
 int price_gpu_matches(const struct gpu_want *w, const char *gpu_model, double gpu_count);
 
+/* A price captured longer ago than this is warned about where it is used (list, rank, report). */
+#define PRICE_STALE_DAYS 90
+
 /* Whole days from captured_at (YYYY-MM-DD...) to now; -1 when it is not a date. */
 long price_age_days(const char *captured_at, time_t now);
 
@@ -199,12 +204,56 @@ struct price_side {
 	double usd_per_unit;
 	char currency[4], source[128], captured_at[32], zone[64], fx_captured_at[32];
 };
+/* ---- a spot price's zones, and one type's price in a market and region (catalog_choose.c) ---- */
+
+/* Which source wins a price: import: 2 > fetched 1 > shipped catalog: 0. */
+int price_source_priority(const char *source);
+
+/* The zones of one region priced by its winning source (spot: the lowest and the median zone). */
+struct price_zone {
+	double usd;        /* USD per hour */
+	char zone[64];
+};
+struct price_zones {
+	struct price_zone *v;
+	size_t n;
+	int prio;          /* the source priority the zones are of */
+};
+/* Keeps the row's zone when its source is the region's best so far (a better one starts over). */
+void price_zones_add(struct price_zones *z, const struct price_row *r);
+/* The median zone (the lower middle of an even count; zones without a USD price are not counted); NULL none. */
+const struct price_zone *price_zones_median(struct price_zones *z);
+void price_zones_free(struct price_zones *z);
+
+/*
+ * THE choice of one instance type's price in one market (what `rank`, and
+ * `cost`, price a type at): in each region the winning source (imports >
+ * fetched > shipped), then its cheapest row in USD: for spot the region's
+ * lowest zone.  With region: that region's price (a price with no region
+ * holds everywhere); when it has none, the cheapest other region's, with
+ * elsewhere = 1 and note "priced at R2; no price in R" (spot: "no spot
+ * price in R").  Without region: the cheapest region.  found = 0 when the
+ * type has no price in the market at all.
+ */
+struct price_choice {
+	int found, elsewhere;
+	struct price_row row;          /* the chosen row: its region, zone, source, captured_at, USD price */
+	size_t zones;                  /* spot: the zones of its region that the winning source prices */
+	double median_usd_per_hour;    /* spot: the median zone's price; NAN otherwise */
+	char median_zone[64];
+	char note[192];                /* "" unless elsewhere */
+};
+/* max_age_days > 0: prices captured longer ago are not considered (price_filter). */
+int catalog_choose_price(sqlite3 *db, const char *provider, const char *instance_type, const char *market,
+			 const char *region, int max_age_days, struct price_choice *out, char *err, size_t errlen);
+
 /* One instance type in one region, on-demand and spot side by side. */
 struct price_offer {
 	char provider[32], instance_type[96], region[64], gpu_model[64];
 	double gpu_count, gpu_memory_gib, memory_gib;  /* NAN unknown */
 	long vcpus;                                    /* -1 unknown */
 	struct price_side od, spot;
+	struct price_zones spot_zones;                 /* spot: the region's zones (lowest and median) */
 };
 struct price_offers {
 	struct price_offer *v;

@@ -87,14 +87,6 @@ long price_age_days(const char *captured_at, time_t now)
 	return t > now ? 0 : (long)((now - t) / 86400);
 }
 
-/* imported prices win over fetched ones, fetched over the shipped catalogs (as in `gpuvet rank`) */
-static int source_priority(const char *source)
-{
-	if (!strncmp(source, "import:", 7))
-		return 2;
-	return strncmp(source, "catalog:", 8) ? 1 : 0;
-}
-
 static int cheaper(const struct price_row *r, const struct price_side *s)
 {
 	if (!isnan(r->usd_per_hour) && !isnan(s->usd_per_hour))
@@ -142,8 +134,10 @@ int price_offers_add(struct price_offers *o, const struct price_row *row)
 		return 0; /* reserved terms are listed with --records */
 	struct price_offer *f = offer_find(o, r);
 	struct price_side *s = !strcmp(r->market, "spot") ? &f->spot : &f->od;
-	if (!s->have || source_priority(r->source) > source_priority(s->source) ||
-	    (source_priority(r->source) == source_priority(s->source) && cheaper(row, s)))
+	if (s == &f->spot)
+		price_zones_add(&f->spot_zones, row);
+	if (!s->have || price_source_priority(r->source) > price_source_priority(s->source) ||
+	    (price_source_priority(r->source) == price_source_priority(s->source) && cheaper(row, s)))
 		side_take(s, row);
 	if (!f->gpu_model[0])
 		gv_strlcpy(f->gpu_model, r->gpu_model, sizeof f->gpu_model);
@@ -216,6 +210,8 @@ void price_offers_sort(struct price_offers *o, enum offer_sort by)
 
 void price_offers_free(struct price_offers *o)
 {
+	for (size_t i = 0; i < o->n; i++)
+		price_zones_free(&o->v[i].spot_zones);
 	free(o->v);
 	memset(o, 0, sizeof *o);
 }

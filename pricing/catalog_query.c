@@ -202,16 +202,21 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		" WHERE (?1 IS NULL OR p.provider = ?1) AND (?2 IS NULL OR p.market = ?2)"
 		" AND (?3 IS NULL OR p.region = ?3 OR p.region = '')"
 		" AND (?4 IS NULL OR instr(lower(p.gpu_model), lower(?4)) > 0)"
+		" AND (?5 IS NULL OR p.instance_type = ?5)"
+		" AND (?6 IS NULL OR CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER) <= ?6)"
 		" ORDER BY %s", orders[order]);
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
 	if (rc != SQLITE_OK)
 		return read_err(db, "prices", err, errlen);
-	const char *bind[4] = { f ? f->provider : NULL, f ? f->market : NULL, f ? f->region : NULL, f ? f->gpu : NULL };
-	for (int i = 0; i < 4; i++)
+	const char *bind[5] = { f ? f->provider : NULL, f ? f->market : NULL, f ? f->region : NULL, f ? f->gpu : NULL,
+				f ? f->instance_type : NULL };
+	for (int i = 0; i < 5; i++)
 		if (bind[i])
 			sqlite3_bind_text(st, i + 1, bind[i], -1, SQLITE_TRANSIENT);
+	if (f && f->max_age_days > 0)
+		sqlite3_bind_int(st, 6, f->max_age_days);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct price_row r;
 		row_from(st, &r);

@@ -98,7 +98,27 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
 char *alibaba_signed_query(const char *const *params, size_t n, const char *secret);
 /* Its SHA-1, HMAC-SHA1 and base64: common/crypto.h (libcrypto). */
 
+/* The URL of a signed ECS RPC call (Action, RegionId, JSON, version 2014-05-26, the signature's own
+ * parameters) with extra "Key=Value" parameters; malloc'd. */
+char *alibaba_rpc_url(const char *endpoint, const char *action, const char *region, const char *const *extra,
+		      size_t nextra, const char *id, const char *secret);
+/* Adds the comma-separated types the list does not hold yet (--types). */
+void alibaba_add_types(struct catalog_sku **skus, size_t *nskus, const char *types);
+
 /* types: comma-separated instance types to price besides those already in the store, or NULL. */
 int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen);
+
+/*
+ * Preemptible (spot) prices: DescribeSpotPriceHistory (fetch_alibaba_spot.c) per type, Linux, VPC,
+ * the last hours' history; each zone's latest price is kept, with its own timestamp as captured_at.
+ */
+struct alibaba_spot {
+	char zone[64], timestamp[32];
+	double price;
+};
+/* Parses an answer: each zone's latest price of instance_type into *out (malloc'd), its currency. */
+int alibaba_parse_spot(const char *json, size_t len, const char *instance_type, struct alibaba_spot **out,
+		       size_t *n, char currency[4], char *err, size_t errlen);
+int fetch_alibaba_spot(sqlite3 *db, const char *region, const char *types, long *rows, char *err, size_t errlen);
 
 #endif

@@ -138,10 +138,33 @@ int alibaba_parse_price(const char *json, size_t len, double *price, char curren
 
 /* ---- the fetch ---- */
 
-static void ali_nonce(char out[37]) { gv_uuid(out); }
+char *alibaba_rpc_url(const char *endpoint, const char *action, const char *region, const char *const *extra,
+		      size_t nextra, const char *id, const char *secret)
+{
+	char nonce[37], ts[32], p_action[96], p_region[96], p_id[160], p_nonce[64], p_ts[64];
+	const char *params[24];
+	size_t n = 0;
+	gv_uuid(nonce);
+	gv_iso8601((long)time(NULL), ts, sizeof ts);
+	snprintf(p_action, sizeof p_action, "Action=%s", action);
+	snprintf(p_region, sizeof p_region, "RegionId=%s", region);
+	snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
+	snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
+	snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
+	const char *common[] = { p_action, p_region, "Format=JSON", "Version=2014-05-26", p_id,
+				 "SignatureMethod=HMAC-SHA1", "SignatureVersion=1.0", p_nonce, p_ts };
+	for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+		params[n++] = common[i];
+	for (size_t i = 0; i < nextra && n < sizeof params / sizeof params[0]; i++)
+		params[n++] = extra[i];
+	char *q = alibaba_signed_query(params, n, secret);
+	char *url = gv_asprintf("%s?%s", endpoint, q);
+	free(q);
+	return url;
+}
 
 /* --types: instance types the store does not know yet, added to the list to price. */
-static void ali_add_types(struct catalog_sku **skus, size_t *nskus, const char *types)
+void alibaba_add_types(struct catalog_sku **skus, size_t *nskus, const char *types)
 {
 	for (const char *t = types; t && *t;) {
 		size_t n = strcspn(t, ",");
@@ -168,23 +191,12 @@ static int ali_price_one(struct catalog_load *load, const struct catalog_sku *k,
 			 const char *endpoint, const char *id, const char *secret, const char *source, const char *now,
 			 char *err, size_t errlen)
 {
-	char nonce[37], ts[32], *q, *url, *body = NULL;
+	char *body = NULL, p_type[160];
 	size_t len = 0;
 	long status = 0;
-	char p_region[96], p_type[160], p_id[160], p_nonce[64], p_ts[64];
-	ali_nonce(nonce);
-	gv_iso8601((long)time(NULL), ts, sizeof ts);
-	snprintf(p_region, sizeof p_region, "RegionId=%s", region);
 	snprintf(p_type, sizeof p_type, "InstanceType=%s", k->instance_type);
-	snprintf(p_id, sizeof p_id, "AccessKeyId=%s", id);
-	snprintf(p_nonce, sizeof p_nonce, "SignatureNonce=%s", nonce);
-	snprintf(p_ts, sizeof p_ts, "Timestamp=%s", ts);
-	const char *params[] = { "Action=DescribePrice", p_region, "ResourceType=instance", p_type,
-				 "PriceUnit=Hour", "Format=JSON", "Version=2014-05-26", p_id,
-				 "SignatureMethod=HMAC-SHA1", "SignatureVersion=1.0", p_nonce, p_ts };
-	q = alibaba_signed_query(params, sizeof params / sizeof params[0], secret);
-	url = gv_asprintf("%s?%s", endpoint, q);
-	free(q);
+	const char *params[] = { "ResourceType=instance", p_type, "PriceUnit=Hour" };
+	char *url = alibaba_rpc_url(endpoint, "DescribePrice", region, params, 3, id, secret);
 	int frc = fetch_small(url, NULL, 1u << 20, &body, &len, &status, err, errlen);
 	free(url);
 	if (frc < 0) {
@@ -252,7 +264,7 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 
 	if (catalog_skus(db, "alibaba", &skus, &nskus, err, errlen) < 0)
 		return -1;
-	ali_add_types(&skus, &nskus, types);
+	alibaba_add_types(&skus, &nskus, types);
 	if (!nskus) {
 		snprintf(err, errlen, "no alibaba instance types to price: pass --types ecs.gn7i-c8g1.2xlarge,... "
 				      "or import a CSV that names them");

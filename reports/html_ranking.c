@@ -215,12 +215,27 @@ static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 	}
 }
 
+/* A banner per provider and capture date of an old price the ranking uses (judge/rank_price.c decides which). */
+static void stale_banner(FILE *f, json_t *r0)
+{
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(r0, "stale_prices"), i, st) {
+		fputs("<p class=\"warning\"><b>Old prices:</b> ", f);
+		html_esc(f, rep_orq(rep_jstr(st, "provider")));
+		fputs(" prices used here were captured on ", f);
+		html_esc(f, rep_orq(rep_jstr(st, "captured_at")));
+		fprintf(f, ", %.0f days ago; they may have changed (<code>gpuvet prices update</code>, or "
+			   "<code>--max-age DAYS</code> to leave them out).</p>\n", rep_jnum(st, "age_days"));
+	}
+}
+
 static void ranking_head(FILE *f, const struct rdoc *d, json_t *r0)
 {
 	size_t nrk = json_array_size(d->rankings);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"rank\"><thead><tr><th>#</th><th>provider</th>"
 	      "<th>instance type</th><th>region</th><th>GPUs</th><th>basis<br><small>runs</small></th>"
-	      "<th>on-demand<br><small>$/h</small></th><th>spot<br><small>$/h</small></th>"
+	      "<th>on-demand<br><small>$/h</small></th><th title=\"interruptible\">spot<br><small>$/h</small></th>"
 	      "<th>per GPU<br><small>$/GPU-h</small></th><th>", f);
 	{
 		char lab[96];
@@ -300,8 +315,15 @@ static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot
 		fputs("\">(estimate)</span>", f);
 	}
 	fputs("</td>", f);
-	rep_td_text(f, rep_jstr(row, "region"));
-	fprintf(f, "<td>%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
+	fputs("<td class=\"wrap\">", f);
+	html_esc(f, rep_orq(rep_jstr(row, "region")));
+	if (rep_jstr(row, "price_note")) { /* a run priced in another region than its own (judge/rank_price.c) */
+		fputs("<br><small class=\"note\">", f);
+		html_esc(f, rep_jstr(row, "price_note"));
+		fputs("</small>", f);
+	}
+	fputs("</td>", f);
+	fprintf(f, "<td class=\"wrap\">%.0f \xC3\x97 ", isfinite(gc) ? gc : 0.0);
 	html_esc(f, rep_orq(rep_jstr(row, "gpu_model")));
 	fputs("</td>", f);
 	basis_cell(f, row);
@@ -364,10 +386,13 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 	spot = rank_variant(d, r0, "spot", "instance");
 	gpu_od = rank_variant(d, r0, m0 ? m0 : "on_demand", "gpu");
 	ranking_intro(f, r0, m0);
+	stale_banner(f, r0);
 	ranking_head(f, d, r0);
 	json_array_foreach(json_object_get(r0, "rows"), i, row)
 		ranking_row(f, d, row, spot, gpu_od, m0);
 	fputs("</tbody></table></div>\n", f);
+	fputs("<p class=\"note\">Spot: each region's lowest zone, interruptible (the provider may reclaim the "
+	      "instance at short notice).</p>\n", f);
 	unpriced_note(f, r0);
 	fputs("</section>\n", f);
 }
@@ -406,8 +431,10 @@ static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
 		nb++;
 	}
 	if (any) {
-		title = gv_asprintf("%s per dollar, %s prices%s", rank_label(rk, lab, sizeof lab),
-				    rep_market_name(rep_jstr(rk, "market")), more ? " (top 25)" : "");
+		const char *mk = rep_jstr(rk, "market");
+		title = gv_asprintf("%s per dollar, %s prices%s%s", rank_label(rk, lab, sizeof lab), rep_market_name(mk),
+				    mk && !strcmp(mk, "spot") ? " (interruptible, each region's lowest zone)" : "",
+				    more ? " (top 25)" : "");
 		unit = rep_jstr(rk, "value_per_dollar_unit")
 			       ? gv_asprintf("%s %s", rep_orq(rep_jstr(rk, "unit")), rep_jstr(rk, "value_per_dollar_unit"))
 			       : gv_asprintf("%s per USD per hour", rep_orq(rep_jstr(rk, "unit")));

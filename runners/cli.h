@@ -39,6 +39,8 @@ struct store;
  * 0, or -1 with err.  (runners/prices_ready.c)
  */
 int gv_prices_ready(struct store *s, char *err, size_t errlen);
+/* `gpuvet prices cheapest` (runners/cmd_prices_cheapest.c), a subcommand of cmd_prices on its open store. */
+int cmd_prices_cheapest(int argc, char **argv, struct store *s);
 
 /*
  * How a command that only reads the store opens it: the one place this is

@@ -34,11 +34,12 @@ static const struct gv_opt help_only[] = {
 
 const struct gv_cmd_doc cmd_prices_doc = {
 	.name = "prices",
-	.synopsis = "prices list|update|import|fx|sources [OPTIONS]  ('gpuvet prices SUBCOMMAND --help')",
+	.synopsis = "prices list|update|import|fx|sources|cheapest [OPTIONS]  ('gpuvet prices SUBCOMMAND --help')",
 	.about = "The price catalog.  The list prices shipped with gpuvet are loaded into the\n"
 		"store on first use; `update` refreshes them from the providers, `import` adds\n"
 		"your own (negotiated) prices, `fx` the exchange rates other currencies need,\n"
-		"`sources` says where every price came from and when.",
+		"`sources` says where every price came from and when, `cheapest` where a GPU\n"
+		"can be rented for least.",
 	.opts = help_only,
 	.more = "exit codes: 0 ok, 2 usage, input or fetch error (previous prices kept)",
 };
@@ -54,7 +55,7 @@ static const struct gv_opt list_opts[] = {
 	{ .name = "sort", .has_arg = required_argument, .val = 's', .arg = "gpu|name|price|gpu-price",
 	  .help = "the order (default gpu)" },
 	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
-	  .help = "warn about prices captured longer ago (default 180)" },
+	  .help = "leave out prices captured longer ago (those over 90 days are warned about)" },
 	{ .name = "records", .has_arg = no_argument, .val = 'R', .arg = NULL,
 	  .help = "the stored rows one by one (reserved terms too)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts" },
@@ -69,7 +70,8 @@ const struct gv_cmd_doc cmd_prices_list_doc = {
 	.about = "One row per instance type and region: GPUs, GPU memory, vCPUs, RAM, on-demand\n"
 		"and spot prices side by side in US dollars per hour (a price without a rate\n"
 		"stays in its currency, marked *), USD per GPU-hour and the date the price was\n"
-		"captured; prices older than --max-age days are warned about.",
+		"captured; prices captured over 90 days ago are warned about, --max-age leaves\n"
+		"older ones out.  --market spot: each region's lowest and median zone.",
 	.opts = list_opts,
 	.more = NULL,
 };
@@ -93,7 +95,8 @@ const struct gv_cmd_doc cmd_prices_update_doc = {
 		"  aws      the public bulk price list of the region (default us-east-1), streamed;\n"
 		"           spot prices from DescribeSpotPriceHistory when AWS credentials are set\n"
 		"  lambda   the instance-types API (LAMBDA_API_KEY)\n"
-		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types\n"
+		"  alibaba  DescribePrice for each Alibaba type in the store and each of --types,\n"
+		"           and their preemptible prices per zone (DescribeSpotPriceHistory)\n"
 		"           (ALIBABA_CLOUD_ACCESS_KEY_ID/_SECRET; without credentials import a CSV)\n"
 		"Without --provider, every provider that can be reached is refreshed (aws always,\n"
 		"lambda and alibaba when their credentials are set).  A failed refresh keeps the\n"
@@ -249,22 +252,24 @@ static int gpu_model_known(sqlite3 *db, const struct gpu_want *w, char *known, s
 
 /* ---- list: offers (on-demand and spot side by side) or --records ---- */
 
-#define PRICE_STALE_DAYS 180
-
 struct list_ctx {
 	struct listing lo;
 	int records, have_gpu, max_age;
 	struct gpu_want gpu;
 	time_t now;
 	struct price_offers offers;
-	struct stale { char source[128], captured_at[32]; long age; } *stale;
+	struct stale { char provider[32], source[128], captured_at[32]; long age; } *stale;
 	size_t nstale;
 	char no_rate[64];   /* currencies shown without a rate, "CNY XYZ" */
 	char converted[64]; /* currencies shown converted through a stored rate */
+	int spot_layout;    /* --market spot: the zones of each region, lowest and median */
+	const struct price_zone *median; /* the offer being shown: its median spot zone, NULL none */
+	size_t zones;       /* and how many zones its spot price has */
+	int spot_records;   /* --records listed a spot row */
 };
 
-/* Remembers a shown price's source when it is older than max_age days (its oldest date). */
-static long note_age(struct list_ctx *c, const char *source, const char *captured_at)
+/* Remembers a shown price's source when it is older than PRICE_STALE_DAYS (its oldest date). */
+static long note_age(struct list_ctx *c, const char *provider, const char *source, const char *captured_at)
 {
 	long age = price_age_days(captured_at, c->now);
 	if (age < 0 || age <= c->max_age)
@@ -282,6 +287,7 @@ static long note_age(struct list_ctx *c, const char *source, const char *capture
 	gv_strlcpy(st->source, source, sizeof st->source);
 	gv_strlcpy(st->captured_at, captured_at, sizeof st->captured_at);
 	st->age = age;
+	gv_strlcpy(st->provider, provider, sizeof st->provider);
 	return age;
 }
 
@@ -300,7 +306,8 @@ static void note_no_rate(struct list_ctx *c, const char *currency)
 static int record_row(struct list_ctx *c, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
-	long age = note_age(c, r->source, r->captured_at);
+	long age = note_age(c, r->provider, r->source, r->captured_at);
+	c->spot_records |= !strcmp(r->market, "spot");
 	if (isnan(row->usd_per_hour))
 		note_no_rate(c, r->currency);
 	if (c->lo.json) {
@@ -315,6 +322,7 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 		json_object_set_new(o, "vcpus", r->vcpus < 0 ? json_null() : json_integer(r->vcpus));
 		json_object_set_new(o, "memory_gib", num_or_null(r->memory_gib));
 		json_object_set_new(o, "market", json_string(r->market));
+		json_object_set_new(o, "interruptible", json_boolean(!strcmp(r->market, "spot")));
 		json_object_set_new(o, "term", json_string(r->term));
 		json_object_set_new(o, "upfront", num_or_null(r->upfront));
 		json_object_set_new(o, "price", json_real(r->price));
@@ -374,6 +382,14 @@ static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const 
 		json_sprintf("no %s rate stored (gpuvet prices fx %s RATE --date D --source S)", s->currency,
 			     s->currency) : json_null());
 	json_object_set_new(o, "zone", str_or_null(s->zone));
+	if (s == &f->spot) { /* the region's lowest zone; a spot instance may be reclaimed */
+		json_object_set_new(o, "interruptible", json_true());
+		json_object_set_new(o, "zones", json_integer((json_int_t)c->zones));
+		json_object_set_new(o, "median_usd_per_hour", c->median ? num_or_null(c->median->usd) : json_null());
+		json_object_set_new(o, "median_zone", c->median ? str_or_null(c->median->zone) : json_null());
+	} else {
+		json_object_set_new(o, "interruptible", json_false());
+	}
 	json_object_set_new(o, "source", json_string(s->source));
 	json_object_set_new(o, "captured_at", json_string(s->captured_at));
 	json_object_set_new(o, "age_days", age < 0 ? json_null() : json_integer(age));
@@ -421,6 +437,24 @@ static void offer_text(struct list_ctx *c, const struct price_offer *f)
 	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, spot, pg, captured);
 }
 
+/* --market spot: a row per region with its lowest and its median zone (spot is interruptible) */
+static void spot_text(struct list_ctx *c, const struct price_offer *f)
+{
+	char gpus[96] = "-", low[48], med[48] = "-", pg[40] = "-", captured[11];
+	if (!isnan(f->gpu_count))
+		snprintf(gpus, sizeof gpus, "%gx %s", f->gpu_count, f->gpu_model[0] ? f->gpu_model : "?");
+	price_cell(c, &f->spot, low, sizeof low);
+	if (c->median && !isnan(c->median->usd))
+		snprintf(med, sizeof med, "%.4f", c->median->usd);
+	double per_gpu = price_offer_per_gpu(f, &f->spot);
+	if (!isnan(per_gpu))
+		snprintf(pg, sizeof pg, "%.4f", per_gpu);
+	gv_strlcpy(captured, f->spot.captured_at, sizeof captured);
+	printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5zu %9s  %s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", gpus, low, f->spot.zone[0] ? f->spot.zone : "-", med,
+	       c->median && c->median->zone[0] ? c->median->zone : "-", c->zones, pg, captured);
+}
+
 static void offer_json(struct list_ctx *c, const struct price_offer *f)
 {
 	json_t *o = json_object();
@@ -442,15 +476,24 @@ static void offer_json(struct list_ctx *c, const struct price_offer *f)
 static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char *market)
 {
 	for (size_t i = 0; i < c->nstale; i++)
-		fprintf(stderr, "gpuvet: warning: %s prices were captured on %.10s, %ld days ago (older than %d"
-			" days): they may have changed; refresh with `gpuvet prices update` or import newer ones\n",
-			c->stale[i].source, c->stale[i].captured_at, c->stale[i].age, c->max_age);
+		fprintf(stderr, "gpuvet: warning: %s prices (%s) were captured on %.10s, %ld days ago (older than %d"
+			" days): they may have changed; refresh with `gpuvet prices update`, import newer ones, or leave"
+			" them out with --max-age DAYS\n", c->stale[i].provider, c->stale[i].source,
+			c->stale[i].captured_at, c->stale[i].age, c->max_age);
 	if (c->no_rate[0])
 		fprintf(stderr, "gpuvet: no USD rate stored for %s: those prices are shown in their currency"
 			" (marked *); store one with `gpuvet prices fx CUR RATE --date D --source S`\n", c->no_rate);
 	if (!c->records && !any_spot && c->lo.n && (!market || !strcmp(market, "spot")))
-		fprintf(stderr, "gpuvet: no spot prices stored: gpuvet ships none; `gpuvet prices update"
-			" --provider aws` with AWS credentials fetches them\n");
+		fprintf(stderr, "gpuvet: no spot price among these: gpuvet ships AWS's per zone (lambda sells none);"
+			" `gpuvet prices update --provider aws` with AWS credentials fetches current ones,"
+			" `gpuvet prices import FILE` adds others\n");
+	if (c->records && c->spot_records && !c->lo.json)
+		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
+			" notice)\n");
+	if (!c->records && any_spot && !c->lo.json)
+		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
+			" notice); %s\n", c->spot_layout ? "LOWEST is the region's cheapest zone, MEDIAN its middle one" :
+			"SPOT $/H is the region's cheapest zone (--market spot lists the median zone too)");
 	char cur[4], date[32];
 	for (const char *p = c->converted; strlen(p) >= 3; p += p[3] ? 4 : 3) {
 		double rate;
@@ -477,22 +520,30 @@ static int list_offers(struct list_ctx *c, const char *sort)
 		by = OFFER_SORT_GPU_PRICE;
 	price_offers_sort(&c->offers, by);
 	int any_spot = 0;
-	if (!c->lo.json)
+	if (!c->lo.json && c->spot_layout)
+		printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
+		       "REGION", "GPUS", "LOWEST $/H", "LOWEST ZONE", "MEDIAN $/H", "MEDIAN ZONE", "ZONES", "$/GPU-H",
+		       "CAPTURED");
+	else if (!c->lo.json)
 		printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
 		       "REGION", "GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
 		       "CAPTURED");
 	for (size_t i = 0; i < c->offers.n; i++) {
-		const struct price_offer *f = &c->offers.v[i];
+		struct price_offer *f = &c->offers.v[i];
 		if (c->have_gpu && !price_gpu_matches(&c->gpu, f->gpu_model, f->gpu_count))
 			continue;
 		c->lo.n++;
+		c->median = f->spot.have ? price_zones_median(&f->spot_zones) : NULL;
+		c->zones = f->spot.have ? f->spot_zones.n : 0;
 		any_spot |= f->spot.have;
 		if (f->od.have)
-			note_age(c, f->od.source, f->od.captured_at);
+			note_age(c, f->provider, f->od.source, f->od.captured_at);
 		if (f->spot.have)
-			note_age(c, f->spot.source, f->spot.captured_at);
+			note_age(c, f->provider, f->spot.source, f->spot.captured_at);
 		if (c->lo.json)
 			offer_json(c, f);
+		else if (c->spot_layout)
+			spot_text(c, f);
 		else
 			offer_text(c, f);
 	}
@@ -507,7 +558,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
 	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
 	int opt;
-	long max_age;
+	long max_age = 0;
 	char err[512], known[256];
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -520,9 +571,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		case 'R': c.records = 1; break;
 		case 'j': c.lo.json = 1; break;
 		case 'a':
-			if (gv_parse_long(optarg, 0, 100000, &max_age) < 0)
-				return list_usage("max-age '%s' is not a number of days", optarg);
-			c.max_age = (int)max_age;
+			if (gv_parse_long(optarg, 1, 100000, &max_age) < 0)
+				return list_usage("max-age '%s' is not a number of days from 1 to 100000", optarg);
 			break;
 		case 'h': gv_cmd_help(&cmd_prices_list_doc, stdout); return GV_EXIT_OK;
 		default: return list_usage("unknown option '%s'", argv[optind - 1]);
@@ -537,6 +587,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (gpu && price_gpu_want_parse(gpu, &c.gpu, err, sizeof err) < 0)
 		return list_usage("%s", err);
 	c.have_gpu = gpu != NULL;
+	c.spot_layout = market && !strcmp(market, "spot");
 	if (market && !strcmp(market, "reserved"))
 		c.records = 1; /* reserved terms have no on-demand/spot pair: listed as stored */
 	if (ensure_shipped(s) < 0)
@@ -547,7 +598,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (gpu && !gpu_model_known(db, &c.gpu, known, sizeof known))
 		return gv_usage_error("prices list", "unknown GPU model '%s' (known: %s)", c.gpu.model, known);
 
-	struct price_filter f = { .provider = provider, .market = market, .region = region };
+	struct price_filter f = { .provider = provider, .market = market, .region = region,
+				  .max_age_days = (int)max_age };
 	c.lo.arr = json_array();
 	if (!c.lo.json && c.records)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
@@ -643,8 +695,17 @@ static int cmd_update(int argc, char **argv, struct store *s)
 			if (fetch_alibaba(db, region, types, &rows, err, sizeof err) < 0) {
 				gv_err("alibaba: %s", err);
 				failed = 1;
-			} else if (!gv_quiet) {
-				printf("alibaba: %ld prices from DescribePrice\n", rows);
+			} else {
+				if (!gv_quiet)
+					printf("alibaba: %ld prices from DescribePrice\n", rows);
+				/* spot once on-demand answered: a credential or network error is said once */
+				if (fetch_alibaba_spot(db, region, types, &rows, err, sizeof err) < 0) {
+					gv_err("alibaba spot: %s", err);
+					failed = 1;
+				} else if (!gv_quiet) {
+					printf("alibaba spot: %ld prices (type and zone) from DescribeSpotPriceHistory\n",
+					       rows);
+				}
 			}
 		}
 	} else if (!gv_quiet) {
@@ -783,6 +844,7 @@ static const struct {
 	{ "list", cmd_list, &cmd_prices_list_doc },       { "update", cmd_update, &cmd_prices_update_doc },
 	{ "import", cmd_import, &cmd_prices_import_doc }, { "fx", cmd_fx, &cmd_prices_fx_doc },
 	{ "sources", cmd_sources, &cmd_prices_sources_doc },
+	{ "cheapest", cmd_prices_cheapest, &cmd_prices_cheapest_doc },
 };
 
 int cmd_prices(int argc, char **argv, const struct gv_global *g)
@@ -800,7 +862,7 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 	while (k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub))
 		k++;
 	if (k == sizeof subs / sizeof subs[0])
-		return gv_usage_error("prices", "unknown subcommand '%s' (list, update, import, fx, sources)", sub);
+		return gv_usage_error("prices", "unknown subcommand '%s' (list, update, import, fx, sources, cheapest)", sub);
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			gv_cmd_help(subs[k].doc, stdout);

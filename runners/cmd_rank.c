@@ -4,6 +4,7 @@
  * file parses options and prints the table or the JSON.
  */
 #include "judge/rank.h"
+#include "pricing/catalog.h"
 #include "results/store.h"
 #include "runners/cli.h"
 #include "runners/opts.h"
@@ -30,6 +31,8 @@ static const struct gv_opt rank_opts[] = {
 	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference" },
 	{ .name = "include-flagged", .has_arg = no_argument, .val = 'f', .arg = NULL,
 	  .help = "count runs with critical flags too" },
+	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
+	  .help = "leave out prices captured longer ago (those over 90 days are warned about)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the ranking as JSON for scripts" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
@@ -38,7 +41,7 @@ static const struct gv_opt rank_opts[] = {
 const struct gv_cmd_doc cmd_rank_doc = {
 	.name = "rank",
 	.synopsis = "rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
-		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--json]",
+		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--max-age DAYS] [--json]",
 	.about = "Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
 		"joined to prices by provider and instance type (and region with --region); one\n"
 		"row per type, its value the median over the runs of its most sustained profile\n"
@@ -46,7 +49,9 @@ const struct gv_cmd_doc cmd_rank_doc = {
 		"the spread, the flags the runs raised and its basis: sustained, burst or estimate.  Runs with a critical flag (CONTENTION, ...) are\n"
 		"left out and counted; prices are in US dollars (other currencies through their\n"
 		"stored, dated rate; a type whose price has no rate is listed apart with why).\n"
-		"Where a type has both, on-demand and spot value per dollar are shown side by side.",
+		"Where a type has both, on-demand and spot value per dollar are shown side by side.\n"
+		"A measured type is priced in its runs' region, or says where it was priced instead;\n"
+		"spot is each region's lowest zone, and interruptible.",
 	.opts = rank_opts,
 	.more = "A score is the weighted mean of its components over fixed units (1000 TFLOP/s,\n"
 		"400 GB/s busbw, ...): the same number in rank --json and the report (docs/ranking.md).",
@@ -149,6 +154,8 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 	}
 	printf(" %5s %-15s %s\n", runs, spread, flags[0] ? flags : "-");
 	print_other_profiles(row);
+	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
+		printf("     ^ %s\n", str(row, "price_note"));
 }
 
 static void print_table(json_t *r)
@@ -175,7 +182,8 @@ static void print_table(json_t *r)
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
 	printf("\nVALUE: %s, the median of the runs of the type's most sustained profile; PER USD/H: value per US dollar per %s (%s prices%s)",
-	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market, ranking_spot ? ", interruptible" : "");
+	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market,
+	       ranking_spot ? ": each region's lowest zone, interruptible" : "");
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
 		printf("; score = weighted mean of the components over fixed units (docs/ranking.md)");
 	printf("\n");
@@ -210,6 +218,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 	gv_opts_getopt(rank_opts, opts, 12);
 	struct rank_opts o = { 0 };
 	int json = 0, c;
+	long days;
 	char err[512];
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -219,6 +228,11 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		case 'p': o.per = optarg; break;
 		case 'e': o.include_estimates = 1; break;
 		case 'f': o.include_flagged = 1; break;
+		case 'a':
+			if (gv_parse_long(optarg, 1, 100000, &days) < 0)
+				return gv_usage_error("rank", "--max-age '%s' is not a number of days from 1 to 100000", optarg);
+			o.max_age_days = (int)days;
+			break;
 		case 'j': json = 1; break;
 		case 'h': gv_cmd_help(&cmd_rank_doc, stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("rank", "unknown option '%s'", argv[optind - 1]);
@@ -243,6 +257,13 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		gv_err("rank: %s", err);
 		return GV_EXIT_USAGE;
 	}
+	size_t i;
+	json_t *st;
+	json_array_foreach(json_object_get(r, "stale_prices"), i, st) /* once per provider and date */
+		fprintf(stderr, "gpuvet: warning: %s prices used here (%s) were captured on %s, %lld days ago (older than"
+			" %d days): refresh with `gpuvet prices update`, import newer ones, or leave them out with"
+			" --max-age DAYS\n", str(st, "provider"), str(st, "source"), str(st, "captured_at"),
+			(long long)json_integer_value(json_object_get(st, "age_days")), PRICE_STALE_DAYS);
 	if (json) {
 		char *t = json_dumps(r, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 		if (t)

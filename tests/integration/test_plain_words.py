@@ -48,7 +48,7 @@ def test_price_sources_say_when_the_prices_were_captured(gpuvet):
     gpuvet("prices", "list", check=0)      # loads the shipped catalogs
     rows = gpuvet.json("prices", "sources", "--json")
     aws = next(r for r in rows if r["source"] == "catalog:aws")
-    assert aws["captured_at"] == "2026-07-20" and aws["fetched_at"] != aws["captured_at"]
+    assert aws["captured_at"] == "2026-11-25" and aws["fetched_at"] != aws["captured_at"]
     head = gpuvet("prices", "sources", check=0).stdout.splitlines()[0]
     assert "CAPTURED" in head and "LOADED" in head and "FETCHED" not in head
 

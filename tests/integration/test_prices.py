@@ -17,6 +17,7 @@ AWS_CSV = (FIX / "aws-ec2-us-east-1.csv").read_bytes()
 LAMBDA_JSON = (FIX / "lambda-instance-types.json").read_bytes()
 ALI_PRICE = (FIX / "alibaba-describeprice.json").read_bytes()
 ALI_ERROR = (FIX / "alibaba-error-invalid-type.json").read_bytes()
+ALI_SPOT = (FIX / "alibaba-describespotpricehistory.json").read_bytes()
 ALI_SECRET = "testsecret"
 
 
@@ -77,6 +78,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return self.send(400, b'{"Code": "SignatureDoesNotMatch", "Message": "signature mismatch"}')
             if dict(q).get("InstanceType") == "ecs.bogus":
                 return self.send(404, ALI_ERROR)
+            if dict(q).get("Action") == "DescribeSpotPriceHistory":
+                Handler.seen.append(("spot", dict(q)))
+                return self.send(200, ALI_SPOT)
             return self.send(200, ALI_PRICE)
         self.send(404, b"{}")
 
@@ -200,10 +204,11 @@ def test_shipped_cny_prices_convert_through_the_shipped_dated_rate(gpuvet, tmp_p
 def test_list_shows_usd_gpu_hour_shape_and_capture_date(gpuvet):
     rows = offers(gpuvet, "--gpu", "H100:8")
     assert rows and all(r["gpu_count"] == 8 and r["gpu_model"].startswith("H100") for r in rows)
-    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge")
+    p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge" and r["region"] == "us-east-1")
     assert (p5["vcpus"], p5["memory_gib"], p5["gpu_memory_gib"]) == (192, 2048, 80)
     assert p5["on_demand"]["usd_per_hour"] == 55.04 and p5["usd_per_gpu_hour"] == pytest.approx(6.88)
-    assert p5["on_demand"]["captured_at"] == "2026-07-20" and p5["spot"] is None
+    assert p5["on_demand"]["captured_at"] == "2026-11-25"
+    assert p5["spot"]["usd_per_hour"] == 10.1808 and p5["spot"]["zone"] == "use1-atl2-az1"
     assert {r["instance_type"] for r in rows} == {"p5.48xlarge", "gpu_8x_h100_sxm5"}
     # a model alone: every count; A10 is not A100
     assert {r["gpu_count"] for r in offers(gpuvet, "--gpu", "h100")} == {1, 2, 4, 8}
@@ -231,7 +236,7 @@ def test_list_sorts_names_and_prices_numerically(gpuvet):
     names = [r["instance_type"] for r in offers(gpuvet, "--provider", "aws", "--sort", "name")]
     assert names.index("p4d.24xlarge") < names.index("p5.48xlarge")
     assert names.index("g5.2xlarge") < names.index("g5.12xlarge") < names.index("g5.48xlarge")
-    usd = [r["on_demand"]["usd_per_hour"] for r in offers(gpuvet, "--sort", "price")]
+    usd = [(r["on_demand"] or r["spot"])["usd_per_hour"] for r in offers(gpuvet, "--sort", "price")]
     assert usd == sorted(usd) and len(usd) > 100
     per_gpu = [r["usd_per_gpu_hour"] for r in offers(gpuvet, "--provider", "lambda", "--sort", "gpu-price")]
     assert per_gpu == sorted(per_gpu)
@@ -256,8 +261,8 @@ def test_list_warns_about_old_prices_by_capture_date(gpuvet, tmp_path):
     import datetime
     p = gpuvet("prices", "list", "--provider", "alibaba", check=0)
     warn = [l for l in p.stderr.splitlines() if "warning" in l]
-    assert len(warn) == 1 and "catalog:alibaba" in warn[0] and "captured on 2024-12-30" in warn[0]
-    assert "older than 180 days" in warn[0]
+    assert len(warn) == 1 and "alibaba prices (catalog:alibaba)" in warn[0] and "captured on 2024-12-30" in warn[0]
+    assert "older than 90 days" in warn[0]
     assert "CNY prices converted to USD at 0.136999" in p.stderr and "of 2024-12-30" in p.stderr
     # a price captured today is not old; --max-age changes the limit
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
@@ -269,8 +274,11 @@ def test_list_warns_about_old_prices_by_capture_date(gpuvet, tmp_path):
     assert "warning" not in p.stderr, p.stderr
     p5 = [r for r in offers(gpuvet, "--provider", "aws", "--gpu", "H100:8") if r["region"] == ""]
     assert p5[0]["on_demand"]["age_days"] == 0 and p5[0]["on_demand"]["source"] == "import:fresh.csv"
-    p = gpuvet("prices", "list", "--provider", "lambda", "--max-age", "0", check=0)
-    assert "catalog:lambda prices were captured on 2026-11-21" in p.stderr
+    # --max-age leaves older prices out
+    assert offers(gpuvet, "--provider", "alibaba", "--max-age", "90") == []
+    assert offers(gpuvet, "--provider", "alibaba", "--max-age", "100000")
+    p = gpuvet("prices", "list", "--max-age", "0")
+    assert p.returncode == 2 and "max-age" in one_line_error(p)
 
 
 def test_list_no_rate_is_marked_not_dropped(gpuvet, tmp_path):
@@ -294,9 +302,9 @@ def test_list_no_rate_is_marked_not_dropped(gpuvet, tmp_path):
 
 
 def test_list_pairs_fetched_spot_with_on_demand(gpuvet, tmp_path):
-    """No real spot snapshot ships; spot prices a fetch (or an import) stored sit beside on-demand."""
-    p = gpuvet("prices", "list", check=0)
-    assert "no spot prices stored" in p.stderr
+    """Spot prices a fetch (or an import) stored sit beside on-demand, and win over the shipped ones."""
+    p = gpuvet("prices", "list", "--provider", "lambda", check=0)
+    assert "no spot price among these" in p.stderr and "lambda sells none" in p.stderr
     f = tmp_path / "spot.csv"
     f.write_text("provider,instance_type,region,zone,market,price,unit,currency,captured_at,source\n"
                  "aws,p5.48xlarge,us-east-1,us-east-1a,spot,30.5,hour,USD,2026-11-20,aws-spot:us-east-1\n"
@@ -306,7 +314,7 @@ def test_list_pairs_fetched_spot_with_on_demand(gpuvet, tmp_path):
     assert p5["on_demand"]["usd_per_hour"] == 55.04
     assert p5["spot"]["usd_per_hour"] == 28.25 and p5["spot"]["zone"] == "us-east-1b"
     assert p5["spot"]["usd_per_gpu_hour"] == pytest.approx(28.25 / 8)
-    assert [r["instance_type"] for r in offers(gpuvet, "--market", "spot")] == ["p5.48xlarge"]
+    assert {r["provider"] for r in offers(gpuvet, "--market", "spot")} == {"aws"}
 
 
 def test_list_rejects_bad_market(gpuvet):
@@ -516,6 +524,18 @@ def test_alibaba_signed_describeprice(gpuvet, server):
     assert {(r["price"], r["currency"]) for r in rows} == {(1.5, "USD")}
     a10 = next(r for r in rows if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
     assert a10["gpu_model"] == "A10" and a10["gpu_count"] == 1  # the catalog's description is kept
+    # preemptible prices: each zone's latest (VPC) price, its zone and timestamp kept, in the answer's currency
+    spot = [r for r in prices(gpuvet) if r["source"] == "alibaba-spot:us-east-1"]
+    assert "alibaba spot: 2 prices" in p.stdout
+    assert sorted((r["instance_type"], r["zone"], r["price"], r["currency"], r["captured_at"], r["market"])
+                  for r in spot) == [("ecs.gn7i-c8g1.2xlarge", "us-east-1a", 2.4, "CNY", "2026-11-25T10:00:00Z", "spot"),
+                                     ("ecs.gn7i-c8g1.2xlarge", "us-east-1b", 3.1, "CNY", "2026-11-25T10:00:00Z", "spot")]
+    asked = [q for path, q in Handler.seen if path == "spot"]
+    assert asked and all(q["NetworkType"] == "vpc" and q["OSType"] == "linux" and q["RegionId"] == "us-east-1"
+                         for q in asked)
+    off = next(r for r in offers(gpuvet, "--provider", "alibaba", "--region", "us-east-1")
+               if r["instance_type"] == "ecs.gn7i-c8g1.2xlarge")
+    assert off["spot"]["zone"] == "us-east-1a" and off["spot"]["interruptible"] and off["spot"]["zones"] == 2
     # a wrong secret fails the signature check on the server: error, prices kept
     before = prices(gpuvet)
     env["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] = "other"

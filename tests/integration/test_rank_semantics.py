@@ -116,9 +116,10 @@ def test_estimates_scale_by_measured_model_else_reference_never_peak(store):
 
 
 def test_on_demand_and_spot_per_dollar_side_by_side(store, tmp_path):
-    # no spot price stored yet: the measured type is listed with why, not dropped
-    r = store.json("rank", "--market", "spot", "--json")
-    assert not r["rows"] and "gpuvet ships none" in r["unpriced"][0]["why"]
+    # no spot price of p5.4xlarge in us-east-1, where it ran: priced where it has one, and saying so
+    row = p5(store.json("rank", "--market", "spot", "--json"))
+    assert row["price_note"] == "priced at ap-south-1; no spot price in us-east-1"
+    assert row["region"] == "ap-south-1" and row["run_region"] == "us-east-1" and row["interruptible"]
     f = tmp_path / "spot.csv"
     f.write_text("provider,instance_type,region,zone,market,price,unit,currency,captured_at,source\n"
                  "aws,p5.4xlarge,us-east-1,us-east-1a,spot,2.5,hour,USD,2026-11-20,aws-spot:us-east-1\n"

@@ -759,6 +759,35 @@ static void test_sha1_hmac_and_alibaba_signature(void)
 	free(q);
 }
 
+/* Alibaba's DescribeSpotPriceHistory: each zone's latest VPC price of the type asked for; bad answers refused */
+static void test_alibaba_spot_parser(void)
+{
+	size_t len, n = 0;
+	char err[256], cur[4] = "";
+	struct alibaba_spot *z = NULL;
+	char *buf = gv_read_file("tests/fixtures/pricing/alibaba-describespotpricehistory.json", &len);
+	CHECK(buf && alibaba_parse_spot(buf, len, "ecs.gn7i-c8g1.2xlarge", &z, &n, cur, err, sizeof err) == 0);
+	CHECK(n == 2);
+	CHECK_STR(cur, "CNY");
+	CHECK_STR(z[0].zone, "us-east-1a");
+	CHECK_NEAR(z[0].price, 2.4, 0);                 /* 10:00 wins over 09:00 */
+	CHECK_STR(z[0].timestamp, "2026-11-25T10:00:00Z");
+	CHECK_NEAR(z[1].price, 3.1, 0);                 /* the classic-network 1.0 is not a VPC price */
+	free(z);
+	CHECK(alibaba_parse_spot(buf, len, "ecs.gn7-c12g1.3xlarge", &z, &n, cur, err, sizeof err) == 0 && n == 0);
+	free(buf);
+	const char *bad[] = {
+		"{\"Currency\":\"CNY\",\"SpotPrices\":{\"SpotPriceType\":[{\"ZoneId\":\"a\",\"Timestamp\":\"t\",\"SpotPrice\":-1}]}}",
+		"{\"Currency\":\"CNY\",\"SpotPrices\":{\"SpotPriceType\":[{\"Timestamp\":\"t\",\"SpotPrice\":1}]}}",
+		"{\"SpotPrices\":{\"SpotPriceType\":[{\"ZoneId\":\"a\",\"Timestamp\":\"t\",\"SpotPrice\":1}]}}",
+		"{\"Code\":\"Forbidden.RAM\",\"Message\":\"no\"}", "{\"SpotPrices\":{}}", "[",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK(alibaba_parse_spot(bad[i], strlen(bad[i]), "x", &z, &n, cur, err, sizeof err) < 0);
+		CHECK(z == NULL && n == 0 && err[0]);
+	}
+}
+
 TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_the_line),
 	  T(test_csvrows_bounds_a_line), T(test_csvrows_prefilter_skips_only_whole_records),
 	  T(test_csvrows_field_prefilter), T(test_csvrows_prefilter_scans_agree),
@@ -766,4 +795,4 @@ TEST_MAIN(T(test_csvrows_chunking_does_not_matter), T(test_csvrows_errors_name_t
 	  T(test_shipped_catalogs_load_once), T(test_shipped_rate_yields_to_the_users),
 	  T(test_fx_csv_checks_every_row), T(test_natural_order_and_gpu_filter), T(test_offers_pair_on_demand_and_spot),
 	  T(test_aws_parser_on_fixture), T(test_lambda_and_alibaba_parsers), T(test_aws_spot_parser),
-	  T(test_sha1_hmac_and_alibaba_signature))
+	  T(test_sha1_hmac_and_alibaba_signature), T(test_alibaba_spot_parser))
