@@ -359,9 +359,16 @@ const struct gpu_reference *gpu_reference_find(const char *key)
 	return NULL;
 }
 
+int gpu_has_dtype(const struct gpu_ref *ref, enum gpu_dtype d)
+{
+	if (!ref || (int)d < 0 || d >= GPU_DTYPE_COUNT)
+		return -1;
+	return ref->peak_tflops[d] > 0;
+}
+
 enum gpu_dtype gpu_headline_dtype(const struct gpu_ref *ref)
 {
-	return ref && ref->peak_tflops[GPU_BF16] > 0 ? GPU_BF16 : GPU_FP16;
+	return gpu_has_dtype(ref, GPU_BF16) == 1 ? GPU_BF16 : GPU_FP16;
 }
 
 /* achieved / peak of a row's headline figure; 0 when the row gives none */
