@@ -77,9 +77,8 @@ const char *accept_reason_sentence(const json_t *detail, const char *verdict, ch
 	} else if (json_array_size(json_object_get(detail, "tolerated"))) {
 		const json_t *t = json_array_get(json_object_get(detail, "tolerated"), 0);
 		size_t nt = json_array_size(json_object_get(detail, "tolerated"));
-		snprintf(buf, size, "accepted despite %s (tolerated by %s: %s)%s%s", jstr(t, "flag"), jstr(t, "policy"),
-			 jstr(t, "reason"), nt > 1 ? " and more critical flags it tolerates" : "",
-			 "; its other checks passed");
+		snprintf(buf, size, "accepted despite %s (tolerated by %s: %s)%s", jstr(t, "flag"), jstr(t, "policy"),
+			 jstr(t, "reason"), nt > 1 ? ", and more critical flags it tolerates" : "");
 	} else {
 		snprintf(buf, size, "every one of its %zu check(s) passed",
 			 json_array_size(json_object_get(detail, "passed")));

@@ -179,8 +179,10 @@ int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
 /* The same rows by run, without the message (NULL): (code, severity, NULL) */
 int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
-/* verdicts by time: (verdict, policy, at) */
+/* verdicts judged here (not imported) by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
+/* accepts judged here that tolerated a critical flag: (policy, at, the first tolerated code) */
+int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud);
 
 /*
  * `results list` and `results export --format csv` (issue 17): exactly the

@@ -185,6 +185,16 @@ int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
 			 "reading verdicts", fn, ud);
 }
 
+int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud)
+{
+	if (store_schema_version(s) < 6)
+		return STORE_OK;   /* no verdict of an older store has a tolerated flag */
+	return each_row3(s, "SELECT run_id, policy, at, json_extract(detail, '$.tolerated[0].flag') FROM verdicts"
+			 " WHERE imported = 0 AND verdict = 'accept' AND"
+			 " (CASE WHEN json_valid(detail) THEN json_array_length(detail, '$.tolerated') ELSE 0 END) > 0",
+			 "reading verdicts", fn, ud);
+}
+
 /* ---- connection settings for long reads ---- */
 
 int store_is_readonly(struct store *s)
