@@ -129,10 +129,7 @@ static void fail_closed(const struct policy *p, const json_t *const lists[2], js
 			}
 			snprintf(src, sizeof src, "policy %s: every critical flag rejects unless tolerate_flags names it "
 				 "(fail closed, docs/acceptance.md)", p->name);
-			json_t *e = flag_failure(f, 0, src);
-			if (!sev)
-				json_object_set_new(e, "severity", json_string("critical"));
-			json_array_append_new(json_object_get(res, "failed"), e);
+			json_array_append_new(json_object_get(res, "failed"), flag_failure(f, 0, src));
 		}
 	}
 }

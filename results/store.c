@@ -167,6 +167,8 @@ static const char *const migrations[] = {
 	 * for nothing).  A verdict stored before has no digest (''): it matches no policy, so
 	 * no fleet baseline counts it until the run is judged again.
 	 */
+	"CREATE TABLE IF NOT EXISTS verdicts (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
+	"  verdict TEXT NOT NULL, policy TEXT NOT NULL, detail TEXT, at TEXT NOT NULL);"   /* a partial old store */
 	"CREATE TABLE verdicts6 ("
 	"  id INTEGER PRIMARY KEY,"
 	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
