@@ -5,8 +5,9 @@
  * soak samples one reading a second (benches/soak.cu), and a series counts
  * only when every GPU of the run has a finite reading for at least
  * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (its config's duration_s,
- * or the points stored when the config does not say).  One reading of 30,
- * or 30 null ones, is no evidence: the check is not measured (exit 3).
+ * or the points stored when the config does not say), and for at least
+ * FLAG_EVIDENCE_MIN_READINGS seconds.  One reading of 30, 30 null ones, or
+ * a soak that declares 2 s is no evidence: the check is not measured (exit 3).
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
@@ -45,7 +46,7 @@ int flags_series_covered(const json_t *fp, const char *series)
 			finite += json_is_number(y) && isfinite(json_number_value(y));
 		}
 		double expect = want > (double)n ? want : (double)n;
-		if (!finite || finite < FLAG_EVIDENCE_MIN_SHARE * expect)
+		if (finite < FLAG_EVIDENCE_MIN_READINGS || finite < FLAG_EVIDENCE_MIN_SHARE * expect)
 			return 0;
 	}
 	return 1;

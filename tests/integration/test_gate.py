@@ -167,6 +167,13 @@ def test_6_points_removed_are_not_measured(gpuvet, tmp_path):
         if s["series"] == "soak.clock_events.mask":
             s["points"] = s["points"][:1]
     gpuvet("accept", "--run", put(gpuvet, tmp_path, fp), check=3)
+    # a soak that declares 2 s, with its 2 readings: too short to say the GPU did not throttle
+    fp = fresh()
+    for s in fp["samples"]:
+        if s["bench"] == "soak":
+            s["points"] = s["points"][:2]
+    next(b for b in fp["benches"] if b["name"] == "soak")["config"]["duration_s"] = 2
+    gpuvet("accept", "--run", put(gpuvet, tmp_path, fp), check=3)
 
 
 def test_6_duplicate_rows_and_a_wrong_gpu_count_are_refused(gpuvet, tmp_path):
