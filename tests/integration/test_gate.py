@@ -60,6 +60,25 @@ def test_1_a_gpu_that_computed_wrong_results_is_rejected(gpuvet, tmp_path):
     assert "Reject" in text and "Healthy" not in text.split('id="verdict"')[1][:400]
 
 
+def test_6_the_report_never_says_healthy_beside_a_tolerated_critical_flag(gpuvet, tmp_path):
+    u = put(gpuvet, tmp_path, add_sdc(fresh()))
+    lab = tmp_path / "lab.yaml"
+    lab.write_text(SMOKE.replace("smoke", "lab") +
+                   "tolerate_flags:\n  - {code: DATA_CORRUPTION, reason: we test the sdc detector here}\n")
+    p = gpuvet("accept", "--run", u, "--policy", lab, check=0)
+    assert "accepted despite DATA_CORRUPTION (tolerated by lab: we test the sdc detector here)" in p.stdout
+    assert "TOLERATED  flag DATA_CORRUPTION (critical) on gpu 0" in p.stdout
+    res = json.loads(gpuvet("accept", "--run", u, "--policy", lab, "--json", check=0).stdout)
+    assert [t["flag"] for t in res["tolerated"]] == ["DATA_CORRUPTION"]
+    report = tmp_path / "r.html"
+    gpuvet("report", "--run", u, "-o", report, check=0)
+    text = report.read_text()
+    head = text.split('id="verdict"')[1][:400]
+    assert "Accepted despite a critical flag" in head and "Healthy" not in head
+    assert "accepted despite DATA_CORRUPTION (tolerated by lab: we test the sdc detector here)" in text
+    assert res["policy_digest"] in text and "lab.yaml" in text
+
+
 def fail_gemm(fp):
     fp["metrics"] = [m for m in fp["metrics"] if not m["name"].startswith(("gemm.bf16", "gemm.fp8"))]
     fp["samples"] = [s for s in fp["samples"] if "bf16" not in s["series"] and "fp8" not in s["series"]]
