@@ -299,3 +299,18 @@ def test_metamorphic_no_degraded_capture_is_accepted(gpuvet, tmp_path, src):
     else:               # no baseline of this capture: the low copy is at least not judged on smoke's
         res = json.loads(gpuvet("accept", "--run", victim, "--json").stdout)
         assert all(len(f["baseline_runs"]) == sum(accepted) for f in res["fleet"])
+
+
+def test_two_texts_of_one_policy_name_keep_two_verdicts_and_export_the_latest(gpuvet, tmp_path):
+    u = put(gpuvet, tmp_path, fresh())
+    lo, hi = tmp_path / "lo.yaml", tmp_path / "hi.yaml"
+    lo.write_text(SMOKE)
+    hi.write_text(SMOKE.replace("min: 100", "min: 5000"))
+    gpuvet("accept", "--run", u, "--policy", lo, check=0)
+    gpuvet("accept", "--run", u, "--policy", hi, check=1)
+    v = gpuvet.json("results", "show", u)["verdicts"]
+    assert [(x["policy"], x["verdict"]) for x in v] == [("smoke", "accept"), ("smoke", "reject")]
+    assert v[0]["policy_digest"] != v[1]["policy_digest"]
+    prom = gpuvet("results", "export", "--format", "prometheus", check=0).stdout
+    accepted = [line for line in prom.splitlines() if line.startswith("gpuvet_accepted{")]
+    assert len(accepted) == 1 and accepted[0].endswith(" 0"), accepted
