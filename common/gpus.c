@@ -234,10 +234,10 @@ double gpu_pcie_link_gbps(int gen, int width)
 int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
 		    int gpus_inventory, char dtype[16], double *pct, double *peak)
 {
-	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops", dtype) != 1)
-		return -1;
-	size_t n = strlen(metric);
-	if (n < 7 || strcmp(metric + n - 7, ".tflops"))
+	int end = -1;
+	/* the whole name: "gemm.fp8.best_shape.tflops" is another figure of the dtype, not its throughput
+	   (sscanf counts the dtype before the literal fails, so %n says whether all of it matched) */
+	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops%n", dtype, &end) != 1 || end < 0 || metric[end])
 		return -1;
 	int d = gpu_dtype_from_name(dtype);
 	if (d < 0 || ref->peak_tflops[d] <= 0)

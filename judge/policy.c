@@ -823,12 +823,18 @@ enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, co
 	return policy_evaluate_flags(p, fp, fleet, NULL, result);
 }
 
-enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
+enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *raw, const json_t *fleet,
 					  const json_t *run_flags, json_t **result)
 {
 	json_t *res = json_pack("{s:s,s:s,s:s,s:[],s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source",
 				p->source, "policy_digest", p->digest, "failed", "unmeasurable", "passed", "notes", "fleet",
 				"tolerated");
+	size_t ndup;
+	json_t *own = policy_worst_of_duplicates(raw, &ndup);   /* one row per metric: its worst */
+	const json_t *fp = own;
+	if (ndup)
+		note(res, "%zu metric(s) had more than one row of the same bench and gpu; each is judged at its worst "
+		     "row (docs/acceptance.md)", ndup);
 	int ngpu = fpq_gpu_count(fp);
 	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {
 		const char *e = json_string_value(json_object_get(json_object_get(fp, "inventory"), "gpu_error"));
@@ -857,6 +863,7 @@ enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *
 	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
 				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
 	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));
+	json_decref(own);
 	*result = res;
 	return v;
 }

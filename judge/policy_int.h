@@ -29,4 +29,11 @@ void policy_eval_flags(const struct policy *p, const json_t *fp, const json_t *r
 const json_t *policy_rule_metric(const struct policy_rule *r, int gpu, const json_t *fp, const char **name,
 				 char *why, size_t whylen, int *failed);
 
+/*
+ * fp with each metric that has more than one row (same bench, name, gpu)
+ * folded into one row at its worst value (judge/metric_dups.c); a new
+ * reference, fp itself when it has none.  *nresolved: how many were folded.
+ */
+json_t *policy_worst_of_duplicates(const json_t *fp, size_t *nresolved);
+
 #endif

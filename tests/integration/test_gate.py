@@ -195,15 +195,30 @@ def test_6_points_removed_are_not_measured(gpuvet, tmp_path):
     gpuvet("accept", "--run", put(gpuvet, tmp_path, fp), check=3)
 
 
-def test_6_duplicate_rows_and_a_wrong_gpu_count_are_refused(gpuvet, tmp_path):
-    fp = fresh()
-    fp["metrics"].append(dict(next(m for m in fp["metrics"] if m["name"] == "gemm.bf16.tflops")))
-    path = tmp_path / "dup.json"
-    path.write_text(json.dumps(fp))
-    p = gpuvet("results", "import", path, check=2)
-    assert "repeats metrics[" in p.stderr and "one row per metric and gpu" in p.stderr
+def good_first(fp, degraded):
+    """degraded with the good rows of fp put back in front of the bad ones: two rows of one metric."""
+    bad = [m for m in degraded["metrics"] if m not in fp["metrics"]]
+    degraded["metrics"] = [copy.deepcopy(m) for m in fp["metrics"] if any(
+        (m["bench"], m["name"], m["gpu"]) == (b["bench"], b["name"], b["gpu"]) for b in bad)] + degraded["metrics"]
+    return degraded
+
+
+def test_6_a_duplicate_row_cannot_hide_a_bad_one(gpuvet, tmp_path):
+    clean = fresh()
+    low = good_first(clean, scale(copy.deepcopy(clean), ("gemm.bf16.tflops",), 0.55))
+    assert sum(m["name"] == "gemm.bf16.tflops" and m["gpu"] == 0 for m in low["metrics"]) == 2
+    p = gpuvet("accept", "--run", put(gpuvet, tmp_path, low), check=1)
+    assert "FAIL  gemm.bf16.tflops (gpu 0)" in p.stdout and "judged at its worst row" in p.stdout
+    sdc = add_sdc(fresh())   # a clean count first, the mismatches after it
+    sdc["metrics"].insert(0, dict(sdc["metrics"][-1], value=0))
+    p = gpuvet("accept", "--run", put(gpuvet, tmp_path, sdc), check=1)
+    assert "FAIL  flag DATA_CORRUPTION" in p.stdout
+
+
+def test_6_a_wrong_gpu_count_is_refused(gpuvet, tmp_path):
     fp = fresh()
     fp["run"]["gpu_count"] = 8
+    path = tmp_path / "gc.json"
     path.write_text(json.dumps(fp))
     p = gpuvet("results", "import", path, check=2)
     assert "run.gpu_count 8 disagrees with the inventory's 1 gpu(s)" in p.stderr
@@ -279,12 +294,14 @@ def test_metamorphic_no_degraded_capture_is_accepted(gpuvet, tmp_path, src):
         fp = degrade(fresh(src))
         p = gpuvet("accept", "--run", put(gpuvet, tmp_path, fp))
         assert p.returncode in (1, 3), (how, p.returncode, p.stdout)
-    # a duplicated row: refused at import, nothing stored
-    fp = fresh(src)
-    fp["metrics"].append(copy.deepcopy(fp["metrics"][0]))
-    path = tmp_path / "dup.json"
-    path.write_text(json.dumps(fp))
-    gpuvet("results", "import", path, check=2)
+    # a duplicated row: the good one put back in front of a bad one is judged at the worst
+    clean = fresh(src)
+    for how, fp in (("dup_low_gemm", good_first(clean, scale(copy.deepcopy(clean), ("gemm.bf16.tflops",), 0.55))),
+                    ("dup_sdc", add_sdc(fresh(src)))):
+        if how == "dup_sdc":
+            fp["metrics"].insert(0, dict(fp["metrics"][-1], value=0))
+        p = gpuvet("accept", "--run", put(gpuvet, tmp_path, fp))
+        assert p.returncode in (1, 3), (how, p.returncode, p.stdout)
     # a fleet padded by another policy: three clean copies judged by the default, five low ones by smoke
     base = [put(gpuvet, tmp_path, fresh(src)) for _ in range(3)]
     accepted = [gpuvet("accept", "--run", u).returncode == 0 for u in base]

@@ -6,7 +6,8 @@
  * verdict is keyed by the policy text's digest; a rule is never judged on an
  * alternative past a failed bench or a null value; the fleet baseline holds
  * only runs accepted here by the same policy text; a gpu_count that
- * disagrees with the inventory is not measured.
+ * disagrees with the inventory is not measured; two rows of one metric are
+ * judged at the worst.
  */
 #include "judge/policy.h"
 #include "judge/flags.h"
@@ -270,6 +271,43 @@ static void test_fleet_is_the_runs_this_policy_accepted_here(void)
 	policy_free(p);
 }
 
+/* Two rows of one metric: the worst is judged, whichever comes first (judge/metric_dups.c). */
+static void test_duplicate_rows_are_judged_at_their_worst(void)
+{
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_load(NULL, &p, err, sizeof err) == 0);
+	json_t *none = json_array(), *res;
+	for (int order = 0; order < 2; order++) {
+		json_t *fp = clean(), *bad = json_copy(metric_row(fp, "gemm.bf16.tflops", 0));
+		json_object_set_new(bad, "value", json_real(300));   /* under 0.75 x the H100's reference */
+		if (order)
+			json_array_insert_new(json_object_get(fp, "metrics"), 0, bad);
+		else
+			json_array_append_new(json_object_get(fp, "metrics"), bad);
+		CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_REJECT);
+		CHECK(listed(res, "failed", "metric", "gemm.bf16.tflops"));
+		json_decref(res);
+		/* a lower-is-better count: the highest row (5 mismatches) raises DATA_CORRUPTION */
+		json_t *sdc = json_copy(metric_row(fp, "soak.sdc.mismatches", 0));
+		json_object_set_new(sdc, "value", json_real(5));
+		json_array_append_new(json_object_get(fp, "metrics"), sdc);
+		CHECK(policy_evaluate(p, fp, NULL, &res) == POLICY_REJECT);
+		CHECK(listed(res, "failed", "flag", "DATA_CORRUPTION"));
+		json_decref(res);
+		json_decref(fp);
+	}
+	/* a null beside a number: not measured */
+	json_t *fp = clean(), *nul = json_copy(metric_row(fp, "gemm.bf16.tflops", 0));
+	json_object_set_new(nul, "value", json_null());
+	json_array_append_new(json_object_get(fp, "metrics"), nul);
+	CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_UNMEASURABLE);
+	json_decref(res);
+	json_decref(fp);
+	json_decref(none);
+	policy_free(p);
+}
+
 static void test_gpu_count_must_match_the_inventory(void)
 {
 	struct policy *p = NULL;
@@ -287,4 +325,5 @@ static void test_gpu_count_must_match_the_inventory(void)
 
 TEST_MAIN(T(test_every_flag_code_rejects_when_critical), T(test_tolerated_flag_needs_a_reason_and_is_named),
 	  T(test_builtin_name_is_reserved_and_verdicts_keyed_by_digest), T(test_no_fallback_past_a_failure),
-	  T(test_fleet_is_the_runs_this_policy_accepted_here), T(test_gpu_count_must_match_the_inventory))
+	  T(test_fleet_is_the_runs_this_policy_accepted_here), T(test_gpu_count_must_match_the_inventory),
+	  T(test_duplicate_rows_are_judged_at_their_worst))
