@@ -234,10 +234,10 @@ double gpu_pcie_link_gbps(int gen, int width)
 int gpu_pct_of_peak(const struct gpu_ref *ref, const char *metric, int gpu, double value, int gpus_loaded,
 		    int gpus_inventory, char dtype[16], double *pct, double *peak)
 {
-	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops", dtype) != 1)
-		return -1;
-	size_t n = strlen(metric);
-	if (n < 7 || strcmp(metric + n - 7, ".tflops"))
+	int end = -1;
+	/* the whole name: "gemm.fp8.best_shape.tflops" is another figure of the dtype, not its throughput
+	   (sscanf counts the dtype before the literal fails, so %n says whether all of it matched) */
+	if (!ref || !metric || sscanf(metric, "gemm.%15[a-z0-9].tflops%n", dtype, &end) != 1 || end < 0 || metric[end])
 		return -1;
 	int d = gpu_dtype_from_name(dtype);
 	if (d < 0 || ref->peak_tflops[d] <= 0)
@@ -359,9 +359,16 @@ const struct gpu_reference *gpu_reference_find(const char *key)
 	return NULL;
 }
 
+int gpu_has_dtype(const struct gpu_ref *ref, enum gpu_dtype d)
+{
+	if (!ref || (int)d < 0 || d >= GPU_DTYPE_COUNT)
+		return -1;
+	return ref->peak_tflops[d] > 0;
+}
+
 enum gpu_dtype gpu_headline_dtype(const struct gpu_ref *ref)
 {
-	return ref && ref->peak_tflops[GPU_BF16] > 0 ? GPU_BF16 : GPU_FP16;
+	return gpu_has_dtype(ref, GPU_BF16) == 1 ? GPU_BF16 : GPU_FP16;
 }
 
 /* achieved / peak of a row's headline figure; 0 when the row gives none */

@@ -107,6 +107,12 @@ int gpu_reference_floor(const char *key, const char *metric, double *value, cons
 
 /* The model's headline dtype: bf16 where it has a bf16 peak, else fp16. */
 enum gpu_dtype gpu_headline_dtype(const struct gpu_ref *ref);
+/*
+ * Whether the model has a tensor path for a dtype (a dense peak in its
+ * row): 1 yes, 0 no, -1 unknown (no model).  The one rule behind "FP16 where
+ * the model has no BF16" (gpu_headline_dtype, the acceptance policy).
+ */
+int gpu_has_dtype(const struct gpu_ref *ref, enum gpu_dtype d);
 
 /*
  * The reference GEMM TFLOP/s of one GPU of the model for a dtype, with its

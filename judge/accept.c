@@ -50,6 +50,8 @@ const char *accept_reason_sentence(const json_t *detail, const char *verdict, ch
 		if (json_object_get(e, "flag"))
 			snprintf(buf, size, "flag %s (%s): %s%s", jstr(e, "flag"), jstr(e, "severity"), jstr(e, "message"),
 				 more);
+		else if (!strcmp(jstr(e, "kind"), "bench"))
+			snprintf(buf, size, "%s: %s%s", jstr(e, "metric"), jstr(e, "reason"), more);
 		else {
 			char where[32] = "the whole instance";
 			json_int_t g = json_integer_value(json_object_get(e, "gpu"));
@@ -72,6 +74,11 @@ const char *accept_reason_sentence(const json_t *detail, const char *verdict, ch
 			snprintf(buf, size, "%s%s%s not measured: %s%s", json_object_get(u, "flag") ? "flag " : "",
 				 jstr(u, "flag"), jstr(u, "metric"), jstr(u, "reason"), nu > 1 ? " (and more)" : "");
 		}
+	} else if (json_array_size(json_object_get(detail, "tolerated"))) {
+		const json_t *t = json_array_get(json_object_get(detail, "tolerated"), 0);
+		size_t nt = json_array_size(json_object_get(detail, "tolerated"));
+		snprintf(buf, size, "accepted despite %s (tolerated by %s: %s)%s", jstr(t, "flag"), jstr(t, "policy"),
+			 jstr(t, "reason"), nt > 1 ? ", and more critical flags it tolerates" : "");
 	} else {
 		snprintf(buf, size, "every one of its %zu check(s) passed",
 			 json_array_size(json_object_get(detail, "passed")));
@@ -88,14 +95,16 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 	char why[768];
 	size_t i;
 	json_t *e;
-	fprintf(out, "run %lld (%.8s) %s: %s x%lld%s%s%s%s\npolicy %s (%s)\n",
+	fprintf(out, "run %lld (%.8s) %s: %s x%lld%s%s%s%s\npolicy %s (%s, %.19s)\n",
 		(long long)json_integer_value(json_object_get(run, "id")), jstr(run, "uuid"), jstr(run, "hostname"),
 		*jstr(run, "gpu_model") ? jstr(run, "gpu_model") : "unknown gpu",
 		(long long)json_integer_value(json_object_get(run, "gpu_count")),
 		*jstr(run, "provider") ? ", " : "", jstr(run, "provider"), *jstr(run, "instance_type") ? " " : "",
-		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"));
+		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"), jstr(res, "policy_digest"));
 	accept_reason_sentence(res, verdict, why, sizeof why);
-	if (!strcmp(verdict, "accept"))
+	if (!strcmp(verdict, "accept") && json_array_size(json_object_get(res, "tolerated")))
+		fprintf(out, "ACCEPT: %zu check(s) passed; %s\n", json_array_size(json_object_get(res, "passed")), why);
+	else if (!strcmp(verdict, "accept"))
 		fprintf(out, "ACCEPT: %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
 	else if (!strcmp(verdict, "reject"))
 		fprintf(out, "REJECT: %zu check(s) failed\n", json_array_size(failed));
@@ -107,6 +116,10 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 				jstr(e, "message"), jstr(e, "source"));
 			if (*jstr(e, "remediation"))
 				fprintf(out, "        what to do: %s\n", jstr(e, "remediation"));
+		} else if (!strcmp(jstr(e, "kind"), "bench")) {
+			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
+			print_gpu(out, e);
+			fprintf(out, "): %s\n        threshold: %s\n", jstr(e, "reason"), jstr(e, "source"));
 		} else {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
@@ -138,6 +151,23 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 				(long long)json_integer_value(json_object_get(e, "rule_line")));
 		}
 	}
+	json_array_foreach(json_object_get(res, "tolerated"), i, e) {
+		fprintf(out, "  TOLERATED  flag %s (%s) on ", jstr(e, "flag"), jstr(e, "severity"));
+		print_gpu(out, e);
+		fprintf(out, ": %s\n        tolerated by %s line %lld: %s\n", jstr(e, "message"), jstr(e, "policy"),
+			(long long)json_integer_value(json_object_get(e, "rule_line")), jstr(e, "reason"));
+	}
+	json_array_foreach(json_object_get(res, "fleet"), i, e) {
+		size_t j;
+		json_t *b;
+		fprintf(out, "  fleet baseline for %s (", jstr(e, "metric"));
+		print_gpu(out, e);
+		fputs("): runs", out);
+		json_array_foreach(json_object_get(e, "baseline_runs"), j, b)
+			fprintf(out, "%s %lld (%.8s)", j ? "," : "", (long long)json_integer_value(json_object_get(b, "id")),
+				jstr(b, "uuid"));
+		fputc('\n', out);
+	}
 	json_array_foreach(json_object_get(res, "notes"), i, e)
 		fprintf(out, "  note: %s\n", json_string_value(e));
 	if (strcmp(verdict, "accept"))
@@ -145,12 +175,12 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 }
 
 /* Fingerprints of the other runs of the same SKU that were accepted, without their samples. */
-static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
+static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, const char *digest)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
 	json_t *fleet = json_array();
-	int scan = store_fleet_candidates(s, run_id, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
+	int scan = store_fleet_candidates(s, run_id, digest, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
 					  fpq_run_str(fp, "instance_type"), &ids, &n) != 0;
 	if (scan && store_list_runs(s, &ids, &n)) {
 		gv_debug("fleet baseline unavailable: %s", store_errmsg(s));
@@ -161,7 +191,7 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp)
 		json_t *o;
 		if (ids[i] == run_id || store_load_fingerprint(s, ids[i], &o))
 			continue;
-		if (policy_same_fleet(fp, o)) {
+		if (policy_same_fleet(fp, o, digest)) {
 			json_object_del(o, "samples");
 			json_array_append(fleet, o);
 		}
@@ -176,7 +206,7 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 {
 	json_t *res, *fleet = NULL;
 	if (policy_needs_fleet(p))
-		fleet = load_fleet(s, run_id, fp);
+		fleet = load_fleet(s, run_id, fp, p->digest);
 	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
 	json_t *run = json_object_get(fp, "run");
 	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
@@ -185,7 +215,8 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 		"instance_type", json_object_get(run, "instance_type")));
 	json_object_set_new(res, "exit_code", json_integer((int)v));
 	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, detail);
+	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, p->digest, p->source,
+								   detail);
 	if (unrecorded)   /* said after the verdict, and in the exit code: a script must not take it as stored */
 		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
 	free(detail);
@@ -195,8 +226,9 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 		if (!json_is_array(json_object_get(fp, "verdicts")))
 			json_object_set_new(fp, "verdicts", json_array());
 		json_array_append_new(json_object_get(fp, "verdicts"),
-				      json_pack("{s:s,s:s,s:s,s:O}", "verdict", policy_verdict_name(v), "policy", p->name,
-						"at", at, "detail", res));
+				      json_pack("{s:s,s:s,s:s,s:O,s:s,s:s,s:b}", "verdict", policy_verdict_name(v), "policy",
+						p->name, "at", at, "detail", res, "policy_digest", p->digest, "policy_source",
+						p->source, "imported", 0));
 	}
 	if (json) {
 		json_dumpf(res, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));

@@ -634,23 +634,27 @@ int flags_measurable(const json_t *fp, const char *code, const char **why)
 	*why = NULL;
 	if (!flags_code_known(code))
 		return -1;
+	/* a series present counts only when it covers the soak (flags_evidence.c) */
 	if (!strncmp(code, "THROTTLE_", 9)) {
-		if (soak_ok && any_series(fp, "soak.clock_events.mask"))
+		if (soak_ok && flags_series_covered(fp, "soak.clock_events.mask"))
 			return 1;
-		*why = "needs the soak bench's clock-event samples";
+		*why = "needs the soak bench's clock-event samples on every gpu for 90% of its seconds";
 	} else if (!strcmp(code, "CLOCK_DECAY")) {
-		if (soak_ok && (any_series(fp, "soak.sm_clock.mhz") || any_metric(fp, "soak.sm_clock.drop_pct", "")))
+		if (soak_ok && (flags_series_covered(fp, "soak.sm_clock.mhz") ||
+				(!any_series(fp, "soak.sm_clock.mhz") && any_metric(fp, "soak.sm_clock.drop_pct", ""))))
 			return 1;
-		*why = "needs the soak bench's sm clock samples";
+		*why = "needs the soak bench's sm clock samples on every gpu for 90% of its seconds";
 	} else if (!strcmp(code, "PERF_DECAY")) {
-		if (soak_ok && (any_series(fp, "soak.tflops") || any_metric(fp, "soak.tflops.first_min", "")))
+		if (soak_ok && (flags_series_covered(fp, "soak.tflops") ||
+				(!any_series(fp, "soak.tflops") && any_metric(fp, "soak.tflops.first_min", ""))))
 			return 1;
-		*why = "needs the soak bench's throughput samples";
+		*why = "needs the soak bench's throughput samples on every gpu for 90% of its seconds";
 	} else if (!strcmp(code, "PCIE_DOWNGRADE")) {
 		double a, b;
-		if (soak_ok && any_series(fp, "soak.pcie.gen") && !flags_inv_pcie_max(flags_inv_gpu(fp, 0), &a, &b))
+		if (soak_ok && flags_series_covered(fp, "soak.pcie.gen") && !flags_inv_pcie_max(flags_inv_gpu(fp, 0), &a, &b))
 			return 1;
-		*why = "needs pcie link samples under load (soak) and the inventory's link maximum";
+		*why = "needs pcie link samples under load (soak) on every gpu for 90% of its seconds and the inventory's "
+		       "link maximum";
 	} else if (!strcmp(code, "XID")) {
 		if (soak_ok || json_is_array(json_object_get(json_object_get(json_object_get(fp, "inventory"),
 									       "xid_history"), "events")))

@@ -74,6 +74,17 @@
 /* ---- silent data corruption (soak.sdc.mismatches) ---- */
 #define FLAG_SDC_MIN_MISMATCHES    1     /* any soak result differing from the first one: critical */
 
+/* ---- evidence: what a check needs before it may pass (judge/flags_evidence.c) ---- */
+#define FLAG_EVIDENCE_MIN_SHARE    0.90  /* finite soak readings per GPU, share of the soak's seconds: a clean
+					    capture has all of them (tests/fixtures/gpu: 30 of 30, 60 of 60, 300 of 300) */
+#define FLAG_EVIDENCE_MIN_READINGS 10    /* and at least 10 s of them: the quick profile soaks 30 s; a soak that
+					    declares 2 s proves nothing about throttling under sustained load */
+/*
+ * Whether every GPU of the run has finite readings of a soak series for at
+ * least FLAG_EVIDENCE_MIN_SHARE of the soak's seconds.
+ */
+int flags_series_covered(const json_t *fingerprint, const char *series);
+
 /* Computes the flags of a fingerprint; a new JSON array (never NULL). */
 json_t *flags_compute(const json_t *fingerprint);
 

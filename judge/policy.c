@@ -15,9 +15,15 @@
  *       optional: true|false          missing metric: note instead of unmeasurable
  *   reject_flags:                     CODE (rejects at warning or worse) or
  *     - {code: CODE, severity: info|warning|critical}
+ *   tolerate_flags:                   critical flags let through (every other one rejects)
+ *     - {code: CODE, reason: TEXT}
+ *
+ * A verdict is keyed by the digest of the policy's text (policy_digest_of);
+ * the name "default" is the built-in's alone (docs/acceptance.md).
  */
 #include "common/embed.h"
 #include "judge/policy.h"
+#include "judge/policy_int.h"
 #include "benches/bench.h"
 #include "judge/flags.h"
 #include "results/fpq.h"
@@ -55,6 +61,7 @@ struct pctx {
 	yaml_document_t *doc;
 	char *err;
 	size_t errlen;
+	int builtin;          /* the text is the built-in policy's, byte for byte */
 };
 
 /* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
@@ -361,6 +368,74 @@ static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
 	return 0;
 }
 
+/* {code: CODE, reason: TEXT}: a critical flag the policy lets through, never without a reason. */
+static int parse_tolerate(struct pctx *c, yaml_node_t *n, struct policy_tolerate *t)
+{
+	const char *code = NULL, *reason = NULL;
+	t->line = (int)n->start_mark.line + 1;
+	if (n->type != YAML_MAPPING_NODE || dup_keys(c, n))
+		return n->type != YAML_MAPPING_NODE ? perr(c, n, "a tolerate_flags entry is {code: CODE, reason: TEXT}") : -1;
+	for (yaml_node_pair_t *pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k, *v;
+		const char *key = pair_kv(c, pair, &k, &v);
+		if (key && !strcmp(key, "code") && scalar(v))
+			code = scalar(v);
+		else if (key && !strcmp(key, "reason") && scalar(v))
+			reason = scalar(v);
+		else
+			return perr(c, k, "a tolerate_flags entry takes 'code' and 'reason'");
+	}
+	if (!code || !flags_code_known(code))
+		return perr(c, n, code ? "unknown flag '%s'" : "tolerate_flags entry without a code%s", code ? code : "");
+	if (!reason || strlen(reason) < 3 || strlen(reason) > 200 || ident_check(reason))
+		return perr(c, n, "tolerating %s needs a 'reason' (a line of text saying why)", code);
+	t->code = gv_strdup(code);
+	t->reason = gv_strdup(reason);
+	return 0;
+}
+
+/* Each list of the policy: rules, reject_flags or tolerate_flags. */
+static int parse_list(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const char *key, struct policy *p)
+{
+	int which = !strcmp(key, "rules") ? 0 : !strcmp(key, "reject_flags") ? 1 : 2;
+	if (v->type != YAML_SEQUENCE_NODE)
+		return perr(c, v, "'%s' must be a list", key);
+	if (which == 0 ? p->rules != NULL : which == 1 ? p->flags != NULL : p->tolerated != NULL)
+		return perr(c, k, "'%s' given twice", key);
+	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
+	if (n > POLICY_MAX_RULES)
+		return perr(c, v, "at most %d entries in '%s'", POLICY_MAX_RULES, key);
+	if (which == 0)
+		p->rules = gv_calloc(n ? n : 1, sizeof *p->rules);
+	else if (which == 1)
+		p->flags = gv_calloc(n ? n : 1, sizeof *p->flags);
+	else
+		p->tolerated = gv_calloc(n ? n : 1, sizeof *p->tolerated);
+	for (size_t i = 0; i < n; i++) {
+		yaml_node_t *e = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
+		int rc = which == 0 ? (p->nrules++, parse_rule(c, e, &p->rules[i])) :
+			 which == 1 ? (p->nflags++, parse_flag(c, e, &p->flags[i])) :
+				      (p->ntolerated++, parse_tolerate(c, e, &p->tolerated[i]));
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* A code both rejected and tolerated is a contradiction, refused. */
+static int check_tolerated(struct pctx *c, yaml_node_t *root, const struct policy *p)
+{
+	for (size_t i = 0; i < p->ntolerated; i++)
+		for (size_t j = 0; j < p->nflags; j++)
+			if (!strcmp(p->tolerated[i].code, p->flags[j].code)) {
+				snprintf(c->err, c->errlen, "line %d: %s is both in reject_flags (line %d) and tolerated",
+					 p->tolerated[i].line, p->flags[j].code, p->flags[j].line);
+				return -1;
+			}
+	(void)root;
+	return 0;
+}
+
 static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 {
 	yaml_node_pair_t *pair;
@@ -381,6 +456,9 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 				return perr(c, v, "'name' must be a short string");
 			if (ident_check(s))
 				return perr(c, v, "'name' %s", ident_check(s));
+			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
+				return perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
+					    POLICY_BUILTIN_NAME);
 			free(p->name);
 			p->name = gv_strdup(s);
 		} else if (!strcmp(key, "fleet_min_runs")) {
@@ -388,38 +466,16 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			if (!scalar(v) || gv_parse_long(scalar(v), 1, 100000, &l))
 				return perr(c, v, "'fleet_min_runs' must be a whole number >= 1");
 			p->fleet_min_runs = (int)l;
-		} else if (!strcmp(key, "rules") || !strcmp(key, "reject_flags")) {
-			int rules = key[0] == 'r' && key[1] == 'u';
-			if (v->type != YAML_SEQUENCE_NODE)
-				return perr(c, v, "'%s' must be a list", key);
-			if (rules ? p->rules != NULL : p->flags != NULL)
-				return perr(c, k, "'%s' given twice", key);
-			size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
-			if (n > POLICY_MAX_RULES)
-				return perr(c, v, "at most %d entries in '%s'", POLICY_MAX_RULES, key);
-			if (rules)
-				p->rules = gv_calloc(n ? n : 1, sizeof *p->rules);
-			else
-				p->flags = gv_calloc(n ? n : 1, sizeof *p->flags);
-			for (size_t i = 0; i < n; i++) {
-				yaml_node_t *e = yaml_document_get_node(c->doc, v->data.sequence.items.start[i]);
-				if (rules) {
-					p->nrules++;
-					if (parse_rule(c, e, &p->rules[i]))
-						return -1;
-				} else {
-					p->nflags++;
-					if (parse_flag(c, e, &p->flags[i]))
-						return -1;
-				}
-			}
+		} else if (!strcmp(key, "rules") || !strcmp(key, "reject_flags") || !strcmp(key, "tolerate_flags")) {
+			if (parse_list(c, k, v, key, p))
+				return -1;
 		} else {
-			return perr(c, k, "unknown key '%s' (name, fleet_min_runs, rules, reject_flags)", key);
+			return perr(c, k, "unknown key '%s' (name, fleet_min_runs, rules, reject_flags, tolerate_flags)", key);
 		}
 	}
 	if (!p->nrules && !p->nflags)
 		return perr(c, root, "the policy has neither rules nor reject_flags");
-	return 0;
+	return check_tolerated(c, root, p);
 }
 
 void policy_free(struct policy *p)
@@ -431,6 +487,11 @@ void policy_free(struct policy *p)
 			free(p->rules[i].metrics[j]);
 	for (size_t i = 0; i < p->nflags; i++)
 		free(p->flags[i].code);
+	for (size_t i = 0; i < p->ntolerated; i++) {
+		free(p->tolerated[i].code);
+		free(p->tolerated[i].reason);
+	}
+	free(p->tolerated);
 	free(p->rules);
 	free(p->flags);
 	free(p->name);
@@ -442,7 +503,8 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct pctx c = { &doc, err, errlen };
+	char digest[POLICY_DIGEST_LEN], builtin[POLICY_DIGEST_LEN];
+	struct pctx c = { &doc, err, errlen, 0 };
 	int rc;
 	*out = NULL;
 	if (len > POLICY_MAX_BYTES) {
@@ -451,6 +513,9 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 	}
 	if (check_depth(text, len, err, errlen))
 		return -1;
+	policy_digest_of(text, len, digest);
+	policy_digest_of(policy_default_yaml, strlen(policy_default_yaml), builtin);
+	c.builtin = !strcmp(digest, builtin);
 	if (!yaml_parser_initialize(&parser)) {
 		snprintf(err, errlen, "line 1: cannot initialise the yaml parser");
 		return -1;
@@ -483,6 +548,7 @@ int policy_parse(const char *text, size_t len, const char *source, struct policy
 	struct policy *p = gv_calloc(1, sizeof *p);
 	p->name = gv_strdup("custom");
 	p->source = gv_strdup(source ? source : "built-in");
+	memcpy(p->digest, digest, sizeof p->digest);
 	p->fleet_min_runs = POLICY_FLEET_MIN_RUNS;
 	rc = parse_root(&c, yaml_document_get_root_node(&doc), p);
 	yaml_document_delete(&doc);
@@ -535,17 +601,28 @@ static int str_eq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
-static int accepted(const json_t *fp)
+/*
+ * Accepted here by the policy of this digest, and never judged otherwise by
+ * it: an imported verdict (judged elsewhere, by whatever binary) and a
+ * verdict of another policy count for nothing.
+ */
+static int accepted(const json_t *fp, const char *digest)
 {
 	size_t i;
 	json_t *v;
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
-		if (str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
-			return 1;
-	return 0;
+	int acc = 0;
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+		if (json_is_true(json_object_get(v, "imported")) ||
+		    !str_eq(json_string_value(json_object_get(v, "policy_digest")), digest))
+			continue;
+		if (!str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
+			return 0;
+		acc = 1;
+	}
+	return acc;
 }
 
-int policy_same_fleet(const json_t *fp, const json_t *other)
+int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 {
 	const char *m1 = fpq_run_str(fp, "gpu_model"), *m2 = fpq_run_str(other, "gpu_model");
 	const char *i1 = fpq_run_str(fp, "instance_type"), *i2 = fpq_run_str(other, "instance_type");
@@ -556,7 +633,7 @@ int policy_same_fleet(const json_t *fp, const json_t *other)
 		return 0;
 	if (str_eq(u1, u2) || fp == other)
 		return 0;
-	return accepted(other);
+	return accepted(other, digest);
 }
 
 static json_t *check_obj(const struct policy_rule *r, const char *metric, int gpu, double value, const char *unit,
@@ -613,34 +690,34 @@ static int same_timing(const json_t *fp, const json_t *other, const char *name)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* A rule whose metric the run lacks: a note when optional, else unmeasurable with why (its bench's status). */
-static void rule_unmeasured(const struct policy_rule *r, int gpu, const json_t *fp, json_t *res)
+/*
+ * A rule the run cannot be judged on (policy_rule_metric says why): a failed
+ * check when its bench failed, else a note when optional, else unmeasurable.
+ */
+static void rule_unmeasured(const struct policy *p, const struct policy_rule *r, int gpu, const char *metric,
+			    const char *why, int failed, json_t *res)
 {
-	/* why: the bench of the first alternative */
-	char bench[32] = "";
-	const char *reason = NULL, *st;
-	size_t bl = strcspn(r->metrics[0], ".");
-	snprintf(bench, sizeof bench, "%.*s", (int)(bl < sizeof bench ? bl : sizeof bench - 1), r->metrics[0]);
-	st = fpq_bench_status(fp, bench, &reason);
-	char why[300];
-	if (!st)
-		snprintf(why, sizeof why, "bench %s did not run", bench);
-	else if (strcmp(st, "ok"))
-		snprintf(why, sizeof why, "bench %s %s%s%s", bench, st, reason ? ": " : "", reason ? reason : "");
-	else
-		snprintf(why, sizeof why, "bench %s ran but did not report it", bench);
+	if (failed) {
+		char src[160];
+		snprintf(src, sizeof src, "policy %s line %d: a rule whose bench failed fails (no fallback)", p->name,
+			 r->line);
+		json_array_append_new(json_object_get(res, "failed"),
+			json_pack("{s:i,s:s,s:i,s:s,s:s,s:s}", "rule_line", r->line, "metric", metric, "gpu", gpu,
+				  "kind", "bench", "reason", why, "source", src));
+		return;
+	}
 	if (r->optional) {
 		char where[24] = "all gpus";
 		if (gpu >= 0)
 			snprintf(where, sizeof where, "gpu %d", gpu);
-		note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, r->metrics[0], where, why);
+		note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, metric, where, why);
 		return;
 	}
 	json_t *alts = json_array();
 	for (int i = 0; i < r->nmetrics; i++)
 		json_array_append_new(alts, json_string(r->metrics[i]));
 	json_array_append_new(json_object_get(res, "unmeasurable"),
-		json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", r->metrics[0], "alternatives",
+		json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", metric, "alternatives",
 			  alts, "gpu", gpu, "reason", why));
 }
 
@@ -650,12 +727,16 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 {
 	char src[512];
 	size_t i, k = 0, cap = json_array_size(fleet);
-	json_t *o;
+	json_t *o, *runs = json_array();
 	double *vals = gv_malloc((cap ? cap : 1) * sizeof *vals);
 	json_array_foreach(fleet, i, o) {
 		double ov;
-		if (policy_same_fleet(fp, o) && same_timing(fp, o, name) && !fpq_metric_value(o, name, gpu, &ov))
+		if (policy_same_fleet(fp, o, p->digest) && same_timing(fp, o, name) &&
+		    !fpq_metric_value(o, name, gpu, &ov) && isfinite(ov)) {
 			vals[k++] = ov;
+			json_array_append_new(runs, json_pack("{s:O?,s:O?}", "id", json_object_get(json_object_get(o, "run"), "id"),
+							      "uuid", json_object_get(json_object_get(o, "run"), "uuid")));
+		}
 	}
 	if ((int)k >= p->fleet_min_runs) {
 		double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
@@ -669,8 +750,8 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 		if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
 			margin = r->fleet_max - 1;
 		json_array_append_new(json_object_get(res, "fleet"),
-			json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
-				  "median", med, "min", lo, "max", hi, "spread", spread));
+			json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f,s:O}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
+				  "median", med, "min", lo, "max", hi, "spread", spread, "baseline_runs", runs));
 		if (margin < 3 * spread)
 			note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
 			     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
@@ -694,22 +775,19 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 		note(res, "rule at line %d: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
 		     "fleet threshold not applied", r->line, name, k, p->fleet_min_runs);
 	}
+	json_decref(runs);
 	free(vals);
 }
 
 static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
 			  const json_t *fleet, json_t *res)
 {
-	const json_t *m = NULL;
 	const char *name = NULL;
-	char src[512], desc[256];
-	for (int i = 0; i < r->nmetrics && !m; i++)
-		if ((m = fpq_metric(fp, r->metrics[i], gpu)) && json_is_number(json_object_get(m, "value")))
-			name = r->metrics[i];
-		else
-			m = NULL;
+	char src[512], desc[256], why[300];
+	int failed;
+	const json_t *m = policy_rule_metric(r, gpu, fp, &name, why, sizeof why, &failed);
 	if (!m) {
-		rule_unmeasured(r, gpu, fp, res);
+		rule_unmeasured(p, r, gpu, name, why, failed, res);
 		return;
 	}
 	double v = json_number_value(json_object_get(m, "value"));
@@ -740,70 +818,37 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 		rule_fleet(p, r, gpu, fp, fleet, name, v, unit, res);
 }
 
-static void eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res)
-{
-	json_t *computed = run_flags ? json_incref((json_t *)run_flags) : flags_compute(fp);
-	const json_t *stored = json_object_get(fp, "flags");
-	static const char *const sev_names[] = { "info", "warning", "critical" };
-	for (size_t i = 0; i < p->nflags; i++) {
-		const struct policy_flag *pf = &p->flags[i];
-		const json_t *lists[2] = { computed, stored };
-		int hit = 0;
-		char src[160];
-		snprintf(src, sizeof src, "policy %s line %d: reject_flags %s at %s or worse", p->name, pf->line, pf->code,
-			 sev_names[pf->min_severity]);
-		for (int l = 0; l < 2 && !hit; l++) {
-			size_t j;
-			json_t *f;
-			json_array_foreach(lists[l], j, f) {
-				if (!str_eq(json_string_value(json_object_get(f, "code")), pf->code) ||
-				    flags_severity_rank(json_string_value(json_object_get(f, "severity"))) < pf->min_severity)
-					continue;
-				json_t *ev = json_object_get(f, "evidence");
-				json_t *g = json_object_get(ev, "gpu");
-				char rbuf[256];
-				const char *rem = json_string_value(json_object_get(f, "remediation"));
-				int gi = json_is_integer(g) ? (int)json_integer_value(g) : -1;
-				if (!rem)
-					rem = flags_remediation(pf->code, json_string_value(json_object_get(f, "severity")), gi,
-								rbuf, sizeof rbuf);
-				json_array_append_new(json_object_get(res, "failed"),
-					json_pack("{s:i,s:s,s:s,s:O?,s:I,s:s,s:s,s:O?,s:s}", "rule_line", pf->line, "flag", pf->code,
-						  "severity", json_string_value(json_object_get(f, "severity")),
-						  "message", json_object_get(f, "message"), "gpu", (json_int_t)gi,
-						  "kind", "flag", "source", src, "evidence", ev, "remediation", rem));
-				hit = 1;
-			}
-		}
-		if (hit)
-			continue;
-		const char *why;
-		if (flags_measurable(fp, pf->code, &why) == 1)
-			json_array_append_new(json_object_get(res, "passed"),
-				json_pack("{s:i,s:s,s:s,s:s}", "rule_line", pf->line, "flag", pf->code, "kind", "flag",
-					  "source", src));
-		else
-			json_array_append_new(json_object_get(res, "unmeasurable"),
-				json_pack("{s:i,s:s,s:s}", "rule_line", pf->line, "flag", pf->code, "reason", why));
-	}
-	json_decref(computed);
-}
-
 enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
 {
 	return policy_evaluate_flags(p, fp, fleet, NULL, result);
 }
 
-enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
+enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *raw, const json_t *fleet,
 					  const json_t *run_flags, json_t **result)
 {
-	json_t *res = json_pack("{s:s,s:s,s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source", p->source,
-				"failed", "unmeasurable", "passed", "notes", "fleet");
+	json_t *res = json_pack("{s:s,s:s,s:s,s:[],s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source",
+				p->source, "policy_digest", p->digest, "failed", "unmeasurable", "passed", "notes", "fleet",
+				"tolerated");
+	size_t ndup;
+	json_t *own = policy_worst_of_duplicates(raw, &ndup);   /* one row per metric: its worst */
+	const json_t *fp = own;
+	if (ndup)
+		note(res, "%zu metric(s) had more than one row of the same bench and gpu; each is judged at its worst "
+		     "row (docs/acceptance.md)", ndup);
 	int ngpu = fpq_gpu_count(fp);
 	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {
 		const char *e = json_string_value(json_object_get(json_object_get(fp, "inventory"), "gpu_error"));
 		json_array_append_new(json_object_get(res, "unmeasurable"),
 			json_pack("{s:i,s:s}", "rule_line", 0, "reason", e ? e : "no gpu visible"));
+	}
+	json_t *jc = json_object_get(json_object_get(fp, "run"), "gpu_count");
+	size_t ninv = json_array_size(fpq_gpus(fp));
+	if (ninv && json_is_integer(jc) && json_integer_value(jc) != (json_int_t)ninv) {
+		char why[160];   /* which count is the machine's is not known: nothing is judged on either */
+		snprintf(why, sizeof why, "run.gpu_count %lld disagrees with the inventory's %zu gpu(s)",
+			 (long long)json_integer_value(jc), ninv);
+		json_array_append_new(json_object_get(res, "unmeasurable"),
+			json_pack("{s:i,s:s,s:i,s:s}", "rule_line", 0, "metric", "run.gpu_count", "gpu", -1, "reason", why));
 	}
 	for (size_t i = 0; i < p->nrules; i++) {
 		const struct policy_rule *r = &p->rules[i];
@@ -814,10 +859,11 @@ enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *
 			eval_rule_gpu(p, r, r->gpu, fp, fleet, res);
 		}
 	}
-	eval_flags(p, fp, run_flags, res);
+	policy_eval_flags(p, fp, run_flags, res);
 	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
 				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
 	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));
+	json_decref(own);
 	*result = res;
 	return v;
 }

@@ -39,14 +39,27 @@ struct policy_flag {
 	int min_severity;                 /* flags_severity_rank() */
 };
 
+/* A critical flag the policy lets through, and why (tolerate_flags). */
+struct policy_tolerate {
+	int line;
+	char *code;
+	char *reason;
+};
+
+#define POLICY_DIGEST_LEN 72              /* "sha256:" + 64 hex digits + NUL */
+#define POLICY_BUILTIN_NAME "default"     /* reserved: only the built-in text may carry it */
+
 struct policy {
-	char *name;
+	char *name;                       /* for display; the verdict's key is digest */
 	char *source;                     /* file path, or "built-in" */
+	char digest[POLICY_DIGEST_LEN];   /* sha256 of the policy's text, "sha256:<hex>" */
 	int fleet_min_runs;
 	struct policy_rule *rules;
 	size_t nrules;
 	struct policy_flag *flags;
 	size_t nflags;
+	struct policy_tolerate *tolerated;
+	size_t ntolerated;
 };
 
 /*
@@ -65,10 +78,13 @@ int policy_needs_fleet(const struct policy *p);
 
 /*
  * True when other's run is in fp's fleet: same SKU (reference GPU model,
- * GPU count, instance type when both know it), a different run, and
- * accepted by some policy.
+ * GPU count, instance type when both know it), a different run, accepted
+ * here (not an imported verdict) by the policy whose text has this digest,
+ * and never rejected or left unmeasured by it.
  */
-int policy_same_fleet(const json_t *fp, const json_t *other);
+int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest);
+/* The digest of a policy's text, "sha256:<64 hex>", into out[POLICY_DIGEST_LEN]. */
+void policy_digest_of(const char *text, size_t len, char out[POLICY_DIGEST_LEN]);
 
 /*
  * Judges fp.  fleet: an array of fingerprints (already filtered with

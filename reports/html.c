@@ -333,14 +333,24 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 	json_array_foreach(json_object_get(fp, "flags"), i, v)
 		report_sum_add_flag(r, rep_jstr(v, "code"), rep_jstr(v, "severity"));
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
-		report_sum_add_verdict(r, rep_jstr(v, "verdict"), rep_jstr(v, "policy"), rep_jstr(v, "at"));
+		if (!json_is_true(json_object_get(v, "imported")))   /* an imported verdict is history, not the run's */
+			report_sum_add_verdict(r, rep_jstr(v, "verdict"), rep_jstr(v, "policy"), rep_jstr(v, "at"));
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+		const char *code = rep_jstr(json_array_get(json_object_get(json_object_get(v, "detail"), "tolerated"), 0),
+					    "flag");
+		if (code && !json_is_true(json_object_get(v, "imported")) && r->verdict_at && rep_jstr(v, "at") &&
+		    !strcmp(r->verdict_at, rep_jstr(v, "at")) && !strcmp(rep_jstr(v, "verdict"), "accept")) {
+			free(r->tolerated);
+			r->tolerated = dupn(code);
+		}
+	}
 }
 
 void report_run_sum_free(struct run_sum *r)
 {
 	free(r->uuid); free(r->status); free(r->profile); free(r->version); free(r->host);
 	free(r->provider); free(r->itype); free(r->region); free(r->gpu_model); free(r->started);
-	free(r->sku); free(r->verdict); free(r->policy); free(r->verdict_at); free(r->flags);
+	free(r->sku); free(r->verdict); free(r->policy); free(r->verdict_at); free(r->flags); free(r->tolerated);
 	json_decref(r->fp);
 }
 

@@ -30,6 +30,8 @@ static const char *health_word(const struct run_sum *r, const char **cls)
 	*cls = "bad";
 	if (v && !strcmp(v, "reject"))
 		return "Reject";
+	if (r->tolerated)   /* never "Healthy" beside a critical flag the policy let through */
+		return "Accepted despite a critical flag";
 	if (r->nflag[0] > 0)
 		return "Needs attention";
 	*cls = "warn";
@@ -88,7 +90,12 @@ static void run_words(FILE *f, const struct run_sum *r)
 	} else {
 		fputs(" (instance type unknown)", f);
 	}
-	fprintf(f, " (%s)", verdict_words(r->verdict));
+	fprintf(f, " (%s", verdict_words(r->verdict));
+	if (r->tolerated && r->verdict && !strcmp(r->verdict, "accept")) {
+		fputs(" despite ", f);
+		html_esc(f, r->tolerated);
+	}
+	fputs(")", f);
 }
 
 void rep_headline(FILE *f, const struct run_sum *r)
@@ -250,8 +257,9 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
 	json_t *vs = json_object_get(fp, "verdicts"), *v, *last = NULL;
 	size_t i;
 
-	json_array_foreach(vs, i, v)
-		if (!last || strcmp(rep_orq(rep_jstr(v, "at")), rep_orq(rep_jstr(last, "at"))) >= 0)
+	json_array_foreach(vs, i, v)   /* an imported verdict is history (the detail's table), not the run's */
+		if (!json_is_true(json_object_get(v, "imported")) &&
+		    (!last || strcmp(rep_orq(rep_jstr(v, "at")), rep_orq(rep_jstr(last, "at"))) >= 0))
 			last = v;
 	if (!last) {
 		fprintf(f, "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept --run %lld</code> "
@@ -262,7 +270,11 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
 	rep_badge(f, rep_jstr(last, "verdict"));
 	fprintf(f, " %s by the policy <b>", verdict_words(rep_jstr(last, "verdict")));
 	html_esc(f, rep_orq(rep_jstr(last, "policy")));
-	fputs("</b>", f);
+	fputs("</b> (", f);
+	html_esc(f, rep_orq(rep_jstr(last, "policy_source")));
+	fputs(", <code>", f);
+	html_esc(f, rep_orq(rep_jstr(last, "policy_digest")));
+	fputs("</code>)", f);
 	if (rep_jstr(last, "at")) {
 		fputs(", ", f);
 		html_esc(f, rep_jstr(last, "at"));

@@ -351,7 +351,11 @@ static void verdicts_block(FILE *f, json_t *fp)
 		fputs("<tr><td>", f);
 		rep_badge(f, rep_jstr(v, "verdict"));
 		fputs("</td>", f);
-		rep_td_text(f, rep_jstr(v, "policy"));
+		char pol[256];   /* the policy by name, source and digest; an imported verdict says it was judged elsewhere */
+		snprintf(pol, sizeof pol, "%s (%s, %.19s)%s", rep_orq(rep_jstr(v, "policy")),
+			 rep_orq(rep_jstr(v, "policy_source")), rep_orq(rep_jstr(v, "policy_digest")),
+			 json_is_true(json_object_get(v, "imported")) ? " imported: judged elsewhere, counts for nothing" : "");
+		rep_td_text(f, pol);
 		rep_td_text(f, rep_jstr(v, "at"));
 		fputs("<td>", f);
 		if (json_array_size(reasons)) {

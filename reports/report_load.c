@@ -129,6 +129,19 @@ static int take_verdict(void *ud, int64_t run, const char *verdict, const char *
 	return 0;
 }
 
+/* An accept that tolerated a critical flag: the run's headline says so, if it is the run's verdict. */
+static int take_tolerated(void *ud, int64_t run, const char *policy, const char *at, const char *code)
+{
+	struct sum_walk *w = ud;
+	struct run_sum *r = find_run(w->d, w->ix, run);
+	(void)policy;
+	if (r && code && at && r->verdict_at && !strcmp(at, r->verdict_at)) {
+		free(r->tolerated);
+		r->tolerated = gv_strdup(code);
+	}
+	return 0;
+}
+
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
 	struct sum_walk w = { .o = o, .d = d };
@@ -149,7 +162,8 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 	qsort(w.ix, d->n, sizeof *w.ix, cmp_id_index);
 	if (store_each_bench(s, take_bench, &w) ||
 	    store_each_headline(s, report_head, N_HEAD, take_metric, &w) ||
-	    store_each_flag(s, take_flag, &w) || store_each_verdict(s, take_verdict, &w)) {
+	    store_each_flag(s, take_flag, &w) || store_each_verdict(s, take_verdict, &w) ||
+	    store_each_tolerating_verdict(s, take_tolerated, &w)) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		rc = -1;
 	}

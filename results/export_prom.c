@@ -299,7 +299,11 @@ static void add_run(struct prom *p, const json_t *fp)
 	for (int k = 0; k < 3; k++)
 		series(p, "gpuvet_flags", "number of gpuvet flags per severity in the latest run", nsev[k], "host", host,
 		       "severity", sevs[k], NULL);
-	json_array_foreach(json_object_get(fp, "verdicts"), i, e) {
+	/* newest first: two texts of one policy name (two digests) export the latest verdict, once */
+	for (i = json_array_size(json_object_get(fp, "verdicts")); i-- > 0;) {
+		e = json_array_get(json_object_get(fp, "verdicts"), i);
+		if (json_is_true(json_object_get(e, "imported")))
+			continue;   /* judged elsewhere: history, not this run's verdict (docs/acceptance.md) */
 		series(p, "gpuvet_verdict", "gpuvet acceptance verdict per policy (value 1): accept, reject, unmeasurable", 1,
 		       "host", host, "policy", jstr(e, "policy"), "verdict", jstr(e, "verdict"), NULL);
 		series(p, "gpuvet_accepted", "1 when the policy accepted the latest run, else 0",

@@ -266,5 +266,5 @@ int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 	if (check_named(t, fp, "benches", "name", err, errlen) || check_named(t, fp, "metrics", "name", err, errlen) ||
 	    check_named(t, fp, "samples", "series", err, errlen) || check_named(t, fp, "flags", "code", err, errlen))
 		return -1;
-	return 0;
+	return fp_check_rows(t, fp, err, errlen);
 }

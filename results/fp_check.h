@@ -36,4 +36,11 @@ int fp_uuid_ok(const char *u);
  */
 int fp_iso8601_utc(const char *s, char *out, size_t size);
 
+/*
+ * 0 when fp's rows agree (results/fp_rows.c): run.gpu_count equal to the
+ * inventory's gpus when both are given.  Else -1 with one line in err.
+ * fp_check() calls it last.
+ */
+int fp_check_rows(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
+
 #endif

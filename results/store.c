@@ -160,6 +160,28 @@ static const char *const migrations[] = {
 	"  bench TEXT NOT NULL, series TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1,"
 	"  points BLOB NOT NULL,"
 	"  UNIQUE (run_id, series, gpu, bench));",
+	/*
+	 * 5 -> 6 (issue 34): a verdict is keyed by the digest of its policy's text, not its name
+	 * (a file named "default" no longer replaces the built-in's verdict), says where the policy
+	 * came from, and is marked imported when it arrived in a fingerprint (history: it counts
+	 * for nothing).  A verdict stored before has no digest (''): it matches no policy, so
+	 * no fleet baseline counts it until the run is judged again.
+	 */
+	"CREATE TABLE IF NOT EXISTS verdicts (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL,"
+	"  verdict TEXT NOT NULL, policy TEXT NOT NULL, detail TEXT, at TEXT NOT NULL);"   /* a partial old store */
+	"CREATE TABLE verdicts6 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('accept','reject','unmeasurable')),"
+	"  policy TEXT NOT NULL, detail TEXT, at TEXT NOT NULL,"
+	"  policy_digest TEXT NOT NULL DEFAULT '', policy_source TEXT,"
+	"  imported INTEGER NOT NULL DEFAULT 0 CHECK (imported IN (0, 1)),"
+	"  UNIQUE (run_id, policy_digest, policy, imported));"
+	"INSERT INTO verdicts6 (id, run_id, verdict, policy, detail, at) "
+	"  SELECT id, run_id, verdict, policy, detail, at FROM verdicts;"
+	"DROP TABLE verdicts;"
+	"ALTER TABLE verdicts6 RENAME TO verdicts;"
+	"CREATE INDEX verdicts_fleet ON verdicts(policy_digest, verdict, imported, run_id);",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

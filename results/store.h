@@ -34,8 +34,9 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 5   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
-                                    5: series (a blob of points per series) replaces samples */
+#define STORE_SCHEMA_VERSION 6   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
+                                    5: series (a blob of points per series) replaces samples;
+                                    6: verdicts keyed by policy digest, imported ones marked */
 #define STORE_POINT_BYTES 16     /* a stored point: x then y, little-endian IEEE-754 binary64 */
 #define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only
                                     indexes; a store before 5 has its samples read a row per point) */
@@ -112,9 +113,14 @@ int store_put_flag(struct store *s, int64_t run_id, const char *code, const char
 		   const char *message, const char *evidence_json, const char *remediation);
 /* Removes the run's flags (recomputation). */
 int store_clear_flags(struct store *s, int64_t run_id);
-/* verdict: "accept", "reject", "unmeasurable"; detail: JSON object text. Replaces any earlier verdict for the same policy. */
+/*
+ * verdict: "accept", "reject", "unmeasurable"; policy: its name (display);
+ * digest: the policy text's ("sha256:..."), the verdict's key; source: its
+ * file or "built-in"; detail: JSON object text.  Replaces any earlier verdict
+ * judged here by the same policy text.
+ */
 int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
-		      const char *detail_json);
+		      const char *digest, const char *source, const char *detail_json);
 /* status: "complete" (or "incomplete"); sets finished_at. */
 int store_finish_run(struct store *s, int64_t run_id, const char *status);
 /*
@@ -139,10 +145,11 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 /* ---- reading for acceptance, rankings and the report (store_read.c) ---- */
 
 /*
- * Accepted runs other than run_id with the same GPU model and count (and
- * instance type when both know it), oldest id first; *ids is malloc'd.
+ * Runs other than run_id accepted here (not by import) by the policy of
+ * this digest, with the same GPU model and count (and instance type when
+ * both know it), oldest id first; *ids is malloc'd.
  */
-int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_model, int gpu_count,
+int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, const char *gpu_model, int gpu_count,
 			   const char *instance_type, int64_t **ids, size_t *n);
 
 /*
@@ -172,8 +179,10 @@ int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
 /* The same rows by run, without the message (NULL): (code, severity, NULL) */
 int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
-/* verdicts by time: (verdict, policy, at) */
+/* verdicts judged here (not imported) by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
+/* accepts judged here that tolerated a critical flag: (policy, at, the first tolerated code) */
+int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud);
 
 /*
  * `results list` and `results export --format csv` (issue 17): exactly the

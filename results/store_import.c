@@ -195,7 +195,9 @@ static int import_verdicts(struct store *s, const struct jtree *t, uint32_t fp, 
 			return STORE_ERR;
 		}
 		char *d = jt_text(t, jt_get(t, e, "detail"));
-		int rc = sto_insert_verdict(s, run_id, v, pol, d, at);
+		/* judged elsewhere: kept as history, marked imported, counting for nothing (docs/acceptance.md) */
+		struct sto_verdict sv = { v, pol, jstr(t, e, "policy_digest"), jstr(t, e, "policy_source"), d, at, 1 };
+		int rc = sto_insert_verdict(s, run_id, &sv);
 		free(d);
 		if (rc)
 			return rc;

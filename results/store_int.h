@@ -57,8 +57,12 @@ int sto_insert_bench(struct store *s, int64_t run_id, const char *bench, const c
 			const char *reason, double duration_s, const char *config_json);
 int sto_insert_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
 		       const char *message, const char *evidence_json, const char *remediation);
-int sto_insert_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
-			  const char *detail_json, const char *at);
+/* One verdict row: digest "" when unknown (an old fingerprint's), imported 1 when it arrived by import or merge. */
+struct sto_verdict {
+	const char *verdict, *policy, *digest, *source, *detail_json, *at;
+	int imported;
+};
+int sto_insert_verdict(struct store *s, int64_t run_id, const struct sto_verdict *v);
 
 /* The store's connection. */
 sqlite3 *store_conn(struct store *s);

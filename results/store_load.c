@@ -201,6 +201,8 @@ static int load_rows(struct store *s, int64_t run_id, json_t *fp, const char *ke
 				set_nonnull(o, c + 1, col_real(st, i));
 			} else if (*c == '%') {
 				json_object_set_new(o, c + 1, json_integer(sqlite3_column_int(st, i)));
+			} else if (*c == '?') {
+				json_object_set_new(o, c + 1, json_boolean(sqlite3_column_int(st, i)));
 			} else if (*c == '{') {
 				json_t *j = col_json(st, i);
 				json_object_set_new(o, c + 1, json_is_object(j) ? j : (json_decref(j), json_object()));
@@ -285,7 +287,8 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 	static const char *const bench_cols[] = { "name", "status", "reason", "#duration_s", "@config" };
 	static const char *const metric_cols[] = { "bench", "name", "%gpu", "#value", "unit", "{params" };
 	static const char *const flag_cols[] = { "code", "severity", "message", "@evidence", "remediation" };
-	static const char *const verdict_cols[] = { "verdict", "policy", "at", "@detail" };
+	static const char *const verdict_cols[] = { "verdict", "policy", "at", "@detail", "policy_digest",
+						    "policy_source", "?imported" };
 	json_t *fp = json_object();
 	*out = NULL;
 	json_object_set_new(fp, "schema", json_string(FINGERPRINT_SCHEMA));
@@ -305,9 +308,11 @@ int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out)
 			       "SELECT code, severity, message, evidence, remediation FROM flags WHERE run_id = ?"
 			       " ORDER BY id", flag_cols, 5);
 	if (!rc)
-		rc = load_rows(s, run_id, fp, "verdicts",
-			       "SELECT verdict, policy, at, detail FROM verdicts WHERE run_id = ? ORDER BY at, id",
-			       verdict_cols, 4);
+		rc = load_rows(s, run_id, fp, "verdicts", s->version >= 6 ?
+			       "SELECT verdict, policy, at, detail, policy_digest, policy_source, imported FROM verdicts"
+			       " WHERE run_id = ? ORDER BY at, id" :
+			       "SELECT verdict, policy, at, detail, '', NULL, 0 FROM verdicts WHERE run_id = ? ORDER BY at, id",
+			       verdict_cols, 7);
 	if (rc) {
 		json_decref(fp);
 		return rc;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_model, int gpu_count,
+int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, const char *gpu_model, int gpu_count,
 			   const char *instance_type, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -21,6 +21,7 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_mode
 	*ids = NULL;
 	if (store_prepare(s,
 		"SELECT DISTINCT r.id FROM runs r JOIN verdicts v ON v.run_id = r.id AND v.verdict = 'accept' "
+		"AND v.policy_digest = ?5 AND v.imported = 0 "
 		"WHERE r.gpu_model = ?1 AND r.gpu_count = ?2 AND r.id <> ?3 "
 		"AND (?4 IS NULL OR r.instance_type IS NULL OR r.instance_type = ?4) ORDER BY r.id", &st))
 		return STORE_ERR;
@@ -28,6 +29,7 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *gpu_mode
 	sqlite3_bind_int(st, 2, gpu_count);
 	sqlite3_bind_int64(st, 3, run_id);
 	store_bind_text(st, 4, instance_type);
+	sqlite3_bind_text(st, 5, digest ? digest : "", -1, SQLITE_TRANSIENT);
 	*ids = gv_malloc(cap * sizeof **ids);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -176,7 +178,20 @@ int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud)
 
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
 {
-	return each_row3(s, "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
+	/* the run's verdicts judged here: an imported one is history, not the run's verdict */
+	return each_row3(s, store_schema_version(s) >= 6 ?
+			 "SELECT run_id, verdict, policy, at FROM verdicts WHERE imported = 0 ORDER BY at, id" :
+			 "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
+			 "reading verdicts", fn, ud);
+}
+
+int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud)
+{
+	if (store_schema_version(s) < 6)
+		return STORE_OK;   /* no verdict of an older store has a tolerated flag */
+	return each_row3(s, "SELECT run_id, policy, at, json_extract(detail, '$.tolerated[0].flag') FROM verdicts"
+			 " WHERE imported = 0 AND verdict = 'accept' AND"
+			 " (CASE WHEN json_valid(detail) THEN json_array_length(detail, '$.tolerated') ELSE 0 END) > 0",
 			 "reading verdicts", fn, ud);
 }
 

@@ -278,28 +278,33 @@ int store_clear_flags(struct store *s, int64_t run_id)
 	return sto_step_done(s, st, "clearing flags");
 }
 
-int sto_insert_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
-			  const char *detail_json, const char *at)
+int sto_insert_verdict(struct store *s, int64_t run_id, const struct sto_verdict *v)
 {
 	sqlite3_stmt *st;
-	if (sto_prepare_kept(s, "INSERT INTO verdicts (run_id, verdict, policy, detail, at) VALUES (?,?,?,?,?)"
-			 " ON CONFLICT (run_id, policy) DO UPDATE SET verdict = excluded.verdict,"
-			 " detail = excluded.detail, at = excluded.at", &st))   /* an upsert: see insert_bench */
+	if (sto_prepare_kept(s, "INSERT INTO verdicts (run_id, verdict, policy, detail, at, policy_digest, policy_source,"
+			 " imported) VALUES (?,?,?,?,?,?,?,?)"
+			 " ON CONFLICT (run_id, policy_digest, policy, imported) DO UPDATE SET verdict = excluded.verdict,"
+			 " detail = excluded.detail, at = excluded.at, policy_source = excluded.policy_source",
+			 &st))   /* an upsert: see insert_bench */
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, verdict);
-	store_bind_text(st, 3, policy);
-	store_bind_text(st, 4, detail_json);
-	store_bind_text(st, 5, at);
+	store_bind_text(st, 2, v->verdict);
+	store_bind_text(st, 3, v->policy);
+	store_bind_text(st, 4, v->detail_json);
+	store_bind_text(st, 5, v->at);
+	store_bind_text(st, 6, v->digest ? v->digest : "");
+	store_bind_text(st, 7, v->source);
+	sqlite3_bind_int(st, 8, v->imported != 0);
 	return sto_step_kept(s, st, "recording the verdict");
 }
 
 int store_put_verdict(struct store *s, int64_t run_id, const char *verdict, const char *policy,
-		      const char *detail_json)
+		      const char *digest, const char *source, const char *detail_json)
 {
 	char at[32];
 	sto_now_iso(at);
-	return sto_insert_verdict(s, run_id, verdict, policy, detail_json, at);
+	struct sto_verdict v = { verdict, policy, digest, source, detail_json, at, 0 };
+	return sto_insert_verdict(s, run_id, &v);
 }
 
 int store_finish_run(struct store *s, int64_t run_id, const char *status)

@@ -97,5 +97,6 @@ void summary_print(const json_t *fp, FILE *f)
 	}
 	json_t *verdicts = json_object_get(fp, "verdicts");
 	json_array_foreach(verdicts, i, m)
-		fprintf(f, "verdict: %s (policy %s)\n", s_or(m, "verdict", "?"), s_or(m, "policy", "?"));
+		fprintf(f, "verdict: %s (policy %s%s)\n", s_or(m, "verdict", "?"), s_or(m, "policy", "?"),
+			json_is_true(json_object_get(m, "imported")) ? ", imported: judged elsewhere" : "");
 }

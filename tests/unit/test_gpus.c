@@ -139,6 +139,9 @@ static void test_pct_of_peak_rule(void)
 	CHECK_NEAR(pct, 100, 1e-9);
 	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.pct_of_peak", -1, 1, 0, 8, dt, &pct, &peak) == -1);
 	CHECK(gpu_pct_of_peak(h100, "nvme.seqread.gbps", -1, 1, 0, 8, dt, &pct, &peak) == -1);
+	/* another figure of the dtype is not its throughput: no second gemm.fp8.pct_of_peak row (issue 34) */
+	CHECK(gpu_pct_of_peak(h100, "gemm.fp8.best_shape.tflops", -1, 1, 0, 8, dt, &pct, &peak) == -1);
+	CHECK(gpu_pct_of_peak(h100, "gemm.bf16.tflopsx", -1, 1, 0, 8, dt, &pct, &peak) == -1);
 	CHECK(gpu_pct_of_peak(NULL, "gemm.bf16.tflops", -1, 1, 0, 8, dt, &pct, &peak) == -1);
 }
 
