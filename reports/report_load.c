@@ -324,7 +324,8 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 				char *why, size_t whylen)
 {
 	json_t *out = json_array(), *r0 = NULL;
-	struct rank_opts ro = { .include_estimates = !o->no_estimates };
+	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
+	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1 };
 	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;

@@ -164,6 +164,21 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
 /* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), in run order (within a run, any order); NAN for no value. */
 typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);
 int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
+/*
+ * The ranking's rows: the instance-level metric rows named in names[0..n)
+ * (n == 0: all), in run order, each with its run's SKU columns and the run's
+ * flags as "severity code" joined by tabs (NULL: none), so a ranking is one
+ * streamed pass holding no per-run state.
+ */
+struct store_rank_row {
+	int64_t run;
+	const char *name, *unit;
+	double value;            /* NAN for no value */
+	const char *provider, *instance_type, *region, *profile;
+	const char *flags;
+};
+typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);
+int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud);
 /* Rows of a run with three text columns. */
 typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char *b, const char *c);
 /* benches but the harness: (name, status, reason) */

@@ -140,6 +140,44 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
 }
 
+int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	char *in = in_list("m.name", n);
+	/* metrics_head finds the rows, the run by its key, its flags from flags_run (covering): no table scan */
+	char *sql = gv_asprintf(
+		"SELECT m.run_id, m.name, m.value, m.unit, r.provider, r.instance_type, r.region, r.profile,"
+		" (SELECT group_concat(coalesce(f.severity, '') || ' ' || f.code, char(9)) FROM flags f"
+		"  WHERE f.run_id = m.run_id AND f.code IS NOT NULL)"
+		" FROM metrics m%s JOIN runs r ON r.id = m.run_id WHERE m.gpu = -1 AND %s ORDER BY m.run_id",
+		store_schema_version(s) >= 3 ? " INDEXED BY metrics_head" : "", in);
+	free(in);
+	rc = store_prepare(s, sql, &st);
+	free(sql);
+	if (rc)
+		return STORE_ERR;
+	for (size_t i = 0; i < n; i++)
+		sqlite3_bind_text(st, (int)i + 1, names[i], -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_rank_row r = {
+			.run = sqlite3_column_int64(st, 0),
+			.name = (const char *)sqlite3_column_text(st, 1),
+			.value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2),
+			.unit = (const char *)sqlite3_column_text(st, 3),
+			.provider = (const char *)sqlite3_column_text(st, 4),
+			.instance_type = (const char *)sqlite3_column_text(st, 5),
+			.region = (const char *)sqlite3_column_text(st, 6),
+			.profile = (const char *)sqlite3_column_text(st, 7),
+			.flags = (const char *)sqlite3_column_text(st, 8),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
+}
+
 /* Steps a statement of (run_id, text, text, text) rows into fn. */
 static int each_row3(struct store *s, const char *sql, const char *what, store_row3_fn fn, void *ud)
 {
