@@ -20,11 +20,21 @@ struct store;
 #define N_HEAD 10
 extern const char *const report_head[N_HEAD];
 
-/* One run reduced to what the summary, runs table and detail selection need. */
+/* One copy of each repeated string (report_strs.c); freed with every string it holds. */
+struct rep_strs;
+struct rep_strs *rep_strs_new(void);
+const char *rep_strs_get(struct rep_strs *p, const char *s);   /* NULL for NULL */
+void rep_strs_free(struct rep_strs *p);
+
+/*
+ * One run reduced to what the summary, runs table and detail selection need.
+ * The strings a fleet's runs share are the rdoc's (strs); the rest are the run's.
+ */
 struct run_sum {
 	int64_t id;
-	char *uuid, *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
-	char *started, *sku, *verdict, *policy, *verdict_at;
+	char *uuid, *started, *verdict_at;
+	const char *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
+	const char *sku, *verdict, *policy;
 	char *flags;             /* "CODE:severity CODE:severity" */
 	int gpu_count, nflag[3];  /* critical, warning, info */
 	int nb_ok, nb_skip, nb_fail;
@@ -58,6 +68,7 @@ struct rdoc {
 	char *load_err;          /* set when a run cannot be loaded (render then fails) */
 	size_t load_errlen;
 	report_remedy_fn remedy; /* html.h */
+	struct rep_strs *strs;   /* the runs' shared strings */
 	struct report_fleet *fleet;  /* every run of the store when runs is a subset (--run); NULL: runs is the store */
 	size_t n_fleet;
 };
@@ -68,11 +79,12 @@ static inline char *dupn(const char *s)
 }
 
 /* ---- reducing a run (html.c) ---- */
-void report_sum_init_run(struct run_sum *r);
+void report_sum_init_run(struct run_sum *r, struct rep_strs *strs);
 void report_sum_add_metric(struct run_sum *r, const char *name, double value);
 void report_sum_add_bench(struct run_sum *r, const char *st);
 void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev);
-void report_sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at);
+void report_sum_add_verdict(struct run_sum *r, struct rep_strs *strs, const char *verdict, const char *policy,
+			    const char *at);
 void report_run_sum_free(struct run_sum *r);
 /* Marks which runs get full detail (per_sku newest of each type, at most max). */
 void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);
