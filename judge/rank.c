@@ -303,26 +303,40 @@ static void add_value(struct sku *k, const char *name, double v)
 	m->v[m->n++] = v;
 }
 
-/* Every run names its SKU entry (one per profile), its GPU count and model; nothing per run is kept. */
+/* Every run names its SKU entry (one per profile), its GPU count and model; a run keeps its SKU's index. */
 static int take_run(void *ud, const struct store_run_row *r)
 {
 	struct ctx *c = ud;
+	if (c->nruns == c->capruns) {
+		c->capruns = c->capruns ? c->capruns * 2 : 1024;
+		c->runs = gv_realloc(c->runs, c->capruns * sizeof *c->runs);
+	}
+	struct runent *e = &c->runs[c->nruns++];
+	*e = (struct runent){ .id = r->id, .sku = -1 };
 	if (!r->provider || !r->instance_type)
 		return 0;
-	if (c->o->region && (!r->region || strcmp(r->region, c->o->region)))
+	if (c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
+		e->named = 1;
 		return 0;
+	}
 	/* rows come by provider and type: the last run's SKU is most often this one's */
 	const char *prof = r->profile ? r->profile : "unknown";
 	struct sku *k = c->last_sku >= 0 ? &c->s[c->last_sku] : NULL;
 	if (!k || strcmp(k->provider, r->provider) || strcmp(k->itype, r->instance_type) || !k->profile ||
 	    strcmp(k->profile, prof))
 		k = sku_for_run(c, r->provider, r->instance_type, prof);
-	c->last_sku = (int)(k - c->s);
+	e->sku = c->last_sku = (int)(k - c->s);
 	if (r->gpu_count > 0)
 		k->run_gpus = (double)r->gpu_count;
 	if (!k->run_gpu_model && r->gpu_model)
 		k->run_gpu_model = gv_strdup(r->gpu_model);
 	return 0;
+}
+
+static int cmp_runent(const void *a, const void *b)
+{
+	int64_t x = ((const struct runent *)a)->id, y = ((const struct runent *)b)->id;
+	return x < y ? -1 : x > y;
 }
 
 struct metric_walk {
@@ -332,23 +346,6 @@ struct metric_walk {
 };
 
 static void take_code(struct sku *k, const char *code);
-
-/* The SKU entry a run of this provider, type and profile was given by take_run; -1 none. */
-static int sku_of_run(struct ctx *c, const struct store_rank_row *r)
-{
-	const char *prof = r->profile ? r->profile : "unknown";
-	if (c->last_sku >= 0) {
-		const struct sku *k = &c->s[c->last_sku];
-		if (k->profile && !strcmp(k->profile, prof) && !strcmp(k->provider, r->provider) &&
-		    !strcmp(k->itype, r->instance_type))
-			return c->last_sku;
-	}
-	for (size_t i = 0; i < c->n; i++)
-		if (c->s[i].profile && !strcmp(c->s[i].profile, prof) && !strcmp(c->s[i].provider, r->provider) &&
-		    !strcmp(c->s[i].itype, r->instance_type))
-			return c->last_sku = (int)i;
-	return -1;
-}
 
 /* The run read last is complete: its SKU counts it and its flag codes, or it is listed as left out. */
 static void run_done(struct ctx *c)
@@ -385,16 +382,14 @@ static void run_done(struct ctx *c)
 static void run_start(struct ctx *c, const struct store_rank_row *r)
 {
 	struct runcur *e = &c->cur;
+	struct runent key = { .id = r->run }, *run = c->nruns ? bsearch(&key, c->runs, c->nruns, sizeof key, cmp_runent)
+							    : NULL;
 	*e = (struct runcur){ .id = r->run, .sku = -1 };
-	if (!r->provider || !r->instance_type)
-		return;
-	if (c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
-		e->named = 1;
+	if (!run || run->sku < 0) {
+		e->named = run && run->named;
 		return;
 	}
-	e->sku = sku_of_run(c, r);
-	if (e->sku < 0)
-		return;
+	e->sku = run->sku;
 	e->flags = r->flags ? gv_strdup(r->flags) : NULL;
 	e->critical = r->flags && (!strncmp(r->flags, "critical ", 9) || strstr(r->flags, "\tcritical "));
 }
@@ -461,11 +456,11 @@ static void take_code(struct sku *k, const char *code)
 }
 
 /*
- * Runs (their SKU entries, GPU count and model), then the metrics asked for
- * (names; none: every headline) with each run's SKU columns and flags, one
- * streamed query in run order: the state is the SKU entries and their values,
- * never a list of runs.  A SKU counts the runs that contributed and their
- * distinct flag codes.
+ * Runs (their SKU entries, GPU count and model; each run's SKU, 16 bytes),
+ * then the metrics asked for (names; none: every headline) with each run's
+ * flags, one streamed query in run order: the state is the SKU entries and
+ * their values, never a run's flags or rows.  A SKU counts the runs that
+ * contributed and their distinct flag codes.
  */
 static int load_runs(struct ctx *c, const char *const *names, size_t nnames, json_t *units)
 {
@@ -474,6 +469,8 @@ static int load_runs(struct ctx *c, const char *const *names, size_t nnames, jso
 	c->cur = (struct runcur){ .id = -1, .sku = -1 };
 	if (store_each_run_sku(c->s_store, take_run, c))
 		goto fail;
+	if (c->nruns)
+		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent);
 	if (store_each_rank_metric(c->s_store, names, nnames, take_metric, &w))
 		goto fail;
 	if (c->cur.id >= 0)
@@ -907,6 +904,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	json_object_set_new(*out, "unranked", unranked);
 	rc = 0;
 done:
+	free(c.runs);
 	json_decref(c.left);
 	free(cp.names);
 	free(cp.weights);

@@ -60,6 +60,13 @@ struct sku {
 	json_t *components, *missing, *not_applicable;
 };
 
+/* One stored run, as the ranking sees it: 16 bytes, found by id with bsearch. */
+struct runent {
+	int64_t id;
+	int32_t sku;            /* index into ctx.s; -1 when the run counts for no SKU */
+	int32_t named;          /* has a provider and type, left out by --region */
+};
+
 /* The run whose rows the ranking is reading (rows come in run order: one run at a time). */
 struct runcur {
 	int64_t id;             /* -1: none yet */
@@ -80,6 +87,8 @@ struct ctx {
 	char *err;
 	size_t errlen;
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
+	struct runent *runs;    /* every stored run, sorted by id once read */
+	size_t nruns, capruns;
 	struct runcur cur;      /* the run being read */
 	json_t *left;           /* the runs left out for a critical flag, listed (at most left_max) */
 	size_t left_max;

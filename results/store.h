@@ -166,15 +166,14 @@ typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, doubl
 int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
 /*
  * The ranking's rows: the instance-level metric rows named in names[0..n)
- * (n == 0: all), in run order, each with its run's SKU columns and the run's
- * flags as "severity code" joined by tabs (NULL: none), so a ranking is one
- * streamed pass holding no per-run state.
+ * (n == 0: all), in run order, each with its run's flags as "severity code"
+ * joined by tabs (NULL: none), so a ranking reads the flags with the metrics
+ * and keeps none.
  */
 struct store_rank_row {
 	int64_t run;
 	const char *name, *unit;
 	double value;            /* NAN for no value */
-	const char *provider, *instance_type, *region, *profile;
 	const char *flags;
 };
 typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);

@@ -145,12 +145,15 @@ int store_each_rank_metric(struct store *s, const char *const *names, size_t n, 
 	sqlite3_stmt *st;
 	int rc;
 	char *in = in_list("m.name", n);
-	/* metrics_head finds the rows, the run by its key, its flags from flags_run (covering): no table scan */
+	/*
+	 * metrics_head finds the rows, flags_run (covering) their run's flags; not the runs table, whose
+	 * rows hold inventories of kilobytes: a page read per run (2.3 s instead of 1.0 at 100k runs)
+	 */
 	char *sql = gv_asprintf(
-		"SELECT m.run_id, m.name, m.value, m.unit, r.provider, r.instance_type, r.region, r.profile,"
+		"SELECT m.run_id, m.name, m.value, m.unit,"
 		" (SELECT group_concat(coalesce(f.severity, '') || ' ' || f.code, char(9)) FROM flags f"
 		"  WHERE f.run_id = m.run_id AND f.code IS NOT NULL)"
-		" FROM metrics m%s JOIN runs r ON r.id = m.run_id WHERE m.gpu = -1 AND %s ORDER BY m.run_id",
+		" FROM metrics m%s WHERE m.gpu = -1 AND %s ORDER BY m.run_id",
 		store_schema_version(s) >= 3 ? " INDEXED BY metrics_head" : "", in);
 	free(in);
 	rc = store_prepare(s, sql, &st);
@@ -165,11 +168,7 @@ int store_each_rank_metric(struct store *s, const char *const *names, size_t n, 
 			.name = (const char *)sqlite3_column_text(st, 1),
 			.value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2),
 			.unit = (const char *)sqlite3_column_text(st, 3),
-			.provider = (const char *)sqlite3_column_text(st, 4),
-			.instance_type = (const char *)sqlite3_column_text(st, 5),
-			.region = (const char *)sqlite3_column_text(st, 6),
-			.profile = (const char *)sqlite3_column_text(st, 7),
-			.flags = (const char *)sqlite3_column_text(st, 8),
+			.flags = (const char *)sqlite3_column_text(st, 4),
 		};
 		if (fn(ud, &r))
 			break;
