@@ -184,8 +184,6 @@ typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char
 int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
 /* flags by run, as raised: (code, severity, message) */
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
-/* The same rows by run, without the message (NULL): (code, severity, NULL) */
-int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
 /* verdicts by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
 

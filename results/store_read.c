@@ -204,13 +204,6 @@ int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
 			 "reading flags", fn, ud);
 }
 
-int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud)
-{
-	/* flags_run covers it from schema 3: the flags' messages and evidence are never read */
-	return each_row3(s, "SELECT run_id, code, severity, NULL FROM flags ORDER BY run_id",
-			 "reading flags", fn, ud);
-}
-
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
 {
 	return each_row3(s, "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
