@@ -288,17 +288,6 @@ static int load_prices(struct ctx *c)
 	return rc;
 }
 
-static int cmp_runent(const void *key, const void *elem)
-{
-	int64_t id = *(const int64_t *)key, e = ((const struct runent *)elem)->id;
-	return id < e ? -1 : id > e;
-}
-
-static struct runent *run_find(const struct ctx *c, int64_t id)
-{
-	return c->nruns ? bsearch(&id, c->runs, c->nruns, sizeof *c->runs, cmp_runent) : NULL;
-}
-
 static void add_value(struct sku *k, const char *name, double v)
 {
 	struct mvals *m = NULL;
@@ -308,18 +297,23 @@ static void add_value(struct sku *k, const char *name, double v)
 	if (!m) {
 		k->m = gv_realloc(k->m, (k->nm + 1) * sizeof *k->m);
 		m = &k->m[k->nm++];
-		m->name = gv_strdup(name);
-		m->v = NULL;
-		m->n = 0;
+		*m = (struct mvals){ .name = gv_strdup(name) };
 	}
-	m->v = gv_realloc(m->v, (m->n + 1) * sizeof *m->v);
+	if (m->n == m->cap) {   /* a value per run: the one per-run figure a ranking holds, 8 bytes */
+		m->cap = m->cap ? m->cap * 2 : 16;
+		m->v = gv_realloc(m->v, m->cap * sizeof *m->v);
+	}
 	m->v[m->n++] = v;
 }
 
+/* Every run names its SKU entry (one per profile), its GPU count and model; a run keeps its SKU's index. */
 static int take_run(void *ud, const struct store_run_row *r)
 {
 	struct ctx *c = ud;
-	c->runs = gv_realloc(c->runs, (c->nruns + 1) * sizeof *c->runs);
+	if (c->nruns == c->capruns) {
+		c->capruns = c->capruns ? c->capruns * 2 : 1024;
+		c->runs = gv_realloc(c->runs, c->capruns * sizeof *c->runs);
+	}
 	struct runent *e = &c->runs[c->nruns++];
 	*e = (struct runent){ .id = r->id, .sku = -1 };
 	if (!r->provider || !r->instance_type)
@@ -344,24 +338,10 @@ static int take_run(void *ud, const struct store_run_row *r)
 	return 0;
 }
 
-static int cmp_runent_id(const void *a, const void *b)
+static int cmp_runent(const void *a, const void *b)
 {
 	int64_t x = ((const struct runent *)a)->id, y = ((const struct runent *)b)->id;
 	return x < y ? -1 : x > y;
-}
-
-static int take_flag(void *ud, int64_t run, const char *code, const char *severity, const char *message)
-{
-	struct ctx *c = ud;
-	(void)message;
-	struct runent *e = run_find(c, run);
-	if (!e || e->sku < 0 || !code)
-		return 0;
-	if (severity && !strcmp(severity, "critical"))
-		e->critical = 1;
-	c->fl = gv_realloc(c->fl, (c->nfl + 1) * sizeof *c->fl);
-	c->fl[c->nfl++] = (struct flagent){ .run = (size_t)(e - c->runs), .code = gv_strdup(code) };
-	return 0;
 }
 
 struct metric_walk {
@@ -370,17 +350,73 @@ struct metric_walk {
 	int64_t orphan;
 };
 
-static int take_metric(void *ud, int64_t run, const char *name, double v, const char *unit)
+static void take_code(struct sku *k, const char *code);
+
+/* The run read last is complete: its SKU counts it and its flag codes, or it is listed as left out. */
+static void run_done(struct ctx *c)
+{
+	struct runcur *e = &c->cur;
+	json_t *codes = e->left && json_array_size(c->left) < c->left_max ? json_array() : NULL;
+	for (char *p = e->flags, *tok; p && *p && (e->has || codes); p = tok ? tok + 1 : NULL) {
+		tok = strchr(p, '\t');
+		if (tok)
+			*tok = 0;
+		const char *code = strchr(p, ' ');
+		if (code && *++code) {
+			if (e->has)
+				take_code(&c->s[e->sku], code);
+			if (codes)
+				json_array_append_new(codes, json_string(code));
+		}
+		if (!tok)
+			break;
+	}
+	if (e->has)
+		c->s[e->sku].nhave++;
+	if (codes) {
+		const struct sku *k = &c->s[e->sku];
+		json_array_append_new(c->left, json_pack("{s:I,s:s,s:s,s:s?,s:o}", "run", (json_int_t)e->id, "provider",
+							 k->provider, "instance_type", k->itype, "profile", k->profile,
+							 "flags", codes));
+	}
+	free(e->flags);
+	*e = (struct runcur){ .id = -1, .sku = -1 };
+}
+
+/* A new run's first row: its SKU (or why none) and whether it carries a critical flag. */
+static void run_start(struct ctx *c, const struct store_rank_row *r)
+{
+	struct runcur *e = &c->cur;
+	struct runent key = { .id = r->run }, *run = c->nruns ? bsearch(&key, c->runs, c->nruns, sizeof key, cmp_runent)
+							    : NULL;
+	*e = (struct runcur){ .id = r->run, .sku = -1 };
+	if (!run || run->sku < 0) {
+		e->named = run && run->named;
+		return;
+	}
+	e->sku = run->sku;
+	e->flags = r->flags ? gv_strdup(r->flags) : NULL;
+	e->critical = r->flags && (!strncmp(r->flags, "critical ", 9) || strstr(r->flags, "\tcritical "));
+}
+
+static int take_metric(void *ud, const struct store_rank_row *r)
 {
 	struct metric_walk *w = ud;
 	struct ctx *c = w->c;
-	struct runent *e = run_find(c, run);
-	if (!e || !name)
+	const char *name = r->name;
+	double v = r->value;
+	if (r->run != c->cur.id) {
+		if (c->cur.id >= 0)
+			run_done(c);
+		run_start(c, r);
+	}
+	struct runcur *e = &c->cur;
+	if (!name)
 		return 0;
 	if (e->sku < 0) {
 		/* the run has the metric but no SKU: say why when nothing can be ranked */
-		if (c->metric && !strcmp(name, c->metric) && run != w->orphan) {
-			w->orphan = run;
+		if (c->metric && !strcmp(name, c->metric) && r->run != w->orphan) {
+			w->orphan = r->run;
 			if (e->named)
 				c->elsewhere_with++;
 			else
@@ -410,8 +446,8 @@ static int take_metric(void *ud, int64_t run, const char *name, double v, const 
 	if (!isfinite(v))
 		return 0;
 	add_value(&c->s[e->sku], name, v);
-	if (unit && *unit && !json_object_get(w->units, name))
-		json_object_set_new(w->units, name, json_string(unit));
+	if (r->unit && *r->unit && !json_object_get(w->units, name))
+		json_object_set_new(w->units, name, json_string(r->unit));
 	return 0;
 }
 
@@ -425,30 +461,29 @@ static void take_code(struct sku *k, const char *code)
 }
 
 /*
- * Runs, their flags and the metrics asked for (names; none: every
- * headline), each read with one query in run order and joined here by run
- * id: linear in the store.  Then per SKU the runs that contributed and
- * the distinct flag codes of those runs.
+ * Runs (their SKU entries, GPU count and model; each run's SKU, 16 bytes),
+ * then the metrics asked for (names; none: every headline) with each run's
+ * flags, one streamed query in run order: the state is the SKU entries and
+ * their values, never a run's flags or rows.  A SKU counts the runs that
+ * contributed and their distinct flag codes.
  */
 static int load_runs(struct ctx *c, const char *const *names, size_t nnames, json_t *units)
 {
 	struct metric_walk w = { .c = c, .units = units, .orphan = -1 };
 	c->last_sku = -1;
+	c->cur = (struct runcur){ .id = -1, .sku = -1 };
 	if (store_each_run_sku(c->s_store, take_run, c))
 		goto fail;
-	if (c->nruns) /* qsort and bsearch want a real array, even of nothing */
-		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent_id);
-	if (store_each_flag_code(c->s_store, take_flag, c) ||
-	    store_each_headline(c->s_store, names, nnames, take_metric, &w))
+	if (c->nruns)
+		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent);
+	if (store_each_rank_metric(c->s_store, names, nnames, take_metric, &w))
 		goto fail;
-	for (size_t i = 0; i < c->nruns; i++)
-		if (c->runs[i].has)
-			c->s[c->runs[i].sku].nhave++;
-	for (size_t i = 0; i < c->nfl; i++)
-		if (c->runs[c->fl[i].run].has)
-			take_code(&c->s[c->runs[c->fl[i].run].sku], c->fl[i].code);
+	if (c->cur.id >= 0)
+		run_done(c);
 	return 0;
 fail:
+	free(c->cur.flags);
+	c->cur.flags = NULL;
 	snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
 	return -1;
 }
@@ -808,7 +843,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	struct rank_opts eff = *o;
 	if (!composite && per_gpu_scope(metric))
 		eff.per = "gpu";
-	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen };
+	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen, .left = json_array(),
+			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX };
 	c.metric = metric;
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = eff.per ? eff.per : "instance";
@@ -872,15 +908,13 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
 	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
-			   c.left_out, rank_left_out_json(&c));
+			   c.left_out, json_incref(c.left));
 	json_object_set_new(*out, "unranked", unranked);
 	json_object_set_new(*out, "stale_prices", stale);
 	rc = 0;
 done:
 	free(c.runs);
-	for (size_t i = 0; i < c.nfl; i++)
-		free(c.fl[i].code);
-	free(c.fl);
+	json_decref(c.left);
 	free(cp.names);
 	free(cp.weights);
 	json_decref(units);

@@ -17,7 +17,11 @@ struct rank_opts {
 	int include_estimates;  /* list priced SKUs with no run, after the measured ones, marked with their basis */
 	int include_flagged;    /* count runs with critical flags too (default: left out, counted) */
 	int max_age_days;       /* > 0: leave out prices captured longer ago */
+	int left_out_max;       /* runs listed in "left_out": 0 RANK_LEFT_OUT_MAX, < 0 none (all are counted) */
 };
+
+/* At most this many left-out runs are listed (the first by run id): the list stays small in a fleet's store. */
+#define RANK_LEFT_OUT_MAX 1000
 
 /*
  * Computes the ranking as JSON: {"metric":..., "unit":..., "market":..., "per":...,

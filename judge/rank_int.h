@@ -22,7 +22,7 @@ typedef struct sqlite3 sqlite3;  /* the store's connection, for the price catalo
 struct mvals {
 	char *name;
 	double *v;
-	size_t n;
+	size_t n, cap;
 };
 
 struct sku {
@@ -64,19 +64,22 @@ struct sku {
 	json_t *components, *missing, *not_applicable;
 };
 
-/* One stored run, as the ranking sees it; found by id with bsearch. */
+/* One stored run, as the ranking sees it: 16 bytes, found by id with bsearch. */
 struct runent {
 	int64_t id;
+	int32_t sku;            /* index into ctx.s; -1 when the run counts for no SKU */
+	int32_t named;          /* has a provider and type, left out by --region */
+};
+
+/* The run whose rows the ranking is reading (rows come in run order: one run at a time). */
+struct runcur {
+	int64_t id;             /* -1: none yet */
 	int sku;                /* index into ctx.s; -1 when the run counts for no SKU */
 	unsigned named : 1;     /* has a provider and type, left out by --region */
 	unsigned has : 1;       /* has one of the metrics asked for */
 	unsigned critical : 1;  /* carries a critical flag */
 	unsigned left : 1;      /* left out for it (has a metric asked for; no include_flagged) */
-};
-
-struct flagent {
-	size_t run;             /* index into ctx.runs */
-	char *code;
+	char *flags;            /* its flags, "severity code" joined by tabs (store_rank_row); NULL none */
 };
 
 struct ctx {
@@ -89,9 +92,10 @@ struct ctx {
 	size_t errlen;
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
 	struct runent *runs;    /* every stored run, sorted by id once read */
-	size_t nruns;
-	struct flagent *fl;     /* the flags of runs that name a SKU, in run order */
-	size_t nfl;
+	size_t nruns, capruns;
+	struct runcur cur;      /* the run being read */
+	json_t *left;           /* the runs left out for a critical flag, listed (at most left_max) */
+	size_t left_max;
 	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
 	long unnamed_with;      /* runs that have it but no provider or instance type */
 	long elsewhere_with;    /* runs that have it in another region than --region */
@@ -136,6 +140,5 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 json_t *rank_result_json(const struct rank_opts *o, const char *metric, const char *market, const char *per,
 			 const char *unit, const struct components *cp, int composite, json_t *rows,
 			 json_t *unpriced, long left_out, json_t *left);
-json_t *rank_left_out_json(const struct ctx *c);
 
 #endif

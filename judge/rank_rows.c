@@ -247,28 +247,3 @@ json_t *rank_result_json(const struct rank_opts *o, const char *metric, const ch
 			    json_string(o->include_flagged ? "" : "critical flags (--include-flagged to count them)"));
 	return res;
 }
-
-/*
- * The runs left out for a critical flag, listed apart: run, SKU, profile and
- * the codes it raised.
- */
-json_t *rank_left_out_json(const struct ctx *c)
-{
-	json_t *out = json_array();
-	size_t f = 0;
-	for (size_t i = 0; i < c->nruns; i++) {
-		const struct runent *e = &c->runs[i];
-		if (!e->left)
-			continue;
-		const struct sku *k = &c->s[e->sku];
-		json_t *codes = json_array();
-		for (; f < c->nfl && c->fl[f].run < i; f++)
-			;
-		for (size_t g = f; g < c->nfl && c->fl[g].run == i; g++)
-			json_array_append_new(codes, json_string(c->fl[g].code));
-		json_array_append_new(out, json_pack("{s:I,s:s,s:s,s:s?,s:o}", "run", (json_int_t)e->id, "provider",
-						     k->provider, "instance_type", k->itype, "profile", k->profile,
-						     "flags", codes));
-	}
-	return out;
-}

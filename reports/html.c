@@ -248,14 +248,14 @@ static void sku_key(char *buf, size_t size, const char *prov, const char *it, co
 
 /* ---- reducing a run ---- */
 
-void report_sum_init_run(struct run_sum *r)
+void report_sum_init_run(struct run_sum *r, struct rep_strs *strs)
 {
 	char key[512];
 
 	for (size_t i = 0; i < N_HEAD; i++)
 		r->head[i] = NAN;
 	sku_key(key, sizeof key, r->provider, r->itype, r->region);
-	r->sku = gv_strdup(key);
+	r->sku = rep_strs_get(strs, key);
 }
 
 void report_sum_add_metric(struct run_sum *r, const char *name, double value)
@@ -289,19 +289,18 @@ void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev)
 }
 
 /* The latest verdict (by time, then order seen) stands for the run. */
-void report_sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at)
+void report_sum_add_verdict(struct run_sum *r, struct rep_strs *strs, const char *verdict, const char *policy,
+			    const char *at)
 {
 	if (r->verdict && at && r->verdict_at && strcmp(at, r->verdict_at) < 0)
 		return;
-	free(r->verdict);
-	free(r->policy);
 	free(r->verdict_at);
-	r->verdict = dupn(verdict);
-	r->policy = dupn(policy);
+	r->verdict = rep_strs_get(strs, verdict);
+	r->policy = rep_strs_get(strs, policy);
 	r->verdict_at = dupn(at);
 }
 
-static void run_sum_init(struct run_sum *r, json_t *fp)
+static void run_sum_init(struct run_sum *r, struct rep_strs *strs, json_t *fp)
 {
 	json_t *run = json_object_get(fp, "run"), *v;
 	size_t i;
@@ -310,18 +309,18 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 	v = json_object_get(run, "id");
 	r->id = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
 	r->uuid = dupn(rep_jstr(run, "uuid"));
-	r->status = dupn(rep_jstr(run, "status"));
-	r->profile = dupn(rep_jstr(run, "profile"));
-	r->version = dupn(rep_jstr(run, "gpuvet_version"));
-	r->host = dupn(rep_jstr(run, "hostname"));
-	r->provider = dupn(rep_jstr(run, "provider"));
-	r->itype = dupn(rep_jstr(run, "instance_type"));
-	r->region = dupn(rep_jstr(run, "region"));
-	r->gpu_model = dupn(rep_jstr(run, "gpu_model"));
+	r->status = rep_strs_get(strs, rep_jstr(run, "status"));
+	r->profile = rep_strs_get(strs, rep_jstr(run, "profile"));
+	r->version = rep_strs_get(strs, rep_jstr(run, "gpuvet_version"));
+	r->host = rep_strs_get(strs, rep_jstr(run, "hostname"));
+	r->provider = rep_strs_get(strs, rep_jstr(run, "provider"));
+	r->itype = rep_strs_get(strs, rep_jstr(run, "instance_type"));
+	r->region = rep_strs_get(strs, rep_jstr(run, "region"));
+	r->gpu_model = rep_strs_get(strs, rep_jstr(run, "gpu_model"));
 	r->started = dupn(rep_jstr(run, "started_at"));
 	v = json_object_get(run, "gpu_count");
 	r->gpu_count = json_is_integer(v) ? (int)json_integer_value(v) : 0;
-	report_sum_init_run(r);
+	report_sum_init_run(r, strs);
 
 	json_array_foreach(json_object_get(fp, "metrics"), i, v) {
 		json_t *g = json_object_get(v, "gpu");
@@ -334,7 +333,7 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 		report_sum_add_flag(r, rep_jstr(v, "code"), rep_jstr(v, "severity"));
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
 		if (!json_is_true(json_object_get(v, "imported")))   /* an imported verdict is history, not the run's */
-			report_sum_add_verdict(r, rep_jstr(v, "verdict"), rep_jstr(v, "policy"), rep_jstr(v, "at"));
+			report_sum_add_verdict(r, strs, rep_jstr(v, "verdict"), rep_jstr(v, "policy"), rep_jstr(v, "at"));
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
 		const char *code = rep_jstr(json_array_get(json_object_get(json_object_get(v, "detail"), "tolerated"), 0),
 					    "flag");
@@ -348,9 +347,11 @@ static void run_sum_init(struct run_sum *r, json_t *fp)
 
 void report_run_sum_free(struct run_sum *r)
 {
-	free(r->uuid); free(r->status); free(r->profile); free(r->version); free(r->host);
-	free(r->provider); free(r->itype); free(r->region); free(r->gpu_model); free(r->started);
-	free(r->sku); free(r->verdict); free(r->policy); free(r->verdict_at); free(r->flags); free(r->tolerated);
+	free(r->uuid);
+	free(r->started);
+	free(r->verdict_at);
+	free(r->flags);
+	free(r->tolerated);
 	json_decref(r->fp);
 }
 
@@ -498,8 +499,9 @@ int report_render(const struct report_input *in, FILE *out)
 	memset(&d, 0, sizeof d);
 	d.n = in->n_fps;
 	d.runs = gv_calloc(d.n ? d.n : 1, sizeof *d.runs);
+	d.strs = rep_strs_new();
 	for (size_t i = 0; i < d.n; i++) {
-		run_sum_init(&d.runs[i], in->fps[i]);
+		run_sum_init(&d.runs[i], d.strs, in->fps[i]);
 		d.runs[i].fp = json_incref(in->fps[i]);
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
 	}
@@ -517,6 +519,7 @@ int report_render(const struct report_input *in, FILE *out)
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
+	rep_strs_free(d.strs);
 	return rc;
 }
 

@@ -20,11 +20,21 @@ struct store;
 #define N_HEAD 10
 extern const char *const report_head[N_HEAD];
 
-/* One run reduced to what the summary, runs table and detail selection need. */
+/* One copy of each repeated string (report_strs.c); freed with every string it holds. */
+struct rep_strs;
+struct rep_strs *rep_strs_new(void);
+const char *rep_strs_get(struct rep_strs *p, const char *s);   /* NULL for NULL */
+void rep_strs_free(struct rep_strs *p);
+
+/*
+ * One run reduced to what the summary, runs table and detail selection need.
+ * The strings a fleet's runs share are the rdoc's (strs); the rest are the run's.
+ */
 struct run_sum {
 	int64_t id;
-	char *uuid, *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
-	char *started, *sku, *verdict, *policy, *verdict_at;
+	char *uuid, *started, *verdict_at;
+	const char *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
+	const char *sku, *verdict, *policy;
 	char *flags;             /* "CODE:severity CODE:severity" */
 	char *tolerated;         /* the critical flag its verdict accepted despite (judge/policy_flags.c), or NULL */
 	int gpu_count, nflag[3];  /* critical, warning, info */
@@ -60,6 +70,7 @@ struct rdoc {
 	size_t load_errlen;
 	report_remedy_fn remedy; /* html.h */
 	json_t *cost;            /* html.h report_opts.cost (borrowed) */
+	struct rep_strs *strs;   /* the runs' shared strings */
 	struct report_fleet *fleet;  /* every run of the store when runs is a subset (--run); NULL: runs is the store */
 	size_t n_fleet;
 };
@@ -70,11 +81,12 @@ static inline char *dupn(const char *s)
 }
 
 /* ---- reducing a run (html.c) ---- */
-void report_sum_init_run(struct run_sum *r);
+void report_sum_init_run(struct run_sum *r, struct rep_strs *strs);
 void report_sum_add_metric(struct run_sum *r, const char *name, double value);
 void report_sum_add_bench(struct run_sum *r, const char *st);
 void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev);
-void report_sum_add_verdict(struct run_sum *r, const char *verdict, const char *policy, const char *at);
+void report_sum_add_verdict(struct run_sum *r, struct rep_strs *strs, const char *verdict, const char *policy,
+			    const char *at);
 void report_run_sum_free(struct run_sum *r);
 /* Marks which runs get full detail (per_sku newest of each type, at most max). */
 void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);

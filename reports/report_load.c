@@ -72,20 +72,20 @@ static int take_run(void *ud, const struct store_run_row *row)
 	memset(r, 0, sizeof *r);
 	r->id = row->id;
 	r->uuid = dupn(row->uuid);
-	r->status = dupn(row->status);
-	r->profile = dupn(row->profile);
-	r->version = dupn(row->gpuvet_version);
-	r->host = dupn(row->hostname);
-	r->provider = dupn(row->provider);
-	r->itype = dupn(row->instance_type);
-	r->region = dupn(row->region);
-	r->gpu_model = dupn(row->gpu_model);
+	r->status = rep_strs_get(d->strs, row->status);
+	r->profile = rep_strs_get(d->strs, row->profile);
+	r->version = rep_strs_get(d->strs, row->gpuvet_version);
+	r->host = rep_strs_get(d->strs, row->hostname);
+	r->provider = rep_strs_get(d->strs, row->provider);
+	r->itype = rep_strs_get(d->strs, row->instance_type);
+	r->region = rep_strs_get(d->strs, row->region);
+	r->gpu_model = rep_strs_get(d->strs, row->gpu_model);
 	r->gpu_count = row->gpu_count;
 	r->started = dupn(row->started_at);
 	r->detail = w->o->n_run_ids > 0;
 	if (w->o->run_fp && w->o->n_run_ids && row->id == w->o->run_ids[0])
 		r->fp = json_incref(w->o->run_fp);   /* held by the caller: not loaded again */
-	report_sum_init_run(r);
+	report_sum_init_run(r, d->strs);
 	return 0;
 }
 
@@ -125,7 +125,7 @@ static int take_verdict(void *ud, int64_t run, const char *verdict, const char *
 	struct sum_walk *w = ud;
 	struct run_sum *r = find_run(w->d, w->ix, run);
 	if (r)
-		report_sum_add_verdict(r, verdict, policy, at);
+		report_sum_add_verdict(r, w->d->strs, verdict, policy, at);
 	return 0;
 }
 
@@ -324,7 +324,8 @@ static struct store *rank_conn(const char *path)
 	struct store *s;
 	if (store_open_readonly(path, &s) != STORE_OK)
 		return NULL;
-	store_read_cache(s, 16);
+	/* a ranking is one streamed pass: 16 MiB each was 60 MiB of a 100k-run report's peak, for no time */
+	store_read_cache(s, 4);
 	return s;
 }
 
@@ -338,7 +339,8 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 				char *why, size_t whylen)
 {
 	json_t *out = json_array(), *r0 = NULL;
-	struct rank_opts ro = { .include_estimates = !o->no_estimates };
+	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
+	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1 };
 	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;
@@ -508,13 +510,18 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 
 	if (!o)
 		o = &none;
+	d.strs = rep_strs_new();
 	/*
 	 * The shipped price catalogs are loaded by the command before this
 	 * (gv_prices_ready), so the rankings, some on read-only connections of
 	 * their own, all see the same prices as `gpuvet rank`.
 	 */
-	/* many passes over the same tables (summaries, each ranking): keep the pages in memory */
-	if (store_read_cache(s, 64))
+	/*
+	 * Many passes over the same tables, whose pages the kernel keeps: a page
+	 * cache of 64 MiB was 45 MiB of a 100k-run report's peak and saved no time
+	 * measured (docs/lab/fleet-scale.md), so the rankings' size.
+	 */
+	if (store_read_cache(s, 16))
 		gv_debug("report: %s", store_errmsg(s));
 	/*
 	 * Read transactions around our own reading: one snapshot per phase and no
@@ -580,6 +587,7 @@ out:
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
+	rep_strs_free(d.strs);
 	free(d.fleet);
 	json_decref(d.rankings);
 	json_decref(d.prices);

@@ -171,14 +171,26 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
 /* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), in run order (within a run, any order); NAN for no value. */
 typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);
 int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
+/*
+ * The ranking's rows: the instance-level metric rows named in names[0..n)
+ * (n == 0: all), in run order, each with its run's flags as "severity code"
+ * joined by tabs (NULL: none), so a ranking reads the flags with the metrics
+ * and keeps none.
+ */
+struct store_rank_row {
+	int64_t run;
+	const char *name, *unit;
+	double value;            /* NAN for no value */
+	const char *flags;
+};
+typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);
+int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud);
 /* Rows of a run with three text columns. */
 typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char *b, const char *c);
 /* benches but the harness: (name, status, reason) */
 int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
 /* flags by run, as raised: (code, severity, message) */
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
-/* The same rows by run, without the message (NULL): (code, severity, NULL) */
-int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud);
 /* verdicts judged here (not imported) by time: (verdict, policy, at) */
 int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
 /* accepts judged here that tolerated a critical flag: (policy, at, the first tolerated code) */

@@ -142,6 +142,43 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
 }
 
+int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	char *in = in_list("m.name", n);
+	/*
+	 * metrics_head finds the rows, flags_run (covering) their run's flags; not the runs table, whose
+	 * rows hold inventories of kilobytes: a page read per run (2.3 s instead of 1.0 at 100k runs)
+	 */
+	char *sql = gv_asprintf(
+		"SELECT m.run_id, m.name, m.value, m.unit,"
+		" (SELECT group_concat(coalesce(f.severity, '') || ' ' || f.code, char(9)) FROM flags f"
+		"  WHERE f.run_id = m.run_id AND f.code IS NOT NULL)"
+		" FROM metrics m%s WHERE m.gpu = -1 AND %s ORDER BY m.run_id",
+		store_schema_version(s) >= 3 ? " INDEXED BY metrics_head" : "", in);
+	free(in);
+	rc = store_prepare(s, sql, &st);
+	free(sql);
+	if (rc)
+		return STORE_ERR;
+	for (size_t i = 0; i < n; i++)
+		sqlite3_bind_text(st, (int)i + 1, names[i], -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_rank_row r = {
+			.run = sqlite3_column_int64(st, 0),
+			.name = (const char *)sqlite3_column_text(st, 1),
+			.value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2),
+			.unit = (const char *)sqlite3_column_text(st, 3),
+			.flags = (const char *)sqlite3_column_text(st, 4),
+		};
+		if (fn(ud, &r))
+			break;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
+}
+
 /* Steps a statement of (run_id, text, text, text) rows into fn. */
 static int each_row3(struct store *s, const char *sql, const char *what, store_row3_fn fn, void *ud)
 {
@@ -166,13 +203,6 @@ int store_each_bench(struct store *s, store_row3_fn fn, void *ud)
 int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
 {
 	return each_row3(s, "SELECT run_id, code, severity, message FROM flags ORDER BY run_id, id",
-			 "reading flags", fn, ud);
-}
-
-int store_each_flag_code(struct store *s, store_row3_fn fn, void *ud)
-{
-	/* flags_run covers it from schema 3: the flags' messages and evidence are never read */
-	return each_row3(s, "SELECT run_id, code, severity, NULL FROM flags ORDER BY run_id",
 			 "reading flags", fn, ud);
 }
 

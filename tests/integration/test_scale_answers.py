@@ -1,0 +1,131 @@
+"""Issue 38: rank and the report hold no list of runs, and that never changes an answer.
+
+A fleet store of 4,200 runs (tests/bench/fleet_bench.py's build: the real H100 and H200 captures
+copied in SQL under five instance types of two providers and 25 regions, about a quarter of them
+with a critical CONTENTION flag) is ranked and reported; every number is checked against a
+brute-force computation over all its runs in Python: the medians, the run counts, the flag codes,
+the runs left out and the order.
+"""
+import html
+import re
+import sqlite3
+import statistics
+import sys
+from collections import defaultdict
+
+import pytest
+
+from conftest import ROOT, gpuvet_bin
+
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
+import fleet_bench  # noqa: E402
+
+RUNS = 4200
+METRIC = "gemm.bf16.tflops"
+PREF = {"standard": 0, "full": 1, "quick": 2}   # judge/rank_profile.c: the most sustained profile values a type
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory):
+    db = tmp_path_factory.mktemp("fleet") / "fleet.db"
+    fleet_bench.BIN = gpuvet_bin()
+    fleet_bench.build(str(db), RUNS)
+    return db
+
+
+def brute(db, metric=METRIC):
+    """Every run, by SQL only row by row: per (provider, type, profile) the values, the codes, the runs."""
+    con = sqlite3.connect(db)
+    flags = defaultdict(list)
+    for run, sev, code in con.execute("SELECT run_id, severity, code FROM flags ORDER BY run_id, id"):
+        flags[run].append((sev, code))
+    vals = {run: v for run, v in con.execute("SELECT run_id, value FROM metrics WHERE gpu = -1 AND name = ?",
+                                             (metric,))}
+    groups = defaultdict(lambda: {"v": [], "codes": set()})
+    left = []
+    for run, prov, itype, prof in con.execute("SELECT id, provider, instance_type, profile FROM runs ORDER BY id"):
+        if run not in vals or not prov or not itype:
+            continue
+        if any(s == "critical" for s, _ in flags[run]):
+            left.append(run)
+            continue
+        g = groups[(prov, itype, prof or "unknown")]
+        g["v"].append(vals[run])
+        g["codes"].update(c for _, c in flags[run])
+    con.close()
+    return groups, left, flags
+
+
+def test_rank_equals_a_brute_force_count_of_every_run(gpuvet, fleet):
+    r = gpuvet.json("--db", fleet, "rank", "--json", db=False)
+    groups, left, flags = brute(fleet)
+    assert len(left) > 1000, "the fixture leaves out more runs than are listed"
+    assert r["runs_left_out"] == len(left)
+    # the first 1,000 by run id are listed, each with its codes; the count stays whole
+    assert [x["run"] for x in r["left_out"]] == left[:1000]
+    assert all(sorted(x["flags"]) == sorted(c for _, c in flags[x["run"]]) for x in r["left_out"])
+    types = {(p, t) for p, t, _ in groups}
+    assert {(x["provider"], x["instance_type"]) for x in r["rows"]} == types
+    for row in r["rows"]:
+        profs = sorted((q for p, t, q in groups if (p, t) == (row["provider"], row["instance_type"])),
+                       key=lambda q: PREF.get(q, 3))
+        g = groups[(row["provider"], row["instance_type"], profs[0])]
+        assert row["profile"] == profs[0]
+        assert row["runs"] == len(g["v"])
+        assert row["value"] == pytest.approx(statistics.median(g["v"]), rel=1e-12)
+        assert set(row["flags"]) == g["codes"] and len(row["flags"]) == len(g["codes"])
+        assert row["value_per_dollar"] == pytest.approx(row["value"] / row["price_per_hour"], rel=1e-9)
+        others = {o["profile"]: o for o in row["other_profiles"]}
+        assert set(others) == set(profs[1:])
+        for q, o in others.items():
+            og = groups[(row["provider"], row["instance_type"], q)]
+            assert o["runs"] == len(og["v"])
+            assert o["value"] == pytest.approx(statistics.median(og["v"]), rel=1e-12)
+    vpd = [x["value_per_dollar"] for x in r["rows"]]
+    assert vpd == sorted(vpd, reverse=True)
+    # counted with --include-flagged: every run with the metric, nothing listed
+    r = gpuvet.json("--db", fleet, "rank", "--json", "--include-flagged", db=False)
+    assert r["runs_left_out"] == 0 and r["left_out"] == []
+    assert sum(x["runs"] + sum(o["runs"] for o in x["other_profiles"]) for x in r["rows"]) == \
+        sum(len(g["v"]) for g in groups.values()) + len(left)
+
+
+def cells(tr):
+    return [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+
+
+def test_report_equals_rank_and_a_brute_force_count_of_every_run(gpuvet, fleet, tmp_path):
+    out = tmp_path / "r.html"
+    gpuvet("--db", fleet, "report", "-o", out, db=False, check=0, timeout=600)
+    page = out.read_text()
+    r = gpuvet.json("--db", fleet, "rank", "--json", db=False)
+    # the runs left out, as rank counts them
+    assert f"{r['runs_left_out']} runs with a critical flag are left out" in page
+    # the ranking table: rank's order, measured rows first
+    body = page[page.index('id="rank"'):]
+    body = body[:body.index("</table>")]
+    shown = [(c[1], c[2]) for c in map(cells, re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[1:])
+             if len(c) > 3 and c[0].isdigit()]
+    assert shown[:len(r["rows"])] == [(x["provider"], x["instance_type"]) for x in r["rows"]]
+    # the instance types' table: runs, runs with a critical flag and the median BF16 GEMM of all of them
+    con = sqlite3.connect(fleet)
+    want = defaultdict(lambda: {"runs": 0, "crit": 0, "v": []})
+    crit = {x for (x,) in con.execute("SELECT DISTINCT run_id FROM flags WHERE severity = 'critical'")}
+    vals = dict(con.execute("SELECT run_id, value FROM metrics WHERE gpu = -1 AND name = ?", (METRIC,)).fetchall())
+    for run, prov, itype, region in con.execute("SELECT id, provider, instance_type, region FROM runs"):
+        w = want[(prov or "\u2014", itype or "\u2014", region or "\u2014")]   # the page's dash for none
+        w["runs"] += 1
+        w["crit"] += run in crit
+        if run in vals:
+            w["v"].append(vals[run])
+    con.close()
+    skus = page[page.index('id="skus"'):]
+    skus = skus[:skus.index("</table>")]
+    got = {}
+    for c in map(cells, re.findall(r"<tr>(.*?)</tr>", skus, re.S)):
+        if len(c) == 10:
+            got[(c[0], c[1], c[2])] = (int(c[4]), int(c[7]), float(c[8]))
+    assert set(got) == set(want)
+    for k, w in want.items():
+        assert got[k][:2] == (w["runs"], w["crit"]), k
+        assert got[k][2] == pytest.approx(statistics.median(w["v"]), abs=0.051), k
