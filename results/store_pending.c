@@ -52,7 +52,7 @@ int store_pending_keep(struct store *s, int64_t run_id, const char *bench, const
 				"duration_s", o->duration_s, "config", o->config, "rows", (json_t *)rows);
 	free(uuid);
 	int rc = -1;
-	if (doc && !gv_outfile_open(&out, path, err, sizeof err)) {
+	if (doc && !gv_outfile_open_own(&out, path, err, sizeof err)) {
 		if (json_dumpf(doc, out.f, JSON_COMPACT | JSON_REAL_PRECISION(17)) == 0 &&
 		    !gv_outfile_commit(&out, err, sizeof err))
 			rc = 0;

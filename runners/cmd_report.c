@@ -4,6 +4,7 @@
  */
 #include "runners/cli.h"
 #include "runners/opts.h"
+#include "common/outfile.h"
 #include "common/util.h"
 #include "reports/html.h"
 #include "judge/flags.h"
@@ -82,6 +83,10 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	if (!*out) {
 		free(run_args);
 		return gv_usage_error("report", "empty output file name");
+	}
+	if (strcmp(out, "-") && gv_outfile_check(out, err, sizeof err)) {   /* said before the store is opened */
+		free(run_args);
+		return gv_usage_error("report", "%s", err);
 	}
 	if (gv_open_reading(g, GV_READ_REPORT, &s)) {
 		free(run_args);
