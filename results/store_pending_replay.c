@@ -226,8 +226,11 @@ static int replay_entry(struct store *s, int dfd, const char *dir, const char *n
 	}
 	snprintf(k.name, sizeof k.name, "%s", name);
 	snprintf(k.priv, sizeof k.priv, CLAIM "%ld.%s", (long)getpid(), name);
-	if (renameat(dfd, name, dfd, k.priv))
-		return 0;   /* another writer claimed it first */
+	if (renameat(dfd, name, dfd, k.priv)) {
+		if (errno != ENOENT)   /* ENOENT: another writer claimed it first */
+			gv_err("kept bench results '%s' cannot be claimed: %s: left for later", k.shown, strerror(errno));
+		return 0;
+	}
 	return replay_claimed(s, &k);
 }
 
