@@ -80,13 +80,13 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return rc;
 	}
+	if (*out && strcmp(out, "-") && gv_outfile_check(out, err, sizeof err)) {   /* before the store is opened */
+		free(run_args);
+		return gv_usage_error("report", "%s", err);
+	}
 	if (!*out) {
 		free(run_args);
 		return gv_usage_error("report", "empty output file name");
-	}
-	if (strcmp(out, "-") && gv_outfile_check(out, err, sizeof err)) {   /* said before the store is opened */
-		free(run_args);
-		return gv_usage_error("report", "%s", err);
 	}
 	if (gv_open_reading(g, GV_READ_REPORT, &s)) {
 		free(run_args);
