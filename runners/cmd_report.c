@@ -4,7 +4,6 @@
  */
 #include "runners/cli.h"
 #include "runners/opts.h"
-#include "common/outfile.h"
 #include "common/util.h"
 #include "reports/html.h"
 #include "judge/flags.h"
@@ -79,10 +78,6 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		rc = gv_usage_error("report", "unexpected argument '%s'", argv[optind]);
 		free(run_args);
 		return rc;
-	}
-	if (*out && strcmp(out, "-") && gv_outfile_check(out, err, sizeof err)) {   /* before the store is opened */
-		free(run_args);
-		return gv_usage_error("report", "%s", err);
 	}
 	if (!*out) {
 		free(run_args);
