@@ -70,11 +70,17 @@ static int push(struct jsplit *j, int c)
 	return 0;
 }
 
+/* A NUL byte is never JSON text: refused where it is met (`import /dev/zero` reads one byte, not 512 MiB). */
+static int nul_byte(struct jsplit *j)
+{
+	return fail(j, "a NUL byte: not JSON text");
+}
+
 /* The whole (non-array) document starting with c as one element. */
 static int whole_document(struct jsplit *j, int c, const char **elem, size_t *len)
 {
 	for (; c != EOF; c = next_char(j))
-		if (push(j, c))
+		if ((c == 0 && nul_byte(j)) || push(j, c))
 			return -1;
 	if (ferror(j->f))
 		return fail(j, "read error");
@@ -103,6 +109,8 @@ static int scan_element(struct jsplit *j, int c, int *closer)
 {
 	int depth = 0, in_str = 0, esc = 0;
 	for (; c != EOF; c = next_char(j)) {
+		if (c == 0)
+			return nul_byte(j);
 		if (in_str) {
 			if (esc)
 				esc = 0;
@@ -143,6 +151,8 @@ int jsplit_next(struct jsplit *j, const char **elem, size_t *len)
 		c = skip_ws(j);
 		if (c == EOF)
 			return fail(j, ferror(j->f) ? "read error" : "empty document");
+		if (c == 0 || !strchr("{[\"-0123456789tfn", c))
+			return fail(j, "not JSON text (it begins with byte 0x%02x)", (unsigned)c);
 		if (c != '[')
 			return whole_document(j, c, elem, len);
 		j->is_array = 1;

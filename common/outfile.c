@@ -19,7 +19,7 @@ static void outfile_free(struct gv_outfile *o)
 	o->f = NULL;
 }
 
-int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t errlen)
+static int open_output(struct gv_outfile *o, const char *path, int guarded, char *err, size_t errlen)
 {
 	struct stat st;
 	memset(o, 0, sizeof *o);
@@ -27,6 +27,8 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
 		snprintf(err, errlen, "no output file named");
 		return -1;
 	}
+	if (guarded && gv_outfile_refused(path, err, errlen))
+		return -1;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
 			snprintf(err, errlen, "cannot write '%s': not a regular file, a pipe or a character device", path);
@@ -50,7 +52,9 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
 		o->tmp = gv_asprintf("%s.tmp.XXXXXX", path);
 	int fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
+		/* the name the user gave, and its directory: the temporary's name means nothing to them */
+		int e = errno, dlen = base == path ? 1 : base - path > 1 ? (int)(base - path - 1) : 1;
+		snprintf(err, errlen, "cannot write '%s': %.*s: %s", path, dlen, base == path ? "." : path, strerror(e));
 		outfile_free(o);
 		return -1;
 	}
@@ -68,6 +72,16 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
 	return 0;
 }
 
+int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return open_output(o, path, 1, err, errlen);
+}
+
+int gv_outfile_open_own(struct gv_outfile *o, const char *path, char *err, size_t errlen)
+{
+	return open_output(o, path, 0, err, errlen);
+}
+
 int gv_outfile_check(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
@@ -75,6 +89,8 @@ int gv_outfile_check(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "no output file named");
 		return -1;
 	}
+	if (gv_outfile_refused(path, err, errlen))
+		return -1;
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if ((S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) && access(path, W_OK) == 0)
 			return 0;

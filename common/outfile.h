@@ -8,7 +8,12 @@
  *     is never followed), fsynced, and renamed over PATH on commit: a reader
  *     sees the old file or the whole new one, and two writers at once leave
  *     one whole file (the last rename);
- *   - anything else (a directory, a socket, a block device) is refused.
+ *   - anything else (a directory, a socket, a block device) is refused;
+ *   - the store named by gv_outfile_guard() is never an output: PATH is
+ *     refused when it resolves (same device and inode, through a link, or,
+ *     not existing yet, by its resolved directory and name) to the store, its
+ *     -wal, -shm or -journal, or anything in its pending folder; and an
+ *     existing SQLite database file is never replaced, whichever it is.
  * A SIGTERM, SIGINT or SIGHUP while writing removes the temporary
  * (common/tmpguard.h).
  */
@@ -23,6 +28,11 @@ struct gv_outfile {
 	char *tmp;      /* the temporary, NULL when written in place */
 };
 
+/* The store's path (--db): what no output may resolve to.  Called once, before any command. */
+void gv_outfile_guard(const char *db_path);
+/* 0, or -1 with err when PATH resolves to the guarded store or is an SQLite database (above). */
+int gv_outfile_refused(const char *path, char *err, size_t errlen);
+
 /* 0, or -1 with a one-line err naming the file and the cause (nothing created). */
 int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t errlen);
 /*
@@ -30,6 +40,8 @@ int gv_outfile_open(struct gv_outfile *o, const char *path, char *err, size_t er
  * (a long command checks its -o before it measures): 0, or -1 with err.
  */
 int gv_outfile_check(const char *path, char *err, size_t errlen);
+/* gv_outfile_open for the store's own files (its pending folder): the guard above left out. */
+int gv_outfile_open_own(struct gv_outfile *o, const char *path, char *err, size_t errlen);
 /* Flushes, syncs and puts the file in place; 0, or -1 with err (the temporary removed, PATH untouched). */
 int gv_outfile_commit(struct gv_outfile *o, char *err, size_t errlen);
 /* Gives up: the temporary removed, PATH untouched. */

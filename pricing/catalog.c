@@ -1,5 +1,6 @@
 /* catalog.c - see catalog.h */
 #include "pricing/catalog.h"
+#include "pricing/catalog_import.h"
 #include "pricing/csvrows.h"
 #include "pricing/fx.h"
 #include "common/util.h"
@@ -546,13 +547,16 @@ void catalog_note_failure(sqlite3 *db, const char *source, const char *provider,
 struct import_ctx {
 	struct catalog_load *load;
 	struct catalog_parser *p;
+	struct import_checks *checks;   /* a user's file (catalog_import.h), else NULL */
 };
 
 static int import_row(void *ud, const struct price_rec *r, long line)
 {
 	struct import_ctx *c = ud;
 	char err[320];
-	if (catalog_load_put(c->load, r, err, sizeof err) < 0) {
+	if ((c->checks && import_checks_row(c->checks, r, line, err, sizeof err)) ||
+	    catalog_load_put(c->load, r, err, sizeof err) < 0 ||
+	    (c->checks && import_checks_stored(c->checks, r, line, err, sizeof err))) {
 		catalog_parser_fail(c->p, line, "%s", err);
 		return -1;
 	}
@@ -585,7 +589,10 @@ static int run_import(sqlite3 *db, const char *name, const char *default_source,
 		return -1;
 	c.load->any_currency = any_currency;
 	c.p = catalog_parser_new(name, default_source, now, import_row, &c);
-	if (!c.p) {
+	if (!allow_empty)   /* a user's file (catalog_import_file): one price per key, the latest import wins */
+		c.checks = import_checks_new(db, name);
+	if (!c.p || (!allow_empty && !c.checks)) {
+		catalog_parser_free(c.p);
 		snprintf(err, errlen, "out of memory");
 		catalog_load_abort(c.load);
 		return -1;
@@ -603,11 +610,13 @@ static int run_import(sqlite3 *db, const char *name, const char *default_source,
 		else if (!err[0])
 			snprintf(err, errlen, "catalog '%s': cannot be read", name);
 		catalog_parser_free(c.p);
+		import_checks_free(c.checks);
 		catalog_load_abort(c.load);
 		return -1;
 	}
 	long n = catalog_load_rows(c.load);
 	catalog_parser_free(c.p);
+	import_checks_free(c.checks);
 	if (catalog_load_commit(c.load, NULL, message, err, errlen) < 0)
 		return -1;
 	if (rows)

@@ -25,4 +25,19 @@ struct bench_outcome {
 int store_put_bench_rows(struct store *s, int64_t run_id, const char *bench, const json_t *rows,
 			 const struct bench_outcome *o);
 
+/*
+ * The same in two steps, so that the rows are read before the store's write
+ * lock is taken: bench_rows_prepare groups the samples by (series, gpu)
+ * through a hash, in time linear in the rows (borrowing their strings: rows
+ * outlive the result); bench_rows_put writes them in one transaction.  gate,
+ * when not NULL, is called inside that transaction before anything is
+ * written: 0 goes on; any other value (a store_rc with store_errmsg() set,
+ * or a negative value of the caller's) writes nothing and is returned.
+ */
+struct bench_prepared;
+struct bench_prepared *bench_rows_prepare(const json_t *rows);   /* NULL: out of memory */
+void bench_rows_free(struct bench_prepared *p);
+int bench_rows_put(struct store *s, int64_t run_id, const char *bench, const struct bench_prepared *p,
+		   const struct bench_outcome *o, int (*gate)(struct store *s, void *arg), void *arg);
+
 #endif

@@ -250,6 +250,45 @@ static int check_strings(const struct jtree *t, uint32_t fp, char *err, size_t e
 	return 0;
 }
 
+/* An optional number of row i: absent, null or a number. */
+static int opt_number(const struct jtree *t, uint32_t o, const char *key, size_t i, char *err, size_t errlen)
+{
+	int ty = jt_type(t, jt_get(t, o, key));
+	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_INT && ty != JT_REAL)
+		return fail(err, errlen, "rows[%zu].%s is not a number", i, key);
+	return 0;
+}
+
+int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t errlen)
+{
+	size_t i;
+	uint32_t e;
+	if (jt_type(t, rows) != JT_ARR)
+		return fail(err, errlen, "rows is not a list");
+	if (check_strings(t, rows, err, errlen))
+		return -1;
+	jt_foreach(t, rows, i, e) {
+		const char *kind = jt_str(t, jt_get(t, e, "t"));
+		int metric = kind && !strcmp(kind, "metric"), smp = kind && !strcmp(kind, "sample");
+		const char *key = metric ? "name" : "series";
+		char where[40];
+		snprintf(where, sizeof where, "rows[%zu]", i);
+		if (jt_type(t, e) != JT_OBJ)
+			return fail(err, errlen, "rows[%zu] is not an object", i);
+		if (!metric && !smp)
+			continue;
+		if (!jt_get(t, e, key))
+			return fail(err, errlen, "rows[%zu].%s missing", i, key);
+		if (opt_ident(t, e, key, where, err, errlen) || opt_gpu(t, e, "gpu", "rows", i, err, errlen) ||
+		    opt_number(t, e, metric ? "value" : "x", i, err, errlen) ||
+		    opt_number(t, e, metric ? "value" : "y", i, err, errlen) ||
+		    (metric && jt_str(t, jt_get(t, e, "unit")) && *jt_str(t, jt_get(t, e, "unit")) &&
+		     opt_ident(t, e, "unit", where, err, errlen)))
+			return -1;
+	}
+	return 0;
+}
+
 int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 {
 	static const char *const lists[] = { "benches", "metrics", "samples", "flags", "verdicts" };

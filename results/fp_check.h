@@ -25,6 +25,15 @@
  */
 int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 
+/*
+ * The same rules for the rows of a bench kept aside while the store was busy
+ * (results/store_pending.c: {"t":"metric",name,gpu,value,unit,params} and
+ * {"t":"sample",series,gpu,x,y}): every row an object, names identities,
+ * GPU indexes in range, values numbers or null, no text longer than
+ * FP_MAX_STRING.  0, or -1 with one line in err naming the row.
+ */
+int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t errlen);
+
 /* 1 when s is "YYYY-MM-DDTHH:MM:SS[.fff]Z" or with a +HH:MM / -HH:MM offset, with valid ranges. */
 int fp_iso8601(const char *s);
 /* A run's uuid: lowercase 8-4-4-4-12 hex digits, not the nil uuid. */

@@ -342,7 +342,8 @@ static const char *describe_open_failure(sqlite3 *db, int rc)
 	switch (rc) {
 	case SQLITE_NOTADB: return "not a database";
 	case SQLITE_CORRUPT: return "database file is corrupt";
-	case SQLITE_CANTOPEN: return "cannot open file";
+	case SQLITE_CANTOPEN:   /* the system's words when it said why (Permission denied, ...) */
+		return db && sqlite3_system_errno(db) ? strerror(sqlite3_system_errno(db)) : "cannot open file";
 	case SQLITE_READONLY: return "read-only";
 	default: return db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
 	}
@@ -654,6 +655,10 @@ static int check_and_migrate(struct store *s, int readonly)
 		return rc;
 	s->version = ntables > 0 ? version : STORE_SCHEMA_VERSION;
 	if (readonly) {
+		if (ntables == 0) {   /* a 0-byte or empty file is no store yet: not "an old schema (0)" */
+			sto_set_err(s, "database '%s' is empty (no gpuvet store in it yet)", s->path);
+			return STORE_ERR;
+		}
 		if (version < STORE_READ_MIN_VERSION) {
 			sto_set_err(s, "database '%s' has an old schema (%d): open it once read-write to migrate",
 				s->path, version);

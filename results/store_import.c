@@ -6,6 +6,7 @@
 #include "results/store_int.h"
 #include "common/util.h"
 #include "results/fp_check.h"
+#include "results/run_digest.h"
 #include "common/ident.h"
 
 #include <errno.h>
@@ -259,6 +260,40 @@ static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t
 	return sto_step_kept(s, st, "replacing an incomplete copy of the run");
 }
 
+/*
+ * One uuid, one run (results/run_digest.h): an import whose uuid is stored is "already present"
+ * only when it is the same run; a different run under that uuid is an error naming both digests.
+ * Both complete: identity, benches and metrics compared; else (a partial copy) the identity alone.
+ */
+static int same_run_or_conflict(struct store *s, const struct jtree *t, uint32_t fp)
+{
+	const char *uuid = jstr(t, jt_get(t, fp, "run"), "uuid"), *inst = jstr(t, jt_get(t, fp, "run"), "status");
+	char *text = jt_text(t, fp), here[RUN_DIGEST_HEX], there[RUN_DIGEST_HEX];
+	json_t *in = text ? json_loads(text, 0, NULL) : NULL, *stored = NULL;
+	int64_t id;
+	free(text);
+	if (!in)
+		sto_set_err(s, "run %s: out of memory comparing it with its stored copy", uuid);
+	if (!in || store_resolve_run(s, uuid, &id) || store_load_fingerprint(s, id, &stored)) {
+		json_decref(in);
+		return STORE_ERR;   /* the reason set above or by the store */
+	}
+	const char *st = json_string_value(json_object_get(json_object_get(stored, "run"), "status"));
+	int whole = inst && st && !strcmp(inst, "complete") && !strcmp(st, "complete");
+	run_digest(stored, whole, here);
+	run_digest(in, whole, there);
+	json_decref(in);
+	json_decref(stored);
+	if (!strcmp(here, there)) {
+		sto_set_err(s, "run %s is already in the store", uuid);
+		return STORE_DUP;
+	}
+	sto_set_err(s, "run %s conflicts with the stored run %lld of that uuid: a different %s (digest %.12s here, "
+		    "%.12s imported); a uuid names one run, so nothing of it is imported", uuid, (long long)id,
+		    whole ? "run (identity or results)" : "machine or start", here, there);
+	return STORE_ERR;
+}
+
 int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
 {
 	const uint32_t fp = 1;   /* the root */
@@ -276,6 +311,8 @@ int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
 	int rc = replace_partial_copy(s, t, fp);
 	if (rc == STORE_OK)
 		rc = import_body(s, t, fp, &id);
+	if (rc == STORE_DUP)
+		rc = same_run_or_conflict(s, t, fp);
 	if (!s->in_batch && rc == STORE_OK && sto_exec_sql(s, "COMMIT"))
 		rc = STORE_ERR;
 	if (!s->in_batch && rc != STORE_OK)

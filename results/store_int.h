@@ -33,6 +33,8 @@ struct store {
 
 /* ---- between the store's own files (store.c, store_write.c, store_load.c, store_import.c) ---- */
 int sto_live_lock(struct store *s, int64_t run_id, short type);
+/* DB.pending, where benches are kept aside while the store is busy (store_pending.c); 0, or -1. */
+int sto_pending_dir(struct store *s, char *dir, size_t len);
 int sto_run_is_live(struct store *s, int64_t run_id);
 void sto_set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sto_exec_sql(struct store *s, const char *sql);

@@ -3,6 +3,7 @@
  */
 #include "runners/cli.h"
 #include "runners/opts.h"
+#include "common/outfile.h"
 #include "common/util.h"
 #include "common/ident.h"
 #include "results/store.h"
@@ -173,6 +174,7 @@ int main(int argc, char **argv)
 		gv_err("database '%s' is not a regular file: a store is a file of its own", gv_db_path(&g));
 		return GV_EXIT_USAGE;
 	}
+	gv_outfile_guard(gv_db_path(&g));   /* no -o, --report or export is ever the store (common/outfile.h) */
 	if (argc < 2) {
 		usage(stderr);
 		return GV_EXIT_USAGE;

@@ -225,3 +225,50 @@ def test_prices_update(faulty):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def with_kept_bench(base):
+    """two_runs, a third run left incomplete, and a bench of it kept aside (results/store_pending.h)."""
+    two_runs(base)
+    fp = json.loads(CLEAN.read_text())
+    fp["run"].update(uuid=str(uuid.UUID(int=77)), status="incomplete")
+    (base / "partial.json").write_text(json.dumps(fp))
+    subprocess.run([gpuvet_bin(), "--db", str(base / "gpuvet.db"), "results", "import", str(base / "partial.json")],
+                   env=dict(os.environ, GPUVET_NO_METADATA="1"), check=True, capture_output=True)
+    rows = [{"t": "metric", "name": "kept.rate.per_s", "gpu": g, "value": 10.0 + g, "unit": "1/s"} for g in range(-1, 8)]
+    rows += [{"t": "sample", "series": "kept.curve", "gpu": g, "x": float(i), "y": float(i * g)}
+             for g in range(8) for i in range(64)]
+    (base / "gpuvet.db.pending").mkdir()
+    (base / "gpuvet.db.pending" / f"{fp['run']['uuid']}.kept.json").write_text(json.dumps(
+        {"version": 1, "run_uuid": fp["run"]["uuid"], "run_id": 3, "bench": "kept", "status": "ok", "reason": None,
+         "duration_s": 1.5, "config": None, "rows": rows}))
+
+
+def kept_rows(d):
+    c = sqlite3.connect(d / "gpuvet.db")
+    try:
+        return (c.execute("SELECT count(*) FROM benches WHERE name = 'kept'").fetchone()[0],
+                c.execute("SELECT count(*) FROM metrics WHERE bench = 'kept'").fetchone()[0],
+                c.execute("SELECT count(*) FROM series WHERE bench = 'kept'").fetchone()[0])
+    finally:
+        c.close()
+
+
+def test_pending_replay(gpuvet, tmp_path):
+    """The replay of a kept bench (issue 35): each step failed, the bench is stored whole or its file
+    is still there to store later (under its name, or a claim the next replay gives back)."""
+    if not SHIM.exists():
+        pytest.fail(f"{SHIM} missing: make check builds it")
+    f = Faulty(gpuvet, tmp_path, with_kept_bench)
+    partial = f.before.pop(str(uuid.UUID(int=77)))   # it gains the kept bench: checked below
+
+    def whole_or_kept(p, d, after):
+        assert after[str(uuid.UUID(int=77))][0] == partial[0]
+        rows = kept_rows(d)
+        pend = d / "gpuvet.db.pending"
+        left = [n for n in os.listdir(pend)] if pend.exists() else []
+        assert rows in ((0, 0, 0), (1, 9, 8)), (rows, p.stderr)
+        assert (rows == (1, 9, 8)) != any(n.endswith(".kept.json") for n in left), (rows, left, p.stderr)
+
+    check_walk(f, ["results", "import", CLEAN], ".",
+               lambda d: kept_rows(d) == (1, 9, 8) and runs_with(4)(d), verify=whole_or_kept)

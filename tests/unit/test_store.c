@@ -289,5 +289,20 @@ static void test_migrate_remediation(void)
 	store_close(s);
 }
 
-TEST_MAIN(T(test_open_create_reopen), T(test_migrate_remediation), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
+/* issue 35 item 8: a 0-byte file read is "empty", not "an old schema (0)" (the user cannot write it to migrate) */
+static void test_empty_file_read(void)
+{
+	const char *p = tmp_db("empty.db");
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	struct store *s = NULL;
+	CHECK(store_open_readonly(p, &s) != STORE_OK);
+	CHECK(strstr(store_open_error(), "is empty") != NULL);
+	CHECK(strstr(store_open_error(), "old schema") == NULL);
+	store_close(s);
+}
+
+TEST_MAIN(T(test_open_create_reopen), T(test_empty_file_read), T(test_migrate_remediation), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
 	  T(test_import_under_malloc_failure))

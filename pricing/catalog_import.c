@@ -1,0 +1,189 @@
+/* catalog_import.c - a user's price file: one price per key, the latest import wins (catalog_import.h). */
+#include "pricing/catalog_import.h"
+#include "common/ident.h"
+#include "common/util.h"
+#include "results/store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARN_NAMED 5   /* price warnings said one by one; the rest are counted */
+
+struct import_checks {
+	sqlite3 *db;
+	const char *name;
+	sqlite3_stmt *del, *cat, *other;
+	char source[128];  /* the last row's source, and whether other imports are stored beside it */
+	int others;
+	uint64_t *hash;    /* open addressing: a key's 64-bit hash (0: empty) ... */
+	long *line;        /* ... and the line that gave it */
+	size_t n, cap;     /* cap a power of two, at least twice n */
+	long warned;
+};
+
+struct import_checks *import_checks_new(sqlite3 *db, const char *name)
+{
+	struct import_checks *k = gv_calloc(1, sizeof *k);
+	k->db = db;
+	k->name = name;
+	if (sqlite3_prepare_v2(db, "DELETE FROM prices WHERE provider = ?1 AND instance_type = ?2 AND region = ?3 AND"
+			       " zone = ?4 AND market = ?5 AND term = ?6 AND source LIKE 'import:%' AND source <> ?7",
+			       -1, &k->del, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT EXISTS (SELECT 1 FROM prices WHERE source LIKE 'import:%' AND source <> ?1)",
+			       -1, &k->other, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT price, unit FROM prices WHERE provider = ?1 AND instance_type = ?2 AND"
+			       " market = ?3 AND currency = ?4 AND source LIKE 'catalog:%' AND (region = ?5 OR region = '')"
+			       " ORDER BY region DESC LIMIT 1", -1, &k->cat, NULL) != SQLITE_OK) {
+		import_checks_free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void import_checks_free(struct import_checks *k)
+{
+	if (!k)
+		return;
+	if (k->warned > WARN_NAMED)
+		gv_err("prices '%s': %ld more price(s) over %gx off the shipped catalog's", k->name,
+		       k->warned - WARN_NAMED, PRICE_WARN_RATIO);
+	sqlite3_finalize(k->del);
+	sqlite3_finalize(k->cat);
+	sqlite3_finalize(k->other);
+	free(k->hash);
+	free(k->line);
+	free(k);
+}
+
+static uint64_t key_hash(const struct price_rec *r)
+{
+	const char *parts[] = { r->provider, r->instance_type, r->region, r->zone, r->market, r->term, r->source };
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a, a 0x1f between the fields */
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+		for (const unsigned char *c = (const unsigned char *)parts[i]; *c; c++)
+			h = (h ^ *c) * 1099511628211ull;
+		h = (h ^ 0x1f) * 1099511628211ull;
+	}
+	return h ? h : 1;
+}
+
+/* The slot of h: where it is, or the empty one where it goes. */
+static size_t slot_of(const struct import_checks *k, uint64_t h)
+{
+	size_t i = (size_t)h & (k->cap - 1);
+	while (k->hash[i] && k->hash[i] != h)
+		i = (i + 1) & (k->cap - 1);
+	return i;
+}
+
+static void grow(struct import_checks *k)
+{
+	uint64_t *oh = k->hash;
+	long *ol = k->line;
+	size_t oc = k->cap;
+	k->cap = oc ? 2 * oc : 1024;
+	k->hash = gv_calloc(k->cap, sizeof *k->hash);
+	k->line = gv_calloc(k->cap, sizeof *k->line);
+	for (size_t i = 0; i < oc; i++)
+		if (oh[i]) {
+			size_t j = slot_of(k, oh[i]);
+			k->hash[j] = oh[i];
+			k->line[j] = ol[i];
+		}
+	free(oh);
+	free(ol);
+}
+
+int import_checks_row(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen)
+{
+	if (price_rec_hourly(r) < PRICE_MIN_HOURLY) {
+		snprintf(err, errlen, "price %g per %s is not believable (under %g per hour)", r->price, r->unit,
+			 PRICE_MIN_HOURLY);
+		return -1;
+	}
+	if (2 * (k->n + 1) > k->cap)
+		grow(k);
+	uint64_t h = key_hash(r);
+	size_t i = slot_of(k, h);
+	if (k->hash[i]) {
+		char shown[96];
+		ident_escape(r->instance_type, shown, sizeof shown);
+		snprintf(err, errlen, "%s %s %s%s%s is priced twice, at lines %ld and %ld: one price per key "
+			 "(provider, instance_type, region, zone, market, term, source)", r->provider, shown, r->market,
+			 r->region[0] ? " in " : "", r->region, k->line[i], line);
+		return -1;
+	}
+	k->hash[i] = h;
+	k->line[i] = line;
+	k->n++;
+	return 0;
+}
+
+static void bind_key(sqlite3_stmt *st, const struct price_rec *r)
+{
+	sqlite3_bind_text(st, 1, r->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->instance_type, -1, SQLITE_STATIC);
+}
+
+/* Warns when the row is over PRICE_WARN_RATIO off the shipped catalog's price. */
+static void compare_with_catalog(struct import_checks *k, const struct price_rec *r, long line)
+{
+	sqlite3_reset(k->cat);
+	bind_key(k->cat, r);
+	sqlite3_bind_text(k->cat, 3, r->market, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->cat, 4, r->currency, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->cat, 5, r->region, -1, SQLITE_STATIC);
+	if (sqlite3_step(k->cat) != SQLITE_ROW)
+		return;
+	struct price_rec c = *r;
+	c.price = sqlite3_column_double(k->cat, 0);
+	snprintf(c.unit, sizeof c.unit, "%s", (const char *)sqlite3_column_text(k->cat, 1));
+	double mine = price_rec_hourly(r), theirs = price_rec_hourly(&c);
+	if (!(theirs > 0) || (mine <= theirs * PRICE_WARN_RATIO && mine * PRICE_WARN_RATIO >= theirs))
+		return;
+	if (++k->warned <= WARN_NAMED) {
+		char shown[96];
+		ident_escape(r->instance_type, shown, sizeof shown);
+		gv_err("prices '%s' line %ld: %s %s at %.4g %s/hour is %.0fx %s the shipped catalog's %.4g: check the "
+		       "file", k->name, line, r->provider, shown, mine, r->currency,
+		       mine > theirs ? mine / theirs : theirs / mine, mine > theirs ? "above" : "below", theirs);
+	}
+}
+
+/* Whether any other import's prices are stored (asked once per source: most files have one). */
+static int other_imports(struct import_checks *k, const struct price_rec *r)
+{
+	if (strcmp(k->source, r->source)) {
+		snprintf(k->source, sizeof k->source, "%s", r->source);
+		sqlite3_reset(k->other);
+		sqlite3_bind_text(k->other, 1, r->source, -1, SQLITE_STATIC);
+		k->others = sqlite3_step(k->other) != SQLITE_ROW || sqlite3_column_int(k->other, 0);
+	}
+	return k->others;
+}
+
+int import_checks_stored(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen)
+{
+	if (!other_imports(k, r)) {
+		compare_with_catalog(k, r, line);
+		return 0;
+	}
+	sqlite3_reset(k->del);
+	bind_key(k->del, r);
+	sqlite3_bind_text(k->del, 3, r->region, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->del, 4, r->zone, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->del, 5, r->market, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->del, 6, r->term, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->del, 7, r->source, -1, SQLITE_STATIC);
+	if (sqlite3_step(k->del) != SQLITE_DONE) {
+		char msg[256];
+		snprintf(err, errlen, "line %ld: cannot replace an earlier import of the price: %s", line,
+			 store_sqlite_msg(k->db, msg, sizeof msg));
+		return -1;
+	}
+	compare_with_catalog(k, r, line);
+	return 0;
+}
