@@ -2,7 +2,8 @@
 fleet-scale tests and benchmarks (issue 17): one builder, so every figure and test
 imports the same fingerprints.
 
-    captures()            the real fingerprints with 30-60 s soaks (a fleet's quick runs)
+    captures()            the real fingerprints of 2026-11-22 with 30-60 s soaks (a fleet's quick
+                          runs; later captures stay out, so the fleet-scale figures stay comparable)
     fleet(n)              n copies of them in turn, each under a fresh uuid (a generator)
     write_array(path, n)  those n as one JSON array, written element by element
 """
@@ -15,7 +16,7 @@ CAPTURES = Path(__file__).resolve().parent / "fixtures" / "gpu"
 
 def captures():
     out = []
-    for p in sorted(CAPTURES.rglob("*.json")):
+    for p in sorted(CAPTURES.glob("*-2026-11-22/**/*.json")):
         d = json.loads(p.read_text())
         if isinstance(d, dict) and d.get("schema") == "gpuvet.fingerprint/1" and "soak-300s" not in p.name:
             out.append(d)
