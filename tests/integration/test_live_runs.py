@@ -41,9 +41,9 @@ def test_a_running_run_is_never_replaced(gpuvet, tmp_path):
         assert p.wait(timeout=60) == 0
     runs = gpuvet.json("results", "list", "--json")
     assert [(x["uuid"], x["status"]) for x in runs] == [(uuid, "complete")]
-    # finished: the copy is a duplicate, the run itself kept
-    out = gpuvet("results", "import", copy, check=0).stdout
-    assert "already in the store" in out
+    # finished: the copy (another host's content under this uuid) is a named conflict, the run itself kept
+    r = gpuvet("results", "import", copy, check=2)
+    assert uuid in r.stderr and "a uuid names one run" in r.stderr, r.stderr
     assert gpuvet.json("results", "show", uuid)["run"]["hostname"] != "synthetic"
 
 
