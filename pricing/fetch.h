@@ -102,6 +102,9 @@ char *alibaba_signed_query(const char *const *params, size_t n, const char *secr
  * parameters) with extra "Key=Value" parameters; malloc'd. */
 char *alibaba_rpc_url(const char *endpoint, const char *action, const char *region, const char *const *extra,
 		      size_t nextra, const char *id, const char *secret);
+/* Both ECS calls' inputs: credentials present (else err and -1), endpoint and region defaulted. */
+int alibaba_call_args(const char *id, const char *secret, const char **endpoint, const char **region, char *err,
+		      size_t errlen);
 /* Adds the comma-separated types the list does not hold yet (--types). */
 void alibaba_add_types(struct catalog_sku **skus, size_t *nskus, const char *types);
 

@@ -164,6 +164,21 @@ char *alibaba_rpc_url(const char *endpoint, const char *action, const char *regi
 }
 
 /* --types: instance types the store does not know yet, added to the list to price. */
+int alibaba_call_args(const char *id, const char *secret, const char **endpoint, const char **region, char *err,
+		      size_t errlen)
+{
+	if (!id || !*id || !secret || !*secret) {
+		snprintf(err, errlen, "no alibaba credentials (ALIBABA_CLOUD_ACCESS_KEY_ID and "
+				      "ALIBABA_CLOUD_ACCESS_KEY_SECRET): import a CSV with gpuvet prices import FILE");
+		return -1;
+	}
+	if (!*endpoint || !**endpoint)
+		*endpoint = "https://ecs.aliyuncs.com/";
+	if (!*region || !**region)
+		*region = "us-east-1";
+	return 0;
+}
+
 void alibaba_add_types(struct catalog_sku **skus, size_t *nskus, const char *types)
 {
 	for (const char *t = types; t && *t;) {
@@ -250,15 +265,8 @@ int fetch_alibaba(sqlite3 *db, const char *region, const char *types, long *rows
 	char source[96], now[32];
 	int rc = -1;
 
-	if (!id || !*id || !secret || !*secret) {
-		snprintf(err, errlen, "no alibaba credentials (ALIBABA_CLOUD_ACCESS_KEY_ID and "
-				      "ALIBABA_CLOUD_ACCESS_KEY_SECRET): import a CSV with gpuvet prices import FILE");
+	if (alibaba_call_args(id, secret, &endpoint, &region, err, errlen))
 		return -1;
-	}
-	if (!endpoint || !*endpoint)
-		endpoint = "https://ecs.aliyuncs.com/";
-	if (!region || !*region)
-		region = "us-east-1";
 	snprintf(source, sizeof source, "alibaba-api:%s", region);
 	err[0] = '\0';
 

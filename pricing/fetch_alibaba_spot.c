@@ -161,15 +161,8 @@ int fetch_alibaba_spot(sqlite3 *db, const char *region, const char *types, long 
 	struct catalog_load *load = NULL;
 	char source[96];
 	int rc = -1;
-	if (!id || !*id || !secret || !*secret) {
-		snprintf(err, errlen, "no alibaba credentials (ALIBABA_CLOUD_ACCESS_KEY_ID and "
-				      "ALIBABA_CLOUD_ACCESS_KEY_SECRET): import a CSV with gpuvet prices import FILE");
+	if (alibaba_call_args(id, secret, &endpoint, &region, err, errlen))
 		return -1;
-	}
-	if (!endpoint || !*endpoint)
-		endpoint = "https://ecs.aliyuncs.com/";
-	if (!region || !*region)
-		region = "us-east-1";
 	snprintf(source, sizeof source, "alibaba-spot:%s", region);
 	err[0] = '\0';
 	if (catalog_skus(db, "alibaba", &skus, &nskus, err, errlen) < 0)
