@@ -44,7 +44,7 @@ static int refill(struct jsplit *j)
 	if (!j->rb)
 		j->rb = gv_malloc(JSPLIT_READ);
 	j->rpos = 0;
-	j->rlen = fread(j->rb, 1, JSPLIT_READ, j->f);
+	j->rlen = fread(j->rb, 1, j->rsize && j->rsize < JSPLIT_READ ? j->rsize : JSPLIT_READ, j->f);
 	return j->rlen > 0;
 }
 

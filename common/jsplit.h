@@ -32,6 +32,8 @@ struct jsplit {
 	size_t len, cap;
 	char *rb;          /* the file read JSPLIT_READ bytes at a time: rb[rpos..rlen) not yet taken */
 	size_t rpos, rlen;
+	size_t rsize;      /* bytes a read asks for, 1 to JSPLIT_READ (0: JSPLIT_READ); tests set it small
+			      so that elements, strings and errors straddle reads */
 	char err[160];
 };
 
