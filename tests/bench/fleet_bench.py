@@ -24,6 +24,7 @@ A measurement, not a test: it prints a table and exits 0.  The numbers in
 README's fleet section come from it.  Peak RSS is the child's ru_maxrss.
 """
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -149,7 +150,6 @@ IMPORT_TABLES = ("runs", "gpus", "benches", "metrics", "series", "flags", "verdi
 def import_peer(store, work):
     """sqlite3's .import of the rows gpuvet stored: the CSV files and the shell script (not timed),
     then a function timing one import into an empty copy of the schema."""
-    import csv
     c = sqlite3.connect(store)
     ddl = [r[0] for r in c.execute("SELECT sql FROM sqlite_master WHERE sql NOT NULL AND name NOT LIKE 'sqlite_%' "
                                    "ORDER BY type = 'index', rowid")]
