@@ -17,8 +17,9 @@ void jsplit_init(struct jsplit *j, FILE *f)
 void jsplit_free(struct jsplit *j)
 {
 	free(j->buf);
-	j->buf = NULL;
-	j->len = j->cap = 0;
+	free(j->rb);
+	j->buf = j->rb = NULL;
+	j->len = j->cap = j->rpos = j->rlen = 0;
 }
 
 static int fail(struct jsplit *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -37,12 +38,22 @@ static int fail(struct jsplit *j, const char *fmt, ...)
 	return -1;
 }
 
+/* The next chunk of the file into rb; 0 at its end (or a read error: ferror says which). */
+static int refill(struct jsplit *j)
+{
+	if (!j->rb)
+		j->rb = gv_malloc(JSPLIT_READ);
+	j->rpos = 0;
+	j->rlen = fread(j->rb, 1, j->rsize && j->rsize < JSPLIT_READ ? j->rsize : JSPLIT_READ, j->f);
+	return j->rlen > 0;
+}
+
 static int next_char(struct jsplit *j)
 {
-	int c = getc_unlocked(j->f);
-	if (c != EOF)
-		j->offset++;
-	return c;
+	if (j->rpos == j->rlen && !refill(j))
+		return EOF;
+	j->offset++;
+	return (unsigned char)j->rb[j->rpos++];
 }
 
 static int is_ws(int c)
@@ -104,41 +115,108 @@ static int end_of_array(struct jsplit *j)
 	return ferror(j->f) ? fail(j, "read error") : 0;
 }
 
-/* One element's bytes up to the ',' or ']' that ends it at depth 0. */
+/* n more bytes of the element; the buffer grows by doubling up to JSPLIT_MAX_ELEMENT. */
+static int append(struct jsplit *j, const char *p, size_t n)
+{
+	if (j->len + n + 2 > j->cap) {
+		size_t cap = j->cap ? j->cap : 4096;
+		while (j->len + n + 2 > cap) {
+			if (cap >= JSPLIT_MAX_ELEMENT)
+				return fail(j, "element larger than %u MiB", JSPLIT_MAX_ELEMENT >> 20);
+			cap *= 2;
+		}
+		j->buf = gv_realloc(j->buf, cap);
+		j->cap = cap;
+	}
+	memcpy(j->buf + j->len, p, n);
+	j->len += n;
+	return 0;
+}
+
+struct scan {
+	int depth, in_str, esc;
+};
+
+/* A byte outside strings that scan_byte() would only take: no quote, bracket, NUL or closing ','. */
+static inline int plain_outside(char c, int depth)
+{
+	return c != '"' && c != '{' && c != '[' && c != '}' && c != ']' && c != 0 && (c != ',' || depth);
+}
+
+/*
+ * One byte outside a string's plain run: 0 part of the element, 1 the ',' or ']' that ends it
+ * (not part of it), -1 an error (said).
+ */
+static int scan_byte(struct jsplit *j, struct scan *sc, char c)
+{
+	if (c == 0)
+		return nul_byte(j);
+	if (sc->in_str) {
+		if (sc->esc)
+			sc->esc = 0;
+		else if (c == '\\')
+			sc->esc = 1;
+		else if (c == '"')
+			sc->in_str = 0;
+	} else if (c == '"') {
+		sc->in_str = 1;
+	} else if (c == '{' || c == '[') {
+		if (++sc->depth > 4096)
+			return fail(j, "nested too deep");
+	} else if (c == '}' || c == ']') {
+		if (sc->depth == 0 && c == ']')
+			return 1;
+		if (sc->depth == 0)
+			return fail(j, "unexpected '}'");
+		sc->depth--;
+	} else if (c == ',' && sc->depth == 0) {
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One element's bytes up to the ',' or ']' that ends it at depth 0, a chunk of the read buffer
+ * at a time: the bytes of a string between its quotes and escapes are skipped in a tight loop
+ * and every span is copied at once.  j->offset counts the bytes taken, the closer's too.
+ */
 static int scan_element(struct jsplit *j, int c, int *closer)
 {
-	int depth = 0, in_str = 0, esc = 0;
-	for (; c != EOF; c = next_char(j)) {
-		if (c == 0)
-			return nul_byte(j);
-		if (in_str) {
-			if (esc)
-				esc = 0;
-			else if (c == '\\')
-				esc = 1;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			if (++depth > 4096)
-				return fail(j, "nested too deep");
-		} else if (c == '}' || c == ']') {
-			if (depth == 0 && c == ']') {
-				*closer = c;
-				return 0;
-			}
-			if (depth == 0)
-				return fail(j, "unexpected '}'");
-			depth--;
-		} else if (c == ',' && depth == 0) {
-			*closer = c;
+	struct scan sc = { 0, 0, 0 };
+	(void)c;
+	j->rpos--;   /* c again, from the buffer next_char took it from */
+	j->offset--;
+	for (;;) {
+		if (j->rpos == j->rlen && !refill(j))
+			return fail(j, ferror(j->f) ? "read error" : "unterminated array");
+		const char *from = j->rb + j->rpos, *p = from, *end = j->rb + j->rlen;
+		long long base = j->offset;
+		int r = 0;
+		for (; p < end; p++) {
+			if (sc.in_str && !sc.esc)
+				while (p < end && *p != '"' && *p != '\\' && *p != 0)
+					p++;
+			else if (!sc.in_str)
+				while (p < end && plain_outside(*p, sc.depth))
+					p++;
+			if (p == end)
+				break;
+			j->offset = base + (p - from) + 1;   /* this byte taken, as an error names it */
+			if ((r = scan_byte(j, &sc, *p)))
+				break;
+		}
+		if (r < 0)
+			return -1;
+		if (append(j, from, (size_t)(p - from)))
+			return -1;
+		if (r == 1) {
+			*closer = (unsigned char)*p;
+			j->rpos = (size_t)(p - j->rb) + 1;
 			return 0;
 		}
-		if (push(j, c))
-			return -1;
+		j->offset = base + (end - from);
+		j->rpos = j->rlen;
 	}
-	return fail(j, ferror(j->f) ? "read error" : "unterminated array");
 }
 
 int jsplit_next(struct jsplit *j, const char **elem, size_t *len)

@@ -19,6 +19,8 @@
 
 /* Largest element (bytes) accepted; a bigger one is an error, not a huge allocation. */
 #define JSPLIT_MAX_ELEMENT (512u << 20)
+/* Bytes read from the file at a time. */
+#define JSPLIT_READ (64u << 10)
 
 struct jsplit {
 	FILE *f;
@@ -28,6 +30,10 @@ struct jsplit {
 	long long offset; /* bytes read so far */
 	char *buf;
 	size_t len, cap;
+	char *rb;          /* the file read JSPLIT_READ bytes at a time: rb[rpos..rlen) not yet taken */
+	size_t rpos, rlen;
+	size_t rsize;      /* bytes a read asks for, 1 to JSPLIT_READ (0: JSPLIT_READ); tests set it small
+			      so that elements, strings and errors straddle reads */
 	char err[160];
 };
 

@@ -49,6 +49,7 @@ struct jtree {
 	size_t nnodes, capnodes;
 	char *strs;
 	size_t nstrs, capstrs;
+	size_t maxstr;             /* the longest decoded string's length, bytes */
 	uint32_t *scratch;         /* member keys while an object is checked for duplicates */
 	size_t capscratch;
 	int line;                  /* of a parse error, from 1 */

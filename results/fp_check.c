@@ -238,6 +238,8 @@ static int check_named(const struct jtree *t, uint32_t fp, const char *list, con
  */
 static int check_strings(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 {
+	if (t->maxstr <= FP_MAX_STRING)   /* no string of the whole text is too long: no node to visit */
+		return 0;
 	for (uint32_t v = fp; v < t->nodes[fp].end; v++) {
 		if (t->nodes[v].type != JT_STR || t->nodes[v].n <= FP_MAX_STRING)
 			continue;

@@ -821,6 +821,15 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+/* Text bound without a copy: v must live until the sto_step_kept*() that follows, which unbinds it. */
+void sto_bind_kept_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
 void sto_bind_real(sqlite3_stmt *st, int i, double v)
 {
 	if (v == v)
@@ -865,6 +874,7 @@ int sto_step_kept_err(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st) == SQLITE_DONE ? STORE_OK : store_fail(s, what);
 	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);   /* no pointer of sto_bind_kept_text() outlives the step */
 	return rc;
 }
 
@@ -875,6 +885,7 @@ int sto_step_kept(struct store *s, sqlite3_stmt *st, const char *what)
 	if (rc != SQLITE_DONE)
 		sto_set_err(s, "database '%s': %s: %s", s->path, what, db_msg(s));
 	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);   /* as sto_step_kept_err */
 	return rc == SQLITE_DONE ? STORE_OK : rc == SQLITE_CONSTRAINT ? STORE_DUP : STORE_ERR;
 }
 

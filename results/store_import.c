@@ -240,23 +240,28 @@ static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t
 	if (!status || !uuid || strcmp(status, "complete"))
 		return STORE_OK;
 	sqlite3_stmt *st;
-	/* a run still being written here is never replaced (its writer holds its lock): refused, said why */
-	if (store_prepare(s, "SELECT id FROM runs WHERE uuid = ? AND status = 'running'", &st))
+	/* one kept lookup of the uuid per run: most imports find none and write no DELETE */
+	if (sto_prepare_kept(s, "SELECT id, status FROM runs WHERE uuid = ?", &st))
 		return STORE_ERR;
 	store_bind_text(st, 1, uuid);
 	int src = sqlite3_step(st);
-	int64_t live_id = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-	sqlite3_finalize(st);
+	int64_t id = src == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	const char *was = src == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 1) : NULL;
+	int running = was && !strcmp(was, "running"), partial = was && strcmp(was, "complete");
+	sqlite3_reset(st);
 	if (src != SQLITE_ROW && src != SQLITE_DONE)
 		return store_fail(s, "reading the run's status");   /* an error (no memory) may have ended the transaction */
-	if (live_id >= 0 && sto_run_is_live(s, live_id)) {
+	/* a run still being written here is never replaced (its writer holds its lock): refused, said why */
+	if (running && sto_run_is_live(s, id)) {
 		sto_set_err(s, "run %s is still running in this store (run %lld): a running run is never replaced; "
-			   "import it again when it has finished", uuid, (long long)live_id);
+			   "import it again when it has finished", uuid, (long long)id);
 		return STORE_ERR;
 	}
-	if (sto_prepare_kept(s, "DELETE FROM runs WHERE uuid = ? AND status <> 'complete'", &st))
+	if (!partial)
+		return STORE_OK;
+	if (sto_prepare_kept(s, "DELETE FROM runs WHERE id = ?", &st))
 		return STORE_ERR;
-	store_bind_text(st, 1, uuid);
+	sqlite3_bind_int64(st, 1, id);
 	return sto_step_kept(s, st, "replacing an incomplete copy of the run");
 }
 

@@ -38,6 +38,7 @@ int sto_pending_dir(struct store *s, char *dir, size_t len);
 int sto_run_is_live(struct store *s, int64_t run_id);
 void sto_set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int sto_exec_sql(struct store *s, const char *sql);
+void sto_bind_kept_text(sqlite3_stmt *st, int i, const char *v);
 void sto_bind_real(sqlite3_stmt *st, int i, double v);
 int sto_prepare_kept(struct store *s, const char *sql, sqlite3_stmt **st);
 int sto_step_kept_err(struct store *s, sqlite3_stmt *st, const char *what);

@@ -35,19 +35,19 @@ int sto_insert_run(struct store *s, const char *uuid, const char *status, const 
 		       " instance_type, region, gpu_model, gpu_count, started_at, finished_at, inventory)"
 		       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
-	store_bind_text(st, 1, uuid);
-	store_bind_text(st, 2, status);
-	store_bind_text(st, 3, profile);
-	store_bind_text(st, 4, version);
-	store_bind_text(st, 5, hostname);
-	store_bind_text(st, 6, provider);
-	store_bind_text(st, 7, itype);
-	store_bind_text(st, 8, region);
-	store_bind_text(st, 9, gpu_model);
+	sto_bind_kept_text(st, 1, uuid);
+	sto_bind_kept_text(st, 2, status);
+	sto_bind_kept_text(st, 3, profile);
+	sto_bind_kept_text(st, 4, version);
+	sto_bind_kept_text(st, 5, hostname);
+	sto_bind_kept_text(st, 6, provider);
+	sto_bind_kept_text(st, 7, itype);
+	sto_bind_kept_text(st, 8, region);
+	sto_bind_kept_text(st, 9, gpu_model);
 	sqlite3_bind_int(st, 10, gpu_count);
-	store_bind_text(st, 11, started);
-	store_bind_text(st, 12, finished);
-	store_bind_text(st, 13, inventory_json);
+	sto_bind_kept_text(st, 11, started);
+	sto_bind_kept_text(st, 12, finished);
+	sto_bind_kept_text(st, 13, inventory_json);
 	int rc = sto_step_kept(s, st, "recording the run");
 	if (rc == STORE_OK)
 		*run_id = sqlite3_last_insert_rowid(s->db);
@@ -64,9 +64,9 @@ int sto_insert_gpu(struct store *s, int64_t run_id, long long idx, const char *n
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_int64(st, 2, idx);
-	store_bind_text(st, 3, name);
-	store_bind_text(st, 4, uuid);
-	store_bind_text(st, 5, reference_model);
+	sto_bind_kept_text(st, 3, name);
+	sto_bind_kept_text(st, 4, uuid);
+	sto_bind_kept_text(st, 5, reference_model);
 	return sto_step_kept(s, st, "recording the gpus");
 }
 
@@ -135,12 +135,12 @@ int store_put_metric(struct store *s, int64_t run_id, const char *bench, const c
 			 &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, bench);
-	store_bind_text(st, 3, name);
+	sto_bind_kept_text(st, 2, bench);
+	sto_bind_kept_text(st, 3, name);
 	sqlite3_bind_int(st, 4, gpu);
 	sto_bind_real(st, 5, value);
-	store_bind_text(st, 6, unit);
-	store_bind_text(st, 7, params_json);
+	sto_bind_kept_text(st, 6, unit);
+	sto_bind_kept_text(st, 7, params_json);
 	return sto_step_kept_err(s, st, "recording a metric");
 }
 
@@ -187,8 +187,8 @@ int sto_put_series_blob(struct store *s, int64_t run_id, const char *bench, cons
 		return n == 0 ? STORE_OK : STORE_ERR;
 	}
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, bench);
-	store_bind_text(st, 3, series);
+	sto_bind_kept_text(st, 2, bench);
+	sto_bind_kept_text(st, 3, series);
 	sqlite3_bind_int(st, 4, gpu);
 	sqlite3_bind_blob(st, 5, blob, (int)(n * STORE_POINT_BYTES), free);
 	return sto_step_kept_err(s, st, "recording a series");
@@ -218,11 +218,11 @@ int sto_insert_bench(struct store *s, int64_t run_id, const char *bench, const c
 		       " reason = excluded.reason, duration_s = excluded.duration_s, config = excluded.config", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, bench);
-	store_bind_text(st, 3, status);
-	store_bind_text(st, 4, reason);
+	sto_bind_kept_text(st, 2, bench);
+	sto_bind_kept_text(st, 3, status);
+	sto_bind_kept_text(st, 4, reason);
 	sto_bind_real(st, 5, duration_s);
-	store_bind_text(st, 6, config_json);
+	sto_bind_kept_text(st, 6, config_json);
 	return sto_step_kept(s, st, "recording the bench");
 }
 
@@ -255,11 +255,11 @@ int sto_insert_flag(struct store *s, int64_t run_id, const char *code, const cha
 		    &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, code);
-	store_bind_text(st, 3, severity);
-	store_bind_text(st, 4, message);
-	store_bind_text(st, 5, evidence_json);
-	store_bind_text(st, 6, remediation);
+	sto_bind_kept_text(st, 2, code);
+	sto_bind_kept_text(st, 3, severity);
+	sto_bind_kept_text(st, 4, message);
+	sto_bind_kept_text(st, 5, evidence_json);
+	sto_bind_kept_text(st, 6, remediation);
 	return sto_step_kept(s, st, "recording a flag");
 }
 
@@ -288,12 +288,12 @@ int sto_insert_verdict(struct store *s, int64_t run_id, const struct sto_verdict
 			 &st))   /* an upsert: see insert_bench */
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, v->verdict);
-	store_bind_text(st, 3, v->policy);
-	store_bind_text(st, 4, v->detail_json);
-	store_bind_text(st, 5, v->at);
-	store_bind_text(st, 6, v->digest ? v->digest : "");
-	store_bind_text(st, 7, v->source);
+	sto_bind_kept_text(st, 2, v->verdict);
+	sto_bind_kept_text(st, 3, v->policy);
+	sto_bind_kept_text(st, 4, v->detail_json);
+	sto_bind_kept_text(st, 5, v->at);
+	sto_bind_kept_text(st, 6, v->digest ? v->digest : "");
+	sto_bind_kept_text(st, 7, v->source);
 	sqlite3_bind_int(st, 8, v->imported != 0);
 	return sto_step_kept(s, st, "recording the verdict");
 }

@@ -14,12 +14,17 @@ and beside it the sqlite3 shell doing the same rows' work:
   rank --json               one GROUP BY over the headline metric
   results list --json       SELECT the list's columns FROM runs
   results export --format csv   .mode csv of every metric row joined with its run
-  results import F          (F: N fingerprints in one JSON array; N <= 10000)
+  results import F          (F: N fingerprints in one JSON array; N <= 10000) into a fresh store;
+                            sqlite3's `.import` of the same rows (CSV dumped from gpuvet's store, a
+                            series' points as hex text) into an empty store of the same schema,
+                            indexes and pragmas (WAL, synchronous=NORMAL, foreign keys), one
+                            transaction, as gpuvet imports one file
 
 A measurement, not a test: it prints a table and exits 0.  The numbers in
 README's fleet section come from it.  Peak RSS is the child's ru_maxrss.
 """
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -152,18 +157,84 @@ def sqlite_time(db, name, repeat=3):
     return best(["sqlite3"] + (["-csv"] if "csv" in name else []) + [db, SQL[name]], repeat)[0]
 
 
+IMPORT_TABLES = ("runs", "gpus", "benches", "metrics", "series", "flags", "verdicts")
+
+
+def import_peer(store, work):
+    """sqlite3's .import of the rows gpuvet stored: the CSV files and the shell script (not timed),
+    then a function timing one import into an empty copy of the schema."""
+    c = sqlite3.connect(store)
+    ddl = [r[0] for r in c.execute("SELECT sql FROM sqlite_master WHERE sql NOT NULL AND name NOT LIKE 'sqlite_%' "
+                                   "ORDER BY type = 'index', rowid")]
+    lines = ["PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;", "BEGIN;"]
+    for t in IMPORT_TABLES:
+        path = work / f"peer-{t}.csv"
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            for row in c.execute(f"SELECT * FROM {t} ORDER BY rowid"):
+                w.writerow([v.hex() if isinstance(v, bytes) else v for v in row])
+        lines.append(f".import --csv {path} {t}")
+    lines.append("COMMIT;")
+    c.close()
+    script = work / "peer-import.sql"
+    script.write_text("\n".join(lines) + "\n")
+
+    def once():
+        db = work / "peer.db"
+        for x in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+            x.unlink(missing_ok=True)
+        with sqlite3.connect(db) as d:
+            d.executescript(";".join(ddl))
+        d.close()
+        with open(script) as f:
+            t0 = time.monotonic()
+            subprocess.run(["sqlite3", str(db)], stdin=f, stdout=subprocess.DEVNULL, check=True)
+            return time.monotonic() - t0
+    return once
+
+
+def bench_import(n, work, array, repeat):
+    """`results import` of n fingerprints (one array) into a fresh store, best of repeat, beside
+    sqlite3's .import of the same rows."""
+    f = Path(array) if array else work / f"import-{n}.json"
+    if not array:
+        write_array(f, n)
+    fresh = work / f"import-{n}.db"
+    runs = []
+    for _ in range(repeat):
+        for x in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+            x.unlink(missing_ok=True)
+        runs.append(run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)]))
+    w, m = min(x for x, _ in runs), max(y for _, y in runs)
+    have = sqlite3.connect(fresh).execute("SELECT count(*) FROM runs").fetchone()[0]
+    s = min(import_peer(str(fresh), work)() for _ in range(repeat)) if shutil.which("sqlite3") else None
+    ratio = f"{w / s:7.1f}" if s else "      -"
+    print(f"{n:>7} {'results import (1 file)':<30} {w:9.3f} {m:9.1f} {s if s is not None else float('nan'):9.3f} "
+          f"{ratio}", flush=True)
+    print(f"{'':>7} {have} runs: gpuvet {have / w:.0f} runs/s" + (f", sqlite3 .import {have / s:.0f} runs/s" if s else ""),
+          flush=True)
+    if not array:
+        f.unlink()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", default="1000,10000")
     ap.add_argument("--keep", help="keep the stores in this directory")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each command (the best is printed)")
     ap.add_argument("--no-import", action="store_true", help="leave out `results import` (slow at 10k)")
+    ap.add_argument("--only-import", action="store_true", help="only `results import` (no store is built)")
+    ap.add_argument("--array", help="import this array of fingerprints (made by tests/fleetgen.py write_array) "
+                    "instead of writing one; its runs are counted from the store")
     a = ap.parse_args()
     work = Path(a.keep or tempfile.mkdtemp(prefix="gpuvet-fleet-bench."))
     work.mkdir(parents=True, exist_ok=True)
     print(f"{'runs':>7} {'command':<30} {'gpuvet s':>9} {'peak MiB':>9} {'sqlite3 s':>9} {'ratio':>7}")
     try:
         for n in (int(x) for x in a.runs.split(",")):
+            if a.only_import:
+                bench_import(n, work, a.array, a.repeat)
+                continue
             db = str(work / f"fleet-{n}.db")
             if not Path(db).exists():
                 t0 = time.monotonic()
@@ -179,13 +250,7 @@ def main():
                 print(f"{n:>7} {name:<30} {w:9.3f} {m:9.1f} {s if s is not None else float('nan'):9.3f} {ratio}",
                       flush=True)
             if n <= 10000 and not a.no_import:
-                f = work / f"import-{n}.json"
-                write_array(f, n)
-                fresh = work / f"import-{n}.db"
-                fresh.unlink(missing_ok=True)
-                w, m = run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)])
-                print(f"{n:>7} {'results import (1 file)':<30} {w:9.3f} {m:9.1f} {'-':>9} {'-':>7}", flush=True)
-                f.unlink()
+                bench_import(n, work, a.array, a.repeat)
     finally:
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -5,7 +5,9 @@
  * with a non-blank byte; and when the whole input is valid JSON (jansson
  * says so), an array yields exactly its elements, each equal to jansson's
  * element, and anything else yields one element equal to the document.
- * The parse-ahead thread (jsplit_ahead_*) yields the same sequence: each
+ * The file is read a few bytes at a time (rsize), so that elements, strings
+ * and errors straddle reads; the parse-ahead thread (jsplit_ahead_*), reading
+ * 64 KiB at a time, yields the same sequence, byte offsets in errors too: each
  * element parsed (common/jtree.c, held to jansson's reading), the same end
  * or the same error (checked for inputs whose
  * first byte is a multiple of 4: a thread per input costs 5x the executions).
@@ -67,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *whole = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
 	struct jsplit j;
 	jsplit_init(&j, f);
+	j.rsize = 1 + size % 13;   /* reads of a few bytes; check_ahead's of 64 KiB give the same split */
 	const char *e;
 	size_t len, n = 0;
 	int r;

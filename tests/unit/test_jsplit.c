@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Splits text; the elements joined by '|' into out; returns jsplit_next's last answer. */
-static int split(const char *text, char *out, size_t outlen, char *err, size_t errlen)
+/* Splits text reading rsize bytes at a time (0: the default); the elements joined by '|' into out;
+ * returns jsplit_next's last answer. */
+static int split_by(const char *text, size_t rsize, char *out, size_t outlen, char *err, size_t errlen)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	struct jsplit j;
 	jsplit_init(&j, f);
+	j.rsize = rsize;
 	const char *e;
 	size_t len;
 	int r;
@@ -27,6 +29,29 @@ static int split(const char *text, char *out, size_t outlen, char *err, size_t e
 	jsplit_free(&j);
 	fclose(f);
 	return r;
+}
+
+static int split(const char *text, char *out, size_t outlen, char *err, size_t errlen)
+{
+	return split_by(text, 0, out, outlen, err, errlen);
+}
+
+/* Reads of 1 to 9 bytes split as one of 64 KiB: the same elements, end, error and byte offset. */
+static void test_reads_of_any_size_split_alike(void)
+{
+	static const char *const texts[] = {
+		" [ {\"a\": \"x,]}\\\"\"} ,\n[1, [2]] , \"s\" ,null ]\n", "[1, 2,, 3]", "[1, {\"a\": 2]",
+		"[1] 2", "[1, }]", "  {\"one\": \"t\\\\\"}\n\n", "[\"a\\\"]\", [[[]]], {\"b\": [\"]\"]}]",
+	};
+	for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+		char want[256], werr[160], got[256], gerr[160];
+		int r = split_by(texts[k], 0, want, sizeof want, werr, sizeof werr);
+		for (size_t n = 1; n <= 9; n++) {
+			CHECK(split_by(texts[k], n, got, sizeof got, gerr, sizeof gerr) == r);
+			CHECK_STR(got, want);
+			CHECK_STR(gerr, werr);
+		}
+	}
 }
 
 static void test_elements(void)
@@ -84,4 +109,5 @@ static void test_list_objects_page(void)
 	CHECK(objstore_list_parse(cut, strlen(cut), count_key, &n, &trunc, next, sizeof next) == -1);
 }
 
-TEST_MAIN(T(test_elements), T(test_errors_name_the_element), T(test_list_objects_page))
+TEST_MAIN(T(test_elements), T(test_errors_name_the_element), T(test_reads_of_any_size_split_alike),
+	  T(test_list_objects_page))
