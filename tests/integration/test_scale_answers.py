@@ -198,3 +198,23 @@ def test_report_summary_rows_and_detail_equal_a_brute_force_pass(gpuvet, fleet, 
     assert {int(x) for x, _ in rows if x} == detail
     assert f"{n - 2000} more runs left out of this table" in page
     con.close()
+
+
+def test_report_of_one_run_named_twice_is_that_run_against_the_whole_fleet(gpuvet, fleet, tmp_path):
+    """--run ID twice is one run (it was 'run not found in the store': the runs asked for were counted
+    against the ids given); its page covers it alone, and its charts' fleet median counts every other
+    stored run of its GPU model that has a soak figure."""
+    con = sqlite3.connect(fleet)
+    run, model, gpus = con.execute("SELECT r.id, r.gpu_model, r.gpu_count FROM runs r JOIN metrics m ON m.run_id = r.id"
+                                   " AND m.gpu = -1 AND m.name = 'soak.tflops.last_min' ORDER BY r.id DESC"
+                                   " LIMIT 1").fetchone()
+    others = con.execute("SELECT count(*) FROM runs r JOIN metrics m ON m.run_id = r.id AND m.gpu = -1 AND"
+                         " m.name = 'soak.tflops.last_min' WHERE r.gpu_model = ? AND r.gpu_count > 0 AND r.id <> ?"
+                         " AND m.value IS NOT NULL", (model, run)).fetchone()[0]
+    con.close()
+    out = tmp_path / "one.html"
+    gpuvet("--db", fleet, "report", "--run", str(run), "--run", str(run), "-o", out, db=False, timeout=600)
+    page = out.read_text()
+    assert f"1 of the store's {RUNS} runs" in page
+    assert page.count(f'id="run-{run}"') == 1
+    assert f"fleet median ({others} other runs)" in page
