@@ -560,7 +560,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 			goto out;
 		}
 		step_done("writing the page (with the detailed runs' fingerprints)", &t0);
-		gv_debug("report: %zu runs (%zu shown), %zu bytes, %.3f s in all", d.agg.runs, d.n, cnt.bytes, now_s() - start);
+		gv_debug("report: %zu runs, %zu bytes, %.3f s in all", d.agg.runs, cnt.bytes, now_s() - start);
 	}
 	rc = 0;
 out:
