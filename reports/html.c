@@ -248,14 +248,18 @@ static void sku_key(char *buf, size_t size, const char *prov, const char *it, co
 
 /* ---- reducing a run ---- */
 
-void report_sum_init_run(struct run_sum *r, struct rep_strs *strs)
+const char *report_sku_key(struct rep_strs *strs, const char *provider, const char *itype, const char *region)
 {
 	char key[512];
+	sku_key(key, sizeof key, provider, itype, region);
+	return rep_strs_get(strs, key);
+}
 
+void report_sum_init_run(struct run_sum *r, struct rep_strs *strs)
+{
 	for (size_t i = 0; i < N_HEAD; i++)
 		r->head[i] = NAN;
-	sku_key(key, sizeof key, r->provider, r->itype, r->region);
-	r->sku = rep_strs_get(strs, key);
+	r->sku = report_sku_key(strs, r->provider, r->itype, r->region);
 }
 
 void report_sum_add_metric(struct run_sum *r, const char *name, double value)
@@ -381,48 +385,6 @@ int rep_cmp_newest(const void *a, const void *b, void *base)
 	return (y->id > x->id) - (y->id < x->id);
 }
 
-/* Marks runs[i].detail under the size rule (html.h); forced ones stay. */
-void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max)
-{
-	size_t *idx, *cand, nc = 0, forced = 0;
-
-	if (per_sku <= 0)
-		per_sku = REPORT_DETAIL_PER_SKU;
-	if (max <= 0)
-		max = REPORT_DETAIL_MAX;
-	if (n == 0)
-		return;
-	idx = gv_malloc(n * sizeof *idx);
-	cand = gv_malloc(n * sizeof *cand);
-	for (size_t i = 0; i < n; i++) {
-		idx[i] = i;
-		runs[i].forced = runs[i].detail != 0;
-		runs[i].charts = runs[i].forced;
-		forced += runs[i].forced;
-	}
-	qsort_r(idx, n, sizeof *idx, rep_cmp_sku_newest, runs);
-	for (size_t i = 0, k = 0; i < n; i++) {
-		k = (i > 0 && !strcmp(runs[idx[i]].sku, runs[idx[i - 1]].sku)) ? k + 1 : 0;
-		if (k < (size_t)per_sku && !runs[idx[i]].detail)
-			cand[nc++] = idx[i];
-	}
-	qsort_r(cand, nc, sizeof *cand, rep_cmp_newest, runs);
-	for (size_t i = 0; i < nc && forced + i < (size_t)max; i++)
-		runs[cand[i]].detail = 1;
-	/* charts: the newest detailed run of each instance type */
-	for (size_t i = 0, k = 0; i < n; i++) {
-		k = (i > 0 && !strcmp(runs[idx[i]].sku, runs[idx[i - 1]].sku)) ? k : 0;
-		if (runs[idx[i]].detail && k < REPORT_CHARTS_PER_SKU && !runs[idx[i]].forced) {
-			runs[idx[i]].charts = 1;
-			k++;
-		}
-	}
-	free(idx);
-	free(cand);
-}
-
-
-
 /* ---- page frame ---- */
 
 static void page_head(FILE *f, const struct rdoc *d, const struct run_sum *top)
@@ -442,10 +404,10 @@ static void page_head(FILE *f, const struct rdoc *d, const struct run_sum *top)
 	fputs("<header>", f);
 	rep_headline(f, top);
 	fprintf(f, "<p>gpuvet report, generated %s by gpuvet %s from ", d->generated_at, GPUVET_VERSION);
-	if (d->runs_in_store && d->runs_in_store != d->n)
-		fprintf(f, "%zu of the store's %zu runs", d->n, d->runs_in_store);
+	if (d->runs_in_store && d->runs_in_store != d->agg.runs)
+		fprintf(f, "%zu of the store's %zu runs", d->agg.runs, d->runs_in_store);
 	else
-		fprintf(f, "%zu run%s", d->n, d->n == 1 ? "" : "s");
+		fprintf(f, "%zu run%s", d->agg.runs, d->agg.runs == 1 ? "" : "s");
 	fputs("</p></header>\n<nav><a href=\"#answer\">This machine</a><a href=\"#charts\">Perf per dollar</a>"
 	      "<a href=\"#summary\">Summary</a><a href=\"#ranking\">Ranking</a><a href=\"#runs\">Runs</a>"
 	      "<a href=\"#detail\">Run detail</a><a href=\"#provenance\">Provenance</a></nav>\n<main>\n", f);
@@ -500,12 +462,16 @@ int report_render(const struct report_input *in, FILE *out)
 	d.n = in->n_fps;
 	d.runs = gv_calloc(d.n ? d.n : 1, sizeof *d.runs);
 	d.strs = rep_strs_new();
+	rep_agg_init(&d.agg, d.strs, in->detail_per_sku, in->detail_max);
 	for (size_t i = 0; i < d.n; i++) {
 		run_sum_init(&d.runs[i], d.strs, in->fps[i]);
 		d.runs[i].fp = json_incref(in->fps[i]);
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
+		rep_agg_add(&d.agg, &d.runs[i], i);
 	}
-	report_pick_detail(d.runs, d.n, in->detail_per_sku, in->detail_max);
+	report_pick_detail(&d.agg, d.runs, d.n);
+	rep_agg_medians_mem(&d.agg, d.runs, d.n, 1);   /* the fleet is these runs */
+	rep_agg_note_detail(&d.agg, d.runs, d.n);
 	d.rankings = in->rankings;
 	d.rank_error = in->rank_error;
 	d.prices = in->prices;
@@ -519,6 +485,7 @@ int report_render(const struct report_input *in, FILE *out)
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
+	rep_agg_free(&d.agg);
 	rep_strs_free(d.strs);
 	return rc;
 }

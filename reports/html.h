@@ -11,9 +11,10 @@
  * without JavaScript; with it, tables sort (click a header) and filter
  * (text box), and "#sort=TABLE:COLUMN:asc|desc" in the URL sorts on load.
  *
- * Size rule for large stores: every selected run gets one row in the runs
- * table; detail (flags with evidence, verdict, benches, metrics, inventory)
- * is written for the newest detail_per_sku runs of each instance type
+ * Size rule for large stores: the runs table lists at most REPORT_ROWS_MAX
+ * runs (report_int.h: the detailed, the newest flagged, the newest);
+ * detail (flags with evidence, verdict, benches, metrics, inventory) is
+ * written for the newest detail_per_sku runs of each instance type
  * (provider/instance type/region), newest first, at most detail_max in
  * all, and only while the file is under REPORT_BUDGET_BYTES; charts for
  * the newest REPORT_CHARTS_PER_SKU of each.  A run named with --run

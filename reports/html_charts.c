@@ -285,31 +285,6 @@ static int sweep_chart(FILE *f, json_t *fp, const struct sweep *sw, const struct
 	return 1;
 }
 
-/* The median per GPU of soak.tflops.last_min over the other runs of the same GPU model; NaN when none. */
-static double fleet_soak_median(const struct rdoc *d, const struct run_sum *r, size_t *nruns)
-{
-	size_t cap = d->fleet ? d->n_fleet : d->n, n = 0;
-	double *v = gv_malloc((cap ? cap : 1) * sizeof *v), med = NAN;
-
-	for (size_t i = 0; d->fleet && i < d->n_fleet; i++) {
-		const struct report_fleet *q = &d->fleet[i];
-		if (q->id != r->id && r->gpu_model && !strcmp(q->model, r->gpu_model) && isfinite(q->soak))
-			v[n++] = q->soak;
-	}
-	for (size_t i = 0; !d->fleet && i < d->n; i++) {
-		const struct run_sum *q = &d->runs[i];
-		if (q->id == r->id || !q->gpu_model || !r->gpu_model || strcmp(q->gpu_model, r->gpu_model) ||
-		    q->gpu_count <= 0 || !isfinite(q->head[5]))
-			continue;
-		v[n++] = q->head[5] / q->gpu_count;   /* report_head[5]: soak.tflops.last_min, an instance sum */
-	}
-	if (n)
-		med = gv_median_inplace(v, n);
-	free(v);
-	*nruns = n;
-	return med;
-}
-
 /* The first GPU's object of the inventory, or NULL. */
 static json_t *inv_gpu0(json_t *fp)
 {
@@ -363,7 +338,7 @@ void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json
 	struct bands bs = { 0 };
 	struct svg_ref tref[2], cref[1], pref[1], bref[2];
 	size_t nt = 0, nc = 0, np = 0, nb = 0, nfleet;
-	double fleet = fleet_soak_median(d, r, &nfleet), maxsm, gen, width;
+	double fleet = rep_agg_fleet_soak(&d->agg, r, &nfleet), maxsm, gen, width;
 	char lt[2][96], lb[2][96];
 	int any = 0;
 

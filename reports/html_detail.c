@@ -464,7 +464,7 @@ void rep_section_detail(FILE *f, const struct rdoc *d, const struct report_page 
 		   "the newest %d of each instance type, at most %d in all, and every run asked for with "
 		   "<code>--run</code>. The others are rows of the <a href=\"#runs\">runs table</a>; "
 		   "<code>gpuvet report --run ID</code> details any run.</p>\n",
-		nd, d->n, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
+		nd, d->agg.runs, REPORT_DETAIL_PER_SKU, REPORT_DETAIL_MAX);
 	idx = gv_malloc((d->n ? d->n : 1) * sizeof *idx);
 	nd = 0;
 	for (size_t i = 0; i < d->n; i++)

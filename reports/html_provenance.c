@@ -41,21 +41,8 @@ static json_t *ranked_skus(json_t *rankings)
 /* Which gpuvet versions measured the runs, with their run counts. */
 static void versions_line(FILE *f, const struct rdoc *d)
 {
-	const char *vers[16];
-	int vcount[16], nv = 0;
-	for (size_t r = 0; r < d->n; r++) {
-		const char *v = d->runs[r].version ? d->runs[r].version : "unknown";
-		int k;
-		for (k = 0; k < nv; k++)
-			if (!strcmp(vers[k], v))
-				break;
-		if (k == nv && nv < 16) {
-			vers[nv] = v;
-			vcount[nv++] = 0;
-		}
-		if (k < nv)
-			vcount[k]++;
-	}
+	const char *const *vers = d->agg.vers;
+	const int *vcount = d->agg.vcount, nv = d->agg.nv;
 	if (!nv)
 		return;
 	fputs("<p>Runs measured by: ", f);
@@ -144,8 +131,8 @@ static void gpu_table(FILE *f, const struct rdoc *d)
 	for (size_t g = 0; g < gpu_refs_count; g++) {
 		const struct gpu_ref *ref = &gpu_refs[g];
 		int used = 0;
-		for (size_t r = 0; r < d->n && !used; r++)
-			used = d->runs[r].gpu_model && !strcmp(d->runs[r].gpu_model, ref->key);
+		for (size_t m = 0; m < d->agg.nmodels && !used; m++)
+			used = !strcmp(d->agg.models[m], ref->key);
 		if (!used)
 			continue;
 		fputs("<tr>", f);

@@ -53,13 +53,8 @@ void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *p
 		fprintf(f, "<th>%s <small>%s</small></th>", metric_label(report_head[h], label, sizeof label), mi ? mi->unit : "");
 	}
 	fputs("<th>benches<br><small>ok/skip/fail</small></th></tr></thead><tbody>\n", f);
-	size_t unlisted = 0;
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
-		if (r->unlisted) {
-			unlisted++;
-			continue;
-		}
 		if (r->detail)
 			fprintf(f, "<tr><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id, (long long)r->id);
 		else
@@ -117,10 +112,10 @@ void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *p
 			r->nb_fail);
 	}
 	fputs("</tbody></table></div>\n", f);
-	if (unlisted)
+	if (d->unlisted)
 		fprintf(f, "<p class=\"demo\" id=\"runs-left-out\">%zu more runs left out of this table to keep the file "
 			   "small (the summary and the rankings count them): it lists the detailed, the newest and the "
 			   "flagged runs, at most %d. <code>gpuvet results list</code> lists every run.</p>\n",
-			unlisted, REPORT_ROWS_MAX);
+			d->unlisted, REPORT_ROWS_MAX);
 	fputs("</section>\n", f);
 }

@@ -42,19 +42,87 @@ struct run_sum {
 	double head[N_HEAD];
 	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
 	int detail, charts, forced;
-	int unlisted;            /* left out of the runs table by the size rule (report_load.c) */
 };
 
-/* One stored run's soak figure per GPU (soak.tflops.last_min / GPUs), for the charts' fleet median. */
-struct report_fleet {
-	int64_t id;
-	char model[32];
-	int gpus;
-	double soak;
+/* ---- what the page says about every run it covers, in bounded state (report_agg.c, report_pick.c) ---- */
+
+/* The middle four of a group's n values, fed in ascending order (rep_med_add). */
+struct rep_med {
+	size_t n, seen;
+	double v[4];
 };
+void rep_med_add(struct rep_med *m, double v);
+double rep_med_value(const struct rep_med *m);              /* the median; NaN for none */
+double rep_med_without(const struct rep_med *m, double x);   /* the median of the others than one equal to x */
+
+/* A run the page may show: ref names it to the caller (index or id), seq its place in the page's order. */
+struct rep_pick_ent {
+	size_t ref;
+	uint64_t seq;
+	int forced, detail, charts, pad;
+};
+
+/* An instance type (provider / type / region): its runs and the newest's columns. */
+struct rep_sku {
+	const char *key, *provider, *itype, *region, *gpu_model;   /* interned */
+	char *started;            /* the newest run's */
+	size_t started_cap;
+	int has_started, gpu_count;
+	int64_t newest_id;
+	size_t runs;
+	int acc, rej, crit;
+	struct rep_med bf16;      /* report_head[0] */
+	struct rep_pick_ent *recent;   /* ring of its last per_sku runs */
+	size_t nrecent;
+};
+
+struct rep_flag_count {
+	char code[48];
+	int sev, runs;
+	int64_t latest_detail;    /* a run with detail that has the flag, 0 if none */
+	uint64_t last_seq;        /* the last run counted, to count each run once */
+};
+
+/* A GPU model's soak figures per GPU (soak.tflops.last_min / GPUs) over the store, for the charts' fleet median. */
+struct rep_soak {
+	const char *model;        /* interned */
+	struct rep_med med;
+};
+
+struct rep_agg {
+	struct rep_strs *strs;
+	size_t runs;              /* the runs the page covers */
+	int verd[4], incomplete, synthetic;   /* accept, reject, unmeasurable, none */
+	int head_present[N_HEAD];
+	struct rep_sku *sku;
+	size_t nsku, sku_cap, *sku_ix;
+	struct rep_flag_count fc[64];
+	size_t nfc;
+	const char *vers[16];     /* in the order first seen, interned */
+	int vcount[16], nv;
+	const char **models;      /* GPU models of the runs covered */
+	size_t nmodels;
+	struct rep_soak *soak;
+	size_t nsoak;
+	int per_sku, detail_max;
+	size_t forced, picked;
+	struct rep_pick_ent *last, *flagged;   /* rings of REPORT_ROWS_MAX */
+	size_t nlast, nflagged;
+};
+void rep_agg_init(struct rep_agg *a, struct rep_strs *strs, int per_sku, int detail_max);
+void rep_agg_free(struct rep_agg *a);
+struct rep_sku *rep_agg_sku(struct rep_agg *a, const char *key, int add);
+struct rep_soak *rep_agg_soak(struct rep_agg *a, const char *model, int add);
+void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq);
+void rep_agg_note_detail(struct rep_agg *a, const struct run_sum *runs, size_t n);
+void rep_agg_medians_mem(struct rep_agg *a, const struct run_sum *runs, size_t n, int soak);
+double rep_agg_fleet_soak(const struct rep_agg *a, const struct run_sum *r, size_t *nruns);
+void rep_each_flag(const char *flags, void (*fn)(void *ud, const char *code, size_t len, int sev), void *ud);
+void rep_pick_add(struct rep_agg *a, const char *sku, size_t ref, uint64_t seq, int forced, int flagged);
+size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out);
 
 struct rdoc {
-	struct run_sum *runs;
+	struct run_sum *runs;    /* the runs shown (rows, detail), in the page's order */
 	size_t n;
 	json_t *rankings;
 	const char *rank_error;
@@ -71,8 +139,8 @@ struct rdoc {
 	report_remedy_fn remedy; /* html.h */
 	json_t *cost;            /* html.h report_opts.cost (borrowed) */
 	struct rep_strs *strs;   /* the runs' shared strings */
-	struct report_fleet *fleet;  /* every run of the store when runs is a subset (--run); NULL: runs is the store */
-	size_t n_fleet;
+	struct rep_agg agg;      /* every run the page covers; runs holds only those shown */
+	size_t unlisted;         /* runs left out of the runs table by the size rule */
 };
 
 static inline char *dupn(const char *s)
@@ -82,14 +150,16 @@ static inline char *dupn(const char *s)
 
 /* ---- reducing a run (html.c) ---- */
 void report_sum_init_run(struct run_sum *r, struct rep_strs *strs);
+/* "provider / type / region" ("?" for none), interned: an instance type's key */
+const char *report_sku_key(struct rep_strs *strs, const char *provider, const char *itype, const char *region);
 void report_sum_add_metric(struct run_sum *r, const char *name, double value);
 void report_sum_add_bench(struct run_sum *r, const char *st);
 void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev);
 void report_sum_add_verdict(struct run_sum *r, struct rep_strs *strs, const char *verdict, const char *policy,
 			    const char *at);
 void report_run_sum_free(struct run_sum *r);
-/* Marks which runs get full detail (per_sku newest of each type, at most max). */
-void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);
+/* Marks which runs get full detail (a's per_sku newest of each type, at most its detail_max). */
+void report_pick_detail(struct rep_agg *a, struct run_sum *runs, size_t n);
 /* At most this many rows in the runs table: the detailed runs, the newest and the flagged (report_load.c). */
 #define REPORT_ROWS_MAX 2000
 /* Writes the whole page; -1 on a write error. */

@@ -24,216 +24,245 @@
 /* ---- from the store ---- */
 
 /*
- * The runs table needs every run but only a few columns: read them with
- * five queries over the whole store (schema v1, results/store.c) rather
- * than one fingerprint per run, which would also load every sample.  Full
- * fingerprints are loaded only for the runs that get detail.
+ * The store's runs are read in one streamed pass (store_each_report_run:
+ * each run with its benches, flags, latest verdict and headline values),
+ * counted into the page's aggregates (report_agg.c) and offered to its
+ * choices (report_pick.c), then dropped; only the runs the page shows are
+ * read again whole, by id, and full fingerprints only for the detailed,
+ * one at a time while the detail is written.  With --run, the runs asked
+ * for are the page.
  */
 
-struct id_index {
-	int64_t id;
-	size_t i;
-};
-
-static int cmp_id_index(const void *a, const void *b)
+static void count_sev(void *ud, const char *code, size_t len, int sev)
 {
-	int64_t x = ((const struct id_index *)a)->id, y = ((const struct id_index *)b)->id;
-	return (x > y) - (x < y);
+	(void)code;
+	(void)len;
+	((int *)ud)[sev]++;
 }
 
-static struct run_sum *find_run(struct rdoc *d, const struct id_index *ix, int64_t id)
+/* A run's summary from its row: its strings owned or shared (keep), or the row's own (counted, then dropped). */
+static void sum_from_row(struct run_sum *r, struct rep_strs *strs, const struct store_report_run *row, int keep)
 {
-	struct id_index key = { id, 0 }, *hit = bsearch(&key, ix, d->n, sizeof *ix, cmp_id_index);
-	return hit ? &d->runs[hit->i] : NULL;
+	const struct store_run_row *x = &row->run;
+	memset(r, 0, sizeof *r);
+	r->id = x->id;
+	r->gpu_count = x->gpu_count;
+	if (keep) {
+		r->uuid = dupn(x->uuid);
+		r->started = dupn(x->started_at);
+		r->status = rep_strs_get(strs, x->status);
+		r->profile = rep_strs_get(strs, x->profile);
+		r->version = rep_strs_get(strs, x->gpuvet_version);
+		r->host = rep_strs_get(strs, x->hostname);
+		r->provider = rep_strs_get(strs, x->provider);
+		r->itype = rep_strs_get(strs, x->instance_type);
+		r->region = rep_strs_get(strs, x->region);
+		r->gpu_model = rep_strs_get(strs, x->gpu_model);
+		r->flags = dupn(row->flags);
+		r->verdict = rep_strs_get(strs, row->verdict);
+		r->policy = rep_strs_get(strs, row->policy);
+		r->verdict_at = dupn(row->verdict_at);
+		r->tolerated = dupn(row->tolerated);
+	} else {
+		r->uuid = (char *)x->uuid;
+		r->started = (char *)x->started_at;
+		r->status = x->status;
+		r->profile = x->profile;
+		r->version = x->gpuvet_version;
+		r->host = x->hostname;
+		r->provider = x->provider;
+		r->itype = x->instance_type;
+		r->region = x->region;
+		r->gpu_model = x->gpu_model;
+		r->flags = (char *)row->flags;
+		r->verdict = row->verdict;
+		r->policy = row->policy;
+		r->verdict_at = (char *)row->verdict_at;
+	}
+	report_sum_init_run(r, strs);
+	for (size_t h = 0; h < N_HEAD && h < row->nhead; h++)
+		r->head[h] = row->head[h];
+	r->nb_ok = row->benches_ok;
+	r->nb_skip = row->benches_skipped;
+	r->nb_fail = row->benches_failed;
+	rep_each_flag(r->flags, count_sev, r->nflag);
 }
 
-struct sum_walk {
-	const struct report_opts *o;
+struct load_walk {
 	struct rdoc *d;
-	size_t cap, total;
-	struct id_index *ix;
+	const struct rep_pick_ent *pick;   /* the chosen runs, in the order asked for */
+	size_t cap;
+	uint64_t seq;
 };
 
-static int take_run(void *ud, const struct store_run_row *row)
+/* Every run of the store, once: counted and offered to the page's choices. */
+static int stream_run(void *ud, const struct store_report_run *row)
 {
-	struct sum_walk *w = ud;
+	struct load_walk *w = ud;
+	struct run_sum r;
+	sum_from_row(&r, w->d->strs, row, 0);
+	rep_agg_add(&w->d->agg, &r, w->seq);
+	rep_pick_add(&w->d->agg, r.sku, (size_t)r.id, w->seq, 0, r.nflag[0] || r.nflag[1]);
+	w->seq++;
+	return 0;
+}
+
+/* A run the page shows, kept whole. */
+static int keep_run(void *ud, const struct store_report_run *row)
+{
+	struct load_walk *w = ud;
 	struct rdoc *d = w->d;
-	int want = w->o->n_run_ids == 0;
-	w->total++;
-	for (size_t k = 0; k < w->o->n_run_ids && !want; k++)
-		want = w->o->run_ids[k] == row->id;
-	if (!want)
-		return 0;
+	struct run_sum *r;
 	if (d->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 256;
 		d->runs = gv_realloc(d->runs, w->cap * sizeof *d->runs);
 	}
-	struct run_sum *r = &d->runs[d->n++];
-	memset(r, 0, sizeof *r);
-	r->id = row->id;
-	r->uuid = dupn(row->uuid);
-	r->status = rep_strs_get(d->strs, row->status);
-	r->profile = rep_strs_get(d->strs, row->profile);
-	r->version = rep_strs_get(d->strs, row->gpuvet_version);
-	r->host = rep_strs_get(d->strs, row->hostname);
-	r->provider = rep_strs_get(d->strs, row->provider);
-	r->itype = rep_strs_get(d->strs, row->instance_type);
-	r->region = rep_strs_get(d->strs, row->region);
-	r->gpu_model = rep_strs_get(d->strs, row->gpu_model);
-	r->gpu_count = row->gpu_count;
-	r->started = dupn(row->started_at);
-	r->detail = w->o->n_run_ids > 0;
-	if (w->o->run_fp && w->o->n_run_ids && row->id == w->o->run_ids[0])
-		r->fp = json_incref(w->o->run_fp);   /* held by the caller: not loaded again */
-	report_sum_init_run(r, d->strs);
-	return 0;
-}
-
-static int take_bench(void *ud, int64_t run, const char *name, const char *status, const char *reason)
-{
-	struct sum_walk *w = ud;
-	struct run_sum *r = find_run(w->d, w->ix, run);
-	(void)name;
-	(void)reason;
-	if (r)
-		report_sum_add_bench(r, status);
-	return 0;
-}
-
-static int take_metric(void *ud, int64_t run, const char *name, double value, const char *unit)
-{
-	struct sum_walk *w = ud;
-	struct run_sum *r = find_run(w->d, w->ix, run);
-	(void)unit;
-	if (r)
-		report_sum_add_metric(r, name, value);
-	return 0;
-}
-
-static int take_flag(void *ud, int64_t run, const char *code, const char *severity, const char *message)
-{
-	struct sum_walk *w = ud;
-	struct run_sum *r = find_run(w->d, w->ix, run);
-	(void)message;
-	if (r)
-		report_sum_add_flag(r, code, severity);
-	return 0;
-}
-
-static int take_verdict(void *ud, int64_t run, const char *verdict, const char *policy, const char *at)
-{
-	struct sum_walk *w = ud;
-	struct run_sum *r = find_run(w->d, w->ix, run);
-	if (r)
-		report_sum_add_verdict(r, w->d->strs, verdict, policy, at);
-	return 0;
-}
-
-/* An accept that tolerated a critical flag: the run's headline says so, if it is the run's verdict. */
-static int take_tolerated(void *ud, int64_t run, const char *policy, const char *at, const char *code)
-{
-	struct sum_walk *w = ud;
-	struct run_sum *r = find_run(w->d, w->ix, run);
-	(void)policy;
-	if (r && code && at && r->verdict_at && !strcmp(at, r->verdict_at)) {
-		free(r->tolerated);
-		r->tolerated = gv_strdup(code);
+	r = &d->runs[d->n];
+	sum_from_row(r, d->strs, row, 1);
+	if (w->pick) {
+		r->detail = w->pick[d->n].detail;
+		r->charts = w->pick[d->n].charts;
 	}
+	d->n++;
 	return 0;
+}
+
+static int cmp_page_order(const void *a, const void *b)
+{
+	const struct run_sum *x = a, *y = b;
+	int c = strcmp(x->started ? x->started : "", y->started ? y->started : "");
+	return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static int count_run(void *ud, const struct store_run_row *r)
+{
+	(void)r;
+	++*(size_t *)ud;
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* --run: the runs asked for, each once, in the page's order; all of them detailed. */
+static int load_asked(struct store *s, const struct report_opts *o, struct rdoc *d)
+{
+	int64_t *ids = gv_malloc(o->n_run_ids * sizeof *ids);
+	size_t n = 0;
+	struct load_walk w = { .d = d };
+	memcpy(ids, o->run_ids, o->n_run_ids * sizeof *ids);
+	qsort(ids, o->n_run_ids, sizeof *ids, cmp_i64);
+	for (size_t i = 0; i < o->n_run_ids; i++)
+		if (!n || ids[n - 1] != ids[i])
+			ids[n++] = ids[i];
+	if (store_each_report_run(s, ids, n, report_head, N_HEAD, keep_run, &w) ||
+	    store_each_run_sku(s, count_run, &d->runs_in_store)) {
+		free(ids);
+		return -1;
+	}
+	free(ids);
+	if (d->n < n)
+		return 1;
+	if (d->n) /* qsort takes no NULL array, even empty */
+		qsort(d->runs, d->n, sizeof *d->runs, cmp_page_order);
+	for (size_t i = 0; i < d->n; i++) {
+		d->runs[i].detail = 1;
+		if (o->run_fp && d->runs[i].id == o->run_ids[0])
+			d->runs[i].fp = json_incref(o->run_fp);   /* held by the caller: not loaded again */
+		rep_agg_add(&d->agg, &d->runs[i], i);
+	}
+	report_pick_detail(&d->agg, d->runs, d->n);
+	rep_agg_medians_mem(&d->agg, d->runs, d->n, 0);
+	return 0;
+}
+
+/* Every run: one streamed pass, then the runs shown. */
+static int load_all(struct store *s, struct rdoc *d)
+{
+	struct load_walk w = { .d = d };
+	struct rep_pick_ent *pick;
+	size_t np;
+	int64_t *ids;
+	int rc;
+	/* the pass reads one headline, the BF16 the summary's medians count; the others are looked for */
+	if (store_each_report_run(s, NULL, 0, report_head, 1, stream_run, &w))
+		return -1;
+	for (size_t h = 1; h < N_HEAD; h++) {
+		int present = store_headline_present(s, report_head[h]);
+		if (present < 0)
+			return -1;
+		d->agg.head_present[h] = present;
+	}
+	d->runs_in_store = d->agg.runs;
+	np = rep_pick(&d->agg, 1, &pick);
+	d->unlisted = d->agg.runs - np;
+	ids = gv_malloc((np ? np : 1) * sizeof *ids);
+	for (size_t i = 0; i < np; i++)
+		ids[i] = (int64_t)pick[i].ref;
+	w.pick = pick;
+	rc = store_each_report_run(s, ids, np, report_head, N_HEAD, keep_run, &w);
+	free(ids);
+	free(pick);
+	return rc ? -1 : 0;
+}
+
+/* The BF16 values in ascending order, to their instance type's median. */
+static int bf16_value(void *ud, const struct store_value_row *v)
+{
+	struct rdoc *d = ud;
+	struct rep_sku *k = rep_agg_sku(&d->agg, report_sku_key(d->strs, v->provider, v->instance_type, v->region), 0);
+	if (k)
+		rep_med_add(&k->bf16, v->value);
+	return 0;
+}
+
+static int soak_count(void *ud, const struct store_value_row *v)
+{
+	rep_agg_soak(ud, v->gpu_model, 1)->med.n++;
+	return 0;
+}
+
+static int soak_value(void *ud, const struct store_value_row *v)
+{
+	struct rep_soak *k = rep_agg_soak(ud, v->gpu_model, 0);
+	if (k)
+		rep_med_add(&k->med, v->value / v->gpu_count);
+	return 0;
+}
+
+/* The charts' fleet median: every stored run's soak figure per GPU, by GPU model (two streamed passes). */
+static void load_fleet(struct store *s, struct rdoc *d)
+{
+	static const char soak[] = "soak.tflops.last_min";
+	if (store_each_headline_value(s, soak, 1, 0, soak_count, &d->agg) == 0 &&
+	    store_each_headline_value(s, soak, 1, 1, soak_value, &d->agg) == 0)
+		return;
+	gv_debug("report: no fleet median: %s", store_errmsg(s));
+	free(d->agg.soak);
+	d->agg.soak = NULL;
+	d->agg.nsoak = 0;
 }
 
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
-	struct sum_walk w = { .o = o, .d = d };
-	int rc = STORE_OK;
-
-	if (store_each_run(s, STORE_RUNS_BY_START, take_run, &w)) {
+	int rc = o->n_run_ids ? load_asked(s, o, d) : load_all(s, d);
+	if (rc == 0 && !o->n_run_ids &&
+	    store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d))
+		rc = -1;
+	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
 	}
-	d->runs_in_store = w.total;
-	if (o->n_run_ids && d->n < o->n_run_ids) {
+	if (rc > 0) {
 		snprintf(err, errlen, "run not found in the store");
 		return -1;
 	}
-	w.ix = gv_malloc((d->n ? d->n : 1) * sizeof *w.ix);
-	for (size_t i = 0; i < d->n; i++)
-		w.ix[i] = (struct id_index){ d->runs[i].id, i };
-	qsort(w.ix, d->n, sizeof *w.ix, cmp_id_index);
-	if (store_each_bench(s, take_bench, &w) ||
-	    store_each_headline(s, report_head, N_HEAD, take_metric, &w) ||
-	    store_each_flag(s, take_flag, &w) || store_each_verdict(s, take_verdict, &w) ||
-	    store_each_tolerating_verdict(s, take_tolerated, &w)) {
-		snprintf(err, errlen, "%s", store_errmsg(s));
-		rc = -1;
-	}
-	free(w.ix);
-	return rc;
-}
-
-/*
- * The fleet behind the charts' fleet-median line: with --run the report
- * holds only the runs asked for, so read every run's GPU model and soak
- * figure (two light passes: the runs, one headline metric).
- */
-struct fleet_walk {
-	struct rdoc *d;
-	size_t cap;
-};
-
-static int cmp_fleet_id(const void *a, const void *b)
-{
-	int64_t x = ((const struct report_fleet *)a)->id, y = ((const struct report_fleet *)b)->id;
-	return (x > y) - (x < y);
-}
-
-static int fleet_run(void *ud, const struct store_run_row *row)
-{
-	struct fleet_walk *w = ud;
-	struct report_fleet *f;
-	if (!row->gpu_model || row->gpu_count <= 0)
-		return 0;
-	if (w->d->n_fleet == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 256;
-		w->d->fleet = gv_realloc(w->d->fleet, w->cap * sizeof *w->d->fleet);
-	}
-	f = &w->d->fleet[w->d->n_fleet++];
-	f->id = row->id;
-	gv_strlcpy(f->model, row->gpu_model, sizeof f->model);
-	f->gpus = row->gpu_count;
-	f->soak = NAN;
+	load_fleet(s, d);
+	rep_agg_note_detail(&d->agg, d->runs, d->n);
 	return 0;
-}
-
-static int fleet_metric(void *ud, int64_t run, const char *name, double value, const char *unit)
-{
-	struct fleet_walk *w = ud;
-	struct report_fleet key = { .id = run }, *hit;
-	(void)name;
-	(void)unit;
-	if (!w->d->n_fleet)
-		return 0;
-	hit = bsearch(&key, w->d->fleet, w->d->n_fleet, sizeof key, cmp_fleet_id);
-	if (hit)
-		hit->soak = value / hit->gpus;
-	return 0;
-}
-
-static void load_fleet(struct store *s, struct rdoc *d)
-{
-	static const char *const soak[1] = { "soak.tflops.last_min" };
-	struct fleet_walk w = { .d = d };
-
-	if (store_each_run(s, STORE_RUNS_BY_START, fleet_run, &w) == 0) {
-		if (d->n_fleet) /* qsort and bsearch take no NULL array, even empty */
-			qsort(d->fleet, d->n_fleet, sizeof *d->fleet, cmp_fleet_id);
-		if (store_each_headline(s, soak, 1, fleet_metric, &w) == 0)
-			return;
-	}
-	gv_debug("report: no fleet median: %s", store_errmsg(s));
-	free(d->fleet);
-	d->fleet = NULL;
-	d->n_fleet = 0;
 }
 
 static int take_price(void *ud, const struct price_row *row)
@@ -371,8 +400,7 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 		int present = 0;
 		for (size_t h = 0; h < N_HEAD; h++)
 			if (!strcmp(report_head[h], RANK_MORE[m]))
-				for (size_t i = 0; i < d->n && !present; i++)
-					present = isfinite(d->runs[i].head[h]);
+				present = d->agg.head_present[h];
 		if (!present || (metric && !strcmp(metric, RANK_MORE[m])))
 			continue;
 		jobs[pool.n].o = ro;
@@ -455,50 +483,6 @@ static void step_done(const char *what, double *t0)
 	*t0 = t;
 }
 
-static int cmp_row_newest(const void *a, const void *b, void *base)
-{
-	const struct run_sum *runs = base;
-	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
-	int c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
-	return c ? c : (y->id > x->id) - (y->id < x->id);
-}
-
-/*
- * The runs table's rows when the store has more runs than REPORT_ROWS_MAX:
- * every detailed run, then the newest runs with a critical or warning
- * flag, then the newest of the rest, up to REPORT_ROWS_MAX in all (half of
- * what is left for the flagged, so the newest always show).  The others
- * are counted in the summary and the rankings, not listed.
- */
-static void pick_rows(struct run_sum *runs, size_t n)
-{
-	size_t *idx, listed = 0, flagged_room;
-	if (n <= REPORT_ROWS_MAX)
-		return;
-	idx = gv_malloc(n * sizeof *idx);
-	for (size_t i = 0; i < n; i++) {
-		idx[i] = i;
-		runs[i].unlisted = !runs[i].detail;
-		listed += runs[i].detail != 0;
-	}
-	qsort_r(idx, n, sizeof *idx, cmp_row_newest, runs);
-	flagged_room = listed < REPORT_ROWS_MAX ? (REPORT_ROWS_MAX - listed) / 2 : 0;
-	for (size_t i = 0; i < n && flagged_room; i++) {
-		struct run_sum *r = &runs[idx[i]];
-		if (r->unlisted && (r->nflag[0] || r->nflag[1])) {
-			r->unlisted = 0;
-			listed++;
-			flagged_room--;
-		}
-	}
-	for (size_t i = 0; i < n && listed < REPORT_ROWS_MAX; i++)
-		if (runs[idx[i]].unlisted) {
-			runs[idx[i]].unlisted = 0;
-			listed++;
-		}
-	free(idx);
-}
-
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
 {
 	static const struct report_opts none = { 0 };
@@ -511,6 +495,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	if (!o)
 		o = &none;
 	d.strs = rep_strs_new();
+	rep_agg_init(&d.agg, d.strs, o->detail_per_sku, o->detail_max);
 	/*
 	 * The shipped price catalogs are loaded by the command before this
 	 * (gv_prices_ready), so the rankings, some on read-only connections of
@@ -530,16 +515,12 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 */
 	in_txn = store_read_begin(s);
 	rc = load_summaries(s, o, &d, err, errlen);
-	if (rc == 0 && o->n_run_ids)
-		load_fleet(s, &d);
 	store_read_end(s, in_txn);
 	in_txn = 0;
 	if (rc)
 		goto out;
 	rc = -1;
 	step_done("reading the runs' summaries", &t0);
-	report_pick_detail(d.runs, d.n, o->detail_per_sku, o->detail_max);
-	pick_rows(d.runs, d.n);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
 	d.remedy = o->remedy;
@@ -579,7 +560,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 			goto out;
 		}
 		step_done("writing the page (with the detailed runs' fingerprints)", &t0);
-		gv_debug("report: %zu runs, %zu bytes, %.3f s in all", d.n, cnt.bytes, now_s() - start);
+		gv_debug("report: %zu runs, %zu bytes, %.3f s in all", d.agg.runs, cnt.bytes, now_s() - start);
 	}
 	rc = 0;
 out:
@@ -587,8 +568,8 @@ out:
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);
+	rep_agg_free(&d.agg);
 	rep_strs_free(d.strs);
-	free(d.fleet);
 	json_decref(d.rankings);
 	json_decref(d.prices);
 	json_decref(sources);

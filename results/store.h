@@ -163,9 +163,7 @@ struct store_run_row {
 	const char *provider, *instance_type, *region, *gpu_model, *started_at;
 	int gpu_count;
 };
-enum store_run_order { STORE_RUNS_BY_ID, STORE_RUNS_BY_START /* started_at, then id */ };
 typedef int (*store_run_fn)(void *ud, const struct store_run_row *r);
-int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud);
 /* Every run's id, provider, instance_type, region, gpu_model, gpu_count and profile (the rest NULL), in no set order. */
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
 /* Instance-level metric rows (gpu -1) named in names[0..n) (n == 0: all), in run order (within a run, any order); NAN for no value. */
@@ -185,16 +183,38 @@ struct store_rank_row {
 };
 typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);
 int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud);
-/* Rows of a run with three text columns. */
-typedef int (*store_row3_fn)(void *ud, int64_t run_id, const char *a, const char *b, const char *c);
-/* benches but the harness: (name, status, reason) */
-int store_each_bench(struct store *s, store_row3_fn fn, void *ud);
-/* flags by run, as raised: (code, severity, message) */
-int store_each_flag(struct store *s, store_row3_fn fn, void *ud);
-/* verdicts judged here (not imported) by time: (verdict, policy, at) */
-int store_each_verdict(struct store *s, store_row3_fn fn, void *ud);
-/* accepts judged here that tolerated a critical flag: (policy, at, the first tolerated code) */
-int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud);
+/*
+ * The report's runs (results/store_report.c): each with its summary, every
+ * run in started order (ids NULL: no uuid, benches or tolerated flag read),
+ * or the runs ids[0..nids) in that order; head[i] the instance-level value
+ * of names[i] (i < nhead), NaN for none.
+ */
+struct store_report_run {
+	struct store_run_row run;
+	const char *flags;        /* "CODE:severity ..." as raised, NULL for none */
+	int benches_ok, benches_skipped, benches_failed;   /* benches but the harness */
+	const char *verdict, *policy, *verdict_at;   /* the latest judged here (not imported), or NULL */
+	const char *tolerated;    /* with ids only: the flag an accept at verdict_at tolerated, or NULL */
+	const double *head;
+	size_t nhead;
+};
+typedef int (*store_report_run_fn)(void *ud, const struct store_report_run *r);
+int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, const char *const *names, size_t nnames,
+			  store_report_run_fn fn, void *ud);
+/*
+ * One instance-level metric's finite values with their run's columns, in
+ * ascending order of the value (per_gpu: of value / gpu_count, runs with a
+ * GPU model and GPUs only) when sorted is set, else in no set order.
+ */
+struct store_value_row {
+	const char *provider, *instance_type, *region, *gpu_model;
+	int gpu_count;
+	double value;
+};
+typedef int (*store_value_fn)(void *ud, const struct store_value_row *r);
+int store_each_headline_value(struct store *s, const char *name, int per_gpu, int sorted, store_value_fn fn, void *ud);
+/* Whether some run has a finite instance-level value of name: 1, 0, or -1 on error. */
+int store_headline_present(struct store *s, const char *name);
 
 /*
  * `results list` and `results export --format csv` (issue 17): exactly the

@@ -47,38 +47,6 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 	return STORE_OK;
 }
 
-int store_each_run(struct store *s, enum store_run_order order, store_run_fn fn, void *ud)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (store_prepare(s, order == STORE_RUNS_BY_START
-			  ? "SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
-			    " gpu_model, gpu_count, started_at FROM runs ORDER BY started_at, id"
-			  : "SELECT id, uuid, status, profile, gpuvet_version, hostname, provider, instance_type, region,"
-			    " gpu_model, gpu_count, started_at FROM runs ORDER BY id", &st))
-		return STORE_ERR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_run_row r = {
-			.id = sqlite3_column_int64(st, 0),
-			.uuid = (const char *)sqlite3_column_text(st, 1),
-			.status = (const char *)sqlite3_column_text(st, 2),
-			.profile = (const char *)sqlite3_column_text(st, 3),
-			.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
-			.hostname = (const char *)sqlite3_column_text(st, 5),
-			.provider = (const char *)sqlite3_column_text(st, 6),
-			.instance_type = (const char *)sqlite3_column_text(st, 7),
-			.region = (const char *)sqlite3_column_text(st, 8),
-			.gpu_model = (const char *)sqlite3_column_text(st, 9),
-			.gpu_count = sqlite3_column_int(st, 10),
-			.started_at = (const char *)sqlite3_column_text(st, 11),
-		};
-		if (fn(ud, &r))
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
-}
-
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
@@ -177,52 +145,6 @@ int store_each_rank_metric(struct store *s, const char *const *names, size_t n, 
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
-}
-
-/* Steps a statement of (run_id, text, text, text) rows into fn. */
-static int each_row3(struct store *s, const char *sql, const char *what, store_row3_fn fn, void *ud)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (store_prepare(s, sql, &st))
-		return STORE_ERR;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (fn(ud, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-		       (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3)))
-			break;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, what);
-}
-
-int store_each_bench(struct store *s, store_row3_fn fn, void *ud)
-{
-	return each_row3(s, "SELECT run_id, name, status, reason FROM benches WHERE name <> 'harness'",
-			 "reading benches", fn, ud);
-}
-
-int store_each_flag(struct store *s, store_row3_fn fn, void *ud)
-{
-	return each_row3(s, "SELECT run_id, code, severity, message FROM flags ORDER BY run_id, id",
-			 "reading flags", fn, ud);
-}
-
-int store_each_verdict(struct store *s, store_row3_fn fn, void *ud)
-{
-	/* the run's verdicts judged here: an imported one is history, not the run's verdict */
-	return each_row3(s, store_schema_version(s) >= 6 ?
-			 "SELECT run_id, verdict, policy, at FROM verdicts WHERE imported = 0 ORDER BY at, id" :
-			 "SELECT run_id, verdict, policy, at FROM verdicts ORDER BY at, id",
-			 "reading verdicts", fn, ud);
-}
-
-int store_each_tolerating_verdict(struct store *s, store_row3_fn fn, void *ud)
-{
-	if (store_schema_version(s) < 6)
-		return STORE_OK;   /* no verdict of an older store has a tolerated flag */
-	return each_row3(s, "SELECT run_id, policy, at, json_extract(detail, '$.tolerated[0].flag') FROM verdicts"
-			 " WHERE imported = 0 AND verdict = 'accept' AND"
-			 " (CASE WHEN json_valid(detail) THEN json_array_length(detail, '$.tolerated') ELSE 0 END) > 0",
-			 "reading verdicts", fn, ud);
 }
 
 /* ---- connection settings for long reads ---- */

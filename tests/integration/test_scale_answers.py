@@ -129,3 +129,92 @@ def test_report_equals_rank_and_a_brute_force_count_of_every_run(gpuvet, fleet, 
     for k, w in want.items():
         assert got[k][:2] == (w["runs"], w["crit"]), k
         assert got[k][2] == pytest.approx(statistics.median(w["v"]), abs=0.051), k
+
+
+def newest_first(con):
+    """Every run, newest first (started, then id), with what the page's choices read."""
+    flags = defaultdict(set)
+    for run, sev in con.execute("SELECT run_id, severity FROM flags"):
+        flags[run].add(sev)
+    runs = con.execute("SELECT id, provider, instance_type, region, gpuvet_version, gpu_model FROM runs"
+                       " ORDER BY started_at DESC, id DESC").fetchall()
+    return runs, flags
+
+
+def test_report_summary_rows_and_detail_equal_a_brute_force_pass(gpuvet, fleet, tmp_path):
+    """The summary's cards, flag counts and versions, the runs table's rows and the detailed runs
+    (html.h's size rule) come from one bounded pass now: the same as every run held in Python."""
+    out = tmp_path / "r.html"
+    gpuvet("--db", fleet, "report", "-o", out, db=False, check=0, timeout=600)
+    page = out.read_text()
+    con = sqlite3.connect(fleet)
+    runs, sevs = newest_first(con)
+    n = len(runs)
+    assert n == RUNS > 2000
+    # cards
+    cards = dict((lab, int(v)) for v, lab in re.findall(r'<div class="card"><b>(\d+)</b>([a-z ]+)</div>', page))
+    skus = {(p or "?", t or "?", r or "?") for _, p, t, r, _, _ in runs}
+    assert cards["runs"] == n and cards["instance types"] == len(skus)
+    # flags at a glance: runs per code and the worst severity
+    want = defaultdict(lambda: [0, 2])
+    order = {"critical": 0, "warning": 1, "info": 2}
+    for code, sev, k in con.execute("SELECT code, min(CASE severity WHEN 'critical' THEN 0 WHEN 'warning' THEN 1"
+                                    " ELSE 2 END), count(DISTINCT run_id) FROM flags GROUP BY code"):
+        want[code] = [k, sev]
+    ft = page[page.index('id="flags"'):]
+    ft = ft[:ft.index("</table>")]
+    got = {c[0]: [int(c[2]), order[c[1]]] for c in map(cells, re.findall(r"<tr>(.*?)</tr>", ft, re.S)) if len(c) == 4}
+    assert got == dict(want) and got
+    # versions, in the order first seen (oldest run first)
+    vers = defaultdict(int)
+    for run in reversed(runs):
+        vers[run[4] or "unknown"] += 1
+    line = "Runs measured by: " + ", ".join(f"gpuvet {v} ({k} run{'' if k == 1 else 's'})" for v, k in vers.items())
+    assert line + ".</p>" in page
+    # detail: the newest 3 of each instance type, newest first, at most 200
+    per = defaultdict(int)
+    cand = []
+    for r in runs:
+        key = (r[1] or "?", r[2] or "?", r[3] or "?")
+        if per[key] < 3:
+            cand.append(r[0])
+        per[key] += 1
+    detail = set(cand[:200])
+    # rows: the detailed, then the newest flagged (half the room left), then the newest, 2,000 in all
+    listed = set(detail)
+    room = (2000 - len(listed)) // 2
+    for r in runs:
+        if room and r[0] not in listed and sevs[r[0]] & {"critical", "warning"}:
+            listed.add(r[0])
+            room -= 1
+    for r in runs:
+        if len(listed) >= 2000:
+            break
+        listed.add(r[0])
+    body = page[page.index('id="runlist"'):]
+    body = body[:body.index("</table>")]
+    rows = re.findall(r'<tr><td class=n>(?:<a href="#run-(\d+)">)?(\d+)', body)
+    assert [int(x) for _, x in rows] == [r[0] for r in reversed(runs) if r[0] in listed]
+    assert {int(x) for x, _ in rows if x} == detail
+    assert f"{n - 2000} more runs left out of this table" in page
+    con.close()
+
+
+def test_report_of_one_run_named_twice_is_that_run_against_the_whole_fleet(gpuvet, fleet, tmp_path):
+    """--run ID twice is one run (it was 'run not found in the store': the runs asked for were counted
+    against the ids given); its page covers it alone, and its charts' fleet median counts every other
+    stored run of its GPU model that has a soak figure."""
+    con = sqlite3.connect(fleet)
+    run, model, gpus = con.execute("SELECT r.id, r.gpu_model, r.gpu_count FROM runs r JOIN metrics m ON m.run_id = r.id"
+                                   " AND m.gpu = -1 AND m.name = 'soak.tflops.last_min' ORDER BY r.id DESC"
+                                   " LIMIT 1").fetchone()
+    others = con.execute("SELECT count(*) FROM runs r JOIN metrics m ON m.run_id = r.id AND m.gpu = -1 AND"
+                         " m.name = 'soak.tflops.last_min' WHERE r.gpu_model = ? AND r.gpu_count > 0 AND r.id <> ?"
+                         " AND m.value IS NOT NULL", (model, run)).fetchone()[0]
+    con.close()
+    out = tmp_path / "one.html"
+    gpuvet("--db", fleet, "report", "--run", str(run), "--run", str(run), "-o", out, db=False, timeout=600)
+    page = out.read_text()
+    assert f"1 of the store's {RUNS} runs" in page
+    assert page.count(f'id="run-{run}"') == 1
+    assert f"fleet median ({others} other runs)" in page
