@@ -138,6 +138,9 @@ void rep_td_num(FILE *f, double v, const char *suffix);
 /* html_ranking.c: what a ranking row's figure is, "(sustained)", "(estimate: reference, measured)", and its other profiles */
 void rep_basis_words(FILE *f, json_t *row, const char *unit);
 void rep_td_text(FILE *f, const char *s);
+/* html_prices.c: the cheapest prices of each GPU model and market, the rest counted (Provenance) */
+json_t *report_load_prices(struct store *s, char *err, size_t errlen);
+void rep_prices_table(FILE *f, const struct rdoc *d);
 /* html_summary.c */
 void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_ranking.c */

@@ -236,17 +236,6 @@ static void load_fleet(struct store *s, struct rdoc *d)
 	d->n_fleet = 0;
 }
 
-static int take_price(void *ud, const struct price_row *row)
-{
-	const struct price_rec *r = &row->rec;
-	json_array_append_new(ud, json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:s,s:s,s:s,s:s}",
-					    "provider", r->provider, "instance_type", r->instance_type,
-					    "region", r->region, "market", r->market, "price", r->price,
-					    "currency", r->currency, "source", r->source, "captured_at", r->captured_at,
-					    "unit", r->unit, "zone", r->zone, "term", r->term));
-	return 0;
-}
-
 static int take_source(void *ud, const struct price_source *ps)
 {
 	json_array_append_new(ud, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", ps->source,
@@ -258,10 +247,9 @@ static int take_source(void *ud, const struct price_source *ps)
 
 static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
 {
-	json_t *arr = json_array();
 	char serr[256];
+	json_t *arr = report_load_prices(s, err, errlen);   /* bounded: html_prices.c */
 	*sources = json_array();
-	catalog_prices(store_db(s), NULL, PRICE_ORDER_SKU, take_price, arr, err, errlen);
 	catalog_sources(store_db(s), take_source, *sources, serr, sizeof serr);
 	return arr;
 }
