@@ -125,9 +125,9 @@ static const char *default_unit(const char *m)
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->s[i].provider, provider) && !strcmp(c->s[i].itype, itype))
-			return &c->s[i];
+	long first = rank_index_first(c, provider, itype);
+	if (first >= 0)
+		return &c->s[first];
 	if (!create)
 		return NULL;
 	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
@@ -140,6 +140,7 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 	k->run_gpus = NAN;
 	k->fx_rate = NAN;
 	k->other_usd_h = NAN;
+	rank_index_add(c, c->n - 1);
 	return k;
 }
 
@@ -151,10 +152,8 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *itype, const char *profile)
 {
 	long base = -1;
-	for (size_t i = 0; i < c->n; i++) {
+	for (long i = rank_index_first(c, provider, itype); i >= 0; i = c->s[i].next_same) {
 		struct sku *k = &c->s[i];
-		if (strcmp(k->provider, provider) || strcmp(k->itype, itype))
-			continue;
 		if (k->profile && !strcmp(k->profile, profile))
 			return k;
 		if (base < 0 || !k->profile)
@@ -186,6 +185,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 	k->provider = gv_strdup(provider);
 	k->itype = gv_strdup(itype);
 	k->profile = gv_strdup(profile);
+	rank_index_add(c, c->n - 1);
 	return k;
 }
 
@@ -526,10 +526,12 @@ static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char
 	size_t count[8] = { 0 }, np = 0, best = 0;
 	double *v = NULL;
 	size_t n = 0;
+	int scope = per_gpu_scope(metric);
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < c->n; i++) {
-			const struct sku *j = &c->s[i];
-			double g = per_gpu_scope(metric) ? 1 : rank_sku_gpus(j);
+		/* the entries runs made, listed once: an estimate per priced type is not a pass over every type */
+		for (size_t x = 0; x < c->nprofiled; x++) {
+			const struct sku *j = &c->s[c->profiled[x]];
+			double g = scope ? 1 : rank_sku_gpus(j);
 			if (j == k || !j->profile || !(g > 0) || !gpu_same_model(rank_sku_model(j), rank_sku_model(k)))
 				continue;
 			size_t p;
@@ -862,6 +864,10 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
 	    load_runs(&c, q, nq, units) < 0 || rank_price_places(&c) < 0)
 		goto done;
+	c.profiled = gv_malloc((c.n ? c.n : 1) * sizeof *c.profiled);
+	for (size_t i = 0; i < c.n; i++)
+		if (c.s[i].profile)
+			c.profiled[c.nprofiled++] = i;
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;
 
@@ -921,5 +927,7 @@ done:
 	for (size_t i = 0; i < c.n; i++)
 		sku_free(&c.s[i]);
 	free(c.s);
+	rank_index_free(&c);
+	free(c.profiled);
 	return rc;
 }

@@ -58,6 +58,7 @@ struct sku {
 	const char *est_kind;   /* an estimate's source: the basis of the runs it scales ("sustained", "burst")
 				   or the reference's kind (gpu_ref_kind_name); static text */
 	int est_from_ref;       /* the estimate scales the model's reference, not stored runs */
+	int32_t next_same;      /* index into ctx.s of the type's next entry (another profile); -1 none */
 	struct sku **beside;    /* the type's other profiles, shown beside the ranked one (judge/rank_profile.c) */
 	size_t nbeside;
 	double value, vpd;
@@ -103,6 +104,10 @@ struct ctx {
 	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
 	const char *first_component; /* the metric whose spread a row shows */
 	int other;              /* loading the other market's prices */
+	int32_t *hidx;          /* judge/rank_index.c: (provider, itype) -> first index into s; -1 empty */
+	size_t hcap, hused;
+	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
+	size_t nprofiled;
 };
 
 /* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
@@ -119,6 +124,11 @@ double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
 
+/* judge/rank_index.c: a type's first entry in c->s (-1 none), the others through next_same */
+long rank_index_first(const struct ctx *c, const char *provider, const char *itype);
+/* Indexes the entry just appended at c->s[idx] (after its provider and itype are set). */
+void rank_index_add(struct ctx *c, size_t idx);
+void rank_index_free(struct ctx *c);
 /* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
 int rank_profile_pref(const char *profile);
 const char *rank_profile_basis(const char *profile);
