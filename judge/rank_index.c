@@ -84,3 +84,12 @@ void rank_index_free(struct ctx *c)
 	c->hidx = NULL;
 	c->hcap = c->hused = 0;
 }
+
+void rank_index_profiled(struct ctx *c)
+{
+	c->profiled = gv_malloc((c->n ? c->n : 1) * sizeof *c->profiled);
+	c->nprofiled = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->s[i].profile)
+			c->profiled[c->nprofiled++] = i;
+}

@@ -104,6 +104,7 @@ struct ctx {
 	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
 	const char *first_component; /* the metric whose spread a row shows */
 	int other;              /* loading the other market's prices */
+	int runs_first;         /* runs read before prices: only their types are priced (judge/rank.c take_price) */
 	int32_t *hidx;          /* judge/rank_index.c: (provider, itype) -> first index into s; -1 empty */
 	size_t hcap, hused;
 	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
@@ -129,15 +130,20 @@ long rank_index_first(const struct ctx *c, const char *provider, const char *ity
 /* Indexes the entry just appended at c->s[idx] (after its provider and itype are set). */
 void rank_index_add(struct ctx *c, size_t idx);
 void rank_index_free(struct ctx *c);
+/* Lists the entries runs made (a profile) in c->profiled, for the estimates. */
+void rank_index_profiled(struct ctx *c);
 /* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
 int rank_profile_pref(const char *profile);
 const char *rank_profile_basis(const char *profile);
-void rank_group_profiles(struct sku **order, size_t *nrows);
+void rank_group_profiles(const struct ctx *c, struct sku **order, size_t *nrows);
 void rank_basis_columns(const struct sku *k, json_t *row);
 void rank_group_unpriced(json_t *unpriced);
 /* judge/rank_price.c */
 /* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
 int rank_price_places(struct ctx *c);
+/* The ordered rows kept: every measured one, and the best o->estimates_max estimates (all when 0),
+ * each with its other market's price; returns how many estimates were left out, -1 on a read error. */
+long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows);
 /* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
  * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
 json_t *rank_stale_json(struct sku *const *order, size_t n);

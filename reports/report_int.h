@@ -92,6 +92,8 @@ void report_run_sum_free(struct run_sum *r);
 void report_pick_detail(struct run_sum *runs, size_t n, int per_sku, int max);
 /* At most this many rows in the runs table: the detailed runs, the newest and the flagged (report_load.c). */
 #define REPORT_ROWS_MAX 2000
+/* Estimate rows per ranking (rank_opts.estimates_max): the best per dollar; the others counted. */
+#define REPORT_ESTIMATES_MAX 200
 /* Writes the whole page; -1 on a write error. */
 int report_render_doc(const struct rdoc *d, FILE *f);
 

@@ -328,7 +328,9 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 {
 	json_t *out = json_array(), *r0 = NULL;
 	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
-	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1 };
+	/* and of the estimates, the best REPORT_ESTIMATES_MAX: a priced catalog of 1.1 M types is not a page */
+	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1,
+				.estimates_max = REPORT_ESTIMATES_MAX };
 	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;
