@@ -76,3 +76,25 @@ def test_price_section_lists_the_cheapest_per_model_and_counts_the_rest(gpuvet, 
 def pytest_approx(v):
     """The page's rounding (4 significant digits at most): equal to within it."""
     return pytest.approx(v, rel=5e-4)
+
+
+def test_report_lists_the_best_estimates_and_counts_the_rest(gpuvet, tmp_path):
+    """A catalog of many priced types: each ranking of the report keeps the best 200 estimates per
+    dollar (REPORT_ESTIMATES_MAX) and says how many more `rank --estimates` has; rank lists all."""
+    lines = ["provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at"]
+    lines += [f"test,t{i}.8x,us-east-1,H100-SXM,8,on_demand,{20 + i / 10:.2f},hour,USD,2026-11-20"
+              for i in range(300)]
+    (tmp_path / "types.csv").write_text("\n".join(lines) + "\n")
+    gpuvet("prices", "import", tmp_path / "types.csv", check=0)
+    est = [x for x in gpuvet.json("rank", "--estimates", "--json")["rows"] if x["estimate"]]
+    assert len(est) > 300
+    gpuvet("report", "-o", tmp_path / "r.html", check=0)
+    html = (tmp_path / "r.html").read_text()
+    m = re.search(r"The best (\d+) estimates per dollar are listed; (\d+) more priced types", html)
+    assert m and (int(m.group(1)), int(m.group(2))) == (200, len(est) - 200)
+    table = re.search(r'<table class="sortable" id="rank">(.*?)</table>', html, re.S).group(1)
+    shown = re.findall(r'<tr[^>]*>.*?</tr>', table, re.S)
+    listed = [t for t in shown if ">(estimate)</span>" in t]
+    assert len(listed) == 200
+    # the best per dollar: the cheapest of the imported 8x H100 types are in, the dearest are not
+    assert "t0.8x" in table and "t299.8x" not in table
