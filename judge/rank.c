@@ -130,7 +130,7 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 		return &c->s[first];
 	if (!create)
 		return NULL;
-	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
+	rank_index_room(c);
 	struct sku *k = &c->s[c->n++];
 	memset(k, 0, sizeof *k);
 	k->provider = gv_strdup(provider);
@@ -163,7 +163,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 		c->s[base].profile = gv_strdup(profile);
 		return &c->s[base];
 	}
-	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
+	rank_index_room(c);
 	struct sku *k = &c->s[c->n++];
 	memset(k, 0, sizeof *k);
 	if (base >= 0) {

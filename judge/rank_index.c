@@ -93,3 +93,12 @@ void rank_index_profiled(struct ctx *c)
 		if (c->s[i].profile)
 			c->profiled[c->nprofiled++] = i;
 }
+
+void rank_index_room(struct ctx *c)
+{
+	/* doubling: one entry more at a time was a copy (or a page-table move) of the whole array per type */
+	if (c->n < c->cap_s)
+		return;
+	c->cap_s = c->cap_s ? c->cap_s * 2 : 64;
+	c->s = gv_realloc(c->s, c->cap_s * sizeof *c->s);
+}

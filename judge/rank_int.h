@@ -88,7 +88,7 @@ struct ctx {
 	sqlite3 *db;            /* the store's connection, for the price catalog */
 	const struct rank_opts *o;
 	struct sku *s;
-	size_t n;
+	size_t n, cap_s;        /* entries, and room for (rank_index_room) */
 	char *err;
 	size_t errlen;
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
@@ -130,6 +130,8 @@ long rank_index_first(const struct ctx *c, const char *provider, const char *ity
 /* Indexes the entry just appended at c->s[idx] (after its provider and itype are set). */
 void rank_index_add(struct ctx *c, size_t idx);
 void rank_index_free(struct ctx *c);
+/* Room in c->s for one entry more (the capacity doubles). */
+void rank_index_room(struct ctx *c);
 /* Lists the entries runs made (a profile) in c->profiled, for the estimates. */
 void rank_index_profiled(struct ctx *c);
 /* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
