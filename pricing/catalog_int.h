@@ -7,7 +7,7 @@
 
 #include "pricing/catalog.h"
 
-#include <sqlite3.h>
+typedef struct sqlite3_stmt sqlite3_stmt;   /* the statement, as sqlite3.h names it */
 
 /*
  * The columns every price read selects, in this order, from prices p LEFT
