@@ -125,12 +125,12 @@ static const char *default_unit(const char *m)
 
 static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->s[i].provider, provider) && !strcmp(c->s[i].itype, itype))
-			return &c->s[i];
+	long first = rank_index_first(c, provider, itype);
+	if (first >= 0)
+		return &c->s[first];
 	if (!create)
 		return NULL;
-	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
+	rank_index_room(c);
 	struct sku *k = &c->s[c->n++];
 	memset(k, 0, sizeof *k);
 	k->provider = gv_strdup(provider);
@@ -140,6 +140,7 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 	k->run_gpus = NAN;
 	k->fx_rate = NAN;
 	k->other_usd_h = NAN;
+	rank_index_add(c, c->n - 1);
 	return k;
 }
 
@@ -151,10 +152,8 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *itype, const char *profile)
 {
 	long base = -1;
-	for (size_t i = 0; i < c->n; i++) {
+	for (long i = rank_index_first(c, provider, itype); i >= 0; i = c->s[i].next_same) {
 		struct sku *k = &c->s[i];
-		if (strcmp(k->provider, provider) || strcmp(k->itype, itype))
-			continue;
 		if (k->profile && !strcmp(k->profile, profile))
 			return k;
 		if (base < 0 || !k->profile)
@@ -164,7 +163,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 		c->s[base].profile = gv_strdup(profile);
 		return &c->s[base];
 	}
-	c->s = gv_realloc(c->s, (c->n + 1) * sizeof *c->s);
+	rank_index_room(c);
 	struct sku *k = &c->s[c->n++];
 	memset(k, 0, sizeof *k);
 	if (base >= 0) {
@@ -186,6 +185,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 	k->provider = gv_strdup(provider);
 	k->itype = gv_strdup(itype);
 	k->profile = gv_strdup(profile);
+	rank_index_add(c, c->n - 1);
 	return k;
 }
 
@@ -238,12 +238,27 @@ static int better_price(int prio, double usd, int have, int have_prio, double ha
 	return !isnan(usd) && (isnan(have_usd) || usd < have_usd);
 }
 
+static int price_entry(struct ctx *c, struct sku *k, const struct price_row *row);
+
+/*
+ * A price row: its type's entry (made for it), or, when the runs were read first (no estimates
+ * asked for), every entry the type's runs made and nothing for a type no run measured: a
+ * catalog of 1.1 M types is not held for the few a store has runs of.
+ */
 static int take_price(void *ud, const struct price_row *row)
 {
 	struct ctx *c = ud;
+	if (!c->runs_first)
+		return price_entry(c, sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
+	for (long i = rank_index_first(c, row->rec.provider, row->rec.instance_type); i >= 0; i = c->s[i].next_same)
+		price_entry(c, &c->s[i], row);
+	return 0;
+}
+
+static int price_entry(struct ctx *c, struct sku *k, const struct price_row *row)
+{
 	const struct price_rec *r = &row->rec;
 	int prio = source_prio(r->source);
-	struct sku *k = sku_get(c, r->provider, r->instance_type, 1);
 	if (c->other) {
 		if (better_price(prio, row->usd_per_hour, k->other_priced, k->other_prio, k->other_usd_h)) {
 			k->other_priced = 1;
@@ -480,6 +495,7 @@ static int load_runs(struct ctx *c, const char *const *names, size_t nnames, jso
 		goto fail;
 	if (c->cur.id >= 0)
 		run_done(c);
+	rank_index_profiled(c);   /* the entries runs made, for the estimates */
 	return 0;
 fail:
 	free(c->cur.flags);
@@ -526,10 +542,12 @@ static int measured_per_gpu(const struct ctx *c, const struct sku *k, const char
 	size_t count[8] = { 0 }, np = 0, best = 0;
 	double *v = NULL;
 	size_t n = 0;
+	int scope = per_gpu_scope(metric);
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < c->n; i++) {
-			const struct sku *j = &c->s[i];
-			double g = per_gpu_scope(metric) ? 1 : rank_sku_gpus(j);
+		/* the entries runs made, listed once: an estimate per priced type is not a pass over every type */
+		for (size_t x = 0; x < c->nprofiled; x++) {
+			const struct sku *j = &c->s[c->profiled[x]];
+			double g = scope ? 1 : rank_sku_gpus(j);
 			if (j == k || !j->profile || !(g > 0) || !gpu_same_model(rank_sku_model(j), rank_sku_model(k)))
 				continue;
 			size_t p;
@@ -844,7 +862,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	if (!composite && per_gpu_scope(metric))
 		eff.per = "gpu";
 	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen, .left = json_array(),
-			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX };
+			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX,
+			 .runs_first = !o->include_estimates };   /* then only the types runs measured need a price */
 	c.metric = metric;
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = eff.per ? eff.per : "instance";
@@ -859,8 +878,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		q[nq++] = MEMBW_METRIC;   /* for the memory-bandwidth-per-dollar column */
 		c.extra_membw = 1;
 	}
-	if (check_request(metric, market, per, composite, err, errlen) < 0 || load_prices(&c) < 0 ||
-	    load_runs(&c, q, nq, units) < 0 || rank_price_places(&c) < 0)
+	if (check_request(metric, market, per, composite, err, errlen) < 0 || (!c.runs_first && load_prices(&c) < 0) ||
+	    load_runs(&c, q, nq, units) < 0 || (c.runs_first && load_prices(&c) < 0) || rank_price_places(&c) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;
@@ -893,9 +912,17 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		json_decref(unranked);
 		goto done;
 	}
-	rank_group_profiles(order, &nrows);   /* one row per instance type */
+	rank_group_profiles(&c, order, &nrows);   /* one row per instance type */
 	rank_group_unpriced(unpriced);
 	qsort(order, nrows, sizeof *order, cmp_rows);
+	long est_left = rank_keep_rows(&c, order, &nrows);
+	if (est_left < 0) {   /* a read error, said in err */
+		free(order);
+		json_decref(rows);
+		json_decref(unpriced);
+		json_decref(unranked);
+		goto done;
+	}
 	/* custom machines are numbered apart: they rank only among themselves */
 	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {
 		if (first_custom == nrows && identity_is_custom(order[r]->provider))
@@ -911,6 +938,7 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 			   c.left_out, json_incref(c.left));
 	json_object_set_new(*out, "unranked", unranked);
 	json_object_set_new(*out, "stale_prices", stale);
+	json_object_set_new(*out, "estimates_left_out", json_integer((json_int_t)est_left));
 	rc = 0;
 done:
 	free(c.runs);
@@ -921,5 +949,7 @@ done:
 	for (size_t i = 0; i < c.n; i++)
 		sku_free(&c.s[i]);
 	free(c.s);
+	rank_index_free(&c);
+	free(c.profiled);
 	return rc;
 }

@@ -18,6 +18,8 @@ struct rank_opts {
 	int include_flagged;    /* count runs with critical flags too (default: left out, counted) */
 	int max_age_days;       /* > 0: leave out prices captured longer ago */
 	int left_out_max;       /* runs listed in "left_out": 0 RANK_LEFT_OUT_MAX, < 0 none (all are counted) */
+	int estimates_max;      /* > 0: at most this many estimate rows, the best per dollar; the others counted in
+				   "estimates_left_out" (the report: a page, not a 1.1 M-type catalog) */
 };
 
 /* At most this many left-out runs are listed (the first by run id): the list stays small in a fleet's store. */

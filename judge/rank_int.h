@@ -58,6 +58,7 @@ struct sku {
 	const char *est_kind;   /* an estimate's source: the basis of the runs it scales ("sustained", "burst")
 				   or the reference's kind (gpu_ref_kind_name); static text */
 	int est_from_ref;       /* the estimate scales the model's reference, not stored runs */
+	int32_t next_same;      /* index into ctx.s of the type's next entry (another profile); -1 none */
 	struct sku **beside;    /* the type's other profiles, shown beside the ranked one (judge/rank_profile.c) */
 	size_t nbeside;
 	double value, vpd;
@@ -87,7 +88,7 @@ struct ctx {
 	sqlite3 *db;            /* the store's connection, for the price catalog */
 	const struct rank_opts *o;
 	struct sku *s;
-	size_t n;
+	size_t n, cap_s;        /* entries, and room for (rank_index_room) */
 	char *err;
 	size_t errlen;
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
@@ -103,6 +104,11 @@ struct ctx {
 	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
 	const char *first_component; /* the metric whose spread a row shows */
 	int other;              /* loading the other market's prices */
+	int runs_first;         /* runs read before prices: only their types are priced (judge/rank.c take_price) */
+	int32_t *hidx;          /* judge/rank_index.c: (provider, itype) -> first index into s; -1 empty */
+	size_t hcap, hused;
+	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
+	size_t nprofiled;
 };
 
 /* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
@@ -119,15 +125,27 @@ double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
 
+/* judge/rank_index.c: a type's first entry in c->s (-1 none), the others through next_same */
+long rank_index_first(const struct ctx *c, const char *provider, const char *itype);
+/* Indexes the entry just appended at c->s[idx] (after its provider and itype are set). */
+void rank_index_add(struct ctx *c, size_t idx);
+void rank_index_free(struct ctx *c);
+/* Room in c->s for one entry more (the capacity doubles). */
+void rank_index_room(struct ctx *c);
+/* Lists the entries runs made (a profile) in c->profiled, for the estimates. */
+void rank_index_profiled(struct ctx *c);
 /* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
 int rank_profile_pref(const char *profile);
 const char *rank_profile_basis(const char *profile);
-void rank_group_profiles(struct sku **order, size_t *nrows);
+void rank_group_profiles(const struct ctx *c, struct sku **order, size_t *nrows);
 void rank_basis_columns(const struct sku *k, json_t *row);
 void rank_group_unpriced(json_t *unpriced);
 /* judge/rank_price.c */
 /* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
 int rank_price_places(struct ctx *c);
+/* The ordered rows kept: every measured one, and the best o->estimates_max estimates (all when 0),
+ * each with its other market's price; returns how many estimates were left out, -1 on a read error. */
+long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows);
 /* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
  * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
 json_t *rank_stale_json(struct sku *const *order, size_t n);

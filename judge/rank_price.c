@@ -47,30 +47,66 @@ static void take_choice(struct sku *k, const struct price_choice *ch)
 	gv_strlcpy(k->price_note, ch->note, sizeof k->price_note);
 }
 
+/* The other market's price of k, in k's region (none elsewhere: never another region's unsaid). */
+static int price_other(struct ctx *c, struct sku *k)
+{
+	const char *other = strcmp(rank_market_of(c), "on_demand") ? "on_demand" : "spot";
+	struct price_choice ch;
+	if (!k->priced)
+		return 0;
+	if (catalog_choose_price(c->db, k->provider, k->itype, other, k->region && *k->region ? k->region : NULL,
+				 c->o->max_age_days, &ch, c->err, c->errlen) < 0)
+		return -1;
+	k->other_priced = ch.found && !ch.elsewhere;
+	k->other_prio = ch.found ? price_source_priority(ch.row.rec.source) : 0;
+	k->other_usd_h = k->other_priced ? ch.row.usd_per_hour : NAN;
+	return 0;
+}
+
+/*
+ * The measured SKUs (entries runs made): priced where they ran, and the other market beside.
+ * A type no run measured gets its other market's price once it is kept as a row
+ * (rank_keep_rows): a query per priced type of a 1.1 M-type catalog is not made for rows
+ * never shown.
+ */
 int rank_price_places(struct ctx *c)
 {
 	const char *market = rank_market_of(c);
-	const char *other = strcmp(market, "on_demand") ? "on_demand" : "spot";
 	struct price_choice ch;
 	for (size_t i = 0; i < c->n; i++) {
 		struct sku *k = &c->s[i];
-		if (k->profile && k->run_region && !c->o->region) {
+		if (!k->profile)
+			continue;
+		if (k->run_region && !c->o->region) {
 			if (catalog_choose_price(c->db, k->provider, k->itype, market, k->run_region, c->o->max_age_days,
 						 &ch, c->err, c->errlen) < 0)
 				return -1;
 			if (ch.found)
 				take_choice(k, &ch);
 		}
-		if (!k->priced)
-			continue;
-		if (catalog_choose_price(c->db, k->provider, k->itype, other, k->region && *k->region ? k->region : NULL,
-					 c->o->max_age_days, &ch, c->err, c->errlen) < 0)
+		if (price_other(c, k) < 0)
 			return -1;
-		k->other_priced = ch.found && !ch.elsewhere;
-		k->other_prio = ch.found ? price_source_priority(ch.row.rec.source) : 0;
-		k->other_usd_h = k->other_priced ? ch.row.usd_per_hour : NAN;
 	}
 	return 0;
+}
+
+long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows)
+{
+	size_t kept = 0, est = 0;
+	long left = 0;
+	int max = c->o->estimates_max;
+	for (size_t r = 0; r < *nrows; r++) {
+		struct sku *k = order[r];
+		if (k->estimate && max > 0 && est++ >= (size_t)max) {
+			left++;
+			continue;
+		}
+		if (!k->profile && price_other(c, k) < 0)
+			return -1;
+		order[kept++] = k;
+	}
+	*nrows = kept;
+	return left;
 }
 
 json_t *rank_stale_json(struct sku *const *order, size_t n)

@@ -45,11 +45,6 @@ const char *rank_profile_basis(const char *profile)
 	return rank_profile_pref(profile) <= 1 ? "sustained" : "burst";
 }
 
-static int same_type(const struct sku *a, const struct sku *b)
-{
-	return !strcmp(a->provider, b->provider) && !strcmp(a->itype, b->itype);
-}
-
 /* a measured entry before an estimate, then the most sustained profile */
 static int group_key(const struct sku *k)
 {
@@ -61,28 +56,63 @@ static int group_key(const struct sku *k)
  * entry that ranks keeps its place, the type's other measured profiles go
  * to its beside list; an estimate of a type measured otherwise is dropped.
  */
-void rank_group_profiles(struct sku **order, size_t *nrows)
+static int cmp_long(const void *a, const void *b)
 {
-	size_t n = *nrows, w = 0;
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The positions in order of the entries of order[i]'s type, ascending, into *at: found through the
+ * type's chain (judge/rank_index.c), not a scan of order (quadratic over a large catalog).
+ */
+static size_t type_positions(const struct ctx *c, const long *pos, const struct sku *k, long **at, size_t *cap)
+{
+	size_t m = 0;
+	for (long e = rank_index_first(c, k->provider, k->itype); e >= 0; e = c->s[e].next_same) {
+		if (pos[e] < 0)
+			continue;
+		if (m == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			*at = gv_realloc(*at, *cap * sizeof **at);
+		}
+		(*at)[m++] = pos[e];
+	}
+	qsort(*at, m, sizeof **at, cmp_long);
+	return m;
+}
+
+void rank_group_profiles(const struct ctx *c, struct sku **order, size_t *nrows)
+{
+	size_t n = *nrows, w = 0, cap = 0;
+	long *pos = gv_malloc((c->n ? c->n : 1) * sizeof *pos), *at = NULL;
+	for (size_t e = 0; e < c->n; e++)
+		pos[e] = -1;
+	for (size_t i = 0; i < n; i++)
+		pos[order[i] - c->s] = (long)i;
 	for (size_t i = 0; i < n; i++) {
 		struct sku *best = order[i];
 		if (!best)
 			continue;
-		for (size_t j = i + 1; j < n; j++)
-			if (order[j] && same_type(order[j], best) && group_key(order[j]) < group_key(best))
-				best = order[j];
-		for (size_t j = i; j < n; j++) {
-			struct sku *o = order[j];
-			if (!o || !same_type(o, best))
+		/* every entry of the type is at i or after: an earlier one would have taken this one */
+		size_t m = type_positions(c, pos, best, &at, &cap);
+		for (size_t x = 0; x < m; x++)
+			if (at[x] > (long)i && order[at[x]] && group_key(order[at[x]]) < group_key(best))
+				best = order[at[x]];
+		for (size_t x = 0; x < m; x++) {
+			struct sku *o = at[x] >= (long)i ? order[at[x]] : NULL;
+			if (!o)
 				continue;
 			if (o != best && !o->estimate) {
 				best->beside = gv_realloc(best->beside, (best->nbeside + 1) * sizeof *best->beside);
 				best->beside[best->nbeside++] = o;
 			}
-			order[j] = NULL;
+			order[at[x]] = NULL;
 		}
 		order[w++] = best;
 	}
+	free(pos);
+	free(at);
 	*nrows = w;
 }
 

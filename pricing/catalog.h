@@ -137,6 +137,25 @@ typedef int (*price_row_fn)(void *ud, const struct price_row *r);
 int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order order, price_row_fn fn, void *ud,
 		   char *err, size_t errlen);
 
+/*
+ * The report's price list, bounded whatever the catalog's size
+ * (catalog_cheapest.c): the n cheapest prices in USD per hour of each GPU
+ * model and market (a model "" groups the prices that name none), by model,
+ * market, then price; a price without a stored rate after the rated ones.
+ * fn gets each row, and with the last row of its group, the group's count.
+ */
+#define PRICE_CHEAPEST_PER_MODEL 10
+struct price_group {
+	long total;             /* the group's rows in the store */
+	long shown;             /* of them listed: min(total, n) */
+	long rest;              /* total - shown: summarised, not listed */
+	double rest_min_usd_h;  /* the rest's cheapest and dearest USD price per hour; NAN when none has a rate */
+	double rest_max_usd_h;
+	long unrated;           /* rows of the group whose currency has no stored rate */
+};
+typedef int (*price_cheapest_fn)(void *ud, const struct price_row *r, const struct price_group *last);
+int catalog_cheapest_per_model(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, char *err, size_t errlen);
+
 /* One instance type a provider's stored prices know, with what the rows say of it (MAX over its rows). */
 struct catalog_sku {
 	char *instance_type;

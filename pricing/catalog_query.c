@@ -7,6 +7,7 @@
  */
 #include "pricing/catalog.h"
 #include "pricing/fx.h"
+#include "pricing/catalog_int.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -156,7 +157,8 @@ int fx_each(sqlite3 *db, fx_rate_fn fn, void *ud, char *err, size_t errlen)
 
 /* ---- prices ---- */
 
-static void row_from(sqlite3_stmt *st, struct price_row *r)
+/* Columns 0..19 of a statement that selects as catalog_prices does (catalog_int.h). */
+void catalog_row_from(sqlite3_stmt *st, struct price_row *r)
 {
 	struct price_rec *p = &r->rec;
 	price_rec_init(p);
@@ -195,16 +197,17 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		[PRICE_ORDER_SKU] = "p.provider, p.instance_type, p.region, p.market, p.zone, p.term",
 	};
 	char *sql = gv_asprintf(
-		"SELECT p.provider, p.instance_type, p.region, p.zone, p.gpu_model, p.gpu_count, p.gpu_memory_gib,"
-		" p.vcpus, p.memory_gib, p.market, p.term, p.upfront, p.price, p.unit, p.currency, p.source,"
-		" p.source_version, p.captured_at, fx.usd_per_unit, fx.captured_at FROM prices p"
+		"SELECT " CATALOG_PRICE_COLUMNS " FROM prices p"
 		" LEFT JOIN fx_rates fx ON fx.currency = p.currency"
-		" WHERE (?1 IS NULL OR p.provider = ?1) AND (?2 IS NULL OR p.market = ?2)"
-		" AND (?3 IS NULL OR p.region = ?3 OR p.region = '')"
-		" AND (?4 IS NULL OR instr(lower(p.gpu_model), lower(?4)) > 0)"
-		" AND (?5 IS NULL OR p.instance_type = ?5)"
-		" AND (?6 IS NULL OR CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER) <= ?6)"
-		" ORDER BY %s", orders[order]);
+		" WHERE %s%s%s%s%s%s ORDER BY %s",
+		/* only the filters given: "?1 IS NULL OR p.provider = ?1" would keep SQLite off the
+		   (provider, instance_type) index, a whole-table scan for each type rank prices */
+		f && f->provider ? "p.provider = ?1 AND " : "", f && f->market ? "p.market = ?2 AND " : "",
+		f && f->region ? "(p.region = ?3 OR p.region = '') AND " : "",
+		f && f->gpu ? "instr(lower(p.gpu_model), lower(?4)) > 0 AND " : "",
+		f && f->instance_type ? "p.instance_type = ?5 AND " : "",
+		f && f->max_age_days > 0 ? "CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER)"
+					   " <= ?6" : "1", orders[order]);
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
@@ -219,7 +222,7 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		sqlite3_bind_int(st, 6, f->max_age_days);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct price_row r;
-		row_from(st, &r);
+		catalog_row_from(st, &r);
 		if (fn(ud, &r))
 			break;
 	}

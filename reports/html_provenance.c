@@ -22,22 +22,6 @@
 
 /* ---- provenance ---- */
 
-/* "provider\x1finstance_type" of every ranked row, for the price list */
-static json_t *ranked_skus(json_t *rankings)
-{
-	json_t *set = json_object(), *rk, *row;
-	size_t k, i;
-	char key[512];
-
-	json_array_foreach(rankings, k, rk) {
-		json_array_foreach(json_object_get(rk, "rows"), i, row) {
-			snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(row, "provider")), rep_orq(rep_jstr(row, "instance_type")));
-			json_object_set_new(set, key, json_true());
-		}
-	}
-	return set;
-}
-
 /* Which gpuvet versions measured the runs, with their run counts. */
 static void versions_line(FILE *f, const struct rdoc *d)
 {
@@ -52,50 +36,6 @@ static void versions_line(FILE *f, const struct rdoc *d)
 		fprintf(f, " (%d run%s)", vcount[k], vcount[k] == 1 ? "" : "s");
 	}
 	fputs(".</p>\n", f);
-}
-
-/* Every price the ranking could use (those of ranked types, else the first 500), with source and date. */
-static void prices_table(FILE *f, const struct rdoc *d)
-{
-	size_t i, shown = 0;
-	json_t *p, *skus = ranked_skus(d->rankings);
-	char key[512];
-	fputs("<h3>Prices</h3>\n", f);
-	if (!json_array_size(d->prices)) {
-		fputs("<p>No price in the store", f);
-		if (d->prices_error) {
-			fputs(": ", f);
-			html_esc(f, d->prices_error);
-		}
-		fputs(". Load the shipped catalog with <code>gpuvet prices update</code> or "
-		      "<code>gpuvet prices import FILE</code>.</p>\n", f);
-		json_decref(skus);
-		return;
-	}
-	fputs("<p>Each price the ranking could use: where it comes from and when it was captured.</p>\n"
-	      "<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>provider</th>"
-	      "<th>instance type</th><th>region</th><th>market</th><th>price <small>per hour</small></th>"
-	      "<th>currency</th><th>source</th><th>captured</th></tr></thead><tbody>\n", f);
-	json_array_foreach(d->prices, i, p) {
-		snprintf(key, sizeof key, "%s\x1f%s", rep_orq(rep_jstr(p, "provider")), rep_orq(rep_jstr(p, "instance_type")));
-		if (json_object_size(skus) ? !json_object_get(skus, key) : shown >= 500)
-			continue;
-		fputs("<tr>", f);
-		rep_td_text(f, rep_jstr(p, "provider"));
-		rep_td_text(f, rep_jstr(p, "instance_type"));
-		rep_td_text(f, rep_jstr(p, "region"));
-		rep_td_text(f, rep_jstr(p, "market"));
-		rep_td_num(f, rep_jnum(p, "price"), NULL);
-		rep_td_text(f, rep_jstr(p, "currency"));
-		rep_td_text(f, rep_jstr(p, "source"));
-		rep_td_text(f, rep_jstr(p, "captured_at"));
-		fputs("</tr>\n", f);
-		shown++;
-	}
-	fprintf(f, "</tbody></table></div>\n<p class=\"muted\">%zu of %zu stored prices shown (%s).</p>\n",
-		shown, json_array_size(d->prices),
-		json_object_size(skus) ? "those of ranked instance types" : "the first 500");
-	json_decref(skus);
 }
 
 static void sources_table(FILE *f, const struct rdoc *d)
@@ -152,7 +92,7 @@ void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_p
 	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
 		d->generated_at, GPUVET_VERSION);
 	versions_line(f, d);
-	prices_table(f, d);
+	rep_prices_table(f, d);   /* html_prices.c */
 	sources_table(f, d);
 	gpu_table(f, d);
 	fputs("</section>\n", f);

@@ -209,9 +209,13 @@ static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 		json_array_foreach(json_object_get(r0, "rows"), i, row)
 			nest += json_is_true(json_object_get(row, "estimate"));
 		/* estimates are hidden until asked for: a checkbox and CSS, so it works without the script */
+		json_int_t more = json_integer_value(json_object_get(r0, "estimates_left_out"));
 		if (nest)
 			fprintf(f, "<input type=\"checkbox\" id=\"show-est\"><label class=\"toggle-l\" for=\"show-est\">"
 				   "show the %zu estimated row%s (types never measured here)</label>\n", nest, nest == 1 ? "" : "s");
+		if (more > 0)   /* the report keeps the best REPORT_ESTIMATES_MAX (report_load.c) */
+			fprintf(f, "<p class=\"muted\">The best %zu estimates per dollar are listed; %lld more priced types"
+				   " are estimated by <code>gpuvet rank --estimates</code>.</p>\n", nest, (long long)more);
 	}
 }
 

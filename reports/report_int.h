@@ -162,6 +162,8 @@ void report_run_sum_free(struct run_sum *r);
 void report_pick_detail(struct rep_agg *a, struct run_sum *runs, size_t n);
 /* At most this many rows in the runs table: the detailed runs, the newest and the flagged (report_load.c). */
 #define REPORT_ROWS_MAX 2000
+/* Estimate rows per ranking (rank_opts.estimates_max): the best per dollar; the others counted. */
+#define REPORT_ESTIMATES_MAX 200
 /* Writes the whole page; -1 on a write error. */
 int report_render_doc(const struct rdoc *d, FILE *f);
 
@@ -208,6 +210,9 @@ void rep_td_num(FILE *f, double v, const char *suffix);
 /* html_ranking.c: what a ranking row's figure is, "(sustained)", "(estimate: reference, measured)", and its other profiles */
 void rep_basis_words(FILE *f, json_t *row, const char *unit);
 void rep_td_text(FILE *f, const char *s);
+/* html_prices.c: the cheapest prices of each GPU model and market, the rest counted (Provenance) */
+json_t *report_load_prices(struct store *s, char *err, size_t errlen);
+void rep_prices_table(FILE *f, const struct rdoc *d);
 /* html_summary.c */
 void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_ranking.c */

@@ -265,17 +265,6 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 	return 0;
 }
 
-static int take_price(void *ud, const struct price_row *row)
-{
-	const struct price_rec *r = &row->rec;
-	json_array_append_new(ud, json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:s,s:s,s:s,s:s,s:s}",
-					    "provider", r->provider, "instance_type", r->instance_type,
-					    "region", r->region, "market", r->market, "price", r->price,
-					    "currency", r->currency, "source", r->source, "captured_at", r->captured_at,
-					    "unit", r->unit, "zone", r->zone, "term", r->term));
-	return 0;
-}
-
 static int take_source(void *ud, const struct price_source *ps)
 {
 	json_array_append_new(ud, json_pack("{s:s?,s:s?,s:s?,s:s?,s:s?,s:s?,s:I}", "source", ps->source,
@@ -287,10 +276,9 @@ static int take_source(void *ud, const struct price_source *ps)
 
 static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
 {
-	json_t *arr = json_array();
 	char serr[256];
+	json_t *arr = report_load_prices(s, err, errlen);   /* bounded: html_prices.c */
 	*sources = json_array();
-	catalog_prices(store_db(s), NULL, PRICE_ORDER_SKU, take_price, arr, err, errlen);
 	catalog_sources(store_db(s), take_source, *sources, serr, sizeof serr);
 	return arr;
 }
@@ -369,7 +357,9 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 {
 	json_t *out = json_array(), *r0 = NULL;
 	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
-	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1 };
+	/* and of the estimates, the best REPORT_ESTIMATES_MAX: a priced catalog of 1.1 M types is not a page */
+	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1,
+				.estimates_max = REPORT_ESTIMATES_MAX };
 	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;

@@ -110,7 +110,45 @@ static void print_other_profiles(json_t *row)
 	}
 }
 
-static void print_row(json_t *row, int spot_cols, int ranking_spot)
+/*
+ * The price a row used, as a number into the list of price sources printed under the table
+ * ("[1] import:deal.csv, captured 2026-11-01"): a column of a few characters, however long the
+ * source's name.  srcs holds each distinct (source, captured_at), in order of first use.
+ */
+static size_t source_number(json_t *srcs, json_t *row)
+{
+	const char *src = json_string_value(json_object_get(row, "price_source"));
+	const char *at = json_string_value(json_object_get(row, "price_captured_at"));
+	size_t i;
+	json_t *e;
+	if (!src || !*src)
+		return 0;
+	at = at ? at : "";
+	json_array_foreach(srcs, i, e)
+		if (!strcmp(json_string_value(json_array_get(e, 0)), src) &&
+		    !strcmp(json_string_value(json_array_get(e, 1)), at))
+			return i + 1;
+	json_array_append_new(srcs, json_pack("[ss]", src, at));
+	return json_array_size(srcs);
+}
+
+/* Under the table: each price source the rows used, with its capture date. */
+static void print_sources(json_t *srcs)
+{
+	size_t i;
+	json_t *e;
+	if (!json_array_size(srcs))
+		return;
+	printf("SRC: where each row's price comes from:\n");
+	json_array_foreach(srcs, i, e) {
+		char src[1024], at[64];
+		ident_escape(json_string_value(json_array_get(e, 0)), src, sizeof src);
+		ident_escape(json_string_value(json_array_get(e, 1)), at, sizeof at);
+		printf("  [%zu] %s, captured %s\n", i + 1, src, at[0] ? at : "(date unknown)");
+	}
+}
+
+static void print_row(json_t *row, int spot_cols, int ranking_spot, json_t *srcs)
 {
 	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24], spread[40] = "-";
 	size_t fl = 0, j;
@@ -137,13 +175,16 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 		snprintf(flags, sizeof flags, "(%s)", str(row, "estimate_basis"));
 	const char *region = str(row, "region"), *prof = json_is_string(json_object_get(row, "profile")) ?
 							     str(row, "profile") : NULL;
-	char val[32], vpd[32];
+	char val[32], vpd[32], src[24] = "-";
 	human(val, sizeof val, num(row, "value"));
 	human(vpd, sizeof vpd, num(row, "value_per_dollar"));
-	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %-9s %10.4f %14s %14s",
+	size_t sn = source_number(srcs, row);
+	if (sn)
+		snprintf(src, sizeof src, "[%zu]", sn);
+	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %-9s %10.4f %-4s %14s %14s",
 	       (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"), str(row, "instance_type"),
-	       region[0] ? region : "(any)", gpus, prof ? prof : "-", str(row, "basis"), num(row, "price_per_hour"), val,
-	       vpd);
+	       region[0] ? region : "(any)", gpus, prof ? prof : "-", str(row, "basis"), num(row, "price_per_hour"), src,
+	       val, vpd);
 	if (spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
 		const char *pk = ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
@@ -161,9 +202,13 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot)
 static void print_table(json_t *r)
 {
 	json_t *rows = json_object_get(r, "rows");
-	const char *metric = str(r, "metric"), *unit = str(r, "unit"), *market = str(r, "market");
+	/* copied: str()'s ring of buffers is reused by the rows printed before these are */
+	char metric[256], unit[64], market[32];
+	gv_strlcpy(metric, str(r, "metric"), sizeof metric);
+	gv_strlcpy(unit, str(r, "unit"), sizeof unit);
+	gv_strlcpy(market, str(r, "market"), sizeof market);
 	int per_gpu = !strcmp(str(r, "per"), "gpu"), spot_cols = 0, any_est = 0, ranking_spot = !strcmp(market, "spot");
-	char vhead[96], phead[32];
+	char vhead[400], phead[32];
 	size_t i;
 	json_t *row;
 	json_array_foreach(rows, i, row) {
@@ -172,16 +217,20 @@ static void print_table(json_t *r)
 	}
 	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
 	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
-	printf("%-4s %-8s %-24s %-12s %-16s %-8s %-9s %10s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE", "REGION",
-	       "GPUS", "PROFILE", "BASIS", phead, "VALUE", "PER USD/H");
+	printf("%-4s %-8s %-24s %-12s %-16s %-8s %-9s %10s %-4s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE",
+	       "REGION", "GPUS", "PROFILE", "BASIS", phead, "SRC", "VALUE", "PER USD/H");
 	if (spot_cols)
 		printf(" %11s %14s", ranking_spot ? "OD USD/H" : "SPOT USD/H", ranking_spot ? "PER OD USD/H" : "PER SPOT USD/H");
 	printf(" %5s %-15s %s\n", "RUNS", "MIN-MAX", "FLAGS");
+	json_t *srcs = json_array();
 	json_array_foreach(rows, i, row)
-		print_row(row, spot_cols, ranking_spot);
+		print_row(row, spot_cols, ranking_spot, srcs);
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
-	printf("\nVALUE: %s, the median of the runs of the type's most sustained profile; PER USD/H: value per US dollar per %s (%s prices%s)",
+	printf("\n");
+	print_sources(srcs);
+	json_decref(srcs);
+	printf("VALUE: %s, the median of the runs of the type's most sustained profile; PER USD/H: value per US dollar per %s (%s prices%s)",
 	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market,
 	       ranking_spot ? ": each region's lowest zone, interruptible" : "");
 	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))

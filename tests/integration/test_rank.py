@@ -1,6 +1,7 @@
 """gpuvet rank on runs stored through `gpuvet results import` (the fingerprint format of
 README.md) and prices imported with `gpuvet prices import`: answers worked out by hand."""
 import json
+import re
 import uuid
 
 import pytest
@@ -133,3 +134,29 @@ def test_rank_converts_currency_with_stored_rate(store, tmp_path):
     y = rows(store.json("rank", "--json"))["yuan"]
     # 10 CNY/h x 0.125 USD/CNY = 1.25 USD/h; 50 / 1.25 = 40
     assert (y["price_per_hour"], y["currency"], y["value_per_dollar"]) == (1.25, "USD", 40)
+
+
+def test_rank_table_names_each_rows_price_source_and_capture_date(store, tmp_path):
+    """Issue 35: `rank` names the price source it used, in the table as in the JSON."""
+    # a later import of one key wins: `small` is now priced by deal.csv, captured later
+    (tmp_path / "deal.csv").write_text(
+        "provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+        "test,small,,A10G,1,on_demand,0.9,hour,USD,2026-11-20\n")
+    store("prices", "import", tmp_path / "deal.csv", check=0)
+    r = store.json("rank", "--json")
+    src = {x["instance_type"]: (x["price_source"], x["price_captured_at"]) for x in r["rows"]}
+    assert src["small"] == ("import:deal.csv", "2026-11-20") and src["big"] == ("import:p.csv", "2026-11-01")
+    out = store("rank", check=0).stdout
+    lines = out.splitlines()
+    assert "(on_demand prices)" in out, "the market named under the table, not a row's last string"
+    head = lines[0].split()
+    assert "SRC" in head and head.index("SRC") == head.index("USD/HOUR") + 1
+    legend = {m.group(1): m.group(2) for m in (re.match(r"^  (\[\d+\]) (.*)$", ln) for ln in lines) if m}
+    want = {"small": "import:deal.csv, captured 2026-11-20", "big": "import:p.csv, captured 2026-11-01",
+            "monthly": "import:p.csv, captured 2026-11-01"}
+    for itype, text in want.items():
+        row = next(ln for ln in lines if re.match(rf"^\d+\s+test\s+{itype}\s", ln))
+        tag = re.search(r" \d+\.\d{4} (\[\d+\]) ", row).group(1)   # right after the price
+        assert legend[tag] == text, (itype, row)
+    assert len(legend) == 2, "one line per source and capture date, however many rows use it"
+    assert lines[lines.index("SRC: where each row's price comes from:") - 1] == ""
