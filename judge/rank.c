@@ -254,7 +254,10 @@ static int take_price(void *ud, const struct price_row *row)
 	struct ctx *c = ud;
 	if (!c->runs_first)
 		return rank_price_entry(c, sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
-	for (long i = rank_index_first(c, row->rec.provider, row->rec.instance_type); i >= 0; i = c->s[i].next_same)
+	long first = rank_index_first(c, row->rec.provider, row->rec.instance_type);
+	if (first >= 0 && !c->s[first].price_seq)
+		c->s[first].price_seq = ++c->price_seq;   /* rank_prices_first_order */
+	for (long i = first; i >= 0; i = c->s[i].next_same)
 		rank_price_entry(c, &c->s[i], row);
 	return 0;
 }
@@ -827,14 +830,17 @@ static int value_skus(struct ctx *c, const struct components *cp, const struct s
 		      struct sku **order, size_t *nrows, json_t *unpriced, json_t *unranked)
 {
 	int any_measured = 0;
+	size_t *perm = c->runs_first && c->o->include_estimates ? rank_prices_first_order(c) : NULL;
 	*nrows = 0;
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t x = 0, i; x < c->n; x++) {
+		i = perm ? perm[x] : x;
 		int r = value_one(c, cp, &sv->val[i * cp->n], sv->meas[i], sv->est[i], composite, &c->s[i], unpriced,
 				  unranked);
 		any_measured |= r >= 0 && sv->meas[i];
 		if (r > 0)
 			order[(*nrows)++] = &c->s[i];
 	}
+	free(perm);
 	return any_measured;
 }
 

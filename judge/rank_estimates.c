@@ -127,6 +127,32 @@ static int take_row(void *ud, const struct price_row *row)
 	return 0;
 }
 
+struct seq_at {
+	long seq;
+	size_t at;
+};
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct seq_at *x = a, *y = b;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+size_t *rank_prices_first_order(const struct ctx *c)
+{
+	struct seq_at *k = gv_malloc((c->n ? c->n : 1) * sizeof *k);
+	size_t *perm = gv_malloc((c->n ? c->n : 1) * sizeof *perm);
+	for (size_t i = 0; i < c->n; i++)   /* unpriced entries (price_seq 0) after every priced one, in their order */
+		k[i] = (struct seq_at){ .seq = c->s[i].price_seq ? c->s[i].price_seq : c->price_seq + 1, .at = i };
+	qsort(k, c->n, sizeof *k, cmp_seq);
+	for (size_t i = 0; i < c->n; i++)
+		perm[i] = k[i].at;
+	free(k);
+	return perm;
+}
+
 int rank_stream_estimates(struct ctx *c, const struct components *cp, int per_gpu, int composite, json_t *unpriced,
 			  json_t *unranked, long *left, long *unranked_left)
 {

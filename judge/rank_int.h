@@ -60,6 +60,7 @@ struct sku {
 				   or the reference's kind (gpu_ref_kind_name); static text */
 	int est_from_ref;       /* the estimate scales the model's reference, not stored runs */
 	int32_t next_same;      /* index into ctx.s of the type's next entry (another profile); -1 none */
+	long price_seq;         /* runs read first: when the type's first price row was read (its first entry); 0 none */
 	struct sku **beside;    /* the type's other profiles, shown beside the ranked one (judge/rank_profile.c) */
 	size_t nbeside;
 	double value, vpd;
@@ -110,6 +111,7 @@ struct ctx {
 	size_t hcap, hused;
 	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
 	size_t nprofiled;
+	long price_seq;         /* price rows read for entries (struct sku price_seq) */
 };
 
 /* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
@@ -157,6 +159,10 @@ void rank_group_unpriced(json_t *unpriced);
  * counted in *unranked_left; -1 on a read error (said in c->err). */
 int rank_stream_estimates(struct ctx *c, const struct components *cp, int per_gpu, int composite, json_t *unpriced,
 			  json_t *unranked, long *left, long *unranked_left);
+/* With the runs read first and estimates on: the order c->s would have had with the prices read first (a
+ * type's first entry where its first price row is, the market's then the other's, then the entries runs
+ * made, in their order), which the unpriced list keeps; a permutation of 0..c->n-1, to free. */
+size_t *rank_prices_first_order(const struct ctx *c);
 /* judge/rank_price.c */
 /* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
 int rank_price_places(struct ctx *c);

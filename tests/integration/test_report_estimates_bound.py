@@ -95,3 +95,22 @@ def test_report_memory_does_not_grow_with_priced_types(gpuvet, tmp_path):
 
     small, big = peak(4000), peak(40000)
     assert big < small + 16, (small, big)
+
+
+def test_report_unpriced_note_in_rank_estimates_order(gpuvet, tmp_path):
+    """The measured types a market cannot price are listed in the order `rank --estimates` lists them
+    (where their first price row is stored), though the bounded ranking reads the runs first: two real
+    captures named as types priced on spot only, stored b before a, measured a before b."""
+    h200 = FIXTURES / "gpu" / "h200-2026-11-22" / "quick-profile.json"
+    (tmp_path / "p.csv").write_text(HEAD + "\n"
+                                    "est,b.1x,r0,r0a,H200,1,141,spot,5.0,hour,USD,2026-11-20\n"
+                                    "est,a.1x,r0,r0a,H100-SXM,1,80,spot,4.0,hour,USD,2026-11-20\n")
+    gpuvet("prices", "import", tmp_path / "p.csv", check=0)
+    gpuvet("results", "import", QUICK, "--provider", "est", "--sku", "a.1x", "--region", "r0", check=0)
+    gpuvet("results", "import", h200, "--provider", "est", "--sku", "b.1x", "--region", "r0", check=0)
+    want = [u["instance_type"] for u in gpuvet.json("rank", "--estimates", "--json")["unpriced"]]
+    assert want == ["b.1x", "a.1x"]
+    gpuvet("report", "-o", tmp_path / "r.html", check=0)
+    note = re.search(r"Measured but not ranked, no on-demand price: (.*?)</p>", (tmp_path / "r.html").read_text(),
+                     re.S).group(1)
+    assert re.findall(r"est ([ab]\.1x)", re.sub(r"<[^>]+>", "", note)) == want
