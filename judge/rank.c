@@ -132,6 +132,13 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 		return NULL;
 	rank_index_room(c);
 	struct sku *k = &c->s[c->n++];
+	rank_sku_init(k, provider, itype);
+	rank_index_add(c, c->n - 1);
+	return k;
+}
+
+void rank_sku_init(struct sku *k, const char *provider, const char *itype)
+{
 	memset(k, 0, sizeof *k);
 	k->provider = gv_strdup(provider);
 	k->itype = gv_strdup(itype);
@@ -140,8 +147,6 @@ static struct sku *sku_get(struct ctx *c, const char *provider, const char *ityp
 	k->run_gpus = NAN;
 	k->fx_rate = NAN;
 	k->other_usd_h = NAN;
-	rank_index_add(c, c->n - 1);
-	return k;
 }
 
 /*
@@ -189,7 +194,7 @@ static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *
 	return k;
 }
 
-static void sku_free(struct sku *k)
+void rank_sku_free(struct sku *k)
 {
 	free(k->provider);
 	free(k->itype);
@@ -238,24 +243,26 @@ static int better_price(int prio, double usd, int have, int have_prio, double ha
 	return !isnan(usd) && (isnan(have_usd) || usd < have_usd);
 }
 
-static int price_entry(struct ctx *c, struct sku *k, const struct price_row *row);
-
 /*
  * A price row: its type's entry (made for it), or, when the runs were read first (no estimates
- * asked for), every entry the type's runs made and nothing for a type no run measured: a
- * catalog of 1.1 M types is not held for the few a store has runs of.
+ * asked for, or at most estimates_max: judge/rank_estimates.c), every entry the type's runs made
+ * and nothing for a type no run measured: a catalog of 1.1 M types is not held for the few a
+ * store has runs of.
  */
 static int take_price(void *ud, const struct price_row *row)
 {
 	struct ctx *c = ud;
 	if (!c->runs_first)
-		return price_entry(c, sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
-	for (long i = rank_index_first(c, row->rec.provider, row->rec.instance_type); i >= 0; i = c->s[i].next_same)
-		price_entry(c, &c->s[i], row);
+		return rank_price_entry(c, sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
+	long first = rank_index_first(c, row->rec.provider, row->rec.instance_type);
+	if (first >= 0 && !c->s[first].price_seq)
+		c->s[first].price_seq = ++c->price_seq;   /* rank_prices_first_order */
+	for (long i = first; i >= 0; i = c->s[i].next_same)
+		rank_price_entry(c, &c->s[i], row);
 	return 0;
 }
 
-static int price_entry(struct ctx *c, struct sku *k, const struct price_row *row)
+int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
 	int prio = source_prio(r->source);
@@ -630,7 +637,7 @@ double rank_per_price(const struct rank_opts *o, const struct sku *k)
 	return k->usd_h;
 }
 
-static int cmp_rows(const void *a, const void *b)
+int rank_cmp_rows(const void *a, const void *b)
 {
 	const struct sku *x = *(const struct sku *const *)a, *y = *(const struct sku *const *)b;
 	int cx = identity_is_custom(x->provider), cy = identity_is_custom(y->provider);
@@ -713,39 +720,42 @@ struct shown {
 	int *meas, *est;
 };
 
-static void shown_values(struct ctx *c, const struct components *cp, int per_gpu, struct shown *sv)
+/* k's value per component into val (NAN none): its median, else its estimate; a SKU with any measured
+   component is measured (*meas), never an estimate (*est). */
+static void shown_one(const struct ctx *c, const struct components *cp, int per_gpu, struct sku *k, double *val,
+		      int *meas, int *est)
 {
 	const struct rank_opts *o = c->o;
+	for (size_t j = 0; j < cp->n; j++) {
+		double v;
+		val[j] = NAN;
+		if (rank_median_of(k, cp->names[j], &v) == 0) {
+			*meas = 1;
+		} else if (!o->include_estimates || estimate_of(c, k, cp->names[j], &v) < 0) {
+			continue;
+		} else {
+			*est = 1;
+		}
+		if (per_gpu && !(rank_sku_gpus(k) > 0))
+			continue;
+		val[j] = per_value(o, k, cp->names[j], v);
+	}
+	if (*meas) {
+		*est = 0;
+		for (size_t j = 0; j < cp->n; j++)
+			if (rank_median_of(k, cp->names[j], &(double){ 0 }) < 0)
+				val[j] = NAN;
+	}
+}
+
+static void shown_values(struct ctx *c, const struct components *cp, int per_gpu, struct shown *sv)
+{
 	size_t nsku = c->n, nn = cp->n;
 	sv->val = gv_malloc((nsku ? nsku : 1) * (nn ? nn : 1) * sizeof *sv->val);
 	sv->meas = gv_calloc(nsku ? nsku : 1, sizeof *sv->meas);
 	sv->est = gv_calloc(nsku ? nsku : 1, sizeof *sv->est);
-	for (size_t i = 0; i < nsku; i++) {
-		struct sku *k = &c->s[i];
-		for (size_t j = 0; j < nn; j++) {
-			double v;
-			sv->val[i * nn + j] = NAN;
-			if (rank_median_of(k, cp->names[j], &v) == 0) {
-				sv->meas[i] = 1;
-			} else if (!o->include_estimates || estimate_of(c, k, cp->names[j], &v) < 0) {
-				continue;
-			} else {
-				sv->est[i] = 1;
-			}
-			if (per_gpu && !(rank_sku_gpus(k) > 0))
-				continue;
-			sv->val[i * nn + j] = per_value(o, k, cp->names[j], v);
-		}
-	}
-	/* a SKU with any measured component is measured, never an estimate */
-	for (size_t i = 0; i < nsku; i++) {
-		if (sv->meas[i]) {
-			sv->est[i] = 0;
-			for (size_t j = 0; j < nn; j++)
-				if (rank_median_of(&c->s[i], cp->names[j], &(double){ 0 }) < 0)
-					sv->val[i * nn + j] = NAN;
-		}
-	}
+	for (size_t i = 0; i < nsku; i++)
+		shown_one(c, cp, per_gpu, &c->s[i], &sv->val[i * nn], &sv->meas[i], &sv->est[i]);
 }
 
 static void shown_free(struct shown *sv)
@@ -766,67 +776,84 @@ const char *rank_market_of(const struct ctx *c)
 }
 
 
+/* k valued per dollar (a row: 1), or said why not in unpriced or unranked (0); -1 when it has no value. */
+static int value_one(struct ctx *c, const struct components *cp, const double *val, int meas, int est, int composite,
+		     struct sku *k, json_t *unpriced, json_t *unranked)
+{
+	size_t nn = cp->n;
+	int have = 0;
+	for (size_t j = 0; j < nn; j++)
+		have |= !isnan(val[j]);
+	if (!have) {
+		/* an estimate was asked for and cannot be made: said, not dropped */
+		if (c->o->include_estimates && k->priced && !k->profile && nn)
+			json_array_append_new(unranked, rank_unranked_json(k, cp->names[0]));
+		return -1;
+	}
+	if (!k->priced || isnan(k->usd_h)) {
+		/* measured but not priced in this market, or priced in a currency without a rate: said why */
+		if (!meas && !k->priced)
+			return 0;
+		char why[200];
+		if (!k->priced && !strcmp(rank_market_of(c), "spot") && !strcmp(k->provider, "lambda"))
+			snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
+		else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
+			 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
+			snprintf(why, sizeof why, "no spot price (%s: gpuvet prices update --provider"
+				 " %s with %s credentials, or gpuvet prices import FILE)",
+				 !strcmp(k->provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
+				 k->provider, !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
+		else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
+			snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
+		else if (!k->priced)
+			snprintf(why, sizeof why, "no %s price%s%s (gpuvet prices import FILE)", rank_market_of(c),
+				 c->o->region ? " in " : "", c->o->region ? c->o->region : "");
+		else
+			snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
+				 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
+		json_array_append_new(unpriced, json_pack("{s:s,s:s,s:s?,s:I,s:s,s:b}", "provider", k->provider,
+							  "instance_type", k->itype, "profile", k->profile,
+							  "runs", (json_int_t)k->nhave, "why", why, "estimate",
+							  !meas));
+		return 0;
+	}
+	double price = rank_per_price(c->o, k);
+	if (!(price > 0))
+		return 0;
+	rank_score_sku(k, cp, val, composite);
+	k->vpd = k->value / price;
+	k->estimate = est;
+	return 1;
+}
+
 static int value_skus(struct ctx *c, const struct components *cp, const struct shown *sv, int composite,
 		      struct sku **order, size_t *nrows, json_t *unpriced, json_t *unranked)
 {
 	int any_measured = 0;
-	size_t nn = cp->n;
+	size_t *perm = c->runs_first && c->o->include_estimates ? rank_prices_first_order(c) : NULL;
 	*nrows = 0;
-	for (size_t i = 0; i < c->n; i++) {
-		struct sku *k = &c->s[i];
-		int have = 0;
-		for (size_t j = 0; j < nn; j++)
-			have |= !isnan(sv->val[i * nn + j]);
-		if (!have) {
-			/* an estimate was asked for and cannot be made: said, not dropped */
-			if (c->o->include_estimates && k->priced && !k->profile && nn)
-				json_array_append_new(unranked, rank_unranked_json(k, cp->names[0]));
-			continue;
-		}
-		if (sv->meas[i])
-			any_measured = 1;
-		if (!k->priced || isnan(k->usd_h)) {
-			/* measured but not priced in this market, or priced in a currency without a rate: said why */
-			if (!sv->meas[i] && !k->priced)
-				continue;
-			char why[200];
-			if (!k->priced && !strcmp(rank_market_of(c), "spot") && !strcmp(k->provider, "lambda"))
-				snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
-			else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
-				 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
-				snprintf(why, sizeof why, "no spot price (%s: gpuvet prices update --provider"
-					 " %s with %s credentials, or gpuvet prices import FILE)",
-					 !strcmp(k->provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
-					 k->provider, !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
-			else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
-				snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
-			else if (!k->priced)
-				snprintf(why, sizeof why, "no %s price%s%s (gpuvet prices import FILE)", rank_market_of(c),
-					 c->o->region ? " in " : "", c->o->region ? c->o->region : "");
-			else
-				snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
-					 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
-			json_array_append_new(unpriced, json_pack("{s:s,s:s,s:s?,s:I,s:s,s:b}", "provider", k->provider,
-								  "instance_type", k->itype, "profile", k->profile,
-								  "runs", (json_int_t)k->nhave, "why", why, "estimate",
-								  !sv->meas[i]));
-			continue;
-		}
-		double price = rank_per_price(c->o, k);
-		if (!(price > 0))
-			continue;
-		rank_score_sku(k, cp, &sv->val[i * nn], composite);
-		k->vpd = k->value / price;
-		k->estimate = sv->est[i];
-		order[(*nrows)++] = k;
+	for (size_t x = 0, i; x < c->n; x++) {
+		i = perm ? perm[x] : x;
+		int r = value_one(c, cp, &sv->val[i * cp->n], sv->meas[i], sv->est[i], composite, &c->s[i], unpriced,
+				  unranked);
+		any_measured |= r >= 0 && sv->meas[i];
+		if (r > 0)
+			order[(*nrows)++] = &c->s[i];
 	}
+	free(perm);
 	return any_measured;
 }
 
-
-
-
-
+int rank_estimate_row(struct ctx *c, const struct components *cp, int per_gpu, int composite, struct sku *k,
+		      json_t *unpriced, json_t *unranked)
+{
+	double *val = gv_malloc((cp->n ? cp->n : 1) * sizeof *val);
+	int meas = 0, est = 0;
+	shown_one(c, cp, per_gpu, k, val, &meas, &est);
+	int r = value_one(c, cp, val, meas, est, composite, k, unpriced, unranked);
+	free(val);
+	return r > 0;
+}
 
 #define MAX_ASKED 16
 
@@ -848,6 +875,25 @@ static size_t asked_metrics(const char *metric, int composite, const char *buf[M
 	return n < MAX_ASKED ? n : MAX_ASKED;
 }
 
+/* Why nothing ranks when no stored run has what was asked (and no estimates were asked for). */
+static void say_none_measured(const struct ctx *c, const char *metric, int composite)
+{
+	if (c->unnamed_with)
+		snprintf(c->err, c->errlen,
+			 "%ld stored run(s) have %s but no provider and instance type (measured without cloud "
+			 "metadata, as on lambda): name them with 'gpuvet results tag RUN --provider P --sku TYPE "
+			 "--region R'", c->unnamed_with, metric);
+	else if (c->left_out)
+		snprintf(c->err, c->errlen, "the %ld stored run(s) with %s carry critical flags (%s): rank them with"
+			 " --include-flagged", c->left_out, metric, "gpuvet results show RUN lists them");
+	else if (c->elsewhere_with)
+		snprintf(c->err, c->errlen, "%ld stored run(s) have %s, none in region %s", c->elsewhere_with, metric,
+			 c->o->region);
+	else
+		snprintf(c->err, c->errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
+			 composite ? "a metric of " : "metric ", metric);
+}
+
 /*
  * The steps: check the request; load prices and runs; choose the component
  * metrics; the value each SKU shows per component; value the SKUs per
@@ -861,15 +907,19 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	struct rank_opts eff = *o;
 	if (!composite && per_gpu_scope(metric))
 		eff.per = "gpu";
+	/* runs first, then only the types runs measured are priced (a bound on the estimates: the others
+	   stream past, judge/rank_estimates.c) */
 	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen, .left = json_array(),
 			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX,
-			 .runs_first = !o->include_estimates };   /* then only the types runs measured need a price */
+			 .runs_first = !o->include_estimates || o->estimates_max > 0 };
 	c.metric = metric;
 	const char *market = o->market ? o->market : "on_demand";
 	const char *per = eff.per ? eff.per : "instance";
 	json_t *units = json_object();
 	struct components cp = { 0 };
 	int rc = -1;
+	json_t *rows = NULL, *unpriced = NULL, *unranked = NULL;
+	struct sku **order = NULL;
 
 	*out = NULL;
 	const char *q[MAX_ASKED + 1];
@@ -884,45 +934,29 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;
 
+	rows = json_array();
+	unpriced = json_array();
+	unranked = json_array();
+	long est_streamed = 0, unranked_left = 0;
+	if (c.runs_first && o->include_estimates && rank_stream_estimates(&c, &cp, !strcmp(per, "gpu"), composite,
+									  unpriced, unranked, &est_streamed, &unranked_left) < 0)
+		goto done;
 	struct shown sv;
 	shown_values(&c, &cp, !strcmp(per, "gpu"), &sv);
-	json_t *rows = json_array(), *unpriced = json_array(), *unranked = json_array();
-	struct sku **order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
+	order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
 	size_t nrows;
 	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced, unranked);
 	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
-		if (c.unnamed_with)
-			snprintf(err, errlen,
-				 "%ld stored run(s) have %s but no provider and instance type (measured without cloud "
-				 "metadata, as on lambda): name them with 'gpuvet results tag RUN --provider P --sku TYPE "
-				 "--region R'", c.unnamed_with, metric);
-		else if (c.left_out)
-			snprintf(err, errlen, "the %ld stored run(s) with %s carry critical flags (%s): rank them with"
-				 " --include-flagged", c.left_out, metric, "gpuvet results show RUN lists them");
-		else if (c.elsewhere_with)
-			snprintf(err, errlen, "%ld stored run(s) have %s, none in region %s", c.elsewhere_with, metric,
-				 o->region);
-		else
-			snprintf(err, errlen, "no stored run has %s%s (run gpuvet run, or use --estimates)",
-				 composite ? "a metric of " : "metric ", metric);
-		free(order);
-		json_decref(rows);
-		json_decref(unpriced);
-		json_decref(unranked);
+		say_none_measured(&c, metric, composite);
 		goto done;
 	}
 	rank_group_profiles(&c, order, &nrows);   /* one row per instance type */
 	rank_group_unpriced(unpriced);
-	qsort(order, nrows, sizeof *order, cmp_rows);
+	qsort(order, nrows, sizeof *order, rank_cmp_rows);
 	long est_left = rank_keep_rows(&c, order, &nrows);
-	if (est_left < 0) {   /* a read error, said in err */
-		free(order);
-		json_decref(rows);
-		json_decref(unpriced);
-		json_decref(unranked);
+	if (est_left < 0)   /* a read error, said in err */
 		goto done;
-	}
 	/* custom machines are numbered apart: they rank only among themselves */
 	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {
 		if (first_custom == nrows && identity_is_custom(order[r]->provider))
@@ -931,23 +965,29 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 						     composite));
 	}
 	json_t *stale = rank_stale_json(order, nrows);
-	free(order);
 
 	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
 	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
 			   c.left_out, json_incref(c.left));
 	json_object_set_new(*out, "unranked", unranked);
+	rows = unpriced = unranked = NULL;   /* the result's now */
+	if (o->include_estimates && o->estimates_max > 0)   /* the list bounded too (judge/rank_estimates.c) */
+		json_object_set_new(*out, "unranked_left_out", json_integer((json_int_t)unranked_left));
 	json_object_set_new(*out, "stale_prices", stale);
-	json_object_set_new(*out, "estimates_left_out", json_integer((json_int_t)est_left));
+	json_object_set_new(*out, "estimates_left_out", json_integer((json_int_t)(est_left + est_streamed)));
 	rc = 0;
 done:
+	free(order);
+	json_decref(rows);
+	json_decref(unpriced);
+	json_decref(unranked);
 	free(c.runs);
 	json_decref(c.left);
 	free(cp.names);
 	free(cp.weights);
 	json_decref(units);
 	for (size_t i = 0; i < c.n; i++)
-		sku_free(&c.s[i]);
+		rank_sku_free(&c.s[i]);
 	free(c.s);
 	rank_index_free(&c);
 	free(c.profiled);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct store;
+struct price_row;
 typedef struct sqlite3 sqlite3;  /* the store's connection, for the price catalog */
 
 /* read for the memory-bandwidth-per-dollar column */
@@ -59,6 +60,7 @@ struct sku {
 				   or the reference's kind (gpu_ref_kind_name); static text */
 	int est_from_ref;       /* the estimate scales the model's reference, not stored runs */
 	int32_t next_same;      /* index into ctx.s of the type's next entry (another profile); -1 none */
+	long price_seq;         /* runs read first: when the type's first price row was read (its first entry); 0 none */
 	struct sku **beside;    /* the type's other profiles, shown beside the ranked one (judge/rank_profile.c) */
 	size_t nbeside;
 	double value, vpd;
@@ -109,6 +111,7 @@ struct ctx {
 	size_t hcap, hused;
 	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
 	size_t nprofiled;
+	long price_seq;         /* price rows read for entries (struct sku price_seq) */
 };
 
 /* The component metrics and their weights: the metric alone, a score's list, or every one a run has. */
@@ -124,6 +127,16 @@ const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
+void rank_sku_init(struct sku *k, const char *provider, const char *itype);
+void rank_sku_free(struct sku *k);
+/* A price row for k (c->other: of the other market): kept when it is the better (the source, then USD/h). */
+int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row);
+/* qsort's order of the rows: catalogued before custom, measured before estimates, value per dollar, then names. */
+int rank_cmp_rows(const void *a, const void *b);
+/* An unmeasured k valued as value_skus values it: 1 when it is a row (k->vpd set), else 0 (said in unpriced
+ * or unranked when that is why). */
+int rank_estimate_row(struct ctx *c, const struct components *cp, int per_gpu, int composite, struct sku *k,
+		      json_t *unpriced, json_t *unranked);
 
 /* judge/rank_index.c: a type's first entry in c->s (-1 none), the others through next_same */
 long rank_index_first(const struct ctx *c, const char *provider, const char *itype);
@@ -140,6 +153,16 @@ const char *rank_profile_basis(const char *profile);
 void rank_group_profiles(const struct ctx *c, struct sku **order, size_t *nrows);
 void rank_basis_columns(const struct sku *k, json_t *row);
 void rank_group_unpriced(json_t *unpriced);
+/* judge/rank_estimates.c: with o->estimates_max > 0 (runs read and priced first), the types no run measured,
+ * streamed by type: each valued once its prices are read, the best estimates_max kept as entries of c->s, the
+ * others counted in *left and freed; types without an estimate listed in unranked up to estimates_max, the others
+ * counted in *unranked_left; -1 on a read error (said in c->err). */
+int rank_stream_estimates(struct ctx *c, const struct components *cp, int per_gpu, int composite, json_t *unpriced,
+			  json_t *unranked, long *left, long *unranked_left);
+/* With the runs read first and estimates on: the order c->s would have had with the prices read first (a
+ * type's first entry where its first price row is, the market's then the other's, then the entries runs
+ * made, in their order), which the unpriced list keeps; a permutation of 0..c->n-1, to free. */
+size_t *rank_prices_first_order(const struct ctx *c);
 /* judge/rank_price.c */
 /* Prices each measured SKU in its runs' region (catalog_choose_price), and the other market in the same region. */
 int rank_price_places(struct ctx *c);

@@ -131,6 +131,8 @@ enum price_order {
 	PRICE_ORDER_STORED,   /* as stored */
 	PRICE_ORDER_LIST,     /* provider, gpu_model, gpu_count, instance_type, region, market, source */
 	PRICE_ORDER_SKU,      /* provider, instance_type, region, market, zone, term */
+	PRICE_ORDER_TYPE,     /* provider, instance_type, then as stored: a type's rows together, in their
+			         PRICE_ORDER_STORED order (the (provider, instance_type) index, no sort) */
 };
 /* Called for every row; non-zero stops the walk (not an error). */
 typedef int (*price_row_fn)(void *ud, const struct price_row *r);

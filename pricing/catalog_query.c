@@ -195,6 +195,7 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		[PRICE_ORDER_STORED] = "p.id",
 		[PRICE_ORDER_LIST] = "p.provider, p.gpu_model, p.gpu_count, p.instance_type, p.region, p.market, p.source",
 		[PRICE_ORDER_SKU] = "p.provider, p.instance_type, p.region, p.market, p.zone, p.term",
+		[PRICE_ORDER_TYPE] = "p.provider, p.instance_type, p.id",
 	};
 	char *sql = gv_asprintf(
 		"SELECT " CATALOG_PRICE_COLUMNS " FROM prices p"
