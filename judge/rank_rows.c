@@ -76,6 +76,10 @@ void rank_score_sku(struct sku *k, const struct components *cp, const double *va
 		return;
 	}
 	double sw = 0, sv = 0, gpus = rank_sku_gpus(k);
+	/* an estimate kept by the bounded stream (judge/rank_estimates.c) is valued again with the rest */
+	json_decref(k->components);
+	json_decref(k->missing);
+	json_decref(k->not_applicable);
 	k->components = json_object();
 	k->missing = json_array();
 	k->not_applicable = json_array();
