@@ -7,11 +7,9 @@
  *
  *  1. correctness: a 512^3 GEMM on every GPU, every element compared with
  *     an FP64 reference of the same inputs (gemm_tolerance() in gpu_math.c);
- *  2. square sizes of the profile, every GPU at once, short bursts: the
- *     curve gemm.<dtype>.tflops vs m (samples, gpu -1);
- *  3. standard/full: an achievable-peak search over (m, n, k) shapes within a
- *     time budget, as mamf-finder does (short bursts);
- *  4. the headline, gemm.<dtype>.tflops: the largest square size measured up
+ *  2. square sizes of the profile up to 8192, every GPU at once, short
+ *     bursts: the curve gemm.<dtype>.tflops vs m (samples, gpu -1);
+ *  3. the headline, gemm.<dtype>.tflops: the largest square size measured up
  *     to 8192 (the same shape in every profile), in the steady state of
  *     benches/steady.h: warm until the power and clocks settle, then work
  *     done / time over a fixed window (1 s quick, 2 s standard, 4 s full),
@@ -19,14 +17,23 @@
  *     GPU alone (gpu = index); the window's SM clock, power, cap,
  *     temperature and clock-event reasons in the params; the result checked
  *     on sampled elements against the FP64 reference;
- *  5. standard/full, when the search found a better shape than the
- *     headline's: gemm.<dtype>.best_shape.tflops, that shape in the steady
- *     state, every GPU at once.
+ *  4. standard/full, once every dtype has its headline: the curve's larger
+ *     squares, then an achievable-peak search over (m, n, k) shapes within a
+ *     time budget, as mamf-finder does (short bursts), and when it found a
+ *     better shape than the headline's,
+ *     gemm.<dtype>.best_shape.tflops, that shape in the steady state, every
+ *     GPU at once.
  *
- * Bursts (steps 2-3): random data generated on the device, the heuristic's
+ * Steps 1-3 run for every dtype before any step 4, so every profile takes
+ * its headline after the same history: seconds of full-power bursts at
+ * 16384^3 or in a search leave the GPU hotter and its power-cap loop lower
+ * (an H100 SXM at 700 W: bf16 676 against 697 TFLOP/s, SM 1300 against
+ * 1362 MHz), and the headline would depend on the profile (issue 39).
+ *
+ * Bursts (steps 2 and 4): random data generated on the device, the heuristic's
  * top algorithms each timed and the fastest kept, warm-up, then `reps`
  * GEMMs each between two CUDA events, enqueued behind a spin gate so host
- * launch overhead never falls inside a timed region.  Steady state (4-5):
+ * launch overhead never falls inside a timed region.  Steady state (3-4):
  * batches of about 20 ms between CUDA events, six in flight per GPU.
  * TFLOP/s = 2 m n k / seconds / 1e12.
  */
@@ -42,6 +49,16 @@
 #define GEMM_CHECK_SIZE 512
 #define GEMM_CHECK_SAMPLES 4096
 #define GEMM_HEADLINE_MAX 8192   /* the headline shape: the largest square size measured up to this */
+/*
+ * The search times each shape with the heuristic's top 4 algorithms, 1 warm-up and 3 products:
+ * the standard profile's 100 shapes then take about 4.2 s of products on an H100 (10 s budget).
+ * With 8 x (1 + 10) the budget held the 16 largest and missed the wide-k shapes that are an H100's
+ * best sustained bf16 (4096x4096x16384: 702 against 676 TFLOP/s at 8192^3, tests/fixtures/gpu/
+ * h100-2026-11-26).  The best shape's steady figure still picks from the profile's 8.
+ */
+#define GEMM_SEARCH_TOP 4
+#define GEMM_SEARCH_WARMUP 1
+#define GEMM_SEARCH_REPS 3
 
 struct gemm_meas {
 	struct gemm_shape sh;
@@ -106,7 +123,7 @@ struct gemm_job {
 	enum gemm_dtype dt;
 	const char *name;
 	char series[64];
-	int n, opened, top, from_search;
+	int n, opened, top, from_search, squares_stopped;
 	double free_bytes, worst, prog0, prog1;
 	struct gv_gate *gate;
 	struct gv_gerr *err;
@@ -163,17 +180,29 @@ static void keep_best(struct gemm_job *j, struct gemm_meas **cur)
 	}
 }
 
-/* 2. square sizes, all GPUs at once, short bursts: the curve, and the headline size. */
-static int gemm_squares(struct gemm_job *j)
+/*
+ * 2. square sizes, all GPUs at once, short bursts: the curve, and the headline size.
+ * large = 0: the sizes up to GEMM_HEADLINE_MAX (before the headline); 1: the larger ones
+ * (after every headline, with the search), unless the first pass had to stop.
+ */
+static int gemm_squares(struct gemm_job *j, int large)
 {
 	int sizes[16], nsizes = gemm_square_sizes(j->cfg->profile, sizes, 16);
-	struct gemm_meas *cur = &j->burst[0];
-	j->best = &j->burst[1];
-	j->best->agg = -1;
+	struct gemm_meas *cur = j->best == &j->burst[0] ? &j->burst[1] : &j->burst[0];
+	if (!large) {
+		cur = &j->burst[0];
+		j->best = &j->burst[1];
+		j->best->agg = -1;
+	} else if (j->squares_stopped) {
+		return 0;
+	}
 	for (int i = 0; i < nsizes; i++) {
 		struct gemm_shape s = { sizes[i], sizes[i], sizes[i] };
+		if ((sizes[i] > GEMM_HEADLINE_MAX) != large)
+			continue;
 		if (gemm_bytes(&s, gv_ab_size(j->dt), gv_d_size(j->dt)) > 0.45 * j->free_bytes) {
 			bench_log(j->ctx, "%s: %d^3 skipped: needs more than 45%% of free gpu memory", j->name, sizes[i]);
+			j->squares_stopped = 1;
 			break;
 		}
 		if (gemm_measure(j->g, j->n, s, j->rp.warmup, j->rp.reps, j->top, j->gate, cur, j->err))
@@ -184,15 +213,16 @@ static int gemm_squares(struct gemm_job *j)
 			j->headline = s;
 		double last_ms = cur->st[0].median;
 		keep_best(j, &cur);
-		bench_progress(j->ctx, progress(j, 0.3 * (i + 1) / nsizes));
+		bench_progress(j->ctx, progress(j, 0.7 * (i + 1) / nsizes));
 		/* a slow GPU (FP32 on a T4): the next size would take 8x as long */
 		double next_s = last_ms / 1e3 * 8 * (j->rp.warmup + j->rp.reps) * (j->top + 1);
 		if (i + 1 < nsizes && next_s > (j->cfg->profile == PROFILE_QUICK ? 8.0 : 60.0)) {
 			bench_log(j->ctx, "%s: larger sizes skipped (%.0f s expected)", j->name, next_s);
+			j->squares_stopped = 1;
 			break;
 		}
 	}
-	if (j->best->agg < 0 || j->headline.m == 0) {
+	if (!large && (j->best->agg < 0 || j->headline.m == 0)) {
 		gv_gerr_set(j->err, "gemm %s: no size fits in free gpu memory", j->name);
 		return -1;
 	}
@@ -206,11 +236,12 @@ static int gemm_search(struct gemm_job *j)
 	int maxs = 1200, tried = 0, rc = -1;
 	struct gemm_meas *cur = j->best == &j->burst[0] ? &j->burst[1] : &j->burst[0];
 	struct gemm_shape *shapes = (struct gemm_shape *)gv_calloc((size_t)maxs, sizeof *shapes);
-	int ns = gemm_search_shapes(j->cfg->profile, shapes, maxs), reps = j->rp.reps / 2 > 3 ? j->rp.reps / 2 : 3;
+	int ns = gemm_search_shapes(j->cfg->profile, shapes, maxs);
 	for (int i = 0; i < ns && budget > 0 && bench_now() - t0 < budget; i++) {
 		if (gemm_bytes(&shapes[i], gv_ab_size(j->dt), gv_d_size(j->dt)) > 0.45 * j->free_bytes)
 			continue;
-		int r = gemm_measure(j->g, j->n, shapes[i], 1, reps, j->top, j->gate, cur, j->err);
+		int r = gemm_measure(j->g, j->n, shapes[i], GEMM_SEARCH_WARMUP, GEMM_SEARCH_REPS, GEMM_SEARCH_TOP, j->gate,
+				     cur, j->err);
 		if (r < 0)
 			goto out;
 		if (r == 1) {   /* no algorithm for this shape: try the next */
@@ -222,7 +253,7 @@ static int gemm_search(struct gemm_job *j)
 		keep_best(j, &cur);
 		if (j->best != before)
 			j->from_search = 1;
-		bench_progress(j->ctx, progress(j, 0.3 + 0.3 * (bench_now() - t0) / budget));
+		bench_progress(j->ctx, progress(j, 0.7 + 0.2 * (bench_now() - t0) / budget));
 	}
 	if (budget > 0)
 		bench_log(j->ctx, "%s: shape search tried %d shapes in %.1f s, best %dx%dx%d", j->name, tried,
@@ -336,53 +367,113 @@ out:
 	return rc;
 }
 
-/* One dtype from correctness check to metrics; BENCH_OK, BENCH_FAIL, or BENCH_SKIP when unsupported. */
-static int gemm_dtype_run(struct gemm_job *j)
+/* Opens the dtype's cuBLASLt handle on every GPU; 0 or -1 with j->err set. */
+static int gemm_job_open(struct gemm_job *j)
 {
-	char metric[64];
-	int rc = BENCH_FAIL;
 	j->gs = (struct gv_gemm *)gv_calloc((size_t)j->n, sizeof *j->gs);
 	j->g = (struct gv_gemm **)gv_calloc((size_t)j->n, sizeof *j->g);
-	j->name = gemm_dtype_name(j->dt);
-	j->rp = bench_reps_for(j->cfg->profile);
-	j->top = j->cfg->profile == PROFILE_QUICK ? 4 : 8;
-	snprintf(j->series, sizeof j->series, "gemm.%s.tflops", j->name);
 	for (int d = 0; d < j->n; d++) {
 		j->g[d] = &j->gs[d];
 		j->opened = d + 1;   /* gv_gemm_close() copes with a half-opened one */
 		if (gv_gemm_open(j->g[d], d, j->dt, j->err))
-			goto out;
+			return -1;
 	}
+	return 0;
+}
+
+static void gemm_job_close(struct gemm_job *j)
+{
+	for (int d = 0; d < j->opened; d++)
+		gv_gemm_close(j->g[d]);
+	free(j->g);
+	free(j->gs);
+	j->g = NULL;
+	j->gs = NULL;
+	j->opened = 0;
+}
+
+/* Steps 1-3 of one dtype: BENCH_OK, BENCH_FAIL, or BENCH_SKIP when unsupported. */
+static int gemm_dtype_head(struct gemm_job *j)
+{
+	int rc = BENCH_FAIL;
+	j->name = gemm_dtype_name(j->dt);
+	j->rp = bench_reps_for(j->cfg->profile);
+	j->top = j->cfg->profile == PROFILE_QUICK ? 4 : 8;
+	snprintf(j->series, sizeof j->series, "gemm.%s.tflops", j->name);
+	if (gemm_job_open(j))
+		goto out;
 	if ((rc = gemm_check_small(j)) != BENCH_OK)
 		goto out;
 	rc = BENCH_FAIL;
-	if (gemm_squares(j) || gemm_search(j))
+	if (gemm_squares(j, 0))
 		goto out;
-	bench_progress(j->ctx, progress(j, 0.6));
+	bench_progress(j->ctx, progress(j, 0.8));
 	/* the headline: the same square shape in every profile, steady state */
 	if (gemm_report(j, j->series, j->headline, 1))
 		goto out;
+	bench_progress(j->ctx, j->prog1);
+	rc = BENCH_OK;
+out:
+	gemm_job_close(j);
+	return rc;
+}
+
+/* Step 4 of one dtype whose headline is measured: the shape search and its best shape; 0 or -1. */
+static int gemm_dtype_search(struct gemm_job *j)
+{
+	int rc = -1;
+	if (gemm_job_open(j) || gemm_squares(j, 1) || gemm_search(j))
+		goto out;
 	/* the search's best shape, steady state, when it found one other than the headline */
 	if (j->from_search && memcmp(&j->best->sh, &j->headline, sizeof j->headline)) {
+		char metric[64];
 		snprintf(metric, sizeof metric, "gemm.%s.best_shape.tflops", j->name);
 		if (gemm_report(j, metric, j->best->sh, 0))
 			goto out;
 	}
 	bench_progress(j->ctx, j->prog1);
-	rc = BENCH_OK;
+	rc = 0;
 out:
-	for (int d = 0; d < j->opened; d++)
-		gv_gemm_close(j->g[d]);
-	free(j->g);
-	free(j->gs);
+	gemm_job_close(j);
 	return rc;
+}
+
+/* The job's share of the bench's progress: phase 0 (steps 1-3) or 1 (the search), dtype slot i of n. */
+static void gemm_job_span(struct gemm_job *j, int phase, int i, int n)
+{
+	double head = gemm_search_budget_s(j->cfg->profile) > 0 ? 0.5 : 1.0;
+	double lo = phase ? head : 0, width = (phase ? 1 - head : head) / n;
+	j->prog0 = lo + width * i;
+	j->prog1 = lo + width * (i + 1);
+}
+
+/* The lowest compute capability and free memory over GPUs 0..n, each logged; 0 or -1 with err set. */
+static int gemm_gpus(struct bench_ctx *ctx, int n, int *min_cc, double *free_min, struct gv_gerr *err)
+{
+	for (int d = 0; d < n; d++) {
+		cudaDeviceProp p;
+		size_t fr = 0, tot = 0;
+		GV_CUDA(err, cudaGetDeviceProperties(&p, d));
+		GV_CUDA(err, cudaSetDevice(d));
+		GV_CUDA(err, cudaMemGetInfo(&fr, &tot));
+		if (p.major * 10 + p.minor < *min_cc)
+			*min_cc = p.major * 10 + p.minor;
+		if ((double)fr < *free_min)
+			*free_min = (double)fr;
+		bench_log(ctx, "gpu %d: %s, compute capability %d.%d, %.1f GiB free", d, p.name, p.major, p.minor,
+			  fr / 1073741824.0);
+	}
+	return 0;
+fail:
+	return -1;
 }
 
 static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	struct gv_gerr err;
 	struct gv_gate gate = { NULL };
-	int n = 0, min_cc = 1000, ran = 0, rc = BENCH_FAIL;
+	int n = 0, min_cc = 1000, ran = 0, rc = BENCH_FAIL, njobs = 0;
+	struct gemm_job *jobs[GEMM_DTYPE_COUNT] = { NULL };
 	double free_min = 1e30;
 	char echo[768], why[256] = "";
 	int w;
@@ -395,19 +486,8 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		return BENCH_SKIP;
 	if (n > GEMM_MAX_GPUS)
 		n = GEMM_MAX_GPUS;
-	for (int d = 0; d < n; d++) {
-		cudaDeviceProp p;
-		size_t fr = 0, tot = 0;
-		GV_CUDA(&err, cudaGetDeviceProperties(&p, d));
-		GV_CUDA(&err, cudaSetDevice(d));
-		GV_CUDA(&err, cudaMemGetInfo(&fr, &tot));
-		if (p.major * 10 + p.minor < min_cc)
-			min_cc = p.major * 10 + p.minor;
-		if ((double)fr < free_min)
-			free_min = (double)fr;
-		bench_log(ctx, "gpu %d: %s, compute capability %d.%d, %.1f GiB free", d, p.name, p.major, p.minor,
-			  fr / 1073741824.0);
-	}
+	if (gemm_gpus(ctx, n, &min_cc, &free_min, &err))
+		goto fail;
 	nv = gv_nvml_load(why, sizeof why);
 	if (!nv)
 		bench_log(ctx, "nvml not available: the window's clocks and power are not recorded: %s", why);
@@ -423,6 +503,17 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 			     bench_profile_name(cfg->profile), n, min_cc, sc.window_s, sc.max_warm_s, GEMM_HEADLINE_MAX,
 			     nv ? 1 : 0);
 	}
+	struct gemm_job proto;
+	memset(&proto, 0, sizeof proto);
+	proto.ctx = ctx;
+	proto.cfg = cfg;
+	proto.n = n;
+	proto.free_bytes = free_min;
+	proto.gate = &gate;
+	proto.err = &err;
+	proto.nv = nv;
+	memcpy(proto.nvdev, nvdev, sizeof nvdev);
+	memcpy(proto.have_nv, have_nv, sizeof have_nv);
 	for (int dt = 0; dt < GEMM_DTYPE_COUNT; dt++) {
 		if (min_cc < gemm_dtype_min_cc((enum gemm_dtype)dt)) {
 			bench_log(ctx, "%s skipped: needs compute capability %d.%d", gemm_dtype_name((enum gemm_dtype)dt),
@@ -430,33 +521,38 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 			continue;
 		}
 		struct gemm_job *job = (struct gemm_job *)gv_calloc(1, sizeof *job);
-		job->ctx = ctx;
-		job->cfg = cfg;
+		*job = proto;
 		job->dt = (enum gemm_dtype)dt;
-		job->n = n;
-		job->free_bytes = free_min;
-		job->gate = &gate;
-		job->err = &err;
-		job->nv = nv;
-		memcpy(job->nvdev, nvdev, sizeof nvdev);
-		memcpy(job->have_nv, have_nv, sizeof have_nv);
-		job->prog0 = (double)dt / GEMM_DTYPE_COUNT;
-		job->prog1 = (double)(dt + 1) / GEMM_DTYPE_COUNT;
-		int r = gemm_dtype_run(job);
-		free(job);
+		jobs[njobs++] = job;
+	}
+	/* every headline first (steps 1-3), then every search (step 4): see the top of this file */
+	for (int i = 0; i < njobs; i++) {
+		gemm_job_span(jobs[i], 0, i, njobs);
+		int r = gemm_dtype_head(jobs[i]);
 		if (r == BENCH_FAIL)
 			goto fail;
-		if (r == BENCH_OK) {
-			ran++;
-			if (w > 0 && (size_t)w < sizeof echo)
-				w += snprintf(echo + w, sizeof echo - (size_t)w, "%s\"%s\"", ran > 1 ? "," : "",
-					      gemm_dtype_name((enum gemm_dtype)dt));
+		if (r != BENCH_OK) {
+			free(jobs[i]);
+			jobs[i] = NULL;
+			continue;
 		}
+		ran++;
+		if (w > 0 && (size_t)w < sizeof echo)
+			w += snprintf(echo + w, sizeof echo - (size_t)w, "%s\"%s\"", ran > 1 ? "," : "", jobs[i]->name);
+	}
+	for (int i = 0; gemm_search_budget_s(cfg->profile) > 0 && i < njobs; i++) {
+		if (!jobs[i])
+			continue;
+		gemm_job_span(jobs[i], 1, i, njobs);
+		if (gemm_dtype_search(jobs[i]))
+			goto fail;
 	}
 	if (w > 0 && (size_t)w < sizeof echo)
 		snprintf(echo + w, sizeof echo - (size_t)w, "]}");
 	bench_config_echo(ctx, echo);
 	gv_gate_free(&gate);
+	for (int i = 0; i < njobs; i++)
+		free(jobs[i]);
 	if (!ran) {
 		bench_reason(ctx, "no gemm data type is supported on this gpu");
 		return BENCH_SKIP;
@@ -464,6 +560,8 @@ static int gemm_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 	return BENCH_OK;
 fail:
 	gv_gate_free(&gate);
+	for (int i = 0; i < njobs; i++)
+		free(jobs[i]);
 	bench_reason(ctx, "%s", err.set ? err.text : "gemm failed");
 	return rc;
 }

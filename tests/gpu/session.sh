@@ -29,6 +29,9 @@
 #                                                         -> $OUT/nccl/
 #   pageable    tests/gpu/pageable_align.cu (pageable copy rate against the buffer's offset
 #               from a page), then peer_ratio.py --benches memcpy --rounds 5 -> $OUT/pageable/
+#   proof [--sequence 'q1 T1 s1 ...']  tests/gpu/proof.py: 5 quick `run --bench gemm,memcpy`, 3 standard `run --bench
+#               gemm` and PyTorch (pinned copies; the MAMF-style bf16 sweep) interleaved: CVs,
+#               quick / standard, the MAMF peer ratio      -> $OUT/proof.tgz
 #   jobcost [ARGS]  tests/gpu/jobcost.py: a real PyTorch training step (full and LoRA) and a
 #               CUDA-graph decode loop of a Llama-3.2-1B-shaped model, interleaved with
 #               `run --bench gemm,memcpy`                  -> $OUT/jobcost/
@@ -155,11 +158,17 @@ pageable)
 	/tmp/pageable_align | tee "$OUT/pageable/align.txt"
 	python3 tests/gpu/peer_ratio.py --gpuvet "$GV" --out "$OUT/pageable" --benches memcpy --rounds 5
 	;;
+proof)
+	# issue 39's remaining targets in one call: tests/gpu/proof.py (quick, standard and PyTorch
+	# interleaved); $OUT/proof.tgz holds every file and is rewritten after each step
+	shift
+	python3 tests/gpu/proof.py --gpuvet "$GV" --dir /tmp/proof --out "$OUT" "$@"
+	;;
 jobcost)
 	shift
 	python3 tests/gpu/jobcost.py --gpuvet "$GV" --out "$OUT/jobcost" "$@"
 	;;
 *)
-	die "usage: session.sh info|peer [peer_ratio args]|fidelity|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|pageable|jobcost [jobcost.py args]"
+	die "usage: session.sh info|peer [peer_ratio args]|fidelity|proof|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|pageable|jobcost [jobcost.py args]"
 	;;
 esac
