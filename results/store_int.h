@@ -31,6 +31,15 @@ struct store {
 	int64_t live_run; /* the run this process is writing, 0 when none */
 };
 
+/*
+ * A run's twelve leading columns as struct store_run_row holds them, for the statements that
+ * list runs (store_read.c, store_report.c): STORE_RUN_COLS first in the SELECT (alias r), then
+ * store_run_at() reads them back from a row; the strings live until the next step.
+ */
+#define STORE_RUN_COLS "r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider," \
+	" r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at"
+struct store_run_row store_run_at(sqlite3_stmt *st);
+
 /* ---- between the store's own files (store.c, store_write.c, store_load.c, store_import.c) ---- */
 int sto_live_lock(struct store *s, int64_t run_id, short type);
 /* DB.pending, where benches are kept aside while the store is busy (store_pending.c); 0, or -1. */

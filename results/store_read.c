@@ -241,6 +241,24 @@ fail:
 	return STORE_ERR;
 }
 
+struct store_run_row store_run_at(sqlite3_stmt *st)
+{
+	return (struct store_run_row){
+		.id = sqlite3_column_int64(st, 0),
+		.uuid = (const char *)sqlite3_column_text(st, 1),
+		.status = (const char *)sqlite3_column_text(st, 2),
+		.profile = (const char *)sqlite3_column_text(st, 3),
+		.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
+		.hostname = (const char *)sqlite3_column_text(st, 5),
+		.provider = (const char *)sqlite3_column_text(st, 6),
+		.instance_type = (const char *)sqlite3_column_text(st, 7),
+		.region = (const char *)sqlite3_column_text(st, 8),
+		.gpu_model = (const char *)sqlite3_column_text(st, 9),
+		.gpu_count = sqlite3_column_int(st, 10),
+		.started_at = (const char *)sqlite3_column_text(st, 11),
+	};
+}
+
 int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
@@ -254,11 +272,8 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 	 * from a range of a covering index per run.
 	 */
 	if (store_prepare(s, lc.c
-		? "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
-		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at, 0, 0, 0"
-		  " FROM runs r ORDER BY r.started_at, r.id"
-		: "SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider,"
-		  " r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at, r.finished_at,"
+		? "SELECT " STORE_RUN_COLS ", r.finished_at, 0, 0, 0 FROM runs r ORDER BY r.started_at, r.id"
+		: "SELECT " STORE_RUN_COLS ", r.finished_at,"
 		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
 		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
 		  " (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
@@ -270,25 +285,13 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 		int64_t id = sqlite3_column_int64(st, 0);
 		int in = lc.c && id >= 0 && id <= lc.max_id;
 		struct store_list_row r = {
-			.run = {
-				.id = id,
-				.uuid = (const char *)sqlite3_column_text(st, 1),
-				.status = shown_status(s, id, (const char *)sqlite3_column_text(st, 2)),
-				.profile = (const char *)sqlite3_column_text(st, 3),
-				.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
-				.hostname = (const char *)sqlite3_column_text(st, 5),
-				.provider = (const char *)sqlite3_column_text(st, 6),
-				.instance_type = (const char *)sqlite3_column_text(st, 7),
-				.region = (const char *)sqlite3_column_text(st, 8),
-				.gpu_model = (const char *)sqlite3_column_text(st, 9),
-				.gpu_count = sqlite3_column_int(st, 10),
-				.started_at = (const char *)sqlite3_column_text(st, 11),
-			},
+			.run = store_run_at(st),
 			.finished_at = (const char *)sqlite3_column_text(st, 12),
 			.benches = in ? lc.c[id][0] : sqlite3_column_int(st, 13),
 			.benches_ok = in ? lc.c[id][1] : sqlite3_column_int(st, 14),
 			.flags = in ? lc.c[id][2] : sqlite3_column_int(st, 15),
 		};
+		r.run.status = shown_status(s, id, r.run.status);
 		if (fn(ud, &r))
 			break;
 	}

@@ -30,8 +30,7 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 		heads = h;
 	}
 	sql = gv_asprintf(
-		"SELECT r.id, r.uuid, r.status, r.profile, r.gpuvet_version, r.hostname, r.provider, r.instance_type,"
-		" r.region, r.gpu_model, r.gpu_count, r.started_at,"
+		"SELECT " STORE_RUN_COLS ","
 		" %s,"
 		" (SELECT group_concat(c, ' ') FROM (SELECT f.code || ':' || f.severity AS c FROM flags f"
 		"  WHERE f.run_id = r.id ORDER BY f.id)),"
@@ -61,20 +60,7 @@ static void bench_counts(const char *s, struct store_report_run *r)
 static int report_row(sqlite3_stmt *st, size_t nnames, double *head, store_report_run_fn fn, void *ud)
 {
 	struct store_report_run r = {
-		.run = {
-			.id = sqlite3_column_int64(st, 0),
-			.uuid = (const char *)sqlite3_column_text(st, 1),
-			.status = (const char *)sqlite3_column_text(st, 2),
-			.profile = (const char *)sqlite3_column_text(st, 3),
-			.gpuvet_version = (const char *)sqlite3_column_text(st, 4),
-			.hostname = (const char *)sqlite3_column_text(st, 5),
-			.provider = (const char *)sqlite3_column_text(st, 6),
-			.instance_type = (const char *)sqlite3_column_text(st, 7),
-			.region = (const char *)sqlite3_column_text(st, 8),
-			.gpu_model = (const char *)sqlite3_column_text(st, 9),
-			.gpu_count = sqlite3_column_int(st, 10),
-			.started_at = (const char *)sqlite3_column_text(st, 11),
-		},
+		.run = store_run_at(st),
 		.flags = (const char *)sqlite3_column_text(st, 13),
 		.verdict = (const char *)sqlite3_column_text(st, 14),
 		.policy = (const char *)sqlite3_column_text(st, 15),
