@@ -123,32 +123,6 @@ static const char *default_unit(const char *m)
 
 
 
-static struct sku *sku_get(struct ctx *c, const char *provider, const char *itype, int create)
-{
-	long first = rank_index_first(c, provider, itype);
-	if (first >= 0)
-		return &c->s[first];
-	if (!create)
-		return NULL;
-	rank_index_room(c);
-	struct sku *k = &c->s[c->n++];
-	rank_sku_init(k, provider, itype);
-	rank_index_add(c, c->n - 1);
-	return k;
-}
-
-void rank_sku_init(struct sku *k, const char *provider, const char *itype)
-{
-	memset(k, 0, sizeof *k);
-	k->provider = gv_strdup(provider);
-	k->itype = gv_strdup(itype);
-	k->gpus = NAN;
-	k->gpu_mem_gib = NAN;
-	k->run_gpus = NAN;
-	k->fx_rate = NAN;
-	k->other_usd_h = NAN;
-}
-
 /*
  * The SKU entry of a run of this profile: its own, else the priced entry no
  * run has claimed yet, else a new entry with the price of the SKU's others
@@ -217,97 +191,6 @@ void rank_sku_free(struct sku *k)
 	json_decref(k->components);
 	json_decref(k->missing);
 	json_decref(k->not_applicable);
-}
-
-static char *dup_or_null(const char *t)
-{
-	return t && *t ? gv_strdup(t) : NULL;
-}
-
-static int source_prio(const char *src)
-{
-	if (!strncmp(src, "import:", 7))
-		return 3;
-	if (!strncmp(src, "catalog:", 8))
-		return 1;
-	return 2;
-}
-
-/* Is the row the better price of its SKU: the most specific source, then the cheapest in USD (no rate: last). */
-static int better_price(int prio, double usd, int have, int have_prio, double have_usd)
-{
-	if (!have || prio > have_prio)
-		return 1;
-	if (prio < have_prio)
-		return 0;
-	return !isnan(usd) && (isnan(have_usd) || usd < have_usd);
-}
-
-/*
- * A price row: its type's entry (made for it), or, when the runs were read first (no estimates
- * asked for, or at most estimates_max: judge/rank_estimates.c), every entry the type's runs made
- * and nothing for a type no run measured: a catalog of 1.1 M types is not held for the few a
- * store has runs of.
- */
-static int take_price(void *ud, const struct price_row *row)
-{
-	struct ctx *c = ud;
-	if (!c->runs_first)
-		return rank_price_entry(c, sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
-	long first = rank_index_first(c, row->rec.provider, row->rec.instance_type);
-	if (first >= 0 && !c->s[first].price_seq)
-		c->s[first].price_seq = ++c->price_seq;   /* rank_prices_first_order */
-	for (long i = first; i >= 0; i = c->s[i].next_same)
-		rank_price_entry(c, &c->s[i], row);
-	return 0;
-}
-
-int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row)
-{
-	const struct price_rec *r = &row->rec;
-	int prio = source_prio(r->source);
-	if (c->other) {
-		if (better_price(prio, row->usd_per_hour, k->other_priced, k->other_prio, k->other_usd_h)) {
-			k->other_priced = 1;
-			k->other_prio = prio;
-			k->other_usd_h = row->usd_per_hour;
-		}
-		return 0;
-	}
-	if (!better_price(prio, row->usd_per_hour, k->priced, k->prio, k->usd_h))
-		return 0;
-	free(k->region);
-	free(k->gpu_model);
-	free(k->source);
-	free(k->captured);
-	k->priced = 1;
-	k->prio = prio;
-	k->usd_h = row->usd_per_hour;
-	gv_strlcpy(k->currency, r->currency, sizeof k->currency);
-	k->fx_rate = strcmp(r->currency, "USD") ? row->usd_per_unit : NAN;
-	gv_strlcpy(k->fx_date, row->fx_captured_at, sizeof k->fx_date);
-	k->region = gv_strdup(r->region);
-	gv_strlcpy(k->zone, r->zone, sizeof k->zone);
-	k->gpu_model = dup_or_null(r->gpu_model);
-	k->gpus = r->gpu_count;
-	k->gpu_mem_gib = r->gpu_memory_gib;
-	k->source = gv_strdup(r->source);
-	k->captured = gv_strdup(r->captured_at);
-	return 0;
-}
-
-/* The ranking's market, then the other one (on-demand's other is spot, spot's and reserved's on-demand). */
-static int load_prices(struct ctx *c)
-{
-	const char *market = c->o->market ? c->o->market : "on_demand";
-	struct price_filter f = { .market = market, .region = c->o->region, .max_age_days = c->o->max_age_days };
-	if (catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen) < 0)
-		return -1;
-	c->other = 1;
-	f.market = strcmp(market, "on_demand") ? "on_demand" : "spot";
-	int rc = catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
-	c->other = 0;
-	return rc;
 }
 
 static void add_value(struct sku *k, const char *name, double v)
@@ -928,8 +811,8 @@ int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char 
 		q[nq++] = MEMBW_METRIC;   /* for the memory-bandwidth-per-dollar column */
 		c.extra_membw = 1;
 	}
-	if (check_request(metric, market, per, composite, err, errlen) < 0 || (!c.runs_first && load_prices(&c) < 0) ||
-	    load_runs(&c, q, nq, units) < 0 || (c.runs_first && load_prices(&c) < 0) || rank_price_places(&c) < 0)
+	if (check_request(metric, market, per, composite, err, errlen) < 0 || (!c.runs_first && rank_load_prices(&c) < 0) ||
+	    load_runs(&c, q, nq, units) < 0 || (c.runs_first && rank_load_prices(&c) < 0) || rank_price_places(&c) < 0)
 		goto done;
 	choose_components(&c, metric, composite, &cp);
 	c.first_component = cp.n ? cp.names[0] : metric;

@@ -118,7 +118,7 @@ static int take_row(void *ud, const struct price_row *row)
 	struct est_stream *e = ud;
 	const char *p = row->rec.provider, *t = row->rec.instance_type;
 	if (rank_index_first(e->c, p, t) >= 0)
-		return 0;   /* measured: priced with the runs' entries (load_prices) */
+		return 0;   /* measured: priced with the runs' entries (rank_load_prices) */
 	if (e->cur.provider && (strcmp(e->cur.provider, p) || strcmp(e->cur.itype, t)))
 		finish_type(e);
 	if (!e->cur.provider)

@@ -9,6 +9,7 @@
 #include "judge/rank_int.h"
 #include "common/util.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +102,30 @@ void rank_index_room(struct ctx *c)
 		return;
 	c->cap_s = c->cap_s ? c->cap_s * 2 : 64;
 	c->s = gv_realloc(c->s, c->cap_s * sizeof *c->s);
+}
+
+void rank_sku_init(struct sku *k, const char *provider, const char *itype)
+{
+	memset(k, 0, sizeof *k);
+	k->provider = gv_strdup(provider);
+	k->itype = gv_strdup(itype);
+	k->gpus = NAN;
+	k->gpu_mem_gib = NAN;
+	k->run_gpus = NAN;
+	k->fx_rate = NAN;
+	k->other_usd_h = NAN;
+}
+
+struct sku *rank_sku_get(struct ctx *c, const char *provider, const char *itype, int create)
+{
+	long first = rank_index_first(c, provider, itype);
+	if (first >= 0)
+		return &c->s[first];
+	if (!create)
+		return NULL;
+	rank_index_room(c);
+	struct sku *k = &c->s[c->n++];
+	rank_sku_init(k, provider, itype);
+	rank_index_add(c, c->n - 1);
+	return k;
 }

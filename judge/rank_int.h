@@ -106,7 +106,7 @@ struct ctx {
 	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
 	const char *first_component; /* the metric whose spread a row shows */
 	int other;              /* loading the other market's prices */
-	int runs_first;         /* runs read before prices: only their types are priced (judge/rank.c take_price) */
+	int runs_first;         /* runs read before prices: only their types are priced (judge/rank_price.c take_price) */
 	int32_t *hidx;          /* judge/rank_index.c: (provider, itype) -> first index into s; -1 empty */
 	size_t hcap, hused;
 	size_t *profiled;       /* the entries of s that runs made (a profile), for the estimates */
@@ -127,10 +127,7 @@ const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
-void rank_sku_init(struct sku *k, const char *provider, const char *itype);
 void rank_sku_free(struct sku *k);
-/* A price row for k (c->other: of the other market): kept when it is the better (the source, then USD/h). */
-int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row);
 /* qsort's order of the rows: catalogued before custom, measured before estimates, value per dollar, then names. */
 int rank_cmp_rows(const void *a, const void *b);
 /* An unmeasured k valued as value_skus values it: 1 when it is a row (k->vpd set), else 0 (said in unpriced
@@ -147,6 +144,15 @@ void rank_index_free(struct ctx *c);
 void rank_index_room(struct ctx *c);
 /* Lists the entries runs made (a profile) in c->profiled, for the estimates. */
 void rank_index_profiled(struct ctx *c);
+/* A new entry's zeroed fields and names (rank_index.c owns the entries' making). */
+void rank_sku_init(struct sku *k, const char *provider, const char *itype);
+/* The type's first entry; with create, a new one indexed when there is none (else NULL). */
+struct sku *rank_sku_get(struct ctx *c, const char *provider, const char *itype, int create);
+/* judge/rank_price.c: a price row for k (c->other: of the other market), kept when it is the better
+ * (the source, then USD/h) */
+int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row);
+/* Every entry's price in the ranking's market, then the other market's; 0, or -1 with c->err set. */
+int rank_load_prices(struct ctx *c);
 /* judge/rank_profile.c: one row per instance type, the sustained profile ranking */
 int rank_profile_pref(const char *profile);
 const char *rank_profile_basis(const char *profile);

@@ -1,8 +1,9 @@
 /*
  * rank_price.c - where a ranked SKU is priced (rank_int.h).
  *
- * load_prices (rank.c) gives every SKU its cheapest price in the ranking's
- * market over every region (or --region's).  Here a measured SKU whose runs
+ * rank_load_prices gives every SKU its cheapest price in the ranking's
+ * market over every region (or --region's), the most specific source first.
+ * Then rank_price_places: a measured SKU whose runs
  * were tagged with a region is priced in that region instead, through the
  * one choice of a price (pricing/catalog.h catalog_choose_price: the winning
  * source, for spot the region's lowest zone); when that region has no price,
@@ -19,6 +20,97 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static char *dup_or_null(const char *t)
+{
+	return t && *t ? gv_strdup(t) : NULL;
+}
+
+static int source_prio(const char *src)
+{
+	if (!strncmp(src, "import:", 7))
+		return 3;
+	if (!strncmp(src, "catalog:", 8))
+		return 1;
+	return 2;
+}
+
+/* Is the row the better price of its SKU: the most specific source, then the cheapest in USD (no rate: last). */
+static int better_price(int prio, double usd, int have, int have_prio, double have_usd)
+{
+	if (!have || prio > have_prio)
+		return 1;
+	if (prio < have_prio)
+		return 0;
+	return !isnan(usd) && (isnan(have_usd) || usd < have_usd);
+}
+
+/*
+ * A price row: its type's entry (made for it), or, when the runs were read first (no estimates
+ * asked for, or at most estimates_max: judge/rank_estimates.c), every entry the type's runs made
+ * and nothing for a type no run measured: a catalog of 1.1 M types is not held for the few a
+ * store has runs of.
+ */
+static int take_price(void *ud, const struct price_row *row)
+{
+	struct ctx *c = ud;
+	if (!c->runs_first)
+		return rank_price_entry(c, rank_sku_get(c, row->rec.provider, row->rec.instance_type, 1), row);
+	long first = rank_index_first(c, row->rec.provider, row->rec.instance_type);
+	if (first >= 0 && !c->s[first].price_seq)
+		c->s[first].price_seq = ++c->price_seq;   /* rank_prices_first_order */
+	for (long i = first; i >= 0; i = c->s[i].next_same)
+		rank_price_entry(c, &c->s[i], row);
+	return 0;
+}
+
+int rank_price_entry(struct ctx *c, struct sku *k, const struct price_row *row)
+{
+	const struct price_rec *r = &row->rec;
+	int prio = source_prio(r->source);
+	if (c->other) {
+		if (better_price(prio, row->usd_per_hour, k->other_priced, k->other_prio, k->other_usd_h)) {
+			k->other_priced = 1;
+			k->other_prio = prio;
+			k->other_usd_h = row->usd_per_hour;
+		}
+		return 0;
+	}
+	if (!better_price(prio, row->usd_per_hour, k->priced, k->prio, k->usd_h))
+		return 0;
+	free(k->region);
+	free(k->gpu_model);
+	free(k->source);
+	free(k->captured);
+	k->priced = 1;
+	k->prio = prio;
+	k->usd_h = row->usd_per_hour;
+	gv_strlcpy(k->currency, r->currency, sizeof k->currency);
+	k->fx_rate = strcmp(r->currency, "USD") ? row->usd_per_unit : NAN;
+	gv_strlcpy(k->fx_date, row->fx_captured_at, sizeof k->fx_date);
+	k->region = gv_strdup(r->region);
+	gv_strlcpy(k->zone, r->zone, sizeof k->zone);
+	k->gpu_model = dup_or_null(r->gpu_model);
+	k->gpus = r->gpu_count;
+	k->gpu_mem_gib = r->gpu_memory_gib;
+	k->source = gv_strdup(r->source);
+	k->captured = gv_strdup(r->captured_at);
+	return 0;
+}
+
+/* The ranking's market, then the other one (on-demand's other is spot, spot's and reserved's on-demand). */
+int rank_load_prices(struct ctx *c)
+{
+	const char *market = c->o->market ? c->o->market : "on_demand";
+	struct price_filter f = { .market = market, .region = c->o->region, .max_age_days = c->o->max_age_days };
+	if (catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen) < 0)
+		return -1;
+	c->other = 1;
+	f.market = strcmp(market, "on_demand") ? "on_demand" : "spot";
+	int rc = catalog_prices(c->db, &f, PRICE_ORDER_STORED, take_price, c, c->err, c->errlen);
+	c->other = 0;
+	return rc;
+}
 
 static void take_choice(struct sku *k, const struct price_choice *ch)
 {
