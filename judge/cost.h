@@ -20,6 +20,7 @@ struct cost_opts {
 	const char *region;     /* NULL: each type at its cheapest region */
 	int include_estimates;  /* also types never measured, from the reference */
 	int include_flagged;
+	int max_age_days;       /* > 0: leave out prices captured longer ago (as rank's) */
 };
 
 /*

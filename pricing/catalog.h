@@ -156,7 +156,9 @@ struct price_group {
 	long unrated;           /* rows of the group whose currency has no stored rate */
 };
 typedef int (*price_cheapest_fn)(void *ud, const struct price_row *r, const struct price_group *last);
-int catalog_cheapest_per_model(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, char *err, size_t errlen);
+/* max_age_days > 0: prices captured longer ago are neither listed nor counted (price_filter). */
+int catalog_cheapest_per_model(sqlite3 *db, int n, int max_age_days, price_cheapest_fn fn, void *ud, char *err,
+			       size_t errlen);
 
 /* One instance type a provider's stored prices know, with what the rows say of it (MAX over its rows). */
 struct catalog_sku {

@@ -47,7 +47,8 @@ static void set_cache_size(sqlite3 *db, long v)
 	sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
-static int cheapest_walk(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, char *err, size_t errlen);
+static int cheapest_walk(sqlite3 *db, int n, int max_age_days, price_cheapest_fn fn, void *ud, char *err,
+			 size_t errlen);
 
 /*
  * The window sorts the whole table: SQLite's sorter keeps up to the page cache's size in memory
@@ -55,18 +56,20 @@ static int cheapest_walk(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, cha
  * table: 67 MiB of the report's peak under the report's 16 MiB, docs/lab/price-scale.md), then
  * the connection's own setting comes back.
  */
-int catalog_cheapest_per_model(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, char *err, size_t errlen)
+int catalog_cheapest_per_model(sqlite3 *db, int n, int max_age_days, price_cheapest_fn fn, void *ud, char *err,
+			       size_t errlen)
 {
 	long was = cache_size(db);
 	if (was)
 		set_cache_size(db, -2048);
-	int rc = cheapest_walk(db, n, fn, ud, err, errlen);
+	int rc = cheapest_walk(db, n, max_age_days, fn, ud, err, errlen);
 	if (was)
 		set_cache_size(db, was);
 	return rc;
 }
 
-static int cheapest_walk(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, char *err, size_t errlen)
+static int cheapest_walk(sqlite3 *db, int n, int max_age_days, price_cheapest_fn fn, void *ud, char *err,
+			 size_t errlen)
 {
 	if (n < 1)
 		n = 1;
@@ -80,12 +83,12 @@ static int cheapest_walk(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, cha
 		"  p.price / (CASE p.unit WHEN 'month' THEN 730.0 ELSE 1.0 END)"
 		"  * (CASE p.currency WHEN 'USD' THEN 1.0 ELSE f.usd_per_unit END) AS usd_h,"
 		"  f.usd_per_unit AS fx_rate, f.captured_at AS fx_at"
-		"  FROM prices p LEFT JOIN fx_rates f ON f.currency = p.currency) AS p"
+		"  FROM prices p LEFT JOIN fx_rates f ON f.currency = p.currency WHERE %s) AS p"
 		" LEFT JOIN fx_rates fx ON fx.currency = p.currency"
 		" WINDOW w AS (PARTITION BY gm, p.market ORDER BY usd_h IS NULL, usd_h, p.provider, p.instance_type,"
 		"  p.region, p.zone, p.term, p.source),"
 		" wall AS (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING))"
-		" WHERE rn <= %d ORDER BY gm, market, rn", n + 1, n);
+		" WHERE rn <= %d ORDER BY gm, market, rn", n + 1, max_age_days > 0 ? CATALOG_AGE_DAYS_SQL " <= ?1" : "1", n);
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
@@ -93,6 +96,8 @@ static int cheapest_walk(sqlite3 *db, int n, price_cheapest_fn fn, void *ud, cha
 		snprintf(err, errlen, "cannot read prices: %s", sqlite3_errmsg(db));
 		return -1;
 	}
+	if (max_age_days > 0)
+		sqlite3_bind_int(st, 1, max_age_days);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct price_row r;
 		struct price_group g = { 0 };

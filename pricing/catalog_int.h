@@ -13,6 +13,9 @@ typedef struct sqlite3_stmt sqlite3_stmt;   /* the statement, as sqlite3.h names
  * The columns every price read selects, in this order, from prices p LEFT
  * JOIN fx_rates fx (catalog_query.c catalog_prices): a row's 20 first columns.
  */
+/* A price row's age in whole days since its capture date (price_age_days), for max_age_days filters (alias p). */
+#define CATALOG_AGE_DAYS_SQL "CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER)"
+
 #define CATALOG_PRICE_COLUMNS \
 	"p.provider, p.instance_type, p.region, p.zone, p.gpu_model, p.gpu_count, p.gpu_memory_gib," \
 	" p.vcpus, p.memory_gib, p.market, p.term, p.upfront, p.price, p.unit, p.currency, p.source," \

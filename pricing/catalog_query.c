@@ -207,8 +207,7 @@ int catalog_prices(sqlite3 *db, const struct price_filter *f, enum price_order o
 		f && f->region ? "(p.region = ?3 OR p.region = '') AND " : "",
 		f && f->gpu ? "instr(lower(p.gpu_model), lower(?4)) > 0 AND " : "",
 		f && f->instance_type ? "p.instance_type = ?5 AND " : "",
-		f && f->max_age_days > 0 ? "CAST(julianday('now') - julianday(substr(p.captured_at, 1, 10)) AS INTEGER)"
-					   " <= ?6" : "1", orders[order]);
+		f && f->max_age_days > 0 ? CATALOG_AGE_DAYS_SQL " <= ?6" : "1", orders[order]);
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);

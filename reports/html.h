@@ -55,6 +55,7 @@ struct report_opts {
 				     used as it is, not loaded again; NULL: loaded from the store */
 	json_t *cost;             /* judge/cost.h cost_compute()'s result (or {"error":...}) for --job:
 				     the "what your job costs" section; NULL: none */
+	int max_age_days;         /* > 0: prices captured longer ago are left out of the rankings and prices */
 };
 
 /*

@@ -48,10 +48,10 @@ static int take_cheap(void *ud, const struct price_row *row, const struct price_
 	return 0;
 }
 
-json_t *report_load_prices(struct store *s, char *err, size_t errlen)
+json_t *report_load_prices(struct store *s, int max_age_days, char *err, size_t errlen)
 {
 	struct price_walk w = { .groups = json_array() };
-	catalog_cheapest_per_model(store_db(s), PRICE_CHEAPEST_PER_MODEL, take_cheap, &w, err, errlen);
+	catalog_cheapest_per_model(store_db(s), PRICE_CHEAPEST_PER_MODEL, max_age_days, take_cheap, &w, err, errlen);
 	json_decref(w.rows);   /* a walk stopped by an error mid-group */
 	return w.groups;
 }
@@ -133,7 +133,11 @@ void rep_prices_table(FILE *f, const struct rdoc *d)
 	long long total = 0, listed = 0;
 	fputs("<h3>Prices</h3>\n", f);
 	if (!json_array_size(d->prices)) {
-		fputs("<p>No price in the store", f);
+		if (d->max_age_days > 0)
+			fprintf(f, "<p>No price captured in the last %d days (<code>--max-age %d</code>) in the store",
+				d->max_age_days, d->max_age_days);
+		else
+			fputs("<p>No price in the store", f);
 		if (d->prices_error) {
 			fputs(": ", f);
 			html_esc(f, d->prices_error);
@@ -155,7 +159,11 @@ void rep_prices_table(FILE *f, const struct rdoc *d)
 		"<th>captured</th></tr></thead><tbody>\n", PRICE_CHEAPEST_PER_MODEL);
 	listed_rows(f, d->prices);
 	fputs("</tbody></table></div>\n", f);
-	fprintf(f, "<p class=\"muted\">%lld of %lld stored prices listed.</p>\n", listed, total);
+	fprintf(f, "<p class=\"muted\">%lld of %lld stored prices listed", listed, total);
+	if (d->max_age_days > 0)
+		fprintf(f, "; prices captured over %d days ago are left out here and in the rankings "
+			   "(<code>--max-age %d</code>)", d->max_age_days, d->max_age_days);
+	fputs(".</p>\n", f);
 	if (d->prices_error) {
 		fputs("<p class=\"warning\">", f);
 		html_esc(f, d->prices_error);

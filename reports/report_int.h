@@ -131,6 +131,7 @@ struct rdoc {
 	const char *prices_error;
 	size_t runs_in_store;
 	const char *generated_at;
+	int max_age_days;        /* > 0: prices captured longer ago were left out (report --max-age) */
 	const size_t *written;   /* bytes written so far (NULL: not counted, no size budget) */
 	size_t budget;           /* detail stops once written reaches this */
 	struct store *store;     /* detailed runs without fp are loaded from here, one at a time */
@@ -211,7 +212,7 @@ void rep_td_num(FILE *f, double v, const char *suffix);
 void rep_basis_words(FILE *f, json_t *row, const char *unit);
 void rep_td_text(FILE *f, const char *s);
 /* html_prices.c: the cheapest prices of each GPU model and market, the rest counted (Provenance) */
-json_t *report_load_prices(struct store *s, char *err, size_t errlen);
+json_t *report_load_prices(struct store *s, int max_age_days, char *err, size_t errlen);
 void rep_prices_table(FILE *f, const struct rdoc *d);
 /* html_summary.c */
 void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page *pg);

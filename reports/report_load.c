@@ -274,10 +274,10 @@ static int take_source(void *ud, const struct price_source *ps)
 	return 0;
 }
 
-static json_t *load_prices(struct store *s, json_t **sources, char *err, size_t errlen)
+static json_t *load_prices(struct store *s, int max_age_days, json_t **sources, char *err, size_t errlen)
 {
 	char serr[256];
-	json_t *arr = report_load_prices(s, err, errlen);   /* bounded: html_prices.c */
+	json_t *arr = report_load_prices(s, max_age_days, err, errlen);   /* bounded: html_prices.c */
 	*sources = json_array();
 	catalog_sources(store_db(s), take_source, *sources, serr, sizeof serr);
 	return arr;
@@ -359,7 +359,7 @@ static json_t *compute_rankings(struct store *s, const struct report_opts *o, co
 	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
 	/* and of the estimates, the best REPORT_ESTIMATES_MAX: a priced catalog of 1.1 M types is not a page */
 	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1,
-				.estimates_max = REPORT_ESTIMATES_MAX };
+				.estimates_max = REPORT_ESTIMATES_MAX, .max_age_days = o->max_age_days };
 	struct rank_job jobs[5 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
 	struct rank_pool pool = { .main = s, .jobs = jobs };
 	const char *path = store_file(s), *metric;
@@ -522,11 +522,12 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
 	in_txn = store_read_begin(s);
-	d.prices = load_prices(s, &sources, price_err, sizeof price_err);
+	d.prices = load_prices(s, o->max_age_days, &sources, price_err, sizeof price_err);
 	d.price_sources = sources;
 	d.prices_error = price_err[0] ? price_err : NULL;
 	gv_iso8601((long)time(NULL), now, sizeof now);
 	d.generated_at = now;
+	d.max_age_days = o->max_age_days;
 	step_done("reading prices", &t0);
 	{
 		struct counted cnt = { out, 0 };

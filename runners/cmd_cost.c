@@ -58,6 +58,8 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "also types never measured, from stored runs of the same GPU model or the reference, marked" },
 	{ .name = "include-flagged", .has_arg = no_argument, .val = 'f', .arg = NULL,
 	  .help = "count runs with critical flags too" },
+	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
+	  .help = "leave out prices captured longer ago (those over 90 days are warned about)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the rows as JSON for scripts" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
@@ -68,7 +70,7 @@ const struct gv_cmd_doc cmd_cost_doc = {
 	.synopsis = "cost (--model NAME | --layers L --hidden D --ffn F --heads A --kv-heads K --vocab V)\n"
 		"                   [--task train|lora|infer] [--seq S] [--tokens T] [--precision bf16|fp8]\n"
 		"                   [--gpus N] [--batch B] [--context C] [--market M] [--region R]\n"
-		"                   [--estimates] [--json]",
+		"                   [--estimates] [--max-age DAYS] [--json]",
 	.about = "What a job costs on each priced instance type: whether it fits and how many GPUs\n"
 		"and instances it needs, tokens per second per GPU and per instance, US dollars per\n"
 		"million tokens, hours and dollars for the whole job, and what bounds it (compute,\n"
@@ -189,6 +191,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'r': a->o.region = optarg; break;
 		case 'e': a->o.include_estimates = 1; break;
 		case 'f': a->o.include_flagged = 1; break;
+		case 'a':
+			if (parse_int(optarg, 1, 100000, &a->o.max_age_days) < 0)
+				return gv_usage_error("cost", "--max-age '%s' is not a number of days from 1 to 100000",
+						      optarg), -1;
+			break;
 		case 'j': a->json = 1; break;
 		case 'h': gv_cmd_help(&cmd_cost_doc, stdout); return 1;
 		case '?': return gv_usage_error("cost", "unknown option '%s'", argv[optind - 1]), -1;

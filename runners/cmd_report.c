@@ -27,6 +27,9 @@ static const struct gv_opt report_opts[] = {
 	  .help = "add what the job costs on each type (llama-3.1-8b:train:2e9; gpuvet cost, docs/cost.md)" },
 	{ .name = "no-estimates", .has_arg = no_argument, .val = 'E', .arg = NULL,
 	  .help = "leave reference-table estimates out of the ranking" },
+	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
+	  .help = "leave out prices captured longer ago, in the rankings, the price list and the job's cost "
+		  "(those over 90 days are warned about)" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text", .short_name = 'h' },
 	{ .name = NULL },
 };
@@ -35,7 +38,7 @@ static const struct gv_opt report_opts[] = {
 #define STR(x) STR_(x)
 const struct gv_cmd_doc cmd_report_doc = {
 	.name = "report",
-	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates]",
+	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates] [--max-age DAYS]",
 	.about = "Writes one self-contained HTML file (no external resources, opens offline):\n"
 		"summary, ranking by performance per dollar, charts, per-run detail, provenance.",
 	.opts = report_opts,
@@ -44,52 +47,70 @@ const struct gv_cmd_doc cmd_report_doc = {
 		"whole store.",
 };
 
-int cmd_report(int argc, char **argv, const struct gv_global *g)
+struct report_args {
+	const char *out, *job;
+	const char **run_args;   /* argc entries */
+	size_t n_run;
+	int no_est;
+	long max_age;
+};
+
+/* The command line into a; -1 when it was answered (help: *rc 0) or refused (*rc the usage error). */
+static int report_parse(int argc, char **argv, struct report_args *a, int *rc)
 {
 	struct option opts[10];
 	char shorts[16] = ":";   /* ':' first: a missing value is told apart from an unknown option */
+	int c;
 	gv_opts_getopt(report_opts, opts, 10);
 	gv_opts_short(report_opts, shorts + 1, sizeof shorts - 1);
-	const char *out = REPORT_DEFAULT_FILE;
-	const char **run_args = gv_calloc((size_t)argc, sizeof *run_args);
-	size_t n_run = 0;
-	int c, rc = GV_EXIT_OK, no_est = 0;
-	const char *job = NULL;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': a->out = optarg; break;
+		case 'r': a->run_args[a->n_run++] = optarg; break;
+		case 'E': a->no_est = 1; break;
+		case 'j': a->job = optarg; break;
+		case 'a':
+			if (gv_parse_long(optarg, 1, 100000, &a->max_age) < 0)
+				return *rc = gv_usage_error("report", "--max-age '%s' is not a number of days from 1 to "
+							    "100000", optarg), -1;
+			break;
+		case 'h':
+			gv_cmd_help(&cmd_report_doc, stdout);
+			return *rc = GV_EXIT_OK, -1;
+		case ':':
+			return *rc = gv_usage_error("report", "option '%s' needs a value", argv[optind - 1]), -1;
+		default:
+			return *rc = gv_usage_error("report", "unknown option '%s'", argv[optind - 1]), -1;
+		}
+	}
+	if (optind < argc)
+		return *rc = gv_usage_error("report", "unexpected argument '%s'", argv[optind]), -1;
+	if (!*a->out)
+		return *rc = gv_usage_error("report", "empty output file name"), -1;
+	return 0;
+}
+
+int cmd_report(int argc, char **argv, const struct gv_global *g)
+{
+	struct report_args ra = { .out = REPORT_DEFAULT_FILE, .run_args = gv_calloc((size_t)argc, sizeof *ra.run_args) };
+	const char **run_args = ra.run_args;
+	int rc = GV_EXIT_OK;
 	struct cost_opts co = { 0 };
 	json_t *cost = NULL;
 	struct store *s = NULL;
 	int64_t *ids = NULL;
 	char err[512];
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'r': run_args[n_run++] = optarg; break;
-		case 'E': no_est = 1; break;
-		case 'j': job = optarg; break;
-		case 'h':
-			gv_cmd_help(&cmd_report_doc, stdout);
-			free(run_args);
-			return GV_EXIT_OK;
-		case ':':
-			free(run_args);
-			return gv_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			free(run_args);
-			return gv_usage_error("report", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		rc = gv_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (report_parse(argc, argv, &ra, &rc)) {
 		free(run_args);
 		return rc;
 	}
-	if (!*out) {
-		free(run_args);
-		return gv_usage_error("report", "empty output file name");
-	}
+	const char *out = ra.out, *job = ra.job;
+	size_t n_run = ra.n_run;
+	int no_est = ra.no_est;
+	long max_age = ra.max_age;
 	if (job && cost_job_parse(job, &co.job, err, sizeof err)) {
 		free(run_args);
 		return gv_usage_error("report", "%s", err);
@@ -111,12 +132,13 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	if (job) {
 		/* the job's rows as `gpuvet cost --estimates` gives them; what stops it is said in its section */
 		co.include_estimates = !no_est;
+		co.max_age_days = (int)max_age;
 		if (cost_compute(s, &co, &cost, err, sizeof err) < 0)
 			cost = json_pack("{s:s}", "error", err);
 	}
 	{
 		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est,
-					 .remedy = flags_remediation, .cost = cost };
+					 .remedy = flags_remediation, .cost = cost, .max_age_days = (int)max_age };
 		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)
 					  : report_write(s, &o, stdout, err, sizeof err);
 		if (wr == 0 && !strcmp(out, "-") && fflush(stdout)) {

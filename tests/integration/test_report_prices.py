@@ -98,3 +98,35 @@ def test_report_lists_the_best_estimates_and_counts_the_rest(gpuvet, tmp_path):
     assert len(listed) == 200
     # the best per dollar: the cheapest of the imported 8x H100 types are in, the dearest are not
     assert "t0.8x" in table and "t299.8x" not in table
+
+
+def test_report_max_age_leaves_old_prices_out_of_prices_rankings_and_cost(gpuvet, tmp_path):
+    # the page's old-price banner tells the user "--max-age DAYS to leave them out": report takes it.
+    # The shipped Alibaba catalog was captured 2024-12-30; a price imported today is never old.
+    import datetime
+    import json
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    (tmp_path / "fresh.csv").write_text(
+        "provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+        f"fresh,zx.1,region-1,H100-SXM,1,on_demand,1.234,hour,USD,{today}\n")
+    gpuvet("prices", "import", tmp_path / "fresh.csv", check=0)
+    gpuvet("report", "-o", tmp_path / "all.html", check=0)
+    gpuvet("report", "--max-age", "90", "-o", tmp_path / "new.html", "--job", "llama-3.2-1b:infer:1e9", check=0)
+    old, new = (tmp_path / "all.html").read_text(), (tmp_path / "new.html").read_text()
+    providers = lambda html: {r[2] for r in cells(html, "prices")}
+    assert "alibaba" in providers(old) and "fresh" in providers(old)
+    assert "alibaba" not in providers(new) and "fresh" in providers(new)
+    assert "Old prices:" in old and "alibaba" in old.split("Old prices:")[1].split("</p>")[0]
+    assert "Old prices:" not in new
+    assert "prices captured over 90 days ago are left out" in new
+    # the rankings and the job's cost price nothing older than 90 days
+    ranked = re.findall(r'<table[^>]*id="rank".*?</table>', new, re.S)
+    assert ranked and "alibaba" not in ranked[0] and "fresh" in ranked[0]
+    cost = json.loads(gpuvet("cost", "--model", "llama-3.2-1b", "--task", "infer", "--estimates", "--max-age", "90",
+                             "--json").stdout)
+    assert cost["rows"] and not [r for r in cost["rows"] if r["provider"] == "alibaba"]
+    every = json.loads(gpuvet("cost", "--model", "llama-3.2-1b", "--task", "infer", "--estimates", "--json").stdout)
+    assert [r for r in every["rows"] if r["provider"] == "alibaba"]
+    for cmd in (("report",), ("cost", "--model", "llama-3.2-1b")):
+        p = gpuvet(*cmd, "--max-age", "0", check=None)
+        assert p.returncode == 2 and "--max-age '0' is not a number of days" in p.stderr
