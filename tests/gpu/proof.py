@@ -7,8 +7,8 @@ One sequence, gpuvet and PyTorch interleaved because the GPU's power state drift
 
   qN  `gpuvet run --profile quick --bench gemm,memcpy --json`      -> quick-N.json
   sN  `gpuvet run --profile standard --bench gemm --json`          -> standard-N.json
-  TN  PyTorch (peer_ratio.py's peers): pinned H2D and D2H copies at q1's
-      sizes (every T), and for T1-T3 the MAMF-finder way for bf16: the best
+  TN  PyTorch (peer_ratio.py's peers): pinned H2D and D2H copies, and both at
+      once on two streams (bidirectional), at q1's sizes (every T), and for T1-T3 the MAMF-finder way for bf16: the best
       of a 216-shape burst sweep, then that shape sustained (1 s warm, the
       standard profile's 2 s window)                                -> torch.json
 
@@ -56,8 +56,47 @@ def gpuvet(binary, db, profile, benches, path):
     return fp
 
 
+def torch_bidir(torch, nbytes, copies, window_s):
+    """Pinned H2D on one stream and D2H on another, started together (as gpuvet's memcpy.bidir.pinned):
+    the bytes of both directions over the slower stream's time, median of the window's batches."""
+    dev = torch.device("cuda:0")
+    h_in = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True).fill_(0x5A)
+    h_out = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+    d_in = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+    d_out = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+
+    def batch():
+        start, e1, e2 = (torch.cuda.Event(enable_timing=True) for _ in range(3))
+        torch.cuda.synchronize()
+        start.record()
+        s1.wait_event(start)
+        s2.wait_event(start)
+        with torch.cuda.stream(s1):
+            for _ in range(copies):
+                d_in.copy_(h_in, non_blocking=True)
+            e1.record(s1)
+        with torch.cuda.stream(s2):
+            for _ in range(copies):
+                h_out.copy_(d_out, non_blocking=True)
+            e2.record(s2)
+        torch.cuda.synchronize()
+        sec = max(start.elapsed_time(e1), start.elapsed_time(e2)) / 1e3
+        return 2 * nbytes * copies / sec / 1e9
+    batch()
+    res, t0 = [], time.perf_counter()
+    while len(res) < 5 or time.perf_counter() - t0 < window_s:
+        res.append(batch())
+    return statistics.median(res)
+
+
 def torch_slot(torch, q1, mamf):
     out = {}
+    m = peer_ratio.metric(q1, "memcpy.bidir.pinned.gbps", 0)
+    if m:
+        nbytes = m["params"]["bytes"]
+        out["memcpy.bidir.pinned.gbps"] = torch_bidir(torch, nbytes, max(4, min(64, (64 << 20) // nbytes)),
+                                                      m["params"].get("window_s", 0.25))
     for direction in ("h2d", "d2h"):
         name = f"memcpy.{direction}.pinned.gbps"
         m = peer_ratio.metric(q1, name, 0)
@@ -96,7 +135,7 @@ def summarize(d):
         res["mamf"] = {"gpuvet": g, "torch": t, "ratio": r, "ok": r >= TARGET,
                        "gpuvet_shapes": [[m["params"][k] for k in "mnk"] for m in peaks if m],
                        "torch_shapes": [r["mamf_shape"] for r in torch_rows if "mamf_shape" in r]}
-    for name in ("memcpy.h2d.pinned.gbps", "memcpy.d2h.pinned.gbps"):
+    for name in ("memcpy.h2d.pinned.gbps", "memcpy.d2h.pinned.gbps", "memcpy.bidir.pinned.gbps"):
         gv = [peer_ratio.metric(f, name, -1)["value"] for f in quick if peer_ratio.metric(f, name, -1)]
         tv = [r[name] for r in torch_rows if name in r]
         res["pinned"][name] = {"gpuvet": gv, "torch": tv, "gpuvet_cv_pct": cv(gv), "torch_cv_pct": cv(tv),
