@@ -8,6 +8,7 @@
 #include "results/jcanon.h"
 #include "common/util.h"
 #include "common/ident.h"
+#include "common/real17.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -34,7 +35,7 @@ static void csv_quote(struct jc_buf *b, const char *s, size_t n)
  * CR first: names from --sku or an imported file) gets a leading single
  * quote, as OWASP recommends against CSV injection.
  */
-static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
+static void csv_text_slow(struct jc_buf *b, const char *v, size_t n, int last)
 {
 	const char *s = v ? v : "";
 	char *shown = NULL;
@@ -58,9 +59,49 @@ static void csv_text(struct jc_buf *b, const char *v, size_t n, int last)
 	jc_put(b, last ? "\n" : ",", 1);
 }
 
+/*
+ * The same cell in one pass for text with no control character and no
+ * formula start (every cell gpuvet itself stores): quoted, quotes doubled,
+ * straight into the line; anything else goes to csv_text_slow.
+ */
+static void csv_text(struct jc_buf *b, const char *s, size_t n, int last)
+{
+	if (!s || (n && ident_csv_formula(s))) {
+		csv_text_slow(b, s, n, last);
+		return;
+	}
+	if (b->len + 2 * n + 4 > b->cap)
+		jc_grow(b, 2 * n + 3);
+	char *o = b->p + b->len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f) {
+			csv_text_slow(b, s, n, last);
+			return;
+		}
+		if (c == '"')
+			*o++ = '"';
+		*o++ = (char)c;
+	}
+	*o++ = '"';
+	*o++ = last ? '\n' : ',';
+	*o = 0;
+	b->len = (size_t)(o - b->p);
+}
+
 /* A stored text cell: empty where the fingerprint would have had none (NULL, or not UTF-8). */
 static void csv_field(struct jc_buf *b, const char *v, int last)
 {
+	/* printable ASCII without a quote (uuids, times, names): UTF-8, nothing to escape, one scan */
+	const unsigned char *p = (const unsigned char *)(v ? v : "");
+	while (*p >= 0x20 && *p < 0x7f && *p != '"')
+		p++;
+	size_t n = (size_t)((const char *)p - (v ? v : ""));
+	if (v && !*p) {
+		csv_text(b, v, n, last);
+		return;
+	}
 	if (v && !ident_utf8_valid(v, strlen(v)))   /* what json_string() would refuse */
 		v = NULL;
 	csv_text(b, v, v ? strlen(v) : 0, last);
@@ -84,9 +125,13 @@ static void csv_int(struct jc_buf *b, long long v, int last)
 
 static void csv_real(struct jc_buf *b, int has, double v, int last)
 {
-	char buf[48];
-	int n = has ? snprintf(buf, sizeof buf, "\"%.17g\"%c", v, last ? '\n' : ',')
-		    : snprintf(buf, sizeof buf, "\"\"%c", last ? '\n' : ',');
+	char buf[REAL17_BUF + 3];
+	int n = 1;
+	buf[0] = '"';
+	if (has)
+		n += real17_print(v, buf + 1);
+	buf[n++] = '"';
+	buf[n++] = last ? '\n' : ',';
 	jc_put(b, buf, (size_t)n);
 }
 
