@@ -77,7 +77,8 @@ static int digits17(double x, uint64_t *D, int *k)
 	double fr = frexp(x, &e2);                 /* x = fr * 2^e2, 0.5 <= fr < 1 */
 	uint64_t m = (uint64_t)ldexp(fr, 53);      /* exact: a double has at most 53 bits */
 	e2 -= 53;
-	int kk = (int)floor(log10(x));
+	/* 2^(e2+52) <= x < 2^(e2+53): log10(2) times the lower bound is floor(log10(x)) or one less */
+	int kk = (int)floor((e2 + 52) * 0.30102999566398120);
 	for (int tries = 0; tries < 3; tries++) {
 		uint64_t q;
 		int half;
