@@ -9,6 +9,7 @@
  */
 #include "common/jtree.h"
 #include "common/util.h"
+#include "common/real17.h"
 
 #include <errno.h>
 #include <float.h>
@@ -233,50 +234,6 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/*
- * A real whose digits fit 2^53 and whose power of ten is at most 22, read exactly as strtod reads
- * it (Clinger's fast path: the digits and the power are exact doubles, so one multiplication or
- * division rounds once, correctly); 0 for any other, which strtod reads.  s..end is a checked number.
- */
-static int fast_real(const char *s, const char *end, double *out)
-{
-	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-					1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
-#if FLT_EVAL_METHOD != 0
-	return 0;   /* extended precision would round twice */
-#endif
-	const char *p = s + (*s == '-');
-	uint64_t m = 0;
-	int e10 = 0, ex = 0, neg_ex = 0;
-	for (; p < end && is_digit(*p); p++) {
-		if (m > (1ull << 53) / 10)
-			return 0;
-		m = m * 10 + (uint64_t)(*p - '0');
-	}
-	if (p < end && *p == '.')
-		for (p++; p < end && is_digit(*p); p++, e10--) {
-			if (m > (1ull << 53) / 10)
-				return 0;
-			m = m * 10 + (uint64_t)(*p - '0');
-		}
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		neg_ex = *p == '-';
-		p += *p == '-' || *p == '+';
-		for (; p < end; p++) {
-			if (ex > 1000)
-				return 0;
-			ex = ex * 10 + (*p - '0');
-		}
-	}
-	e10 += neg_ex ? -ex : ex;
-	if (m > (1ull << 53) || e10 < -22 || e10 > 22)
-		return 0;
-	double d = e10 < 0 ? (double)m / pow10[-e10] : (double)m * pow10[e10];
-	*out = *s == '-' ? -d : d;
-	return 1;
-}
-
 /* A number, checked as jansson's lexer does, then read by strtoll or strtod. */
 static int parse_number(struct ps *ps)
 {
@@ -311,7 +268,7 @@ static int parse_number(struct ps *ps)
 	uint32_t i = new_node(ps, real ? JT_REAL : JT_INT);
 	char *e;
 	errno = 0;
-	if (real && fast_real(s, p, &ps->t->nodes[i].u.d)) {
+	if (real && real17_read_fast(s, p, &ps->t->nodes[i].u.d)) {   /* strtod's double, exactly */
 		e = (char *)p;
 	} else if (real) {
 		double d = strtod(s, &e);

@@ -6,6 +6,7 @@
  */
 #include "results/jcanon.h"
 #include "common/util.h"
+#include "common/real17.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -65,8 +66,8 @@ static int is_digit(const char *p, const char *end)
 /* A real as jansson's jsonp_dtostr prints it: %.17g, ".0" when neither '.' nor 'e', exponent without '+' or leading zeros. */
 static void put_real(struct jc_buf *b, double v)
 {
-	char buf[48];
-	int n = snprintf(buf, sizeof buf, "%.17g", v);
+	char buf[REAL17_BUF + 4];
+	int n = real17_print(v, buf);
 	if (!strchr(buf, '.') && !strchr(buf, 'e')) {
 		memcpy(buf + n, ".0", 3);
 		n += 2;
@@ -136,7 +137,7 @@ static int real_is_canonical(const char *t, size_t n)
 		return M % five == 0;
 	}
 	int e;
-	double x = fabs(strtod(t, NULL));
+	double x = fabs(real17_read(t, n));
 	double fr = frexp(x, &e);           /* x = fr * 2^e, 0.5 <= fr < 1 */
 	uint64_t m = (uint64_t)ldexp(fr, 53);
 	e -= 53;                            /* x = m * 2^e */
@@ -202,7 +203,7 @@ static int number(struct jc *c)
 		jc_put(c->b, s, n);
 		return 0;
 	}
-	double v = strtod(tok, NULL);
+	double v = real17_read(tok, n);
 	if (!isfinite(v))
 		return 1;   /* jansson refuses an overflowing real */
 	put_real(c->b, v);
@@ -219,7 +220,10 @@ struct member {
 static int key_cmp(const struct jc_buf *b, const struct member *x, const struct member *y)
 {
 	size_t n = x->keylen < y->keylen ? x->keylen : y->keylen;
-	int r = memcmp(b->p + x->key, b->p + y->key, n);
+	const unsigned char *a = (const unsigned char *)b->p + x->key, *c = (const unsigned char *)b->p + y->key;
+	if (n && *a != *c)   /* most keys differ in their first byte: no call */
+		return *a < *c ? -1 : 1;
+	int r = memcmp(a, c, n);
 	return r ? r : (x->keylen > y->keylen) - (x->keylen < y->keylen);
 }
 
@@ -243,15 +247,19 @@ static int sort_members(struct jc_buf *b, struct member *m, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (m[i].at < first)
 			first = m[i].at;
-	char *copy = gv_malloc(start - first);
-	memcpy(copy, b->p + first, start - first);
-	b->len = first;
+	/* the members in order after the text (no allocation per object), then moved over it */
+	size_t total = start - first;   /* the members and the commas between them */
+	if (b->len + total + 1 > b->cap)
+		jc_grow(b, total);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			jc_put(b, ",", 1);
-		jc_put(b, copy + (m[i].at - first), m[i].len);
+			b->p[b->len++] = ',';
+		memcpy(b->p + b->len, b->p + m[i].at, m[i].len);
+		b->len += m[i].len;
 	}
-	free(copy);
+	memmove(b->p + first, b->p + start, total);
+	b->len = start;
+	b->p[start] = 0;
 	return 0;
 }
 

@@ -298,7 +298,8 @@ static int cmd_export(struct store *s, const char *format, const char *id, const
 		return gv_usage_error("results", "export needs '--format json|csv|prometheus'");
 	if (strcmp(format, "json") && strcmp(format, "csv") && strcmp(format, "prometheus"))
 		return gv_usage_error("results", "unknown export format '%s' (json, csv or prometheus)", format);
-	if (export_ids(s, id, &ids, &n))
+	/* the CSV of every run is one streamed statement: no list of every run id first */
+	if ((id || strcmp(format, "csv")) && export_ids(s, id, &ids, &n))
 		return GV_EXIT_USAGE;
 	/* -o: common/outfile.h (a pipe or device in place, a file through a unique temporary) */
 	struct gv_outfile of = { 0 };
