@@ -99,7 +99,7 @@ static const struct weight w_data[] = {
 };
 
 /* What a metric is comes from the row its bench declares (benches/bench.h, struct metric_info). */
-static int rankable(const char *m)
+int rank_rankable(const char *m)
 {
 	const struct metric_info *mi = metric_info_find(m);
 	return mi && (mi->flags & METRIC_RANKABLE);
@@ -118,55 +118,6 @@ static const char *default_unit(const char *m)
 	return mi ? mi->unit : "";
 }
 
-
-
-
-
-
-/*
- * The SKU entry of a run of this profile: its own, else the priced entry no
- * run has claimed yet, else a new entry with the price of the SKU's others
- * (profiles are never mixed in one median).
- */
-static struct sku *sku_for_run(struct ctx *c, const char *provider, const char *itype, const char *profile)
-{
-	long base = -1;
-	for (long i = rank_index_first(c, provider, itype); i >= 0; i = c->s[i].next_same) {
-		struct sku *k = &c->s[i];
-		if (k->profile && !strcmp(k->profile, profile))
-			return k;
-		if (base < 0 || !k->profile)
-			base = (long)i;
-	}
-	if (base >= 0 && !c->s[base].profile) {
-		c->s[base].profile = gv_strdup(profile);
-		return &c->s[base];
-	}
-	rank_index_room(c);
-	struct sku *k = &c->s[c->n++];
-	memset(k, 0, sizeof *k);
-	if (base >= 0) {
-		const struct sku *b = &c->s[base];
-		*k = (struct sku){ .priced = b->priced, .prio = b->prio, .gpus = b->gpus, .gpu_mem_gib = b->gpu_mem_gib,
-				   .usd_h = b->usd_h, .fx_rate = b->fx_rate, .other_priced = b->other_priced,
-				   .other_prio = b->other_prio, .other_usd_h = b->other_usd_h };
-		memcpy(k->currency, b->currency, sizeof k->currency);
-		memcpy(k->fx_date, b->fx_date, sizeof k->fx_date);
-		memcpy(k->zone, b->zone, sizeof k->zone);
-		k->region = b->region ? gv_strdup(b->region) : NULL;
-		k->gpu_model = b->gpu_model ? gv_strdup(b->gpu_model) : NULL;
-		k->source = b->source ? gv_strdup(b->source) : NULL;
-		k->captured = b->captured ? gv_strdup(b->captured) : NULL;
-	} else {
-		k->gpus = k->gpu_mem_gib = k->usd_h = k->fx_rate = k->other_usd_h = NAN;
-	}
-	k->run_gpus = NAN;
-	k->provider = gv_strdup(provider);
-	k->itype = gv_strdup(itype);
-	k->profile = gv_strdup(profile);
-	rank_index_add(c, c->n - 1);
-	return k;
-}
 
 void rank_sku_free(struct sku *k)
 {
@@ -191,207 +142,6 @@ void rank_sku_free(struct sku *k)
 	json_decref(k->components);
 	json_decref(k->missing);
 	json_decref(k->not_applicable);
-}
-
-static void add_value(struct sku *k, const char *name, double v)
-{
-	struct mvals *m = NULL;
-	for (size_t i = 0; i < k->nm; i++)
-		if (!strcmp(k->m[i].name, name))
-			m = &k->m[i];
-	if (!m) {
-		k->m = gv_realloc(k->m, (k->nm + 1) * sizeof *k->m);
-		m = &k->m[k->nm++];
-		*m = (struct mvals){ .name = gv_strdup(name) };
-	}
-	if (m->n == m->cap) {   /* a value per run: the one per-run figure a ranking holds, 8 bytes */
-		m->cap = m->cap ? m->cap * 2 : 16;
-		m->v = gv_realloc(m->v, m->cap * sizeof *m->v);
-	}
-	m->v[m->n++] = v;
-}
-
-/* Every run names its SKU entry (one per profile), its GPU count and model; a run keeps its SKU's index. */
-static int take_run(void *ud, const struct store_run_row *r)
-{
-	struct ctx *c = ud;
-	if (c->nruns == c->capruns) {
-		c->capruns = c->capruns ? c->capruns * 2 : 1024;
-		c->runs = gv_realloc(c->runs, c->capruns * sizeof *c->runs);
-	}
-	struct runent *e = &c->runs[c->nruns++];
-	*e = (struct runent){ .id = r->id, .sku = -1 };
-	if (!r->provider || !r->instance_type)
-		return 0;
-	if (c->o->region && (!r->region || strcmp(r->region, c->o->region))) {
-		e->named = 1;
-		return 0;
-	}
-	/* rows come by provider and type: the last run's SKU is most often this one's */
-	const char *prof = r->profile ? r->profile : "unknown";
-	struct sku *k = c->last_sku >= 0 ? &c->s[c->last_sku] : NULL;
-	if (!k || strcmp(k->provider, r->provider) || strcmp(k->itype, r->instance_type) || !k->profile ||
-	    strcmp(k->profile, prof))
-		k = sku_for_run(c, r->provider, r->instance_type, prof);
-	e->sku = c->last_sku = (int)(k - c->s);
-	if (r->gpu_count > 0)
-		k->run_gpus = (double)r->gpu_count;
-	if (!k->run_gpu_model && r->gpu_model)
-		k->run_gpu_model = gv_strdup(r->gpu_model);
-	if (!k->run_region && r->region && *r->region)
-		k->run_region = gv_strdup(r->region);
-	return 0;
-}
-
-static int cmp_runent(const void *a, const void *b)
-{
-	int64_t x = ((const struct runent *)a)->id, y = ((const struct runent *)b)->id;
-	return x < y ? -1 : x > y;
-}
-
-struct metric_walk {
-	struct ctx *c;
-	json_t *units;
-	int64_t orphan;
-};
-
-static void take_code(struct sku *k, const char *code);
-
-/* The run read last is complete: its SKU counts it and its flag codes, or it is listed as left out. */
-static void run_done(struct ctx *c)
-{
-	struct runcur *e = &c->cur;
-	json_t *codes = e->left && json_array_size(c->left) < c->left_max ? json_array() : NULL;
-	for (char *p = e->flags, *tok; p && *p && (e->has || codes); p = tok ? tok + 1 : NULL) {
-		tok = strchr(p, '\t');
-		if (tok)
-			*tok = 0;
-		const char *code = strchr(p, ' ');
-		if (code && *++code) {
-			if (e->has)
-				take_code(&c->s[e->sku], code);
-			if (codes)
-				json_array_append_new(codes, json_string(code));
-		}
-		if (!tok)
-			break;
-	}
-	if (e->has)
-		c->s[e->sku].nhave++;
-	if (codes) {
-		const struct sku *k = &c->s[e->sku];
-		json_array_append_new(c->left, json_pack("{s:I,s:s,s:s,s:s?,s:o}", "run", (json_int_t)e->id, "provider",
-							 k->provider, "instance_type", k->itype, "profile", k->profile,
-							 "flags", codes));
-	}
-	free(e->flags);
-	*e = (struct runcur){ .id = -1, .sku = -1 };
-}
-
-/* A new run's first row: its SKU (or why none) and whether it carries a critical flag. */
-static void run_start(struct ctx *c, const struct store_rank_row *r)
-{
-	struct runcur *e = &c->cur;
-	struct runent key = { .id = r->run }, *run = c->nruns ? bsearch(&key, c->runs, c->nruns, sizeof key, cmp_runent)
-							    : NULL;
-	*e = (struct runcur){ .id = r->run, .sku = -1 };
-	if (!run || run->sku < 0) {
-		e->named = run && run->named;
-		return;
-	}
-	e->sku = run->sku;
-	e->flags = r->flags ? gv_strdup(r->flags) : NULL;
-	e->critical = r->flags && (!strncmp(r->flags, "critical ", 9) || strstr(r->flags, "\tcritical "));
-}
-
-static int take_metric(void *ud, const struct store_rank_row *r)
-{
-	struct metric_walk *w = ud;
-	struct ctx *c = w->c;
-	const char *name = r->name;
-	double v = r->value;
-	if (r->run != c->cur.id) {
-		if (c->cur.id >= 0)
-			run_done(c);
-		run_start(c, r);
-	}
-	struct runcur *e = &c->cur;
-	if (!name)
-		return 0;
-	if (e->sku < 0) {
-		/* the run has the metric but no SKU: say why when nothing can be ranked */
-		if (c->metric && !strcmp(name, c->metric) && r->run != w->orphan) {
-			w->orphan = r->run;
-			if (e->named)
-				c->elsewhere_with++;
-			else
-				c->unnamed_with++;
-		}
-		return 0;
-	}
-	if (!rankable(name))
-		return 0;
-	if (c->extra_membw && !strcmp(name, MEMBW_METRIC)) {
-		/* read for its column: the run does not count as having what was asked */
-		if (isfinite(v) && (!e->critical || c->o->include_flagged))
-			add_value(&c->s[e->sku], name, v);
-		return 0;
-	}
-	if (e->critical && !c->o->include_flagged) {
-		if (!e->left) /* counted once, however many metrics it has */
-			c->left_out++;
-		e->left = 1;
-		return 0;
-	}
-	/* an all-reduce of one GPU measures no link: absent, not 0 (flags_metric_is_measurement); the
-	   count matters only under 2, and a double is never converted to an int it may not fit */
-	if (flags_metric_not_applicable(name, c->s[e->sku].run_gpus < 2 ? 1 : 2))
-		return 0;
-	e->has = 1;
-	if (!isfinite(v))
-		return 0;
-	add_value(&c->s[e->sku], name, v);
-	if (r->unit && *r->unit && !json_object_get(w->units, name))
-		json_object_set_new(w->units, name, json_string(r->unit));
-	return 0;
-}
-
-static void take_code(struct sku *k, const char *code)
-{
-	for (size_t i = 0; i < k->nflags; i++)
-		if (!strcmp(k->flags[i], code))
-			return;
-	k->flags = gv_realloc(k->flags, (k->nflags + 1) * sizeof *k->flags);
-	k->flags[k->nflags++] = gv_strdup(code);
-}
-
-/*
- * Runs (their SKU entries, GPU count and model; each run's SKU, 16 bytes),
- * then the metrics asked for (names; none: every headline) with each run's
- * flags, one streamed query in run order: the state is the SKU entries and
- * their values, never a run's flags or rows.  A SKU counts the runs that
- * contributed and their distinct flag codes.
- */
-static int load_runs(struct ctx *c, const char *const *names, size_t nnames, json_t *units)
-{
-	struct metric_walk w = { .c = c, .units = units, .orphan = -1 };
-	c->last_sku = -1;
-	c->cur = (struct runcur){ .id = -1, .sku = -1 };
-	if (store_each_run_sku(c->s_store, take_run, c))
-		goto fail;
-	if (c->nruns)
-		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent);
-	if (store_each_rank_metric(c->s_store, names, nnames, take_metric, &w))
-		goto fail;
-	if (c->cur.id >= 0)
-		run_done(c);
-	rank_index_profiled(c);   /* the entries runs made, for the estimates */
-	return 0;
-fail:
-	free(c->cur.flags);
-	c->cur.flags = NULL;
-	snprintf(c->err, c->errlen, "%s", store_errmsg(c->s_store));
-	return -1;
 }
 
 int rank_median_of(struct sku *k, const char *metric, double *out)
@@ -558,7 +308,7 @@ static int check_request(const char *metric, const char *market, const char *per
 			 metric);
 		return -1;
 	}
-	if (!composite && !rankable(metric)) {
+	if (!composite && !rank_rankable(metric)) {
 		snprintf(err, errlen, "metric '%s' is not a throughput (.tflops, .gbps, .kiops, .images_per_s): "
 				      "ranking it per dollar means nothing", metric);
 		return -1;
@@ -777,81 +527,71 @@ static void say_none_measured(const struct ctx *c, const char *metric, int compo
 			 composite ? "a metric of " : "metric ", metric);
 }
 
-/*
- * The steps: check the request; load prices and runs; choose the component
- * metrics; the value each SKU shows per component; value the SKUs per
- * dollar; order them; write the rows.
- */
-int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
+/* The names a request reads: its metric or a score's (asked_metrics), and MEMBW_METRIC for its column (*extra). */
+static size_t request_metrics(const char *metric, int composite, const char *q[MAX_ASKED + 1], int *extra)
 {
-	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
-	int composite = !strncmp(metric, "score.", 6);
-	/* a per-GPU figure is always over the price per GPU-hour */
-	struct rank_opts eff = *o;
-	if (!composite && per_gpu_scope(metric))
-		eff.per = "gpu";
-	/* runs first, then only the types runs measured are priced (a bound on the estimates: the others
-	   stream past, judge/rank_estimates.c) */
-	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen, .left = json_array(),
-			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX,
-			 .runs_first = !o->include_estimates || o->estimates_max > 0 };
-	c.metric = metric;
-	const char *market = o->market ? o->market : "on_demand";
-	const char *per = eff.per ? eff.per : "instance";
-	json_t *units = json_object();
-	struct components cp = { 0 };
-	int rc = -1;
-	json_t *rows = NULL, *unpriced = NULL, *unranked = NULL;
-	struct sku **order = NULL;
-
-	*out = NULL;
-	const char *q[MAX_ASKED + 1];
 	size_t nq = asked_metrics(metric, composite, q);
+	*extra = 0;
 	if (nq && nq < MAX_ASKED && strcmp(metric, MEMBW_METRIC)) {
 		q[nq++] = MEMBW_METRIC;   /* for the memory-bandwidth-per-dollar column */
-		c.extra_membw = 1;
+		*extra = 1;
 	}
-	if (check_request(metric, market, per, composite, err, errlen) < 0 || (!c.runs_first && rank_load_prices(&c) < 0) ||
-	    load_runs(&c, q, nq, units) < 0 || (c.runs_first && rank_load_prices(&c) < 0) || rank_price_places(&c) < 0)
-		goto done;
-	choose_components(&c, metric, composite, &cp);
-	c.first_component = cp.n ? cp.names[0] : metric;
+	return nq;
+}
 
-	rows = json_array();
-	unpriced = json_array();
-	unranked = json_array();
+static const char *gathered_unit(const struct ctx *c, const char *metric)
+{
+	for (size_t i = 0; i < c->ngm; i++)
+		if (!strcmp(c->gm[i].name, metric))
+			return c->gm[i].unit;
+	return NULL;
+}
+
+/* Once the runs are counted and the entries priced: the components, each SKU's value per dollar, the rows. */
+static int rank_result(struct ctx *c, const char *metric, int composite, const char *market, const char *per,
+		       json_t **out)
+{
+	const struct rank_opts *o = c->o;
+	struct components cp = { 0 };
+	int rc = -1;
+	json_t *rows = json_array(), *unpriced = json_array(), *unranked = json_array();
+	struct sku **order = NULL;
 	long est_streamed = 0, unranked_left = 0;
-	if (c.runs_first && o->include_estimates && rank_stream_estimates(&c, &cp, !strcmp(per, "gpu"), composite,
-									  unpriced, unranked, &est_streamed, &unranked_left) < 0)
-		goto done;
 	struct shown sv;
-	shown_values(&c, &cp, !strcmp(per, "gpu"), &sv);
-	order = gv_malloc((c.n ? c.n : 1) * sizeof *order);
 	size_t nrows;
-	int any_measured = value_skus(&c, &cp, &sv, composite, order, &nrows, unpriced, unranked);
+
+	choose_components(c, metric, composite, &cp);
+	c->first_component = cp.n ? cp.names[0] : metric;
+	if (c->runs_first && o->include_estimates &&
+	    rank_stream_estimates(c, &cp, !strcmp(per, "gpu"), composite, unpriced, unranked, &est_streamed,
+				  &unranked_left) < 0)
+		goto done;
+	shown_values(c, &cp, !strcmp(per, "gpu"), &sv);
+	order = gv_malloc((c->n ? c->n : 1) * sizeof *order);
+	int any_measured = value_skus(c, &cp, &sv, composite, order, &nrows, unpriced, unranked);
 	shown_free(&sv);
 	if (!any_measured && !o->include_estimates) {
-		say_none_measured(&c, metric, composite);
+		say_none_measured(c, metric, composite);
 		goto done;
 	}
-	rank_group_profiles(&c, order, &nrows);   /* one row per instance type */
+	rank_group_profiles(c, order, &nrows);   /* one row per instance type */
 	rank_group_unpriced(unpriced);
 	qsort(order, nrows, sizeof *order, rank_cmp_rows);
-	long est_left = rank_keep_rows(&c, order, &nrows);
+	long est_left = rank_keep_rows(c, order, &nrows);
 	if (est_left < 0)   /* a read error, said in err */
 		goto done;
 	/* custom machines are numbered apart: they rank only among themselves */
 	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {
 		if (first_custom == nrows && identity_is_custom(order[r]->provider))
 			first_custom = r;
-		json_array_append_new(rows, rank_row_json(&c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
+		json_array_append_new(rows, rank_row_json(c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
 						     composite));
 	}
 	json_t *stale = rank_stale_json(order, nrows);
 
-	const char *unit = composite ? "score" : json_string_value(json_object_get(units, metric));
-	*out = rank_result_json(&eff, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
-			   c.left_out, json_incref(c.left));
+	const char *unit = composite ? "score" : gathered_unit(c, metric);
+	*out = rank_result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
+				c->left_out, json_incref(c->left));
 	json_object_set_new(*out, "unranked", unranked);
 	rows = unpriced = unranked = NULL;   /* the result's now */
 	if (o->include_estimates && o->estimates_max > 0)   /* the list bounded too (judge/rank_estimates.c) */
@@ -864,15 +604,125 @@ done:
 	json_decref(rows);
 	json_decref(unpriced);
 	json_decref(unranked);
-	free(c.runs);
-	json_decref(c.left);
 	free(cp.names);
 	free(cp.weights);
-	json_decref(units);
+	return rc;
+}
+
+/* What every ranking over one gather shares: the options that decide which runs count. */
+struct rank_gather {
+	struct rank_opts o;
+	struct ctx c;
+};
+
+static int same_gather(const struct rank_opts *a, const struct rank_opts *b)
+{
+	return !a->include_flagged == !b->include_flagged &&
+	       (a->region && b->region ? !strcmp(a->region, b->region) : a->region == b->region);
+}
+
+/*
+ * The steps: check the request; load prices and the runs (or copy them from
+ * g, read once for several rankings); count what the request asks for;
+ * choose the component metrics; the value each SKU shows per component;
+ * value the SKUs per dollar; order them; write the rows.
+ */
+static int compute(struct store *s, const struct rank_gather *g, const struct rank_opts *o, json_t **out, char *err,
+		   size_t errlen)
+{
+	const char *metric = o->metric ? o->metric : "gemm.bf16.tflops";
+	int composite = !strncmp(metric, "score.", 6), extra;
+	/* a per-GPU figure is always over the price per GPU-hour */
+	struct rank_opts eff = *o;
+	if (!composite && per_gpu_scope(metric))
+		eff.per = "gpu";
+	/* runs first, then only the types runs measured are priced (a bound on the estimates: the others
+	   stream past, judge/rank_estimates.c) */
+	struct ctx c = { .s_store = s, .db = store_db(s), .o = &eff, .err = err, .errlen = errlen, .left = json_array(),
+			 .left_max = o->left_out_max < 0 ? 0 : o->left_out_max ? (size_t)o->left_out_max : RANK_LEFT_OUT_MAX,
+			 .runs_first = !o->include_estimates || o->estimates_max > 0 };
+	c.metric = metric;
+	const char *market = o->market ? o->market : "on_demand";
+	const char *per = eff.per ? eff.per : "instance";
+	const char *q[MAX_ASKED + 1];
+	size_t nq = request_metrics(metric, composite, q, &extra);
+	int rc = -1;
+
+	*out = NULL;
+	if (g && (!c.runs_first || !same_gather(&g->o, o)))
+		g = NULL;   /* prices first, or other runs counted: this ranking reads its own */
+	if (check_request(metric, market, per, composite, err, errlen) < 0 || (!c.runs_first && rank_load_prices(&c) < 0))
+		goto done;
+	if (g)
+		rank_gather_copy(&c, &g->c, q, nq);
+	else if (rank_gather_runs(&c, q, nq) < 0)
+		goto done;
+	rank_gather_count(&c, q, nq, extra);
+	if ((c.runs_first && rank_load_prices(&c) < 0) || rank_price_places(&c) < 0)
+		goto done;
+	rc = rank_result(&c, metric, composite, market, per, out);
+done:
+	rank_gather_free(&c);
+	json_decref(c.left);
 	for (size_t i = 0; i < c.n; i++)
 		rank_sku_free(&c.s[i]);
 	free(c.s);
 	rank_index_free(&c);
 	free(c.profiled);
 	return rc;
+}
+
+int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen)
+{
+	return compute(s, NULL, o, out, err, errlen);
+}
+
+int rank_compute_gathered(struct store *s, const struct rank_gather *g, const struct rank_opts *o, json_t **out,
+			  char *err, size_t errlen)
+{
+	return compute(s, g, o, out, err, errlen);
+}
+
+struct rank_gather *rank_gather_new(struct store *s, const struct rank_opts *o, size_t n, char *err, size_t errlen)
+{
+	struct rank_gather *g = gv_calloc(1, sizeof *g);
+	const char **names = NULL;
+	size_t nn = 0;
+	int all = 0;
+	g->o = o[0];
+	g->c = (struct ctx){ .s_store = s, .db = store_db(s), .o = &g->o, .err = err, .errlen = errlen };
+	for (size_t i = 0; i < n && !all; i++) {
+		const char *metric = o[i].metric ? o[i].metric : "gemm.bf16.tflops", *q[MAX_ASKED + 1];
+		int extra;
+		size_t nq = request_metrics(metric, !strncmp(metric, "score.", 6), q, &extra);
+		all = nq == 0;   /* score.all: every metric */
+		names = gv_realloc(names, (nn + nq + 1) * sizeof *names);
+		for (size_t j = 0; j < nq; j++) {
+			size_t k;
+			for (k = 0; k < nn && strcmp(names[k], q[j]); k++)
+				;
+			if (k == nn)
+				names[nn++] = q[j];
+		}
+	}
+	int rc = rank_gather_runs(&g->c, names, all ? 0 : nn);
+	free(names);
+	if (rc < 0) {
+		rank_gather_delete(g);
+		return NULL;
+	}
+	return g;
+}
+
+void rank_gather_delete(struct rank_gather *g)
+{
+	if (!g)
+		return;
+	rank_gather_free(&g->c);
+	for (size_t i = 0; i < g->c.n; i++)
+		rank_sku_free(&g->c.s[i]);
+	free(g->c.s);
+	rank_index_free(&g->c);
+	free(g->c.profiled);
+	free(g);
 }

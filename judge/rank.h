@@ -34,4 +34,18 @@ struct rank_opts {
  */
 int rank_compute(struct store *s, const struct rank_opts *o, json_t **out, char *err, size_t errlen);
 
+/*
+ * Several rankings of one store read it once: rank_gather_new reads the runs,
+ * their flags and every metric the rankings o[0..n) ask for (they must agree
+ * on region and include_flagged: a ranking that does not, or that prices
+ * before it reads runs, reads its own); rank_compute_gathered is then
+ * rank_compute for any of them, its prices read through s, and may run in
+ * several threads at once over the same gather (it only reads it).
+ */
+struct rank_gather;
+struct rank_gather *rank_gather_new(struct store *s, const struct rank_opts *o, size_t n, char *err, size_t errlen);
+int rank_compute_gathered(struct store *s, const struct rank_gather *g, const struct rank_opts *o, json_t **out,
+			  char *err, size_t errlen);
+void rank_gather_delete(struct rank_gather *g);
+
 #endif

@@ -67,22 +67,29 @@ struct sku {
 	json_t *components, *missing, *not_applicable;
 };
 
-/* One stored run, as the ranking sees it: 16 bytes, found by id with bsearch. */
+/*
+ * One stored run, as the ranking sees it (32 bytes, in id order): its SKU
+ * entry, its flags and which of the gathered metrics it has (a bit each, the
+ * gathered metric's index; past RANK_GATHER_BITS - 1 they share the last bit,
+ * which only score.all, asking for every one, can reach).
+ */
+#define RANK_GATHER_BITS 32
 struct runent {
 	int64_t id;
 	int32_t sku;            /* index into ctx.s; -1 when the run counts for no SKU */
-	int32_t named;          /* has a provider and type, left out by --region */
+	uint32_t fset;          /* its flags: 1 + index into ctx.fsets; 0 none */
+	uint32_t rrow;          /* a rankable row of the metric (no SKU: any row, each counted once) */
+	uint32_t has;           /* counts as having it: rankable, applicable, not left out for a critical flag */
+	uint8_t named;          /* has a provider and type, left out by --region */
+	uint8_t critical;       /* carries a critical flag */
 };
 
-/* The run whose rows the ranking is reading (rows come in run order: one run at a time). */
-struct runcur {
-	int64_t id;             /* -1: none yet */
-	int sku;                /* index into ctx.s; -1 when the run counts for no SKU */
-	unsigned named : 1;     /* has a provider and type, left out by --region */
-	unsigned has : 1;       /* has one of the metrics asked for */
-	unsigned critical : 1;  /* carries a critical flag */
-	unsigned left : 1;      /* left out for it (has a metric asked for; no include_flagged) */
-	char *flags;            /* its flags, "severity code" joined by tabs (store_rank_row); NULL none */
+/* A gathered metric: what every ranking over the same gather reads of it. */
+struct gmetric {
+	char *name;
+	char *unit;             /* the first unit of a counted row, in run order; NULL none */
+	int rankable;
+	long unnamed, elsewhere;        /* runs with a row of it but no SKU: unnamed, or in another --region */
 };
 
 struct ctx {
@@ -96,14 +103,20 @@ struct ctx {
 	const char *metric;     /* the metric asked for (for the reason when nothing ranks) */
 	struct runent *runs;    /* every stored run, sorted by id once read */
 	size_t nruns, capruns;
-	struct runcur cur;      /* the run being read */
+	/* judge/rank_gather.c: the gathered metrics and the runs' distinct flag sets; owned by the gather */
+	struct gmetric *gm;
+	size_t ngm;
+	char **fsets;
+	size_t nfsets;
+	uint32_t *fset_ix;      /* open addressing: 1 + index into fsets; 0 empty */
+	size_t fset_cap;
+	int gathered_elsewhere; /* runs, gm and fsets belong to a struct rank_gather: not freed with c */
 	json_t *left;           /* the runs left out for a critical flag, listed (at most left_max) */
 	size_t left_max;
 	int last_sku;           /* index of the SKU the last run read belonged to; -1 none */
 	long unnamed_with;      /* runs that have it but no provider or instance type */
 	long elsewhere_with;    /* runs that have it in another region than --region */
 	long left_out;          /* runs with a critical flag not counted (no include_flagged) */
-	int extra_membw;        /* MEMBW_METRIC read for its column only, not asked for */
 	const char *first_component; /* the metric whose spread a row shows */
 	int other;              /* loading the other market's prices */
 	int runs_first;         /* runs read before prices: only their types are priced (judge/rank_price.c take_price) */
@@ -122,6 +135,7 @@ struct components {
 };
 
 /* judge/rank.c */
+int rank_rankable(const char *m);
 double rank_sku_gpus(const struct sku *k);
 const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
@@ -134,6 +148,15 @@ int rank_cmp_rows(const void *a, const void *b);
  * or unranked when that is why). */
 int rank_estimate_row(struct ctx *c, const struct components *cp, int per_gpu, int composite, struct sku *k,
 		      json_t *unpriced, json_t *unranked);
+
+/* judge/rank_gather.c: the runs, their flags and the metrics names[0..n) (n == 0: every one) into c */
+int rank_gather_runs(struct ctx *c, const char *const *names, size_t n);
+/* A ranking of the gathered metrics: c's entries copied from g (the metrics names[0..n) only) */
+void rank_gather_copy(struct ctx *c, const struct ctx *g, const char *const *names, size_t n);
+/* What the ranking asking for names[0..n) (extra: MEMBW_METRIC for its column only) counts: each SKU's runs
+ * and flag codes, the runs left out, why none ranks */
+void rank_gather_count(struct ctx *c, const char *const *names, size_t n, int extra);
+void rank_gather_free(struct ctx *c);
 
 /* judge/rank_index.c: a type's first entry in c->s (-1 none), the others through next_same */
 long rank_index_first(const struct ctx *c, const char *provider, const char *itype);

@@ -170,19 +170,12 @@ int store_each_run_sku(struct store *s, store_run_fn fn, void *ud);
 typedef int (*store_metric_fn)(void *ud, int64_t run_id, const char *name, double value, const char *unit);
 int store_each_headline(struct store *s, const char *const *names, size_t n, store_metric_fn fn, void *ud);
 /*
- * The ranking's rows: the instance-level metric rows named in names[0..n)
- * (n == 0: all), in run order, each with its run's flags as "severity code"
- * joined by tabs (NULL: none), so a ranking reads the flags with the metrics
- * and keeps none.
+ * Each run that has flags, in run order: its flags as "severity code"
+ * joined by tabs, ordered by severity then code (a ranking reads them beside
+ * store_each_headline's rows, both in run order, and keeps none).
  */
-struct store_rank_row {
-	int64_t run;
-	const char *name, *unit;
-	double value;            /* NAN for no value */
-	const char *flags;
-};
-typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);
-int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud);
+typedef int (*store_run_flags_fn)(void *ud, int64_t run, const char *flags);
+int store_each_run_flags(struct store *s, store_run_flags_fn fn, void *ud);
 /*
  * The report's runs (results/store_report.c): each with its summary, every
  * run in started order (ids NULL: no uuid, benches or tolerated flag read),

@@ -111,92 +111,49 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 }
 
 /*
- * Each run's flags, read beside the metric rows in run order: one scan of flags_run (run_id,
- * severity, code; covering) instead of a seek per metric row, the same text the subquery gave
- * ("severity code", tab-separated, in the index's order; NULL for none).  At 1M runs a ranking of
- * one metric took 2.7 s with the subquery in the sqlite3 shell, 0.4 s without it and 1.0 s for
- * the whole scan; a composite of k metrics paid the seeks k times.
+ * Each run's flags in run order, one scan of flags_run (run_id, severity,
+ * code; covering): "severity code" joined by tabs, in the index's order.  A
+ * ranking reads them once beside its metric rows (both in run order) instead
+ * of a seek per row: at 1M runs a one-metric ranking took 2.7 s with a
+ * subquery per row in the sqlite3 shell, 0.4 s without it, and this whole
+ * scan 1.0 s.  Before schema 3 flags_run is (run_id) alone: SQLite sorts.
  */
-struct run_flags {
-	sqlite3_stmt *st;
-	int rc;
-	int64_t run;     /* whose flags buf holds; -1 none yet */
-	char *buf;
-	size_t len, cap;
-};
-
-static const char *run_flags_of(struct run_flags *f, int64_t run)
-{
-	if (f->run == run)
-		return f->len ? f->buf : NULL;
-	f->run = run;
-	f->len = 0;
-	while (f->rc == SQLITE_ROW && sqlite3_column_int64(f->st, 0) < run)
-		f->rc = sqlite3_step(f->st);
-	for (; f->rc == SQLITE_ROW && sqlite3_column_int64(f->st, 0) == run; f->rc = sqlite3_step(f->st)) {
-		const char *t = (const char *)sqlite3_column_text(f->st, 1);
-		size_t tl = (size_t)sqlite3_column_bytes(f->st, 1);
-		if (f->len + tl + 2 > f->cap)
-			f->buf = gv_realloc(f->buf, f->cap = 2 * (f->len + tl + 2));
-		if (f->len)
-			f->buf[f->len++] = '\t';
-		memcpy(f->buf + f->len, t ? t : "", tl);
-		f->len += tl;
-		f->buf[f->len] = 0;
-	}
-	return f->len ? f->buf : NULL;
-}
-
-int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud)
+int store_each_run_flags(struct store *s, store_run_flags_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
-	struct run_flags fl = { .rc = SQLITE_DONE, .run = -1 };
-	int rc, v3 = store_schema_version(s) >= 3;
-	char *in = in_list("m.name", n);
-	/*
-	 * metrics_head finds the rows, flags_run (covering) their run's flags; not the runs table, whose
-	 * rows hold inventories of kilobytes: a page read per run (2.3 s instead of 1.0 at 100k runs).
-	 * Before schema 3 flags_run is (run_id) alone: a subquery per row, in its order.
-	 */
-	char *sql = gv_asprintf(
-		"SELECT m.run_id, m.name, m.value, m.unit, %s FROM metrics m%s WHERE m.gpu = -1 AND %s ORDER BY m.run_id",
-		v3 ? "NULL" : "(SELECT group_concat(coalesce(f.severity, '') || ' ' || f.code, char(9)) FROM flags f"
-			      " WHERE f.run_id = m.run_id AND f.code IS NOT NULL)",
-		v3 ? " INDEXED BY metrics_head" : "", in);
-	free(in);
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int64_t run = -1;
+	int rc, stop = 0;
+	char *sql = gv_asprintf("SELECT run_id, coalesce(severity, '') || ' ' || code FROM flags%s"
+				" WHERE code IS NOT NULL ORDER BY run_id, severity, code",
+				store_schema_version(s) >= 3 ? " INDEXED BY flags_run" : "");
 	rc = store_prepare(s, sql, &st);
 	free(sql);
 	if (rc)
 		return STORE_ERR;
-	if (v3 && store_prepare(s, "SELECT run_id, coalesce(severity, '') || ' ' || code FROM flags INDEXED BY flags_run"
-				" WHERE code IS NOT NULL ORDER BY run_id, severity, code", &fl.st)) {
-		sqlite3_finalize(st);
-		return STORE_ERR;
+	while (!stop && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t r = sqlite3_column_int64(st, 0);
+		const char *t = (const char *)sqlite3_column_text(st, 1);
+		size_t tl = (size_t)sqlite3_column_bytes(st, 1);
+		if (r != run && len) {
+			stop = fn(ud, run, buf);
+			len = 0;
+		}
+		run = r;
+		if (len + tl + 2 > cap)
+			buf = gv_realloc(buf, cap = 2 * (len + tl + 2));
+		if (len)
+			buf[len++] = '\t';
+		memcpy(buf + len, t ? t : "", tl);
+		len += tl;
+		buf[len] = 0;
 	}
-	if (fl.st)
-		fl.rc = sqlite3_step(fl.st);
-	for (size_t i = 0; i < n; i++)
-		sqlite3_bind_text(st, (int)i + 1, names[i], -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_rank_row r = {
-			.run = sqlite3_column_int64(st, 0),
-			.name = (const char *)sqlite3_column_text(st, 1),
-			.value = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2),
-			.unit = (const char *)sqlite3_column_text(st, 3),
-			.flags = fl.st ? run_flags_of(&fl, sqlite3_column_int64(st, 0))
-				       : (const char *)sqlite3_column_text(st, 4),
-		};
-		if (fl.rc != SQLITE_ROW && fl.rc != SQLITE_DONE)
-			break;
-		if (fn(ud, &r))
-			break;
-	}
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		rc = fl.rc == SQLITE_ROW || fl.rc == SQLITE_DONE ? rc : fl.rc;
+	if (!stop && len && rc == SQLITE_DONE)
+		fn(ud, run, buf);
 	sqlite3_finalize(st);
-	sqlite3_finalize(fl.st);
-	free(fl.buf);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading metrics");
+	free(buf);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading flags");
 }
 
 /* ---- connection settings for long reads ---- */
