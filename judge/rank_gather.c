@@ -14,7 +14,7 @@
  * (rank_gather_copy, judge/rank.c rank_compute_gathered) instead of reading
  * the store once per ranking.
  *
- * State: 32 bytes per run (struct runent), 8 per gathered value kept (the
+ * State: 24 bytes per run (struct runent), 8 per gathered value kept (the
  * medians are exact), one copy of each distinct set of flags.
  */
 #include "judge/rank_int.h"
@@ -124,10 +124,30 @@ static int take_run(void *ud, const struct store_run_row *r)
 	return 0;
 }
 
-static int cmp_runent(const void *a, const void *b)
+static void sift_down(struct runent *a, size_t i, size_t n)
 {
-	int64_t x = ((const struct runent *)a)->id, y = ((const struct runent *)b)->id;
-	return x < y ? -1 : x > y;
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && a[c + 1].id > a[c].id)
+			c++;
+		if (a[i].id >= a[c].id)
+			return;
+		struct runent t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+	}
+}
+
+/* By id, in place: qsort's merge sort takes a copy of the array (24 MB more at 1M runs). */
+static void sort_runs(struct runent *a, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(a, i, n);
+	for (size_t end = n; end > 1; end--) {
+		struct runent t = a[0];
+		a[0] = a[end - 1];
+		a[end - 1] = t;
+		sift_down(a, 0, end - 1);
+	}
 }
 
 /* A stream in run order meets the runs (sorted by id) at *at: the run with this id, or NULL. */
@@ -216,9 +236,9 @@ static size_t gm_find(struct ctx *c, const char *name)
 	return gm_add(c, name);
 }
 
-static uint32_t gm_bit(size_t i)
+static uint16_t gm_bit(size_t i)
 {
-	return 1u << (i < RANK_GATHER_BITS - 1 ? i : RANK_GATHER_BITS - 1);
+	return (uint16_t)(1u << (i < RANK_GATHER_BITS - 1 ? i : RANK_GATHER_BITS - 1));
 }
 
 /*
@@ -236,7 +256,7 @@ static int take_value(void *ud, int64_t run, const char *name, double v, const c
 		return 0;
 	size_t mi = w->gm >= 0 ? (size_t)w->gm : gm_find(c, name);
 	struct gmetric *g = &c->gm[mi];
-	uint32_t bit = gm_bit(mi);
+	uint16_t bit = gm_bit(mi);
 	if (e->sku < 0) {
 		if (!(e->rrow & bit))
 			*(e->named ? &g->elsewhere : &g->unnamed) += 1;
@@ -265,8 +285,7 @@ int rank_gather_runs(struct ctx *c, const char *const *names, size_t n)
 	c->last_sku = -1;
 	if (store_each_run_sku(c->s_store, take_run, c))
 		goto fail;
-	if (c->nruns)
-		qsort(c->runs, c->nruns, sizeof *c->runs, cmp_runent);
+	sort_runs(c->runs, c->nruns);
 	if (store_each_run_flags(c->s_store, take_flags, &fw))
 		goto fail;
 	for (size_t i = 0; i < (n ? n : 1); i++) {
@@ -315,11 +334,11 @@ static void each_code(const char *set, struct sku *k, json_t *codes)
 }
 
 /* The mask of the gathered metrics names[0..n) (every one for none: score.all). */
-static uint32_t asked_mask(const struct ctx *c, const char *const *names, size_t n)
+static uint16_t asked_mask(const struct ctx *c, const char *const *names, size_t n)
 {
-	uint32_t m = 0;
+	uint16_t m = 0;
 	if (!n)
-		return UINT32_MAX;
+		return UINT16_MAX;
 	for (size_t q = 0; q < n; q++)
 		for (size_t i = 0; i < c->ngm; i++)
 			if (!strcmp(c->gm[i].name, names[q]))
@@ -343,7 +362,7 @@ static void left_out_run(struct ctx *c, const struct runent *e)
 void rank_gather_count(struct ctx *c, const char *const *names, size_t n, int extra)
 {
 	/* MEMBW_METRIC read for its column only: a run does not count as having what was asked for it */
-	uint32_t asked = asked_mask(c, names, extra && n ? n - 1 : n);
+	uint16_t asked = asked_mask(c, names, extra && n ? n - 1 : n);
 	/* a SKU takes a flag set's codes once: a bit per (entry, set) when that is small, else take_code's own check */
 	size_t nbits = c->n * c->nfsets;
 	unsigned char *seen = nbits && nbits <= (64u << 20) ? gv_calloc(nbits / 8 + 1, 1) : NULL;

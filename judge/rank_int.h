@@ -68,20 +68,20 @@ struct sku {
 };
 
 /*
- * One stored run, as the ranking sees it (32 bytes, in id order): its SKU
+ * One stored run, as the ranking sees it (24 bytes, in id order): its SKU
  * entry, its flags and which of the gathered metrics it has (a bit each, the
  * gathered metric's index; past RANK_GATHER_BITS - 1 they share the last bit,
  * which only score.all, asking for every one, can reach).
  */
-#define RANK_GATHER_BITS 32
+#define RANK_GATHER_BITS 16
 struct runent {
 	int64_t id;
 	int32_t sku;            /* index into ctx.s; -1 when the run counts for no SKU */
 	uint32_t fset;          /* its flags: 1 + index into ctx.fsets; 0 none */
-	uint32_t rrow;          /* a rankable row of the metric (no SKU: any row, each counted once) */
-	uint32_t has;           /* counts as having it: rankable, applicable, not left out for a critical flag */
-	uint8_t named;          /* has a provider and type, left out by --region */
-	uint8_t critical;       /* carries a critical flag */
+	uint16_t rrow;          /* a rankable row of the metric (no SKU: any row, each counted once) */
+	uint16_t has;           /* counts as having it: rankable, applicable, not left out for a critical flag */
+	uint8_t named : 1;      /* has a provider and type, left out by --region */
+	uint8_t critical : 1;   /* carries a critical flag */
 };
 
 /* A gathered metric: what every ranking over the same gather reads of it. */
