@@ -192,9 +192,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'e': a->o.include_estimates = 1; break;
 		case 'f': a->o.include_flagged = 1; break;
 		case 'a':
-			if (parse_int(optarg, 1, 100000, &a->o.max_age_days) < 0)
-				return gv_usage_error("cost", "--max-age '%s' is not a number of days from 1 to 100000",
-						      optarg), -1;
+			if (gv_opt_max_age("cost", optarg, &a->o.max_age_days))
+				return -1;
 			break;
 		case 'j': a->json = 1; break;
 		case 'h': gv_cmd_help(&cmd_cost_doc, stdout); return 1;

@@ -558,7 +558,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
 	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
 	int opt;
-	long max_age = 0;
+	int max_age = 0;
 	char err[512], known[256];
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -571,8 +571,8 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		case 'R': c.records = 1; break;
 		case 'j': c.lo.json = 1; break;
 		case 'a':
-			if (gv_parse_long(optarg, 1, 100000, &max_age) < 0)
-				return list_usage("max-age '%s' is not a number of days from 1 to 100000", optarg);
+			if (gv_opt_max_age("prices list", optarg, &max_age))
+				return GV_EXIT_USAGE;
 			break;
 		case 'h': gv_cmd_help(&cmd_prices_list_doc, stdout); return GV_EXIT_OK;
 		default: return list_usage("unknown option '%s'", argv[optind - 1]);
@@ -599,7 +599,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		return gv_usage_error("prices list", "unknown GPU model '%s' (known: %s)", c.gpu.model, known);
 
 	struct price_filter f = { .provider = provider, .market = market, .region = region,
-				  .max_age_days = (int)max_age };
+				  .max_age_days = max_age };
 	c.lo.arr = json_array();
 	if (!c.lo.json && c.records)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",

@@ -188,7 +188,7 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 	struct cheapest ch = { .market = "on_demand" };
 	struct price_filter f = { 0 };
 	const char *gpu = NULL;
-	long count = 0, limit = 20, days = 0;
+	long count = 0, limit = 20;
 	int json = 0, c;
 	char err[512];
 	optind = 1;
@@ -208,8 +208,8 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 				return gv_usage_error("prices cheapest", "--limit '%s' is not a number of rows", optarg);
 			break;
 		case 'a':
-			if (gv_parse_long(optarg, 1, 100000, &days) < 0)
-				return gv_usage_error("prices cheapest", "--max-age '%s' is not a number of days", optarg);
+			if (gv_opt_max_age("prices cheapest", optarg, &f.max_age_days))
+				return GV_EXIT_USAGE;
 			break;
 		case 'h': gv_cmd_help(&cmd_prices_cheapest_doc, stdout); return GV_EXIT_OK;
 		default: return gv_usage_error("prices cheapest", "unknown option '%s'", argv[optind - 1]);
@@ -228,7 +228,6 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 		return GV_EXIT_USAGE;
 	}
 	f.market = ch.market;
-	f.max_age_days = (int)days;
 	json_t *rank = NULL;
 	if (catalog_prices(store_db(s), &f, PRICE_ORDER_STORED, take_offer, &ch, err, sizeof err) < 0 ||
 	    !(rank = values(s, &ch, err, sizeof err))) {

@@ -267,7 +267,6 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 	gv_opts_getopt(rank_opts, opts, 12);
 	struct rank_opts o = { 0 };
 	int json = 0, c;
-	long days;
 	char err[512];
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -278,9 +277,8 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 		case 'e': o.include_estimates = 1; break;
 		case 'f': o.include_flagged = 1; break;
 		case 'a':
-			if (gv_parse_long(optarg, 1, 100000, &days) < 0)
-				return gv_usage_error("rank", "--max-age '%s' is not a number of days from 1 to 100000", optarg);
-			o.max_age_days = (int)days;
+			if (gv_opt_max_age("rank", optarg, &o.max_age_days))
+				return GV_EXIT_USAGE;
 			break;
 		case 'j': json = 1; break;
 		case 'h': gv_cmd_help(&cmd_rank_doc, stdout); return GV_EXIT_OK;

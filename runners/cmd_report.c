@@ -52,7 +52,7 @@ struct report_args {
 	const char **run_args;   /* argc entries */
 	size_t n_run;
 	int no_est;
-	long max_age;
+	int max_age;
 };
 
 /* The command line into a; -1 when it was answered (help: *rc 0) or refused (*rc the usage error). */
@@ -72,9 +72,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *rc)
 		case 'E': a->no_est = 1; break;
 		case 'j': a->job = optarg; break;
 		case 'a':
-			if (gv_parse_long(optarg, 1, 100000, &a->max_age) < 0)
-				return *rc = gv_usage_error("report", "--max-age '%s' is not a number of days from 1 to "
-							    "100000", optarg), -1;
+			if (gv_opt_max_age("report", optarg, &a->max_age))
+				return *rc = GV_EXIT_USAGE, -1;
 			break;
 		case 'h':
 			gv_cmd_help(&cmd_report_doc, stdout);
@@ -107,11 +106,7 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return rc;
 	}
-	const char *out = ra.out, *job = ra.job;
-	size_t n_run = ra.n_run;
-	int no_est = ra.no_est;
-	long max_age = ra.max_age;
-	if (job && cost_job_parse(job, &co.job, err, sizeof err)) {
+	if (ra.job && cost_job_parse(ra.job, &co.job, err, sizeof err)) {
 		free(run_args);
 		return gv_usage_error("report", "%s", err);
 	}
@@ -119,8 +114,8 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return GV_EXIT_USAGE;
 	}
-	ids = gv_calloc(n_run ? n_run : 1, sizeof *ids);
-	for (size_t i = 0; i < n_run; i++) {
+	ids = gv_calloc(ra.n_run ? ra.n_run : 1, sizeof *ids);
+	for (size_t i = 0; i < ra.n_run; i++) {
 		if (store_resolve_run(s, run_args[i], &ids[i])) {
 			gv_err("report: %s", store_errmsg(s));
 			rc = GV_EXIT_USAGE;
@@ -129,19 +124,19 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	}
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
-	if (job) {
+	if (ra.job) {
 		/* the job's rows as `gpuvet cost --estimates` gives them; what stops it is said in its section */
-		co.include_estimates = !no_est;
-		co.max_age_days = (int)max_age;
+		co.include_estimates = !ra.no_est;
+		co.max_age_days = ra.max_age;
 		if (cost_compute(s, &co, &cost, err, sizeof err) < 0)
 			cost = json_pack("{s:s}", "error", err);
 	}
 	{
-		struct report_opts o = { .run_ids = ids, .n_run_ids = n_run, .no_estimates = no_est,
-					 .remedy = flags_remediation, .cost = cost, .max_age_days = (int)max_age };
-		int wr = strcmp(out, "-") ? report_write_file(s, &o, out, err, sizeof err)
+		struct report_opts o = { .run_ids = ids, .n_run_ids = ra.n_run, .no_estimates = ra.no_est,
+					 .remedy = flags_remediation, .cost = cost, .max_age_days = ra.max_age };
+		int wr = strcmp(ra.out, "-") ? report_write_file(s, &o, ra.out, err, sizeof err)
 					  : report_write(s, &o, stdout, err, sizeof err);
-		if (wr == 0 && !strcmp(out, "-") && fflush(stdout)) {
+		if (wr == 0 && !strcmp(ra.out, "-") && fflush(stdout)) {
 			snprintf(err, sizeof err, "cannot write the report to stdout");
 			wr = -1;
 		}
@@ -150,10 +145,10 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 			rc = GV_EXIT_USAGE;
 			goto done;
 		}
-		if (strcmp(out, "-") && !gv_quiet) {
+		if (strcmp(ra.out, "-") && !gv_quiet) {
 			struct stat sb;
-			if (stat(out, &sb) == 0)
-				printf("wrote %s (%.0f KiB)\n", out, (double)sb.st_size / 1024.0);
+			if (stat(ra.out, &sb) == 0)
+				printf("wrote %s (%.0f KiB)\n", ra.out, (double)sb.st_size / 1024.0);
 		}
 	}
 done:

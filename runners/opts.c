@@ -134,6 +134,15 @@ int gv_opts_store(const char *cmd, const struct gv_opt *o, const char *value, vo
 	}
 }
 
+int gv_opt_max_age(const char *cmd, const char *value, int *days)
+{
+	long v;
+	if (!value || gv_parse_long(value, 1, 100000, &v) < 0)
+		return gv_usage_error(cmd, "--max-age '%s' is not a number of days from 1 to 100000", value ? value : "");
+	*days = (int)v;
+	return 0;
+}
+
 /* ---- the man page (man(7)) ---- */
 
 /* Text for roff: backslashes doubled, '-' as \-, a line never starting with '.' or '\''. */

@@ -47,6 +47,13 @@ void gv_cmd_help(const struct gv_cmd_doc *d, FILE *f);
  */
 int gv_opts_store(const char *cmd, const struct gv_opt *o, const char *value, void *base);
 
+/*
+ * --max-age DAYS, in every command that takes it (rank, cost, report, prices
+ * list, prices cheapest): 1 to 100000 days into *days, else a usage error
+ * printed and GV_EXIT_USAGE.  One parser, one message.
+ */
+int gv_opt_max_age(const char *cmd, const char *value, int *days);
+
 /* Each command's table, beside its code (runners/cmd_*.c). */
 extern const struct gv_cmd_doc cmd_run_doc, cmd_inventory_doc, cmd_accept_doc, cmd_rank_doc, cmd_cost_doc, cmd_report_doc,
 	cmd_results_doc, cmd_prices_doc, cmd_prices_list_doc, cmd_prices_update_doc, cmd_prices_import_doc,

@@ -130,3 +130,15 @@ def test_report_max_age_leaves_old_prices_out_of_prices_rankings_and_cost(gpuvet
     for cmd in (("report",), ("cost", "--model", "llama-3.2-1b")):
         p = gpuvet(*cmd, "--max-age", "0", check=None)
         assert p.returncode == 2 and "--max-age '0' is not a number of days" in p.stderr
+
+
+@pytest.mark.parametrize("cmd", [("rank",), ("cost", "--model", "llama-3.2-1b"), ("report",), ("prices", "list"),
+                                 ("prices", "cheapest")])
+@pytest.mark.parametrize("days", ["0", "100001", "7x", ""])
+def test_max_age_is_read_and_refused_alike_by_every_command(gpuvet, cmd, days):
+    """One parser: the same range and the same one-line message wherever --max-age is taken."""
+    p = gpuvet(*cmd, "--max-age", days, check=None)
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [
+        f"gpuvet: {' '.join(cmd[:2] if cmd[0] == 'prices' else cmd[:1])}: --max-age '{days}' is not a number of "
+        f"days from 1 to 100000 (see 'gpuvet {' '.join(cmd[:2] if cmd[0] == 'prices' else cmd[:1])} --help')"]
