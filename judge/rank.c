@@ -609,6 +609,18 @@ done:
 	return rc;
 }
 
+/* Everything a ranking's context holds (a gather's too). */
+static void ctx_free(struct ctx *c)
+{
+	rank_gather_free(c);
+	json_decref(c->left);
+	for (size_t i = 0; i < c->n; i++)
+		rank_sku_free(&c->s[i]);
+	free(c->s);
+	rank_index_free(c);
+	free(c->profiled);
+}
+
 /* What every ranking over one gather shares: the options that decide which runs count. */
 struct rank_gather {
 	struct rank_opts o;
@@ -662,13 +674,7 @@ static int compute(struct store *s, const struct rank_gather *g, const struct ra
 		goto done;
 	rc = rank_result(&c, metric, composite, market, per, out);
 done:
-	rank_gather_free(&c);
-	json_decref(c.left);
-	for (size_t i = 0; i < c.n; i++)
-		rank_sku_free(&c.s[i]);
-	free(c.s);
-	rank_index_free(&c);
-	free(c.profiled);
+	ctx_free(&c);
 	return rc;
 }
 
@@ -718,11 +724,6 @@ void rank_gather_delete(struct rank_gather *g)
 {
 	if (!g)
 		return;
-	rank_gather_free(&g->c);
-	for (size_t i = 0; i < g->c.n; i++)
-		rank_sku_free(&g->c.s[i]);
-	free(g->c.s);
-	rank_index_free(&g->c);
-	free(g->c.profiled);
+	ctx_free(&g->c);
 	free(g);
 }
