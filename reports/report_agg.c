@@ -201,6 +201,18 @@ static void count_flag(void *ud, const char *p, size_t len, int sev)
 	}
 }
 
+/*
+ * A run's flags ("CODE:severity ...") into the flag codes' runs and worst
+ * severity; run_key names the run (distinct per run, so each counts once
+ * per code): its place in the page's order from rep_agg_add, its id from
+ * the full-store pass (report_scan.c), which reads the flags in id order.
+ */
+void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key)
+{
+	struct flag_walk fw = { a, run_key, 0 };
+	rep_each_flag(flags, count_flag, &fw);
+}
+
 static void count_version(struct rep_agg *a, const char *version)
 {
 	const char *v = rep_strs_get(a->strs, version ? version : "unknown");
@@ -241,7 +253,6 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 {
 	struct rep_sku *s = rep_agg_sku(a, r->sku, 1);
 	const char *v = r->verdict;
-	struct flag_walk fw = { a, seq, 0 };
 
 	a->runs++;
 	a->verd[!v ? 3 : !strcmp(v, "accept") ? 0 : !strcmp(v, "reject") ? 1 : 2]++;
@@ -249,7 +260,7 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 	a->synthetic += r->host && strstr(r->host, "synthetic") != NULL;
 	for (size_t h = 0; h < N_HEAD; h++)
 		a->head_present[h] |= isfinite(r->head[h]) != 0;
-	rep_each_flag(r->flags, count_flag, &fw);
+	rep_agg_add_flags(a, r->flags, seq);
 	count_version(a, r->version);
 	count_model(a, r->gpu_model);
 

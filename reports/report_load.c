@@ -24,8 +24,9 @@
 /* ---- from the store ---- */
 
 /*
- * The store's runs are read in one streamed pass (store_each_report_run:
- * each run with its benches, flags, latest verdict and headline values),
+ * The store's runs are read in one streamed pass in started order
+ * (store_each_report_run: each run's columns), with the facts of each read
+ * before by id (report_scan.c: flags, latest verdict, BF16 headline),
  * counted into the page's aggregates (report_agg.c) and offered to its
  * choices (report_pick.c), then dropped; only the runs the page shows are
  * read again whole, by id, and full fingerprints only for the detailed,
@@ -91,6 +92,7 @@ static void sum_from_row(struct run_sum *r, struct rep_strs *strs, const struct 
 struct load_walk {
 	struct rdoc *d;
 	const struct rep_pick_ent *pick;   /* the chosen runs, in the order asked for */
+	const struct rep_facts *facts;     /* every run's, for the streamed pass */
 	size_t cap;
 	uint64_t seq;
 };
@@ -101,6 +103,7 @@ static int stream_run(void *ud, const struct store_report_run *row)
 	struct load_walk *w = ud;
 	struct run_sum r;
 	sum_from_row(&r, w->d->strs, row, 0);
+	rep_facts_apply(w->facts, &r);
 	rep_agg_add(&w->d->agg, &r, w->seq);
 	rep_pick_add(&w->d->agg, r.sku, (size_t)r.id, w->seq, 0, r.nflag[0] || r.nflag[1]);
 	w->seq++;
@@ -183,12 +186,18 @@ static int load_asked(struct store *s, const struct report_opts *o, struct rdoc 
 static int load_all(struct store *s, struct rdoc *d)
 {
 	struct load_walk w = { .d = d };
+	struct rep_facts facts;
 	struct rep_pick_ent *pick;
 	size_t np;
 	int64_t *ids;
 	int rc;
-	/* the pass reads one headline, the BF16 the summary's medians count; the others are looked for */
-	if (store_each_report_run(s, NULL, 0, report_head, 1, stream_run, &w))
+	/* the facts counted of the BF16 headline, the summary's medians'; the other headlines are looked for */
+	if (rep_facts_load(&facts, s, &d->agg))
+		return -1;
+	w.facts = &facts;
+	rc = store_each_report_run(s, NULL, 0, NULL, 0, stream_run, &w);
+	rep_facts_free(&facts);
+	if (rc)
 		return -1;
 	for (size_t h = 1; h < N_HEAD; h++) {
 		int present = store_headline_present(s, report_head[h]);

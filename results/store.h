@@ -184,10 +184,10 @@ struct store_rank_row {
 typedef int (*store_rank_fn)(void *ud, const struct store_rank_row *row);
 int store_each_rank_metric(struct store *s, const char *const *names, size_t n, store_rank_fn fn, void *ud);
 /*
- * The report's runs (results/store_report.c): each with its summary, every
- * run in started order (ids NULL: no uuid, benches or tolerated flag read),
- * or the runs ids[0..nids) in that order; head[i] the instance-level value
- * of names[i] (i < nhead), NaN for none.
+ * The report's runs (results/store_report.c): the runs ids[0..nids) in that
+ * order, each with its summary, head[i] the instance-level value of names[i]
+ * (i < nhead), NaN for none; or (ids NULL) every run in started order with
+ * its columns only (the rest NULL, no head: see store_each_report_fact).
  */
 struct store_report_run {
 	struct store_run_row run;
@@ -201,6 +201,18 @@ struct store_report_run {
 typedef int (*store_report_run_fn)(void *ud, const struct store_report_run *r);
 int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, const char *const *names, size_t nnames,
 			  store_report_run_fn fn, void *ud);
+/*
+ * The facts of every run the report counts besides its columns, each from
+ * one sequential scan in run-id order: FLAG, every flag as "CODE:severity"
+ * (in no set order within a run); VERDICT, the run's latest verdict judged
+ * here, once per run; HEAD, the instance-level value of name, once per run
+ * (NaN for none).  And the smallest and largest run id (lo > hi: no run).
+ */
+enum store_report_fact { STORE_FACT_FLAG, STORE_FACT_VERDICT, STORE_FACT_HEAD };
+typedef int (*store_run_fact_fn)(void *ud, int64_t run_id, const char *text, double value);
+int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,
+			   void *ud);
+int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi);
 /*
  * One instance-level metric's finite values with their run's columns, in
  * ascending order of the value (per_gpu: of value / gpu_count, runs with a

@@ -1,0 +1,115 @@
+/*
+ * report_scan.c - the facts of every run the full-store report counts
+ * besides its columns (report_load.c load_all): whether it has a critical
+ * flag, a warning or critical one, its latest verdict, and a finite BF16
+ * headline.  Each is read by one sequential scan in run-id order
+ * (store_each_report_fact) before the pass in started order, which looks
+ * them up here: no seek per run into indexes larger than the page cache.
+ * The flags are counted into the page's flag codes (report_agg.c) as they
+ * go by.  Held in one byte per run id from the smallest to the largest
+ * (gaps included): the report's one per-run state, 1 MB at a million runs.
+ */
+#include "reports/report_int.h"
+#include "results/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	FACT_CRIT = 1,       /* a critical flag */
+	FACT_FLAGGED = 2,    /* a warning or critical flag */
+	FACT_BF16 = 4,       /* a finite report_head[0] */
+	FACT_VSHIFT = 3,     /* bits 3-4: the latest verdict, 0 none, 1 accept, 2 reject, 3 another */
+};
+
+static unsigned char *fact_at(struct rep_facts *f, int64_t id)
+{
+	if (id < f->lo || (uint64_t)(id - f->lo) >= f->n)
+		return NULL;   /* a row of no run (none in one snapshot, but never trusted) */
+	return &f->b[id - f->lo];
+}
+
+static void note_sev(void *ud, const char *code, size_t len, int sev)
+{
+	(void)code;
+	(void)len;
+	if (sev <= 1)
+		*(unsigned char *)ud |= (unsigned char)(sev == 0 ? FACT_CRIT | FACT_FLAGGED : FACT_FLAGGED);
+}
+
+struct scan {
+	struct rep_facts *f;
+	struct rep_agg *a;
+};
+
+static int take_flag(void *ud, int64_t run_id, const char *text, double value)
+{
+	struct scan *w = ud;
+	unsigned char *b = fact_at(w->f, run_id);
+	(void)value;
+	if (!b || !text)
+		return 0;
+	rep_agg_add_flags(w->a, text, (uint64_t)run_id);
+	rep_each_flag(text, note_sev, b);
+	return 0;
+}
+
+static int take_verdict(void *ud, int64_t run_id, const char *text, double value)
+{
+	struct scan *w = ud;
+	unsigned char *b = fact_at(w->f, run_id);
+	unsigned v = !text ? 0 : !strcmp(text, "accept") ? 1 : !strcmp(text, "reject") ? 2 : 3;
+	(void)value;
+	if (b)
+		*b = (unsigned char)((*b & ~(3u << FACT_VSHIFT)) | v << FACT_VSHIFT);
+	return 0;
+}
+
+static int take_head(void *ud, int64_t run_id, const char *text, double value)
+{
+	struct scan *w = ud;
+	unsigned char *b = fact_at(w->f, run_id);
+	(void)text;
+	if (b && isfinite(value))
+		*b |= FACT_BF16;
+	return 0;
+}
+
+int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a)
+{
+	struct scan w = { f, a };
+	int64_t hi;
+	memset(f, 0, sizeof *f);
+	if (store_run_id_range(s, &f->lo, &hi))
+		return -1;
+	if (hi < f->lo)
+		return 0;
+	f->n = (size_t)(hi - f->lo) + 1;
+	f->b = gv_calloc(f->n, 1);
+	if (store_each_report_fact(s, STORE_FACT_FLAG, NULL, take_flag, &w) ||
+	    store_each_report_fact(s, STORE_FACT_VERDICT, NULL, take_verdict, &w) ||
+	    store_each_report_fact(s, STORE_FACT_HEAD, report_head[0], take_head, &w)) {
+		rep_facts_free(f);
+		return -1;
+	}
+	return 0;
+}
+
+void rep_facts_apply(const struct rep_facts *f, struct run_sum *r)
+{
+	static const char *const verdict[4] = { NULL, "accept", "reject", "unmeasurable" };
+	unsigned b = 0;
+	if (r->id >= f->lo && (uint64_t)(r->id - f->lo) < f->n)
+		b = f->b[r->id - f->lo];
+	r->nflag[0] = (b & FACT_CRIT) != 0;
+	r->nflag[1] = (b & FACT_FLAGGED) != 0;
+	r->verdict = verdict[b >> FACT_VSHIFT & 3];
+	r->head[0] = b & FACT_BF16 ? 0.0 : NAN;   /* only whether it is finite is counted */
+}
+
+void rep_facts_free(struct rep_facts *f)
+{
+	free(f->b);
+	memset(f, 0, sizeof *f);
+}
