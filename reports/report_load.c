@@ -21,6 +21,23 @@
 #include <time.h>
 #include <unistd.h>
 
+/* ---- the time of each step (-v) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "report: STEP took X s" with -v; restarts the clock. */
+static void step_done(const char *what, double *t0)
+{
+	double t = now_s();
+	gv_debug("report: %s took %.3f s", what, t - *t0);
+	*t0 = t;
+}
+
 /* ---- from the store ---- */
 
 /*
@@ -192,13 +209,16 @@ static int load_all(struct store *s, struct rdoc *d)
 	int64_t *ids;
 	int rc;
 	/* the facts counted of the BF16 headline, the summary's medians'; the other headlines are looked for */
+	double t0 = now_s();
 	if (rep_facts_load(&facts, s, &d->agg))
 		return -1;
+	step_done("reading the runs' flags, verdicts and BF16 in id order", &t0);
 	w.facts = &facts;
 	rc = store_each_report_run(s, NULL, 0, NULL, 0, stream_run, &w);
 	rep_facts_free(&facts);
 	if (rc)
 		return -1;
+	step_done("reading the runs in started order", &t0);
 	for (size_t h = 1; h < N_HEAD; h++) {
 		int present = store_headline_present(s, report_head[h]);
 		if (present < 0)
@@ -258,9 +278,12 @@ static void load_fleet(struct store *s, struct rdoc *d)
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
 	int rc = o->n_run_ids ? load_asked(s, o, d) : load_all(s, d);
+	double t0 = now_s();
 	if (rc == 0 && !o->n_run_ids &&
 	    store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d))
 		rc = -1;
+	if (rc == 0 && !o->n_run_ids)
+		step_done("reading the BF16 values in order, for the medians", &t0);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
@@ -270,6 +293,7 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 		return -1;
 	}
 	load_fleet(s, d);
+	step_done("reading the soak values in order, for the fleet medians", &t0);
 	rep_agg_note_detail(&d->agg, d->runs, d->n);
 	return 0;
 }
@@ -463,23 +487,6 @@ static ssize_t counted_write(void *cookie, const char *buf, size_t n)
 	size_t w = fwrite(buf, 1, n, c->to);
 	c->bytes += w;
 	return w == n ? (ssize_t)n : -1;
-}
-
-/* ---- the size rule's rows, and the time of each step (-v) ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* "report: STEP took X s" with -v; restarts the clock. */
-static void step_done(const char *what, double *t0)
-{
-	double t = now_s();
-	gv_debug("report: %s took %.3f s", what, t - *t0);
-	*t0 = t;
 }
 
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
