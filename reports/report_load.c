@@ -21,22 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- the time of each step (-v) ---- */
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* "report: STEP took X s" with -v; restarts the clock. */
-static void step_done(const char *what, double *t0)
-{
-	double t = now_s();
-	gv_debug("report: %s took %.3f s", what, t - *t0);
-	*t0 = t;
-}
+/* the time of each step (-v), below */
+static double now_s(void);
+static void step_done(const char *what, double *t0);
 
 /* ---- from the store ---- */
 
@@ -487,6 +474,23 @@ static ssize_t counted_write(void *cookie, const char *buf, size_t n)
 	size_t w = fwrite(buf, 1, n, c->to);
 	c->bytes += w;
 	return w == n ? (ssize_t)n : -1;
+}
+
+/* ---- the size rule's rows, and the time of each step (-v) ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "report: STEP took X s" with -v; restarts the clock. */
+static void step_done(const char *what, double *t0)
+{
+	double t = now_s();
+	gv_debug("report: %s took %.3f s", what, t - *t0);
+	*t0 = t;
 }
 
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
