@@ -129,8 +129,12 @@ struct rep_facts {
 	int64_t lo;
 	size_t n;
 	unsigned char *b;
+	uint16_t *sku;            /* each run's instance type in a->sku, + 1 (0: none); NULL past 65,534 types */
 };
 int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a);
+void rep_facts_note_sku(struct rep_facts *f, int64_t id, size_t k);
+/* The BF16 values in ascending order into their type's median by the runs' noted types: 1 if none were noted. */
+int rep_facts_bf16_medians(const struct rep_facts *f, struct store *s, struct rep_agg *a);
 /* Sets r's nflag[0..1] (whether, not how many), verdict ("unmeasurable" standing for any other) and head[0] (finite or not). */
 void rep_facts_apply(const struct rep_facts *f, struct run_sum *r);
 void rep_facts_free(struct rep_facts *f);

@@ -96,7 +96,7 @@ static void sum_from_row(struct run_sum *r, struct rep_strs *strs, const struct 
 struct load_walk {
 	struct rdoc *d;
 	const struct rep_pick_ent *pick;   /* the chosen runs, in the order asked for */
-	const struct rep_facts *facts;     /* every run's, for the streamed pass */
+	struct rep_facts *facts;           /* every run's, for the streamed pass */
 	size_t cap;
 	uint64_t seq;
 };
@@ -110,6 +110,7 @@ static int stream_run(void *ud, const struct store_report_run *row)
 	rep_facts_apply(w->facts, &r);
 	rep_agg_add(&w->d->agg, &r, w->seq);
 	rep_pick_add(&w->d->agg, r.sku, (size_t)r.id, w->seq, 0, r.nflag[0] || r.nflag[1]);
+	rep_facts_note_sku(w->facts, r.id, (size_t)(rep_agg_sku(&w->d->agg, r.sku, 0) - w->d->agg.sku));
 	w->seq++;
 	return 0;
 }
@@ -186,6 +187,16 @@ static int load_asked(struct store *s, const struct report_opts *o, struct rdoc 
 	return 0;
 }
 
+/* The BF16 values in ascending order, to their instance type's median. */
+static int bf16_value(void *ud, const struct store_value_row *v)
+{
+	struct rdoc *d = ud;
+	struct rep_sku *k = rep_agg_sku(&d->agg, report_sku_key(d->strs, v->provider, v->instance_type, v->region), 0);
+	if (k)
+		rep_med_add(&k->bf16, v->value);
+	return 0;
+}
+
 /* Every run: one streamed pass, then the runs shown. */
 static int load_all(struct store *s, struct rdoc *d)
 {
@@ -202,10 +213,16 @@ static int load_all(struct store *s, struct rdoc *d)
 	step_done("reading the runs' flags, verdicts and BF16 in id order", &t0);
 	w.facts = &facts;
 	rc = store_each_report_run(s, NULL, 0, NULL, 0, stream_run, &w);
+	if (!rc) {
+		step_done("reading the runs in started order", &t0);
+		rc = rep_facts_bf16_medians(&facts, s, &d->agg);
+		if (rc > 0)   /* too many types for the facts: joined to the runs */
+			rc = store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d);
+		step_done("reading the BF16 values in order, for the medians", &t0);
+	}
 	rep_facts_free(&facts);
 	if (rc)
 		return -1;
-	step_done("reading the runs in started order", &t0);
 	for (size_t h = 1; h < N_HEAD; h++) {
 		int present = store_headline_present(s, report_head[h]);
 		if (present < 0)
@@ -223,16 +240,6 @@ static int load_all(struct store *s, struct rdoc *d)
 	free(ids);
 	free(pick);
 	return rc ? -1 : 0;
-}
-
-/* The BF16 values in ascending order, to their instance type's median. */
-static int bf16_value(void *ud, const struct store_value_row *v)
-{
-	struct rdoc *d = ud;
-	struct rep_sku *k = rep_agg_sku(&d->agg, report_sku_key(d->strs, v->provider, v->instance_type, v->region), 0);
-	if (k)
-		rep_med_add(&k->bf16, v->value);
-	return 0;
 }
 
 static int soak_count(void *ud, const struct store_value_row *v)
@@ -266,11 +273,6 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 {
 	int rc = o->n_run_ids ? load_asked(s, o, d) : load_all(s, d);
 	double t0 = now_s();
-	if (rc == 0 && !o->n_run_ids &&
-	    store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d))
-		rc = -1;
-	if (rc == 0 && !o->n_run_ids)
-		step_done("reading the BF16 values in order, for the medians", &t0);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
