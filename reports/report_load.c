@@ -110,7 +110,7 @@ static int stream_run(void *ud, const struct store_report_run *row)
 	rep_facts_apply(w->facts, &r);
 	rep_agg_add(&w->d->agg, &r, w->seq);
 	rep_pick_add(&w->d->agg, r.sku, (size_t)r.id, w->seq, 0, r.nflag[0] || r.nflag[1]);
-	rep_facts_note_sku(w->facts, r.id, (size_t)(rep_agg_sku(&w->d->agg, r.sku, 0) - w->d->agg.sku));
+	rep_facts_note_run(w->facts, &w->d->agg, &r);
 	w->seq++;
 	return 0;
 }
@@ -197,6 +197,37 @@ static int bf16_value(void *ud, const struct store_value_row *v)
 	return 0;
 }
 
+static int soak_count(void *ud, const struct store_value_row *v)
+{
+	rep_agg_soak(ud, v->gpu_model, 1)->med.n++;
+	return 0;
+}
+
+static int soak_value(void *ud, const struct store_value_row *v)
+{
+	struct rep_soak *k = rep_agg_soak(ud, v->gpu_model, 0);
+	if (k)
+		rep_med_add(&k->med, v->value / v->gpu_count);
+	return 0;
+}
+
+/*
+ * The charts' fleet median: every stored run's soak figure per GPU, by GPU
+ * model (two streamed passes), by the runs' noted models when facts has them.
+ */
+static void load_fleet(struct store *s, struct rdoc *d, const struct rep_facts *facts)
+{
+	static const char soak[] = "soak.tflops.last_min";
+	int rc = facts ? rep_facts_soak_medians(facts, s, &d->agg, soak) : 1;
+	if (rc == 0 || (rc > 0 && store_each_headline_value(s, soak, 1, 0, soak_count, &d->agg) == 0 &&
+			store_each_headline_value(s, soak, 1, 1, soak_value, &d->agg) == 0))
+		return;
+	gv_debug("report: no fleet median: %s", store_errmsg(s));
+	free(d->agg.soak);
+	d->agg.soak = NULL;
+	d->agg.nsoak = 0;
+}
+
 /* Every run: one streamed pass, then the runs shown. */
 static int load_all(struct store *s, struct rdoc *d)
 {
@@ -220,6 +251,10 @@ static int load_all(struct store *s, struct rdoc *d)
 			rc = store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d);
 		step_done("reading the BF16 values in order, for the medians", &t0);
 	}
+	if (!rc) {
+		load_fleet(s, d, &facts);
+		step_done("reading the soak values in order, for the fleet medians", &t0);
+	}
 	rep_facts_free(&facts);
 	if (rc)
 		return -1;
@@ -242,37 +277,9 @@ static int load_all(struct store *s, struct rdoc *d)
 	return rc ? -1 : 0;
 }
 
-static int soak_count(void *ud, const struct store_value_row *v)
-{
-	rep_agg_soak(ud, v->gpu_model, 1)->med.n++;
-	return 0;
-}
-
-static int soak_value(void *ud, const struct store_value_row *v)
-{
-	struct rep_soak *k = rep_agg_soak(ud, v->gpu_model, 0);
-	if (k)
-		rep_med_add(&k->med, v->value / v->gpu_count);
-	return 0;
-}
-
-/* The charts' fleet median: every stored run's soak figure per GPU, by GPU model (two streamed passes). */
-static void load_fleet(struct store *s, struct rdoc *d)
-{
-	static const char soak[] = "soak.tflops.last_min";
-	if (store_each_headline_value(s, soak, 1, 0, soak_count, &d->agg) == 0 &&
-	    store_each_headline_value(s, soak, 1, 1, soak_value, &d->agg) == 0)
-		return;
-	gv_debug("report: no fleet median: %s", store_errmsg(s));
-	free(d->agg.soak);
-	d->agg.soak = NULL;
-	d->agg.nsoak = 0;
-}
-
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
 	int rc = o->n_run_ids ? load_asked(s, o, d) : load_all(s, d);
-	double t0 = now_s();
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
@@ -281,8 +288,8 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 		snprintf(err, errlen, "run not found in the store");
 		return -1;
 	}
-	load_fleet(s, d);
-	step_done("reading the soak values in order, for the fleet medians", &t0);
+	if (o->n_run_ids)   /* else read by load_all */
+		load_fleet(s, d, NULL);
 	rep_agg_note_detail(&d->agg, d->runs, d->n);
 	return 0;
 }
