@@ -278,3 +278,39 @@ def test_report_counts_each_runs_verdict_flags_and_bf16_on_that_run(gpuvet, flee
     for k, w in want.items():
         assert rows[k][:4] == (w["runs"], w["acc"], w["rej"], w["crit"]), k
         assert rows[k][4] == pytest.approx(statistics.median(w["v"]), abs=0.051), k
+
+
+def test_report_fleet_soak_medians_equal_a_brute_force_count(gpuvet, fleet, tmp_path):
+    """Each detailed run's chart shows the median soak figure per GPU of the other runs of its GPU
+    model over the whole store; read by the runs' models noted by id, one sorted pass per GPU count.
+    With the H100 runs at 8 GPUs and the H200 at 1 (two passes), then with H100 at 1 and 8 (one
+    model, two counts: the runs joined as before), every chart's count and median equal Python's."""
+    for case, sql in (("split", "UPDATE runs SET gpu_count = 8 WHERE gpu_model LIKE 'H100%'"),
+                      ("mixed", "UPDATE runs SET gpu_count = 8 WHERE gpu_model LIKE 'H100%' AND id % 3 = 0")):
+        db = tmp_path / f"{case}.db"
+        shutil.copyfile(fleet, db)
+        con = sqlite3.connect(db, isolation_level=None)
+        con.execute(sql)
+        per = defaultdict(dict)
+        for run, model, gpus, v in con.execute(
+                "SELECT r.id, r.gpu_model, r.gpu_count, m.value FROM runs r JOIN metrics m ON m.run_id = r.id"
+                " AND m.gpu = -1 AND m.name = 'soak.tflops.last_min' WHERE m.value IS NOT NULL"
+                " AND r.gpu_model IS NOT NULL AND r.gpu_count > 0"):
+            per[model][run] = v / gpus
+        model_of = dict(con.execute("SELECT id, gpu_model FROM runs"))
+        con.close()
+        assert len(per) == 2, "both GPU models have soak figures"
+        out = tmp_path / f"{case}.html"
+        gpuvet("--db", db, "report", "-o", out, db=False, check=0, timeout=600)
+        page = out.read_text()
+        charts = 0
+        for run, part in re.findall(r'id="run-(\d+)"(.*?)(?=id="run-\d+"|$)', page, re.S):
+            m = re.search(r"fleet median \((\d+) other runs?\) ([0-9.]+)<", part)
+            if not m:
+                continue
+            vals = per[model_of[int(run)]]
+            others = [v for r, v in vals.items() if r != int(run)]
+            assert int(m[1]) == len(others), (case, run)
+            assert float(m[2]) == pytest.approx(statistics.median(others), rel=2e-3), (case, run)
+            charts += 1
+        assert charts > 10, case
