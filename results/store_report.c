@@ -113,12 +113,34 @@ int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, cons
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
 }
 
+/* Column 1, or with a column 3 "col1:col3" (NULL if either is), as SQL's || would make it (not made by SQLite: 0.3 s at 1M flags). */
+static const char *fact_text(sqlite3_stmt *st, char *buf, size_t size, char **big)
+{
+	const char *a = (const char *)sqlite3_column_text(st, 1), *b;
+	size_t la, lb;
+	if (sqlite3_column_count(st) < 4 || !a)
+		return a;
+	if (!(b = (const char *)sqlite3_column_text(st, 3)))
+		return NULL;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la + lb + 2 > size) {
+		free(*big);
+		buf = *big = gv_malloc(la + lb + 2);
+	}
+	memcpy(buf, a, la);
+	buf[la] = ':';
+	memcpy(buf + la + 1, b, lb + 1);
+	return buf;
+}
+
 /* Rows of (run id, text, value) in run-id order into fn; with once, each run's first row only. */
 static int each_fact(struct store *s, const char *sql, const char *name, int once, store_run_fact_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
 	int64_t prev = 0;
 	int rc = store_prepare(s, sql, &st), seen = 0;
+	char buf[256], *big = NULL;
 	if (rc)
 		return STORE_ERR;
 	if (name)
@@ -129,10 +151,11 @@ static int each_fact(struct store *s, const char *sql, const char *name, int onc
 			continue;
 		seen = 1;
 		prev = id;
-		if (fn(ud, id, (const char *)sqlite3_column_text(st, 1),
+		if (fn(ud, id, fact_text(st, buf, sizeof buf, &big),
 		       sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2)))
 			break;
 	}
+	free(big);
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
 }
@@ -143,7 +166,7 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
 	int v = store_schema_version(s), rc;
 	char *sql;
 	if (which == STORE_FACT_FLAG)   /* the order within a run is the index's: only the set counts */
-		sql = gv_asprintf("SELECT run_id, code || ':' || severity, NULL FROM flags%s ORDER BY run_id",
+		sql = gv_asprintf("SELECT run_id, code, NULL, severity FROM flags%s ORDER BY run_id",
 				  v >= 3 ? " INDEXED BY flags_run" : "");
 	else if (which == STORE_FACT_VERDICT)   /* as store_each_report_run's: the latest judged here */
 		sql = gv_asprintf("SELECT run_id, verdict, NULL FROM verdicts%s ORDER BY run_id, at DESC, id DESC",
