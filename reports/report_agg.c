@@ -213,13 +213,20 @@ void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key)
 	rep_each_flag(flags, count_flag, &fw);
 }
 
+/* cur again when s equals it (the runs of a type mostly share their columns: no hash), else s interned. */
+static const char *intern_same(struct rep_agg *a, const char *cur, const char *s)
+{
+	return cur && s && !strcmp(cur, s) ? cur : rep_strs_get(a->strs, s);
+}
+
 static void count_version(struct rep_agg *a, const char *version)
 {
-	const char *v = rep_strs_get(a->strs, version ? version : "unknown");
+	const char *v = version ? version : "unknown";
 	int k;
-	for (k = 0; k < a->nv; k++)
-		if (a->vers[k] == v)
+	for (k = 0; k < a->nv; k++)   /* by text: a few versions, and no hash per run */
+		if (!strcmp(a->vers[k], v))
 			break;
+	v = k < a->nv ? a->vers[k] : rep_strs_get(a->strs, v);
 	if (k == a->nv && a->nv < 16) {
 		a->vers[a->nv] = v;
 		a->vcount[a->nv++] = 0;
@@ -233,10 +240,10 @@ static void count_model(struct rep_agg *a, const char *model)
 	const char *m;
 	if (!model)
 		return;
-	m = rep_strs_get(a->strs, model);
-	for (size_t k = 0; k < a->nmodels; k++)
-		if (a->models[k] == m)
+	for (size_t k = 0; k < a->nmodels; k++)   /* by text: a few models, and no hash per run */
+		if (!strcmp(a->models[k], model))
 			return;
+	m = rep_strs_get(a->strs, model);
 	a->models = gv_realloc(a->models, (a->nmodels + 1) * sizeof *a->models);
 	a->models[a->nmodels++] = m;
 }
@@ -276,10 +283,10 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 		memcpy(s->started, r->started ? r->started : "", len);
 		s->has_started = r->started != NULL;
 		s->newest_id = r->id;
-		s->provider = rep_strs_get(a->strs, r->provider);
-		s->itype = rep_strs_get(a->strs, r->itype);
-		s->region = rep_strs_get(a->strs, r->region);
-		s->gpu_model = rep_strs_get(a->strs, r->gpu_model);
+		s->provider = intern_same(a, s->provider, r->provider);
+		s->itype = intern_same(a, s->itype, r->itype);
+		s->region = intern_same(a, s->region, r->region);
+		s->gpu_model = intern_same(a, s->gpu_model, r->gpu_model);
 		s->gpu_count = r->gpu_count;
 	}
 }

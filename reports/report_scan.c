@@ -116,9 +116,8 @@ void rep_facts_apply(const struct rep_facts *f, struct run_sum *r)
 /* One GPU count per model, so its values per GPU sort as its values; at most 255 models and 255 GPUs. */
 static void note_model(struct rep_facts *f, struct rep_agg *a, size_t i, const char *model, int gpus)
 {
-	const char *m = rep_strs_get(a->strs, model);
 	size_t k = 0;
-	while (k < a->nmodels && a->models[k] != m)
+	while (k < a->nmodels && strcmp(a->models[k], model))   /* counted by rep_agg_add: found */
 		k++;
 	if (k >= sizeof f->model_gc || gpus > 255 || (f->model_gc[k] && f->model_gc[k] != gpus)) {
 		free(f->model);   /* the soak medians join the runs instead */
