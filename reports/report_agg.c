@@ -201,13 +201,32 @@ static void count_flag(void *ud, const char *p, size_t len, int sev)
 	}
 }
 
+/*
+ * A run's flags ("CODE:severity ...") into the flag codes' runs and worst
+ * severity; run_key names the run (distinct per run, so each counts once
+ * per code): its place in the page's order from rep_agg_add, its id from
+ * the full-store pass (report_scan.c), which reads the flags in id order.
+ */
+void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key)
+{
+	struct flag_walk fw = { a, run_key, 0 };
+	rep_each_flag(flags, count_flag, &fw);
+}
+
+/* cur again when s equals it (the runs of a type mostly share their columns: no hash), else s interned. */
+static const char *intern_same(struct rep_agg *a, const char *cur, const char *s)
+{
+	return cur && s && !strcmp(cur, s) ? cur : rep_strs_get(a->strs, s);
+}
+
 static void count_version(struct rep_agg *a, const char *version)
 {
-	const char *v = rep_strs_get(a->strs, version ? version : "unknown");
+	const char *v = version ? version : "unknown";
 	int k;
-	for (k = 0; k < a->nv; k++)
-		if (a->vers[k] == v)
+	for (k = 0; k < a->nv; k++)   /* by text: a few versions, and no hash per run */
+		if (!strcmp(a->vers[k], v))
 			break;
+	v = k < a->nv ? a->vers[k] : rep_strs_get(a->strs, v);
 	if (k == a->nv && a->nv < 16) {
 		a->vers[a->nv] = v;
 		a->vcount[a->nv++] = 0;
@@ -221,10 +240,10 @@ static void count_model(struct rep_agg *a, const char *model)
 	const char *m;
 	if (!model)
 		return;
-	m = rep_strs_get(a->strs, model);
-	for (size_t k = 0; k < a->nmodels; k++)
-		if (a->models[k] == m)
+	for (size_t k = 0; k < a->nmodels; k++)   /* by text: a few models, and no hash per run */
+		if (!strcmp(a->models[k], model))
 			return;
+	m = rep_strs_get(a->strs, model);
 	a->models = gv_realloc(a->models, (a->nmodels + 1) * sizeof *a->models);
 	a->models[a->nmodels++] = m;
 }
@@ -241,7 +260,6 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 {
 	struct rep_sku *s = rep_agg_sku(a, r->sku, 1);
 	const char *v = r->verdict;
-	struct flag_walk fw = { a, seq, 0 };
 
 	a->runs++;
 	a->verd[!v ? 3 : !strcmp(v, "accept") ? 0 : !strcmp(v, "reject") ? 1 : 2]++;
@@ -249,7 +267,7 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 	a->synthetic += r->host && strstr(r->host, "synthetic") != NULL;
 	for (size_t h = 0; h < N_HEAD; h++)
 		a->head_present[h] |= isfinite(r->head[h]) != 0;
-	rep_each_flag(r->flags, count_flag, &fw);
+	rep_agg_add_flags(a, r->flags, seq);
 	count_version(a, r->version);
 	count_model(a, r->gpu_model);
 
@@ -265,10 +283,10 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 		memcpy(s->started, r->started ? r->started : "", len);
 		s->has_started = r->started != NULL;
 		s->newest_id = r->id;
-		s->provider = rep_strs_get(a->strs, r->provider);
-		s->itype = rep_strs_get(a->strs, r->itype);
-		s->region = rep_strs_get(a->strs, r->region);
-		s->gpu_model = rep_strs_get(a->strs, r->gpu_model);
+		s->provider = intern_same(a, s->provider, r->provider);
+		s->itype = intern_same(a, s->itype, r->itype);
+		s->region = intern_same(a, s->region, r->region);
+		s->gpu_model = intern_same(a, s->gpu_model, r->gpu_model);
 		s->gpu_count = r->gpu_count;
 	}
 }

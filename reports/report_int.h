@@ -118,6 +118,31 @@ void rep_agg_note_detail(struct rep_agg *a, const struct run_sum *runs, size_t n
 void rep_agg_medians_mem(struct rep_agg *a, const struct run_sum *runs, size_t n, int soak);
 double rep_agg_fleet_soak(const struct rep_agg *a, const struct run_sum *r, size_t *nruns);
 void rep_each_flag(const char *flags, void (*fn)(void *ud, const char *code, size_t len, int sev), void *ud);
+void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key);
+
+/*
+ * A run's facts the full-store pass looks up by id (report_scan.c): its
+ * critical and warning flags, latest verdict and whether its BF16 headline
+ * is finite, one byte per run id from lo; the flags counted into a.
+ */
+struct rep_facts {
+	int64_t lo;
+	size_t n;
+	unsigned char *b;
+	uint16_t *sku;            /* each run's instance type in a->sku, + 1 (0: none); NULL past 65,534 types */
+	uint8_t *model;           /* each run's GPU model in a->models, + 1 (0: none or no GPUs); NULL: see below */
+	unsigned char model_gc[255];   /* per model its one GPU count (NULL model past 255, or two counts) */
+};
+int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a);
+/* Notes r's instance type and GPU model (counted by rep_agg_add before), for the medians below. */
+void rep_facts_note_run(struct rep_facts *f, struct rep_agg *a, const struct run_sum *r);
+/* The BF16 values in ascending order into their type's median by the runs' noted types: 1 if none were noted. */
+int rep_facts_bf16_medians(const struct rep_facts *f, struct store *s, struct rep_agg *a);
+/* name's values per GPU into their model's soak median (rep_agg_soak) by the runs' noted models: 1 if none noted. */
+int rep_facts_soak_medians(const struct rep_facts *f, struct store *s, struct rep_agg *a, const char *name);
+/* Sets r's nflag[0..1] (whether, not how many), verdict ("unmeasurable" standing for any other) and head[0] (finite or not). */
+void rep_facts_apply(const struct rep_facts *f, struct run_sum *r);
+void rep_facts_free(struct rep_facts *f);
 void rep_pick_add(struct rep_agg *a, const char *sku, size_t ref, uint64_t seq, int forced, int flagged);
 size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out);
 

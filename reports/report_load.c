@@ -21,11 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the time of each step (-v), below */
+static double now_s(void);
+static void step_done(const char *what, double *t0);
+
 /* ---- from the store ---- */
 
 /*
- * The store's runs are read in one streamed pass (store_each_report_run:
- * each run with its benches, flags, latest verdict and headline values),
+ * The store's runs are read in one streamed pass in started order
+ * (store_each_report_run: each run's columns), with the facts of each read
+ * before by id (report_scan.c: flags, latest verdict, BF16 headline),
  * counted into the page's aggregates (report_agg.c) and offered to its
  * choices (report_pick.c), then dropped; only the runs the page shows are
  * read again whole, by id, and full fingerprints only for the detailed,
@@ -91,6 +96,7 @@ static void sum_from_row(struct run_sum *r, struct rep_strs *strs, const struct 
 struct load_walk {
 	struct rdoc *d;
 	const struct rep_pick_ent *pick;   /* the chosen runs, in the order asked for */
+	struct rep_facts *facts;           /* every run's, for the streamed pass */
 	size_t cap;
 	uint64_t seq;
 };
@@ -101,8 +107,10 @@ static int stream_run(void *ud, const struct store_report_run *row)
 	struct load_walk *w = ud;
 	struct run_sum r;
 	sum_from_row(&r, w->d->strs, row, 0);
+	rep_facts_apply(w->facts, &r);
 	rep_agg_add(&w->d->agg, &r, w->seq);
 	rep_pick_add(&w->d->agg, r.sku, (size_t)r.id, w->seq, 0, r.nflag[0] || r.nflag[1]);
+	rep_facts_note_run(w->facts, &w->d->agg, &r);
 	w->seq++;
 	return 0;
 }
@@ -179,36 +187,6 @@ static int load_asked(struct store *s, const struct report_opts *o, struct rdoc 
 	return 0;
 }
 
-/* Every run: one streamed pass, then the runs shown. */
-static int load_all(struct store *s, struct rdoc *d)
-{
-	struct load_walk w = { .d = d };
-	struct rep_pick_ent *pick;
-	size_t np;
-	int64_t *ids;
-	int rc;
-	/* the pass reads one headline, the BF16 the summary's medians count; the others are looked for */
-	if (store_each_report_run(s, NULL, 0, report_head, 1, stream_run, &w))
-		return -1;
-	for (size_t h = 1; h < N_HEAD; h++) {
-		int present = store_headline_present(s, report_head[h]);
-		if (present < 0)
-			return -1;
-		d->agg.head_present[h] = present;
-	}
-	d->runs_in_store = d->agg.runs;
-	np = rep_pick(&d->agg, 1, &pick);
-	d->unlisted = d->agg.runs - np;
-	ids = gv_malloc((np ? np : 1) * sizeof *ids);
-	for (size_t i = 0; i < np; i++)
-		ids[i] = (int64_t)pick[i].ref;
-	w.pick = pick;
-	rc = store_each_report_run(s, ids, np, report_head, N_HEAD, keep_run, &w);
-	free(ids);
-	free(pick);
-	return rc ? -1 : 0;
-}
-
 /* The BF16 values in ascending order, to their instance type's median. */
 static int bf16_value(void *ud, const struct store_value_row *v)
 {
@@ -233,12 +211,16 @@ static int soak_value(void *ud, const struct store_value_row *v)
 	return 0;
 }
 
-/* The charts' fleet median: every stored run's soak figure per GPU, by GPU model (two streamed passes). */
-static void load_fleet(struct store *s, struct rdoc *d)
+/*
+ * The charts' fleet median: every stored run's soak figure per GPU, by GPU
+ * model (two streamed passes), by the runs' noted models when facts has them.
+ */
+static void load_fleet(struct store *s, struct rdoc *d, const struct rep_facts *facts)
 {
 	static const char soak[] = "soak.tflops.last_min";
-	if (store_each_headline_value(s, soak, 1, 0, soak_count, &d->agg) == 0 &&
-	    store_each_headline_value(s, soak, 1, 1, soak_value, &d->agg) == 0)
+	int rc = facts ? rep_facts_soak_medians(facts, s, &d->agg, soak) : 1;
+	if (rc == 0 || (rc > 0 && store_each_headline_value(s, soak, 1, 0, soak_count, &d->agg) == 0 &&
+			store_each_headline_value(s, soak, 1, 1, soak_value, &d->agg) == 0))
 		return;
 	gv_debug("report: no fleet median: %s", store_errmsg(s));
 	free(d->agg.soak);
@@ -246,12 +228,58 @@ static void load_fleet(struct store *s, struct rdoc *d)
 	d->agg.nsoak = 0;
 }
 
+/* Every run: one streamed pass, then the runs shown. */
+static int load_all(struct store *s, struct rdoc *d)
+{
+	struct load_walk w = { .d = d };
+	struct rep_facts facts;
+	struct rep_pick_ent *pick;
+	size_t np;
+	int64_t *ids;
+	int rc;
+	/* the facts counted of the BF16 headline, the summary's medians'; the other headlines are looked for */
+	double t0 = now_s();
+	if (rep_facts_load(&facts, s, &d->agg))
+		return -1;
+	step_done("reading the runs' flags, verdicts and BF16 in id order", &t0);
+	w.facts = &facts;
+	rc = store_each_report_run(s, NULL, 0, NULL, 0, stream_run, &w);
+	if (!rc) {
+		step_done("reading the runs in started order", &t0);
+		rc = rep_facts_bf16_medians(&facts, s, &d->agg);
+		if (rc > 0)   /* too many types for the facts: joined to the runs */
+			rc = store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d);
+		step_done("reading the BF16 values in order, for the medians", &t0);
+	}
+	if (!rc) {
+		load_fleet(s, d, &facts);
+		step_done("reading the soak values in order, for the fleet medians", &t0);
+	}
+	rep_facts_free(&facts);
+	if (rc)
+		return -1;
+	for (size_t h = 1; h < N_HEAD; h++) {
+		int present = store_headline_present(s, report_head[h]);
+		if (present < 0)
+			return -1;
+		d->agg.head_present[h] = present;
+	}
+	d->runs_in_store = d->agg.runs;
+	np = rep_pick(&d->agg, 1, &pick);
+	d->unlisted = d->agg.runs - np;
+	ids = gv_malloc((np ? np : 1) * sizeof *ids);
+	for (size_t i = 0; i < np; i++)
+		ids[i] = (int64_t)pick[i].ref;
+	w.pick = pick;
+	rc = store_each_report_run(s, ids, np, report_head, N_HEAD, keep_run, &w);
+	free(ids);
+	free(pick);
+	return rc ? -1 : 0;
+}
+
 static int load_summaries(struct store *s, const struct report_opts *o, struct rdoc *d, char *err, size_t errlen)
 {
 	int rc = o->n_run_ids ? load_asked(s, o, d) : load_all(s, d);
-	if (rc == 0 && !o->n_run_ids &&
-	    store_each_headline_value(s, report_head[0], 0, 1, bf16_value, d))
-		rc = -1;
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
@@ -260,7 +288,8 @@ static int load_summaries(struct store *s, const struct report_opts *o, struct r
 		snprintf(err, errlen, "run not found in the store");
 		return -1;
 	}
-	load_fleet(s, d);
+	if (o->n_run_ids)   /* else read by load_all */
+		load_fleet(s, d, NULL);
 	rep_agg_note_detail(&d->agg, d->runs, d->n);
 	return 0;
 }

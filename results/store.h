@@ -177,10 +177,10 @@ int store_each_headline(struct store *s, const char *const *names, size_t n, sto
 typedef int (*store_run_flags_fn)(void *ud, int64_t run, const char *flags);
 int store_each_run_flags(struct store *s, store_run_flags_fn fn, void *ud);
 /*
- * The report's runs (results/store_report.c): each with its summary, every
- * run in started order (ids NULL: no uuid, benches or tolerated flag read),
- * or the runs ids[0..nids) in that order; head[i] the instance-level value
- * of names[i] (i < nhead), NaN for none.
+ * The report's runs (results/store_report.c): the runs ids[0..nids) in that
+ * order, each with its summary, head[i] the instance-level value of names[i]
+ * (i < nhead), NaN for none; or (ids NULL) every run in started order with
+ * its columns only (the rest NULL, no head: see store_each_report_fact).
  */
 struct store_report_run {
 	struct store_run_row run;
@@ -194,6 +194,21 @@ struct store_report_run {
 typedef int (*store_report_run_fn)(void *ud, const struct store_report_run *r);
 int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, const char *const *names, size_t nnames,
 			  store_report_run_fn fn, void *ud);
+/*
+ * The facts of every run the report counts besides its columns, each from
+ * one sequential scan in run-id order: FLAG, every flag as "CODE:severity"
+ * (in no set order within a run); VERDICT, the run's latest verdict judged
+ * here, once per run; HEAD, the instance-level value of name, once per run
+ * (NaN for none); HEAD_SORTED, its finite values in ascending order instead;
+ * HEAD_FINITE, its finite values in run-id order.  And the smallest and largest run id (lo > hi: no run).
+ */
+enum store_report_fact {
+	STORE_FACT_FLAG, STORE_FACT_VERDICT, STORE_FACT_HEAD, STORE_FACT_HEAD_SORTED, STORE_FACT_HEAD_FINITE
+};
+typedef int (*store_run_fact_fn)(void *ud, int64_t run_id, const char *text, double value);
+int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,
+			   void *ud);
+int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi);
 /*
  * One instance-level metric's finite values with their run's columns, in
  * ascending order of the value (per_gpu: of value / gpu_count, runs with a

@@ -1,9 +1,11 @@
 /*
  * store_report.c - what the report reads (reports/report_load.c), in
- * statements whose memory does not grow with the store: every run with its
- * summary in one streamed pass, in started order (the runs from runs_list,
- * each run's benches, flags, latest verdict and headline values from
- * covering indexes beside it), or only the runs asked for; and one headline
+ * statements whose memory does not grow with the store: every run in one
+ * streamed pass in started order (its columns from runs_list only), and
+ * each run's flags, latest verdict and BF16 headline beside it, each from
+ * one sequential scan of its covering index in run-id order (a seek per run
+ * into indexes larger than the page cache was most of a 1M-run report);
+ * only the runs asked for with their whole summary; and one headline
  * metric's values in ascending order, sorted by SQLite (which spills to a
  * temporary file past its cache), for the medians.
  */
@@ -16,13 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Columns 0-11 the run's (struct store_run_row); then benches, flags, verdict, policy, at, tolerated, the headline values. */
+/*
+ * Columns 0-11 the run's (struct store_run_row); then benches, flags, verdict, policy, at, tolerated, the headline
+ * values: of the run ?1 (by_id), else of every run in started order, its columns only (the rest NULL).
+ */
 static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 {
 	int v = store_schema_version(s);
-	const char *imported = v >= 6 ? " AND imported = 0" : "";
 	const char *head_ix = v >= 3 ? " INDEXED BY metrics_head" : "";
-	char *heads = gv_strdup(""), *sql;
+	char *heads, *sql;
+	if (!by_id)   /* the rest is read in run-id order (store_each_report_fact), never a seek per run */
+		return gv_asprintf("SELECT " STORE_RUN_COLS ", NULL, NULL, NULL, NULL, NULL, NULL FROM runs r%s"
+				   " ORDER BY r.started_at, r.id", v >= 4 ? " INDEXED BY runs_list" : "");
+	heads = gv_strdup("");
 	for (size_t i = 0; i < nnames; i++) {
 		char *h = gv_asprintf("%s, (SELECT value FROM metrics%s WHERE name = ?%zu AND gpu = -1 AND run_id = r.id)",
 				      heads, head_ix, i + 2);
@@ -31,22 +39,19 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 	}
 	sql = gv_asprintf(
 		"SELECT " STORE_RUN_COLS ","
-		" %s,"
+		" (SELECT printf('%%d %%d %%d', sum(b.status = 'ok'), sum(b.status = 'skipped'),"
+		"  sum(b.status NOT IN ('ok', 'skipped'))) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
 		" (SELECT group_concat(c, ' ') FROM (SELECT f.code || ':' || f.severity AS c FROM flags f"
 		"  WHERE f.run_id = r.id ORDER BY f.id)),"
 		" v.verdict, v.policy, v.at, %s%s"
 		" FROM runs r LEFT JOIN verdicts v ON v.id = (SELECT id FROM verdicts WHERE run_id = r.id%s"
 		"  ORDER BY at DESC, id DESC LIMIT 1)"
-		" %s",
-		/* the benches only for the runs shown: the page counts none */
-		by_id ? "(SELECT printf('%d %d %d', sum(b.status = 'ok'), sum(b.status = 'skipped'),"
-			" sum(b.status NOT IN ('ok', 'skipped'))) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness')"
-		      : "NULL",
-		/* an accept at the run's verdict time that tolerated a critical flag (the last stored): only for the runs shown */
-		by_id && v >= 6 ? "(SELECT json_extract(t.detail, '$.tolerated[0].flag') FROM verdicts t WHERE t.run_id = r.id"
-				  " AND t.imported = 0 AND t.verdict = 'accept' AND t.at = v.at AND json_valid(t.detail)"
-				  " AND json_array_length(t.detail, '$.tolerated') > 0 ORDER BY t.id DESC LIMIT 1)" : "NULL",
-		heads, imported, by_id ? "WHERE r.id = ?1" : "ORDER BY r.started_at, r.id");
+		" WHERE r.id = ?1",
+		/* an accept at the run's verdict time that tolerated a critical flag (the last stored) */
+		v >= 6 ? "(SELECT json_extract(t.detail, '$.tolerated[0].flag') FROM verdicts t WHERE t.run_id = r.id"
+			 " AND t.imported = 0 AND t.verdict = 'accept' AND t.at = v.at AND json_valid(t.detail)"
+			 " AND json_array_length(t.detail, '$.tolerated') > 0 ORDER BY t.id DESC LIMIT 1)" : "NULL",
+		heads, v >= 6 ? " AND imported = 0" : "");
 	free(heads);
 	return sql;
 }
@@ -79,7 +84,10 @@ int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, cons
 			  store_report_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
-	char *sql = report_run_sql(s, nnames, ids != NULL);
+	char *sql;
+	if (!ids)
+		nnames = 0;
+	sql = report_run_sql(s, nnames, ids != NULL);
 	double *head = gv_malloc((nnames ? nnames : 1) * sizeof *head);
 	int rc = store_prepare(s, sql, &st), stop = 0;
 	free(sql);
@@ -102,6 +110,94 @@ int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, cons
 	}
 	sqlite3_finalize(st);
 	free(head);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
+}
+
+/* Column 1, or with a column 3 "col1:col3" (NULL if either is), as SQL's || would make it (not made by SQLite: 0.3 s at 1M flags). */
+static const char *fact_text(sqlite3_stmt *st, char *buf, size_t size, char **big)
+{
+	const char *a = (const char *)sqlite3_column_text(st, 1), *b;
+	size_t la, lb;
+	if (sqlite3_column_count(st) < 4 || !a)
+		return a;
+	if (!(b = (const char *)sqlite3_column_text(st, 3)))
+		return NULL;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la + lb + 2 > size) {
+		free(*big);
+		buf = *big = gv_malloc(la + lb + 2);
+	}
+	memcpy(buf, a, la);
+	buf[la] = ':';
+	memcpy(buf + la + 1, b, lb + 1);
+	return buf;
+}
+
+/* Rows of (run id, text, value) in run-id order into fn; with once, each run's first row only. */
+static int each_fact(struct store *s, const char *sql, const char *name, int once, store_run_fact_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int64_t prev = 0;
+	int rc = store_prepare(s, sql, &st), seen = 0;
+	char buf[256], *big = NULL;
+	if (rc)
+		return STORE_ERR;
+	if (name)
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (once && seen && id == prev)
+			continue;
+		seen = 1;
+		prev = id;
+		if (fn(ud, id, fact_text(st, buf, sizeof buf, &big),
+		       sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2)))
+			break;
+	}
+	free(big);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
+}
+
+int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,
+			   void *ud)
+{
+	int v = store_schema_version(s), rc;
+	char *sql;
+	if (which == STORE_FACT_FLAG)   /* the order within a run is the index's: only the set counts */
+		sql = gv_asprintf("SELECT run_id, code, NULL, severity FROM flags%s ORDER BY run_id",
+				  v >= 3 ? " INDEXED BY flags_run" : "");
+	else if (which == STORE_FACT_VERDICT)   /* as store_each_report_run's: the latest judged here */
+		sql = gv_asprintf("SELECT run_id, verdict, NULL FROM verdicts%s ORDER BY run_id, at DESC, id DESC",
+				  v >= 6 ? " WHERE imported = 0" : "");
+	else if (which != STORE_FACT_HEAD)   /* sorted by SQLite, spilling past its cache, or in the index's order */
+		sql = gv_asprintf("SELECT run_id, NULL, value FROM metrics%s WHERE name = ?1 AND gpu = -1"
+				  " AND value IS NOT NULL AND abs(value) <= 1.7976931348623157e308 ORDER BY %s",
+				  v >= 3 ? " INDEXED BY metrics_head" : "", which == STORE_FACT_HEAD_SORTED ? "value" : "run_id");
+	else   /* as the by-id subquery, the index's first row (NULL, then the least value) */
+		sql = gv_asprintf("SELECT run_id, NULL, value FROM metrics%s WHERE name = ?1 AND gpu = -1 ORDER BY run_id",
+				  v >= 3 ? " INDEXED BY metrics_head" : "");
+	rc = each_fact(s, sql, which >= STORE_FACT_HEAD ? name : NULL,
+		       which == STORE_FACT_VERDICT || which == STORE_FACT_HEAD, fn, ud);
+	free(sql);
+	return rc;
+}
+
+int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi)
+{
+	sqlite3_stmt *st;
+	int rc = store_prepare(s, "SELECT min(id), max(id) FROM runs", &st);
+	if (rc)
+		return STORE_ERR;
+	*lo = 0;
+	*hi = -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(st, 0);
+		*hi = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
 }
 

@@ -8,6 +8,7 @@ the runs left out and the order.
 """
 import html
 import re
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -218,3 +219,98 @@ def test_report_of_one_run_named_twice_is_that_run_against_the_whole_fleet(gpuve
     assert f"1 of the store's {RUNS} runs" in page
     assert page.count(f'id="run-{run}"') == 1
     assert f"fleet median ({others} other runs)" in page
+
+
+def test_report_counts_each_runs_verdict_flags_and_bf16_on_that_run(gpuvet, fleet, tmp_path):
+    """The full-store pass reads each run's latest verdict, flags and BF16 headline in run-id order
+    beside the runs in started order: every fact must land on its own run.  Verdicts from `gpuvet
+    accept` on the runs of one instance type and region (a neighbour by id is another type), a later
+    imported verdict that counts for nothing, an older one that the latest replaces, and BF16 values
+    taken from half of that group's runs: the cards and the instance types' accepted, rejected, critical
+    and median columns equal a brute-force count over every run."""
+    db = tmp_path / "facts.db"
+    shutil.copyfile(fleet, db)
+    con = sqlite3.connect(db)
+    ids = [x for (x,) in con.execute("SELECT id FROM runs WHERE id % 25 = 3 ORDER BY id LIMIT 12")]
+    con.close()
+    for run in ids:   # exit 0 accept, 1 reject (a critical flag), 3 unmeasurable
+        gpuvet("--db", db, "accept", "--run", str(run), db=False, check=None)
+    con = sqlite3.connect(db, isolation_level=None)
+    got = dict(con.execute("SELECT run_id, verdict FROM verdicts"))
+    assert set(got) == set(ids) and {"accept", "reject"} <= set(got.values())
+    # a later imported verdict (history: not counted) and an older one (replaced by the latest)
+    for run in ids[:4]:
+        for verdict, at, imported in (("reject" if got[run] == "accept" else "accept", "2999-01-01T00:00:00Z", 1),
+                                      ("unmeasurable", "2000-01-01T00:00:00Z", 0)):
+            con.execute("INSERT INTO verdicts (run_id, verdict, policy, at, policy_digest, imported)"
+                        " VALUES (?, ?, 'older', ?, 'x', ?)", (run, verdict, at, imported))
+    con.execute("DELETE FROM metrics WHERE gpu = -1 AND name = ? AND run_id % 25 = 3 AND run_id % 2 = 0", (METRIC,))
+    latest = {}
+    for run, verdict in con.execute("SELECT run_id, verdict FROM verdicts WHERE imported = 0"
+                                    " ORDER BY run_id, at DESC, id DESC"):
+        latest.setdefault(run, verdict)
+    crit = {x for (x,) in con.execute("SELECT DISTINCT run_id FROM flags WHERE severity = 'critical'")}
+    vals = dict(con.execute("SELECT run_id, value FROM metrics WHERE gpu = -1 AND name = ?", (METRIC,)).fetchall())
+    want = defaultdict(lambda: {"runs": 0, "acc": 0, "rej": 0, "crit": 0, "v": []})
+    for run, prov, itype, region in con.execute("SELECT id, provider, instance_type, region FROM runs"):
+        w = want[(prov or "\u2014", itype or "\u2014", region or "\u2014")]
+        w["runs"] += 1
+        w["acc"] += latest.get(run) == "accept"
+        w["rej"] += latest.get(run) == "reject"
+        w["crit"] += run in crit
+        if run in vals:
+            w["v"].append(vals[run])
+    con.close()
+    out = tmp_path / "r.html"
+    gpuvet("--db", db, "report", "-o", out, db=False, check=0, timeout=600)
+    page = out.read_text()
+    cards = dict((lab, int(v)) for v, lab in re.findall(r'<div class="card"><b>(\d+)</b>([a-z ]+)</div>', page))
+    verdicts = list(latest.values())
+    assert (cards["accepted"], cards["rejected"], cards["unmeasurable"], cards["not gated"]) == \
+        (verdicts.count("accept"), verdicts.count("reject"), verdicts.count("unmeasurable"), RUNS - len(verdicts))
+    skus = page[page.index('id="skus"'):]
+    skus = skus[:skus.index("</table>")]
+    rows = {}
+    for c in map(cells, re.findall(r"<tr>(.*?)</tr>", skus, re.S)):
+        if len(c) == 10:
+            rows[(c[0], c[1], c[2])] = (int(c[4]), int(c[5]), int(c[6]), int(c[7]), float(c[8]))
+    assert set(rows) == set(want)
+    for k, w in want.items():
+        assert rows[k][:4] == (w["runs"], w["acc"], w["rej"], w["crit"]), k
+        assert rows[k][4] == pytest.approx(statistics.median(w["v"]), abs=0.051), k
+
+
+def test_report_fleet_soak_medians_equal_a_brute_force_count(gpuvet, fleet, tmp_path):
+    """Each detailed run's chart shows the median soak figure per GPU of the other runs of its GPU
+    model over the whole store; read by the runs' models noted by id, one sorted pass per GPU count.
+    With the H100 runs at 8 GPUs and the H200 at 1 (two passes), then with H100 at 1 and 8 (one
+    model, two counts: the runs joined as before), every chart's count and median equal Python's."""
+    for case, sql in (("split", "UPDATE runs SET gpu_count = 8 WHERE gpu_model LIKE 'H100%'"),
+                      ("mixed", "UPDATE runs SET gpu_count = 8 WHERE gpu_model LIKE 'H100%' AND id % 3 = 0")):
+        db = tmp_path / f"{case}.db"
+        shutil.copyfile(fleet, db)
+        con = sqlite3.connect(db, isolation_level=None)
+        con.execute(sql)
+        per = defaultdict(dict)
+        for run, model, gpus, v in con.execute(
+                "SELECT r.id, r.gpu_model, r.gpu_count, m.value FROM runs r JOIN metrics m ON m.run_id = r.id"
+                " AND m.gpu = -1 AND m.name = 'soak.tflops.last_min' WHERE m.value IS NOT NULL"
+                " AND r.gpu_model IS NOT NULL AND r.gpu_count > 0"):
+            per[model][run] = v / gpus
+        model_of = dict(con.execute("SELECT id, gpu_model FROM runs"))
+        con.close()
+        assert len(per) == 2, "both GPU models have soak figures"
+        out = tmp_path / f"{case}.html"
+        gpuvet("--db", db, "report", "-o", out, db=False, check=0, timeout=600)
+        page = out.read_text()
+        charts = 0
+        for run, part in re.findall(r'id="run-(\d+)"(.*?)(?=id="run-\d+"|$)', page, re.S):
+            m = re.search(r"fleet median \((\d+) other runs?\) ([0-9.]+)<", part)
+            if not m:
+                continue
+            vals = per[model_of[int(run)]]
+            others = [v for r, v in vals.items() if r != int(run)]
+            assert int(m[1]) == len(others), (case, run)
+            assert float(m[2]) == pytest.approx(statistics.median(others), rel=2e-3), (case, run)
+            charts += 1
+        assert charts > 10, case
