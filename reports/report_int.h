@@ -123,7 +123,8 @@ void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key);
 /*
  * A run's facts the full-store pass looks up by id (report_scan.c): its
  * critical and warning flags, latest verdict and whether its BF16 headline
- * is finite, one byte per run id from lo; the flags counted into a.
+ * is finite, one byte per run id from lo (the flags counted into a); and
+ * its instance type and GPU model, noted by the pass for the medians.
  */
 struct rep_facts {
 	int64_t lo;
