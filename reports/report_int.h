@@ -129,6 +129,7 @@ void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key);
 struct rep_facts {
 	int64_t lo;
 	size_t n;
+	int64_t *ids;             /* ids far sparser than the runs (set by hand): each run's id, ascending; else NULL */
 	unsigned char *b;
 	uint16_t *sku;            /* each run's instance type in a->sku, + 1 (0: none); NULL past 65,534 types */
 	uint8_t *model;           /* each run's GPU model in a->models, + 1 (0: none or no GPUs); NULL: see below */

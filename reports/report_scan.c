@@ -26,11 +26,31 @@ enum {
 	FACT_VSHIFT = 3,     /* bits 3-4: the latest verdict, 0 none, 1 accept, 2 reject, 3 another */
 };
 
+/* Where run id's facts are: 0 when it is no run's (none in one snapshot, but never trusted). */
+static int fact_slot(const struct rep_facts *f, int64_t id, size_t *i)
+{
+	if (f->ids) {   /* sparse: found among the ids */
+		size_t a = 0, b = f->n;
+		while (a < b) {
+			size_t m = a + (b - a) / 2;
+			if (f->ids[m] < id)
+				a = m + 1;
+			else
+				b = m;
+		}
+		*i = a;
+		return a < f->n && f->ids[a] == id;
+	}
+	if (id < f->lo || (uint64_t)id - (uint64_t)f->lo >= f->n)   /* unsigned: no overflow whatever the ids */
+		return 0;
+	*i = (size_t)((uint64_t)id - (uint64_t)f->lo);
+	return 1;
+}
+
 static unsigned char *fact_at(struct rep_facts *f, int64_t id)
 {
-	if (id < f->lo || (uint64_t)(id - f->lo) >= f->n)
-		return NULL;   /* a row of no run (none in one snapshot, but never trusted) */
-	return &f->b[id - f->lo];
+	size_t i;
+	return fact_slot(f, id, &i) ? &f->b[i] : NULL;
 }
 
 static void note_sev(void *ud, const char *code, size_t len, int sev)
@@ -79,16 +99,41 @@ static int take_head(void *ud, int64_t run_id, const char *text, double value)
 	return 0;
 }
 
+struct id_list {
+	int64_t *ids;
+	size_t n, cap;
+};
+
+static int take_id(void *ud, int64_t id)
+{
+	struct id_list *l = ud;
+	if (l->n == l->cap)
+		l->ids = gv_realloc(l->ids, (l->cap = l->cap ? 2 * l->cap : 1024) * sizeof *l->ids);
+	l->ids[l->n++] = id;
+	return 0;
+}
+
 int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a)
 {
 	struct scan w = { f, a };
-	int64_t hi;
+	int64_t hi, count;
 	memset(f, 0, sizeof *f);
-	if (store_run_id_range(s, &f->lo, &hi))
+	if (store_run_id_range(s, &f->lo, &hi, &count))
 		return -1;
-	if (hi < f->lo)
+	if (hi < f->lo || count <= 0)
 		return 0;
-	f->n = (size_t)(hi - f->lo) + 1;
+	f->n = (size_t)count;
+	if ((uint64_t)hi - (uint64_t)f->lo < 4 * (uint64_t)count + (1u << 20)) {
+		f->n = (size_t)((uint64_t)hi - (uint64_t)f->lo) + 1;   /* dense, as SQLite numbers runs: by id */
+	} else {   /* ids set by hand far apart: listed (8 bytes a run more), found by bisection */
+		struct id_list l = { 0 };
+		if (store_each_run_id(s, take_id, &l)) {
+			free(l.ids);
+			return -1;
+		}
+		f->ids = l.ids;
+		f->n = l.n;
+	}
 	f->b = gv_calloc(f->n, 1);
 	f->sku = gv_calloc(f->n, sizeof *f->sku);
 	f->model = gv_calloc(f->n, sizeof *f->model);
@@ -105,8 +150,9 @@ void rep_facts_apply(const struct rep_facts *f, struct run_sum *r)
 {
 	static const char *const verdict[4] = { NULL, "accept", "reject", "unmeasurable" };
 	unsigned b = 0;
-	if (r->id >= f->lo && (uint64_t)(r->id - f->lo) < f->n)
-		b = f->b[r->id - f->lo];
+	size_t i;
+	if (fact_slot(f, r->id, &i))
+		b = f->b[i];
 	r->nflag[0] = (b & FACT_CRIT) != 0;
 	r->nflag[1] = (b & FACT_FLAGGED) != 0;
 	r->verdict = verdict[b >> FACT_VSHIFT & 3];
@@ -131,9 +177,8 @@ static void note_model(struct rep_facts *f, struct rep_agg *a, size_t i, const c
 void rep_facts_note_run(struct rep_facts *f, struct rep_agg *a, const struct run_sum *r)
 {
 	size_t i, k;
-	if (r->id < f->lo || (uint64_t)(r->id - f->lo) >= f->n)
+	if (!fact_slot(f, r->id, &i))
 		return;
-	i = (size_t)(r->id - f->lo);
 	k = (size_t)(rep_agg_sku(a, r->sku, 0) - a->sku);
 	if (f->sku && k >= UINT16_MAX) {   /* more types than two bytes name: the medians join the runs instead */
 		free(f->sku);
@@ -148,11 +193,11 @@ void rep_facts_note_run(struct rep_facts *f, struct rep_agg *a, const struct run
 static int take_bf16(void *ud, int64_t run_id, const char *text, double value)
 {
 	struct scan *w = ud;
-	size_t k;
+	size_t i, k;
 	(void)text;
-	if (run_id < w->f->lo || (uint64_t)(run_id - w->f->lo) >= w->f->n)
+	if (!fact_slot(w->f, run_id, &i))
 		return 0;
-	k = w->f->sku[run_id - w->f->lo];
+	k = w->f->sku[i];
 	if (k && k <= w->a->nsku)
 		rep_med_add(&w->a->sku[k - 1].bf16, value);
 	return 0;
@@ -175,9 +220,8 @@ struct soak_scan {
 /* The run's noted model (+ 1; 0: none). */
 static size_t model_of(const struct rep_facts *f, int64_t run_id)
 {
-	if (run_id < f->lo || (uint64_t)(run_id - f->lo) >= f->n)
-		return 0;
-	return f->model[run_id - f->lo];
+	size_t i;
+	return fact_slot(f, run_id, &i) ? f->model[i] : 0;
 }
 
 static int soak_count(void *ud, int64_t run_id, const char *text, double value)
@@ -224,6 +268,7 @@ int rep_facts_soak_medians(const struct rep_facts *f, struct store *s, struct re
 void rep_facts_free(struct rep_facts *f)
 {
 	free(f->b);
+	free(f->ids);
 	free(f->sku);
 	free(f->model);
 	memset(f, 0, sizeof *f);

@@ -208,7 +208,10 @@ enum store_report_fact {
 typedef int (*store_run_fact_fn)(void *ud, int64_t run_id, const char *text, double value);
 int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,
 			   void *ud);
-int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi);
+int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi, int64_t *count);
+/* Every run's id, ascending. */
+typedef int (*store_id_fn)(void *ud, int64_t id);
+int store_each_run_id(struct store *s, store_id_fn fn, void *ud);
 /*
  * One instance-level metric's finite values with their run's columns, in
  * ascending order of the value (per_gpu: of value / gpu_count, runs with a

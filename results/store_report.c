@@ -184,19 +184,35 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
 	return rc;
 }
 
-int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi)
+int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi, int64_t *count)
 {
 	sqlite3_stmt *st;
-	int rc = store_prepare(s, "SELECT min(id), max(id) FROM runs", &st);
+	int rc = store_prepare(s, "SELECT min(id), max(id), count(*) FROM runs", &st);
 	if (rc)
 		return STORE_ERR;
 	*lo = 0;
 	*hi = -1;
+	*count = 0;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		*lo = sqlite3_column_int64(st, 0);
 		*hi = sqlite3_column_int64(st, 1);
+		*count = sqlite3_column_int64(st, 2);
 	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
+}
+
+int store_each_run_id(struct store *s, store_id_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	/* a covering index and SQLite's sorter: the table's own order reads every run's row (kilobytes each) */
+	int rc = store_prepare(s, store_schema_version(s) >= 4 ? "SELECT id FROM runs INDEXED BY runs_list ORDER BY id"
+							      : "SELECT id FROM runs ORDER BY id", &st);
+	if (rc)
+		return STORE_ERR;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !fn(ud, sqlite3_column_int64(st, 0)))
+		;
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading runs");
 }
