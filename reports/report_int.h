@@ -8,6 +8,7 @@
 #define GPUVET_REPORT_INT_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -192,6 +193,22 @@ void report_pick_detail(struct rep_agg *a, struct run_sum *runs, size_t n);
 #define REPORT_ROWS_MAX 2000
 /* Estimate rows per ranking (rank_opts.estimates_max): the best per dollar; the others counted. */
 #define REPORT_ESTIMATES_MAX 200
+
+/* reports/report_rank.c: the rankings, their store reading started before the summaries' (a thread, a
+ * connection of its own, on a file) and the rankings computed from it after them. */
+struct rank_gather;
+struct rep_rankings {
+	const struct report_opts *o;
+	struct store *conn;
+	struct rank_gather *g;
+	pthread_t th;
+	int threaded;
+	char err[256];
+};
+void rep_rankings_start(struct rep_rankings *r, struct store *s, const struct report_opts *o);
+json_t *rep_rankings_finish(struct rep_rankings *r, struct store *s, const struct rdoc *d, char *why, size_t whylen);
+/* The reading waited for and dropped: the page will not be written. */
+void rep_rankings_drop(struct rep_rankings *r);
 /* Writes the whole page; -1 on a write error. */
 int report_render_doc(const struct rdoc *d, FILE *f);
 

@@ -312,188 +312,6 @@ static json_t *load_prices(struct store *s, int max_age_days, json_t **sources, 
 	return arr;
 }
 
-/*
- * Rankings: [0] is exactly `gpuvet rank`'s default (so the order matches
- * `gpuvet rank --json`), computed first on the caller's connection; then
- * the same metric on spot prices and per GPU, each metric of RANK_MORE
- * some run has, and the composite score.training, on-demand per instance.
- * A ranking rank_compute() refuses (no price for that market) or that has
- * no row is left out.
- *
- * Each ranking reads the whole store, so the others are computed in
- * parallel, each thread on a read-only connection of its own to the same
- * file; an in-memory store is ranked serially on the caller's connection.
- */
-struct rank_job {
-	struct rank_opts o;
-	json_t *out;
-	int rc;
-	char err[256];
-};
-
-struct rank_pool {
-	struct store *main;       /* the caller's connection */
-	const char *path;         /* for the threads' own read-only connections; NULL: none (in memory) */
-	const struct rank_gather *g;   /* the runs and metrics every job reads, read once */
-	struct rank_job *jobs;
-	size_t n, next;
-	pthread_mutex_t mu;
-};
-
-static void rank_pool_drain(struct rank_pool *p, struct store *s)
-{
-	for (;;) {
-		size_t i;
-		pthread_mutex_lock(&p->mu);
-		i = p->next++;
-		pthread_mutex_unlock(&p->mu);
-		if (i >= p->n)
-			return;
-		p->jobs[i].rc = rank_compute_gathered(s, p->g, &p->jobs[i].o, &p->jobs[i].out, p->jobs[i].err,
-						      sizeof p->jobs[i].err);
-	}
-}
-
-struct rank_thread {
-	struct rank_pool *pool;
-	struct store *s;
-};
-
-static void *rank_worker(void *arg)
-{
-	struct rank_thread *t = arg;
-	rank_pool_drain(t->pool, t->s);
-	return NULL;
-}
-
-/* A read-only connection for a ranking thread (opened by the calling thread: store_open keeps an error buffer). */
-static struct store *rank_conn(const char *path)
-{
-	struct store *s;
-	if (store_open_readonly(path, &s) != STORE_OK)
-		return NULL;
-	/* a ranking is one streamed pass: 16 MiB each was 60 MiB of a 100k-run report's peak, for no time */
-	store_read_cache(s, 4);
-	return s;
-}
-
-/* Metrics ranked per dollar besides rank's default, when some run has them. */
-static const char *const RANK_MORE[] = {
-	"memcpy.h2d.pinned.gbps", "allreduce.busbw.gbps", "nvme.seqread.gbps", "soak.tflops.last_min",
-	"host.membw.triad.gbps",
-};
-
-/* The rankings the page shows ([0] rank's defaults), metric's duplicates left out (metric NULL: none known yet). */
-static size_t ranking_jobs(struct rank_job *jobs, const struct rank_opts *ro, const struct rdoc *d, const char *metric)
-{
-	size_t n = 0;
-	memset(jobs, 0, (6 + sizeof RANK_MORE / sizeof RANK_MORE[0]) * sizeof *jobs);
-	jobs[n++].o = *ro;
-	jobs[n].o = *ro;
-	jobs[n++].o.market = "spot";
-	jobs[n].o = *ro;
-	jobs[n++].o.per = "gpu";
-	for (size_t m = 0; m < sizeof RANK_MORE / sizeof RANK_MORE[0]; m++) {
-		int present = 0;
-		for (size_t h = 0; h < N_HEAD; h++)
-			if (!strcmp(report_head[h], RANK_MORE[m]))
-				present = d->agg.head_present[h];
-		if (!present || (metric && !strcmp(metric, RANK_MORE[m])))
-			continue;
-		jobs[n].o = *ro;
-		jobs[n++].o.metric = RANK_MORE[m];
-	}
-	jobs[n].o = *ro;
-	jobs[n++].o.metric = "score.training";   /* the composite (score.all costs a pass per metric) */
-	/* the first screen's workloads: inference (FP16 GEMM) and data-heavy (score.data) beside training */
-	if (!metric || strcmp(metric, "gemm.fp16.tflops")) {
-		jobs[n].o = *ro;
-		jobs[n++].o.metric = "gemm.fp16.tflops";
-	}
-	jobs[n].o = *ro;
-	jobs[n++].o.metric = "score.data";
-	return n;
-}
-
-/* Every job but [0] in parallel, each thread on a read-only connection of its own to the same file. */
-static void run_pool(struct rank_pool *pool, struct store *s)
-{
-	pthread_t th[3];
-	struct rank_thread thr[3];
-	size_t nth = 0;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN), lim;
-	const char *env = getenv("GPUVET_REPORT_THREADS");   /* 1: serial (benchmarks, debugging) */
-	struct store *ro_main = NULL;
-
-	if (env && gv_parse_long(env, 1, 64, &lim) == 0)
-		cpus = lim;
-	/* the catalogs are loaded already; a writable connection would check them again on every call */
-	pthread_mutex_init(&pool->mu, NULL);
-	if (pool->path) {
-		for (long i = 1; i < cpus && i <= 3 && nth + 1 < pool->n - pool->next; i++) {
-			if (!(thr[nth].s = rank_conn(pool->path)))
-				break;
-			thr[nth].pool = pool;
-			if (pthread_create(&th[nth], NULL, rank_worker, &thr[nth])) {
-				store_close(thr[nth].s);
-				break;
-			}
-			nth++;
-		}
-		ro_main = rank_conn(pool->path);
-	}
-	rank_pool_drain(pool, ro_main ? ro_main : s);
-	for (size_t i = 0; i < nth; i++) {
-		pthread_join(th[i], NULL);
-		store_close(thr[i].s);
-	}
-	pthread_mutex_destroy(&pool->mu);
-	store_close(ro_main);
-}
-
-/*
- * The store's runs and every metric the rankings read are gathered once
- * (judge/rank_gather.c); [0], rank's defaults, is computed first on the
- * caller's connection (the table's order, and the default metric), then the
- * others from the same gather.
- */
-static json_t *compute_rankings(struct store *s, const struct report_opts *o, const struct rdoc *d,
-				char *why, size_t whylen)
-{
-	json_t *out = json_array(), *r0 = NULL;
-	/* the page shows how many runs were left out, never the list: a ranking's state stays its SKUs */
-	/* and of the estimates, the best REPORT_ESTIMATES_MAX: a priced catalog of 1.1 M types is not a page */
-	struct rank_opts ro = { .include_estimates = !o->no_estimates, .left_out_max = -1,
-				.estimates_max = REPORT_ESTIMATES_MAX, .max_age_days = o->max_age_days };
-	struct rank_job jobs[6 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
-	const char *path = store_file(s), *metric;
-	struct rank_pool pool = { .main = s, .jobs = jobs, .path = path && *path ? path : NULL };
-	char err[256];
-
-	/* every ranking the page may show, gathered at once */
-	size_t n = ranking_jobs(jobs, &ro, d, NULL);
-	struct rank_opts all[6 + sizeof RANK_MORE / sizeof RANK_MORE[0]];
-	for (size_t i = 0; i < n; i++)
-		all[i] = jobs[i].o;
-	if (!(pool.g = rank_gather_new(s, all, n, err, sizeof err)) || rank_compute_gathered(s, pool.g, &ro, &r0, err, sizeof err)) {
-		snprintf(why, whylen, "%s", err);
-		rank_gather_delete((struct rank_gather *)pool.g);
-		return out;
-	}
-	json_array_append_new(out, r0);
-	metric = json_string_value(json_object_get(r0, "metric"));
-	pool.n = ranking_jobs(jobs, &ro, d, metric);
-	pool.next = 1;   /* [0] is r0 */
-	run_pool(&pool, s);
-	rank_gather_delete((struct rank_gather *)pool.g);
-	for (size_t k = 1; k < pool.n; k++) {
-		if (!jobs[k].rc && json_array_size(json_object_get(jobs[k].out, "rows")))
-			json_array_append(out, jobs[k].out);
-		json_decref(jobs[k].out);
-	}
-	return out;
-}
-
 /* A stream that forwards to another and counts the bytes, for the size budget. */
 struct counted {
 	FILE *to;
@@ -531,6 +349,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	struct rdoc d = { 0 };
 	char now[32], rank_why[256] = "", price_err[256] = "";
 	json_t *sources = NULL;
+	struct rep_rankings ranks;
 	int rc = -1, in_txn;
 	double t0 = now_s(), start = t0;
 
@@ -555,12 +374,15 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 * lock taken per statement.  Not around the rankings, which run on
 	 * connections of their own.
 	 */
+	rep_rankings_start(&ranks, s, o);   /* the rankings' reading, beside the summaries' */
 	in_txn = store_read_begin(s);
 	rc = load_summaries(s, o, &d, err, errlen);
 	store_read_end(s, in_txn);
 	in_txn = 0;
-	if (rc)
+	if (rc) {
+		rep_rankings_drop(&ranks);
 		goto out;
+	}
 	rc = -1;
 	step_done("reading the runs' summaries", &t0);
 	/* fingerprints are loaded one at a time while the detail is written */
@@ -570,7 +392,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;
-	d.rankings = compute_rankings(s, o, &d, rank_why, sizeof rank_why);
+	d.rankings = rep_rankings_finish(&ranks, s, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
 	in_txn = store_read_begin(s);
