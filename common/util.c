@@ -77,6 +77,14 @@ char *gv_strdup(const char *s)
 	return p;
 }
 
+uint64_t gv_hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
 char *gv_asprintf(const char *fmt, ...)
 {
 	va_list ap, ap2;

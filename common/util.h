@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -37,6 +38,8 @@ void *gv_malloc(size_t n);
 void *gv_calloc(size_t n, size_t size);
 void *gv_realloc(void *p, size_t n);
 char *gv_strdup(const char *s);
+/* FNV-1a of a string, for hash tables keyed by text. */
+uint64_t gv_hash_str(const char *s);
 /* malloc'd printf. */
 char *gv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

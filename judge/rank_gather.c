@@ -160,21 +160,13 @@ static struct runent *run_at(struct ctx *c, size_t *at, int64_t id)
 
 /* ---- the runs' flags: each distinct set kept once ---- */
 
-static uint32_t fset_hash(const char *s)
-{
-	uint32_t h = 2166136261u;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static void fset_rehash(struct ctx *c)
 {
 	free(c->fset_ix);
 	c->fset_cap = c->fset_cap ? c->fset_cap * 2 : 64;
 	c->fset_ix = gv_calloc(c->fset_cap, sizeof *c->fset_ix);
 	for (size_t k = 0; k < c->nfsets; k++) {
-		size_t i = fset_hash(c->fsets[k]) & (c->fset_cap - 1);
+		size_t i = gv_hash_str(c->fsets[k]) & (c->fset_cap - 1);
 		while (c->fset_ix[i])
 			i = (i + 1) & (c->fset_cap - 1);
 		c->fset_ix[i] = (uint32_t)k + 1;
@@ -189,7 +181,7 @@ static uint32_t fset_get(struct ctx *c, const char *flags)
 		c->fsets = gv_realloc(c->fsets, (c->fset_cap ? c->fset_cap : 64) * sizeof *c->fsets);
 		fset_rehash(c);
 	}
-	for (i = fset_hash(flags) & (c->fset_cap - 1); c->fset_ix[i]; i = (i + 1) & (c->fset_cap - 1))
+	for (i = gv_hash_str(flags) & (c->fset_cap - 1); c->fset_ix[i]; i = (i + 1) & (c->fset_cap - 1))
 		if (!strcmp(c->fsets[c->fset_ix[i] - 1], flags))
 			return c->fset_ix[i];
 	c->fsets[c->nfsets] = gv_strdup(flags);

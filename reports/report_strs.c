@@ -15,14 +15,6 @@ struct rep_strs {
 	size_t cap, n;
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
 struct rep_strs *rep_strs_new(void)
 {
 	struct rep_strs *p = gv_calloc(1, sizeof *p);
@@ -33,7 +25,7 @@ struct rep_strs *rep_strs_new(void)
 
 static char **find_slot(char **slot, size_t cap, const char *s)
 {
-	size_t i = (size_t)(hash_str(s) & (cap - 1));
+	size_t i = (size_t)(gv_hash_str(s) & (cap - 1));
 	while (slot[i] && strcmp(slot[i], s))
 		i = (i + 1) & (cap - 1);
 	return &slot[i];
