@@ -64,6 +64,8 @@ static void note_sev(void *ud, const char *code, size_t len, int sev)
 struct scan {
 	struct rep_facts *f;
 	struct rep_agg *a;
+	int64_t prev;   /* take_head: the last run seen, when seen */
+	int seen;
 };
 
 static int take_flag(void *ud, int64_t run_id, const char *text, double value)
@@ -89,11 +91,15 @@ static int take_verdict(void *ud, int64_t run_id, const char *text, double value
 	return 0;
 }
 
-static int take_head(void *ud, int64_t run_id, const char *text, double value)
+/* A run's first row, as the by-id subquery reads it (the index's first: NULL, then the least value). */
+static int take_head(void *ud, int64_t run_id, const char *name, double value, const char *unit)
 {
 	struct scan *w = ud;
-	unsigned char *b = fact_at(w->f, run_id);
-	(void)text;
+	unsigned char *b = w->seen && run_id == w->prev ? NULL : fact_at(w->f, run_id);
+	(void)name;
+	(void)unit;
+	w->prev = run_id;
+	w->seen = 1;
 	if (b && isfinite(value))
 		*b |= FACT_BF16;
 	return 0;
@@ -115,7 +121,7 @@ static int take_id(void *ud, int64_t id)
 
 int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a)
 {
-	struct scan w = { f, a };
+	struct scan w = { .f = f, .a = a };
 	int64_t hi, count;
 	memset(f, 0, sizeof *f);
 	if (store_run_id_range(s, &f->lo, &hi, &count))
@@ -139,7 +145,7 @@ int rep_facts_load(struct rep_facts *f, struct store *s, struct rep_agg *a)
 	f->model = gv_calloc(f->n, sizeof *f->model);
 	if (store_each_report_fact(s, STORE_FACT_FLAG, NULL, take_flag, &w) ||
 	    store_each_report_fact(s, STORE_FACT_VERDICT, NULL, take_verdict, &w) ||
-	    store_each_report_fact(s, STORE_FACT_HEAD, report_head[0], take_head, &w)) {
+	    store_each_headline(s, &report_head[0], 1, take_head, &w)) {
 		rep_facts_free(f);
 		return -1;
 	}
@@ -205,7 +211,7 @@ static int take_bf16(void *ud, int64_t run_id, const char *text, double value)
 
 int rep_facts_bf16_medians(const struct rep_facts *f, struct store *s, struct rep_agg *a)
 {
-	struct scan w = { (struct rep_facts *)f, a };
+	struct scan w = { .f = (struct rep_facts *)f, .a = a };
 	if (!f->sku)
 		return 1;
 	return store_each_report_fact(s, STORE_FACT_HEAD_SORTED, report_head[0], take_bf16, &w) ? -1 : 0;

@@ -198,12 +198,13 @@ int store_each_report_run(struct store *s, const int64_t *ids, size_t nids, cons
  * The facts of every run the report counts besides its columns, each from
  * one sequential scan in run-id order: FLAG, every flag as "CODE:severity"
  * (in no set order within a run); VERDICT, the run's latest verdict judged
- * here, once per run; HEAD, the instance-level value of name, once per run
- * (NaN for none); HEAD_SORTED, its finite values in ascending order instead;
- * HEAD_FINITE, its finite values in run-id order.  And the smallest and largest run id (lo > hi: no run).
+ * here, once per run; HEAD_SORTED, the finite instance-level values of name
+ * in ascending order; HEAD_FINITE, the same in run-id order (each value in
+ * run order, NaN for none: store_each_headline).  And the smallest and
+ * largest run id (lo > hi: no run).
  */
 enum store_report_fact {
-	STORE_FACT_FLAG, STORE_FACT_VERDICT, STORE_FACT_HEAD, STORE_FACT_HEAD_SORTED, STORE_FACT_HEAD_FINITE
+	STORE_FACT_FLAG, STORE_FACT_VERDICT, STORE_FACT_HEAD_SORTED, STORE_FACT_HEAD_FINITE
 };
 typedef int (*store_run_fact_fn)(void *ud, int64_t run_id, const char *text, double value);
 int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,

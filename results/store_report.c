@@ -171,15 +171,11 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
 	else if (which == STORE_FACT_VERDICT)   /* as store_each_report_run's: the latest judged here */
 		sql = gv_asprintf("SELECT run_id, verdict, NULL FROM verdicts%s ORDER BY run_id, at DESC, id DESC",
 				  v >= 6 ? " WHERE imported = 0" : "");
-	else if (which != STORE_FACT_HEAD)   /* sorted by SQLite, spilling past its cache, or in the index's order */
+	else   /* sorted by SQLite, spilling past its cache, or in the index's order */
 		sql = gv_asprintf("SELECT run_id, NULL, value FROM metrics%s WHERE name = ?1 AND gpu = -1"
 				  " AND value IS NOT NULL AND abs(value) <= 1.7976931348623157e308 ORDER BY %s",
 				  v >= 3 ? " INDEXED BY metrics_head" : "", which == STORE_FACT_HEAD_SORTED ? "value" : "run_id");
-	else   /* as the by-id subquery, the index's first row (NULL, then the least value) */
-		sql = gv_asprintf("SELECT run_id, NULL, value FROM metrics%s WHERE name = ?1 AND gpu = -1 ORDER BY run_id",
-				  v >= 3 ? " INDEXED BY metrics_head" : "");
-	rc = each_fact(s, sql, which >= STORE_FACT_HEAD ? name : NULL,
-		       which == STORE_FACT_VERDICT || which == STORE_FACT_HEAD, fn, ud);
+	rc = each_fact(s, sql, which >= STORE_FACT_HEAD_SORTED ? name : NULL, which == STORE_FACT_VERDICT, fn, ud);
 	free(sql);
 	return rc;
 }
