@@ -253,7 +253,7 @@ def test_a_version_5_store_migrates_and_its_verdicts_count_for_nothing(gpuvet, t
     res = json.loads(gpuvet("accept", "--run", victim, "--json", check=0).stdout)
     assert res["fleet"] == []
     db = sqlite3.connect(gpuvet.db)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 6
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 7
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     db.close()
     assert gpuvet.json("results", "show", runs[0])["verdicts"] == old   # migrated, kept

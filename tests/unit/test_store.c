@@ -249,6 +249,7 @@ static void test_migrate_remediation(void)
 			   "CREATE INDEX flags_run ON flags(run_id);"
 			   "CREATE TABLE metrics (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, bench TEXT NOT NULL,"
 			   " name TEXT NOT NULL, gpu INTEGER NOT NULL DEFAULT -1, value REAL, unit TEXT, params TEXT);"
+			   "CREATE INDEX metrics_run ON metrics(run_id); CREATE INDEX metrics_name ON metrics(name, gpu);"
 			   "CREATE TABLE benches (run_id INTEGER NOT NULL, name TEXT NOT NULL, status TEXT NOT NULL,"
 			   " reason TEXT, duration_s REAL, config TEXT, PRIMARY KEY (run_id, name));"
 			   "CREATE TABLE samples (run_id INTEGER NOT NULL, bench TEXT NOT NULL, series TEXT NOT NULL,"
@@ -285,6 +286,12 @@ static void test_migrate_remediation(void)
 			       -1, &st, NULL) == SQLITE_OK);
 	CHECK(sqlite3_step(st) == SQLITE_ROW);
 	CHECK_STR((const char *)sqlite3_column_text(st, 0), "benches_list,runs_list");
+	sqlite3_finalize(st);
+	/* migration 7: metrics keeps the two indexes its reads use (metrics_name was never read since 3) */
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT group_concat(name) FROM (SELECT name FROM sqlite_master WHERE"
+			       " type = 'index' AND tbl_name = 'metrics' ORDER BY name)", -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(st, 0), "metrics_head,metrics_run");
 	sqlite3_finalize(st);
 	store_close(s);
 }
