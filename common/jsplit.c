@@ -277,6 +277,10 @@ static void produce(struct jsplit_ahead *a, struct jsplit_item *it)
 		it->t = gv_malloc(sizeof *it->t);
 		if (jt_parse(it->t, e, len))
 			it->kind = -2;
+		else if (a->prep.make) {
+			it->made = a->prep.make(it->t, a->prep.arg);
+			it->drop = a->prep.drop;
+		}
 	}
 }
 
@@ -304,6 +308,9 @@ static void *ahead_main(void *arg)
 
 void jsplit_item_free(struct jsplit_item *it)
 {
+	if (it->made && it->drop)
+		it->drop(it->made);
+	it->made = NULL;
 	if (it->t) {
 		jt_free(it->t);
 		free(it->t);
@@ -311,9 +318,11 @@ void jsplit_item_free(struct jsplit_item *it)
 	}
 }
 
-void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f)
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, const struct jsplit_prep *prep)
 {
 	memset(a, 0, sizeof *a);
+	if (prep)
+		a->prep = *prep;
 	jsplit_init(&a->j, f);
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->not_empty, NULL);

@@ -58,10 +58,24 @@ struct jsplit_item {
 	struct jtree *t;     /* the parsed element, or its parse error (t->err); the caller jt_free()s and frees it */
 	int kind;            /* 1 an element, 0 the end, -1 split error (j.err), -2 parse error (t->err) */
 	size_t index;        /* the element's index */
+	void *made;          /* what the prep's make built from t (kind 1), or NULL; taken by the caller, or dropped */
+	void (*drop)(void *made);
+};
+
+/*
+ * More work on each parsed element, done in the same thread (an import checks
+ * a fingerprint and builds its rows there): make(t, arg) for every element
+ * that parsed, its result in item.made; drop frees one the caller never took.
+ */
+struct jsplit_prep {
+	void *(*make)(const struct jtree *t, void *arg);
+	void (*drop)(void *made);
+	void *arg;
 };
 
 struct jsplit_ahead {
 	struct jsplit j;     /* read by the caller only after the end or an error came */
+	struct jsplit_prep prep;
 	int threaded, stop;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -70,8 +84,9 @@ struct jsplit_ahead {
 	size_t head, count;
 };
 
-void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f);
-/* Frees an item's tree. */
+/* prep: NULL, or the work done on each parsed element in the thread (copied). */
+void jsplit_ahead_start(struct jsplit_ahead *a, FILE *f, const struct jsplit_prep *prep);
+/* Frees an item's tree, and what was made of it unless the caller took it (set made to NULL). */
 void jsplit_item_free(struct jsplit_item *it);
 /* The next item (its kind); kind 1 hands over it->v.  After 0 or -1, only stop. */
 int jsplit_ahead_next(struct jsplit_ahead *a, struct jsplit_item *it);

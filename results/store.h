@@ -273,6 +273,16 @@ int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id);
 /* The same from a parsed text (its root, node 1): what `results import` and an S3 merge read. */
 int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id);
 /*
+ * store_import_tree in two halves, so that the first runs beside the writes (`results import`
+ * prepares in its parse-ahead thread): store_import_prepare checks the fingerprint and builds
+ * its rows, touching no store (any thread; never NULL); store_import_prepared writes them, as
+ * store_import_tree would have, and takes them (freed there).  t lives until then.
+ */
+struct store_import_rows;
+struct store_import_rows *store_import_prepare(const struct jtree *t);
+int store_import_prepared(struct store *s, const struct jtree *t, struct store_import_rows *r, int64_t *run_id);
+void store_import_rows_free(struct store_import_rows *r);
+/*
  * Batched imports: between store_batch_begin and store_batch_end every
  * store_import_* shares one write transaction (one commit, one WAL sync, for
  * many runs).  store_batch_mark .. _unmark(keep) brackets a part that is

@@ -4,8 +4,8 @@
  */
 #include "results/store.h"
 #include "results/store_int.h"
+#include "results/import_rows.h"
 #include "common/util.h"
-#include "results/fp_check.h"
 #include "results/run_digest.h"
 #include "common/ident.h"
 
@@ -24,207 +24,62 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- import and merge ---- */
+/* ---- import and merge: the rows built by import_rows.c, written ---- */
 
-static const char *jstr(const struct jtree *t, uint32_t o, const char *k)
+static int write_run(struct store *s, const struct store_import_rows *r, int64_t *run_id)
 {
-	return jt_str(t, jt_get(t, o, k));
-}
-
-static int valid_status(const char *s, const char *const *allowed)
-{
-	if (!s)
-		return 0;
-	for (; *allowed; allowed++)
-		if (!strcmp(s, *allowed))
-			return 1;
-	return 0;
-}
-
-/* A number as double; NaN for absent or null (stored as NULL). -1 when neither number nor null. */
-static int jnum(const struct jtree *t, uint32_t v, double *out)
-{
-	if (jt_number(t, v, out))
-		return 0;
-	if (jt_type(t, v) == JT_ABSENT || jt_type(t, v) == JT_NULL) {
-		*out = 0.0 / 0.0;
-		return 0;
-	}
-	return -1;
-}
-
-/* An optional GPU index (fp_check bounded it); -1 when absent. */
-static int jgpu(const struct jtree *t, uint32_t o)
-{
-	uint32_t g = jt_get(t, o, "gpu");
-	return g ? (int)jt_int(t, g) : -1;
-}
-
-static int import_run(struct store *s, const struct jtree *t, uint32_t fp, int64_t *run_id)
-{
-	uint32_t run = jt_get(t, fp, "run"), inv = jt_get(t, fp, "inventory"), g;
-	const char *uuid = jstr(t, run, "uuid"), *status = jstr(t, run, "status");
-	uint32_t gc = jt_get(t, run, "gpu_count");
-	char *inv_text = jt_text(t, inv);
-	/* times as instants in UTC, so that runs order right whatever offset their writers used */
-	char started[48], finished[48];
-	const char *st_at = jstr(t, run, "started_at"), *fin_at = jstr(t, run, "finished_at");
-	if (st_at && !fp_iso8601_utc(st_at, started, sizeof started))
-		st_at = started;
-	if (fin_at && !fp_iso8601_utc(fin_at, finished, sizeof finished))
-		fin_at = finished;
-	int rc = sto_insert_run(s, uuid, status && !strcmp(status, "complete") ? "complete" : "incomplete",
-			    jstr(t, run, "profile"), jstr(t, run, "gpuvet_version"), jstr(t, run, "hostname"),
-			    jstr(t, run, "provider"), jstr(t, run, "instance_type"), jstr(t, run, "region"),
-			    jstr(t, run, "gpu_model"), (int)jt_int(t, gc), st_at, fin_at, inv_text, run_id);
-	free(inv_text);
+	int rc = sto_insert_run(s, r->uuid, r->status, r->profile, r->version, r->hostname, r->provider, r->itype,
+				r->region, r->gpu_model, r->gpu_count, r->started, r->finished, r->inventory, run_id);
 	if (rc == STORE_DUP)
-		sto_set_err(s, "run %s is already in the store", uuid);
-	size_t i;
-	jt_foreach(t, jt_get(t, inv, "gpus"), i, g) {
-		uint32_t ix = jt_get(t, g, "index");
-		if (rc == STORE_OK)
-			rc = sto_insert_gpu(s, *run_id, jt_is_int(t, ix) ? jt_int(t, ix) : (long long)i, jstr(t, g, "name"),
-					jstr(t, g, "uuid"), jstr(t, g, "reference_model"));
+		sto_set_err(s, "run %s is already in the store", r->uuid);
+	for (size_t i = 0; i < r->ngpus && rc == STORE_OK; i++) {
+		const struct ir_gpu *g = &r->gpus[i];
+		rc = sto_insert_gpu(s, *run_id, g->idx, g->name, g->uuid, g->reference_model);
 	}
 	return rc;
 }
 
-static int import_benches(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
+static int write_rows(struct store *s, struct store_import_rows *r, int64_t run_id)
 {
-	static const char *const bench_st[] = { "ok", "skipped", "failed", "timed_out", NULL };
-	size_t i;
-	uint32_t e;
-	jt_foreach(t, jt_get(t, fp, "benches"), i, e) {
-		const char *name = jstr(t, e, "name"), *st = jstr(t, e, "status");
-		double dur;
-		if (!name || !valid_status(st, bench_st) || jnum(t, jt_get(t, e, "duration_s"), &dur)) {
-			sto_set_err(s, "fingerprint: benches[%zu] needs name, status (ok|skipped|failed|timed_out)", i);
-			return STORE_ERR;
-		}
-		char *cfg = jt_text(t, jt_get(t, e, "config"));
-		int rc = sto_insert_bench(s, run_id, name, st, jstr(t, e, "reason"), dur, cfg);
-		free(cfg);
-		if (rc)
-			return rc;
+	int rc = STORE_OK;
+	for (size_t i = 0; i < r->nbenches && rc == STORE_OK; i++) {
+		const struct ir_bench *b = &r->benches[i];
+		rc = sto_insert_bench(s, run_id, b->name, b->status, b->reason, b->duration_s, b->config);
 	}
-	return STORE_OK;
-}
-
-static int import_metrics(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
-{
-	size_t i;
-	uint32_t e;
-	jt_foreach(t, jt_get(t, fp, "metrics"), i, e) {
-		const char *name = jstr(t, e, "name"), *bench = jstr(t, e, "bench");
-		double v;
-		if (!name || jnum(t, jt_get(t, e, "value"), &v)) {
-			sto_set_err(s, "fingerprint: metrics[%zu] needs a name and a numeric value", i);
-			return STORE_ERR;
-		}
-		char *params = jt_text(t, jt_get(t, e, "params"));
-		int rc = store_put_metric(s, run_id, bench ? bench : "", name, jgpu(t, e), v, jstr(t, e, "unit"), params);
-		free(params);
-		if (rc)
-			return rc;
+	for (size_t i = 0; i < r->nmetrics && rc == STORE_OK; i++) {
+		const struct ir_metric *m = &r->metrics[i];
+		rc = store_put_metric(s, run_id, m->bench, m->name, m->gpu, m->value, m->unit, m->params);
 	}
-	return STORE_OK;
-}
-
-/* A series' points packed straight from the text's numbers. */
-static int import_samples(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
-{
-	size_t i, j;
-	uint32_t e, p;
-	jt_foreach(t, jt_get(t, fp, "samples"), i, e) {
-		const char *series = jstr(t, e, "series"), *bench = jstr(t, e, "bench");
-		uint32_t pts = jt_get(t, e, "points");
-		if (!series || jt_type(t, pts) != JT_ARR) {
-			sto_set_err(s, "fingerprint: samples[%zu] needs a series and points", i);
-			return STORE_ERR;
-		}
-		unsigned char *blob = sto_series_blob(s, series, jt_size(t, pts));
-		if (!blob)
-			return STORE_ERR;
-		jt_foreach(t, pts, j, p) {
-			uint32_t px = jt_first(t, p), py = px ? jt_next(t, p, px) : 0;
-			double x, y;
-			if (jt_size(t, p) != 2 || jnum(t, px, &x) || jnum(t, py, &y)) {
-				free(blob);
-				sto_set_err(s, "fingerprint: samples[%zu].points[%zu] is not [x, y]", i, j);
-				return STORE_ERR;
-			}
-			sto_pack_double(blob + STORE_POINT_BYTES * j, x);
-			sto_pack_double(blob + STORE_POINT_BYTES * j + 8, y);
-		}
-		int rc = sto_put_series_blob(s, run_id, bench ? bench : "", series, jgpu(t, e), blob, jt_size(t, pts));
-		if (rc)
-			return rc;
+	for (size_t i = 0; i < r->nseries && rc == STORE_OK; i++) {
+		struct ir_series *e = &r->series[i];
+		rc = sto_put_series_blob(s, run_id, e->bench, e->series, e->gpu, e->blob, e->n);
+		e->blob = NULL;   /* the store's now (freed there, written or not) */
 	}
-	return STORE_OK;
-}
-
-static int import_flags(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
-{
-	static const char *const sev[] = { "critical", "warning", "info", NULL };
-	size_t i;
-	uint32_t e;
-	jt_foreach(t, jt_get(t, fp, "flags"), i, e) {
-		const char *code = jstr(t, e, "code"), *sv = jstr(t, e, "severity");
-		if (!code || !valid_status(sv, sev)) {
-			sto_set_err(s, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
-			return STORE_ERR;
-		}
-		char *ev = jt_text(t, jt_get(t, e, "evidence"));
-		int rc = sto_insert_flag(s, run_id, code, sv, jstr(t, e, "message"), ev, jstr(t, e, "remediation"));
-		free(ev);
-		if (rc)
-			return rc;
+	for (size_t i = 0; i < r->nflags && rc == STORE_OK; i++) {
+		const struct ir_flag *f = &r->flags[i];
+		rc = sto_insert_flag(s, run_id, f->code, f->severity, f->message, f->evidence, f->remediation);
 	}
-	return STORE_OK;
-}
-
-static int import_verdicts(struct store *s, const struct jtree *t, uint32_t fp, int64_t run_id)
-{
-	static const char *const verd[] = { "accept", "reject", "unmeasurable", NULL };
-	size_t i;
-	uint32_t e;
-	jt_foreach(t, jt_get(t, fp, "verdicts"), i, e) {
-		const char *v = jstr(t, e, "verdict"), *pol = jstr(t, e, "policy"), *at = jstr(t, e, "at");
-		if (!valid_status(v, verd) || !pol || !at) {
-			sto_set_err(s, "fingerprint: verdicts[%zu] needs verdict, policy and at", i);
-			return STORE_ERR;
-		}
-		char *d = jt_text(t, jt_get(t, e, "detail"));
-		/* judged elsewhere: kept as history, marked imported, counting for nothing (docs/acceptance.md) */
-		struct sto_verdict sv = { v, pol, jstr(t, e, "policy_digest"), jstr(t, e, "policy_source"), d, at, 1 };
-		int rc = sto_insert_verdict(s, run_id, &sv);
-		free(d);
-		if (rc)
-			return rc;
-	}
-	return STORE_OK;
+	for (size_t i = 0; i < r->nverdicts && rc == STORE_OK; i++)
+		rc = sto_insert_verdict(s, run_id, &r->verdicts[i].v);
+	return rc;
 }
 
 /*
  * The run and its rows; fp_check has passed.  STORE_DUP only from the run's
  * row (its uuid), before anything of it is written: a constraint after that
  * is an error, never "already present" (inside a batch nothing undoes it).
+ * An element refused while the rows were built is said once the run's row is in.
  */
-static int import_body(struct store *s, const struct jtree *t, uint32_t fp, int64_t *run_id)
+static int import_body(struct store *s, struct store_import_rows *r, int64_t *run_id)
 {
-	int rc = import_run(s, t, fp, run_id);
+	int rc = write_run(s, r, run_id);
 	if (rc != STORE_OK)
 		return rc;
-	rc = import_benches(s, t, fp, *run_id);
-	if (rc == STORE_OK)
-		rc = import_metrics(s, t, fp, *run_id);
-	if (rc == STORE_OK)
-		rc = import_samples(s, t, fp, *run_id);
-	if (rc == STORE_OK)
-		rc = import_flags(s, t, fp, *run_id);
-	if (rc == STORE_OK)
-		rc = import_verdicts(s, t, fp, *run_id);
+	if (r->late) {
+		sto_set_err(s, "%s", r->err);
+		return STORE_ERR;
+	}
+	rc = write_rows(s, r, *run_id);
 	return rc == STORE_DUP ? STORE_ERR : rc;
 }
 
@@ -233,11 +88,10 @@ static int import_body(struct store *s, const struct jtree *t, uint32_t fp, int6
  * short is replaced by a later complete copy of the same run, so the empty
  * copy does not stay forever.  Inside the import's transaction.
  */
-static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t fp)
+static int replace_partial_copy(struct store *s, const struct store_import_rows *r)
 {
-	uint32_t run = jt_get(t, fp, "run");
-	const char *status = jstr(t, run, "status"), *uuid = jstr(t, run, "uuid");
-	if (!status || !uuid || strcmp(status, "complete"))
+	const char *uuid = r->uuid;
+	if (!uuid || strcmp(r->status, "complete"))
 		return STORE_OK;
 	sqlite3_stmt *st;
 	/* one kept lookup of the uuid per run: most imports find none and write no DELETE */
@@ -272,7 +126,8 @@ static int replace_partial_copy(struct store *s, const struct jtree *t, uint32_t
  */
 static int same_run_or_conflict(struct store *s, const struct jtree *t, uint32_t fp)
 {
-	const char *uuid = jstr(t, jt_get(t, fp, "run"), "uuid"), *inst = jstr(t, jt_get(t, fp, "run"), "status");
+	uint32_t run = jt_get(t, fp, "run");
+	const char *uuid = jt_str(t, jt_get(t, run, "uuid")), *inst = jt_str(t, jt_get(t, run, "status"));
 	char *text = jt_text(t, fp), here[RUN_DIGEST_HEX], there[RUN_DIGEST_HEX];
 	json_t *in = text ? json_loads(text, 0, NULL) : NULL, *stored = NULL;
 	int64_t id;
@@ -299,25 +154,23 @@ static int same_run_or_conflict(struct store *s, const struct jtree *t, uint32_t
 	return STORE_ERR;
 }
 
-int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
+int store_import_prepared(struct store *s, const struct jtree *t, struct store_import_rows *r, int64_t *run_id)
 {
-	const uint32_t fp = 1;   /* the root */
-	const char *schema = jstr(t, fp, "schema");
-	if (!schema || strcmp(schema, FINGERPRINT_SCHEMA)) {
-		sto_set_err(s, "not a gpuvet fingerprint (schema '%s' expected)", FINGERPRINT_SCHEMA);
+	if (r->early) {
+		sto_set_err(s, "%s", r->err);
+		store_import_rows_free(r);
 		return STORE_ERR;
 	}
-	if (fp_check(t, fp, s->err, sizeof s->err))
-		return STORE_ERR;
 	/* alone, its own transaction; in a batch, the caller undoes its part on failure (store.h) */
 	int64_t id;
-	if (!s->in_batch && sto_exec_sql(s, "BEGIN IMMEDIATE"))
-		return STORE_ERR;
-	int rc = replace_partial_copy(s, t, fp);
+	int rc = !s->in_batch && sto_exec_sql(s, "BEGIN IMMEDIATE") ? STORE_ERR : STORE_OK;
 	if (rc == STORE_OK)
-		rc = import_body(s, t, fp, &id);
+		rc = replace_partial_copy(s, r);
+	if (rc == STORE_OK)
+		rc = import_body(s, r, &id);
+	store_import_rows_free(r);
 	if (rc == STORE_DUP)
-		rc = same_run_or_conflict(s, t, fp);
+		rc = same_run_or_conflict(s, t, 1);
 	if (!s->in_batch && rc == STORE_OK && sto_exec_sql(s, "COMMIT"))
 		rc = STORE_ERR;
 	if (!s->in_batch && rc != STORE_OK)
@@ -327,6 +180,11 @@ int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
 	if (run_id)
 		*run_id = id;
 	return STORE_OK;
+}
+
+int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id)
+{
+	return store_import_prepared(s, t, store_import_prepare(t), run_id);
 }
 
 int store_import_fingerprint(struct store *s, json_t *fp, int64_t *run_id)

@@ -136,7 +136,10 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	int64_t id;
 	const struct jtree *jt = it->t;
 	uint32_t run = jt_get(jt, 1, "run");
-	int r = store_import_tree(s, jt, &id);
+	/* its rows were built in the parse thread (prep_rows); the store takes them */
+	struct store_import_rows *rows = it->made ? it->made : store_import_prepare(jt);
+	it->made = NULL;
+	int r = store_import_prepared(s, jt, rows, &id);
 	char why[512];
 	const char *prov = NULL;
 	if (r == STORE_OK &&
@@ -168,6 +171,18 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	return 0;
 }
 
+/* In the parse-ahead thread: each fingerprint checked and turned into its rows (results/import_rows.h). */
+static void *prep_rows(const struct jtree *t, void *arg)
+{
+	(void)arg;
+	return store_import_prepare(t);
+}
+
+static void drop_rows(void *rows)
+{
+	store_import_rows_free(rows);
+}
+
 static int import_file(struct store *s, const char *path, struct naming *nm, struct tally *t)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
@@ -181,10 +196,11 @@ static int import_file(struct store *s, const char *path, struct naming *nm, str
 			fclose(f);
 		return -1;
 	}
-	/* the next elements are split and parsed in a thread while this one is stored */
+	/* the next elements are split, parsed, checked and made rows in a thread while this one is stored */
 	struct jsplit_ahead a;
 	struct jsplit_item it;
-	jsplit_ahead_start(&a, f);
+	const struct jsplit_prep prep = { prep_rows, drop_rows, NULL };
+	jsplit_ahead_start(&a, f, &prep);
 	long added0 = t->added, dup0 = t->dup;
 	int r, rc = 0;
 	while ((r = jsplit_ahead_next(&a, &it)) == 1 || r == -2)
