@@ -54,6 +54,19 @@ int gv_opts_store(const char *cmd, const struct gv_opt *o, const char *value, vo
  */
 int gv_opt_max_age(const char *cmd, const char *value, int *days);
 
+/*
+ * Rows that commands share word for word, written once (`rank` and `cost` choose prices and runs
+ * alike; `prices list` leaves old prices out as they do).  Each takes the command's getopt key.
+ */
+#define GV_OPT_ROW_MARKET(key) { .name = "market", .has_arg = required_argument, .val = (key), .arg = "M", \
+	.help = "on_demand (default), spot or reserved prices" }
+#define GV_OPT_ROW_REGION(key) { .name = "region", .has_arg = required_argument, .val = (key), .arg = "R", \
+	.help = "only prices and runs of region R (default: each type at its cheapest region)" }
+#define GV_OPT_ROW_INCLUDE_FLAGGED(key) { .name = "include-flagged", .has_arg = no_argument, .val = (key), \
+	.arg = NULL, .help = "count runs with critical flags too" }
+#define GV_OPT_ROW_MAX_AGE(key) { .name = "max-age", .has_arg = required_argument, .val = (key), .arg = "DAYS", \
+	.help = "leave out prices captured longer ago (those over 90 days are warned about)" }
+
 /* Each command's table, beside its code (runners/cmd_*.c). */
 extern const struct gv_cmd_doc cmd_run_doc, cmd_inventory_doc, cmd_accept_doc, cmd_rank_doc, cmd_cost_doc, cmd_report_doc,
 	cmd_results_doc, cmd_prices_doc, cmd_prices_list_doc, cmd_prices_update_doc, cmd_prices_import_doc,
