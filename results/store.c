@@ -185,7 +185,7 @@ static const char *const migrations[] = {
 	/*
 	 * 6 -> 7 (issue 38): metrics_name goes.  Since 3 every read of a metric by name asks for the
 	 * run-level row (gpu = -1) INDEXED BY metrics_head, and a run's rows come by metrics_run; the
-	 * third index only cost an import an index entry a metric row (a sixth of its storing time).
+	 * third index only cost an import an index entry a metric row (10 to 15 % of its time).
 	 * A store read read-only before 3 keeps it (it is never migrated by a read).
 	 */
 	"DROP INDEX IF EXISTS metrics_name;",
