@@ -4,7 +4,9 @@
 #               store the run and write gpuvet-report.html
 #   make test   install what tests need, build, run every test (plain and
 #               under AddressSanitizer + UndefinedBehaviorSanitizer), replay
-#               the fuzz corpora
+#               the fuzz corpora: all on every core (tests/suite.py)
+#   make check-quick  the C unit tests and a slice of the integration tests,
+#               plain build only: the edit-compile-test loop (about 2 minutes)
 #
 # Sources are found by wildcard: a new file in common/, benches/, runners/, results/,
 # pricing/ or reports/ is built without touching this file.
@@ -63,9 +65,10 @@ APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-
              libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck time man-db groff-base
 PIP_BUILD := nvidia-nvml-dev
-PIP_TEST  := pytest moto[server] pyyaml kubernetes-validate
+PIP_TEST  := pytest pytest-xdist moto[server] pyyaml kubernetes-validate
 
-.PHONY: all run test check deps deps-test fuzz fuzz-build fuzz-build-ub fuzz-long clean install docs
+.PHONY: all run test check check-quick test-build test-build-plain test-build-san deps deps-test fuzz \
+        fuzz-build fuzz-build-ub fuzz-lib fuzz-lib-ub fuzz-replay fuzz-replay-only fuzz-long clean install docs
 all: $(BUILD)/gpuvet
 
 $(BUILD)/gpuvet: $(BUILD)/obj/runners/main.o $(BUILD)/libgpuvet.a
@@ -120,7 +123,7 @@ deps:
 
 deps-test: deps
 	$(call apt_install,$(APT_TEST))
-	@$(PYTHON) -c 'import pytest, moto, yaml, kubernetes_validate' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
+	@$(PYTHON) -c 'import pytest, xdist, moto, yaml, kubernetes_validate' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
 	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
 
 # ---- the README's two commands ----
@@ -128,14 +131,25 @@ run: deps
 	$(MAKE) all
 	$(BUILD)/gpuvet run --profile quick --report gpuvet-report.html
 
+# make test: the three builds at once, then the plain suite, the sanitizer suite and the fuzz
+# replay side by side, each suite over pytest-xdist workers; prints each part's wall time
+# (logs in build/suite/) and one closing count
 test: deps-test
-	$(MAKE) check
-	$(MAKE) check SAN=1
-	$(MAKE) fuzz-replay
+	$(PYTHON) tests/suite.py full
 
-check: all $(TESTS) $(BUILD)/tests/gvfault.so
+check-quick: deps-test
+	$(PYTHON) tests/suite.py quick
+
+# everything the suites run, built at once under one job server (make -jN test-build)
+test-build: test-build-plain test-build-san fuzz-build
+test-build-plain: all $(TESTS) $(BUILD)/tests/gvfault.so
+test-build-san:
+	$(MAKE) --no-print-directory SAN=1 test-build-plain
+
+# the plain suite alone (SAN=1: under the sanitizers), on every core
+check: test-build-plain
 	GPUVET_BIN=$(abspath $(BUILD)/gpuvet) GPUVET_TEST_DIR=$(abspath $(BUILD)/tests) \
-	  $(PYTHON) -m pytest -q -p no:cacheprovider tests
+	  $(PYTHON) -m pytest -q -p no:cacheprovider -n $$(( $$(nproc) * 2 )) --dist worksteal tests
 
 # ---- fuzzing (libFuzzer, clang) ----
 # UBSan's findings stop the target (-fno-sanitize-recover) as ASan's do, so a
@@ -148,23 +162,27 @@ FUZZ_BINS  := $(FUZZ_SRCS:tests/fuzz/%.c=$(FUZZ_BUILD)/%)
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := -O1 -g -fno-sanitize-recover=undefined
 fuzz-build: $(FUZZ_BINS)
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c FORCE
-	@mkdir -p $(@D)
+# the library once (its own sub-make), then every target links against it: safe under -j
+fuzz-lib:
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD)/lib CC=clang \
 	  CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,address,undefined' $(FUZZ_BUILD)/lib/libgpuvet.a
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c fuzz-lib
+	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -std=c11 $(FUZZ_CFLAGS) -fsanitize=fuzzer,address,undefined -o $@ $< \
 	  $(FUZZ_BUILD)/lib/libgpuvet.a -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(LDLIBS)
 fuzz-build-ub: $(FUZZ_SRCS:tests/fuzz/%.c=build-fuzz-ub/%)
-build-fuzz-ub/fuzz_%: tests/fuzz/fuzz_%.c FORCE
-	@mkdir -p $(@D)
+fuzz-lib-ub:
 	$(MAKE) --no-print-directory BUILD=build-fuzz-ub/lib CC=clang \
 	  CFLAGS='$(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,undefined' build-fuzz-ub/lib/libgpuvet.a
+build-fuzz-ub/fuzz_%: tests/fuzz/fuzz_%.c fuzz-lib-ub
+	@mkdir -p $(@D)
 	clang $(CPPFLAGS) -std=c11 $(FUZZ_CFLAGS) -fsanitize=fuzzer,undefined -o $@ $< \
 	  build-fuzz-ub/lib/libgpuvet.a -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(LDLIBS)
-FORCE:
 # make test replays each corpus and fuzzes 10 s per target (new inputs go to
 # build-fuzz/work, never into the repository); `make fuzz` fuzzes FUZZ_SECONDS each
 fuzz-replay: fuzz-build
+	$(MAKE) --no-print-directory fuzz-replay-only
+fuzz-replay-only:
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); w=$(FUZZ_BUILD)/work/$$n; mkdir -p $$w tests/fuzz/corpus/$$n; \
 	  echo "fuzz: $$n (10 s)"; ASAN_OPTIONS=detect_leaks=1 $$f -max_total_time=10 -timeout=10 -rss_limit_mb=2048 \
 	  $$w tests/fuzz/corpus/$$n >$(FUZZ_BUILD)/$$n.log 2>&1 || { tail -40 $(FUZZ_BUILD)/$$n.log; exit 1; }; done

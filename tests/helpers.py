@@ -52,6 +52,25 @@ def start_run(gpuvet, args, extra_env):
     return p, marker
 
 
+def cmd_seconds():
+    """How long the real binary takes to start and exit on this machine, now (the median of three
+    `gpuvet --version`): the unit a timing test's bound is drawn in, so a bound holds on a loaded
+    2-core machine, under the sanitizers and beside other tests (issue #46), and still fails a
+    command that waits for a deadline, a hang or a large read it should not."""
+    times = []
+    for _ in range(3):
+        t0 = time.monotonic()
+        subprocess.run([gpuvet_bin(), "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(os.environ, GPUVET_NO_METADATA="1"), timeout=120)
+        times.append(time.monotonic() - t0)
+    return sorted(times)[1]
+
+
+def within(seconds, starts=20):
+    """A wall-time bound: seconds, plus the time of `starts` process starts measured now."""
+    return seconds + starts * cmd_seconds()
+
+
 def wait_for(cond, seconds=30.0):
     until = time.monotonic() + seconds
     while time.monotonic() < until:
@@ -62,6 +81,20 @@ def wait_for(cond, seconds=30.0):
             pass  # the store exists but its schema is not written yet (a loaded machine is slow there)
         time.sleep(0.05)
     return False
+
+
+def run_started(db, seconds=60.0):
+    """Waits until the store at db holds a run row (a started `gpuvet run` has read its options and
+    policy and begun its benches), however slow the machine is now; True if it did."""
+    def started():
+        if not os.path.exists(db):
+            return False
+        con = sqlite3.connect(db, timeout=1)
+        try:
+            return con.execute("SELECT count(*) FROM runs").fetchone()[0] > 0
+        finally:
+            con.close()
+    return wait_for(started, seconds)
 
 
 def tree_env(workdir, **extra):

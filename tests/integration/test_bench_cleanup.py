@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES, gpuvet_bin
 from helpers import (NULL, Holder, Listener, good_fp, has_fio, import_fixture, integrity_ok, make_store, marked_pids,
-                     sha, start_run, stat_fields, tree_env, wait_for, wait_gone)
+                     sha, start_run, stat_fields, tree_env, wait_for, wait_gone, within)
 
 
 # ---- 1. nothing a bench starts outlives a stop or a deadline ----
@@ -33,7 +33,7 @@ def test_detached_bench_processes_die_with_a_stop(gpuvet, tmp_path, sig):
 def test_detached_bench_processes_die_at_the_deadline(gpuvet, tmp_path):
     p, marker = start_run(gpuvet, ["--bench", "null"], tree_env(tmp_path, GPUVET_NULL_DEADLINE=2))
     assert p.wait(timeout=30) == 0
-    assert wait_gone(marker, 1.0) == []  # gone before gpuvet exits, not eventually
+    assert wait_gone(marker, within(1.0)) == []  # gone before gpuvet exits, not eventually
     assert [x.name for x in tmp_path.iterdir() if x.name.startswith("gpuvet-")] == []
 
 
@@ -127,7 +127,7 @@ def test_crash_loop_kill_9_at_random_points(gpuvet, tmp_path):
         time.sleep(rng.uniform(0.0, 2.0 * t_ok))
         p.kill()
         p.wait(timeout=10)
-        left = wait_gone(marker, 3.0)
+        left = wait_gone(marker, within(3.0))
         assert left == [], (i, mode, left)
         assert list(work.iterdir()) == [], (i, mode)
         if os.path.exists(gpuvet.db):

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT, gpuvet_bin
+from helpers import within
 
 DEPLOY = ROOT / "contrib" / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*/*.sh"))
@@ -97,7 +98,7 @@ def test_healthcheck_never_benchmarks_and_hands_a_stale_node_to_the_bench_step(g
     p = run_script(HEALTH, gpuvet, tmp_path, GPUVET_DB=db, GPUVET_DRAIN_CMD=f"{rec} ", GPUVET_BENCH_CMD=bench,
                    GPUVET_STAMP=tmp_path / "stamp", GPUVET_OUT=tmp_path / "out.txt")
     assert p.returncode == 0, p.stderr
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < within(10)
     for _ in range(50):
         if (tmp_path / "bench-started").exists():
             break
@@ -119,7 +120,7 @@ def test_healthcheck_stays_within_slurms_60_s(gpuvet, tmp_path):
     p = run_script(HEALTH, gpuvet, tmp_path, GPUVET=slow, GPUVET_CHECK_TIMEOUT=2, GPUVET_DRAIN_CMD=f"{rec} ",
                    GPUVET_STAMP=stamp, GPUVET_OUT=tmp_path / "out.txt")
     assert p.returncode == 0 and calls(log) == []
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < within(10)
 
 
 BENCH = DEPLOY / "slurm" / "gpuvet-bench.sh"

@@ -20,6 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from helpers import within
+
 SERVER_LIFETIME_S = 60
 
 AWS_VALUES = {
@@ -245,7 +247,7 @@ def test_hanging_metadata_is_bounded(gpuvet, servers, sysroot):
     t0 = time.monotonic()
     inv = gpuvet.json("inventory", "--json", env=probe_env(hang.url, hang.url, sysroot), timeout=30)
     elapsed = time.monotonic() - t0
-    assert elapsed < 3.0, elapsed
+    assert elapsed < within(3.0), elapsed
     assert inv["cloud"]["provider"] == "unknown"
     assert inv["cloud"]["source"] == "none"
     assert hang.conns, "gpuvet never connected: the test did not test the hang"

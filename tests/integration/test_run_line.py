@@ -4,9 +4,9 @@ report.  A policy file removed while the benches run still gates the run (it was
 and what the summary and the report say is what the store holds afterwards."""
 import json
 import subprocess
-import time
 
 from conftest import gpuvet_bin
+from helpers import run_started
 
 POLICY = "name: line\nrules:\n  - metric: host.cpu_steal.pct\n    max: 100\n"
 
@@ -18,7 +18,7 @@ def test_the_policy_is_parsed_once_before_the_benches(gpuvet, tmp_path):
     p = subprocess.Popen([gpuvet_bin(), "--db", gpuvet.db, "run", "--bench", "null", "-q", "--accept", str(pol),
                           "--json", "--report", str(tmp_path / "r.html")],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
+    assert run_started(gpuvet.db)     # the run has begun: its policy was read (or never will be)
     pol.unlink()                      # gone while the bench runs: the run is gated all the same
     out, err = p.communicate(timeout=120)
     # this machine has no GPU: the gate says it cannot judge a GPU instance without one (exit 3), with the
