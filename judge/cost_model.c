@@ -107,11 +107,6 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"a job spans instances only of full 8-GPU types, the ones sold with a cluster fabric (p5.48xlarge "
 		"3200 Gbps EFA, p4d.24xlarge 400 Gbps EFA, Lambda's 8x types in 1-Click Clusters with InfiniBand); "
 		"smaller types have ordinary Ethernet (g6e.xlarge: up to 20 Gbps), so the job must fit one of them" },
-	[CK_LORA_GEMM_FRACTION] = { "lora_gemm_fraction", 0.48, 0.42, 0.56, "of sustained GEMM TFLOP/s",
-		"as train_gemm_fraction, for LoRA steps: the GEMMs shrink to 4 N, the norms, activations, attention "
-		"and loss do not. " NEMO2407 ": Llama 2 7B LoRA 0.529, Llama 2 70B LoRA 0.50; " GPU1125 ": rank-16 "
-		"adapters on every linear layer of a 1.5 B Llama shape, 51,920 tokens/s at 685 TFLOP/s measured = "
-		"0.436 (full training there: 0.524)" },
 	[CK_DECODE_LAYER_US] = { "decode_layer_us", 75, 50, 90, "us per layer per step",
 		"the time a decode step takes whatever its bytes (one launch after another of small kernels per "
 		"layer, each with its own ramp and tail): " GPU1125 ": 84 us per layer (PyTorch's unfused kernels "

@@ -47,7 +47,6 @@ enum cost_k {
 	CK_TOKEN_BYTES,           /* host bytes fed per training token */
 	CK_TP_COLLECTIVES_PER_LAYER, /* tensor-parallel all-reduces per layer per token (forward and backward) */
 	CK_CLUSTER_MIN_GPUS,      /* the fewest GPUs per instance of a type a job may span instances of */
-	CK_LORA_GEMM_FRACTION,    /* of the sustained GEMM rate a LoRA step achieves */
 	CK_DECODE_LAYER_US,       /* a decode step's fixed time per layer (kernel latencies), microseconds */
 	CK_FSDP_BATCH_TOKENS,     /* tokens per GPU per FSDP gather (a micro-batch: sequences x length, at least this) */
 	CK_PIPELINE_MICROBATCHES, /* micro-batches per step and data-parallel copy in a pipeline (its bubble) */
