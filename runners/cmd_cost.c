@@ -301,7 +301,7 @@ static const char *human(char *buf, size_t size, double v)
 
 static void print_row(json_t *r)
 {
-	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[96];
+	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[160];
 	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
 	int fits = json_is_true(json_object_get(r, "fits"));
 	if (fits)
@@ -317,6 +317,18 @@ static void print_row(json_t *r)
 	else
 		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
 			 str(r, "profile"));
+	if (fits && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
+		size_t w = strlen(basis);
+		if (isfinite(num(r, "ttft_s")))
+			w += (size_t)snprintf(basis + w, sizeof basis - w, "; TTFT %s ms",
+					      human(b, sizeof b, num(r, "ttft_s") * 1e3));
+		snprintf(basis + w, sizeof basis - w, "%s ITL %s ms", isfinite(num(r, "ttft_s")) ? "," : ";",
+			 human(c, sizeof c, num(r, "itl_s") * 1e3));
+	}
+	if (fits && json_is_string(json_object_get(r, "band_note"))) {
+		size_t w = strlen(basis);
+		snprintf(basis + w, sizeof basis - w, "; wide band: outside the published record");
+	}
 	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
 	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
 	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
