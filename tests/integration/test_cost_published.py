@@ -110,3 +110,18 @@ def test_help_states_the_defaults(gpuvet):
     text = " ".join(gpuvet("cost", "--help").stdout.split())
     assert "default for train and lora" in text and "vllm (default for infer)" in text
     assert "--prompt-tokens" in text and "--published" in text
+
+
+def test_kv_cache_precision_apart_from_the_weights(gpuvet):
+    """A bf16 70B with an fp8 KV cache holds twice the requests of a bf16 one: more tokens/s per GPU, and
+    a copy spans several GPUs of the instance (tensor parallelism, its all-reduces priced per layer)."""
+    rows = {}
+    for kv in ("bf16", "fp8"):
+        res = gpuvet.json("cost", "--model", "llama-3.1-70b", "--task", "infer", "--stack", "tensorrt-llm",
+                          "--kv-dtype", kv, "--prompt-tokens", "2048", "--output-tokens", "512", "--estimates", "--json")
+        assert res["job"]["kv_dtype"] == kv
+        assert res["job"]["kv_bytes_per_token"] == 2 * 80 * 8 * 128 * (1 if kv == "fp8" else 2)
+        rows[kv] = next(r for r in res["rows"] if r["instance_type"] == "p5.48xlarge")
+    for r in rows.values():
+        assert r["fits"] and r["tensor_parallel"] >= 2 and r["tensor_parallel"] * r["data_parallel"] == 8
+    assert rows["fp8"]["tokens_per_s_per_gpu"] > rows["bf16"]["tokens_per_s_per_gpu"]
