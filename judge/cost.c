@@ -100,10 +100,7 @@ static void dram(const json_t *row, const struct figs *f, const struct gpu_ref *
 		measured(x, tf, &h->mem_gbps, &h->mem_lo, &h->mem_hi);
 		json_object_set_new(in, "mem_source", json_string("measured: memcpy.d2d.gbps x 2 (read and write)"));
 	} else if (ref && ref->mem_bw_gbps > 0) {
-		const struct cost_const *c = &cost_consts[CK_HBM_COPY_FRACTION];
-		h->mem_gbps = ref->mem_bw_gbps * c->value;
-		h->mem_lo = ref->mem_bw_gbps * c->low;
-		h->mem_hi = ref->mem_bw_gbps * c->high;
+		h->mem_gbps = h->mem_lo = h->mem_hi = ref->mem_bw_gbps * cost_k(CK_HBM_COPY_FRACTION);
 		json_object_set_new(in, "mem_source", json_string("reference: datasheet x hbm_copy_fraction"));
 	} else {
 		h->mem_gbps = h->mem_lo = h->mem_hi = NAN;
@@ -164,9 +161,8 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 	if (!(h->mem_gib > 0) && ref)
 		h->mem_gib = ref->mem_gib;
 	if (est) {
-		h->gemm_tflops = num(row, "value");
-		h->gemm_lo = h->gemm_tflops * cost_consts[CK_REF_GEMM_SPREAD].low;
-		h->gemm_hi = h->gemm_tflops * cost_consts[CK_REF_GEMM_SPREAD].high;
+		/* the calibrated band (judge/cost_stack.c) carries the reference's own spread */
+		h->gemm_tflops = h->gemm_lo = h->gemm_hi = num(row, "value");
 	} else {
 		measured(row, h->gpus > 0 ? 1.0 / h->gpus : NAN, &h->gemm_tflops, &h->gemm_lo, &h->gemm_hi);
 		h->gemm_tflops = num(row, "value"); /* already per GPU (rank --per gpu) */
@@ -303,6 +299,37 @@ static void money(json_t *o, const struct cost_opts *c, const struct cost_pred *
 	band_json(o, "job_usd", tok * u / 1e6, tok * ulo / 1e6, tok * uhi / 1e6);
 }
 
+/* The stack the row assumes, said in its basis, and why its band is wider when it is. */
+static void stack_basis(const struct cost_job *j, const struct cost_pred *p, char *b, size_t n)
+{
+	size_t w = strlen(b);
+	if (w < n)
+		w += (size_t)snprintf(b + w, n - w, "; stack %s%s", cost_stack_name(cost_job_stack(j->task, j->stack)),
+				      j->stack == STACK_DEFAULT ? " (the default)" : "");
+	if (w < n && p->band_note)
+		snprintf(b + w, n - w, "; %s", p->band_note);
+}
+
+/* The prediction's own fields of a row: the layout, the model's figures, serving's latencies. */
+static void pred_fields(json_t *o, const struct cost_job *j, const struct cost_pred *p, int fits, int known)
+{
+	int inf = j->task == COST_INFER;
+	json_object_set_new(o, "stack", json_string(cost_stack_name(cost_job_stack(j->task, j->stack))));
+	json_object_set_new(o, "activation_checkpointing", json_boolean(fits && p->checkpointing));
+	json_object_set_new(o, "tensor_parallel", fits ? json_integer(p->tp) : json_null());
+	json_object_set_new(o, "pipeline_parallel", fits && !inf ? json_integer(p->pp) : json_null());
+	json_object_set_new(o, "context_parallel", fits && !inf ? json_integer(p->cp) : json_null());
+	json_object_set_new(o, "data_parallel", fits ? json_integer(p->dp) : json_null());
+	json_object_set_new(o, "memory_gib_per_gpu", fits ? jnum(p->mem_gib_per_gpu) : json_null());
+	json_object_set_new(o, "flops_per_token", known ? jnum(p->flops_per_token) : json_null());
+	json_object_set_new(o, "bytes_per_token", known && inf ? jnum(p->bytes_per_token) : json_null());
+	json_object_set_new(o, "prefill_tokens_per_s_per_gpu", fits && inf ? jnum(p->prefill_tps_gpu) : json_null());
+	json_object_set_new(o, "concurrency", fits && inf ? jnum(p->concurrency) : json_null());
+	band_json(o, "ttft_s", fits && inf ? p->ttft_s : NAN, fits && inf ? p->ttft_lo : NAN, fits && inf ? p->ttft_hi : NAN);
+	band_json(o, "itl_s", fits && inf ? p->itl_s : NAN, fits && inf ? p->itl_lo : NAN, fits && inf ? p->itl_hi : NAN);
+	json_object_set_new(o, "band_note", p->band_note ? json_string(p->band_note) : json_null());
+}
+
 static json_t *row_json(const struct cost_opts *c, const json_t *row, const struct figs *f, const struct runs *r)
 {
 	struct cost_hw h;
@@ -310,10 +337,14 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	json_t *in = json_object(), *o = json_object();
 	int est = json_is_true(json_object_get(row, "estimate"));
 	hw_of(row, f, &h, in);
-	cost_predict(&c->job, &h, &p);
+	struct cost_job j = c->job;
+	const struct gpu_ref *ref = gpu_ref_find(str(row, "gpu_model"));
+	j.arch = cost_arch_of(ref ? ref->key : str(row, "gpu_model"));
+	cost_predict(&j, &h, &p);
 	json_t *ids = est ? json_array() : run_ids(r, row, f->gemm);
-	char basis[600];
+	char basis[800];
 	basis_of(row, ids, in, basis, sizeof basis);
+	stack_basis(&j, &p, basis, sizeof basis);
 	double usd_gpu_h = num(row, "price_per_hour");
 	json_object_set_new(o, "provider", json_string(str(row, "provider")));
 	json_object_set_new(o, "instance_type", json_string(str(row, "instance_type")));
@@ -344,13 +375,7 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	json_object_set_new(o, "estimate", json_boolean(est));
 	json_object_set_new(o, "profile", est ? json_null() : json_string(str(row, "profile")));
 	json_object_set_new(o, "runs", ids);
-	json_object_set_new(o, "activation_checkpointing", json_boolean(p.checkpointing));
-	json_object_set_new(o, "tensor_parallel", p.fits && c->job.task != COST_INFER ? json_integer(p.tp) : json_null());
-	json_object_set_new(o, "memory_gib_per_gpu", p.fits ? jnum(p.mem_gib_per_gpu) : json_null());
-	json_object_set_new(o, "flops_per_token", jnum(p.flops_per_token));
-	json_object_set_new(o, "bytes_per_token", c->job.task == COST_INFER ? jnum(p.bytes_per_token) : json_null());
-	json_object_set_new(o, "prefill_tokens_per_s_per_gpu", c->job.task == COST_INFER && p.fits ?
-			    jnum(p.prefill_tps_gpu) : json_null());
+	pred_fields(o, &j, &p, p.fits, 1);
 	json_object_set_new(o, "inputs", in);
 	return o;
 }
@@ -382,9 +407,16 @@ static json_t *job_json(const struct cost_opts *o)
 			       m->vocab, "tied_embeddings", m->tied, "source", m->source);
 	json_t *jj = json_pack("{s:o,s:s,s:i,s:f,s:s,s:i}", "model", sh, "task", cost_task_name(j->task), "seq", j->seq,
 			       "tokens", j->tokens, "precision", j->fp8 ? "fp8" : "bf16", "max_gpus", j->max_gpus);
+	json_object_set_new(jj, "stack", json_string(cost_stack_name(cost_job_stack(j->task, j->stack))));
 	if (j->task == COST_INFER) {
-		json_object_set_new(jj, "batch", json_integer(j->batch));
-		json_object_set_new(jj, "context", json_integer(j->context));
+		json_object_set_new(jj, "decode_only", json_boolean(j->decode_only));
+		json_object_set_new(jj, "batch", j->decode_only ? json_integer(j->batch) : json_null());
+		json_object_set_new(jj, "context", j->decode_only ? json_integer(j->context) : json_null());
+		json_object_set_new(jj, "prompt_tokens", j->decode_only ? json_null() : json_integer(j->prompt_tokens));
+		json_object_set_new(jj, "output_tokens", j->decode_only ? json_null() : json_integer(j->output_tokens));
+		json_object_set_new(jj, "concurrency", j->decode_only || !j->concurrency ? json_null() :
+				    json_integer(j->concurrency));
+		json_object_set_new(jj, "kv_dtype", json_string(cost_kv_elem_bytes(j) == 1 ? "fp8" : "bf16"));
 		json_object_set_new(jj, "kv_bytes_per_token", json_real(cost_kv_bytes_per_token(j)));
 	}
 	return jj;
@@ -515,6 +547,8 @@ int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, s
 	const struct gpu_ref *ref = gpu_ref_find(str(run, "gpu_model"));
 	const char *metric = j->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
 	double n = num(run, "gpu_count"), mem = num(json_array_get(gpus, 0), "memory_bytes");
+	struct cost_job jj = *j;
+	jj.arch = cost_arch_of(ref ? ref->key : str(run, "gpu_model"));
 	memset(h, 0, sizeof *h);
 	h->gpus = n >= 1 && n <= 100000 ? (int)n : (int)json_array_size(gpus);
 	h->mem_gib = mem > 0 ? mem / 1073741824.0 : ref ? ref->mem_gib : NAN;
@@ -538,14 +572,14 @@ int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, s
 		h->busbw_gbps = bus;
 	h->h2d_gbps = fp_metric(fp, "memcpy.h2d.pinned.gbps");
 	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
-	return cost_predict(j, h, p);
+	return cost_predict(&jj, h, p);
 }
 
 json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o)
 {
 	struct cost_hw h;
 	struct cost_pred p;
-	char why[256], basis[300];
+	char why[256], basis[600];
 	int rc = cost_of_run(fp, &o->job, &h, &p, why, sizeof why);
 	json_t *r = json_object(), *in = json_object(), *run = json_object_get(fp, "run");
 	json_object_set_new(r, "run", json_integer(run_id));
@@ -563,15 +597,10 @@ json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *
 	snprintf(basis, sizeof basis, "measured: run %lld's own figures (DRAM %s; all-reduce %s)", (long long)run_id,
 		 fp_metric(fp, "memcpy.d2d.gbps") > 0 ? "measured" : "reference",
 		 fp_metric(fp, "allreduce.busbw.gbps") > 0 ? "measured" : h.gpus > 1 ? "reference" : "none");
+	stack_basis(&o->job, &p, basis, sizeof basis);
 	json_object_set_new(r, "basis", json_string(basis));
 	json_object_set_new(r, "estimate", json_false());
-	json_object_set_new(r, "activation_checkpointing", json_boolean(rc == 1 && p.checkpointing));
-	json_object_set_new(r, "tensor_parallel", rc == 1 && o->job.task != COST_INFER ? json_integer(p.tp) : json_null());
-	json_object_set_new(r, "memory_gib_per_gpu", rc == 1 ? jnum(p.mem_gib_per_gpu) : json_null());
-	json_object_set_new(r, "flops_per_token", rc >= 0 ? jnum(p.flops_per_token) : json_null());
-	json_object_set_new(r, "bytes_per_token", rc >= 0 && o->job.task == COST_INFER ? jnum(p.bytes_per_token) : json_null());
-	json_object_set_new(r, "prefill_tokens_per_s_per_gpu", rc == 1 && o->job.task == COST_INFER ?
-			    jnum(p.prefill_tps_gpu) : json_null());
+	pred_fields(r, &o->job, &p, rc == 1, rc >= 0);
 	json_object_set_new(in, "gemm_tflops_per_gpu", jnum(h.gemm_tflops));
 	json_object_set_new(in, "mem_gbps_per_gpu", jnum(h.mem_gbps));
 	json_object_set_new(in, "allreduce_busbw_gbps", jnum(h.busbw_gbps));

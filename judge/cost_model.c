@@ -72,6 +72,10 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"per layer (plus one layer's activations while it is recomputed)" },
 	[CK_CKPT_COMPUTE_FACTOR] = { "checkpoint_compute_factor", 4.0 / 3.0, 4.0 / 3.0, 4.0 / 3.0, "x",
 		"one more forward pass (2 of 6 N): " FOUNDRY " HFU / MFU = 4/3 on its checkpointed rows" },
+	[CK_CKPT_TIME_FACTOR] = { "checkpoint_time_factor", 1.12, 1.12, 1.12, "x step time",
+		"fitted on the published record (cost_published.csv foundry-a100-30b-2k): llm-foundry's checkpointed "
+		"rows reach a higher hardware utilization than their plain ones (A100 30B: MFU 55.3 %, HFU 73.7 %; "
+		"7B without: MFU 64.2 %), so the 4/3 of the FLOPs costs less than 4/3 of the time" },
 	[CK_LOGIT_BYTES] = { "logit_bytes", 4, 4, 4, "bytes per token per vocabulary entry",
 		"fp32 logits for the loss (Hugging Face transformers LlamaForCausalLM upcasts logits to float)" },
 	[CK_USABLE_MEMORY_FRACTION] = { "usable_memory_fraction", 0.90, 0.90, 0.90, "of GPU memory",
@@ -103,16 +107,31 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"a job spans instances only of full 8-GPU types, the ones sold with a cluster fabric (p5.48xlarge "
 		"3200 Gbps EFA, p4d.24xlarge 400 Gbps EFA, Lambda's 8x types in 1-Click Clusters with InfiniBand); "
 		"smaller types have ordinary Ethernet (g6e.xlarge: up to 20 Gbps), so the job must fit one of them" },
-	[CK_LORA_GEMM_FRACTION] = { "lora_gemm_fraction", 0.48, 0.42, 0.56, "of sustained GEMM TFLOP/s",
-		"as train_gemm_fraction, for LoRA steps: the GEMMs shrink to 4 N, the norms, activations, attention "
-		"and loss do not. " NEMO2407 ": Llama 2 7B LoRA 0.529, Llama 2 70B LoRA 0.50; " GPU1125 ": rank-16 "
-		"adapters on every linear layer of a 1.5 B Llama shape, 51,920 tokens/s at 685 TFLOP/s measured = "
-		"0.436 (full training there: 0.524)" },
 	[CK_DECODE_LAYER_US] = { "decode_layer_us", 75, 50, 90, "us per layer per step",
 		"the time a decode step takes whatever its bytes (one launch after another of small kernels per "
 		"layer, each with its own ramp and tail): " GPU1125 ": 84 us per layer (PyTorch's unfused kernels "
 		"replayed from a CUDA graph); NIM's fused TensorRT-LLM kernels on Llama-3.3-70B: 65 us with "
 		"decode_bw_fraction 0.85" },
+	[CK_FSDP_BATCH_TOKENS] = { "fsdp_batch_tokens", 16384, 16384, 16384, "tokens per GPU",
+		"FSDP gathers the weights and reduce-scatters the gradients once per micro-batch, not per sequence: "
+		"pytorch/torchtitan docs/performance.md table 1 runs 2 x 8192 tokens per GPU, llm-foundry's H100 "
+		"BF16 table 12,288-65,536 (micro-batch x sequence); short sequences are batched up to it, so a "
+		"shorter sequence never costs more traffic per token (the 70B seq 2048/4096 inversion of issue 51)" },
+	[CK_PIPELINE_MICROBATCHES] = { "pipeline_microbatches", 64, 64, 64, "per data-parallel copy per step",
+		"NVIDIA/NeMo performance_summary.md (24.07) and Megatron-Bridge 25.09: global batch 128 sequences, "
+		"micro-batch 1, 2 data-parallel copies on the 64-GPU 70B rows: 64 micro-batches; bubble = (PP - 1) / "
+		"(micro-batches x virtual stages) (Narayanan et al., SC 2021, sec. 2.2.2)" },
+	[CK_PIPELINE_VIRTUAL] = { "pipeline_virtual_stages", 5, 5, 5, "per stage",
+		"NeMo 24.07 and Megatron-Bridge 25.09 Llama 3 70B rows: VP 5" },
+	[CK_TORCH_PIPELINE_FACTOR] = { "torch_pipeline_factor", 0.62, 0.62, 0.62, "x efficiency",
+		"fitted on the published record (cost_published.csv automodel-32b-lora): NeMo Automodel's PyTorch "
+		"pipeline-parallel LoRA rows (Qwen2.5 32B PP 4, Llama 3 70B TP 2 PP 4) reach 261 and 190 model "
+		"TFLOP/s per GPU where its single-GPU 8B row reaches 402 (docs/performance-summary.md, 2025-10-02)" },
+	[CK_MAX_CONCURRENCY_VLLM] = { "max_concurrency_vllm", 256, 256, 256, "requests",
+		"vLLM EngineArgs max_num_seqs, 256 by default (vLLM 0.6-0.8 docs, engine arguments)" },
+	[CK_MAX_CONCURRENCY_TRTLLM] = { "max_concurrency_trtllm", 2048, 2048, 2048, "requests",
+		"TensorRT-LLM BuildConfig max_batch_size, 2048 by default; the perf-overview runs (v1.0) capture "
+		"CUDA graphs up to 8192" },
 };
 
 double cost_k(enum cost_k k)
@@ -185,11 +204,16 @@ double cost_weight_bytes(const struct cost_job *j)
 	return j->fp8 && j->task == COST_INFER ? 1 : 2;
 }
 
+double cost_kv_elem_bytes(const struct cost_job *j)
+{
+	return j->kv_dtype == 1 || j->kv_dtype == 2 ? j->kv_dtype : cost_weight_bytes(j);
+}
+
 double cost_kv_bytes_per_token(const struct cost_job *j)
 {
 	const struct cost_shape *m = &j->shape;
 	double hd = m->heads > 0 ? (double)m->hidden / m->heads : 0;
-	return 2.0 * m->layers * m->kv_heads * hd * cost_weight_bytes(j);
+	return 2.0 * m->layers * m->kv_heads * hd * cost_kv_elem_bytes(j);
 }
 
 int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen)
@@ -225,6 +249,6 @@ int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errle
 		return -1;
 	}
 	*j = (struct cost_job){ .shape = *m, .task = t, .seq = (int)s, .tokens = n, .batch = 32,
-				.context = nf == 4 ? (int)s : 2048 };
+				.context = nf == 4 ? (int)s : 2048, .decode_only = 1, .arch = ARCH_OTHER };
 	return 0;
 }

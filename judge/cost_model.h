@@ -36,6 +36,7 @@ enum cost_k {
 	CK_ACT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN, /* activations kept for backward */
 	CK_CKPT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN, /* with activation checkpointing */
 	CK_CKPT_COMPUTE_FACTOR,   /* one more forward: 4/3 of the model FLOPs */
+	CK_CKPT_TIME_FACTOR,      /* what that costs in step time (the recompute runs at a higher efficiency) */
 	CK_LOGIT_BYTES,           /* per token per vocabulary entry */
 	CK_USABLE_MEMORY_FRACTION,/* of a GPU's memory a job can hold */
 	CK_OVERLAP,               /* of the step's compute time communication may hide behind */
@@ -46,8 +47,13 @@ enum cost_k {
 	CK_TOKEN_BYTES,           /* host bytes fed per training token */
 	CK_TP_COLLECTIVES_PER_LAYER, /* tensor-parallel all-reduces per layer per token (forward and backward) */
 	CK_CLUSTER_MIN_GPUS,      /* the fewest GPUs per instance of a type a job may span instances of */
-	CK_LORA_GEMM_FRACTION,    /* of the sustained GEMM rate a LoRA step achieves */
 	CK_DECODE_LAYER_US,       /* a decode step's fixed time per layer (kernel latencies), microseconds */
+	CK_FSDP_BATCH_TOKENS,     /* tokens per GPU per FSDP gather (a micro-batch: sequences x length, at least this) */
+	CK_PIPELINE_MICROBATCHES, /* micro-batches per step and data-parallel copy in a pipeline (its bubble) */
+	CK_PIPELINE_VIRTUAL,      /* virtual stages per pipeline stage (interleaved 1F1B) */
+	CK_TORCH_PIPELINE_FACTOR, /* of a PyTorch step's efficiency left with pipeline parallelism */
+	CK_MAX_CONCURRENCY_VLLM,  /* requests a vLLM engine runs at once by default */
+	CK_MAX_CONCURRENCY_TRTLLM,/* requests a TensorRT-LLM engine runs at once by default */
 	CK_COUNT
 };
 
@@ -64,6 +70,27 @@ enum cost_task { COST_TRAIN, COST_LORA, COST_INFER };
 const char *cost_task_name(enum cost_task t);
 int cost_task_from_name(const char *s);   /* -1 unknown */
 
+/*
+ * The software stack a job runs under (judge/cost_stack.c): each has its own
+ * efficiency figures fitted on published tables of that stack, per GPU
+ * generation, and a band calibrated on the published record.
+ *   pytorch       FSDP2 with optional tensor parallelism (torchtitan, llm-foundry, NeMo Automodel)
+ *   megatron      NeMo / Megatron-LM: tensor, pipeline and context parallelism, distributed optimizer
+ *   vllm          continuous batching, paged KV cache
+ *   tensorrt-llm  in-flight batching, paged KV cache, fused kernels
+ */
+enum cost_stack { STACK_DEFAULT, STACK_PYTORCH, STACK_MEGATRON, STACK_VLLM, STACK_TRTLLM, STACK_COUNT };
+const char *cost_stack_name(enum cost_stack s);
+/* -1 unknown, -2 not a stack of that task (megatron serving, vllm training) */
+int cost_stack_from_name(const char *s, enum cost_task t);
+/* The stack a job runs under: its own, else the task's default (pytorch for training and LoRA, vllm for serving). */
+enum cost_stack cost_job_stack(enum cost_task t, enum cost_stack s);
+
+/* GPU generations the efficiency figures are fitted per. */
+enum cost_arch { ARCH_OTHER, ARCH_AMPERE, ARCH_ADA, ARCH_HOPPER, ARCH_BLACKWELL, ARCH_COUNT };
+enum cost_arch cost_arch_of(const char *gpu_key);
+const char *cost_arch_name(enum cost_arch a);
+
 struct cost_job {
 	struct cost_shape shape;
 	enum cost_task task;
@@ -73,6 +100,15 @@ struct cost_job {
 	int batch;              /* inference: concurrent sequences */
 	int context;            /* inference: tokens of context each decode step attends to (mean) */
 	int max_gpus;           /* 0: no limit */
+	enum cost_stack stack;  /* STACK_DEFAULT: the task's default */
+	/* serving: a request's prompt and output tokens, requests in flight (0: as many as the KV cache holds) */
+	int prompt_tokens, output_tokens, concurrency;
+	int decode_only;        /* --batch/--context: decode steps alone at that context, the prompts not charged */
+	int static_batching;    /* the published check's older runs: a batch prefills, then decodes, no overlap */
+	int kv_dtype;           /* KV cache bytes per element: 0 as the weights (fp8 with --precision fp8), 1, 2 */
+	int gpus;               /* > 0: exactly this many GPUs (the published check) */
+	int tp, pp, cp;         /* > 0: this layout (the published check); 0: the model chooses */
+	enum cost_arch arch;    /* the GPU generation of the instance type; ARCH_OTHER: unknown */
 };
 
 /* One instance type's figures, per GPU; a band (lo, hi) around each.  NAN: none. */
@@ -98,7 +134,13 @@ struct cost_pred {
 	int gpus_used;
 	int replica_gpus;       /* inference: GPUs one copy of the weights spans */
 	int checkpointing;      /* activation checkpointing needed to fit */
-	int tp;                 /* training: tensor-parallel GPUs per copy (1: none) */
+	int fsdp;               /* weights, gradients and optimizer states sharded over every GPU (FSDP) */
+	int tp;                 /* tensor-parallel GPUs per copy (1: none) */
+	int pp, cp, dp;         /* pipeline stages, context-parallel GPUs, data-parallel copies */
+	double concurrency;     /* serving: requests in flight per copy */
+	double ttft_s, ttft_lo, ttft_hi;  /* serving: time to first token, seconds */
+	double itl_s, itl_lo, itl_hi;     /* serving: inter-token latency, seconds */
+	const char *band_note;  /* NULL, or why the band is wider: outside what the published record covers */
 	double mem_gib_per_gpu; /* what the job holds on each GPU */
 	double flops_per_token; /* model FLOPs (docs/cost.md convention) */
 	double bytes_per_token; /* inference decode: DRAM bytes read per generated token */
@@ -118,6 +160,8 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
  */
 int cost_job_parse(const char *spec, struct cost_job *j, char *err, size_t errlen);
 
+/* Bytes per element of the KV cache. */
+double cost_kv_elem_bytes(const struct cost_job *j);
 /* Bytes per parameter of the weights the job reads (2 bf16, 1 fp8). */
 double cost_weight_bytes(const struct cost_job *j);
 /* KV cache bytes per token of context, whole model. */

@@ -35,7 +35,10 @@ static const struct gv_opt cost_opts[] = {
 	{ .name = "tied", .has_arg = no_argument, .val = 'T', .arg = NULL,
 	  .help = "the input embedding is the output head (custom shapes; default untied)" },
 	{ .name = "task", .has_arg = required_argument, .val = 't', .arg = "train|lora|infer",
-	  .help = "full training with AdamW (default), LoRA fine-tuning, or inference (decode)" },
+	  .help = "full training with AdamW (default), LoRA fine-tuning, or inference (serving)" },
+	{ .name = "stack", .has_arg = required_argument, .val = 'S', .arg = "NAME",
+	  .help = "the software stack: pytorch (FSDP2, default for train and lora) or megatron (NeMo, tensor, "
+		  "pipeline and context parallelism); vllm (default for infer) or tensorrt-llm" },
 	{ .name = "seq", .has_arg = required_argument, .val = 's', .arg = "S",
 	  .help = "training sequence length in tokens (default 4096)" },
 	{ .name = "tokens", .has_arg = required_argument, .val = 'n', .arg = "T",
@@ -44,10 +47,19 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "GEMM precision (default bf16); fp8 inference also stores weights and KV cache in fp8" },
 	{ .name = "gpus", .has_arg = required_argument, .val = 'g', .arg = "N",
 	  .help = "use at most N GPUs: bigger types and jobs that need more do not fit" },
+	{ .name = "prompt-tokens", .has_arg = required_argument, .val = 'I', .arg = "N",
+	  .help = "serving: prompt tokens per request (default 1000)" },
+	{ .name = "output-tokens", .has_arg = required_argument, .val = 'O', .arg = "N",
+	  .help = "serving: output tokens per request (default 1000); --tokens counts these" },
+	{ .name = "concurrency", .has_arg = required_argument, .val = 'C', .arg = "N",
+	  .help = "serving: requests in flight per copy of the model (default: as many as the KV cache holds, up to "
+		  "the stack's default)" },
+	{ .name = "kv-dtype", .has_arg = required_argument, .val = 'D', .arg = "bf16|fp8",
+	  .help = "serving: KV cache precision (default: the weights')" },
 	{ .name = "batch", .has_arg = required_argument, .val = 'b', .arg = "B",
-	  .help = "inference: concurrent sequences per copy of the model (default 32)" },
+	  .help = "inference shorthand: decode alone, B sequences per copy at --context (the prompts not charged)" },
 	{ .name = "context", .has_arg = required_argument, .val = 'c', .arg = "C",
-	  .help = "inference: mean tokens of context per decode step (default --seq, else 2048)" },
+	  .help = "inference shorthand: mean tokens of context per decode step (default --seq, else 2048)" },
 	GV_OPT_ROW_MARKET('k'),
 	GV_OPT_ROW_REGION('r'),
 	{ .name = "run", .has_arg = required_argument, .val = 'R', .arg = "ID",
@@ -56,6 +68,10 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "also types never measured, from stored runs of the same GPU model or the reference, marked" },
 	GV_OPT_ROW_INCLUDE_FLAGGED('f'),
 	GV_OPT_ROW_MAX_AGE('a'),
+	{ .name = "published", .has_arg = no_argument, .val = 'U', .arg = NULL,
+	  .help = "the published throughputs the model is checked against, each predicted with its band (no store)" },
+	{ .name = "markdown", .has_arg = no_argument, .val = 'm', .arg = NULL,
+	  .help = "with --published: the table as Markdown (docs/cost.md's)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the rows as JSON for scripts" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
@@ -64,9 +80,11 @@ static const struct gv_opt cost_opts[] = {
 const struct gv_cmd_doc cmd_cost_doc = {
 	.name = "cost",
 	.synopsis = "cost (--model NAME | --layers L --hidden D --ffn F --heads A --kv-heads K --vocab V)\n"
-		"                   [--task train|lora|infer] [--seq S] [--tokens T] [--precision bf16|fp8]\n"
-		"                   [--gpus N] [--batch B] [--context C] [--market M] [--region R]\n"
-		"                   [--estimates] [--max-age DAYS] [--json]",
+		"                   [--task train|lora|infer] [--stack NAME] [--seq S] [--tokens T]\n"
+		"                   [--precision bf16|fp8] [--gpus N] [--prompt-tokens N] [--output-tokens N]\n"
+		"                   [--concurrency N] [--kv-dtype bf16|fp8] [--batch B] [--context C]\n"
+		"                   [--market M] [--region R] [--estimates] [--max-age DAYS] [--json]\n"
+		"       gpuvet cost --published [--json | --markdown]",
 	.about = "What a job costs on each priced instance type: whether it fits and how many GPUs\n"
 		"and instances it needs, tokens per second per GPU and per instance, US dollars per\n"
 		"million tokens, hours and dollars for the whole job, and what bounds it (compute,\n"
@@ -76,7 +94,7 @@ const struct gv_cmd_doc cmd_cost_doc = {
 		"from the GPU model's reference and the row says so.  Measured types first, then\n"
 		"estimates, each cheapest first; types the job does not fit are listed with why.",
 	.opts = cost_opts,
-	.more = "The model, its conventions and every constant's source: docs/cost.md.",
+	.more = "The stacks, the model, its conventions, every constant's source and the published check: docs/cost.md.",
 };
 
 /* A whole-string number within [min, max]; -1 when it is not one. */
@@ -102,8 +120,8 @@ static int parse_int(const char *s, long min, long max, int *out)
 
 struct args {
 	struct cost_opts o;
-	const char *model, *task, *precision, *run;
-	int json, have[8], seq_given, context_given;
+	const char *model, *task, *precision, *run, *stack, *kv;
+	int json, markdown, published, have[8], seq_given, context_given, batch_given, serve_given;
 };
 
 /* One shape or size option into a; -1 with the usage error printed. */
@@ -121,8 +139,11 @@ static int take_num(struct args *a, int c, const char *v)
 	case 'V': ip = &m->vocab; a->have[5] = 1; break;
 	case 's': ip = &a->o.job.seq; a->seq_given = 1; break;
 	case 'g': ip = &a->o.job.max_gpus; max = 100000; break;
-	case 'b': ip = &a->o.job.batch; max = 1000000; break;
+	case 'b': ip = &a->o.job.batch; max = 1000000; a->batch_given = 1; break;
 	case 'c': ip = &a->o.job.context; a->context_given = 1; break;
+	case 'I': ip = &a->o.job.prompt_tokens; a->serve_given = 1; break;
+	case 'O': ip = &a->o.job.output_tokens; a->serve_given = 1; break;
+	case 'C': ip = &a->o.job.concurrency; max = 1000000; a->serve_given = 1; break;
 	case 'P': bad = parse_num(v, 1, 1e15, &m->params); goto done;
 	case 'n': bad = parse_num(v, 1, 1e18, &a->o.job.tokens); goto done;
 	default: return -1;
@@ -131,7 +152,8 @@ static int take_num(struct args *a, int c, const char *v)
 done:
 	if (bad) {
 		gv_usage_error("cost", "--%s must be a positive number%s, not '%s'",
-			       c == 'P' ? "params" : c == 'n' ? "tokens" : "option", ip ? " (whole, in range)" : "", v);
+			       c == 'P' ? "params" : c == 'n' ? "tokens" : c == 'I' ? "prompt-tokens" :
+			       c == 'O' ? "output-tokens" : c == 'C' ? "concurrency" : "option", ip ? " (whole, in range)" : "", v);
 		return -1;
 	}
 	return 0;
@@ -171,10 +193,36 @@ static int check_shape(struct args *a)
 	return 0;
 }
 
+/* --stack, the serving options and the decode-only shorthand; -1 with the error printed. */
+static int check_serving(struct args *a)
+{
+	struct cost_job *j = &a->o.job;
+	int st = a->stack ? cost_stack_from_name(a->stack, j->task) : STACK_DEFAULT;
+	if (st == -1)
+		return gv_usage_error("cost", "--stack must be pytorch, megatron, vllm or tensorrt-llm, not '%s'",
+				      a->stack), -1;
+	if (st == -2)
+		return gv_usage_error("cost", "--stack %s is not a stack for --task %s (train, lora: pytorch, megatron; "
+				      "infer: vllm, tensorrt-llm)", a->stack, cost_task_name(j->task)), -1;
+	j->stack = st;
+	if (a->kv && strcmp(a->kv, "bf16") && strcmp(a->kv, "fp8"))
+		return gv_usage_error("cost", "--kv-dtype must be bf16 or fp8, not '%s'", a->kv), -1;
+	j->kv_dtype = a->kv ? (!strcmp(a->kv, "fp8") ? 1 : 2) : 0;
+	if (a->serve_given && (a->batch_given || a->context_given))
+		return gv_usage_error("cost", "--batch/--context (decode alone) and --prompt-tokens/--output-tokens/"
+				      "--concurrency (serving): choose one"), -1;
+	j->decode_only = a->batch_given || a->context_given;
+	if (!j->prompt_tokens)
+		j->prompt_tokens = 1000;
+	if (!j->output_tokens)
+		j->output_tokens = 1000;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	struct option opts[32];
-	gv_opts_getopt(cost_opts, opts, 32);
+	struct option opts[48];
+	gv_opts_getopt(cost_opts, opts, 48);
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -183,6 +231,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'T': a->o.job.shape.tied = 1; break;
 		case 't': a->task = optarg; break;
 		case 'p': a->precision = optarg; break;
+		case 'S': a->stack = optarg; break;
+		case 'D': a->kv = optarg; break;
+		case 'U': a->published = 1; break;
+		case 'm': a->markdown = 1; break;
 		case 'k': a->o.market = optarg; break;
 		case 'r': a->o.region = optarg; break;
 		case 'e': a->o.include_estimates = 1; break;
@@ -213,7 +265,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return gv_usage_error("cost", "--market must be on_demand, spot or reserved, not '%s'", mk), -1;
 	if (!a->context_given)
 		a->o.job.context = a->seq_given ? a->o.job.seq : 2048;
-	return check_shape(a);
+	if (a->published)
+		return a->markdown && a->json ? gv_usage_error("cost", "--markdown and --json: choose one"), -1 : 0;
+	return check_serving(a) < 0 ? -1 : check_shape(a);
 }
 
 static double num(json_t *o, const char *k)
@@ -247,7 +301,7 @@ static const char *human(char *buf, size_t size, double v)
 
 static void print_row(json_t *r)
 {
-	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[96];
+	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[160];
 	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
 	int fits = json_is_true(json_object_get(r, "fits"));
 	if (fits)
@@ -263,6 +317,18 @@ static void print_row(json_t *r)
 	else
 		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
 			 str(r, "profile"));
+	if (fits && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
+		size_t w = strlen(basis);
+		if (isfinite(num(r, "ttft_s")))
+			w += (size_t)snprintf(basis + w, sizeof basis - w, "; TTFT %s ms",
+					      human(b, sizeof b, num(r, "ttft_s") * 1e3));
+		snprintf(basis + w, sizeof basis - w, "%s ITL %s ms", isfinite(num(r, "ttft_s")) ? "," : ";",
+			 human(c, sizeof c, num(r, "itl_s") * 1e3));
+	}
+	if (fits && json_is_string(json_object_get(r, "band_note"))) {
+		size_t w = strlen(basis);
+		snprintf(basis + w, sizeof basis - w, "; wide band: outside the published record");
+	}
 	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
 	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
 	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
@@ -274,8 +340,13 @@ static void print_table(json_t *res)
 	char t[24];
 	printf("job: %s %s, %.3g B parameters, seq %.0f, %s tokens, %s", str(job, "task"), str(m, "name"),
 	       num(m, "params") / 1e9, num(job, "seq"), human(t, sizeof t, num(job, "tokens")), str(job, "precision"));
-	if (!strcmp(str(job, "task"), "infer"))
-		printf(", batch %.0f, context %.0f", num(job, "batch"), num(job, "context"));
+	/* human() prints "-" for no concurrency: as many as fit */
+	printf(", stack %s", str(job, "stack"));
+	if (!strcmp(str(job, "task"), "infer") && json_is_true(json_object_get(job, "decode_only")))
+		printf(", decode alone: batch %.0f, context %.0f", num(job, "batch"), num(job, "context"));
+	else if (!strcmp(str(job, "task"), "infer"))
+		printf(", %.0f prompt + %.0f output tokens per request, concurrency %s, KV cache %s", num(job, "prompt_tokens"),
+		       num(job, "output_tokens"), human(t, sizeof t, num(job, "concurrency")), str(job, "kv_dtype"));
 	printf("; %s prices\n\n", str(res, "market"));
 	printf("%-4s %-8s %-24s %-12s %-16s %-4s %5s %9s %17s %9s %10s %10s %-16s %s\n", "RANK", "PROVIDER",
 	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "USD/MTOK", "JOB HOURS",
@@ -328,6 +399,8 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc > 0 ? GV_EXIT_OK : GV_EXIT_USAGE;
+	if (a.published)
+		return cost_published_print(a.json, a.markdown);
 	struct store *s;
 	char err[512];
 	if (gv_open_reading(g, GV_READ_PRICED, &s))

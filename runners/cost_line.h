@@ -15,4 +15,7 @@ struct store;
 
 void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, const struct cost_job *j, FILE *out);
 
+/* `cost --published`: the table, --json or --markdown (docs/cost.md's), on stdout; the exit code. */
+int cost_published_print(int json, int markdown);
+
 #endif

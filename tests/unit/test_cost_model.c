@@ -9,6 +9,8 @@
 #include "t.h"
 #include "judge/cost_model.h"
 #include "judge/cost.h"
+#include "judge/cost_published.h"
+#include "judge/cost_stack.h"
 #include "common/gpus.h"
 
 #include <math.h>
@@ -36,63 +38,57 @@ static struct cost_hw ref_hw(const char *key, int gpus, int fp8)
 	return h;
 }
 
-/* shapes of published runs that are not presets (llama-2 from its config.json; MPT by its published NumParams) */
-static const struct cost_shape llama2_7b = { "llama-2-7b", 0, 32, 4096, 11008, 32, 32, 32000, 0, "meta-llama/Llama-2-7b-hf config.json" };
-static const struct cost_shape llama2_70b = { "llama-2-70b", 0, 80, 8192, 28672, 64, 8, 32000, 0, "meta-llama/Llama-2-70b-hf config.json" };
-static const struct cost_shape mpt_7b = { "mpt-7b", 6658859008.0, 32, 4096, 16384, 32, 32, 50432, 1, "llm-foundry table NumParams" };
-static const struct cost_shape mpt_3b = { "mpt-3b", 2657080320.0, 32, 2560, 10240, 20, 20, 50432, 1, "llm-foundry table NumParams" };
-static const struct cost_shape mpt_1b = { "mpt-1b", 1315950592.0, 24, 2048, 8192, 16, 16, 50368, 1, "llm-foundry table NumParams" };
-
-struct published {
-	const char *what;
-	const struct cost_shape *shape;
-	const char *preset;
-	enum cost_task task;
-	int seq, fp8, batch, context;
-	double tokens_per_s_per_gpu;
-	const char *source;
+/* The check of `gpuvet cost --published` (judge/published/cost_published.csv): the cases it needs, and the ones it
+ * knows fall outside their band, each for a stated reason (docs/cost.md); any other case outside fails. */
+static const char *const known_outside[] = {
+	"titan-h100-8b",                 /* Grand Teton H100 at 500 W: 0.78 of the 700 W reference's prediction */
+	"trt09-h100-mistral-128-128",    /* TensorRT-LLM v0.9.0 on Hopper: 0.58-0.73 of v1.0's fitted efficiency */
+	"trt09-h100-mistral-2048-2048",
+	"trt09-h200-mistral-128-128",
+	"trt09-h200-mistral-2048-2048",
 };
 
-#define NEMO "NVIDIA NeMo docs/source/performance/performance_summary.md (24.07, DGX-H100)"
-#define MBRIDGE "NVIDIA Megatron-Bridge docs/performance-summary.md (25.09, DGX-H100)"
-#define FOUNDRY "mosaicml/llm-foundry scripts/train/benchmarking/README.md (H100 80GB BF16, 8 GPUs)"
-#define NIM "NVIDIA NIM LLM benchmarking v1.8.0 (Llama-3.3-70B-Instruct, 2x H100 80G fp8 TP2, 500 in/2000 out, concurrency 1)"
-
-/*
- * Published throughputs on 8x H100 SXM (NIM: 2x), tokens/s per GPU.  Left out: the 70B full-training
- * rows (NeMo, 16-64 GPUs with pipeline parallelism and a distributed optimizer), which this model,
- * without pipeline parallelism and with FSDP traffic per sequence, predicts at 0.5-0.75 of the
- * published figure (docs/cost.md).
- */
-static const struct published pub[] = {
-	{ "Llama 3 8B pretrain FP8", NULL, "llama-3.1-8b", COST_TRAIN, 8192, 1, 0, 0, 12036, NEMO },
-	{ "Llama 3 8B pretrain FP8", NULL, "llama-3.1-8b", COST_TRAIN, 8192, 1, 0, 0, 14079, MBRIDGE },
-	{ "Llama 2 7B pretrain FP8", &llama2_7b, NULL, COST_TRAIN, 4096, 1, 0, 0, 16847, NEMO },
-	{ "Llama 2 7B SFT FP8", &llama2_7b, NULL, COST_TRAIN, 4096, 1, 0, 0, 17120, NEMO },
-	{ "Llama 2 7B LoRA FP8", &llama2_7b, NULL, COST_LORA, 4096, 1, 0, 0, 25206, NEMO },
-	{ "Llama 2 70B LoRA FP8 (8 GPUs)", &llama2_70b, NULL, COST_LORA, 4096, 1, 0, 0, 2557, NEMO },
-	{ "MPT-7B BF16", &mpt_7b, NULL, COST_TRAIN, 2048, 0, 0, 0, 10643, FOUNDRY },
-	{ "MPT-3B BF16", &mpt_3b, NULL, COST_TRAIN, 4096, 0, 0, 0, 20964, FOUNDRY },
-	{ "MPT-1B BF16", &mpt_1b, NULL, COST_TRAIN, 2048, 0, 0, 0, 45455, FOUNDRY },
-	{ "Llama 3.3 70B decode FP8", NULL, "llama-3.1-70b", COST_INFER, 2048, 1, 1, 1500, 52.85 / 2, NIM },
-};
+static int is_known_outside(const char *id)
+{
+	for (size_t i = 0; i < sizeof known_outside / sizeof known_outside[0]; i++)
+		if (!strcmp(known_outside[i], id))
+			return 1;
+	return 0;
+}
 
 static void test_published_throughputs_within_band(void)
 {
-	for (size_t i = 0; i < sizeof pub / sizeof pub[0]; i++) {
-		const struct published *w = &pub[i];
-		struct cost_job j = { .task = w->task, .seq = w->seq, .tokens = 1e9, .fp8 = w->fp8, .batch = w->batch,
-				      .context = w->context };
-		j.shape = w->shape ? *w->shape : *cost_preset_find(w->preset);
-		struct cost_hw h = ref_hw("H100-SXM", w->task == COST_INFER ? 2 : 8, w->fp8);
-		struct cost_pred p;
-		CHECK(cost_predict(&j, &h, &p));
-		int in = p.tps_lo <= w->tokens_per_s_per_gpu && w->tokens_per_s_per_gpu <= p.tps_hi;
-		if (!in || getenv("COST_SHOW"))
-			fprintf(stderr, "%s (%s): published %.0f, predicted %.0f (%.0f-%.0f) tokens/s/GPU\n", w->what,
-				w->source, w->tokens_per_s_per_gpu, p.tps_gpu, p.tps_lo, p.tps_hi);
-		CHECK(in);
+	char err[300];
+	json_t *res = cost_published_json(err, sizeof err), *r, *k;
+	CHECK(res != NULL);
+	if (!res)
+		return;
+	size_t i, train = 0, infer = 0;
+	json_array_foreach(json_object_get(res, "rows"), i, r) {
+		const char *id = json_string_value(json_object_get(r, "id"));
+		int in = json_is_true(json_object_get(r, "inside"));
+		if (in == is_known_outside(id) || getenv("COST_SHOW"))
+			fprintf(stderr, "%s: published %.0f, predicted %.0f (%.0f-%.0f) tokens/s/GPU, %s\n", id,
+				json_number_value(json_object_get(r, "published")), json_number_value(json_object_get(r, "predicted")),
+				json_number_value(json_object_get(r, "low")), json_number_value(json_object_get(r, "high")),
+				in ? "inside" : "outside");
+		CHECK(in != is_known_outside(id));
+		const char *t = json_string_value(json_object_get(r, "task"));
+		infer += !strcmp(t, "infer");
+		train += strcmp(t, "infer") != 0;
 	}
+	json_t *sum = json_object_get(res, "summary"), *by = json_object_get(sum, "by_gpu");
+	CHECK(json_integer_value(json_object_get(sum, "cases")) >= 30 && json_integer_value(json_object_get(sum, "sources")) >= 4);
+	CHECK(train >= 12 && infer >= 12);
+	CHECK(json_integer_value(json_object_get(by, "A100-80-SXM")) >= 5 && json_integer_value(json_object_get(by, "H100-SXM")) >= 5 &&
+	      json_integer_value(json_object_get(by, "H200")) >= 5);
+	json_array_foreach(json_object_get(sum, "kinds"), i, k) {
+		double g = json_number_value(json_object_get(k, "geomean_ratio"));
+		CHECK(json_number_value(json_object_get(k, "share_inside")) >= 0.9);
+		CHECK(g >= 0.85 && g <= 1.15);
+		CHECK(json_number_value(json_object_get(k, "median_high_over_low")) <= 1.6);
+	}
+	json_decref(res);
 }
 
 /* Decode is never faster than the bandwidth used over the bytes each token reads, for every preset x GPU model. */
@@ -104,7 +100,7 @@ static void test_decode_never_beats_memory_bandwidth(void)
 			for (int gpus = 1; gpus <= 8; gpus *= 8)
 				for (int batch = 1; batch <= 256; batch *= 16) {
 					struct cost_job j = { .shape = cost_presets[m], .task = COST_INFER, .seq = 4096,
-							      .tokens = 1e6, .batch = batch, .context = 4096 };
+							      .tokens = 1e6, .batch = batch, .context = 4096, .decode_only = 1 };
 					struct cost_hw h = ref_hw(gpu_refs[g].key, gpus, 0);
 					if (!(h.gemm_tflops > 0))
 						continue;
@@ -178,7 +174,10 @@ static void test_job_on_a_real_capture(void)
 	CHECK_NEAR(h.gemm_tflops, 746.0, 0.1);            /* the capture's gemm.bf16.tflops */
 	CHECK_NEAR(h.mem_gbps, 2 * 1494.5, 1);            /* 2x its memcpy.d2d.gbps */
 	CHECK(p.bound == BOUND_COMPUTE && p.tps_gpu > 0);
-	CHECK_NEAR(p.tps_gpu, cost_k(CK_TRAIN_GEMM_FRACTION) * 746.0e12 / p.flops_per_token, p.tps_gpu * 0.01);
+	int covered;
+	const struct cost_eff *eff = cost_eff_find(STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 0, &covered);
+	CHECK(covered && eff->stack == STACK_PYTORCH);
+	CHECK_NEAR(p.tps_gpu, eff->value * 746.0e12 / p.flops_per_token, p.tps_gpu * 0.01);
 	j.fp8 = 1;
 	j.task = COST_TRAIN;
 	json_t *m;
