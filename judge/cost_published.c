@@ -82,8 +82,9 @@ static int case_job(char **f, struct cost_job *j, char *why, size_t n)
 	const struct cost_shape *s = shape_find(f[C_MODEL]);
 	int task = cost_task_from_name(f[C_TASK]);
 	int stack = task < 0 ? -1 : cost_stack_from_name(f[C_STACK], task);
-	if (!s || task < 0 || stack < 0) {
-		snprintf(why, n, "case %s: unknown model, task or stack", f[C_ID]);
+	int prec = !strcmp(f[C_PREC], "bf16") ? 0 : !strcmp(f[C_PREC], "fp8") ? 1 : !strcmp(f[C_PREC], "bf16+fp8kv") ? 2 : -1;
+	if (!s || task < 0 || stack < 0 || prec < 0) {
+		snprintf(why, n, "case %s: unknown model, task, stack or precision", f[C_ID]);
 		return -1;
 	}
 	memset(j, 0, sizeof *j);
@@ -92,7 +93,8 @@ static int case_job(char **f, struct cost_job *j, char *why, size_t n)
 		j->shape.params = atof(f[C_PARAMS]);
 	j->task = task;
 	j->stack = stack;
-	j->fp8 = !strcmp(f[C_PREC], "fp8");
+	j->fp8 = prec == 1;
+	j->kv_dtype = prec == 2 ? 1 : 0;   /* bf16+fp8kv: bf16 weights, an fp8 KV cache (vLLM's --kv-cache-dtype fp8) */
 	j->seq = num_field(f[C_SEQ], 4096);
 	j->tokens = 1e9;
 	j->prompt_tokens = num_field(f[C_PROMPT], 0);

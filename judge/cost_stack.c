@@ -124,7 +124,7 @@ const struct cost_band cost_bands[3] = {
 	/* the 5 LoRA cases not fitted: 0.75-1.05 (Automodel's pipelined 70B runs at 0.75 of the fit); down to
 	 * 0.70 for gpuvet's own plain-PyTorch LoRA step on an H100 (tests/fixtures/gpu/h100-2026-11-25: 0.72) */
 	[COST_LORA] = { 0.70, 1.10, 0.75, 1.33 },
-	/* the 50 serving cases not fitted: 0.58-1.18, 46 within 0.755-1.20 (the 4 outside: TensorRT-LLM
-	 * v0.9.0's static batches on Hopper, 0.58-0.73 of v1.0's fitted efficiency) */
+	/* the 52 serving cases not fitted (2 of them vLLM's): 0.58-1.18, 48 within 0.755-1.20 (the 4 outside:
+	 * TensorRT-LLM v0.9.0's static batches on Hopper, 0.58-0.73 of v1.0's fitted efficiency) */
 	[COST_INFER] = { 0.755, 1.20, 0.75, 1.33 },
 };
