@@ -82,8 +82,13 @@ static int case_job(char **f, struct cost_job *j, char *why, size_t n)
 	const struct cost_shape *s = shape_find(f[C_MODEL]);
 	int task = cost_task_from_name(f[C_TASK]);
 	int stack = task < 0 ? -1 : cost_stack_from_name(f[C_STACK], task);
-	if (!s || task < 0 || stack < 0) {
-		snprintf(why, n, "case %s: unknown model, task or stack", f[C_ID]);
+	static const char *const precs[] = { "bf16", "fp8", "bf16+fp8kv", "fp8+bf16kv" };
+	int prec = -1;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(f[C_PREC], precs[i]))
+			prec = i;
+	if (!s || task < 0 || stack < 0 || prec < 0) {
+		snprintf(why, n, "case %s: unknown model, task, stack or precision", f[C_ID]);
 		return -1;
 	}
 	memset(j, 0, sizeof *j);
@@ -92,7 +97,10 @@ static int case_job(char **f, struct cost_job *j, char *why, size_t n)
 		j->shape.params = atof(f[C_PARAMS]);
 	j->task = task;
 	j->stack = stack;
-	j->fp8 = !strcmp(f[C_PREC], "fp8");
+	/* bf16+fp8kv: bf16 weights, an fp8 KV cache (vLLM's --kv-cache-dtype fp8); fp8+bf16kv: fp8 weights, the
+	 * KV cache in bf16 (vLLM's default for an fp8 checkpoint) */
+	j->fp8 = prec == 1 || prec == 3;
+	j->kv_dtype = prec == 2 ? 1 : prec == 3 ? 2 : 0;
 	j->seq = num_field(f[C_SEQ], 4096);
 	j->tokens = 1e9;
 	j->prompt_tokens = num_field(f[C_PROMPT], 0);

@@ -65,6 +65,7 @@ enum cost_arch cost_arch_of(const char *k)
 #define AUTOMODEL "NVIDIA-NeMo/Automodel docs/performance-summary.md (2025-10-02)"
 #define TRT10 "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (v1.0)"
 #define TRT09 "NVIDIA/TensorRT-LLM docs/source/performance.md (v0.9.0)"
+#define VLLMSM "simon-mo/vLLM-Benchmark README.md (b2f80f2, vLLM 0.8.2)"
 
 /*
  * Of the sustained GEMM rate of the job's dtype (the reference of common/gpus.c, or what the type's runs
@@ -87,6 +88,10 @@ const struct cost_eff cost_effs[] = {
 	{ STACK_TRTLLM, COST_INFER, ARCH_HOPPER, 1, 0.645, "trt10-h100-8b-128-128, trt10-h200-8b-1000-1000",
 	  TRT10 " (FP8, trtllm-bench max throughput)" },
 	{ STACK_TRTLLM, COST_INFER, ARCH_AMPERE, 0, 0.75, "trt09-a100-mistral-128-128", TRT09 " (A100 FP16)" },
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 1, 0.53, "vllm-sm-h200-8b-10000-500",
+	  VLLMSM " (H200, Llama 3.1 8B FP8 weights, 50 requests of 10,000 + 500 tokens)" },
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 0, 0.59, "vllm-sm-h200-32b-10000-500",
+	  VLLMSM " (2x H200, QwQ-32B BF16 TP2, 50 requests of 10,000 + 500 tokens)" },
 };
 const size_t cost_effs_count = sizeof cost_effs / sizeof cost_effs[0];
 
@@ -124,7 +129,8 @@ const struct cost_band cost_bands[3] = {
 	/* the 5 LoRA cases not fitted: 0.75-1.05 (Automodel's pipelined 70B runs at 0.75 of the fit); down to
 	 * 0.70 for gpuvet's own plain-PyTorch LoRA step on an H100 (tests/fixtures/gpu/h100-2026-11-25: 0.72) */
 	[COST_LORA] = { 0.70, 1.10, 0.75, 1.33 },
-	/* the 50 serving cases not fitted: 0.58-1.18, 46 within 0.755-1.20 (the 4 outside: TensorRT-LLM
-	 * v0.9.0's static batches on Hopper, 0.58-0.73 of v1.0's fitted efficiency) */
+	/* the 58 serving cases not fitted (8 of them vLLM's): 0.58-1.18, 53 within 0.755-1.20 (the 5 outside:
+	 * TensorRT-LLM v0.9.0's static batches on Hopper, 0.58-0.73 of v1.0's fitted efficiency; vLLM's 50-request
+	 * burst of 1,000 + 2,000 tokens on an H200, 0.74, its ramp and drain in a 22 s run) */
 	[COST_INFER] = { 0.755, 1.20, 0.75, 1.33 },
 };

@@ -125,3 +125,32 @@ def test_kv_cache_precision_apart_from_the_weights(gpuvet):
     for r in rows.values():
         assert r["fits"] and r["tensor_parallel"] >= 2 and r["tensor_parallel"] * r["data_parallel"] == 8
     assert rows["fp8"]["tokens_per_s_per_gpu"] > rows["bf16"]["tokens_per_s_per_gpu"]
+
+
+def test_vllm_has_its_own_fit_and_checks(gpuvet):
+    """`--stack vllm` is fitted on vLLM's own published runs and checked on the others: on Hopper its
+    cases are covered (no widened band); the KV precision apart from the weights' (bf16+fp8kv) is
+    what lifts the FP8 KV-cache case, in the prediction as in the publication."""
+    rows = {r["id"]: r for r in gpuvet.json("cost", "--published", "--json")["rows"]}
+    mine = [r for r in rows.values() if r["stack"] == "vllm"]
+    assert all(r["source_group"] == "vllm" for r in mine)
+    assert any(r["fitted"] for r in mine) and sum(not r["fitted"] for r in mine) >= 6
+    assert {r["gpu_model"] for r in mine} >= {"H100-SXM", "H200"}
+    for r in mine:
+        assert r["band_note"] is None, r
+    bf16, kv8 = rows["vllm-h100-8b-20k-2k-c8"], rows["vllm-h100-8b-20k-2k-c8-kvfp8"]
+    assert "bf16+fp8kv" in kv8["settings"] and "bf16," in bf16["settings"] and bf16["inside"] and kv8["inside"]
+    assert kv8["published"] > bf16["published"] and kv8["predicted"] > bf16["predicted"]
+    assert kv8["itl_ms"] < bf16["itl_ms"]
+
+
+def test_vllm_off_its_record_says_so(gpuvet):
+    """On an A100 vLLM has no published run: the row takes vLLM's Hopper efficiency and says its band
+    is widened."""
+    res = gpuvet.json("cost", "--model", "llama-3.1-8b", "--task", "infer", "--stack", "vllm",
+                      "--prompt-tokens", "1000", "--output-tokens", "1000", "--estimates", "--json")
+    a100 = [r for r in res["rows"] if r["fits"] and r["gpu_model"].startswith("A100")]
+    h100 = [r for r in res["rows"] if r["fits"] and r["gpu_model"] == "H100-SXM"]
+    assert a100 and h100
+    assert all("outside the published record" in r["basis"] for r in a100)
+    assert not any("outside the published record" in r["basis"] for r in h100)

@@ -46,6 +46,7 @@ static const char *const known_outside[] = {
 	"trt09-h100-mistral-2048-2048",
 	"trt09-h200-mistral-128-128",
 	"trt09-h200-mistral-2048-2048",
+	"vllm-sm-h200-8b-1000-2000",     /* a 50-request burst at 10 req/s in a 22 s run: its ramp and drain, 0.74 */
 };
 
 static int is_known_outside(const char *id)
