@@ -198,7 +198,7 @@ int flags_mask_of(const json_t *point, double *x, unsigned long long *mask)
 	if (!json_is_number(jx) || !json_is_number(jy))
 		return -1;
 	double y = json_number_value(jy);
-	if (!(y >= 0 && y < 9007199254740992.0))
+	if (!flags_reading_valid("soak.clock_events.mask", y))
 		return -1;
 	*x = json_number_value(jx);
 	*mask = (unsigned long long)y;
@@ -222,7 +222,7 @@ double flags_series_max(const json_t *pts)
 
 int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 {
-	const json_t *pts = fpq_series(fp, "soak.clock_events.mask", gpu);
+	json_t *pts = flags_series(fp, "soak.clock_events.mask", gpu);   /* the readings coverage counted */
 	double x0 = 0, x1 = 0, x;
 	unsigned long long mask;
 	size_t i;
@@ -232,8 +232,10 @@ int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 	json_array_foreach(pts, i, p)
 		if (!flags_mask_of(p, &x, &mask))
 			sg->n++;
-	if (!sg->n)
+	if (!sg->n) {
+		json_decref(pts);
 		return -1;
+	}
 	fpq_series_span(pts, &x0, &x1);
 	sg->period = sg->n > 1 ? (x1 - x0) / (sg->n - 1) : 1.0;
 	if (!(sg->period > 0.05 && sg->period < 60))
@@ -246,6 +248,7 @@ int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 			if (mask & reasons[r].bit)
 				sg->bit_s[r] += sg->period;
 	}
+	json_decref(pts);
 	sg->thermal_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.thermal_s", gpu));
 	sg->power_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.power_s", gpu));
 	return 0;
@@ -402,7 +405,8 @@ static void decay_flag(json_t *out, const char *code, const char *what, int gpu,
 static void decay_flags(const json_t *fp, int gpu, json_t *out)
 {
 	double first, last, w;
-	if (!decay_of(fpq_series(fp, "soak.sm_clock.mhz", gpu), &first, &last, &w)) {
+	json_t *clk = flags_series(fp, "soak.sm_clock.mhz", gpu), *tf = flags_series(fp, "soak.tflops", gpu);
+	if (!decay_of(clk, &first, &last, &w)) {
 		decay_flag(out, "CLOCK_DECAY", "SM clock (MHz)", gpu, first, last, w, "soak.sm_clock.mhz",
 			   FLAG_CLOCK_DECAY_PCT);
 	} else {
@@ -411,7 +415,7 @@ static void decay_flags(const json_t *fp, int gpu, json_t *out)
 			decay_flag(out, "CLOCK_DECAY", "SM clock (%)", gpu, 100, 100 - d, FLAG_DECAY_WINDOW_S,
 				   "soak.sm_clock.drop_pct", FLAG_CLOCK_DECAY_PCT);
 	}
-	if (!decay_of(fpq_series(fp, "soak.tflops", gpu), &first, &last, &w)) {
+	if (!decay_of(tf, &first, &last, &w)) {
 		decay_flag(out, "PERF_DECAY", "throughput (TFLOP/s)", gpu, first, last, w, "soak.tflops",
 			   FLAG_PERF_DECAY_PCT);
 	} else if (!fpq_metric_value(fp, "soak.tflops.first_min", gpu, &first) &&
@@ -419,6 +423,8 @@ static void decay_flags(const json_t *fp, int gpu, json_t *out)
 		decay_flag(out, "PERF_DECAY", "throughput (TFLOP/s)", gpu, first, last, FLAG_DECAY_WINDOW_S,
 			   "soak.tflops.first_min/last_min", FLAG_PERF_DECAY_PCT);
 	}
+	json_decref(clk);
+	json_decref(tf);
 }
 
 /* A throughput its bench declares against a hardware peak (benches' metric rows): a GEMM or a PCIe copy. */

@@ -29,6 +29,18 @@ struct soak_gpu {
 /* Appends {"code","severity","message","evidence"} to out; "gpu -1: " in the message becomes "all gpus: ". */
 void flags_add(json_t *out, const char *code, const char *severity, json_t *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/*
+ * Whether y is a reading series can hold (flags_evidence.c: a mask of NVML's
+ * defined bits, a PCIe generation 1-7, a positive rate under its bound...);
+ * a series without a row takes any finite value.
+ */
+int flags_reading_valid(const char *series, double y);
+/*
+ * The readings of a soak series of gpu that every check and the coverage rule
+ * judge: valid points (flags_reading_valid) sorted by x, one per distinct
+ * second.  A new array of [x, y] (never NULL): the caller json_decref()s it.
+ */
+json_t *flags_series(const json_t *fp, const char *series, int gpu);
 /* A soak.clock_events.mask point's x and mask; -1 when it is not one. */
 int flags_mask_of(const json_t *point, double *x, unsigned long long *mask);
 /* The largest y of a series' points, -1 when none. */
