@@ -387,8 +387,16 @@ static int parse_tolerate(struct pctx *c, yaml_node_t *n, struct policy_tolerate
 	}
 	if (!code || !flags_code_known(code))
 		return perr(c, n, code ? "unknown flag '%s'" : "tolerate_flags entry without a code%s", code ? code : "");
-	if (!reason || strlen(reason) < 3 || strlen(reason) > 200 || ident_check(reason))
+	/* a reason is read by whoever finds the flag let through: at least one word, one line, no hidden text */
+	if (!reason)
 		return perr(c, n, "tolerating %s needs a 'reason' (a line of text saying why)", code);
+	if (ident_check(reason))
+		return perr(c, n, "the reason for tolerating %s %s", code, ident_check(reason));
+	if (strlen(reason) > 200)
+		return perr(c, n, "the reason for tolerating %s is longer than 200 bytes: say it in one line", code);
+	if (!ident_words(reason))
+		return perr(c, n, "the reason for tolerating %s holds no word (only spaces or invisible characters): "
+			    "say in a line of text why", code);
 	t->code = gv_strdup(code);
 	t->reason = gv_strdup(reason);
 	return 0;
@@ -454,11 +462,17 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			const char *s = scalar(v);
 			if (!s || !*s || strlen(s) > 64)
 				return perr(c, v, "'name' must be a short string");
-			if (ident_check(s))
-				return perr(c, v, "'name' %s", ident_check(s));
+			char folded[256];
+			const char *bad = ident_fold(s, folded, sizeof folded);
+			if (bad)
+				return perr(c, v, "'name' %s", bad);
 			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
 				return perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
 					    POLICY_BUILTIN_NAME);
+			/* compared as a reader sees it: Default, DEFAULT, "default ", a fullwidth or Cyrillic look-alike */
+			if (!strcmp(folded, POLICY_BUILTIN_NAME) && !c->builtin)
+				return perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
+					    "name of its own", s, POLICY_BUILTIN_NAME);
 			free(p->name);
 			p->name = gv_strdup(s);
 		} else if (!strcmp(key, "fleet_min_runs")) {
