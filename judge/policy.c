@@ -615,19 +615,37 @@ static int str_eq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* Whether digest is the built-in policy's text's (computed once). */
+static int builtin_digest(const char *digest)
+{
+	static char d[POLICY_DIGEST_LEN];
+	if (!d[0])
+		policy_digest_of(policy_default_text(), strlen(policy_default_text()), d);
+	return str_eq(d, digest);
+}
+
 /*
  * Accepted here by the policy of this digest, and never judged otherwise by
  * it: an imported verdict (judged elsewhere, by whatever binary) and a
- * verdict of another policy count for nothing.
+ * verdict of another policy count for nothing.  For the built-in policy, a
+ * run an earlier version's built-in rejected or could not measure (a verdict
+ * of schema 5 or older: named "default", no digest) stays out whatever it
+ * is judged now: an upgrade never turns the runs the gate refused into the
+ * baseline it judges others by (accept_legacy.c).
  */
 static int accepted(const json_t *fp, const char *digest)
 {
 	size_t i;
 	json_t *v;
-	int acc = 0;
+	int acc = 0, builtin = builtin_digest(digest);
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		if (json_is_true(json_object_get(v, "imported")) ||
-		    !str_eq(json_string_value(json_object_get(v, "policy_digest")), digest))
+		const char *vd = json_string_value(json_object_get(v, "policy_digest"));
+		if (json_is_true(json_object_get(v, "imported")))
+			continue;
+		if (builtin && (!vd || !*vd) && str_eq(json_string_value(json_object_get(v, "policy")), POLICY_BUILTIN_NAME) &&
+		    !str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
+			return 0;
+		if (!str_eq(vd, digest))
 			continue;
 		if (!str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
 			return 0;
