@@ -17,40 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- inventory ---- */
-
-const json_t *flags_inv_gpu(const json_t *fp, int gpu)
-{
-	size_t i;
-	json_t *g;
-	double idx;
-	json_array_foreach(fpq_gpus(fp), i, g)
-		if (!fpq_num(g, &idx, "index", NULL) && idx == (double)gpu)
-			return g;
-	return gpu >= 0 ? json_array_get(fpq_gpus(fp), (size_t)gpu) : NULL;
-}
-
-int flags_inv_pcie_max(const json_t *g, double *gen, double *width)
-{
-	if (fpq_num(g, gen, "pcie.max_gen", "pcie.gen_max", "pcie.link_gen_max", "pcie.max_link_gen",
-		    "pcie_gen_max", "pcie_max_gen", NULL))
-		return -1;
-	if (fpq_num(g, width, "pcie.max_width", "pcie.width_max", "pcie.link_width_max", "pcie.max_link_width",
-		    "pcie_width_max", "pcie_max_width", NULL))
-		return -1;
-	return 0;
-}
-
-int flags_inv_is_vgpu(const json_t *g)
-{
-	const char *s = fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
-	double v;
-	if (s)
-		return strcasestr(s, "vgpu") && !strcasestr(s, "host");
-	/* nvmlGpuVirtualizationMode_t: NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2 */
-	return !fpq_num(g, &v, "virtualization_mode", "virtualization.mode", NULL) && v == 2;
-}
-
 static int inv_is_mig(const json_t *g)
 {
 	double v;

@@ -1,6 +1,7 @@
 /*
  * flags_int.h - private to judge/flags*.c: what the flag files share (the
- * clock-event reasons, one GPU's soak samples, the flag builder).
+ * clock-event reasons, one GPU's soak samples, the flag builder: flags_util.c
+ * and flags_evidence.c, below every other flag file).
  */
 #ifndef GPUVET_FLAGS_INT_H
 #define GPUVET_FLAGS_INT_H
@@ -53,6 +54,14 @@ const json_t *flags_inv_gpu(const json_t *fp, int gpu);
 int flags_inv_pcie_max(const json_t *g, double *gen, double *width);
 /* Whether the inventory's GPU object says it is a vGPU guest. */
 int flags_inv_is_vgpu(const json_t *g);
+/* The name of clock-event reason r ("sw_thermal_slowdown"), flags_util.c. */
+const char *flags_reason_name(int r);
+/* Whether any GPU (or the instance) has points of series. */
+int flags_any_series(const json_t *fp, const char *series);
+/* Whether a metric named prefix...suffix is stored. */
+int flags_any_metric(const json_t *fp, const char *prefix, const char *suffix);
+/* Checks every flag raised against its row of the table and sets its remediation (flags_table.c). */
+void flags_finish(json_t *flags);
 /* The hardware and host health flags, in their order (flags_health.c). */
 void flags_health(const json_t *fp, int ngpu, json_t *out);
 /* CONTENTION (flags_contention.c). */
