@@ -83,7 +83,7 @@ static void test_every_flag_code_rejects_when_critical(void)
 		json_decref(res);
 		json_decref(fl);
 	}
-	CHECK(n >= 21);   /* the codes of judge/flags.c flags_codes[] as of issue 34 */
+	CHECK(n >= 21);   /* the rows of judge/flags_table.c flag_rows[] (21 as of issue 34) */
 	/* the default tolerates nothing */
 	CHECK(p->ntolerated == 0);
 	/* a stored critical flag of a code this binary does not know (an import) rejects too */
