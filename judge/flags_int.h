@@ -60,8 +60,12 @@ const char *flags_reason_name(int r);
 int flags_any_series(const json_t *fp, const char *series);
 /* Whether a metric named prefix...suffix is stored. */
 int flags_any_metric(const json_t *fp, const char *prefix, const char *suffix);
-/* Checks every flag raised against its row of the table and sets its remediation (flags_table.c). */
-void flags_finish(json_t *flags);
+/*
+ * Checks every flag raised against its row of the table (its code, a severity
+ * the row declares) and sets its remediation (flags_table.c); how many were
+ * raised outside their row (each said on stderr, and kept: fail closed).
+ */
+int flags_finish(json_t *flags);
 /* The hardware and host health flags, in their order (flags_health.c). */
 void flags_health(const json_t *fp, int ngpu, json_t *out);
 /* CONTENTION (flags_contention.c). */

@@ -5,6 +5,7 @@
  * measurability rules the acceptance gate relies on.
  */
 #include "judge/flags.h"
+#include "judge/flags_int.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "common/util.h"
@@ -53,6 +54,7 @@ static void test_fixture_cases(void)
 			continue;
 		json_t *flags = flags_compute(fp);
 		CHECK(json_is_array(flags));
+		CHECK(flags_finish(flags) == 0);   /* every flag raised within its row of judge/flags_table.c */
 		json_array_foreach(json_object_get(c, "expect"), j, e) {
 			const char *code = json_string_value(json_object_get(e, "code"));
 			int gpu = (int)json_integer_value(json_object_get(e, "gpu"));
@@ -314,6 +316,15 @@ static void test_flag_table(void)
 		CHECK(flags_def_find(flag_rows[i].code) == &flag_rows[i]);   /* one row per code */
 	}
 	CHECK(n >= 21);
+	/* a flag raised outside its row is counted (and kept): a severity the row does not declare, a code without one */
+	json_t *out = json_array();
+	flags_add(out, "PCIE_DOWNGRADE", "critical", json_pack("{s:i}", "gpu", 0), "gpu %d: ok", 0);
+	CHECK(flags_finish(out) == 0);
+	flags_add(out, "PCIE_DOWNGRADE", "warning", json_pack("{s:i}", "gpu", 0), "gpu %d: a warning it never raises", 0);
+	flags_add(out, "TEST_ONLY_FLAG", "warning", json_pack("{s:i}", "gpu", -1), "gpu -1: no row");
+	CHECK(flags_finish(out) == 2 && json_array_size(out) == 3);
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(out, 2), "message")), "all gpus: no row"));
+	json_decref(out);
 	/* the one severity order, and its names */
 	for (int r = 0; r < 3; r++)
 		CHECK(flags_severity_rank(flags_severity_name(r)) == r);
