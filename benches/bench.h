@@ -97,8 +97,16 @@ struct bench {
 	/* Every metric (not series) the bench reports, ended by { NULL } (see struct metric_info). */
 #ifdef __cplusplus
 	const struct metric_info *metrics = nullptr;  /* a .cu bench may leave it out without a warning */
+	const char *const *words = nullptr;
 #else
 	const struct metric_info *metrics;
+	/*
+	 * What the '*' of its metric patterns may stand for, NULL-terminated
+	 * (gemm: its dtypes "fp32" ... "fp8"); NULL: any dotted word.  A name
+	 * outside it is no metric: a policy rule on gemm.bf99.tflops is refused
+	 * at load (exit 2), not left unmeasured on every machine.
+	 */
+	const char *const *words;
 #endif
 };
 

@@ -592,4 +592,5 @@ extern "C" const struct bench bench_gemm = {
 	.probe = gemm_probe,
 	.run = gemm_run,
 	.metrics = gemm_metrics,
+	.words = gemm_dtype_words,
 };

@@ -24,6 +24,9 @@ double gemm_tflops(long m, long n, long k, double seconds)
 }
 
 static const char *const gemm_dtype_names[GEMM_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16", "fp8" };
+const char *const gemm_dtype_words[GEMM_DTYPE_COUNT + 1] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
+_Static_assert(sizeof gemm_dtype_names / sizeof gemm_dtype_names[0] + 1 ==
+	       sizeof gemm_dtype_words / sizeof gemm_dtype_words[0], "one word per dtype");
 
 const char *gemm_dtype_name(enum gemm_dtype d)
 {

@@ -28,6 +28,8 @@ double gemm_tflops(long m, long n, long k, double seconds);
 /* The bench's data types, in the order they are run. */
 enum gemm_dtype { GEMM_FP32 = 0, GEMM_TF32, GEMM_FP16, GEMM_BF16, GEMM_FP8, GEMM_DTYPE_COUNT };
 const char *gemm_dtype_name(enum gemm_dtype d);
+/* The dtype names, NULL-terminated: what the '*' of gemm's metric rows stands for. */
+extern const char *const gemm_dtype_words[];
 /* Lowest compute capability (major*10+minor) on which cuBLASLt runs the dtype on tensor cores (FP32: any). */
 int gemm_dtype_min_cc(enum gemm_dtype d);
 /*

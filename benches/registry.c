@@ -55,6 +55,21 @@ int metric_name_matches(const char *pattern, const char *name)
 	return 1;
 }
 
+/* Whether name is a metric of row m: its pattern, and a '*' that stands for one of words (NULL: any). */
+static int metric_row_matches(const struct metric_info *m, const char *const *words, const char *name)
+{
+	const char *star = strchr(m->name, '*');
+	if (!metric_name_matches(m->name, name))
+		return 0;
+	if (!star || !words)
+		return 1;
+	size_t pre = (size_t)(star - m->name), len = strlen(name) - pre - strlen(star + 1);
+	for (const char *const *w = words; *w; w++)
+		if (strlen(*w) == len && !strncmp(name + pre, *w, len))
+			return 1;
+	return 0;
+}
+
 /* What the harness adds to every run (runners/run.c), beside the benches' own rows. */
 static const struct metric_info harness_metrics[] = {
 	{ "host.cpu_steal.pct", "%", "CPU steal", METRIC_LOWER_IS_BETTER, METRIC_PEAK_NONE },
@@ -66,11 +81,11 @@ const struct metric_info *metric_info_find(const char *name)
 	if (!name)
 		return NULL;
 	for (const struct metric_info *m = harness_metrics; m->name; m++)
-		if (metric_name_matches(m->name, name))
+		if (metric_row_matches(m, NULL, name))
 			return m;
 	for (const struct bench *const *b = bench_registry; *b; b++)
 		for (const struct metric_info *m = bench_metrics(*b); m->name; m++)
-			if (metric_name_matches(m->name, name))
+			if (metric_row_matches(m, (*b)->words, name))
 				return m;
 	return NULL;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Length of the UTF-8 sequence at s (at most n bytes) and its code point; 0 when invalid. */
-static size_t utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
+size_t ident_utf8_next(const unsigned char *s, size_t n, uint32_t *cp)
 {
 	unsigned char c = s[0];
 	size_t len;
@@ -53,7 +53,7 @@ int ident_utf8_valid(const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
-		size_t k = utf8_next(p + i, n - i, &cp);
+		size_t k = ident_utf8_next(p + i, n - i, &cp);
 		if (!k)
 			return 0;
 		i += k;
@@ -71,7 +71,7 @@ const char *ident_check(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
-		size_t k = utf8_next(p + i, n - i, &cp);
+		size_t k = ident_utf8_next(p + i, n - i, &cp);
 		if (!k)
 			return "is not valid utf-8";
 		if (is_control(cp))
@@ -93,7 +93,7 @@ void ident_escape(const char *s, char *out, size_t outlen)
 	for (size_t i = 0; i < n;) {
 		char tmp[16];
 		uint32_t cp;
-		size_t k = utf8_next(p + i, n - i, &cp);
+		size_t k = ident_utf8_next(p + i, n - i, &cp);
 		if (!k) {
 			snprintf(tmp, sizeof tmp, "\\x%02x", p[i]);
 			k = 1;

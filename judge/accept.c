@@ -201,6 +201,32 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, con
 	return fleet;
 }
 
+/*
+ * A fleet baseline an upgrade lost is named, not the routine "fewer than N":
+ * accepts an earlier gpuvet stored by this policy's name without its text
+ * (schema 5 or older) count for nothing until the runs are judged again.
+ */
+static void name_lost_baseline(struct store *s, const struct policy *p, const json_t *fp, json_t *res)
+{
+	long long lost = 0;
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(res, "notes"), i, n) {
+		const char *t = json_string_value(n), *has = t ? strstr(t, " has ") : NULL;
+		char msg[512];
+		if (!has || !strstr(t, "fleet threshold not applied"))
+			continue;
+		if (!lost && (store_legacy_accepts(s, p->name, p->digest, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
+						  &lost) || !lost))
+			return;
+		snprintf(msg, sizeof msg, "%.*s lost in an upgrade: %lld run(s) of this sku accepted by policy '%s' under "
+			 "an earlier gpuvet, whose store kept no policy text with its verdicts, count for nothing until "
+			 "judged again with this policy (gpuvet accept --run ID --policy FILE); fleet threshold not applied",
+			 (int)(has - t), t, lost, p->name);
+		json_array_set_new(json_object_get(res, "notes"), i, json_string(msg));
+	}
+}
+
 int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
 		 int json, FILE *out)
 {
@@ -208,6 +234,8 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 	if (policy_needs_fleet(p))
 		fleet = load_fleet(s, run_id, fp, p->digest);
 	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
+	if (fleet)
+		name_lost_baseline(s, p, fp, res);
 	json_t *run = json_object_get(fp, "run");
 	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
 		"uuid", json_object_get(run, "uuid"), "hostname", json_object_get(run, "hostname"),

@@ -36,6 +36,15 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 		 int json, FILE *out);
 
 /*
+ * After an upgrade from a store whose verdicts name no policy text (schema
+ * 5 or older): judges again, with the built-in policy, every run an earlier
+ * built-in judged and this one has not, in the order the store took them,
+ * and says so once on stderr (accept_legacy.c).  Does nothing when there
+ * are none; 0, or -1 when the built-in policy cannot be read.
+ */
+int accept_legacy_rebuild(struct store *s);
+
+/*
  * A stored verdict's reason in one sentence, for the first line a person
  * reads (the CLI and the report's first screen): what failed first and
  * against what, or what could not be measured and why (one cause, however

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- throttling (soak.clock_events.mask, one sample per second) ---- */
 #define FLAG_HW_MIN_S              1.0   /* any second of HW slowdown / power brake / HW thermal */
@@ -111,11 +112,36 @@ int flags_floor_measurable(const json_t *fingerprint, const char **why);
  */
 const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len);
 
-/* Known codes, NULL-terminated. */
-extern const char *const flags_codes[];
+/* The severities a flag may be raised at: bit 1 << flags_severity_rank(). */
+#define FLAG_SEV_INFO     0x1u
+#define FLAG_SEV_WARNING  0x2u
+#define FLAG_SEV_CRITICAL 0x4u
+
+/*
+ * One row per flag code (judge/flags_table.c), every field required: the
+ * only list of codes (the policy, `gpuvet help flags` and docs/flags.md, the
+ * tests and the fixtures read it).
+ */
+struct flag_def {
+	const char *code;            /* "THROTTLE_THERMAL" */
+	unsigned severities;         /* FLAG_SEV_* it may be raised at */
+	/* whether the fingerprint holds the evidence its check needs: 1, or 0 with *why (static text) */
+	int (*measured)(const json_t *fp, const char **why);
+	const char *warning, *critical;   /* what to do, one line each; "%s" names the gpu */
+};
+/* The rows, ended by { NULL }. */
+extern const struct flag_def flag_rows[];
+/* The row of code; NULL when unknown. */
+const struct flag_def *flags_def_find(const char *code);
+/* NULL when the row is whole, else what it lacks (no measured function, no line of what to do, ...). */
+const char *flags_def_check(const struct flag_def *d);
 int flags_code_known(const char *code);
-/* "info" 0, "warning" 1, "critical" 2; -1 unknown. */
+/* "info" 0, "warning" 1, "critical" 2 (the one order, lowest first); -1 unknown. */
 int flags_severity_rank(const char *severity);
+/* The name of a rank: "info", "warning", "critical"; "?" otherwise. */
+const char *flags_severity_name(int rank);
+/* docs/flags.md's table of codes, severities and what to do (`gpuvet help flags`, `make docs`). */
+void flags_table_markdown(FILE *f);
 
 /*
  * What one NVML clock-event mask says, for the report's charts (the same

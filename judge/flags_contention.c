@@ -69,11 +69,14 @@ static int slowed_at(const struct xm *v, size_t n, double x)
 
 static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 {
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu), *mpts = fpq_series(fp, "soak.clock_events.mask", gpu);
+	json_t *pts = flags_series(fp, "soak.tflops", gpu), *mpts = flags_series(fp, "soak.clock_events.mask", gpu);
 	double x0 = 0, x1 = 0, med;
 	int n;
-	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n) || n < 10 || !(med > 0))
+	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n) || n < 10 || !(med > 0)) {
+		json_decref(pts);
+		json_decref(mpts);
 		return;
+	}
 	size_t nm = 0, i;
 	json_t *p;
 	struct xm *masks = gv_malloc((json_array_size(mpts) + 1) * sizeof *masks);
@@ -102,6 +105,8 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 		in_dip = dip;
 	}
 	free(masks);
+	json_decref(pts);
+	json_decref(mpts);
 	if (episodes >= FLAG_DIP_MIN_EPISODES && throttled <= FLAG_DIP_MAX_THROTTLED * dip_s)
 		json_array_append_new(signals, json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:f}", "signal", "dips", "gpu", gpu,
 			"episodes", episodes, "dip_seconds", dip_s, "throttled_dip_seconds", throttled,
@@ -122,12 +127,11 @@ static const char *soak_dtype(const json_t *fp, int gpu, double *m)
 /* Median of a soak series of one GPU over all its points; -1 when fewer than min points. */
 static int soak_median(const json_t *fp, const char *series, int gpu, int min, double *med)
 {
-	const json_t *pts = fpq_series(fp, series, gpu);
+	json_t *pts = flags_series(fp, series, gpu);
 	double x0 = 0, x1 = 0;
-	int n;
-	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, med, &n) || n < min || !(*med > 0))
-		return -1;
-	return 0;
+	int n, bad = fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, med, &n) || n < min || !(*med > 0);
+	json_decref(pts);
+	return bad ? -1 : 0;
 }
 
 /*
@@ -199,10 +203,11 @@ static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
 static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, json_t *signals)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
+	json_t *pts = flags_series(fp, "soak.tflops", gpu);
 	double x0 = 0, x1 = 0, med, slow = 0, m;
-	int n;
-	if (!ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n))
+	int n, none = !ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n);
+	json_decref(pts);
+	if (none)
 		return;
 	/* the soak's dtype, else BF16, else FP16 */
 	const char *dts = soak_dtype(fp, gpu, &m);
@@ -227,11 +232,13 @@ static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, jso
  */
 static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
 {
-	const json_t *pts = fpq_series(fp, "soak.tflops", gpu);
+	json_t *pts = flags_series(fp, "soak.tflops", gpu);
 	size_t n = json_array_size(pts), k = 0, i;
 	double med, prev = NAN;
-	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med))
+	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med)) {
+		json_decref(pts);
 		return;
+	}
 	double *d = gv_malloc(n * sizeof *d);
 	for (i = 1; i < n; i++) {
 		json_t *jy = json_array_get(json_array_get(pts, i), 1);
@@ -253,6 +260,7 @@ static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
 				"steps", (int)k));
 	}
 	free(d);
+	json_decref(pts);
 }
 
 /* Whether GPUVET_TEST_HIDE_FOREIGN asks to judge as if the other tenant were invisible (a vGPU). */

@@ -1,20 +1,120 @@
 /*
- * flags_evidence.c - whether a flag check has enough evidence to pass
- * (flags.h flags_series_covered).  A check that passes says the machine had
- * none of the trouble it looks for, so it needs the samples to look at: the
- * soak samples one reading a second (benches/soak.cu), and a series counts
- * only when every GPU of the run has a finite reading for at least
+ * flags_evidence.c - what a soak reading is, and whether a flag check has
+ * enough of them to pass (flags.h flags_series_covered).  One owner: the
+ * checks read a series through flags_series() and the coverage rule counts
+ * what it returns, so a point the check would not believe never counts as
+ * evidence, and a point the coverage counted is the point the check judges.
+ *
+ * A reading is a point of the soak's series (benches/soak.cu, one a second)
+ * whose x is a time (finite, >= 0) and whose y is a value the sensor can
+ * give (flags_reading_valid: a mask of NVML's defined clock-event bits, a
+ * PCIe generation 1-7, a positive clock or rate under a bound...); points
+ * that share a second count once (the first, or for the clock-event mask
+ * every bit any of them set: the worst).  A check that passes says the
+ * machine had none of the trouble it looks for, so a series counts only
+ * when every GPU of the run has readings for at least
  * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (its config's duration_s,
- * or the points stored when the config does not say), and for at least
- * FLAG_EVIDENCE_MIN_READINGS seconds.  One reading of 30, 30 null ones, or
- * a soak that declares 2 s is no evidence: the check is not measured (exit 3).
+ * or the points stored when more), and for at least
+ * FLAG_EVIDENCE_MIN_READINGS seconds.  One reading of 30, 30 null ones,
+ * thirty masks of -1, three readings repeated ten times, a rate of -1 or a
+ * soak that declares 2 s is no evidence: the check is not measured (exit 3).
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
 #include "results/fpq.h"
+#include "common/util.h"
 
 #include <math.h>
+#include <nvml.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Every clock-event bit NVML defines (nvml.h, bits 0-10); a mask with another bit set is not a reading. */
+#define MASK_DEFINED_BITS 0x7ffULL
+/* Two points closer than this in x are one second's reading (the soak samples once a second). */
+#define READING_MIN_GAP_S 0.5
+
+/* What a valid reading of each soak series is: [lo, hi], whole numbers only when integral. */
+static const struct {
+	const char *series;
+	double lo, hi;
+	int integral, lo_open;
+} valid_rows[] = {
+	{ "soak.clock_events.mask", 0, (double)MASK_DEFINED_BITS, 1, 0 },
+	{ "soak.pcie.gen", 1, 7, 1, 0 },          /* PCIe 1.0 to 7.0 */
+	{ "soak.pcie.width", 1, 32, 1, 0 },       /* x1 to x32 lanes */
+	{ "soak.sm_clock.mhz", 0, 10000, 0, 1 },  /* a clock that runs, under 10 GHz */
+	{ "soak.mem_clock.mhz", 0, 20000, 0, 1 },
+	{ "soak.tflops", 0, 20000, 0, 1 },        /* a rate that ran, under 10x any GPU's dense peak */
+	{ "soak.temp.c", -40, 150, 0, 0 },        /* NVML's sensor range, with margin */
+	{ "soak.power.w", 0, 5000, 0, 1 },
+	{ "soak.power_limit.w", 0, 5000, 0, 1 },
+	{ "soak.throttle.thermal_s", 0, 1e9, 0, 0 },
+	{ "soak.throttle.power_s", 0, 1e9, 0, 0 },
+};
+
+int flags_reading_valid(const char *series, double y)
+{
+	if (!isfinite(y))
+		return 0;
+	for (size_t i = 0; series && i < sizeof valid_rows / sizeof valid_rows[0]; i++) {
+		if (strcmp(valid_rows[i].series, series))
+			continue;
+		if (y < valid_rows[i].lo || y > valid_rows[i].hi || (valid_rows[i].lo_open && y <= valid_rows[i].lo))
+			return 0;
+		if (valid_rows[i].integral && y != floor(y))
+			return 0;
+		if (!strcmp(series, "soak.clock_events.mask") && ((unsigned long long)y & ~MASK_DEFINED_BITS))
+			return 0;
+		return 1;
+	}
+	return 1;   /* a series without a row: any finite value */
+}
+
+struct pt {
+	double x, y;
+	size_t at;   /* the point's place in the stored array: ties keep their order */
+};
+
+static int cmp_pt(const void *a, const void *b)
+{
+	const struct pt *p = a, *q = b;
+	if (p->x != q->x)
+		return p->x < q->x ? -1 : 1;
+	return p->at < q->at ? -1 : p->at > q->at;
+}
+
+json_t *flags_series(const json_t *fp, const char *series, int gpu)
+{
+	const json_t *pts = fpq_series(fp, series, gpu);
+	size_t i, n = 0, cap = json_array_size(pts);
+	json_t *p, *out = json_array();
+	int mask = !strcmp(series, "soak.clock_events.mask");
+	struct pt *v = gv_malloc((cap ? cap : 1) * sizeof *v);
+	json_array_foreach(pts, i, p) {
+		json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
+		if (!json_is_number(jx) || !json_is_number(jy))
+			continue;
+		double x = json_number_value(jx), y = json_number_value(jy);
+		if (!(x >= 0 && x < 1e9) || !flags_reading_valid(series, y))
+			continue;
+		v[n++] = (struct pt){ x, y, i };
+	}
+	qsort(v, n, sizeof *v, cmp_pt);
+	for (i = 0; i < n; i++) {
+		size_t last = json_array_size(out);
+		json_t *prev = last ? json_array_get(out, last - 1) : NULL;
+		if (prev && v[i].x - json_real_value(json_array_get(prev, 0)) < READING_MIN_GAP_S) {
+			if (mask)   /* one second, two masks: every reason either saw */
+				json_array_set_new(prev, 1, json_real((double)((unsigned long long)v[i].y |
+					(unsigned long long)json_real_value(json_array_get(prev, 1)))));
+			continue;
+		}
+		json_array_append_new(out, json_pack("[f,f]", v[i].x, v[i].y));
+	}
+	free(v);
+	return out;
+}
 
 /* The soak's length in seconds as its config echo declares it; 0 when it does not. */
 static double soak_seconds(const json_t *fp)
@@ -38,15 +138,11 @@ int flags_series_covered(const json_t *fp, const char *series)
 	if (ngpu < 1)
 		return 0;
 	for (int g = 0; g < ngpu; g++) {
-		const json_t *pts = fpq_series(fp, series, g);
-		size_t i, n = json_array_size(pts), finite = 0;
-		json_t *p;
-		json_array_foreach(pts, i, p) {
-			json_t *y = json_array_get(p, 1);
-			finite += json_is_number(y) && isfinite(json_number_value(y));
-		}
+		json_t *valid = flags_series(fp, series, g);
+		size_t n = json_array_size(fpq_series(fp, series, g)), readings = json_array_size(valid);
+		json_decref(valid);
 		double expect = want > (double)n ? want : (double)n;
-		if (finite < FLAG_EVIDENCE_MIN_READINGS || finite < FLAG_EVIDENCE_MIN_SHARE * expect)
+		if (readings < FLAG_EVIDENCE_MIN_READINGS || readings < FLAG_EVIDENCE_MIN_SHARE * expect)
 			return 0;
 	}
 	return 1;

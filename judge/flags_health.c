@@ -17,40 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- inventory ---- */
-
-const json_t *flags_inv_gpu(const json_t *fp, int gpu)
-{
-	size_t i;
-	json_t *g;
-	double idx;
-	json_array_foreach(fpq_gpus(fp), i, g)
-		if (!fpq_num(g, &idx, "index", NULL) && idx == (double)gpu)
-			return g;
-	return gpu >= 0 ? json_array_get(fpq_gpus(fp), (size_t)gpu) : NULL;
-}
-
-int flags_inv_pcie_max(const json_t *g, double *gen, double *width)
-{
-	if (fpq_num(g, gen, "pcie.max_gen", "pcie.gen_max", "pcie.link_gen_max", "pcie.max_link_gen",
-		    "pcie_gen_max", "pcie_max_gen", NULL))
-		return -1;
-	if (fpq_num(g, width, "pcie.max_width", "pcie.width_max", "pcie.link_width_max", "pcie.max_link_width",
-		    "pcie_width_max", "pcie_max_width", NULL))
-		return -1;
-	return 0;
-}
-
-int flags_inv_is_vgpu(const json_t *g)
-{
-	const char *s = fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
-	double v;
-	if (s)
-		return strcasestr(s, "vgpu") && !strcasestr(s, "host");
-	/* nvmlGpuVirtualizationMode_t: NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2 */
-	return !fpq_num(g, &v, "virtualization_mode", "virtualization.mode", NULL) && v == 2;
-}
-
 static int inv_is_mig(const json_t *g)
 {
 	double v;
@@ -60,23 +26,25 @@ static int inv_is_mig(const json_t *g)
 
 static void pcie_flag(const json_t *fp, int gpu, json_t *out)
 {
-	const json_t *gp = fpq_series(fp, "soak.pcie.gen", gpu), *wp = fpq_series(fp, "soak.pcie.width", gpu);
 	double maxgen, maxw, gen, w, x0 = 0, x1 = 0;
 	int n;
 	if (flags_inv_pcie_max(flags_inv_gpu(fp, gpu), &maxgen, &maxw))
 		return;
-	if (fpq_series_span(gp, &x0, &x1) || fpq_series_median(gp, x0, x1, &gen, &n))
+	json_t *gp = flags_series(fp, "soak.pcie.gen", gpu), *wp = flags_series(fp, "soak.pcie.width", gpu);
+	if (fpq_series_span(gp, &x0, &x1) || fpq_series_median(gp, x0, x1, &gen, &n) ||
+	    fpq_series_span(wp, &x0, &x1) || fpq_series_median(wp, x0, x1, &w, &n) || (gen >= maxgen && w >= maxw)) {
+		json_decref(gp);
+		json_decref(wp);
 		return;
-	if (fpq_series_span(wp, &x0, &x1) || fpq_series_median(wp, x0, x1, &w, &n))
-		return;
-	if (gen >= maxgen && w >= maxw)
-		return;
+	}
 	json_t *e = json_pack("{s:i,s:f,s:f,s:f,s:f,s:f,s:f}", "gpu", gpu, "gen_under_load", gen, "width_under_load", w,
 			      "gen_max", maxgen, "width_max", maxw, "gen_seen_max", flags_series_max(gp),
 			      "width_seen_max", flags_series_max(wp));
 	flags_add(out, "PCIE_DOWNGRADE", "critical", e,
 		 "gpu %d: pcie link under load gen%.0f x%.0f, below its maximum gen%.0f x%.0f",
 		 gpu, gen, w, maxgen, maxw);
+	json_decref(gp);
+	json_decref(wp);
 }
 
 static void health_flags(const json_t *fp, json_t *out)

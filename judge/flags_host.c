@@ -24,6 +24,7 @@
  * no resize, no normalisation), so a host flagged here is starved for sure.
  */
 #include "judge/flags.h"
+#include "judge/flags_int.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 
@@ -103,6 +104,5 @@ void flags_host_starved(const json_t *fp, json_t *out)
 		json_object_set_new(ev, "membw_triad_gbps_per_gpu", json_real(bw));
 		json_object_set_new(ev, "gpus_on_node", json_integer(on_node));
 	}
-	json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "code", "HOST_STARVED", "severity", "warning",
-					     "message", msg, "evidence", ev));
+	flags_add(out, "HOST_STARVED", "warning", ev, "%s", msg);
 }

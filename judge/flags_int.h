@@ -1,6 +1,7 @@
 /*
  * flags_int.h - private to judge/flags*.c: what the flag files share (the
- * clock-event reasons, one GPU's soak samples, the flag builder).
+ * clock-event reasons, one GPU's soak samples, the flag builder: flags_util.c
+ * and flags_evidence.c, below every other flag file).
  */
 #ifndef GPUVET_FLAGS_INT_H
 #define GPUVET_FLAGS_INT_H
@@ -29,6 +30,18 @@ struct soak_gpu {
 /* Appends {"code","severity","message","evidence"} to out; "gpu -1: " in the message becomes "all gpus: ". */
 void flags_add(json_t *out, const char *code, const char *severity, json_t *evidence, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/*
+ * Whether y is a reading series can hold (flags_evidence.c: a mask of NVML's
+ * defined bits, a PCIe generation 1-7, a positive rate under its bound...);
+ * a series without a row takes any finite value.
+ */
+int flags_reading_valid(const char *series, double y);
+/*
+ * The readings of a soak series of gpu that every check and the coverage rule
+ * judge: valid points (flags_reading_valid) sorted by x, one per distinct
+ * second.  A new array of [x, y] (never NULL): the caller json_decref()s it.
+ */
+json_t *flags_series(const json_t *fp, const char *series, int gpu);
 /* A soak.clock_events.mask point's x and mask; -1 when it is not one. */
 int flags_mask_of(const json_t *point, double *x, unsigned long long *mask);
 /* The largest y of a series' points, -1 when none. */
@@ -41,6 +54,18 @@ const json_t *flags_inv_gpu(const json_t *fp, int gpu);
 int flags_inv_pcie_max(const json_t *g, double *gen, double *width);
 /* Whether the inventory's GPU object says it is a vGPU guest. */
 int flags_inv_is_vgpu(const json_t *g);
+/* The name of clock-event reason r ("sw_thermal_slowdown"), flags_util.c. */
+const char *flags_reason_name(int r);
+/* Whether any GPU (or the instance) has points of series. */
+int flags_any_series(const json_t *fp, const char *series);
+/* Whether a metric named prefix...suffix is stored. */
+int flags_any_metric(const json_t *fp, const char *prefix, const char *suffix);
+/*
+ * Checks every flag raised against its row of the table (its code, a severity
+ * the row declares) and sets its remediation (flags_table.c); how many were
+ * raised outside their row (each said on stderr, and kept: fail closed).
+ */
+int flags_finish(json_t *flags);
 /* The hardware and host health flags, in their order (flags_health.c). */
 void flags_health(const json_t *fp, int ngpu, json_t *out);
 /* CONTENTION (flags_contention.c). */

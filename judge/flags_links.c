@@ -21,6 +21,7 @@
  * only, not again as BELOW_REFERENCE.
  */
 #include "judge/flags.h"
+#include "judge/flags_int.h"
 #include "common/gpus.h"
 #include "results/fpq.h"
 
@@ -29,8 +30,7 @@
 
 static void add(json_t *out, const char *severity, json_t *ev, const char *msg)
 {
-	json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:o}", "code", "BELOW_FLOOR", "severity", severity,
-					     "message", msg, "evidence", ev));
+	flags_add(out, "BELOW_FLOOR", severity, ev, "%s", msg);
 }
 
 static void h2d_floor(const json_t *fp, const char *key, json_t *out)

@@ -387,8 +387,16 @@ static int parse_tolerate(struct pctx *c, yaml_node_t *n, struct policy_tolerate
 	}
 	if (!code || !flags_code_known(code))
 		return perr(c, n, code ? "unknown flag '%s'" : "tolerate_flags entry without a code%s", code ? code : "");
-	if (!reason || strlen(reason) < 3 || strlen(reason) > 200 || ident_check(reason))
+	/* a reason is read by whoever finds the flag let through: at least one word, one line, no hidden text */
+	if (!reason)
 		return perr(c, n, "tolerating %s needs a 'reason' (a line of text saying why)", code);
+	if (ident_check(reason))
+		return perr(c, n, "the reason for tolerating %s %s", code, ident_check(reason));
+	if (strlen(reason) > 200)
+		return perr(c, n, "the reason for tolerating %s is longer than 200 bytes: say it in one line", code);
+	if (!ident_words(reason))
+		return perr(c, n, "the reason for tolerating %s holds no word (only spaces or invisible characters): "
+			    "say in a line of text why", code);
 	t->code = gv_strdup(code);
 	t->reason = gv_strdup(reason);
 	return 0;
@@ -454,11 +462,17 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			const char *s = scalar(v);
 			if (!s || !*s || strlen(s) > 64)
 				return perr(c, v, "'name' must be a short string");
-			if (ident_check(s))
-				return perr(c, v, "'name' %s", ident_check(s));
+			char folded[256];
+			const char *bad = ident_fold(s, folded, sizeof folded);
+			if (bad)
+				return perr(c, v, "'name' %s", bad);
 			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
 				return perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
 					    POLICY_BUILTIN_NAME);
+			/* compared as a reader sees it: Default, DEFAULT, "default ", a fullwidth or Cyrillic look-alike */
+			if (!strcmp(folded, POLICY_BUILTIN_NAME) && !c->builtin)
+				return perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
+					    "name of its own", s, POLICY_BUILTIN_NAME);
 			free(p->name);
 			p->name = gv_strdup(s);
 		} else if (!strcmp(key, "fleet_min_runs")) {
@@ -601,19 +615,37 @@ static int str_eq(const char *a, const char *b)
 	return a && b && !strcmp(a, b);
 }
 
+/* Whether digest is the built-in policy's text's (computed once). */
+static int builtin_digest(const char *digest)
+{
+	static char d[POLICY_DIGEST_LEN];
+	if (!d[0])
+		policy_digest_of(policy_default_text(), strlen(policy_default_text()), d);
+	return str_eq(d, digest);
+}
+
 /*
  * Accepted here by the policy of this digest, and never judged otherwise by
  * it: an imported verdict (judged elsewhere, by whatever binary) and a
- * verdict of another policy count for nothing.
+ * verdict of another policy count for nothing.  For the built-in policy, a
+ * run an earlier version's built-in rejected or could not measure (a verdict
+ * of schema 5 or older: named "default", no digest) stays out whatever it
+ * is judged now: an upgrade never turns the runs the gate refused into the
+ * baseline it judges others by (accept_legacy.c).
  */
 static int accepted(const json_t *fp, const char *digest)
 {
 	size_t i;
 	json_t *v;
-	int acc = 0;
+	int acc = 0, builtin = builtin_digest(digest);
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		if (json_is_true(json_object_get(v, "imported")) ||
-		    !str_eq(json_string_value(json_object_get(v, "policy_digest")), digest))
+		const char *vd = json_string_value(json_object_get(v, "policy_digest"));
+		if (json_is_true(json_object_get(v, "imported")))
+			continue;
+		if (builtin && (!vd || !*vd) && str_eq(json_string_value(json_object_get(v, "policy")), POLICY_BUILTIN_NAME) &&
+		    !str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
+			return 0;
+		if (!str_eq(vd, digest))
 			continue;
 		if (!str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
 			return 0;

@@ -154,6 +154,18 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 			   const char *instance_type, int64_t **ids, size_t *n);
 
 /*
+ * Verdicts of an earlier schema (store_legacy.c): before 6 a verdict carried
+ * its policy's name and no digest of its text (kept with digest '').  The
+ * runs holding one by the policy named `policy`, not imported, and none
+ * judged here by the policy of `digest`: ids in the order stored; *ids is
+ * malloc'd.
+ */
+int store_legacy_verdict_runs(struct store *s, const char *policy, const char *digest, int64_t **ids, size_t *n);
+/* How many runs of gpu_model x gpu_count such a verdict of `policy` accepted and `digest` has not judged. */
+int store_legacy_accepts(struct store *s, const char *policy, const char *digest, const char *gpu_model,
+			 int gpu_count, long long *n);
+
+/*
  * Walks over stored rows: fn is called for each (its strings valid during
  * the call only, NULL for SQL NULL); non-zero from fn stops the walk, which
  * is not an error.  Each returns STORE_OK or STORE_ERR (store_errmsg).

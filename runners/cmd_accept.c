@@ -110,6 +110,7 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		store_close(s);
 		return GV_EXIT_USAGE;
 	}
+	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
 	rc = accept_run(s, run_id, policy, NULL, json, stdout);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {

@@ -54,5 +54,6 @@ int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path)
 
 int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out)
 {
+	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
 	return accept_judge(s, run_id, p, fp, flags, 0, out);
 }

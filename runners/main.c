@@ -7,6 +7,7 @@
 #include "common/util.h"
 #include "common/ident.h"
 #include "results/store.h"
+#include "judge/flags.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -61,7 +62,8 @@ static void usage(FILE *f)
 /*
  * `gpuvet help [COMMAND [SUBCOMMAND]]`: a command's --help; `gpuvet help man`
  * and `gpuvet help markdown`: the man page gpuvet.1 and docs/options.md's
- * tables, from the same option tables (runners/opts.h).
+ * tables, from the same option tables (runners/opts.h); `gpuvet help flags`:
+ * docs/flags.md's table of flag codes, from judge/flags_table.c.
  */
 static int help(int argc, char **argv)
 {
@@ -76,6 +78,10 @@ static int help(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "markdown") && argc == 2) {
 		gv_options_markdown(stdout);
+		return GV_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "flags") && argc == 2) {   /* docs/flags.md's table, from judge/flags_table.c */
+		flags_table_markdown(stdout);
 		return GV_EXIT_OK;
 	}
 	snprintf(name, sizeof name, "%s%s%s", argv[1], argc > 2 ? " " : "", argc > 2 ? argv[2] : "");

@@ -26,9 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !json_is_object(json_object_get(f, "evidence")))
 			abort();
 	}
-	for (int c = 0; flags_codes[c]; c++) {
+	for (int c = 0; flag_rows[c].code; c++) {
 		const char *why;
-		if (flags_measurable(fp, flags_codes[c], &why) == 0 && !why)
+		if (flags_measurable(fp, flag_rows[c].code, &why) == 0 && !why)
 			abort();
 	}
 	json_decref(flags);

@@ -249,16 +249,17 @@ def test_a_version_5_store_migrates_and_its_verdicts_count_for_nothing(gpuvet, t
     old = [{"verdict": "accept", "policy": "default", "at": "2026-11-20T00:00:00Z", "detail": {},
             "policy_digest": "", "policy_source": None, "imported": False}]
     assert gpuvet.json("results", "show", runs[0])["verdicts"] == old   # read-only: read as version 5
-    # the old accepts name no policy text: no fleet until the runs are judged again
-    res = json.loads(gpuvet("accept", "--run", victim, "--json", check=0).stdout)
-    assert res["fleet"] == []
+    # the old accepts name no policy text: they count for nothing themselves, and (issue 52) the first
+    # judging command judges those runs again with this built-in, so the fleet is theirs again
+    p = gpuvet("accept", "--run", victim, "--json", check=1)
+    res = json.loads(p.stdout)
+    assert {b["uuid"] for f in res["fleet"] for b in f["baseline_runs"]} == set(runs)
+    assert "fleet baseline is rebuilt" in p.stderr
     db = sqlite3.connect(gpuvet.db)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 7
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     db.close()
-    assert gpuvet.json("results", "show", runs[0])["verdicts"] == old   # migrated, kept
-    for u in runs:
-        gpuvet("accept", "--run", u, check=0)
+    assert gpuvet.json("results", "show", runs[0])["verdicts"][0] == old[0]   # migrated, kept
     gpuvet("accept", "--run", victim, check=1)
 
 

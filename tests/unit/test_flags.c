@@ -5,6 +5,7 @@
  * measurability rules the acceptance gate relies on.
  */
 #include "judge/flags.h"
+#include "judge/flags_int.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "common/util.h"
@@ -53,6 +54,7 @@ static void test_fixture_cases(void)
 			continue;
 		json_t *flags = flags_compute(fp);
 		CHECK(json_is_array(flags));
+		CHECK(flags_finish(flags) == 0);   /* every flag raised within its row of judge/flags_table.c */
 		json_array_foreach(json_object_get(c, "expect"), j, e) {
 			const char *code = json_string_value(json_object_get(e, "code"));
 			int gpu = (int)json_integer_value(json_object_get(e, "gpu"));
@@ -122,16 +124,16 @@ static void test_measurable(void)
 	json_t *fp = load("clean.json");
 	const char *why;
 	CHECK(fp);
-	for (int i = 0; flags_codes[i]; i++) {
-		if (!strcmp(flags_codes[i], "HOST_STARVED"))
+	for (int i = 0; flag_rows[i].code; i++) {
+		if (!strcmp(flag_rows[i].code, "HOST_STARVED"))
 			continue;  /* clean.json has no host bench; see test_host_starved.c */
-		if (!strcmp(flags_codes[i], "NODE_OUTLIER")) {   /* one GPU: nothing to compare with */
-			CHECK(flags_measurable(fp, flags_codes[i], &why) == 0 && strstr(why, "two or more"));
+		if (!strcmp(flag_rows[i].code, "NODE_OUTLIER")) {   /* one GPU: nothing to compare with */
+			CHECK(flags_measurable(fp, flag_rows[i].code, &why) == 0 && strstr(why, "two or more"));
 			continue;
 		}
-		int r = flags_measurable(fp, flags_codes[i], &why);
+		int r = flags_measurable(fp, flag_rows[i].code, &why);
 		if (r != 1)
-			fprintf(stderr, "clean: %s not measurable: %s\n", flags_codes[i], why);
+			fprintf(stderr, "clean: %s not measurable: %s\n", flag_rows[i].code, why);
 		CHECK(r == 1);
 	}
 	CHECK(flags_measurable(fp, "NOT_A_FLAG", &why) == -1);
@@ -278,5 +280,56 @@ static void test_severity_rank(void)
 	CHECK(flags_code_known("XID") && !flags_code_known("xid"));
 }
 
-TEST_MAIN(T(test_gv_to_int), T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
+/*
+ * Issue 52: a flag cannot be added wrong.  Walking HACKING.md's recipe with a test-only flag: a row
+ * without its measured function is refused by flags_def_check() (and a row that leaves the field out
+ * does not compile: tests/test_flag_codes.py), a code outside the table is unknown to
+ * flags_measurable() (-1: the policy refuses to let it pass as measured), and every real row is whole.
+ */
+static int test_only_measured(const json_t *fp, const char **why)
+{
+	if (json_object_get(fp, "test_only_evidence"))
+		return 1;
+	*why = "needs the test-only evidence";
+	return 0;
+}
+
+static void test_flag_table(void)
+{
+	static const struct flag_def without = { "TEST_ONLY_FLAG", FLAG_SEV_WARNING, NULL, "watch %s", "drain %s" };
+	static const struct flag_def with = { "TEST_ONLY_FLAG", FLAG_SEV_WARNING, test_only_measured, "watch %s",
+					      "drain %s" };
+	static const struct flag_def no_remedy = { "TEST_ONLY_FLAG", FLAG_SEV_WARNING, test_only_measured, "watch",
+						   "drain %s" };
+	const char *why = NULL;
+	json_t *fp = json_object();
+	CHECK(flags_def_check(&without) && strstr(flags_def_check(&without), "measured"));
+	CHECK(flags_def_check(&no_remedy) && strstr(flags_def_check(&no_remedy), "what to do"));
+	CHECK(flags_def_check(&with) == NULL);
+	CHECK(with.measured(fp, &why) == 0 && why);   /* its own function decides, not the GPU list */
+	CHECK(flags_measurable(fp, "TEST_ONLY_FLAG", &why) == -1);   /* not in the table: unknown, never measured */
+	int n = 0;
+	for (int i = 0; flag_rows[i].code; i++, n++) {
+		if (flags_def_check(&flag_rows[i]))
+			fprintf(stderr, "row %s: %s\n", flag_rows[i].code, flags_def_check(&flag_rows[i]));
+		CHECK(flags_def_check(&flag_rows[i]) == NULL);
+		CHECK(flags_def_find(flag_rows[i].code) == &flag_rows[i]);   /* one row per code */
+	}
+	CHECK(n >= 21);
+	/* a flag raised outside its row is counted (and kept): a severity the row does not declare, a code without one */
+	json_t *out = json_array();
+	flags_add(out, "PCIE_DOWNGRADE", "critical", json_pack("{s:i}", "gpu", 0), "gpu %d: ok", 0);
+	CHECK(flags_finish(out) == 0);
+	flags_add(out, "PCIE_DOWNGRADE", "warning", json_pack("{s:i}", "gpu", 0), "gpu %d: a warning it never raises", 0);
+	flags_add(out, "TEST_ONLY_FLAG", "warning", json_pack("{s:i}", "gpu", -1), "gpu -1: no row");
+	CHECK(flags_finish(out) == 2 && json_array_size(out) == 3);
+	CHECK(!strcmp(json_string_value(json_object_get(json_array_get(out, 2), "message")), "all gpus: no row"));
+	json_decref(out);
+	/* the one severity order, and its names */
+	for (int r = 0; r < 3; r++)
+		CHECK(flags_severity_rank(flags_severity_name(r)) == r);
+	json_decref(fp);
+}
+
+TEST_MAIN(T(test_flag_table), T(test_gv_to_int), T(test_fixture_cases), T(test_combined_mask_evidence), T(test_decay_evidence_numbers), T(test_measurable),
 	  T(test_garbage_shapes), T(test_out_of_range_numbers), T(test_power_limit_below_tdp), T(test_steady_batch_spread), T(test_severity_rank))

@@ -601,10 +601,10 @@ static void test_remediation(void)
 {
 	char buf[256], fallback[256];
 	flags_remediation("NOT_A_FLAG", "warning", 0, fallback, sizeof fallback);
-	for (int i = 0; flags_codes[i]; i++) {
-		CHECK(strcmp(flags_remediation(flags_codes[i], "warning", 3, buf, sizeof buf), fallback));
+	for (int i = 0; flag_rows[i].code; i++) {
+		CHECK(strcmp(flags_remediation(flag_rows[i].code, "warning", 3, buf, sizeof buf), fallback));
 		CHECK(strstr(buf, "gpu 3"));
-		CHECK(strcmp(flags_remediation(flags_codes[i], "critical", -1, buf, sizeof buf), fallback));
+		CHECK(strcmp(flags_remediation(flag_rows[i].code, "critical", -1, buf, sizeof buf), fallback));
 		CHECK(strstr(buf, "the gpus"));
 	}
 	flags_remediation("DATA_CORRUPTION", "critical", 3, buf, sizeof buf);

@@ -72,18 +72,18 @@ static void test_every_flag_code_rejects_when_critical(void)
 	CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_ACCEPT);   /* the baseline accepts */
 	json_decref(res);
 	int n = 0;
-	for (int i = 0; flags_codes[i]; i++, n++) {
-		json_t *fl = one_flag(flags_codes[i], "critical");
+	for (int i = 0; flag_rows[i].code; i++, n++) {
+		json_t *fl = one_flag(flag_rows[i].code, "critical");
 		enum policy_verdict v = policy_evaluate_flags(p, fp, NULL, fl, &res);
-		if (v != POLICY_REJECT || !listed(res, "failed", "flag", flags_codes[i]))
-			fprintf(stderr, "critical %s: verdict %s, want reject\n", flags_codes[i], policy_verdict_name(v));
+		if (v != POLICY_REJECT || !listed(res, "failed", "flag", flag_rows[i].code))
+			fprintf(stderr, "critical %s: verdict %s, want reject\n", flag_rows[i].code, policy_verdict_name(v));
 		CHECK(v == POLICY_REJECT);
-		CHECK(listed(res, "failed", "flag", flags_codes[i]));
+		CHECK(listed(res, "failed", "flag", flag_rows[i].code));
 		CHECK(json_array_size(json_object_get(res, "tolerated")) == 0);
 		json_decref(res);
 		json_decref(fl);
 	}
-	CHECK(n >= 21);   /* the codes of judge/flags.c flags_codes[] as of issue 34 */
+	CHECK(n >= 21);   /* the rows of judge/flags_table.c flag_rows[] (21 as of issue 34) */
 	/* the default tolerates nothing */
 	CHECK(p->ntolerated == 0);
 	/* a stored critical flag of a code this binary does not know (an import) rejects too */

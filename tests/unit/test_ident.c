@@ -106,4 +106,35 @@ static void test_iso8601_utc(void)
 	CHECK(fp_iso8601_utc(NULL, out, sizeof out) == -1);
 }
 
-TEST_MAIN(T(test_ident_check), T(test_ident_escape), T(test_csv_formula), T(test_iso8601), T(test_iso8601_utc))
+/* issue 52: names compared as a reader sees them; reasons hold a word */
+static void test_ident_fold(void)
+{
+	char out[64];
+	static const char *const same[] = {
+		"default", "Default", "DEFAULT", "default ", "  default",
+		"\xef\xbd\x84\xef\xbd\x85\xef\xbd\x86\xef\xbd\x81\xef\xbd\x95\xef\xbd\x8c\xef\xbd\x94",   /* fullwidth */
+		"d\xd0\xb5" "fault",                 /* Cyrillic e */
+		"\xf0\x9d\x90\x9d\xf0\x9d\x90\x9e\xf0\x9d\x90\x9f\xf0\x9d\x90\x9a\xf0\x9d\x90\xae\xf0\x9d\x90\xa5"
+		"\xf0\x9d\x90\xad",                  /* mathematical bold */
+		"default\xe3\x80\x80",               /* ideographic space */
+	};
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		CHECK(ident_fold(same[i], out, sizeof out) == NULL);
+		CHECK_STR(out, "default");
+	}
+	CHECK(ident_fold("de\xef\xac\x81" "ault", out, sizeof out) == NULL);   /* the fi ligature */
+	CHECK_STR(out, "defiault");
+	CHECK(ident_fold("lab  one", out, sizeof out) == NULL);
+	CHECK_STR(out, "lab one");
+	CHECK(ident_fold("default\xe2\x80\x8b", out, sizeof out) != NULL);   /* zero-width space */
+	CHECK(ident_fold("def\xc2\xad" "ault", out, sizeof out) != NULL);    /* soft hyphen */
+	CHECK(ident_fold("lab\x01", out, sizeof out) != NULL);
+	CHECK(ident_fold("\xe6\x97\xa5\xe6\x9c\xac", out, sizeof out) == NULL);   /* a Japanese name keeps its own */
+	CHECK_STR(out, "\xe6\x97\xa5\xe6\x9c\xac");
+	CHECK(ident_words("ok") == 1 && ident_words("no") == 1 && ident_words("a shared lab host") == 4);
+	CHECK(ident_words("   ") == 0 && ident_words("\xe2\x80\x8b") == 0 && ident_words("...") == 0);
+	CHECK(ident_words("") == 0 && ident_words("\xe2\x80\x8b \xe2\x81\xa0") == 0);
+	CHECK(ident_words("\xe6\xa4\x9c\xe8\xa8\xbc") == 1);
+}
+
+TEST_MAIN(T(test_ident_fold), T(test_ident_check), T(test_ident_escape), T(test_csv_formula), T(test_iso8601), T(test_iso8601_utc))

@@ -16,6 +16,7 @@
  */
 #include "benches/bench.h"
 #include "tests/unit/t.h"
+#include "tests/unit/drive.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -33,56 +34,12 @@ static const char *status_name(int st)
 	return st == BENCH_OK ? "ok" : st == BENCH_SKIP ? "skipped" : "failed";
 }
 
-static int run_bench(const struct bench *b, const struct bench_config *cfg, int fd)
-{
-	struct bench_ctx *ctx = bench_ctx_new(fd, b->name);
-	int st = b->probe ? b->probe(ctx, cfg) : BENCH_OK;
-	if (st == BENCH_OK)
-		st = b->run(ctx, cfg);
-	bench_ctx_free(ctx);
-	return st;
-}
-
-/* Runs the bench in a child; returns its protocol output (malloc'd) and status. */
-static char *drive(const struct bench *b, const struct bench_config *cfg, int *status)
-{
-	int p[2];
-	if (pipe(p))
-		return NULL;
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(p[0]);
-		alarm((unsigned)b->deadline_s(cfg));
-		_exit(run_bench(b, cfg, p[1]));
-	}
-	close(p[1]);
-	size_t n = 0, cap = 65536;
-	char *out = malloc(cap);
-	for (;;) {
-		if (n + 4096 > cap) {
-			cap *= 2;
-			out = realloc(out, cap);
-		}
-		ssize_t r = read(p[0], out + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	out[n] = 0;
-	close(p[0]);
-	int ws = 0;
-	waitpid(pid, &ws, 0);
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-	return out;
-}
 
 static void test_objstore_without_url_skips(void)
 {
 	struct bench_config cfg = { .profile = PROFILE_QUICK };
 	int st;
-	char *out = drive(&bench_objstore, &cfg, &st);
+	char *out = bench_drive(&bench_objstore, &cfg, &st);
 	CHECK(st == BENCH_SKIP);
 	CHECK(out && strstr(out, "no object store configured (--objstore-url)"));
 	free(out);
@@ -92,7 +49,7 @@ static void test_objstore_bad_url_fails(void)
 {
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .objstore_url = "ftp://x/y" };
 	int st;
-	char *out = drive(&bench_objstore, &cfg, &st);
+	char *out = bench_drive(&bench_objstore, &cfg, &st);
 	CHECK(st == BENCH_FAIL);
 	CHECK(out && strstr(out, "\"t\":\"reason\""));
 	CHECK(out && strstr(out, "unsupported object store url"));
@@ -103,7 +60,7 @@ static void test_objstore_s3_url_without_bucket_fails(void)
 {
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .objstore_url = "s3://" };
 	int st;
-	char *out = drive(&bench_objstore, &cfg, &st);
+	char *out = bench_drive(&bench_objstore, &cfg, &st);
 	CHECK(st == BENCH_FAIL);
 	CHECK(out && strstr(out, "s3 url"));
 	free(out);
@@ -113,7 +70,7 @@ static void test_nvme_device_without_allow_fails(void)
 {
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .nvme_device = "/dev/nvme9n9" };
 	int st;
-	char *out = drive(&bench_nvme, &cfg, &st);
+	char *out = bench_drive(&bench_nvme, &cfg, &st);
 	CHECK(st == BENCH_FAIL);
 	CHECK(out && strstr(out, "refusing to write to block device /dev/nvme9n9 without "
 				 "--nvme-allow-destructive"));
@@ -125,7 +82,7 @@ static void test_nvme_not_a_block_device_fails(void)
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .nvme_device = "/dev/null",
 				    .nvme_allow_destructive = 1 };
 	int st;
-	char *out = drive(&bench_nvme, &cfg, &st);
+	char *out = bench_drive(&bench_nvme, &cfg, &st);
 	CHECK(st == BENCH_FAIL);
 	CHECK(out && strstr(out, "'/dev/null' is not a block device"));
 	free(out);
@@ -137,7 +94,7 @@ static void test_nvme_without_fio_skips(void)
 	setenv("PATH", "/nonexistent-gpuvet", 1);
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .nvme_dir = "." };
 	int st;
-	char *out = drive(&bench_nvme, &cfg, &st);
+	char *out = bench_drive(&bench_nvme, &cfg, &st);
 	CHECK(st == BENCH_SKIP);
 	CHECK(out && strstr(out, "fio not found in PATH"));
 	free(out);
@@ -150,7 +107,7 @@ static void test_nvme_missing_dir_fails(void)
 {
 	struct bench_config cfg = { .profile = PROFILE_QUICK, .nvme_dir = "/nonexistent-gpuvet/d" };
 	int st;
-	char *out = drive(&bench_nvme, &cfg, &st);
+	char *out = bench_drive(&bench_nvme, &cfg, &st);
 	CHECK(st == BENCH_FAIL);
 	CHECK(out && strstr(out, "cannot use nvme directory '/nonexistent-gpuvet/d': no such file"));
 	free(out);
@@ -194,7 +151,7 @@ static int drive_from_env(const char *name)
 	cfg.objstore_concurrency = c ? (int)strtol(c, NULL, 10) : 0;
 	alarm((unsigned)b->deadline_s(&cfg));
 	fflush(stdout);
-	int st = run_bench(b, &cfg, STDOUT_FILENO);
+	int st = bench_drive_once(b, &cfg, STDOUT_FILENO);
 	printf("{\"t\":\"status\",\"status\":\"%s\"}\n", status_name(st));
 	return 0;
 }
