@@ -192,3 +192,14 @@ def measured(gpuvet, *args, timeout=300):
                             *map(str, args)], env=gpuvet.env, capture_output=True, text=True, timeout=timeout)
         took = time.monotonic() - t0
         return p.returncode, p.stdout, p.stderr, int(open(rss).read()) * 1024, took
+
+
+def metric_heavy_fp(extra):
+    """The real H100 quick capture (tests/fixtures/gpu/h100-2026-11-22) with EXTRA synthetic metric rows
+    (`gemm.synthetic<i>.tflops`, instance level) and a fresh uuid: a run as metric-heavy as a user's
+    sweep can make one, for the tests and the benchmark of the per-run passes (issue #47 item 3)."""
+    fp = json.loads((FIXTURES / "gpu" / "h100-2026-11-22" / "quick-profile.json").read_text())
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    fp["metrics"] += [{"bench": "gemm", "name": "gemm.synthetic%d.tflops" % i, "gpu": -1, "value": 50.0 + i % 7,
+                       "unit": "TFLOP/s"} for i in range(extra)]
+    return fp
