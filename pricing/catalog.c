@@ -184,11 +184,7 @@ static int data_row(struct catalog_parser *p, char **f, const size_t *lens, size
 			memcpy(dst, &v, sizeof v);
 		} else {
 			double v;
-			if (gv_parse_double(num, &v) < 0) {
-				catalog_parser_fail(p, line, "%s '%s' is not a number", d->name, num);
-				return -1;
-			}
-			if (strspn(num, "0123456789.eE+-") != strlen(num) || !isfinite(v)) { /* no hex, inf, nan */
+			if (gv_parse_double(num, &v) < 0) {   /* the one parser: decimal, never hex, inf or nan */
 				catalog_parser_fail(p, line, "%s '%s' is not a decimal number", d->name, num);
 				return -1;
 			}
