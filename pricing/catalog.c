@@ -550,6 +550,10 @@ static int import_row(void *ud, const struct price_rec *r, long line)
 {
 	struct import_ctx *c = ud;
 	char err[320];
+	struct price_rec whole = *r;
+	if (c->checks)
+		import_checks_complete(c->checks, &whole);
+	r = &whole;
 	if ((c->checks && import_checks_row(c->checks, r, line, err, sizeof err)) ||
 	    catalog_load_put(c->load, r, err, sizeof err) < 0 ||
 	    (c->checks && import_checks_stored(c->checks, r, line, err, sizeof err))) {

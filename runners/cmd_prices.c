@@ -772,8 +772,9 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 			return gv_usage_error("prices fx", "rate '%s' is not a number", argv[optind + 1]);
 		if (!date || !source)
 			return gv_usage_error("prices fx", "a rate needs --date and --source (where it comes from)");
-		if (!fx_date_valid(date))
-			return gv_usage_error("prices fx", "date '%s' is not YYYY-MM-DD", date);
+		char why[160];
+		if (price_date_check(date, 1, why, sizeof why))
+			return gv_usage_error("prices fx", "--date %s", why);
 		if (fx_set(db, argv[optind], rate, date, source, err, sizeof err) < 0) {
 			gv_err("%s", err);
 			return GV_EXIT_USAGE;
