@@ -775,6 +775,11 @@ static int open_common(const char *path, struct store **out, int readonly)
 			 describe_open_failure(s->db, rc));
 		goto fail;
 	}
+	if (!readonly && sqlite3_db_readonly(s->db, "main") == 1) {   /* SQLite fell back: the file is not writable */
+		snprintf(open_err, sizeof open_err, "database '%s' can only be read here (no write permission, or a "
+			 "read-only file system): nothing is stored in it", path);
+		goto fail;
+	}
 	sqlite3_extended_result_codes(s->db, 0);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
 	rc = check_and_migrate(s, readonly);

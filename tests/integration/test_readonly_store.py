@@ -96,7 +96,8 @@ def test_a_store_that_may_only_be_read_answers_every_read_only_question(readonly
         assert "attempt to write a readonly database" not in p.stderr, (args, p.stderr)
         assert p.returncode in ((0, 2) if args == ("accept",) else (0,)), (args, p.returncode, p.stderr)
     p = read(db, "results", "import", H100)
-    assert p.returncode == 2        # a write is refused, and nothing is changed
+    assert p.returncode == 2 and "can only be read here" in p.stderr, p.stderr   # a write refused, said so
+    assert "attempt to write" not in p.stderr
     assert open(db, "rb").read() == before
     if old:
         os.chmod(ro, 0o755)
