@@ -124,8 +124,8 @@ static const char *sqlite_kind(const char *path)
 	static const unsigned char journal[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
 	unsigned char head[16];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return NULL;
+	if (fd < 0)   /* another user's file, say: replaceable through its folder, but not known not to be one */
+		return errno == EACCES ? "a file gpuvet may not read, so cannot tell from an SQLite database or journal" : NULL;
 	ssize_t n = read(fd, head, sizeof head);
 	close(fd);
 	if (n == (ssize_t)sizeof head && !memcmp(head, db, sizeof db))
@@ -150,7 +150,8 @@ static const char *beside_database(const char *path)
 		struct stat st;
 		const char *kind = stat(db, &st) == 0 && S_ISREG(st.st_mode) ? sqlite_kind(db) : NULL;
 		free(db);
-		if (kind && !strcmp(kind, "an SQLite database"))
+		/* a database, or a file that cannot be told from one */
+		if (kind && (!strcmp(kind, "an SQLite database") || strncmp(kind, "an SQLite ", 10)))
 			return sfx[i];
 	}
 	return NULL;

@@ -162,3 +162,32 @@ def test_no_output_replaces_another_databases_wal_or_journal(gpuvet, tmp_path):
     con.close()
     out = tmp_path / "other.db-wal.html"          # a name that only begins like one is written
     assert gpuvet("report", "-o", out).returncode == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops to nobody to be another user than the file's owner")
+def test_another_users_unreadable_wal_is_not_replaced(gpuvet, tmp_path):
+    """#47 item 1, whoever owns it: a file that may not be read cannot be told from a WAL, so it is kept."""
+    import shutil
+    import subprocess
+    import tempfile
+    from conftest import gpuvet_bin
+    top = tempfile.mkdtemp(prefix="gpuvet-other-", dir="/tmp")
+    try:
+        os.chmod(top, 0o777)                          # a shared folder: anyone may rename over its files
+        wal = os.path.join(top, "theirs.bin")
+        with open(wal, "wb") as f:
+            f.write(bytes.fromhex("377f0682") + bytes(60))
+        os.chmod(wal, 0o600)                          # root's, unreadable to the writer below
+        before = sha(wal)
+
+        def nobody():
+            os.setgid(65534)
+            os.setuid(65534)
+        env = dict(gpuvet.env, HOME="/tmp")
+        p = subprocess.run([gpuvet_bin(), "--db", os.path.join(top, "s.db"), "results", "export", "--format", "json",
+                            "-o", wal], env=env, capture_output=True, text=True, preexec_fn=nobody, cwd="/tmp",
+                           timeout=60)
+        assert p.returncode == 2 and "may not read" in p.stderr, p.stderr
+        assert sha(wal) == before
+    finally:
+        shutil.rmtree(top)
