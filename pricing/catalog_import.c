@@ -103,6 +103,11 @@ static void grow(struct import_checks *k)
 
 int import_checks_row(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen)
 {
+	char why[160];
+	if (price_date_check(r->captured_at, PRICE_DATE_NOW, why, sizeof why)) {
+		snprintf(err, errlen, "captured_at %s", why);
+		return -1;
+	}
 	if (price_rec_hourly(r) < PRICE_MIN_HOURLY) {
 		snprintf(err, errlen, "price %g per %s is not believable (under %g per hour)", r->price, r->unit,
 			 PRICE_MIN_HOURLY);

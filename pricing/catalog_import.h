@@ -2,6 +2,8 @@
  * catalog_import.h - what a user's price file (`prices import`) must pass
  * beyond each row's own checks (price_rec_check), and what its import does
  * to earlier imports:
+ *   - a captured_at over a day ahead of this machine's clock is refused
+ *     (price_date_check, PRICE_DATE_NOW);
  *   - a price under PRICE_MIN_HOURLY an hour is refused (1e-300 USD/h topped
  *     rank at 7e302 per dollar);
  *   - a key (provider, instance type, region, zone, market, term, source)

@@ -45,7 +45,7 @@ static int fail(struct fx_parse *p, long line, const char *what, const char *val
 int fx_date_valid(const char *d)
 {
 	char why[160];
-	return !price_date_check(d, 1, why, sizeof why);
+	return !price_date_check(d, PRICE_DATE_ONLY, why, sizeof why);
 }
 
 static int fx_header(struct fx_parse *p, char **f, const size_t *lens, size_t n, long line)
@@ -84,7 +84,7 @@ static int fx_data(struct fx_parse *p, char **f, const size_t *lens, size_t n, l
 	    !isfinite(rate) || rate <= 0)
 		return fail(p, line, "usd_per_unit is not a positive decimal number:", rate_s);
 	char why[160], msg[200];
-	if (price_date_check(date, 1, why, sizeof why)) {
+	if (price_date_check(date, PRICE_DATE_ONLY, why, sizeof why)) {
 		snprintf(msg, sizeof msg, "captured_at %s", why);
 		return fail(p, line, msg, NULL);
 	}

@@ -70,8 +70,9 @@ static int time_part(const char *t)
 	return *t ? -1 : 0;
 }
 
-const char *price_date_check(const char *s, int date_only, char *buf, size_t size)
+const char *price_date_check(const char *s, int how, char *buf, size_t size)
 {
+	int date_only = how & PRICE_DATE_ONLY;
 	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 	int y = s ? digits(s, 4) : -1, m = y >= 0 && s[4] == '-' ? digits(s + 5, 2) : -1;
 	int d = m >= 0 && s[7] == '-' ? digits(s + 8, 2) : -1;
@@ -82,13 +83,14 @@ const char *price_date_check(const char *s, int date_only, char *buf, size_t siz
 		snprintf(buf, size, "'%s' is not a date (%s)", s ? s : "", form);
 		return buf;
 	}
-	if (y < 2000) {
-		snprintf(buf, size, "'%s' is before 2000: no cloud GPU price or rate is that old", s);
+	if (y < 2000 || y > 2999) {
+		snprintf(buf, size, "'%s' is %s", s, y < 2000 ? "before 2000: no cloud GPU price or rate is that old" :
+			 "in the future");
 		return buf;
 	}
 	struct tm tm = { .tm_year = y - 1900, .tm_mon = m - 1, .tm_mday = d };
 	time_t at = timegm(&tm), now = time(NULL);
-	if (at != (time_t)-1 && now != (time_t)-1 && at > now + 86400) {
+	if ((how & PRICE_DATE_NOW) && at != (time_t)-1 && now != (time_t)-1 && at > now + 86400) {
 		snprintf(buf, size, "'%s' is in the future (over a day ahead of this machine's clock)", s);
 		return buf;
 	}

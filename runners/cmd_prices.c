@@ -773,7 +773,7 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 		if (!date || !source)
 			return gv_usage_error("prices fx", "a rate needs --date and --source (where it comes from)");
 		char why[160];
-		if (price_date_check(date, 1, why, sizeof why))
+		if (price_date_check(date, PRICE_DATE_ONLY | PRICE_DATE_NOW, why, sizeof why))
 			return gv_usage_error("prices fx", "--date %s", why);
 		if (fx_set(db, argv[optind], rate, date, source, err, sizeof err) < 0) {
 			gv_err("%s", err);
