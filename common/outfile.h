@@ -13,7 +13,9 @@
  *     refused when it resolves (same device and inode, through a link, or,
  *     not existing yet, by its resolved directory and name) to the store, its
  *     -wal, -shm or -journal, or anything in its pending folder; and an
- *     existing SQLite database file is never replaced, whichever it is.
+ *     existing SQLite database, WAL or hot rollback journal (by its magic),
+ *     or a name next to a database under its journal names (-wal, -shm,
+ *     -journal), is never replaced, whichever database it is.
  * A SIGTERM, SIGINT or SIGHUP while writing removes the temporary
  * (common/tmpguard.h).
  */
@@ -30,7 +32,7 @@ struct gv_outfile {
 
 /* The store's path (--db): what no output may resolve to.  Called once, before any command. */
 void gv_outfile_guard(const char *db_path);
-/* 0, or -1 with err when PATH resolves to the guarded store or is an SQLite database (above). */
+/* 0, or -1 with err when PATH resolves to the guarded store or is an SQLite database or journal (above). */
 int gv_outfile_refused(const char *path, char *err, size_t errlen);
 
 /* 0, or -1 with a one-line err naming the file and the cause (nothing created). */

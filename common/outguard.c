@@ -6,8 +6,12 @@
  * or, for a pipe or device written in place, the file PATH opens.  Both are
  * compared with the store's files: by name (the store may not exist yet:
  * `run --db X --report X`) and by device and inode (a hard link, a symlink,
- * another spelling).  Any existing SQLite database is refused too: gpuvet
- * never writes an output over a database, whoever's it is.
+ * another spelling).  Any existing SQLite database, write-ahead log or hot
+ * rollback journal is refused too, by its magic (a WAL or journal of a
+ * database whose writer crashed holds its committed rows), and any name
+ * next to an SQLite database under its journal names (-wal, -shm,
+ * -journal): gpuvet never writes an output over a database or its
+ * journals, whoever's they are.
  */
 #include "common/outfile.h"
 #include "common/util.h"
@@ -112,17 +116,45 @@ static const char *store_inode(const struct stat *st, const char *db)
 	return hit;
 }
 
-/* Whether the regular file PATH begins as an SQLite database does. */
-static int is_sqlite(const char *path)
+/* What the regular file PATH is by its first bytes: an SQLite database, WAL or hot rollback journal; NULL for none. */
+static const char *sqlite_kind(const char *path)
 {
-	static const char magic[16] = "SQLite format 3";   /* and its NUL */
-	char head[16];
+	static const unsigned char db[16] = "SQLite format 3";   /* and its NUL */
+	static const unsigned char wal0[4] = { 0x37, 0x7f, 0x06, 0x82 }, wal1[4] = { 0x37, 0x7f, 0x06, 0x83 };
+	static const unsigned char journal[8] = { 0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7 };
+	unsigned char head[16];
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return 0;
+	if (fd < 0)   /* another user's file, say: replaceable through its folder, but not known not to be one */
+		return errno == EACCES ? "a file gpuvet may not read, so cannot tell from an SQLite database or journal" : NULL;
 	ssize_t n = read(fd, head, sizeof head);
 	close(fd);
-	return n == (ssize_t)sizeof head && !memcmp(head, magic, sizeof head);
+	if (n == (ssize_t)sizeof head && !memcmp(head, db, sizeof db))
+		return "an SQLite database";
+	if (n >= 4 && (!memcmp(head, wal0, 4) || !memcmp(head, wal1, 4)))
+		return "an SQLite write-ahead log (-wal), holding a database's committed rows";
+	if (n >= 8 && !memcmp(head, journal, 8))
+		return "an SQLite rollback journal, needed to repair a database";
+	return NULL;
+}
+
+/* Whether PATH is named as a journal file (-wal, -shm, -journal) of an existing SQLite database: its name. */
+static const char *beside_database(const char *path)
+{
+	static const char *const sfx[] = { "-wal", "-shm", "-journal" };
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof sfx / sizeof *sfx; i++) {
+		size_t k = strlen(sfx[i]);
+		if (n <= k || strcmp(path + n - k, sfx[i]))
+			continue;
+		char *db = gv_asprintf("%.*s", (int)(n - k), path);
+		struct stat st;
+		const char *kind = stat(db, &st) == 0 && S_ISREG(st.st_mode) ? sqlite_kind(db) : NULL;
+		free(db);
+		/* a database, or a file that cannot be told from one */
+		if (kind && (!strcmp(kind, "an SQLite database") || strncmp(kind, "an SQLite ", 10)))
+			return sfx[i];
+	}
+	return NULL;
 }
 
 /* Which of the store's files PATH resolves to, by name or by inode; NULL for none. */
@@ -149,9 +181,16 @@ int gv_outfile_refused(const char *path, char *err, size_t errlen)
 			 hit, guard_db);
 		return -1;
 	}
-	if (exists && S_ISREG(st.st_mode) && is_sqlite(path)) {
-		snprintf(err, errlen, "refusing to write '%s': it is an SQLite database, never replaced by an output",
-			 path);
+	const char *kind = exists && S_ISREG(st.st_mode) ? sqlite_kind(path) : NULL;
+	if (kind) {
+		snprintf(err, errlen, "refusing to write '%s': it is %s, never replaced by an output", path, kind);
+		return -1;
+	}
+	const char *sfx = beside_database(path);
+	if (sfx) {
+		snprintf(err, errlen,
+			 "refusing to write '%s': it is the %s name of the SQLite database beside it, never an output "
+			 "(name another file)", path, sfx);
 		return -1;
 	}
 	return 0;

@@ -100,11 +100,17 @@ char *gv_asprintf(const char *fmt, ...)
 	return p;
 }
 
+/* Whether S is spelled as a decimal number: digits, one sign, a point and an exponent; never hex, inf, nan or spaces. */
+static int decimal_spelling(const char *s)
+{
+	return s && *s && strspn(s, "0123456789.eE+-") == strlen(s);
+}
+
 int gv_parse_long(const char *s, long min, long max, long *out)
 {
 	char *end;
 	long v;
-	if (!s || !*s)
+	if (!decimal_spelling(s))
 		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
@@ -118,11 +124,20 @@ int gv_parse_double(const char *s, double *out)
 {
 	char *end;
 	double v;
-	if (!s || !*s)
+	if (!decimal_spelling(s))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int gv_parse_number(const char *s, double min, double max, int whole, double *out)
+{
+	double v;
+	if (gv_parse_double(s, &v) || v < min || v > max || (whole && v != floor(v)))
 		return -1;
 	*out = v;
 	return 0;

@@ -43,9 +43,15 @@ uint64_t gv_hash_str(const char *s);
 /* malloc'd printf. */
 char *gv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Whole-string parses with range check; 0 on success, -1 otherwise. */
+/*
+ * The one number parser of every command and input: the whole string, in decimal (digits, a sign,
+ * a point, an exponent: "8192", "1e9", "-2.5"), never hex, inf, nan or spaces; 0 on success, -1
+ * otherwise.  gv_parse_long: an integer in [min, max], no exponent; gv_parse_double: any finite
+ * number; gv_parse_number: one in [min, max], and whole when WHOLE ("1e9" is whole).
+ */
 int gv_parse_long(const char *s, long min, long max, long *out);
 int gv_parse_double(const char *s, double *out);
+int gv_parse_number(const char *s, double min, double max, int whole, double *out);
 /* v truncated to an int, or dflt when it is NaN or out of int's range (a plain cast would be undefined). */
 int gv_to_int(double v, int dflt);
 

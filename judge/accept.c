@@ -245,8 +245,9 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, p->digest, p->source,
 								   detail);
-	if (unrecorded)   /* said after the verdict, and in the exit code: a script must not take it as stored */
-		gv_err("the verdict was not recorded in the store: %s", detail ? store_errmsg(s) : "out of memory");
+	char why[600];
+	snprintf(why, sizeof why, "%s", !unrecorded ? "" : !detail ? "out of memory" :
+		 store_is_readonly(s) ? "the store can only be read here" : store_errmsg(s));
 	free(detail);
 	if (!unrecorded) {   /* the fingerprint in hand holds it as one loaded from the store would */
 		char at[32];
@@ -270,6 +271,10 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 	}
 	json_decref(res);
 	json_decref(fleet);
+	if (unrecorded) {   /* said after the verdict, and in the exit code: a script must not take it as stored */
+		fflush(out);
+		gv_err("the verdict was not recorded in the store: %s", why);
+	}
 	return unrecorded ? GV_EXIT_USAGE : (int)v;
 }
 

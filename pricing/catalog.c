@@ -184,11 +184,7 @@ static int data_row(struct catalog_parser *p, char **f, const size_t *lens, size
 			memcpy(dst, &v, sizeof v);
 		} else {
 			double v;
-			if (gv_parse_double(num, &v) < 0) {
-				catalog_parser_fail(p, line, "%s '%s' is not a number", d->name, num);
-				return -1;
-			}
-			if (strspn(num, "0123456789.eE+-") != strlen(num) || !isfinite(v)) { /* no hex, inf, nan */
+			if (gv_parse_double(num, &v) < 0) {   /* the one parser: decimal, never hex, inf or nan */
 				catalog_parser_fail(p, line, "%s '%s' is not a decimal number", d->name, num);
 				return -1;
 			}
@@ -554,6 +550,10 @@ static int import_row(void *ud, const struct price_rec *r, long line)
 {
 	struct import_ctx *c = ud;
 	char err[320];
+	struct price_rec whole = *r;
+	if (c->checks)
+		import_checks_complete(c->checks, &whole);
+	r = &whole;
 	if ((c->checks && import_checks_row(c->checks, r, line, err, sizeof err)) ||
 	    catalog_load_put(c->load, r, err, sizeof err) < 0 ||
 	    (c->checks && import_checks_stored(c->checks, r, line, err, sizeof err))) {

@@ -53,6 +53,16 @@ struct price_rec {
 void price_rec_init(struct price_rec *r);
 /* NULL when valid, else what is wrong (static text or into buf). */
 const char *price_rec_check(const struct price_rec *r, char *buf, size_t size);
+/*
+ * The one check of a price's or a rate's date: YYYY-MM-DD (PRICE_DATE_ONLY), or that followed by
+ * 'T' or ' ' and HH:MM[:SS[.fff]] with an optional Z or +HH:MM; a real calendar date and time, in
+ * 2000 or later, and with PRICE_DATE_NOW (what a user gives: an import, a rate) not over a day
+ * ahead of this machine's clock (a shipped catalog is not held to a clock that may be wrong).
+ * NULL, or why not (in buf).
+ */
+#define PRICE_DATE_ONLY 1
+#define PRICE_DATE_NOW 2
+const char *price_date_check(const char *s, int how, char *buf, size_t size);
 
 /*
  * What price_rec_check believes: a price above 0 and at most this per hour

@@ -15,7 +15,7 @@
 struct import_checks {
 	sqlite3 *db;
 	const char *name;
-	sqlite3_stmt *del, *cat, *other;
+	sqlite3_stmt *del, *cat, *other, *gpus;
 	char source[128];  /* the last row's source, and whether other imports are stored beside it */
 	int others;
 	uint64_t *hash;    /* open addressing: a key's 64-bit hash (0: empty) ... */
@@ -36,7 +36,10 @@ struct import_checks *import_checks_new(sqlite3 *db, const char *name)
 			       -1, &k->other, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT price, unit FROM prices WHERE provider = ?1 AND instance_type = ?2 AND"
 			       " market = ?3 AND currency = ?4 AND source LIKE 'catalog:%' AND (region = ?5 OR region = '')"
-			       " ORDER BY region DESC LIMIT 1", -1, &k->cat, NULL) != SQLITE_OK) {
+			       " ORDER BY region DESC, price LIMIT 1", -1, &k->cat, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT gpu_model, gpu_count FROM prices WHERE provider = ?1 AND instance_type = ?2"
+			       " AND source LIKE 'catalog:%' AND gpu_model <> '' AND gpu_count IS NOT NULL LIMIT 1",
+			       -1, &k->gpus, NULL) != SQLITE_OK) {
 		import_checks_free(k);
 		return NULL;
 	}
@@ -53,6 +56,7 @@ void import_checks_free(struct import_checks *k)
 	sqlite3_finalize(k->del);
 	sqlite3_finalize(k->cat);
 	sqlite3_finalize(k->other);
+	sqlite3_finalize(k->gpus);
 	free(k->hash);
 	free(k->line);
 	free(k);
@@ -99,6 +103,11 @@ static void grow(struct import_checks *k)
 
 int import_checks_row(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen)
 {
+	char why[160];
+	if (price_date_check(r->captured_at, PRICE_DATE_NOW, why, sizeof why)) {
+		snprintf(err, errlen, "captured_at %s", why);
+		return -1;
+	}
 	if (price_rec_hourly(r) < PRICE_MIN_HOURLY) {
 		snprintf(err, errlen, "price %g per %s is not believable (under %g per hour)", r->price, r->unit,
 			 PRICE_MIN_HOURLY);
@@ -128,16 +137,44 @@ static void bind_key(sqlite3_stmt *st, const struct price_rec *r)
 	sqlite3_bind_text(st, 2, r->instance_type, -1, SQLITE_STATIC);
 }
 
-/* Warns when the row is over PRICE_WARN_RATIO off the shipped catalog's price. */
-static void compare_with_catalog(struct import_checks *k, const struct price_rec *r, long line)
+void import_checks_complete(struct import_checks *k, struct price_rec *r)
+{
+	if (r->gpu_model[0] && !isnan(r->gpu_count))
+		return;
+	sqlite3_reset(k->gpus);
+	bind_key(k->gpus, r);
+	if (sqlite3_step(k->gpus) != SQLITE_ROW)
+		return;
+	if (!r->gpu_model[0])
+		snprintf(r->gpu_model, sizeof r->gpu_model, "%s", (const char *)sqlite3_column_text(k->gpus, 0));
+	if (isnan(r->gpu_count))
+		r->gpu_count = sqlite3_column_double(k->gpus, 1);
+}
+
+/* The shipped catalog's price of the row's type in MARKET (its region's lowest zone for spot): 1 found. */
+static int catalog_price(struct import_checks *k, const struct price_rec *r, const char *market)
 {
 	sqlite3_reset(k->cat);
 	bind_key(k->cat, r);
-	sqlite3_bind_text(k->cat, 3, r->market, -1, SQLITE_STATIC);
+	sqlite3_bind_text(k->cat, 3, market, -1, SQLITE_STATIC);
 	sqlite3_bind_text(k->cat, 4, r->currency, -1, SQLITE_STATIC);
 	sqlite3_bind_text(k->cat, 5, r->region, -1, SQLITE_STATIC);
-	if (sqlite3_step(k->cat) != SQLITE_ROW)
-		return;
+	return sqlite3_step(k->cat) == SQLITE_ROW;
+}
+
+/*
+ * Warns when the row is over PRICE_WARN_RATIO off the shipped catalog's price in its market; a spot
+ * price the catalog has no spot price for is held to its on-demand one (spot is below on-demand,
+ * never by 10x).
+ */
+static void compare_with_catalog(struct import_checks *k, const struct price_rec *r, long line)
+{
+	const char *market = r->market;
+	if (!catalog_price(k, r, market)) {
+		if (strcmp(r->market, "spot") || !catalog_price(k, r, "on_demand"))
+			return;
+		market = "on_demand";
+	}
 	struct price_rec c = *r;
 	c.price = sqlite3_column_double(k->cat, 0);
 	snprintf(c.unit, sizeof c.unit, "%s", (const char *)sqlite3_column_text(k->cat, 1));
@@ -147,9 +184,11 @@ static void compare_with_catalog(struct import_checks *k, const struct price_rec
 	if (++k->warned <= WARN_NAMED) {
 		char shown[96];
 		ident_escape(r->instance_type, shown, sizeof shown);
-		gv_err("prices '%s' line %ld: %s %s at %.4g %s/hour is %.0fx %s the shipped catalog's %.4g: check the "
-		       "file", k->name, line, r->provider, shown, mine, r->currency,
-		       mine > theirs ? mine / theirs : theirs / mine, mine > theirs ? "above" : "below", theirs);
+		int held = strcmp(market, r->market) != 0;   /* a spot price held to the on-demand one */
+		gv_err("prices '%s' line %ld: %s %s%s at %.4g %s/hour is %.0fx %s the shipped catalog's %s%.4g: check "
+		       "the file", k->name, line, r->provider, shown, held ? " spot" : "", mine, r->currency,
+		       mine > theirs ? mine / theirs : theirs / mine, mine > theirs ? "above" : "below",
+		       held ? "on-demand " : "", theirs);
 	}
 }
 

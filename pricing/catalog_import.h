@@ -2,6 +2,8 @@
  * catalog_import.h - what a user's price file (`prices import`) must pass
  * beyond each row's own checks (price_rec_check), and what its import does
  * to earlier imports:
+ *   - a captured_at over a day ahead of this machine's clock is refused
+ *     (price_date_check, PRICE_DATE_NOW);
  *   - a price under PRICE_MIN_HOURLY an hour is refused (1e-300 USD/h topped
  *     rank at 7e302 per dollar);
  *   - a key (provider, instance type, region, zone, market, term, source)
@@ -12,7 +14,12 @@
  *     corrected file replaces a wrong one whatever either is named;
  *   - a price more than PRICE_WARN_RATIO times above or below the shipped
  *     catalog's for the same instance type and market (same currency) is
- *     warned about (the first few named, the rest counted).
+ *     warned about (the first few named, the rest counted); a spot price
+ *     with no shipped spot price of its type and region is held to the
+ *     on-demand one;
+ *   - a row without gpu_model or gpu_count takes them from the shipped
+ *     catalog's rows of its type, so every command reads it as one row
+ *     (rank, prices list and prices cheapest alike).
  * Only catalog.c's import of a file uses it; fetchers and shipped catalogs
  * do not.
  */
@@ -29,6 +36,8 @@ struct import_checks;
 struct import_checks *import_checks_new(sqlite3 *db, const char *name);
 /* Before the row is stored: 0, or -1 with err (a price under the floor, a key given at an earlier line). */
 int import_checks_row(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen);
+/* Before the row is checked and stored: a missing gpu_model or gpu_count from the catalog's rows of its type. */
+void import_checks_complete(struct import_checks *k, struct price_rec *r);
 /* After the row is stored: earlier imports of its key removed, its price compared. 0, or -1 with err. */
 int import_checks_stored(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen);
 /* Says how many price warnings were left unsaid, and frees. */

@@ -42,6 +42,37 @@ static int iso_code(const char *c)
 	       isupper((unsigned char)c[2]);
 }
 
+/*
+ * What a rate may be, in US dollars per unit: a stated range per currency a GPU cloud quotes in
+ * (about a quarter to four times its 2024 rate, ECB reference rates), else one no currency leaves
+ * (a Kuwaiti dinar is 3.3, a Vietnamese dong 0.00004).  A rate outside it is refused: it is most
+ * often one given the wrong way round (units per dollar), or a typo that would rank a provider
+ * first at nothing an hour.
+ */
+static const struct fx_range {
+	const char *cur;
+	double lo, hi;
+} fx_ranges[] = {
+	{ "CNY", 0.035, 0.55 }, { "EUR", 0.5, 2.5 },    { "GBP", 0.6, 3.0 },    { "JPY", 0.002, 0.025 },
+	{ "INR", 0.003, 0.05 }, { "KRW", 0.0002, 0.003 }, { "SGD", 0.3, 2.0 },  { "AUD", 0.25, 1.6 },
+	{ "CAD", 0.3, 1.8 },    { "CHF", 0.5, 3.0 },    { "HKD", 0.05, 0.5 },   { "BRL", 0.04, 0.7 },
+	{ NULL, 1e-6, 10.0 },
+};
+
+/* 0 when RATE is within CUR's range, else -1 with err naming the range. */
+static int fx_plausible(const char *cur, double rate, char *err, size_t errlen)
+{
+	const struct fx_range *r = fx_ranges;
+	while (r->cur && strcmp(r->cur, cur))
+		r++;
+	if (rate >= r->lo && rate <= r->hi)
+		return 0;
+	snprintf(err, errlen, "rate %g US dollars per %s is outside %g to %g, what gpuvet believes of %s: give "
+		 "US dollars per unit (not units per dollar)", rate, cur, r->lo, r->hi,
+		 r->cur ? cur : "any currency");
+	return -1;
+}
+
 int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *captured_at,
 	   const char *source, char *err, size_t errlen)
 {
@@ -58,10 +89,19 @@ int fx_set(sqlite3 *db, const char *currency, double usd_per_unit, const char *c
 		snprintf(err, errlen, "rate %g is not a positive number", usd_per_unit);
 		return -1;
 	}
+	if (fx_plausible(currency, usd_per_unit, err, errlen))
+		return -1;
 	if (!strncmp(source, FX_SHIPPED_PREFIX, strlen(FX_SHIPPED_PREFIX))) {
 		snprintf(err, errlen, "source '%s': '%s' is kept for the rates gpuvet ships", source, FX_SHIPPED_PREFIX);
 		return -1;
 	}
+	double old;
+	char old_at[32];
+	if (!fx_usd_per_unit(db, currency, &old, old_at, sizeof old_at) && old > 0 &&
+	    (usd_per_unit / old >= 10 || old / usd_per_unit >= 10))
+		gv_err("warning: the %s rate %g is %.0fx %s the stored %g (of %s): every %s price changes as much",
+		       currency, usd_per_unit, usd_per_unit > old ? usd_per_unit / old : old / usd_per_unit,
+		       usd_per_unit > old ? "above" : "below", old, old_at, currency);
 	if (sqlite3_prepare_v2(db,
 			       "INSERT INTO fx_rates (currency, usd_per_unit, captured_at, source)"
 			       " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (currency) DO UPDATE SET"
@@ -301,8 +341,11 @@ int catalog_sources(sqlite3 *db, price_source_fn fn, void *ud, char *err, size_t
 {
 	sqlite3_stmt *st;
 	int rc;
+	/* the date its file gave: of its prices, or for the shipped rates of theirs (fx.csv) */
 	if (sqlite3_prepare_v2(db, "SELECT source, provider, fetched_at, status, message, rows,"
-				   " (SELECT MAX(captured_at) FROM prices p WHERE p.source = s.source)"
+				   " COALESCE((SELECT MAX(captured_at) FROM prices p WHERE p.source = s.source),"
+				   " CASE WHEN s.source = 'catalog:fx' THEN (SELECT MAX(captured_at) FROM fx_rates"
+				   " WHERE source LIKE '" FX_SHIPPED_PREFIX "%') END)"
 				   " FROM price_sources s ORDER BY source", -1, &st, NULL) != SQLITE_OK)
 		return read_err(db, "price sources", err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

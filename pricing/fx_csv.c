@@ -6,6 +6,7 @@
  * checks a rate the user types.
  */
 #include "pricing/fx.h"
+#include "pricing/catalog.h"
 #include "pricing/csvrows.h"
 #include "common/util.h"
 #include "common/ident.h"
@@ -43,11 +44,8 @@ static int fail(struct fx_parse *p, long line, const char *what, const char *val
 
 int fx_date_valid(const char *d)
 {
-	for (int i = 0; i < 10; i++)
-		if (i == 4 || i == 7 ? d[i] != '-' : !isdigit((unsigned char)d[i]))
-			return 0;
-	int m = (d[5] - '0') * 10 + (d[6] - '0'), day = (d[8] - '0') * 10 + (d[9] - '0');
-	return d[10] == '\0' && m >= 1 && m <= 12 && day >= 1 && day <= 31;
+	char why[160];
+	return !price_date_check(d, PRICE_DATE_ONLY, why, sizeof why);
 }
 
 static int fx_header(struct fx_parse *p, char **f, const size_t *lens, size_t n, long line)
@@ -85,8 +83,11 @@ static int fx_data(struct fx_parse *p, char **f, const size_t *lens, size_t n, l
 	if (strspn(rate_s, "0123456789.eE+-") != strlen(rate_s) || gv_parse_double(rate_s, &rate) < 0 ||
 	    !isfinite(rate) || rate <= 0)
 		return fail(p, line, "usd_per_unit is not a positive decimal number:", rate_s);
-	if (!fx_date_valid(date))
-		return fail(p, line, "captured_at is not a date (YYYY-MM-DD):", date);
+	char why[160], msg[200];
+	if (price_date_check(date, PRICE_DATE_ONLY, why, sizeof why)) {
+		snprintf(msg, sizeof msg, "captured_at %s", why);
+		return fail(p, line, msg, NULL);
+	}
 	if (!source[0])
 		return fail(p, line, "missing source", NULL);
 	p->nrows++;

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- the record ---- */
 
@@ -31,18 +32,69 @@ double price_rec_hourly(const struct price_rec *r)
 	return strcmp(r->unit, "month") ? r->price : r->price / 730.0;
 }
 
-static int is_iso_date(const char *s)
+/* N digits at s as a number, or -1. */
+static int digits(const char *s, int n)
 {
-	/* YYYY-MM-DD, optionally followed by 'T' or ' ' and a time */
-	for (int i = 0; i < 10; i++) {
-		if (i == 4 || i == 7) {
-			if (s[i] != '-')
-				return 0;
-		} else if (!isdigit((unsigned char)s[i])) {
-			return 0;
-		}
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
 	}
-	return s[10] == '\0' || s[10] == 'T' || s[10] == ' ';
+	return v;
+}
+
+/* The time part after the date ("12:30", "12:30:05.5Z", "12:30:05+08:00"): 0 when it is one. */
+static int time_part(const char *t)
+{
+	int h = digits(t, 2), mi = t[2] == ':' ? digits(t + 3, 2) : -1, sec = 0;
+	if (h < 0 || h > 23 || mi < 0 || mi > 59)
+		return -1;
+	t += 5;
+	if (*t == ':') {
+		if ((sec = digits(t + 1, 2)) < 0 || sec > 60)
+			return -1;
+		t += 3;
+		if (*t == '.' && isdigit((unsigned char)t[1]))
+			for (t++; isdigit((unsigned char)*t); t++)
+				;
+	}
+	if (*t == 'Z')
+		t++;
+	else if (*t == '+' || *t == '-') {
+		int oh = digits(t + 1, 2), om = t[3] == ':' ? digits(t + 4, 2) : -1;
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return -1;
+		t += 6;
+	}
+	return *t ? -1 : 0;
+}
+
+const char *price_date_check(const char *s, int how, char *buf, size_t size)
+{
+	int date_only = how & PRICE_DATE_ONLY;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int y = s ? digits(s, 4) : -1, m = y >= 0 && s[4] == '-' ? digits(s + 5, 2) : -1;
+	int d = m >= 0 && s[7] == '-' ? digits(s + 8, 2) : -1;
+	int leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+	const char *form = date_only ? "YYYY-MM-DD" : "YYYY-MM-DD or an ISO 8601 time";
+	if (d < 0 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] - (m == 2 && !leap) ||
+	    (s[10] && (date_only || (s[10] != 'T' && s[10] != ' ') || time_part(s + 11)))) {
+		snprintf(buf, size, "'%s' is not a date (%s)", s ? s : "", form);
+		return buf;
+	}
+	if (y < 2000 || y > 2999) {
+		snprintf(buf, size, "'%s' is %s", s, y < 2000 ? "before 2000: no cloud GPU price or rate is that old" :
+			 "in the future");
+		return buf;
+	}
+	struct tm tm = { .tm_year = y - 1900, .tm_mon = m - 1, .tm_mday = d };
+	time_t at = timegm(&tm), now = time(NULL);
+	if ((how & PRICE_DATE_NOW) && at != (time_t)-1 && now != (time_t)-1 && at > now + 86400) {
+		snprintf(buf, size, "'%s' is in the future (over a day ahead of this machine's clock)", s);
+		return buf;
+	}
+	return NULL;
 }
 
 static int opt_nonneg(double v) { return isnan(v) || (isfinite(v) && v >= 0); }
@@ -110,9 +162,9 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 		return "vcpus is negative";
 	if (!r->source[0])
 		return "missing source";
-	if (!is_iso_date(r->captured_at)) {
-		snprintf(buf, size, "captured_at '%s' is not a date (YYYY-MM-DD or ISO 8601 time)",
-			 r->captured_at);
+	char why[160];
+	if (price_date_check(r->captured_at, 0, why, sizeof why)) {
+		snprintf(buf, size, "captured_at %s", why);
 		return buf;
 	}
 	return NULL;

@@ -10,6 +10,7 @@
 #include "judge/accept.h"
 #include "pricing/catalog.h"
 #include "common/gpus.h"
+#include "common/mindex.h"
 #include "results/store.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -159,14 +160,14 @@ static void inventory_block(FILE *f, json_t *inv)
 }
 
 /* Percent of peak for a metric: a stored companion metric, else gpu_pct_of_peak() for GEMM (common/gpus.h). */
-static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int gpu_count, int *computed)
+static double pct_of_peak(json_t *metrics, struct mindex *companions, json_t *m, const char *gpu_model, int gpu_count,
+			  int *computed)
 {
 	const char *name = rep_jstr(m, "name");
 	json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
 	const char *last = name ? strrchr(name, '.') : NULL, *second;
 	char want[2][160];
-	size_t i;
-	json_t *o;
+	size_t at;
 
 	*computed = 0;
 	if (!name || !last || strstr(name, "pct"))
@@ -178,12 +179,12 @@ static double pct_of_peak(json_t *metrics, json_t *m, const char *gpu_model, int
 		snprintf(want[1], sizeof want[1], "%.*s.pct_of_link", (int)(second - name), name);
 	else
 		want[1][0] = 0;
-	json_array_foreach(metrics, i, o) {
-		const char *n2 = rep_jstr(o, "name");
-		if (!n2 || json_integer_value(json_object_get(o, "gpu")) != gpu)
-			continue;
-		if (!strcmp(n2, want[0]) || (want[1][0] && !strcmp(n2, want[1])))
-			return rep_jnum(o, "value");
+	/* the companion stored first in the run (peak before link, as a scan in row order found it) */
+	size_t a0, a1;
+	int h0 = !mindex_find(companions, want[0], (long)gpu, &a0), h1 = want[1][0] && !mindex_find(companions, want[1], (long)gpu, &a1);
+	if (h0 || h1) {
+		at = h0 && h1 ? (a0 < a1 ? a0 : a1) : h0 ? a0 : a1;
+		return rep_jnum(json_array_get(metrics, at), "value");
 	}
 	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
 	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
@@ -207,6 +208,12 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 		fputs("<p class=\"muted\">No metrics.</p>\n", f);
 		return;
 	}
+	struct mindex pct = { 0 };   /* the companions (x.pct_of_peak, x.pct_of_link), indexed once */
+	json_array_foreach(metrics, i, m) {
+		const char *n = rep_jstr(m, "name");
+		if (n && strstr(n, ".pct_of_"))
+			mindex_add(&pct, n, (long)json_integer_value(json_object_get(m, "gpu")), i);
+	}
 	snprintf(id, sizeof id, "metrics-%lld", (long long)r->id);
 	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr><th>metric</th><th>GPU</th>"
 		   "<th>value</th><th>unit</th><th>%% of peak</th><th>parameters</th></tr></thead><tbody>\n", id);
@@ -215,7 +222,7 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 		int computed;
 		if (!flags_metric_is_measurement(rep_jstr(m, "name"), json_object_get(m, "params")))
 			continue; /* an all-reduce of one GPU: absent, not 0 */
-		double pct = pct_of_peak(metrics, m, r->gpu_model, r->gpu_count, &computed);
+		double pv = pct_of_peak(metrics, &pct, m, r->gpu_model, r->gpu_count, &computed);
 		fputs("<tr>", f);
 		rep_tag(f, "<td><code>", rep_jstr(m, "name"), "</code></td>");
 		if (gpu < 0)
@@ -224,12 +231,13 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 			fprintf(f, "<td class=n>%lld</td>", (long long)gpu);
 		rep_td_head(f, rep_jstr(m, "name"), rep_jnum(m, "value"));
 		rep_td_text(f, rep_jstr(m, "unit"));
-		rep_td_num(f, pct, computed ? " (ref.)" : NULL);
+		rep_td_num(f, pv, computed ? " (ref.)" : NULL);
 		fputs("<td class=\"ev\">", f);
 		rep_json_human(f, NULL, json_object_get(m, "params"), 0);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
+	mindex_free(&pct);
 }
 
 /* Opens the table of fp's array key with its header row; or writes empty_html and returns 0 when it is empty. */

@@ -1,19 +1,61 @@
 /* fpq.c - read-only queries on a fingerprint; see fpq.h. */
 #include "results/fpq.h"
 #include "common/gpus.h"
+#include "common/mindex.h"
 #include "common/stats.h"
 #include "common/util.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/*
+ * A run's metrics indexed once by (name, gpu) (common/mindex.h), so the rules that look up a metric
+ * per GPU and per rule are linear in the run, not a scan of it per lookup.  One array at a time per
+ * thread, held (a reference) while indexed so that its address cannot be reused by another; a change
+ * of its size rebuilds the index.  Small runs are scanned.
+ */
+#define FPQ_INDEX_MIN 64
+static _Thread_local struct {
+	json_t *arr;
+	size_t n;
+	struct mindex x;
+} fpq_idx;
+
+static void fpq_index_drop(void)
+{
+	json_decref(fpq_idx.arr);
+	mindex_free(&fpq_idx.x);
+	fpq_idx.arr = NULL;
+	fpq_idx.n = 0;
+}
+
+static const json_t *metric_indexed(json_t *arr, const char *name, int gpu)
+{
+	size_t i, at;
+	json_t *m;
+	if (fpq_idx.arr != arr || fpq_idx.n != json_array_size(arr)) {
+		fpq_index_drop();
+		fpq_idx.arr = json_incref(arr);
+		fpq_idx.n = json_array_size(arr);
+		json_array_foreach(arr, i, m) {
+			json_t *g = json_object_get(m, "gpu");
+			if (json_is_integer(g) && json_integer_value(g) >= INT_MIN && json_integer_value(g) <= INT_MAX)
+				mindex_add(&fpq_idx.x, json_string_value(json_object_get(m, "name")), (long)json_integer_value(g), i);
+		}
+	}
+	return mindex_find(&fpq_idx.x, name, gpu, &at) ? NULL : json_array_get(arr, at);
+}
+
 const json_t *fpq_metric(const json_t *fp, const char *name, int gpu)
 {
 	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+	json_t *m, *arr = json_object_get(fp, "metrics");
+	if (json_array_size(arr) >= FPQ_INDEX_MIN)
+		return metric_indexed(arr, name, gpu);
+	json_array_foreach(arr, i, m) {
 		const char *n = json_string_value(json_object_get(m, "name"));
 		json_t *g = json_object_get(m, "gpu");
 		if (n && !strcmp(n, name) && json_is_integer(g) && json_integer_value(g) == gpu)

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,8 +213,13 @@ const char *store_sqlite_msg(void *conn, char *buf, size_t len)
 	int ec = sqlite3_extended_errcode(db) & 0xff, se = sqlite3_system_errno(db);
 	const char *file = sqlite3_db_filename(db, "main");
 	struct statvfs vf;
+	struct rlimit fl;
 	if (se && (ec == SQLITE_IOERR || ec == SQLITE_FULL || ec == SQLITE_CANTOPEN))
 		snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db), strerror(se));
+	else if ((ec == SQLITE_IOERR || ec == SQLITE_FULL) && !getrlimit(RLIMIT_FSIZE, &fl) && fl.rlim_cur != RLIM_INFINITY)
+		/* SQLite kept no errno: under a file size limit (ulimit -f) a write past it failed with EFBIG */
+		snprintf(buf, len, "%s (%s: the file size limit, ulimit -f, is %llu bytes)", sqlite3_errmsg(db),
+			 strerror(EFBIG), (unsigned long long)fl.rlim_cur);
 	else if ((ec == SQLITE_IOERR || ec == SQLITE_FULL) && file && *file && !statvfs(file, &vf) &&
 		 (unsigned long long)vf.f_bavail * vf.f_frsize < (1u << 20))
 		/* SQLite kept no errno (a failed sync is rolled back): the file system tells */
@@ -767,6 +773,11 @@ static int open_common(const char *path, struct store **out, int readonly)
 	if (rc != SQLITE_OK) {
 		snprintf(open_err, sizeof open_err, "cannot open database '%s': %s", path,
 			 describe_open_failure(s->db, rc));
+		goto fail;
+	}
+	if (!readonly && sqlite3_db_readonly(s->db, "main") == 1) {   /* SQLite fell back: the file is not writable */
+		snprintf(open_err, sizeof open_err, "database '%s' can only be read here (no write permission, or a "
+			 "read-only file system): nothing is stored in it", path);
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 0);

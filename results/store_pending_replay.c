@@ -6,18 +6,24 @@
  * folder may have put a file there:
  *   - the folder is opened without following a link and without blocking,
  *     and so is each file: a FIFO, a device, a link or a file over
- *     PENDING_MAX_BYTES is skipped with one warning, never opened or read;
- *   - a file is claimed before it is read, by renaming it to a private name
- *     (.claim.PID.NAME): of several writers at once one stores it; a claim
- *     whose process is gone is given back by the next replay;
+ *     PENDING_MAX_BYTES is never opened or read, but moved aside once;
+ *   - a file is claimed before it is read: opened, locked (flock, held
+ *     until it is stored or given back) and renamed to a private name
+ *     (.claim.PID.NAME): of several writers at once one stores it.  A claim
+ *     is live only while a process holds its lock (a lock dies with its
+ *     process; a PID may be reused, or be another user's): one nobody holds
+ *     is taken back and stored by the next replay;
  *   - it is read and checked whole (the fields, and its rows by the rules of
  *     `results import`, results/fp_check.h), and its samples grouped
  *     (results/bench_rows.h, linear), before the write lock is taken;
  *   - it is stored only into the run it came from, while that run is not
  *     complete, and only if the run does not hold the bench yet: checked in
  *     the transaction that writes it.
- * What cannot be stored now is given back its name and said; what is stored
- * (or was already) is removed.
+ * What cannot be stored now (the store failed) is given back its name and
+ * said; what can never be stored (refused, too large, not a file, for a run
+ * that cannot take it) is moved aside once to NAME.refused, named with why
+ * and what to do, and never read again; what is stored (or was already) is
+ * removed.
  */
 #include "results/store_pending.h"
 #include "results/bench_rows.h"
@@ -31,20 +37,22 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define PENDING_MAX_BYTES (256u << 20)   /* a bench's rows: a 180,000-series sweep is 12 MB */
+#define PENDING_MAX_BYTES (64u << 20)   /* a bench's rows: a 180,000-series sweep is 12 MB */
+#define REFUSED ".refused"
 #define CLAIM ".claim."
 #define KEPT_SKIP (-2)                    /* the gate: not to be stored (why said) */
 #define KEPT_HELD (-1)                    /* the gate: the run holds the bench already */
 
 struct kept {
 	int dfd;                    /* the pending folder */
+	int fd;                     /* the claimed file, locked while claimed */
 	char name[NAME_MAX + 1];    /* as found */
 	char priv[NAME_MAX + 1];    /* while claimed */
 	char shown[PATH_MAX + 4 * NAME_MAX + 8];   /* folder/name, escaped for a terminal */
@@ -58,23 +66,19 @@ struct kept {
 static char *read_claimed(const struct kept *k, size_t *n, char *why, size_t wlen)
 {
 	struct stat st;
-	int fd = openat(k->dfd, k->priv, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0 || fstat(fd, &st)) {
+	int fd = k->fd;
+	if (fstat(fd, &st)) {
 		snprintf(why, wlen, "cannot be read: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)PENDING_MAX_BYTES) {
 		snprintf(why, wlen, "%s", S_ISREG(st.st_mode) ? "are too large" : "are not a regular file");
-		close(fd);
 		return NULL;
 	}
 	char *text = gv_malloc((size_t)st.st_size + 1);
 	ssize_t r = 0;
-	for (*n = 0; *n < (size_t)st.st_size && (r = read(fd, text + *n, (size_t)st.st_size - *n)) > 0;)
+	for (*n = 0; *n < (size_t)st.st_size && (r = pread(fd, text + *n, (size_t)st.st_size - *n, (off_t)*n)) > 0;)
 		*n += (size_t)r;
-	close(fd);
 	if (r < 0) {
 		snprintf(why, wlen, "cannot be read: %s", strerror(errno));
 		free(text);
@@ -165,6 +169,23 @@ static void unclaim(const struct kept *k)
 		gv_err("cannot give kept bench results '%s' their name back: %s", k->shown, strerror(errno));
 }
 
+/*
+ * A file that can never be stored, moved aside once to NAME.refused (from FROM, its name or
+ * its claim) and named with why and what to do: no later command reads it again.
+ */
+static void set_aside(int dfd, const char *from, const char *name, const char *shown, const char *why)
+{
+	char aside[NAME_MAX + 1];
+	snprintf(aside, sizeof aside, "%s" REFUSED, name);
+	if (renameat(dfd, from, dfd, aside)) {
+		if (errno != ENOENT)   /* ENOENT: another writer moved it first */
+			gv_err("kept bench results '%s' %s, and cannot be moved aside: %s", shown, why, strerror(errno));
+		return;
+	}
+	gv_err("kept bench results '%s' %s: never stored, moved aside to '%s" REFUSED "' and not read again "
+	       "(look at it, then remove it)", shown, why, shown);
+}
+
 /* One claimed file: 1 stored (removed), 0 left (said). */
 static int replay_claimed(struct store *s, struct kept *k)
 {
@@ -179,59 +200,86 @@ static int replay_claimed(struct store *s, struct kept *k)
 	if (rc == 0)
 		gv_err("stored the %s results of run %lld kept in '%s' while the store was busy", k->bench,
 		       (long long)k->run_id, k->shown);
-	else if (rc == KEPT_SKIP)
-		gv_err("kept bench results '%s' %s: left as they are", k->shown, why[0] ? why : k->why);
-	else if (rc != KEPT_HELD)
+	else if (rc != KEPT_HELD && rc != KEPT_SKIP)
 		gv_err("kept bench results '%s' not stored yet: %s", k->shown, store_errmsg(s));
 	json_decref(doc);
 	if (rc == 0 || rc == KEPT_HELD) {
 		if (unlinkat(k->dfd, k->priv, 0))
 			gv_err("cannot remove '%s' (its results are stored): %s", k->shown, strerror(errno));
-		return rc == 0;
+	} else if (rc == KEPT_SKIP) {
+		set_aside(k->dfd, k->priv, k->name, k->shown, why[0] ? why : k->why);
+	} else {
+		unclaim(k);
 	}
-	unclaim(k);
-	return 0;
+	close(k->fd);   /* the claim's lock goes with it */
+	return rc == 0;
 }
 
-/* A claim whose process is gone (killed while storing): its file's name given back, NULL when none. */
+/*
+ * A claim nobody holds (its lock died with its process, whatever process has its PID now): its
+ * file's name given back, NULL when none or the claim is live.
+ */
 static char *reclaim_stale(int dfd, const char *name)
 {
 	char *end;
 	long pid = strtol(name + strlen(CLAIM), &end, 10);
-	if (*end != '.' || pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+	if (*end != '.' || pid <= 0 || !end[1])
 		return NULL;
-	if (renameat(dfd, name, dfd, end + 1))
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return NULL;
-	gv_debug("kept bench '%s' claimed by process %ld, which is gone: given back", end + 1, pid);
-	return gv_strdup(end + 1);
+	char *back = NULL;
+	if (!flock(fd, LOCK_EX | LOCK_NB) && !renameat(dfd, name, dfd, end + 1)) {
+		gv_debug("kept bench '%s' claimed by process %ld, which holds it no more: taken back", end + 1, pid);
+		back = gv_strdup(end + 1);
+	}
+	close(fd);
+	return back;
+}
+
+/* The entry NAME opened, locked and renamed to k->priv: 0 claimed (k->fd held), -1 not ours. */
+static int claim(struct kept *k, const char *name)
+{
+	struct stat a, b;
+	k->fd = openat(k->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (k->fd < 0) {
+		if (errno != ENOENT)   /* ENOENT: another writer claimed it first */
+			gv_err("kept bench results '%s' cannot be claimed: %s: left for later", k->shown, strerror(errno));
+		return -1;
+	}
+	if (flock(k->fd, LOCK_EX | LOCK_NB) || renameat(k->dfd, name, k->dfd, k->priv)) {
+		close(k->fd);   /* held or taken by another writer */
+		return -1;
+	}
+	if (fstat(k->fd, &a) || fstatat(k->dfd, k->priv, &b, AT_SYMLINK_NOFOLLOW) || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		unclaim(k);   /* another file took the name between the open and the rename */
+		close(k->fd);
+		return -1;
+	}
+	return 0;
 }
 
 /* One entry of the folder: 1 stored. */
 static int replay_entry(struct store *s, int dfd, const char *dir, const char *name)
 {
-	struct kept k = { .dfd = dfd };
+	struct kept k = { .dfd = dfd, .fd = -1 };
 	struct stat st;
 	char esc[4 * NAME_MAX + 1];
 	size_t len = strlen(name);
 	if (len < 6 || strcmp(name + len - 5, ".json") || name[0] == '.' || len > NAME_MAX - 32)
-		return 0;   /* a temporary being written is dot-named or not .json */
+		return 0;   /* a temporary being written is dot-named or not .json; one set aside ends in .refused */
 	ident_escape(name, esc, sizeof esc);
 	snprintf(k.shown, sizeof k.shown, "%s/%s", dir, esc);
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return 0;   /* taken by another writer */
 	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)PENDING_MAX_BYTES) {
-		gv_err("kept bench results '%s' skipped: %s", k.shown,
-		       S_ISREG(st.st_mode) ? "larger than 256 MiB" : "not a regular file");
+		set_aside(dfd, name, name, k.shown, S_ISREG(st.st_mode) ? "are larger than 64 MiB" : "are not a regular file");
 		return 0;
 	}
 	snprintf(k.name, sizeof k.name, "%s", name);
 	snprintf(k.priv, sizeof k.priv, CLAIM "%ld.%s", (long)getpid(), name);
-	if (renameat(dfd, name, dfd, k.priv)) {
-		if (errno != ENOENT)   /* ENOENT: another writer claimed it first */
-			gv_err("kept bench results '%s' cannot be claimed: %s: left for later", k.shown, strerror(errno));
-		return 0;
-	}
-	return replay_claimed(s, &k);
+	return claim(&k, name) ? 0 : replay_claimed(s, &k);
 }
 
 /* The folder's entry names (a snapshot: claims rename entries while we go). */

@@ -52,11 +52,16 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s);
  *                   schema with the shipped catalogs loaded; read-write
  *                   otherwise, so gv_prices_ready() can load them (both
  *                   rank and report then show the same order).
- *   GV_READ_REPORT  report: as GV_READ_PRICED, but never creates the file,
- *                   and read-only when that is all the file allows.
+ *   GV_READ_REPORT  report: as GV_READ_PRICED, but never creates the file.
+ *   GV_READ_RECORD  accept: read-write (it records its verdict), never creates
+ *                   the file.
+ * Each of them reads the file read-only, as it is, when that is all it allows
+ * (a read-only file or mount, or an older schema only a read-write open would
+ * migrate): every question that only reads is answered; what would be
+ * written is said not to be (accept prints its verdict, then exits 2).
  * 0 (-v says which way it opened), or the store's error printed and GV_EXIT_USAGE.
  */
-enum gv_read_open { GV_READ_ROWS, GV_READ_PRICED, GV_READ_REPORT };
+enum gv_read_open { GV_READ_ROWS, GV_READ_PRICED, GV_READ_REPORT, GV_READ_RECORD };
 int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct store **s);
 
 /*

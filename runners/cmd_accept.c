@@ -96,10 +96,8 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		return GV_EXIT_USAGE;
 	}
 	struct store *s;
-	if (gv_store_open(path, &s)) {
-		gv_err("%s", store_open_error());
+	if (gv_open_reading(g, GV_READ_RECORD, &s))
 		return GV_EXIT_USAGE;
-	}
 	int64_t run_id;
 	int rc = run ? store_resolve_run(s, run, &run_id) : store_latest_run(s, &run_id);
 	if (rc) {

@@ -97,39 +97,27 @@ const struct gv_cmd_doc cmd_cost_doc = {
 	.more = "The stacks, the model, its conventions, every constant's source and the published check: docs/cost.md.",
 };
 
-/* A whole-string number within [min, max]; -1 when it is not one. */
-static int parse_num(const char *s, double min, double max, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v) || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_int(const char *s, long min, long max, int *out)
-{
-	double v;
-	if (parse_num(s, (double)min, (double)max, &v) < 0 || v != floor(v))
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 struct args {
 	struct cost_opts o;
 	const char *model, *task, *precision, *run, *stack, *kv;
 	int json, markdown, published, have[8], seq_given, context_given, batch_given, serve_given;
 };
 
-/* One shape or size option into a; -1 with the usage error printed. */
+/* The long name of the option getopt returned as C. */
+static const char *opt_name(int c)
+{
+	for (const struct gv_opt *o = cost_opts; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+/* One shape or size option into a; -1 with the usage error printed, naming the option and its range. */
 static int take_num(struct args *a, int c, const char *v)
 {
 	struct cost_shape *m = &a->o.job.shape;
-	int *ip = NULL, bad;
-	long max = 10000000;
+	int *ip = NULL;
+	double max = 10000000, *dp = NULL, got;
 	switch (c) {
 	case 'L': ip = &m->layers; max = 100000; a->have[0] = 1; break;
 	case 'H': ip = &m->hidden; a->have[1] = 1; break;
@@ -144,18 +132,21 @@ static int take_num(struct args *a, int c, const char *v)
 	case 'I': ip = &a->o.job.prompt_tokens; a->serve_given = 1; break;
 	case 'O': ip = &a->o.job.output_tokens; a->serve_given = 1; break;
 	case 'C': ip = &a->o.job.concurrency; max = 1000000; a->serve_given = 1; break;
-	case 'P': bad = parse_num(v, 1, 1e15, &m->params); goto done;
-	case 'n': bad = parse_num(v, 1, 1e18, &a->o.job.tokens); goto done;
+	case 'P': dp = &m->params; max = 1e15; break;
+	case 'n': dp = &a->o.job.tokens; max = 1e18; break;
 	default: return -1;
 	}
-	bad = parse_int(v, 1, max, ip);
-done:
-	if (bad) {
-		gv_usage_error("cost", "--%s must be a positive number%s, not '%s'",
-			       c == 'P' ? "params" : c == 'n' ? "tokens" : c == 'I' ? "prompt-tokens" :
-			       c == 'O' ? "output-tokens" : c == 'C' ? "concurrency" : "option", ip ? " (whole, in range)" : "", v);
+	if (gv_parse_number(v, 1, max, ip != NULL, &got)) {
+		char hi[32];
+		snprintf(hi, sizeof hi, max < 1e9 ? "%.0f" : "1e%.0f", max < 1e9 ? max : log10(max));
+		gv_usage_error("cost", "--%s must be a %s from 1 to %s, not '%s'", opt_name(c),
+			       ip ? "whole number" : "number", hi, v);
 		return -1;
 	}
+	if (ip)
+		*ip = (int)got;
+	else
+		*dp = got;
 	return 0;
 }
 
@@ -245,7 +236,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'j': a->json = 1; break;
 		case 'h': gv_cmd_help(&cmd_cost_doc, stdout); return 1;
-		case '?': return gv_usage_error("cost", "unknown option '%s'", argv[optind - 1]), -1;
+		case '?': return gv_opt_refused("cost", argc, argv, opts), -1;
 		default:
 			if (take_num(a, c, optarg) < 0)
 				return -1;

@@ -79,10 +79,8 @@ int cmd_inventory(int argc, char **argv, const struct gv_global *g)
 		case O_HELP:
 			gv_cmd_help(&cmd_inventory_doc, stdout);
 			return GV_EXIT_OK;
-		case ':':
-			return gv_usage_error("inventory", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return gv_usage_error("inventory", "unknown option '%s'", argv[optind - 1]);
+			return gv_opt_refused("inventory", argc, argv, longopts);
 		}
 	}
 	if (optind < argc)

@@ -638,7 +638,7 @@ static int cmd_update(int argc, char **argv, struct store *s)
 		case 'o': offline = 1; break;
 		case 't': types = optarg; break;
 		case 'h': gv_cmd_help(&cmd_prices_update_doc, stdout); return GV_EXIT_OK;
-		default: return gv_usage_error("prices update", "unknown option '%s'", argv[optind - 1]);
+		default: return gv_opt_refused("prices update", argc, argv, opts);
 		}
 	}
 	if (optind < argc)
@@ -762,7 +762,7 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 		case 's': source = optarg; break;
 		case 'j': json = 1; break;
 		case 'h': gv_cmd_help(&cmd_prices_fx_doc, stdout); return GV_EXIT_OK;
-		default: return gv_usage_error("prices fx", "unknown option '%s'", argv[optind - 1]);
+		default: return gv_opt_refused("prices fx", argc, argv, opts);
 		}
 	}
 	int rest = argc - optind;
@@ -772,8 +772,9 @@ static int cmd_fx(int argc, char **argv, struct store *s)
 			return gv_usage_error("prices fx", "rate '%s' is not a number", argv[optind + 1]);
 		if (!date || !source)
 			return gv_usage_error("prices fx", "a rate needs --date and --source (where it comes from)");
-		if (!fx_date_valid(date))
-			return gv_usage_error("prices fx", "date '%s' is not YYYY-MM-DD", date);
+		char why[160];
+		if (price_date_check(date, PRICE_DATE_ONLY | PRICE_DATE_NOW, why, sizeof why))
+			return gv_usage_error("prices fx", "--date %s", why);
 		if (fx_set(db, argv[optind], rate, date, source, err, sizeof err) < 0) {
 			gv_err("%s", err);
 			return GV_EXIT_USAGE;
@@ -868,7 +869,8 @@ int cmd_prices(int argc, char **argv, const struct gv_global *g)
 			return GV_EXIT_OK;
 		}
 	struct store *s;
-	if (open_store(g, &s) < 0)
+	int reads = !strcmp(sub, "list") || !strcmp(sub, "sources") || !strcmp(sub, "cheapest");
+	if (reads ? gv_open_reading(g, GV_READ_PRICED, &s) != 0 : open_store(g, &s) < 0)
 		return GV_EXIT_USAGE;
 	int rc = subs[k].fn(argc - 1, argv + 1, s);
 	store_close(s);

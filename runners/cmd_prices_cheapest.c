@@ -212,7 +212,7 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 				return GV_EXIT_USAGE;
 			break;
 		case 'h': gv_cmd_help(&cmd_prices_cheapest_doc, stdout); return GV_EXIT_OK;
-		default: return gv_usage_error("prices cheapest", "unknown option '%s'", argv[optind - 1]);
+		default: return gv_opt_refused("prices cheapest", argc, argv, opts);
 		}
 	}
 	if (optind < argc)

@@ -278,7 +278,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 			break;
 		case 'j': json = 1; break;
 		case 'h': gv_cmd_help(&cmd_rank_doc, stdout); return GV_EXIT_OK;
-		default: return gv_usage_error("rank", "unknown option '%s'", argv[optind - 1]);
+		default: return gv_opt_refused("rank", argc, argv, opts);
 		}
 	}
 	if (optind < argc)

@@ -78,10 +78,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *rc)
 		case 'h':
 			gv_cmd_help(&cmd_report_doc, stdout);
 			return *rc = GV_EXIT_OK, -1;
-		case ':':
-			return *rc = gv_usage_error("report", "option '%s' needs a value", argv[optind - 1]), -1;
 		default:
-			return *rc = gv_usage_error("report", "unknown option '%s'", argv[optind - 1]), -1;
+			return *rc = gv_opt_refused("report", argc, argv, opts), -1;
 		}
 	}
 	if (optind < argc)

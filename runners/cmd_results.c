@@ -467,7 +467,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'T': to = optarg; break;
 		case 'E': collect_set_endpoint(optarg); break;
 		case 'h': gv_cmd_help(&cmd_results_doc, stdout); return 0;
-		default: return gv_usage_error("results", "unknown option or missing value in '%s'", argv[optind]);
+		default: return gv_opt_refused("results", argc - 1, argv + 1, lopts);
 		}
 	}
 	if (naming_any(&nm) && strcmp(sub, "tag") && strcmp(sub, "import"))

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -163,6 +164,8 @@ int main(int argc, char **argv)
 {
 	struct gv_global g = { 0 };
 
+	/* a file size limit (ulimit -f) is then an EFBIG error, said with the file's name, never a silent kill */
+	signal(SIGXFSZ, SIG_IGN);
 	if (strip_globals(&argc, argv, &g) < 0)
 		return GV_EXIT_USAGE;
 	if (g.db_path && !*g.db_path) {

@@ -6,6 +6,7 @@
 #include "runners/cli.h"
 #include "common/util.h"
 
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,34 @@ int gv_opt_max_age(const char *cmd, const char *value, int *days)
 		return gv_usage_error(cmd, "--max-age '%s' is not a number of days from 1 to 100000", value ? value : "");
 	*days = (int)v;
 	return 0;
+}
+
+int gv_opt_refused(const char *cmd, int argc, char **argv, const struct option *lopts)
+{
+	const char *el = optind >= 1 && optind - 1 < argc ? argv[optind - 1] : "";
+	/* getopt stops inside a group of short options ('-2+3') without moving on: that whole word */
+	if (optopt > 0 && optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
+	    strchr(argv[optind] + 1, optopt))
+		el = argv[optind];
+	double v;
+	if (!gv_parse_double(el, &v))
+		return gv_usage_error(cmd, "'%s' is not an option, and no value here may be negative", el);
+	const char *lname = el[0] == '-' && el[1] == '-' ? el + 2 : NULL;
+	size_t n = lname ? strcspn(lname, "=") : 0;
+	for (const struct option *o = lopts; lname && o && o->name; o++) {
+		if (strlen(o->name) != n || strncmp(o->name, lname, n))
+			continue;
+		if (o->has_arg == required_argument && !lname[n])
+			return gv_usage_error(cmd, "option '--%s' needs a value", o->name);
+		if (o->has_arg == no_argument && lname[n])
+			return gv_usage_error(cmd, "option '--%s' takes no value, not '%s'", o->name, lname + n + 1);
+	}
+	if (el[0] == '-' && el[1] && el[1] != '-' && !el[2] && optopt > 0) {
+		for (const struct option *o = lopts; o && o->name; o++)
+			if (o->val == optopt && o->has_arg == required_argument)
+				return gv_usage_error(cmd, "option '%s' needs a value", el);
+	}
+	return gv_usage_error(cmd, "unknown option '%s'", el);
 }
 
 /* ---- the man page (man(7)) ---- */

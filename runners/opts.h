@@ -53,6 +53,14 @@ int gv_opts_store(const char *cmd, const struct gv_opt *o, const char *value, vo
  * printed and GV_EXIT_USAGE.  One parser, one message.
  */
 int gv_opt_max_age(const char *cmd, const char *value, int *days);
+/*
+ * What getopt_long refused (it returned '?' or ':'), said as a usage error naming the argument the
+ * user wrote: an unknown option ('-2+3' whole, not its first letter), an option that needs a value,
+ * one given a value it does not take, or a negative number where only options may begin with '-'.
+ * ARGC, ARGV and LOPTS as given to getopt_long.  Returns GV_EXIT_USAGE.
+ */
+struct option;
+int gv_opt_refused(const char *cmd, int argc, char **argv, const struct option *lopts);
 
 /*
  * Rows that commands share word for word, written once (`rank` and `cost` choose prices and runs

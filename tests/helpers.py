@@ -199,3 +199,40 @@ def import_fixture(gpuvet, tmp_path, case="clean", **run):
 
 def good_fp():
     return fixture_fp()
+
+
+# Runs argv[2:] and writes its peak resident memory (KiB) to argv[1].  A small process between: a
+# child's ru_maxrss counts the memory of the process that forked it (Linux keeps the old image's
+# peak across exec), which for the test process itself may be hundreds of MiB.
+_MEASURE = """
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:])
+pid, status, usage = os.wait4(p.pid, 0)
+open(sys.argv[1], "w").write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status) % 256)
+"""
+
+
+def measured(gpuvet, *args, timeout=300):
+    """gpuvet ARGS on its store, with what that one process cost: (returncode, stdout, stderr, peak
+    resident memory in bytes, wall seconds)."""
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        rss = os.path.join(d, "rss")
+        t0 = time.monotonic()
+        p = subprocess.run([sys.executable, "-c", _MEASURE, rss, gpuvet_bin(), "--db", gpuvet.db,
+                            *map(str, args)], env=gpuvet.env, capture_output=True, text=True, timeout=timeout)
+        took = time.monotonic() - t0
+        return p.returncode, p.stdout, p.stderr, int(open(rss).read()) * 1024, took
+
+
+def metric_heavy_fp(extra):
+    """The real H100 quick capture (tests/fixtures/gpu/h100-2026-11-22) with EXTRA synthetic metric rows
+    (`gemm.synthetic<i>.tflops`, instance level) and a fresh uuid: a run as metric-heavy as a user's
+    sweep can make one, for the tests and the benchmark of the per-run passes (issue #47 item 3)."""
+    fp = json.loads((FIXTURES / "gpu" / "h100-2026-11-22" / "quick-profile.json").read_text())
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    fp["metrics"] += [{"bench": "gemm", "name": "gemm.synthetic%d.tflops" % i, "gpu": -1, "value": 50.0 + i % 7,
+                       "unit": "TFLOP/s"} for i in range(extra)]
+    return fp

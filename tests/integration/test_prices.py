@@ -346,7 +346,7 @@ def test_import_negotiated_prices(gpuvet, tmp_path):
 @pytest.mark.parametrize("body,line,what", [
     (GOOD + 'aws,"p4d.24xlarge,us-east-1,on_demand,1,hour,USD,2026-10-01,A100,8\n', 3, "quot"),
     ("provider,instance_type,market,unit,currency\naws,x,on_demand,hour,USD\n", 1, "missing column 'price'"),
-    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,cheap,hour,USD,2026-10-01,A100,8\n", 3, "price 'cheap' is not a number"),
+    (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,cheap,hour,USD,2026-10-01,A100,8\n", 3, "price 'cheap' is not a decimal number"),
     (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,-3,hour,USD,2026-10-01,A100,8\n", 3, "negative"),
     (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour,XYZ,2026-10-01,A100,8\n", 3, "unknown currency 'XYZ'"),
     (GOOD + "aws,p4d.24xlarge,us-east-1,on_demand,3,hour,usd,2026-10-01,A100,8\n", 3, "ISO 4217"),
@@ -397,11 +397,11 @@ def test_fx_rate_enables_other_currency(gpuvet, tmp_path):
                  "hetzner,gex44,fsn1,on_demand,10,hour,EUR,2026-10-01\n")
     p = gpuvet("prices", "import", f)
     assert p.returncode == 2 and "unknown currency 'EUR'" in p.stderr
-    p = gpuvet("prices", "fx", "EUR", "0.14")
+    p = gpuvet("prices", "fx", "EUR", "1.14")
     assert p.returncode == 2 and "--date" in p.stderr
-    gpuvet("prices", "fx", "EUR", "0.14", "--date", "2026-10-01", "--source", "test rate", check=0)
+    gpuvet("prices", "fx", "EUR", "1.14", "--date", "2026-10-01", "--source", "test rate", check=0)
     rates = [r for r in gpuvet.json("prices", "fx", "--json") if r["currency"] == "EUR"]
-    assert rates == [{"currency": "EUR", "usd_per_unit": 0.14, "captured_at": "2026-10-01", "source": "test rate"}]
+    assert rates == [{"currency": "EUR", "usd_per_unit": 1.14, "captured_at": "2026-10-01", "source": "test rate"}]
     gpuvet("prices", "import", f, check=0)
     assert any(r["currency"] == "EUR" for r in prices(gpuvet))
 
