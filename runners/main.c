@@ -7,6 +7,8 @@
 #include "common/util.h"
 #include "common/ident.h"
 #include "results/store.h"
+#include "results/fp_check.h"
+#include "benches/bench.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
 {
 	struct gv_global g = { 0 };
 
+	fp_check_set_bench_check(bench_fp_check);   /* every import and merge checks rows against the benches' declarations */
 	if (strip_globals(&argc, argv, &g) < 0)
 		return GV_EXIT_USAGE;
 	if (g.db_path && !*g.db_path) {
