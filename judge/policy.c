@@ -35,11 +35,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -622,6 +624,21 @@ static int accepted(const json_t *fp, const char *digest)
 	return acc;
 }
 
+/* One instance type however it is spelled: white space around it and case are not the SKU ("P5.48XLARGE "). */
+static int same_sku(const char *a, const char *b)
+{
+	while (isspace((unsigned char)*a))
+		a++;
+	while (isspace((unsigned char)*b))
+		b++;
+	size_t na = strlen(a), nb = strlen(b);
+	while (na && isspace((unsigned char)a[na - 1]))
+		na--;
+	while (nb && isspace((unsigned char)b[nb - 1]))
+		nb--;
+	return na == nb && !strncasecmp(a, b, na);
+}
+
 int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 {
 	/* the model each run's devices resolve to, never its label: "h100-sxm" and "H100-SXM5" are one H100 */
@@ -630,7 +647,7 @@ int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 	const char *u1 = fpq_run_str(fp, "uuid"), *u2 = fpq_run_str(other, "uuid");
 	if (!m1 || m1 != m2 || fpq_gpu_count(fp) != fpq_gpu_count(other))
 		return 0;
-	if (i1 && i2 && strcmp(i1, i2))
+	if (i1 && i2 && !same_sku(i1, i2))
 		return 0;
 	if (str_eq(u1, u2) || fp == other)
 		return 0;

@@ -12,7 +12,9 @@
  *    GPU's reference_model, when given, must be that key, spelled as the
  *    table spells it; a label naming a model no device of the inventory
  *    shows is refused (an L4 label on an H100 would be judged against an
- *    L4's reference);
+ *    L4's reference); a fingerprint that lists no GPU keeps its label (a
+ *    hand-made run for the price list), which the judge never reads
+ *    (results/fpq.c fpq_gpu_ref: no device, no model);
  *  - the run started neither more than a day ahead of this machine's clock
  *    (FP_MAX_FUTURE_S) nor before its GPU model was announced (gpu_ref
  *    .released): either is a wrong clock or a forged date.
@@ -22,6 +24,7 @@
  */
 #include "results/fp_check.h"
 #include "common/gpus.h"
+#include "common/ident.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,19 +89,23 @@ static int check_model(const struct jtree *t, uint32_t fp, const struct gpu_ref 
 		named |= dev != NULL;
 		if (i == 0)
 			*model = r;
-		if (rm && (!r || strcmp(rm, r->key)))
-			return refuse(err, errlen, "inventory.gpus[%zu].reference_model '%.40s' disagrees with its device "
-				      "('%.60s': %s)", i, rm, dev ? dev : "no name", r ? r->key : "no reference model");
+		if (rm && (!r || strcmp(rm, r->key))) {
+			char a[4 * 40 + 8], b[4 * 60 + 8];   /* texts of the inventory, never printed raw */
+			ident_escape(rm, a, 40);
+			ident_escape(dev ? dev : "no name", b, 60);
+			return refuse(err, errlen, "inventory.gpus[%zu].reference_model '%s' disagrees with its device "
+				      "('%s': %s)", i, a, b, r ? r->key : "no reference model");
+		}
 	}
 	if (!declared)
 		return 0;
 	if (*model && strcmp(declared, (*model)->key))
 		return refuse(err, errlen, "run.gpu_model '%.40s' disagrees with the inventory's gpu 0 (%s)", declared,
 			      (*model)->key);
-	if (!*model && label_model(declared))
-		return refuse(err, errlen, "run.gpu_model '%.40s' names a model no gpu of the inventory shows (%s)",
-			      declared, named ? "its devices match no reference model" : "it lists no gpu");
-	return 0;
+	if (!*model && named && label_model(declared))
+		return refuse(err, errlen, "run.gpu_model '%.40s' names a model no gpu of the inventory shows (its devices "
+			      "match no reference model)", declared);
+	return 0;   /* an inventory without gpus: the label is kept for the price list, never judged on (fpq_gpu_ref) */
 }
 
 /* started_at (and finished_at) within the machine's clock and the model's life. */

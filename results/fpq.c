@@ -118,12 +118,10 @@ const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
 			bytes = 0;
 		return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
 	}
-	key = fpq_str(g0, "reference_model", NULL);
+	key = fpq_str(g0, "reference_model", NULL);   /* a device NVML could not name: what the run resolved */
 	if (key && (r = gpu_ref_find(key)))
 		return r;
-	/* no device in the inventory: a store written before imports derived the model (results/fp_rows.c) */
-	key = g0 ? NULL : fpq_run_str(fp, "gpu_model");
-	return key ? gpu_ref_find(key) : NULL;
+	return NULL;   /* no device: run.gpu_model is a label, never judged on */
 }
 
 static const json_t *path_get(const json_t *obj, const char *path)

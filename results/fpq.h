@@ -28,8 +28,8 @@ const json_t *fpq_gpus(const json_t *fp);
 int fpq_gpu_count(const json_t *fp);
 /*
  * The reference row of the run's GPU model, from the evidence: GPU 0's NVML
- * name and memory (gpu_ref_match), else its reference_model; run.gpu_model
- * only when the inventory lists no GPU (an old store).  NULL when none.
+ * name and memory (gpu_ref_match), else its reference_model; never
+ * run.gpu_model, a label.  NULL when none (no GPU in the inventory).
  */
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp);
 /* run.<key> as a string, or NULL. */

@@ -108,10 +108,20 @@ def test_2_an_h100_labelled_l4_is_not_accepted_by_the_inference_policy(gpuvet, t
     assert gpuvet("accept", "--policy", INFERENCE).returncode == 1
 
 
-def test_2_a_label_without_a_device_is_refused(gpuvet, tmp_path):
+def test_2_a_label_without_a_device_is_never_judged_on(gpuvet, tmp_path):
     fp = gemm(fresh(), 0.2)
     fp["run"]["gpu_model"] = "L4"
     fp["inventory"]["gpus"] = []
+    put(gpuvet, tmp_path, fp, check=0)   # kept, for the price list; no reference is read from it
+    p = gpuvet("accept", "--policy", INFERENCE, check=3)
+    assert "CANNOT MEASURE" in p.stdout
+
+
+def test_2_a_label_naming_a_model_no_device_shows_is_refused(gpuvet, tmp_path):
+    fp = gemm(fresh(), 0.2)
+    fp["run"]["gpu_model"] = "L4"
+    for g in fp["inventory"]["gpus"]:
+        g["name"], g["reference_model"] = "NVIDIA Hopper-X 96GB", None
     refused(gpuvet, tmp_path, fp, "run.gpu_model 'L4' names a model no gpu of the inventory shows")
 
 
