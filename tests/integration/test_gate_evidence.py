@@ -197,6 +197,17 @@ def test_an_impossible_point_of_a_series_is_refused(gpuvet, tmp_path):
     refused(gpuvet, tmp_path, fp, "soak.pcie.gen", "outside its physical bounds [-1, 7]")
 
 
+def test_run_stores_an_impossible_value_as_not_measured_and_says_so(gpuvet):
+    env = {"GPUVET_TEST_BENCHES": "1", "GPUVET_NULL_MODE": "impossible"}
+    p = gpuvet("run", "--bench", "null", "--json", env=env)
+    assert "null: null.value.count = -1 is outside its physical bounds [0, inf]" in p.stderr, p.stderr
+    assert "stored as not measured" in p.stderr and p.stderr.count("physical bounds") == 1   # once a bench
+    fp = gpuvet.json("results", "show")
+    assert [m["value"] for m in fp["metrics"] if m["name"] == "null.value.count"] == [None]
+    pts = [s["points"] for s in fp["samples"] if s["series"] == "null.series.count"][0]
+    assert pts == [[0, 0], [1, None], [2, 4]]
+
+
 def test_every_real_capture_still_imports(gpuvet, tmp_path):
     n = 0
     for p in sorted((FIXTURES / "gpu").rglob("*.json")):

@@ -116,7 +116,9 @@ static void gm_relabel(struct gm_src *src, json_t *fp, int sku)
 		json_object_set_new(run, "provider", json_string(gm_pick(src, 2) ? "aws" : "AWS"));
 		return;
 	}
-	const char *m = gm_pick(src, 2) ? json_string_value(json_object_get(run, "gpu_model")) :   /* as it was */
+	char was[64];   /* a copy: the run's own label is freed when replaced */
+	snprintf(was, sizeof was, "%s", gm_name(run, "gpu_model"));
+	const char *m = gm_pick(src, 2) ? (*was ? was : NULL) :   /* as it was */
 			gm_models[gm_pick(src, sizeof gm_models / sizeof gm_models[0])];
 	json_object_set_new(run, "gpu_model", gm_str_or_null(m));
 	if (gm_pick(src, 2))
