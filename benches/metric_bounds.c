@@ -3,8 +3,9 @@
  * be, beside the rows that declare them (bench.h metric_bound_check), and
  * the checks of an imported fingerprint that need what the benches declare
  * (bench_fp_check): every metric row under a bench the fingerprint lists
- * and, when any bench of this gpuvet declares the metric, under that one, every value within its bounds, every
- * config value the judge reads (a bench's "timing") one its bench declares.
+ * and, when any bench of this gpuvet declares the metric, under that one;
+ * every value within its bounds; every config value the judge reads (a
+ * bench's "timing") one its bench declares.
  *
  * The bounds are physical, not health thresholds: a rate is never
  * negative, a GEMM never runs at more than twice the datasheet peak of the
@@ -82,33 +83,50 @@ static double gemm_hi(const char *name)
 	return 2 * hi;
 }
 
-int metric_bound_check(const char *name, int gpu, double value, int gpus, char *err, size_t errlen)
+/* The bounds of a metric or series of one GPU (gpu -1: the instance row of gpus GPUs), and why. */
+static void bounds_of(const char *name, int gpu, int gpus, double *lo, double *hi, const char **why)
 {
-	double lo = -INFINITY, hi = INFINITY;
-	const char *why = "a finite number";
-	char where[32] = "";
-	if (!name || isnan(value))   /* null: not measured, never out of bounds */
-		return 0;
-	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0] && lo == -INFINITY; i++) {
+	*lo = -INFINITY;
+	*hi = INFINITY;
+	*why = "a finite number";
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
 		const struct metric_bound *b = &bounds[i];
 		if (!metric_name_matches(b->name, name))
 			continue;
-		lo = b->lo;
-		hi = b->rule == HI_GEMM ? gemm_hi(name) * (gpu < 0 && gpus > 1 ? gpus : 1) : b->hi;
-		why = b->why;
+		*lo = b->lo;
+		*hi = b->rule == HI_GEMM ? gemm_hi(name) * (gpu < 0 && gpus > 1 ? gpus : 1) : b->hi;
+		*why = b->why;
+		return;
 	}
-	for (size_t i = 0; i < sizeof nonneg_ends / sizeof nonneg_ends[0] && lo == -INFINITY; i++)
+	for (size_t i = 0; i < sizeof nonneg_ends / sizeof nonneg_ends[0]; i++)
 		if (ends_with(name, nonneg_ends[i])) {
-			lo = 0;
-			why = "a rate, count or time is never negative";
+			*lo = 0;
+			*why = "a rate, count or time is never negative";
+			return;
 		}
-	if (isfinite(value) && value >= lo && value <= hi)
+}
+
+static int outside(const char *name, int gpu, double value, double lo, double hi, const char *why, char *err,
+		   size_t errlen)
+{
+	char where[32] = "";
+	if (isnan(value) || (isfinite(value) && value >= lo && value <= hi))   /* NaN: null, not measured */
 		return 0;
 	if (gpu >= 0)
 		snprintf(where, sizeof where, " on gpu %d", gpu);
 	snprintf(err, errlen, "%s%s = %.6g is outside its physical bounds [%.6g, %.6g] (%s)", name, where, value, lo, hi,
 		 why);
 	return -1;
+}
+
+int metric_bound_check(const char *name, int gpu, double value, int gpus, char *err, size_t errlen)
+{
+	double lo, hi;
+	const char *why;
+	if (!name || isnan(value))
+		return 0;
+	bounds_of(name, gpu, gpus, &lo, &hi, &why);
+	return outside(name, gpu, value, lo, hi, why, err, errlen);
 }
 
 /*
@@ -195,19 +213,21 @@ static int check_samples(const struct jtree *t, uint32_t fp, int gpus, char *err
 	size_t i, j;
 	jt_foreach(t, jt_get(t, fp, "samples"), i, s) {
 		const char *series = jt_str(t, jt_get(t, s, "series")), *bench = jt_str(t, jt_get(t, s, "bench"));
-		uint32_t g = jt_get(t, s, "gpu");
+		int gpu = jt_get(t, s, "gpu") ? (int)jt_int(t, jt_get(t, s, "gpu")) : -1;
+		double lo, hi;
+		const char *why;
 		if (!listed(t, benches, bench))
 			return fail(err, errlen, "samples[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
 				    "benches do not list", i, series ? series : "", bench ? bench : "");
+		bounds_of(series ? series : "", gpu, gpus, &lo, &hi, &why);   /* once a series, not once a point */
 		jt_foreach(t, jt_get(t, s, "points"), j, p) {
 			double x = 0, y;
 			uint32_t px = jt_first(t, p), py = px ? jt_next(t, p, px) : 0;
-			char why[256];
+			char msg[256];
 			if (jt_number(t, px, &x) && !isfinite(x))
 				return fail(err, errlen, "samples[%zu].points[%zu]: x is not finite", i, j);
-			if (jt_number(t, py, &y) && metric_bound_check(series, g ? (int)jt_int(t, g) : -1, y, gpus, why,
-								      sizeof why))
-				return fail(err, errlen, "samples[%zu].points[%zu] %s", i, j, why);
+			if (jt_number(t, py, &y) && outside(series, gpu, y, lo, hi, why, msg, sizeof msg))
+				return fail(err, errlen, "samples[%zu].points[%zu] %s", i, j, msg);
 		}
 	}
 	return 0;
