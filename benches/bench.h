@@ -202,6 +202,33 @@ const struct metric_info *metric_info_find(const char *name);
  * describes it.  Returns buf.
  */
 const char *metric_label(const char *name, char *buf, size_t size);
+/*
+ * The bench that declares a metric ("harness" for the rows the harness adds
+ * to every run, runners/run.c); NULL when none does.  A metric row of a
+ * fingerprint belongs under that bench and no other (bench_fp_check).
+ */
+const char *metric_owner(const char *name);
+/*
+ * Whether a value of a metric or series is physically possible
+ * (benches/metric_bounds.c, the table of bounds beside these rows): a rate
+ * never negative, a GEMM at most twice the fastest known GPU's datasheet
+ * peak for its dtype (times gpus for an instance row, gpu -1), a percent of
+ * a link at most 100, NVML temperatures, clocks, PCIe generation and power
+ * within range.  NaN (null: not measured) passes.  0, or -1 with one line in
+ * err naming the metric, the value and the bound.
+ */
+int metric_bound_check(const char *name, int gpu, double value, int gpus, char *err, size_t errlen);
+/*
+ * The checks of an imported fingerprint (node fp of t) that need what the
+ * benches declare, for results/fp_check.c to call (it may not read benches/:
+ * the program hands this function to fp_check_set_bench_check): every metric
+ * under the bench that declares it and that the fingerprint lists, every
+ * series under a listed bench, every value and point within its bounds
+ * (metric_bound_check), every config value the judge reads what its bench
+ * declares.  0, or -1 with one line in err.
+ */
+struct jtree;
+int bench_fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 /* Does name match a row's pattern (one '*' standing for one dotted word)? */
 int metric_name_matches(const char *pattern, const char *name);
 

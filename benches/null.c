@@ -11,6 +11,8 @@
  *   hang          emits one metric, then sleeps forever (the deadline must kill it)
  *   slow          takes GPUVET_NULL_SECONDS seconds (default 2), reporting progress
  *   garbage       writes a malformed line on the protocol pipe, then one good metric
+ *   impossible    reports its count as -1 and a series point of -5: values no machine
+ *                 gives (benches/metric_bounds.c), which the harness stores as null
  *   tree          makes a gpuvet-null-* work directory in GPUVET_NULL_WORKDIR
  *                 with a file in it, starts a process in a session of its own
  *                 (as fio's job processes), then hangs: nothing may outlive the bench
@@ -77,7 +79,7 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		bench_reason(ctx, "null bench asked to fail");
 		return BENCH_FAIL;
 	}
-	bench_metric(ctx, "null.value.count", -1, 42, "count", "{\"mode\":\"null\"}");
+	bench_metric(ctx, "null.value.count", -1, strcmp(mode, "impossible") ? 42 : -1, "count", "{\"mode\":\"null\"}");
 	if (!strcmp(mode, "tree"))
 		return null_tree(ctx);
 	if (!strcmp(mode, "crash")) {
@@ -104,7 +106,7 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		bench_metric(ctx, "null.after_garbage.count", -1, 1, "count", NULL);
 	}
 	for (int i = 0; i < 3; i++)
-		bench_sample(ctx, "null.series.count", -1, i, i * 2.0);
+		bench_sample(ctx, "null.series.count", -1, i, i == 1 && !strcmp(mode, "impossible") ? -5 : i * 2.0);
 	return BENCH_OK;
 }
 

@@ -90,6 +90,20 @@ const struct metric_info *metric_info_find(const char *name)
 	return NULL;
 }
 
+const char *metric_owner(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (const struct metric_info *m = harness_metrics; m->name; m++)
+		if (metric_name_matches(m->name, name))
+			return "harness";
+	for (const struct bench *const *b = bench_registry; *b; b++)
+		for (const struct metric_info *m = bench_metrics(*b); m->name; m++)
+			if (metric_name_matches(m->name, name))
+				return (*b)->name;
+	return NULL;
+}
+
 const char *metric_label(const char *name, char *buf, size_t size)
 {
 	const struct metric_info *m = metric_info_find(name);

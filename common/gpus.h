@@ -30,6 +30,12 @@ struct gpu_ref {
 	double nvlink_gbps;         /* total NVLink bandwidth per GPU, GB/s, 0 if none */
 	double tdp_w;
 	const char *source;         /* where the numbers come from */
+	/*
+	 * "YYYY-MM": the month NVIDIA (or, for A10G, AWS) first announced the
+	 * part, from the same sources' press releases: a run of the model that
+	 * started before it is a wrong clock or a forged date (results/fp_rows.c).
+	 */
+	const char *released;
 };
 
 extern const struct gpu_ref gpu_refs[];

@@ -7,6 +7,7 @@
 #include "results/fpq.h"
 #include "results/store.h"
 #include "common/util.h"
+#include "common/gpus.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -180,7 +181,8 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, con
 	int64_t *ids = NULL;
 	size_t n = 0;
 	json_t *fleet = json_array();
-	int scan = store_fleet_candidates(s, run_id, digest, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
+	const struct gpu_ref *model = fpq_gpu_ref(fp);   /* the resolved model: stored runs carry its key */
+	int scan = store_fleet_candidates(s, run_id, digest, model ? model->key : "", fpq_gpu_count(fp),
 					  fpq_run_str(fp, "instance_type"), &ids, &n) != 0;
 	if (scan && store_list_runs(s, &ids, &n)) {
 		gv_debug("fleet baseline unavailable: %s", store_errmsg(s));
@@ -279,7 +281,7 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 }
 
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       FILE *out)
+	       const char *picked, FILE *out)
 {
 	struct policy *p;
 	char err[512];
@@ -298,6 +300,8 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		policy_free(p);
 		return GV_EXIT_USAGE;
 	}
+	if (picked && !json)
+		fprintf(out, "judging run %lld, %s (docs/acceptance.md)\n", (long long)run_id, picked);
 	rc = accept_judge(s, run_id, p, fp, run_flags, json, out);
 	json_decref(fp);
 	policy_free(p);

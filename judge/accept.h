@@ -20,10 +20,12 @@ struct store;
  * run, or NULL to have the policy compute them.  Returns the exit code: 0 accept, 1 reject, 3 could not
  * measure what the policy requires, 2 bad policy or store error (one line
  * on stderr naming the file and line), including a verdict printed but not
- * recorded in the store.
+ * recorded in the store.  picked: why this run (a plain `gpuvet accept`:
+ * "the run stored last in this store"), said on the text output's first
+ * line, or NULL.
  */
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       FILE *out);
+	       const char *picked, FILE *out);
 
 struct policy;
 /*

@@ -1,9 +1,12 @@
 /*
  * metric_dups.c - one rule for a metric with more than one row (policy_int.h
  * policy_worst_of_duplicates): the judge takes its worst row.  A fingerprint
- * may hold two rows of one bench, name and gpu (an import, or a harness that
- * derived a figure twice); reading whichever came first would let a second,
- * better row hide a bad one, or a first good one hide a second bad one.  The
+ * may hold two rows of one name and gpu (an import, or a harness that
+ * derived a figure twice), under one bench or, in a store written before
+ * imports checked which bench owns a metric (benches/metric_bounds.c), under
+ * two: they are folded across the whole run, whatever bench each names;
+ * reading whichever came first would let a second, better row hide a bad
+ * one, or a first good one hide a second bad one.  The
  * worst is the lowest value, or the highest for a metric its bench declares
  * lower-is-better (benches/bench.h METRIC_LOWER_IS_BETTER: error counts,
  * latencies); a null among them makes the metric null (not measured).
@@ -18,7 +21,7 @@
 #include <string.h>
 
 struct key {
-	const char *bench, *name;
+	const char *name;
 	json_int_t gpu;
 	size_t idx;
 };
@@ -32,8 +35,6 @@ static int cmp_key(const void *pa, const void *pb)
 {
 	const struct key *a = pa, *b = pb;
 	int c = cmp_str(a->name, b->name);
-	if (!c)
-		c = cmp_str(a->bench, b->bench);
 	if (!c)
 		c = (a->gpu > b->gpu) - (a->gpu < b->gpu);
 	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
@@ -64,8 +65,7 @@ json_t *policy_worst_of_duplicates(const json_t *fp, size_t *nresolved)
 	struct key *k = gv_malloc(n * sizeof *k);
 	for (i = 0; i < n; i++) {
 		const json_t *m = json_array_get(ms, i), *g = json_object_get(m, "gpu");
-		k[i] = (struct key){ json_string_value(json_object_get(m, "bench")),
-				     json_string_value(json_object_get(m, "name")), g ? json_integer_value(g) : -1, i };
+		k[i] = (struct key){ json_string_value(json_object_get(m, "name")), g ? json_integer_value(g) : -1, i };
 	}
 	qsort(k, n, sizeof *k, cmp_key);
 	/* keep[i]: the row that stands for row i's key at position i (its first), NULL for a folded one */
@@ -73,7 +73,7 @@ json_t *policy_worst_of_duplicates(const json_t *fp, size_t *nresolved)
 	for (size_t a = 0; a < n;) {
 		size_t b = a + 1;
 		double v = value_of(json_array_get(ms, k[a].idx));
-		while (b < n && !cmp_str(k[b].name, k[a].name) && !cmp_str(k[b].bench, k[a].bench) && k[b].gpu == k[a].gpu)
+		while (b < n && !cmp_str(k[b].name, k[a].name) && k[b].gpu == k[a].gpu)
 			v = worse(k[a].name, v, value_of(json_array_get(ms, k[b++].idx)));
 		json_t *first = json_array_get(ms, k[a].idx);
 		if (b - a > 1) {

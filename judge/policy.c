@@ -35,11 +35,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -654,14 +656,30 @@ static int accepted(const json_t *fp, const char *digest)
 	return acc;
 }
 
+/* One instance type however it is spelled: white space around it and case are not the SKU ("P5.48XLARGE "). */
+static int same_sku(const char *a, const char *b)
+{
+	while (isspace((unsigned char)*a))
+		a++;
+	while (isspace((unsigned char)*b))
+		b++;
+	size_t na = strlen(a), nb = strlen(b);
+	while (na && isspace((unsigned char)a[na - 1]))
+		na--;
+	while (nb && isspace((unsigned char)b[nb - 1]))
+		nb--;
+	return na == nb && !strncasecmp(a, b, na);
+}
+
 int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 {
-	const char *m1 = fpq_run_str(fp, "gpu_model"), *m2 = fpq_run_str(other, "gpu_model");
+	/* the model each run's devices resolve to, never its label: "h100-sxm" and "H100-SXM5" are one H100 */
+	const struct gpu_ref *m1 = fpq_gpu_ref(fp), *m2 = fpq_gpu_ref(other);
 	const char *i1 = fpq_run_str(fp, "instance_type"), *i2 = fpq_run_str(other, "instance_type");
 	const char *u1 = fpq_run_str(fp, "uuid"), *u2 = fpq_run_str(other, "uuid");
-	if (!str_eq(m1, m2) || fpq_gpu_count(fp) != fpq_gpu_count(other))
+	if (!m1 || m1 != m2 || fpq_gpu_count(fp) != fpq_gpu_count(other))
 		return 0;
-	if (i1 && i2 && strcmp(i1, i2))
+	if (i1 && i2 && !same_sku(i1, i2))
 		return 0;
 	if (str_eq(u1, u2) || fp == other)
 		return 0;
@@ -788,7 +806,8 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 			note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
 			     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
 			     margin * 100);
-		const char *it = fpq_run_str(fp, "instance_type"), *model = fpq_run_str(fp, "gpu_model");
+		const char *it = fpq_run_str(fp, "instance_type");
+		const char *model = fpq_gpu_ref(fp) ? fpq_gpu_ref(fp)->key : NULL;
 		if (r->has_fleet_min) {
 			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
 				 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
@@ -865,7 +884,7 @@ enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *
 	json_t *own = policy_worst_of_duplicates(raw, &ndup);   /* one row per metric: its worst */
 	const json_t *fp = own;
 	if (ndup)
-		note(res, "%zu metric(s) had more than one row of the same bench and gpu; each is judged at its worst "
+		note(res, "%zu metric(s) had more than one row of the same gpu; each is judged at its worst "
 		     "row (docs/acceptance.md)", ndup);
 	int ngpu = fpq_gpu_count(fp);
 	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {

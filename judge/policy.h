@@ -77,7 +77,8 @@ const char *policy_default_text(void);
 int policy_needs_fleet(const struct policy *p);
 
 /*
- * True when other's run is in fp's fleet: same SKU (reference GPU model,
+ * True when other's run is in fp's fleet: same SKU (the GPU model its devices
+ * resolve to, fpq_gpu_ref, never a label;
  * GPU count, instance type when both know it), a different run, accepted
  * here (not an imported verdict) by the policy whose text has this digest,
  * and never rejected or left unmeasured by it.

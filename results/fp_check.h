@@ -47,9 +47,35 @@ int fp_iso8601_utc(const char *s, char *out, size_t size);
 
 /*
  * 0 when fp's rows agree (results/fp_rows.c): run.gpu_count equal to the
- * inventory's gpus when both are given.  Else -1 with one line in err.
+ * inventory's gpus when both are given; run.gpu_model and each GPU's
+ * reference_model the model its device resolves to (fp_device_model), no
+ * model named that no device shows; started_at and finished_at neither more
+ * than FP_MAX_FUTURE_S ahead of this machine's clock nor before the model
+ * was announced; then fp_check_benches.  Else -1 with one line in err.
  * fp_check() calls it last.
  */
 int fp_check_rows(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
+
+/* How far ahead of this machine's clock a run may say it started: a day (clocks drift, zones differ). */
+#define FP_MAX_FUTURE_S 86400
+
+/*
+ * The model gpu (a node of inventory.gpus) is: its NVML name and memory
+ * resolved through the reference table (common/gpus.h gpu_ref_match), as
+ * `gpuvet run` resolves it; NULL when it has no name or no row matches.
+ */
+struct gpu_ref;
+const struct gpu_ref *fp_device_model(const struct jtree *t, uint32_t gpu);
+
+/*
+ * The checks that need what the benches declare (their metrics, bounds and
+ * config values: benches/bench.h bench_fp_check), which results/ may not
+ * read (benches are its peer): the program hands the function over once,
+ * before any import (runners/main.c, the fuzz targets, unit tests that
+ * import), and fp_check_rows() calls it last.  Unset, they are skipped.
+ */
+typedef int (*fp_bench_check_fn)(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
+void fp_check_set_bench_check(fp_bench_check_fn fn);
+int fp_check_benches(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 
 #endif

@@ -150,21 +150,20 @@ const char *fpq_run_str(const json_t *fp, const char *key)
 
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
 {
-	const char *key = fpq_run_str(fp, "gpu_model");
-	const struct gpu_ref *r = key ? gpu_ref_find(key) : NULL;
-	if (r)
-		return r;
+	/* the device first (its NVML name and memory, as `gpuvet run` resolves it), never a label over it */
 	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
-	key = fpq_str(g0, "reference_model", NULL);
+	const char *name = fpq_str(g0, "name", NULL), *key;
+	const struct gpu_ref *r;
+	double bytes = 0;
+	if (name) {
+		if (fpq_num(g0, &bytes, "memory_bytes", NULL) || !(bytes > 0 && bytes < 1e15))
+			bytes = 0;
+		return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
+	}
+	key = fpq_str(g0, "reference_model", NULL);   /* a device NVML could not name: what the run resolved */
 	if (key && (r = gpu_ref_find(key)))
 		return r;
-	const char *name = fpq_str(g0, "name", NULL);
-	double bytes = 0;
-	if (!name)
-		return NULL;
-	if (fpq_num(g0, &bytes, "memory_bytes", NULL))
-		bytes = 0;
-	return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
+	return NULL;   /* no device: run.gpu_model is a label, never judged on */
 }
 
 static const json_t *path_get(const json_t *obj, const char *path)

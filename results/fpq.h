@@ -26,7 +26,11 @@ const char *fpq_bench_status(const json_t *fp, const char *bench, const char **r
 const json_t *fpq_gpus(const json_t *fp);
 /* Number of GPUs: inventory, else run.gpu_count, else highest GPU index in metrics/samples + 1. */
 int fpq_gpu_count(const json_t *fp);
-/* The reference row of the run's GPU model (run.gpu_model, else GPU 0's NVML name), or NULL. */
+/*
+ * The reference row of the run's GPU model, from the evidence: GPU 0's NVML
+ * name and memory (gpu_ref_match), else its reference_model; never
+ * run.gpu_model, a label.  NULL when none (no GPU in the inventory).
+ */
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp);
 /* run.<key> as a string, or NULL. */
 const char *fpq_run_str(const json_t *fp, const char *key);

@@ -28,8 +28,12 @@
 int store_latest_run(struct store *s, int64_t *run_id)
 {
 	sqlite3_stmt *st;
-	/* instants, not text: a store merged from older gpuvets may hold times with UTC offsets */
-	if (store_prepare(s, "SELECT id FROM runs ORDER BY julianday(started_at) DESC, id DESC LIMIT 1", &st))
+	/*
+	 * the run stored last (by insertion), never the latest date a run carries: an imported
+	 * fingerprint dated 2099, a node whose clock was once ahead or a merged store would
+	 * otherwise be judged instead of the run just measured (docs/acceptance.md)
+	 */
+	if (store_prepare(s, "SELECT id FROM runs ORDER BY id DESC LIMIT 1", &st))
 		return STORE_ERR;
 	int rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {

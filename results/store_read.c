@@ -23,7 +23,7 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 		"SELECT DISTINCT r.id FROM runs r JOIN verdicts v ON v.run_id = r.id AND v.verdict = 'accept' "
 		"AND v.policy_digest = ?5 AND v.imported = 0 "
 		"WHERE r.gpu_model = ?1 AND r.gpu_count = ?2 AND r.id <> ?3 "
-		"AND (?4 IS NULL OR r.instance_type IS NULL OR r.instance_type = ?4) ORDER BY r.id", &st))
+		"AND (?4 IS NULL OR r.instance_type IS NULL OR lower(trim(r.instance_type)) = lower(trim(?4))) ORDER BY r.id", &st))
 		return STORE_ERR;
 	sqlite3_bind_text(st, 1, gpu_model ? gpu_model : "", -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, gpu_count);

@@ -19,7 +19,7 @@ static const struct gv_opt accept_opts[] = {
 	{ .name = "policy", .has_arg = required_argument, .val = 'p', .arg = "FILE",
 	  .help = "YAML policy (docs/acceptance.md); default: the built-in one" },
 	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
-	  .help = "run number or uuid prefix (default: the latest run)" },
+	  .help = "run number or uuid prefix (default: the run stored last)" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the verdict as one JSON object" },
 	{ .name = "show-policy", .has_arg = no_argument, .val = 's', .arg = NULL,
 	  .help = "print the policy that would be applied and exit" },
@@ -30,7 +30,7 @@ static const struct gv_opt accept_opts[] = {
 const struct gv_cmd_doc cmd_accept_doc = {
 	.name = "accept",
 	.synopsis = "accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]",
-	.about = "Gates a stored run (default: the latest) against an acceptance policy (default:\n"
+	.about = "Gates a stored run (default: the one stored last) against an acceptance policy (default:\n"
 		"the built-in one, see --show-policy) and records the verdict with the run.\n"
 		"Every failed rule is listed with the measured value, the threshold and where\n"
 		"the threshold comes from (the policy, the GPU model's reference, the fleet).",
@@ -109,7 +109,8 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		return GV_EXIT_USAGE;
 	}
 	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
-	rc = accept_run(s, run_id, policy, NULL, json, stdout);
+	/* a plain accept says which run it judges: the one stored last, never the latest date a run carries */
+	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");

@@ -50,7 +50,7 @@ static const struct gv_opt results_opts[] = {
 const struct gv_cmd_doc cmd_results_doc = {
 	.name = "results",
 	.synopsis = "results list [--json]\n"
-		"       gpuvet results show [ID|UUID] [--text]       (default: latest run; JSON fingerprint)\n"
+		"       gpuvet results show [ID|UUID] [--text]       (default: the run stored last; JSON fingerprint)\n"
 		"       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
 		"       gpuvet results export --format json --to s3://BUCKET/PREFIX/ [--endpoint URL]\n"
 		"                                                    (one object per run, UUID.json, never overwritten)\n"

@@ -21,7 +21,9 @@ def fingerprint(itype, region, gpus, metrics, flags=()):
                 "started_at": "2026-11-20T10:00:00Z", "finished_at": "2026-11-20T10:05:00Z",
                 "provider": "test", "instance_type": itype, "region": region,
                 "gpu_model": None, "gpu_count": gpus},
-        "benches": [{"name": "gemm", "status": "ok", "reason": None, "duration_s": 1.0, "config": None}],
+        # every bench a metric is stored under, listed (results import refuses a row under an unlisted bench)
+        "benches": [{"name": b, "status": "ok", "reason": None, "duration_s": 1.0, "config": None}
+                    for b in dict.fromkeys(["gemm"] + [m.split(".")[0] for m, _, _ in metrics])],
         "metrics": [{"bench": m.split(".")[0], "name": m, "gpu": -1, "value": v, "unit": u, "params": None}
                     for m, v, u in metrics],
         "samples": [],

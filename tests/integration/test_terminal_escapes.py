@@ -34,7 +34,10 @@ def store(gpuvet, tmp_path):
         m["params"] = plant(m.get("params") or {})
     fp["flags"] = [{"code": "CPU_STEAL", "severity": "warning", "message": "steal" + EVIL,
                     "remediation": "do" + EVIL, "evidence": {"note": "e" + EVIL}}]
+    models = [g.get("reference_model") for g in fp["inventory"]["gpus"]]
     fp["inventory"] = plant(fp["inventory"])
+    for g, m in zip(fp["inventory"]["gpus"], models):   # the model its device resolves to, or refused (issue 52)
+        g["reference_model"] = m
     f = tmp_path / "evil.json"
     f.write_text(json.dumps(fp))
     p = gpuvet("results", "import", f)

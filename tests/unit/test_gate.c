@@ -323,7 +323,30 @@ static void test_gpu_count_must_match_the_inventory(void)
 	policy_free(p);
 }
 
+/*
+ * Issue 52: a better row of the same metric and GPU under another bench, first, hides nothing: the
+ * rows are folded across the whole run (a stored run from before imports checked bench ownership).
+ */
+static void test_duplicates_under_other_benches_are_folded_too(void)
+{
+	struct policy *p = NULL;
+	char err[256];
+	CHECK(policy_load(NULL, &p, err, sizeof err) == 0);
+	json_t *none = json_array(), *res, *fp = clean();
+	json_object_set_new(metric_row(fp, "gemm.bf16.tflops", 0), "value", json_real(300));
+	json_t *good = json_copy(metric_row(fp, "gemm.bf16.tflops", 0));
+	json_object_set_new(good, "value", json_real(800));
+	json_object_set_new(good, "bench", json_string("aaa"));
+	json_array_insert_new(json_object_get(fp, "metrics"), 0, good);
+	CHECK(policy_evaluate_flags(p, fp, NULL, none, &res) == POLICY_REJECT);
+	CHECK(listed(res, "failed", "metric", "gemm.bf16.tflops"));
+	json_decref(res);
+	json_decref(fp);
+	json_decref(none);
+	policy_free(p);
+}
+
 TEST_MAIN(T(test_every_flag_code_rejects_when_critical), T(test_tolerated_flag_needs_a_reason_and_is_named),
 	  T(test_builtin_name_is_reserved_and_verdicts_keyed_by_digest), T(test_no_fallback_past_a_failure),
 	  T(test_fleet_is_the_runs_this_policy_accepted_here), T(test_gpu_count_must_match_the_inventory),
-	  T(test_duplicate_rows_are_judged_at_their_worst))
+	  T(test_duplicate_rows_are_judged_at_their_worst), T(test_duplicates_under_other_benches_are_folded_too))

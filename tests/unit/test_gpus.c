@@ -212,4 +212,13 @@ static void test_same_model(void)
 	CHECK(!gpu_same_model(NULL, "H100") && !gpu_same_model("H100", NULL));
 }
 
-TEST_MAIN(T(test_same_model), T(test_every_catalog_model_has_a_reference), T(test_reference_kinds), T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))
+/* Every row says when its model was announced ("YYYY-MM"): imports refuse a run dated before it (issue 52). */
+static void test_every_row_has_its_announcement(void)
+{
+	for (size_t i = 0; i < gpu_refs_count; i++) {
+		const char *r = gpu_refs[i].released;
+		CHECK(r && strlen(r) == 7 && r[4] == '-' && strncmp(r, "2016", 4) > 0 && strncmp(r, "2027", 4) < 0);
+	}
+}
+
+TEST_MAIN(T(test_every_row_has_its_announcement), T(test_same_model), T(test_every_catalog_model_has_a_reference), T(test_reference_kinds), T(test_pct_of_peak_rule), T(test_table_complete), T(test_rows_sane), T(test_dtype_names), T(test_match), T(test_pcie_link))

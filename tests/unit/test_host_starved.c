@@ -28,8 +28,16 @@ static json_t *fp_with(const char *model, int gpus, double ips, double ips_per_g
 		json_array_append_new(m, json_pack("{s:s,s:s,s:i,s:f,s:s,s:{s:i}}", "bench", "host", "name",
 						   "host.membw.triad.gbps", "gpu", -1, "value", triad, "unit", "GB/s",
 						   "params", "gpus_on_node", on_node));
-	return json_pack("{s:s,s:{s:s?,s:i},s:{s:[]},s:[],s:o,s:[]}", "schema", "gpuvet.fingerprint/1", "run",
-			 "gpu_model", model, "gpu_count", gpus, "inventory", "gpus", "benches", "metrics", m,
+	/* the model as its devices show it (issue 52: the judge reads the devices, never run.gpu_model) */
+	const struct gpu_ref *ref = model ? gpu_ref_find(model) : NULL;
+	json_t *inv = json_array();
+	char name[64];
+	snprintf(name, sizeof name, "NVIDIA %s", ref ? ref->nvml_match[0] : "");
+	for (int g = 0; ref && g < gpus; g++)
+		json_array_append_new(inv, json_pack("{s:i,s:s,s:I}", "index", g, "name", name, "memory_bytes",
+						     (json_int_t)(ref->mem_gib * 1073741824.0)));
+	return json_pack("{s:s,s:{s:s?,s:i},s:{s:o},s:[],s:o,s:[]}", "schema", "gpuvet.fingerprint/1", "run",
+			 "gpu_model", model, "gpu_count", gpus, "inventory", "gpus", inv, "benches", "metrics", m,
 			 "samples");
 }
 

@@ -67,4 +67,33 @@ static void test_gpu_rows_in_their_benches(void)
 	CHECK(bench_metrics(bench_find("memcpy"))[0].name != NULL);
 }
 
-TEST_MAIN(T(test_patterns), T(test_rows), T(test_labels), T(test_gpu_rows_in_their_benches))
+/* Issue 52: the owner of each metric, and the physical bounds beside the rows (benches/metric_bounds.c). */
+static void test_owners_and_bounds(void)
+{
+	char err[256] = "";
+	CHECK_STR(metric_owner("gemm.bf16.tflops"), "gemm");
+	CHECK_STR(metric_owner("memcpy.h2d.pct_of_link"), "memcpy");
+	CHECK_STR(metric_owner("host.cpu_steal.pct"), "harness");
+	CHECK(metric_owner("edge.n0") == NULL);
+	CHECK(metric_bound_check("gemm.bf16.tflops", 0, 800, 1, err, sizeof err) == 0);
+	CHECK(metric_bound_check("gemm.bf16.tflops", 0, NAN, 1, err, sizeof err) == 0);   /* null: not measured */
+	CHECK(metric_bound_check("gemm.bf16.tflops", 0, 1e300, 1, err, sizeof err) == -1);
+	CHECK(strstr(err, "gemm.bf16.tflops on gpu 0 = 1e+300") && strstr(err, "[0, 4500]"));
+	/* the instance row of 8 GPUs: 8x the bound; B200's fp8 peak (4500) is the fastest of its dtype */
+	CHECK(metric_bound_check("gemm.bf16.tflops", -1, 8 * 1000.0, 8, err, sizeof err) == 0);
+	CHECK(metric_bound_check("gemm.fp8.tflops", 0, 8999, 1, err, sizeof err) == 0);
+	CHECK(metric_bound_check("gemm.fp8.tflops", 0, 9001, 1, err, sizeof err) == -1);
+	CHECK(metric_bound_check("memcpy.h2d.pinned.gbps", 0, -1, 1, err, sizeof err) == -1);
+	CHECK(strstr(err, "memcpy.h2d.pinned.gbps on gpu 0 = -1"));
+	CHECK(metric_bound_check("memcpy.h2d.pct_of_link", -1, 100, 1, err, sizeof err) == 0);
+	CHECK(metric_bound_check("memcpy.h2d.pct_of_link", -1, 100.5, 1, err, sizeof err) == -1);
+	CHECK(metric_bound_check("soak.sm_clock.drop_pct", -1, -4.5, 1, err, sizeof err) == 0);   /* a clock that rose */
+	CHECK(metric_bound_check("soak.pcie.gen", 0, -1, 1, err, sizeof err) == 0);   /* NVML's "no reading" */
+	CHECK(metric_bound_check("soak.pcie.gen", 0, 1e300, 1, err, sizeof err) == -1);
+	CHECK(metric_bound_check("soak.temp.c", 0, 151, 1, err, sizeof err) == -1);
+	CHECK(metric_bound_check("nvme.randread.p99_us", -1, -3, 1, err, sizeof err) == -1);
+	CHECK(metric_bound_check("edge.n0", -1, -1e308, 1, err, sizeof err) == 0);   /* no row: only finite */
+	CHECK(metric_bound_check("edge.n0", -1, INFINITY, 1, err, sizeof err) == -1);
+}
+
+TEST_MAIN(T(test_patterns), T(test_rows), T(test_labels), T(test_gpu_rows_in_their_benches), T(test_owners_and_bounds))

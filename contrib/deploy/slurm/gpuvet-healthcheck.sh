@@ -8,7 +8,7 @@
 #                HealthCheckInterval=3600
 #                HealthCheckNodeState=IDLE,CYCLE
 #
-# 1. gates the latest stored run (`gpuvet accept`, instant), each gpuvet call
+# 1. gates the run stored last (`gpuvet accept`, instant), each gpuvet call
 #    bounded by GPUVET_CHECK_TIMEOUT (40 s) so the whole check ends in time;
 # 2. when the node runs no job and the last measurement is older than
 #    GPUVET_MAX_AGE_MIN (or there is none), starts gpuvet-bench.sh detached:
@@ -70,7 +70,8 @@ case $rc in
 	log "gpuvet failed (exit $rc), node left as is: $(head -n 1 "$GPUVET_OUT")"
 	exit 0 ;;
 esac
-log "draining $NODE: $reason"
+run=$(sed -n 's/^judging run \([0-9]*\),.*/run \1/p' "$GPUVET_OUT")   # the run stored last, the one judged
+log "draining $NODE: $reason (${run:-run ?})"
 # shellcheck disable=SC2086  # GPUVET_DRAIN_CMD is a command line
 $GPUVET_DRAIN_CMD"$reason"
 exit 0

@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpuvet-prolog.sh - Slurm Prolog: refuse to start a job on a node whose
 # stored gpuvet verdict is a reject.  Measures nothing (jobs must not wait
-# for a benchmark): it gates the latest stored run, written by
+# for a benchmark): it gates the run stored last, written by
 # gpuvet-healthcheck.sh or by cloud-init at boot.
 #
 #   slurm.conf:  Prolog=/usr/local/sbin/gpuvet-prolog.sh
@@ -25,7 +25,10 @@ rc=$?
 case $rc in
 0) exit 0 ;;
 1 | 3)
-	echo "gpuvet-prolog: job ${SLURM_JOB_ID:-?} refused on $(hostname -s): $(printf '%s\n' "$out" | sed -n '3p')" >&2
+	# the verdict line, and the run it judged (a plain accept judges the run stored last)
+	verdict=$(printf '%s\n' "$out" | grep -m 1 -E '^(REJECT|CANNOT MEASURE)')
+	run=$(printf '%s\n' "$out" | sed -n 's/^judging run \([0-9]*\),.*/run \1/p')
+	echo "gpuvet-prolog: job ${SLURM_JOB_ID:-?} refused on $(hostname -s): $verdict (${run:-run ?})" >&2
 	exit 1 ;;
 *)
 	echo "gpuvet-prolog: gpuvet exit $rc: $(printf '%s\n' "$out" | head -n 1)" >&2
