@@ -389,6 +389,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.store = s;
 	d.remedy = o->remedy;
 	d.cost = o->cost;
+	d.policy = o->policy;
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;

@@ -38,11 +38,12 @@ json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed
 	return flags;
 }
 
-int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path)
+int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, const struct policy *p)
 {
 	/* this run in full detail (its fingerprint as held, not loaded again); rankings use the whole store */
 	char err[512];
-	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation, .run_fp = fp };
+	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation, .run_fp = fp,
+				 .policy = p };
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {

@@ -1,0 +1,162 @@
+"""Answers a buyer can trust at first sight (issue 48), on the real captures of tests/fixtures/gpu/
+(README there) and a run of this machine, which has no GPU; the report checked by parsing its HTML:
+
+  1. a verdict word only where one was earned: a run without a GPU is headlined "No GPU measured",
+     an ungated run with the built-in policy's verdict as a preview marked not recorded, never green
+     "Healthy", in the report and in `run`'s summary;
+  2. one policy per page: the built-in one, or the one `report --policy FILE` names, said with its
+     digest; another policy's verdict, or one without a digest (as a schema-5 store migrates them), is
+     history, never the headline;
+  3. the first screen is about the newest run that measured a GPU, a newer run without one named with
+     its reason.
+"""
+import json
+import sqlite3
+import uuid
+from html.parser import HTMLParser
+
+from conftest import FIXTURES
+
+H100 = FIXTURES / "gpu" / "h100-2026-11-22"
+H200 = FIXTURES / "gpu" / "h200-2026-11-22"
+STANDARD = H100 / "standard-profile.json"
+SMOKE = "name: smoke\nrules:\n  - metric: gemm.bf16.tflops\n    min: 5\n"
+
+
+class Page(HTMLParser):
+    """The headline (h1#verdict: its text and class) and the text of each element with an id."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.h1, self.h1_class, self.ids, self._open = "", None, {}, []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "h1" and a.get("id") == "verdict":
+            self.h1_class = a.get("class")
+        if tag in ("br",):
+            return
+        self._open.append((tag, a.get("id")))
+        if a.get("id"):
+            self.ids.setdefault(a["id"], "")
+
+    def handle_endtag(self, tag):
+        while self._open:
+            t, _ = self._open.pop()
+            if t == tag:
+                break
+
+    def handle_data(self, data):
+        for t, i in self._open:
+            if i:
+                self.ids[i] += data
+        if any(t == "h1" and i == "verdict" for t, i in self._open):
+            self.h1 += data
+
+
+def report(gpuvet, tmp_path, *args):
+    out = tmp_path / f"r-{uuid.uuid4().hex[:8]}.html"
+    gpuvet("report", "-o", out, *args, check=0)
+    return Page(out.read_text())
+
+
+def scaled(tmp_path, factor):
+    """The H100 standard capture with every GEMM throughput times factor, under a new uuid."""
+    fp = json.loads(STANDARD.read_text())
+    for m in fp["metrics"]:
+        if m["name"].startswith("gemm.") and m["name"].endswith(".tflops"):
+            m["value"] *= factor
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    out = tmp_path / f"scaled-{factor}.json"
+    out.write_text(json.dumps(fp))
+    return out
+
+
+def no_gpu_run(gpuvet):
+    p = gpuvet("run", "--bench", "gemm")
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p
+
+
+# ---- 1. a verdict word only where one was earned ----
+
+def test_1_a_run_without_a_gpu_is_not_healthy(gpuvet, tmp_path):
+    p = no_gpu_run(gpuvet)
+    assert "No GPU measured on this machine" in p.stdout and "Healthy" not in p.stdout
+    page = report(gpuvet, tmp_path)
+    assert page.h1.startswith("No GPU measured on this machine: run 1"), page.h1
+    assert page.h1_class != "good" and "Healthy" not in page.h1 and "accepted" not in page.h1
+    assert "libnvidia-ml" in page.h1 or "no gpu" in page.h1.lower()     # why, in the headline
+
+
+def test_1_an_ungated_run_at_55_percent_is_a_preview_of_a_rejection(gpuvet, tmp_path):
+    gpuvet("results", "import", scaled(tmp_path, 0.55), check=0)
+    page = report(gpuvet, tmp_path)
+    assert page.h1.startswith("Would be rejected: run 1, 1 \u00d7 H100-SXM"), page.h1
+    assert "not gated" in page.h1 and "not a recorded verdict" in page.h1 and "gemm.bf16.tflops" in page.h1
+    assert page.h1_class == "bad" and "Healthy" not in page.h1
+    # the clean capture, ungated: a preview too, never the green word
+    gpuvet("results", "import", STANDARD, check=0)
+    page = report(gpuvet, tmp_path, "--run", "2")
+    assert page.h1.startswith("Would be accepted: run 2") and page.h1_class != "good", page.h1
+    assert "Healthy" not in page.h1
+    # once gated here by the built-in policy, the word is earned
+    assert gpuvet("accept", "2").returncode == 0
+    page = report(gpuvet, tmp_path, "--run", "2")
+    assert page.h1.startswith("Healthy: run 2") and "(accepted)" in page.h1 and page.h1_class == "good", page.h1
+
+
+# ---- 2. one policy per page ----
+
+def test_2_another_policys_acceptance_is_history_not_the_headline(gpuvet, tmp_path):
+    gpuvet("results", "import", scaled(tmp_path, 0.55), check=0)
+    assert gpuvet("accept", "1").returncode == 1                      # the built-in policy rejects it
+    smoke = tmp_path / "smoke.yaml"
+    smoke.write_text(SMOKE)
+    assert gpuvet("accept", "1", "--policy", smoke).returncode == 0   # a trivial one accepts it, later
+    page = report(gpuvet, tmp_path)
+    assert page.h1.startswith("Reject: run 1") and "(rejected)" in page.h1, page.h1
+    assert "Healthy" not in page.h1 and "accepted" not in page.h1
+    assert "the policy default (built-in, sha256:" in page.ids["page-policy"]
+    assert "smoke" in page.ids["answer"] and "History, not this page's verdict" in page.ids["answer"]
+    # the page judged by the file: said in its header with the file's digest, the headline its verdict
+    digest = json.loads(gpuvet("accept", "1", "--policy", smoke, "--json", check=0).stdout)["policy_digest"]
+    page = report(gpuvet, tmp_path, "--policy", smoke)
+    assert page.h1.startswith("Healthy: run 1") and "(accepted)" in page.h1, page.h1
+    assert "the policy smoke (%s, %s)" % (smoke, digest) in " ".join(page.ids["page-policy"].split())
+
+
+def test_2_a_verdict_without_a_digest_is_not_current(gpuvet, tmp_path):
+    gpuvet("results", "import", STANDARD, check=0)
+    assert gpuvet("accept", "1").returncode == 0
+    # what a schema-5 store's verdicts become when migrated: no digest
+    with sqlite3.connect(gpuvet.db) as db:
+        db.execute("UPDATE verdicts SET policy_digest = ''")
+    page = report(gpuvet, tmp_path)
+    assert page.h1.startswith("Would be accepted: run 1") and "not gated" in page.h1, page.h1
+    assert "(accepted)" not in page.h1 and page.h1_class != "good"
+    assert "no digest" in page.ids["answer"]
+
+
+def test_2_report_policy_that_cannot_be_read_is_a_usage_error(gpuvet, tmp_path):
+    gpuvet("results", "import", STANDARD, check=0)
+    p = gpuvet("report", "-o", tmp_path / "r.html", "--policy", tmp_path / "none.yaml")
+    assert p.returncode == 2 and "none.yaml" in p.stderr and not (tmp_path / "r.html").exists()
+
+
+# ---- 3. the first screen is about the newest run that measured a GPU ----
+
+def test_3_first_screen_leads_with_the_newest_gpu_run(gpuvet, tmp_path):
+    gpuvet("results", "import", STANDARD, H200 / "standard-profile.json", check=0)
+    for run in ("1", "2"):
+        gpuvet("accept", run, check=0)
+    no_gpu_run(gpuvet)                                                # run 3: the newest, without a GPU
+    page = report(gpuvet, tmp_path)
+    assert page.h1.startswith("Healthy: run 2, 1 \u00d7 H200"), page.h1
+    note = " ".join(page.ids["no-gpu-run"].split())
+    assert note.startswith("The newest run, run 3") and "measured no GPU" in note
+    # asked for by name, it is the headline
+    page = report(gpuvet, tmp_path, "--run", "3")
+    assert page.h1.startswith("No GPU measured on this machine: run 3"), page.h1
+    assert "no-gpu-run" not in page.ids
