@@ -3,6 +3,7 @@
 #include "runners/cli.h"
 #include "reports/html.h"
 #include "judge/accept.h"
+#include "runners/accept_table.h"
 #include "judge/flags.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -55,5 +56,8 @@ int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, 
 
 int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out)
 {
-	return accept_judge(s, run_id, p, fp, flags, 0, out);
+	int rc = accept_judge(s, run_id, p, fp, flags, 0, out);
+	if (rc != GV_EXIT_USAGE)   /* every check, from the verdict accept_judge appended to fp */
+		accept_table_print(accept_table_newest(fp), out);
+	return rc;
 }

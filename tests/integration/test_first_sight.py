@@ -160,3 +160,40 @@ def test_3_first_screen_leads_with_the_newest_gpu_run(gpuvet, tmp_path):
     page = report(gpuvet, tmp_path, "--run", "3")
     assert page.h1.startswith("No GPU measured on this machine: run 3"), page.h1
     assert "no-gpu-run" not in page.ids
+
+
+# ---- 6. accept prints every check ----
+
+def checks_table(stdout):
+    lines = stdout.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("RESULT "))
+    return lines[head], [ln for ln in lines[head + 1:] if ln.split()[:1] and
+                         ln.split()[0] in ("PASS", "FAIL", "NOT", "TOLERATED")]
+
+
+def test_6_accept_prints_every_check_with_measured_needed_and_source(gpuvet, tmp_path):
+    gpuvet("results", "import", STANDARD, scaled(tmp_path, 0.6), check=0)
+    p = gpuvet("accept", "1", check=0)
+    assert p.returncode == 0
+    res = json.loads(gpuvet("accept", "1", "--json", check=0).stdout)
+    head, rows = checks_table(p.stdout)
+    assert head.split()[:6] == ["RESULT", "CHECK", "GPU", "MEASURED", "NEEDED", "THRESHOLD"]
+    assert len(rows) == len(res["passed"]) and all(r.startswith("PASS ") for r in rows)
+    gemm = next(r for r in rows if " gemm.bf16.tflops " in r)
+    assert gemm.split()[2:7] == ["0", "686", "TFLOP/s", ">=", "559.5"] and "H100-SXM reference 746" in gemm
+    assert any(r.split()[1:3] == ["flag", "THROTTLE_THERMAL"] and "not raised" in r for r in rows)
+    p = gpuvet("accept", "2", check=1)
+    head, rows = checks_table(p.stdout)
+    res = json.loads(gpuvet("accept", "2", "--json", check=1).stdout)
+    assert len(rows) == len(res["passed"]) + len(res["failed"])
+    assert rows[0].split()[:7] == ["FAIL", "gemm.bf16.tflops", "0", "411.6", "TFLOP/s", ">=", "559.5"]
+    assert all(len(ln) <= 160 for ln in p.stdout.splitlines())
+
+
+def test_6_a_run_without_a_gpu_lists_what_was_not_measured(gpuvet):
+    no_gpu_run(gpuvet)
+    p = gpuvet("accept", "1", check=3)
+    res = json.loads(gpuvet("accept", "1", "--json", check=3).stdout)
+    _, rows = checks_table(p.stdout)
+    assert len(rows) == len(res["passed"]) + len(res["unmeasurable"])
+    assert rows[0].startswith("NOT MEASURED a GPU") and "libnvidia-ml" in rows[0]
