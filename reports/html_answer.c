@@ -484,10 +484,31 @@ static json_t *ranking_of(const struct rdoc *d, const char *metric)
 	return NULL;
 }
 
+static int cmp_per_dollar_desc(const void *a, const void *b)
+{
+	double x = rep_jnum(*(json_t *const *)a, "value_per_dollar"), y = rep_jnum(*(json_t *const *)b, "value_per_dollar");
+	return (y > x) - (y < x);
+}
+
+/* "aws p5.4xlarge 99.71 TFLOP/s per $/h, measured (sustained)" */
+static void workload_row(FILE *f, json_t *rk, json_t *row)
+{
+	char buf[32];
+	html_esc(f, rep_orq(rep_jstr(row, "provider")));
+	fputs(" ", f);
+	html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+	rep_fmt_val(rep_jnum(row, "value_per_dollar"), buf, sizeof buf);
+	fprintf(f, " %s ", buf);
+	html_esc(f, rep_orq(rep_jstr(rk, "unit")));
+	fputs(json_is_true(json_object_get(row, "estimate")) ? " per $/h " : " per $/h, measured ", f);
+	rep_basis_words(f, row, rep_jstr(rk, "unit"));
+}
+
 /*
- * The second question on the first screen: the best instance types per dollar for training
- * (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, estimates
- * marked as such, as judge/rank.c orders them.
+ * The second question on the first screen: the instance types with the most per dollar for
+ * training (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, in
+ * the order of their value per dollar, measured and estimated rows together, each marked
+ * ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
  */
 static void best_per_workload(FILE *f, const struct rdoc *d)
 {
@@ -498,28 +519,34 @@ static void best_per_workload(FILE *f, const struct rdoc *d)
 	};
 	int any = 0;
 	for (size_t w = 0; w < sizeof wl / sizeof wl[0]; w++) {
-		json_t *rk = ranking_of(d, wl[w].metric), *row;
-		size_t i;
-		if (!rk || !json_array_size(json_object_get(rk, "rows")))
+		json_t *rk = ranking_of(d, wl[w].metric), *rows = json_object_get(rk, "rows"), *row, **best;
+		size_t i, n = 0;
+		if (!rk || !json_array_size(rows))
 			continue;
-		if (!any++)
+		best = gv_malloc(json_array_size(rows) * sizeof *best);
+		json_array_foreach(rows, i, row)
+			if (isfinite(rep_jnum(row, "value_per_dollar")) && rep_jnum(row, "value_per_dollar") > 0)
+				best[n++] = row;
+		qsort(best, n, sizeof *best, cmp_per_dollar_desc);
+		if (n && !any++)
 			fputs("<h3>Most per dollar, by workload</h3>\n<ul class=\"workloads\">\n", f);
-		fprintf(f, "<li><b>%s</b>: ", wl[w].label);
-		json_array_foreach(json_object_get(rk, "rows"), i, row) {
-			char buf[32];
-			if (i == 3)
-				break;
+		if (n)
+			fprintf(f, "<li><b>%s</b>: ", wl[w].label);
+		int measured_shown = 0;
+		for (i = 0; i < n && i < 3; i++) {
 			fputs(i ? "; " : "", f);
-			html_esc(f, rep_orq(rep_jstr(row, "provider")));
-			fputs(" ", f);
-			html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
-			rep_fmt_val(rep_jnum(row, "value_per_dollar"), buf, sizeof buf);
-			fprintf(f, " %s ", buf);
-			html_esc(f, rep_orq(rep_jstr(rk, "unit")));
-			fputs(" per USD-hour ", f);
-			rep_basis_words(f, row, rep_jstr(rk, "unit"));
+			workload_row(f, rk, best[i]);
+			measured_shown |= !json_is_true(json_object_get(best[i], "estimate"));
 		}
-		fputs("</li>\n", f);
+		for (; i < n && !measured_shown; i++)   /* the best measured type, named beside the order */
+			if (!json_is_true(json_object_get(best[i], "estimate"))) {
+				fputs("; <i>best measured</i>: ", f);
+				workload_row(f, rk, best[i]);
+				break;
+			}
+		if (n)
+			fputs("</li>\n", f);
+		free(best);
 	}
 	if (any)
 		fputs("</ul>\n", f);

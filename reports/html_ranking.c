@@ -74,7 +74,7 @@ void rep_basis_words(FILE *f, json_t *row, const char *unit)
 			fputs(" ", f);
 			html_esc(f, unit);
 		}
-		fputs(" per USD-hour", f);
+		fputs(" per $/h", f);
 	}
 	if (json_array_size(json_object_get(row, "other_profiles")))
 		fputs(", not ranked</span>", f);

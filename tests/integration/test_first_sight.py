@@ -197,3 +197,35 @@ def test_6_a_run_without_a_gpu_lists_what_was_not_measured(gpuvet):
     _, rows = checks_table(p.stdout)
     assert len(rows) == len(res["passed"]) + len(res["unmeasurable"])
     assert rows[0].startswith("NOT MEASURED a GPU") and "libnvidia-ml" in rows[0]
+
+
+# ---- 5. "most per dollar" lists the most per dollar first ----
+
+def test_5_most_per_dollar_is_sorted_by_value_per_dollar(gpuvet, tmp_path):
+    import re
+    gpuvet("results", "import", STANDARD, "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1",
+           check=0)
+    rank = gpuvet.json("rank", "--json", "--estimates")
+    ordered = sorted((r for r in rank["rows"] if (r.get("value_per_dollar") or 0) > 0),
+                     key=lambda r: -r["value_per_dollar"])
+    out = tmp_path / "r.html"
+    gpuvet("report", "-o", out, check=0)
+    page = out.read_text()
+    work = re.search(r"Most per dollar, by workload</h3>(.*?)</ul>", page, re.S).group(1)
+    li = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", re.findall(r"<li>(.*?)</li>", work, re.S)[0]))
+    assert li.startswith("Training (BF16 GEMM): ")
+    shown, _, measured = li[len("Training (BF16 GEMM): "):].partition("; best measured: ")
+    items = shown.split(" ; ") if " ; " in shown else shown.split("; ")
+    got = [(it.split()[0], it.split()[1], float(it.split()[2])) for it in items]
+    assert got == [(r["provider"], r["instance_type"], pytest_approx(r["value_per_dollar"])) for r in ordered[:3]]
+    assert [v for _, _, v in got] == sorted((v for _, _, v in got), reverse=True)
+    assert all("(estimate" in it or ", measured (" in it for it in items)
+    # the measured type, three times worse than the best estimate, is named beside the order
+    p5 = next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge")
+    assert ordered[0]["value_per_dollar"] > 3 * p5["value_per_dollar"]
+    assert measured.startswith("aws p5.4xlarge ") and ", measured (sustained)" in measured
+
+
+def pytest_approx(v):
+    import pytest
+    return pytest.approx(v, rel=2e-3)
