@@ -98,10 +98,14 @@ static void print_other_profiles(json_t *row)
 	size_t i;
 	json_t *o;
 	json_array_foreach(json_object_get(row, "other_profiles"), i, o) {
-		char val[32], vpd[32];
+		char val[32], vpd[48];
 		human(val, sizeof val, num(o, "value"));
 		human(vpd, sizeof vpd, num(o, "value_per_dollar"));
-		printf("     also %s (%s): %lld run(s), value %s, %s per USD/h, not ranked\n", str(o, "profile"),
+		if (!json_is_number(json_object_get(o, "value_per_dollar")))   /* no price: its value, never "0 per $/h" */
+			snprintf(vpd, sizeof vpd, "no price, so no value per $/h");
+		else
+			snprintf(vpd + strlen(vpd), sizeof vpd - strlen(vpd), " per $/h");
+		printf("     also %s (%s): %lld run(s), value %s, %s, not ranked\n", str(o, "profile"),
 		       str(o, "basis"), (long long)json_integer_value(json_object_get(o, "runs")), val, vpd);
 	}
 }
@@ -247,7 +251,13 @@ static void print_table(json_t *r)
 		printf("  %s %s", str(row, "provider"), str(row, "instance_type"));
 		if (json_is_string(json_object_get(row, "profile")))
 			printf(" (%s, %s)", str(row, "profile"), str(row, "basis"));
-		printf(": %s\n", str(row, "why"));
+		if (json_is_number(json_object_get(row, "value"))) {
+			char val[32];
+			human(val, sizeof val, num(row, "value"));
+			printf(": value %s, no price: %s\n", val, str(row, "why"));
+		} else {
+			printf(": %s\n", str(row, "why"));
+		}
 		print_other_profiles(row);
 	}
 	json_t *unranked = json_object_get(r, "unranked");

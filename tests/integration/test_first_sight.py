@@ -229,3 +229,35 @@ def test_5_most_per_dollar_is_sorted_by_value_per_dollar(gpuvet, tmp_path):
 def pytest_approx(v):
     import pytest
     return pytest.approx(v, rel=2e-3)
+
+
+# ---- 4. one number per type per figure ----
+
+QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
+
+
+def test_4_the_instance_type_table_shows_the_ranked_figure(gpuvet, tmp_path):
+    import re
+    gpuvet("results", "import", *QUICK, STANDARD, "--provider", "aws", "--sku", "p5.4xlarge",
+           "--region", "us-east-1", check=0)
+    gpuvet("results", "import", H200 / "quick-profile.json", H200 / "standard-profile.json", check=0)
+    for run in ("6", "7"):
+        gpuvet("results", "tag", run, "--custom", "lambda", "--sku", "gpu_1x_h200", check=0)
+    rank = gpuvet.json("rank", "--json")
+    p5 = next(r for r in rank["rows"] if r["instance_type"] == "p5.4xlarge")
+    h200 = next(r for r in rank["unpriced"] if r["instance_type"] == "gpu_1x_h200")
+    assert p5["profile"] == "standard" and h200["profile"] == "standard"
+    # a measured type without a price keeps its value (item 8), the figure the table shows
+    assert h200["value"] > 0 and h200["other_profiles"][0]["value"] > h200["value"]
+    out = tmp_path / "r.html"
+    gpuvet("report", "-o", out, check=0)
+    table = re.search(r'id="skus">(.*?)</table>', out.read_text(), re.S).group(1)
+    cells = {}
+    for tr in re.findall(r"<tr>(.*?)</tr>", table, re.S):
+        td = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
+        if td:
+            cells[td[1]] = td[8]
+    assert cells["p5.4xlarge"] == "%.1f (sustained)" % p5["value"], cells       # 686.0, not 705.3 of all runs
+    assert cells["gpu_1x_h200"] == "%.1f (sustained)" % h200["value"], cells    # 706.5, not 764.8
+    text = gpuvet("rank", check=0).stdout
+    assert "value 0," not in text and "no price" in text
