@@ -246,7 +246,7 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 		enum gpu_ref_kind kind;
 		if (gpu_reference_metric(ref ? ref->key : model, metric, &per, &kind, &src) < 0 || !(per > 0))
 			return -1;
-		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (common/gpus.c: %.48s...)",
+		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (%.48s...)",
 			 gpu_ref_kind_name(kind), model, per, src ? src : "");
 		k->est_kind = gpu_ref_kind_name(kind);
 		k->est_from_ref = 1;

@@ -261,3 +261,21 @@ def test_4_the_instance_type_table_shows_the_ranked_figure(gpuvet, tmp_path):
     assert cells["gpu_1x_h200"] == "%.1f (sustained)" % h200["value"], cells    # 706.5, not 764.8
     text = gpuvet("rank", check=0).stdout
     assert "value 0," not in text and "no price" in text
+
+
+# ---- 7. one vocabulary, one screen wide ----
+
+def test_7_rank_fits_160_columns_in_one_vocabulary(gpuvet):
+    gpuvet("results", "import", STANDARD, "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1",
+           check=0)
+    out = gpuvet("rank", "--estimates", check=0).stdout
+    assert max(len(ln) for ln in out.splitlines()) <= 160
+    head = out.splitlines()[0].split()
+    assert "$/h" in head and "USD/HOUR" not in head and "USD/H" not in out
+    assert "common/gpus.c" not in out and ".c:" not in out          # no source file in what a user reads
+    p5 = next(ln for ln in out.splitlines() if " p5.4xlarge " in ln)
+    assert "THROTTLE_POWER" not in p5                                # info: normal under full load, no finding
+    assert "THROTTLE_POWER" in json.dumps(gpuvet.json("results", "show", "1")["flags"])
+    wide = gpuvet("rank", "--estimates", "--wide", check=0).stdout
+    assert max(len(ln) for ln in wide.splitlines()) > 160 and "MIN-MAX" in wide.splitlines()[0]
+    assert "(reference (sustained): GH200 705 per GPU (" in wide
