@@ -279,3 +279,82 @@ def test_7_rank_fits_160_columns_in_one_vocabulary(gpuvet):
     wide = gpuvet("rank", "--estimates", "--wide", check=0).stdout
     assert max(len(ln) for ln in wide.splitlines()) > 160 and "MIN-MAX" in wide.splitlines()[0]
     assert "(reference (sustained): GH200 705 per GPU (" in wide
+
+
+# ---- 9. the README's examples run ----
+
+README = FIXTURES.parent.parent / "README.md"
+
+
+def readme_examples():
+    """Each `$ command` of README.md's indented blocks, with the output lines shown under it."""
+    import re
+    out, cur = [], None
+    for ln in README.read_text().splitlines():
+        m = re.match(r"^ {6}\$ (.*)$", ln)
+        if m:
+            cur = (m.group(1), [])
+            out.append(cur)
+        elif cur and ln.startswith(" " * 6) and ln.strip():
+            cur[1].append(ln[6:].rstrip())
+        else:
+            cur = None
+    return out
+
+
+def test_9_the_readmes_examples_run_on_the_store_it_says_how_to_build(gpuvet, tmp_path):
+    import shlex
+    import subprocess
+    from conftest import gpuvet_bin
+    env = dict(gpuvet.env, GPUVET_DB=str(tmp_path / "example.db"))
+    examples = readme_examples()
+    assert [c for c, _ in examples][:2] == ["export GPUVET_DB=example.db", examples[1][0]]
+    assert examples[1][0].startswith("build/gpuvet results import tests/fixtures/gpu/")
+    for cmd, shown in examples[1:]:
+        args = shlex.split(cmd)
+        assert args[0] == "build/gpuvet", cmd
+        p = subprocess.run([gpuvet_bin(), *args[1:]], cwd=README.parent, env=env, capture_output=True, text=True,
+                           timeout=300)
+        got = [ln.rstrip() for ln in (p.stdout + p.stderr).splitlines()]
+        for want in shown:
+            ok = any(g.startswith(want[:-3]) for g in got) if want.endswith("...") else want in got
+            assert ok, (cmd, want, got[:20])
+
+
+def test_9_a_directory_imports_its_fingerprints_and_names_what_it_skipped(gpuvet, tmp_path):
+    gpu = FIXTURES / "gpu"
+    p = gpuvet("results", "import", gpu, check=0)
+    assert p.returncode == 0, p.stderr
+    files = sorted(x for x in gpu.rglob("*") if x.is_file())
+    fps = [x for x in files if x.suffix == ".json" and '"gpuvet.fingerprint/' in x.read_text()[:65536]]
+    imported = [ln for ln in p.stdout.splitlines() if ": imported as run " in ln]
+    skipped = [ln for ln in p.stdout.splitlines() if ": skipped: " in ln]
+    assert len(imported) == len(fps) and len(skipped) == len(files) - len(fps)
+    assert any(ln.endswith("peer-ratios.json: skipped: not a gpuvet fingerprint (no \"schema\": "
+                           "\"gpuvet.fingerprint/N\")") for ln in skipped)
+    assert any(ln.endswith("README.md: skipped: not JSON") for ln in skipped)
+    assert p.stdout.splitlines()[-1] == ("total: %d run(s) imported, 0 already present, %d file(s) skipped "
+                                         "(not fingerprints)" % (len(fps), len(skipped)))
+    # several files named: the same, a non-fingerprint skipped with why, not a stop
+    g = gpuvet("results", "import", H100 / "peer-ratios.json", H200 / "quick-profile.json", "--db",
+               tmp_path / "two.db", db=False, check=0)
+    assert g.returncode == 0 and "peer-ratios.json: skipped: not a gpuvet fingerprint" in g.stdout
+    # nothing to import at all is an error
+    none = tmp_path / "none"
+    none.mkdir()
+    (none / "notes.txt").write_text("hello")
+    assert gpuvet("results", "import", none).returncode == 2
+
+
+def test_9_custom_means_the_same_on_import_and_tag(gpuvet, tmp_path):
+    gpuvet("results", "import", H200 / "quick-profile.json", "--custom", "myh200", "--sku", "gpu_1x_h200", check=0)
+    gpuvet("results", "import", H200 / "standard-profile.json", check=0)
+    gpuvet("results", "tag", "2", "--custom", "myh200", "--sku", "gpu_1x_h200", check=0)
+    runs = {r["id"]: (r["provider"], r["instance_type"]) for r in gpuvet.json("results", "list", "--json")}
+    assert runs[1] == runs[2] == ("custom:myh200", "gpu_1x_h200"), runs
+
+
+def test_9_a_reimport_under_new_names_points_at_results_tag(gpuvet):
+    gpuvet("results", "import", STANDARD, "--provider", "aws", "--sku", "p5.4xlarge", check=0)
+    p = gpuvet("results", "import", STANDARD, "--provider", "lambda", "--sku", "gpu_1x_h100_sxm5")
+    assert p.returncode == 2 and "'gpuvet results tag 1' renames the stored run" in p.stderr, p.stderr
