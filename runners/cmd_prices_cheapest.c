@@ -141,7 +141,7 @@ static long show(struct cheapest *ch, json_t *rank, long limit, json_t *arr)
 		qsort(ch->offers.v, ch->offers.n, sizeof *ch->offers.v, by_gpu_price);
 	if (!arr)
 		printf("%-8s %-22s %-15s %-14s %4s %10s %10s %8s %11s  %-10s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION",
-		       "ZONE", "GPUS", "$/GPU-H", "$/H", "TFLOP/S", "PER $/GPU-H", "CAPTURED", "TFLOP/S BASIS");
+		       "ZONE", "GPUS", "$/GPU-h", "$/h", "TFLOP/s", "PER $/GPU-h", "CAPTURED", "TFLOP/s BASIS");
 	for (size_t i = 0; i < ch->offers.n && n < limit; i++) {
 		const struct price_offer *f = &ch->offers.v[i];
 		const struct price_side *s = side_cmp_market ? &f->spot : &f->od;

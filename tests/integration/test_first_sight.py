@@ -358,3 +358,36 @@ def test_9_a_reimport_under_new_names_points_at_results_tag(gpuvet):
     gpuvet("results", "import", STANDARD, "--provider", "aws", "--sku", "p5.4xlarge", check=0)
     p = gpuvet("results", "import", STANDARD, "--provider", "lambda", "--sku", "gpu_1x_h100_sxm5")
     assert p.returncode == 2 and "'gpuvet results tag 1' renames the stored run" in p.stderr, p.stderr
+
+
+def test_7_prices_list_shows_each_type_in_its_cheapest_region(gpuvet):
+    every = gpuvet.json("prices", "list", "--json")
+    p = gpuvet("prices", "list", check=0)
+    rows = [ln.split() for ln in p.stdout.splitlines()[1:] if ln.strip()]
+    head = p.stdout.splitlines()[0]
+    assert "ON-DEMAND $/h" in head and "SPOT $/h" in head and "$/GPU-h" in head and "$/H" not in head
+    assert max(len(ln) for ln in p.stdout.splitlines()) <= 160
+    assert len(rows) < len(every) / 3, (len(rows), len(every))
+    assert "--all-regions lists every one" in p.stderr
+    # each type's cheapest on-demand region is the one listed
+    best = {}
+    for o in every:
+        od = (o["on_demand"] or {}).get("usd_per_hour")
+        key = (o["provider"], o["instance_type"])
+        if od is not None and (key not in best or od < best[key][0]):
+            best[key] = (od, o["region"])
+    listed = {(r[0], r[1], r[2]) for r in rows}
+    for (prov, it), (_, region) in best.items():
+        assert (prov, it, region or "(any)") in listed, (prov, it, region)
+    # every region on request, as before
+    all_rows = [ln for ln in gpuvet("prices", "list", "--all-regions", check=0).stdout.splitlines()[1:] if ln]
+    assert len(all_rows) == len(every)
+
+
+def test_8_a_spot_price_where_on_demand_is_asked_is_marked(gpuvet):
+    out = gpuvet("prices", "list", "--provider", "aws", "--all-regions", check=0).stdout
+    p5e = [ln for ln in out.splitlines() if ln.split()[1:2] == ["p5e.48xlarge"]]
+    assert p5e and all(ln.split()[10] == "-" for ln in p5e)         # no on-demand price anywhere
+    assert all("(spot)" in ln for ln in p5e)                          # its $/GPU-h is a spot one, said
+    p5 = [ln for ln in out.splitlines() if ln.split()[1:2] == ["p5.48xlarge"]]
+    assert p5 and not any("(spot)" in ln for ln in p5)
