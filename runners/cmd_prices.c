@@ -47,7 +47,7 @@ const struct gv_cmd_doc cmd_prices_doc = {
 static const struct gv_opt list_opts[] = {
 	{ .name = "provider", .has_arg = required_argument, .val = 'p', .arg = "P",
 	  .help = "only this provider (aws, lambda, alibaba, custom:NAME, ...)" },
-	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "MODEL[:COUNT]",
+	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "GPU[:COUNT]",
 	  .help = "only this GPU model (H100), and GPU count (H100:8)" },
 	{ .name = "market", .has_arg = required_argument, .val = 'm', .arg = "M",
 	  .help = "on_demand, spot or reserved (reserved lists the stored rows)" },
@@ -66,7 +66,7 @@ static const struct gv_opt list_opts[] = {
 
 const struct gv_cmd_doc cmd_prices_list_doc = {
 	.name = "prices list",
-	.synopsis = "prices list [--provider P] [--gpu MODEL[:COUNT]] [--market M] [--region R]\n"
+	.synopsis = "prices list [--provider P] [--gpu GPU[:COUNT]] [--market M] [--region R]\n"
 		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--all-regions]\n"
 		"                          [--records] [--json]",
 	.about = "One row per instance type in its cheapest region for on-demand, and in its\n"
