@@ -7,6 +7,7 @@
 #include "reports/html.h"
 #include "common/outfile.h"
 #include "reports/report_int.h"
+#include "judge/policy.h"
 #include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
@@ -353,8 +354,18 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	int rc = -1, in_txn;
 	double t0 = now_s(), start = t0;
 
+	struct policy *builtin = NULL;
 	if (!o)
 		o = &none;
+	/* every verdict the page reads is by one policy (html.h report_opts.policy) */
+	if (!o->policy && policy_load(NULL, &builtin, err, errlen))
+		return -1;
+	d.policy = o->policy ? o->policy : builtin;
+	if (store_report_policy(s, d.policy->digest)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
+		policy_free(builtin);
+		return -1;
+	}
 	d.strs = rep_strs_new();
 	rep_agg_init(&d.agg, d.strs, o->detail_per_sku, o->detail_max);
 	/*
@@ -389,7 +400,6 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.store = s;
 	d.remedy = o->remedy;
 	d.cost = o->cost;
-	d.policy = o->policy;
 	d.load_err = err;
 	d.load_errlen = errlen;
 	err[0] = 0;
@@ -431,6 +441,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	rc = 0;
 out:
 	store_read_end(s, in_txn);
+	store_report_policy(s, NULL);
+	policy_free(builtin);
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);

@@ -120,11 +120,14 @@ def test_2_another_policys_acceptance_is_history_not_the_headline(gpuvet, tmp_pa
     assert "Healthy" not in page.h1 and "accepted" not in page.h1
     assert "the policy default (built-in, sha256:" in page.ids["page-policy"]
     assert "smoke" in page.ids["answer"] and "History, not this page's verdict" in page.ids["answer"]
+    # the summary counts by the page's policy too: one rejection, no acceptance
+    assert "1rejected" in page.ids["summary"].replace(" ", "") and "0accepted" in page.ids["summary"].replace(" ", "")
     # the page judged by the file: said in its header with the file's digest, the headline its verdict
     digest = json.loads(gpuvet("accept", "1", "--policy", smoke, "--json", check=0).stdout)["policy_digest"]
     page = report(gpuvet, tmp_path, "--policy", smoke)
     assert page.h1.startswith("Healthy: run 1") and "(accepted)" in page.h1, page.h1
     assert "the policy smoke (%s, %s)" % (smoke, digest) in " ".join(page.ids["page-policy"].split())
+    assert "1accepted" in page.ids["summary"].replace(" ", "") and "0rejected" in page.ids["summary"].replace(" ", "")
 
 
 def test_2_a_verdict_without_a_digest_is_not_current(gpuvet, tmp_path):
