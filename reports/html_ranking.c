@@ -145,6 +145,12 @@ static void unpriced_note(FILE *f, json_t *rk)
 			}
 			fprintf(f, "%lld run%s", (long long)json_integer_value(json_object_get(v, "runs")),
 				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+			if (json_is_number(json_object_get(v, "value"))) {   /* its value, without a price */
+				char b[32];
+				rep_fmt_val(rep_jnum(v, "value"), b, sizeof b);
+				fprintf(f, ", %s ", b);
+				html_esc(f, rep_orq(rep_jstr(rk, "unit")));
+			}
 			json_t *o;
 			size_t j;
 			json_array_foreach(json_object_get(v, "other_profiles"), j, o) {

@@ -262,6 +262,8 @@ def test_4_the_instance_type_table_shows_the_ranked_figure(gpuvet, tmp_path):
             cells[td[1]] = td[8]
     assert cells["p5.4xlarge"] == "%.1f (sustained)" % p5["value"], cells       # 686.0, not 705.3 of all runs
     assert cells["gpu_1x_h200"] == "%.1f (sustained)" % h200["value"], cells    # 706.5, not 764.8
+    page = re.sub(r"<[^>]+>", "", out.read_text())
+    assert "custom:lambda gpu_1x_h200 (standard, 1 run, %.1f TFLOP/s" % h200["value"] in page
     text = gpuvet("rank", check=0).stdout
     assert "value 0," not in text and "no price" in text
 
