@@ -93,9 +93,13 @@ void accept_table_print(const json_t *detail, FILE *out)
 			row(out, parts[p].result, e);
 }
 
-const json_t *accept_table_newest(const json_t *fp)
+const json_t *accept_table_newest(const json_t *fp, const char *digest)
 {
 	const json_t *vs = json_object_get(fp, "verdicts");
-	size_t n = json_array_size(vs);
-	return n ? json_object_get(json_array_get(vs, n - 1), "detail") : NULL;
+	for (size_t i = json_array_size(vs); i-- > 0;) {   /* oldest first, as stored: the last of it is newest */
+		const json_t *v = json_array_get(vs, i);
+		if (!json_is_true(json_object_get(v, "imported")) && !strcmp(jstr(v, "policy_digest"), digest))
+			return json_object_get(v, "detail");
+	}
+	return NULL;
 }

@@ -12,7 +12,7 @@
 
 /* The table of detail's checks (failed, not measured, tolerated, passed), at most 160 columns wide. */
 void accept_table_print(const json_t *detail, FILE *out);
-/* The detail of fp's newest verdict (the one just recorded), or NULL. */
-const json_t *accept_table_newest(const json_t *fp);
+/* The detail of fp's newest verdict by the policy of this digest (the one just recorded), or NULL. */
+const json_t *accept_table_newest(const json_t *fp, const char *digest);
 
 #endif

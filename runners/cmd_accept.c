@@ -42,16 +42,22 @@ const struct gv_cmd_doc cmd_accept_doc = {
 		"      2 usage error, malformed policy, no such run, a verdict not recorded",
 };
 
-/* Every check of the verdict just recorded, as a table (the record is what accept --json prints). */
-static void print_checks(struct store *s, int64_t run_id)
+/* Every check of the verdict just recorded by the policy at path (NULL: built-in), as a table. */
+static void print_checks(struct store *s, int64_t run_id, const char *path)
 {
+	struct policy *p;
+	char err[256];
 	json_t *fp;
+	if (policy_load(path, &p, err, sizeof err))
+		return;   /* read a moment ago by the gate: said there if it no longer reads */
 	if (store_load_fingerprint(s, run_id, &fp)) {
 		gv_debug("accept: the checks' table: %s", store_errmsg(s));
+		policy_free(p);
 		return;
 	}
-	accept_table_print(accept_table_newest(fp), stdout);
+	accept_table_print(accept_table_newest(fp, p->digest), stdout);
 	json_decref(fp);
+	policy_free(p);
 }
 
 int cmd_accept(int argc, char **argv, const struct gv_global *g)
@@ -127,7 +133,7 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	}
 	rc = accept_run(s, run_id, policy, NULL, json, stdout);
 	if (!json && rc != GV_EXIT_USAGE)
-		print_checks(s, run_id);
+		print_checks(s, run_id, policy);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");

@@ -4,6 +4,7 @@
 #include "reports/html.h"
 #include "judge/accept.h"
 #include "runners/accept_table.h"
+#include "judge/policy.h"
 #include "judge/flags.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -58,6 +59,6 @@ int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t
 {
 	int rc = accept_judge(s, run_id, p, fp, flags, 0, out);
 	if (rc != GV_EXIT_USAGE)   /* every check, from the verdict accept_judge appended to fp */
-		accept_table_print(accept_table_newest(fp), out);
+		accept_table_print(accept_table_newest(fp, p->digest), out);
 	return rc;
 }

@@ -396,3 +396,14 @@ def test_8_a_spot_price_where_on_demand_is_asked_is_marked(gpuvet):
     assert all("(spot)" in ln for ln in p5e)                          # its $/GPU-h is a spot one, said
     p5 = [ln for ln in out.splitlines() if ln.split()[1:2] == ["p5.48xlarge"]]
     assert p5 and not any("(spot)" in ln for ln in p5)
+
+
+def test_6_the_table_is_the_checks_of_the_policy_just_applied(gpuvet, tmp_path):
+    gpuvet("results", "import", STANDARD, check=0)
+    smoke = tmp_path / "smoke.yaml"
+    smoke.write_text(SMOKE)
+    assert gpuvet("accept", "1", "--policy", smoke).returncode == 0
+    _, rows = checks_table(gpuvet("accept", "1", check=0).stdout)    # the built-in, in the same second
+    assert any("THROTTLE_THERMAL" in r for r in rows) and len(rows) > 2
+    _, rows = checks_table(gpuvet("accept", "1", "--policy", smoke, check=0).stdout)
+    assert len(rows) == 1 and rows[0].split()[:2] == ["PASS", "gemm.bf16.tflops"]
