@@ -246,7 +246,7 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 		enum gpu_ref_kind kind;
 		if (gpu_reference_metric(ref ? ref->key : model, metric, &per, &kind, &src) < 0 || !(per > 0))
 			return -1;
-		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (common/gpus.c: %.48s...)",
+		snprintf(k->basis, sizeof k->basis, "reference (%s): %s %.4g per GPU (%.48s...)",
 			 gpu_ref_kind_name(kind), model, per, src ? src : "");
 		k->est_kind = gpu_ref_kind_name(kind);
 		k->est_from_ref = 1;
@@ -444,10 +444,12 @@ static int value_one(struct ctx *c, const struct components *cp, const double *v
 		else
 			snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
 				 " --date D --source S)", k->currency, rank_market_of(c), k->currency);
-		json_array_append_new(unpriced, json_pack("{s:s,s:s,s:s?,s:I,s:s,s:b}", "provider", k->provider,
-							  "instance_type", k->itype, "profile", k->profile,
-							  "runs", (json_int_t)k->nhave, "why", why, "estimate",
-							  !meas));
+		json_t *e = json_pack("{s:s,s:s,s:s?,s:I,s:s,s:b}", "provider", k->provider, "instance_type", k->itype,
+				      "profile", k->profile, "runs", (json_int_t)k->nhave, "why", why, "estimate", !meas);
+		rank_score_sku(k, cp, val, composite);   /* a measured type keeps its value without a price */
+		if (isfinite(k->value))
+			json_object_set_new(e, "value", json_real(k->value));
+		json_array_append_new(unpriced, e);
 		return 0;
 	}
 	double price = rank_per_price(c->o, k);

@@ -191,9 +191,10 @@ void rank_group_unpriced(json_t *unpriced)
 				continue;
 			const char *pf = json_string_value(json_object_get(e, "profile"));
 			if (j != bi && !json_is_true(json_object_get(e, "estimate")))
-				json_array_insert_new(others, 0, json_pack("{s:s?,s:s,s:O}", "profile", pf, "basis",
+				json_array_insert_new(others, 0, json_pack("{s:s?,s:s,s:O,s:O?}", "profile", pf, "basis",
 									  rank_profile_basis(pf), "runs",
-									  json_object_get(e, "runs")));
+									  json_object_get(e, "runs"), "value",
+									  json_object_get(e, "value")));
 			json_array_remove(unpriced, j);
 		}
 		const char *pf = json_string_value(json_object_get(best, "profile"));

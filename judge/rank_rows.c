@@ -112,13 +112,13 @@ json_t *rank_unranked_json(const struct sku *k, const char *metric)
 	if (!model)
 		snprintf(why, sizeof why, "the catalog names no GPU model for it");
 	else if (!ref)
-		snprintf(why, sizeof why, "GPU model %s has no reference (common/gpus.c)", model);
+		snprintf(why, sizeof why, "GPU model %s has no reference in gpuvet's table (docs/acceptance.md)", model);
 	else if (sscanf(metric, "gemm.%15[a-z0-9].tflops", dt) == 1 && gpu_dtype_from_name(dt) >= 0 &&
 		 !(ref->peak_tflops[gpu_dtype_from_name(dt)] > 0))
 		snprintf(why, sizeof why, "%s has no %s path: rank it with --metric gemm.%s.tflops", model, dt,
 			 gpu_dtype_name(gpu_headline_dtype(ref)));
 	else
-		snprintf(why, sizeof why, "no reference for %s on %s (common/gpus.c)", metric, model);
+		snprintf(why, sizeof why, "no reference for %s on %s in gpuvet's table (docs/acceptance.md)", metric, model);
 	return json_pack("{s:s,s:s,s:s?,s:s}", "provider", k->provider, "instance_type", k->itype, "gpu_model", model,
 			 "why", why);
 }

@@ -304,6 +304,12 @@ enum offer_sort {
 };
 void price_offers_sort(struct price_offers *o, enum offer_sort by);
 void price_offers_free(struct price_offers *o);
+/*
+ * Keeps each instance type's cheapest region for on-demand and its cheapest for spot (one row
+ * when the same region is both), as `sky show-gpus` lists a type once; returns how many region
+ * rows it left out.  The order is by name afterwards: sort again as wanted.
+ */
+size_t price_offers_cheapest_regions(struct price_offers *o);
 
 /* ---- the catalogs shipped inside the binary (pricing/catalog/NAME.csv) ---- */
 

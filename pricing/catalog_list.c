@@ -208,6 +208,41 @@ void price_offers_sort(struct price_offers *o, enum offer_sort by)
 		qsort(o->v, o->n, sizeof *o->v, offer_cmp);
 }
 
+/* USD per hour of a side, +inf when it has none (or no rate): never the cheapest. */
+static double side_usd(const struct price_side *s)
+{
+	return s->have && !isnan(s->usd_per_hour) ? s->usd_per_hour : INFINITY;
+}
+
+size_t price_offers_cheapest_regions(struct price_offers *o)
+{
+	size_t out = 0, left = 0;
+	price_offers_sort(o, OFFER_SORT_NAME);   /* each type's regions together */
+	for (size_t i = 0; i < o->n;) {
+		size_t j = i, od = i, sp = i;
+		while (j < o->n && !strcmp(o->v[j].instance_type, o->v[i].instance_type) &&
+		       !strcmp(o->v[j].provider, o->v[i].provider)) {
+			if (side_usd(&o->v[j].od) < side_usd(&o->v[od].od))
+				od = j;
+			if (side_usd(&o->v[j].spot) < side_usd(&o->v[sp].spot))
+				sp = j;
+			j++;
+		}
+		int has_od = isfinite(side_usd(&o->v[od].od)), has_sp = isfinite(side_usd(&o->v[sp].spot));
+		for (size_t k = i; k < j; k++) {
+			if ((k == od && has_od) || (k == sp && has_sp) || (k == i && !has_od && !has_sp))
+				o->v[out++] = o->v[k];   /* moved: its zones go with it */
+			else {
+				price_zones_free(&o->v[k].spot_zones);
+				left++;
+			}
+		}
+		i = j;
+	}
+	o->n = out;
+	return left;
+}
+
 void price_offers_free(struct price_offers *o)
 {
 	for (size_t i = 0; i < o->n; i++)

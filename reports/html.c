@@ -14,6 +14,7 @@
 #include "judge/rank.h"
 #include "judge/flags.h"
 #include "judge/accept.h"
+#include "judge/policy.h"
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
@@ -387,7 +388,7 @@ int rep_cmp_newest(const void *a, const void *b, void *base)
 
 /* ---- page frame ---- */
 
-static void page_head(FILE *f, const struct rdoc *d, const struct run_sum *top)
+static void page_head(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	char css_h[64], js_h[64];
 
@@ -402,7 +403,7 @@ static void page_head(FILE *f, const struct rdoc *d, const struct run_sum *top)
 		   "<title>gpuvet report</title>\n<style>%s</style>\n</head>\n<body>\n",
 		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
 	fputs("<header>", f);
-	rep_headline(f, top);
+	rep_headline(f, d, pg);
 	fprintf(f, "<p>gpuvet report, generated %s by gpuvet %s from ", d->generated_at, GPUVET_VERSION);
 	if (d->runs_in_store && d->runs_in_store != d->agg.runs)
 		fprintf(f, "%zu of the store's %zu runs", d->agg.runs, d->runs_in_store);
@@ -438,12 +439,21 @@ static const struct {
 int report_render_doc(const struct rdoc *d, FILE *f)
 {
 	struct report_page pg = { .nt = 0 };
+	struct policy *builtin = NULL;
+	char err[256];
+	if (!d->policy && policy_load(NULL, &builtin, err, sizeof err)) {
+		snprintf(d->load_err ? d->load_err : err, d->load_err ? d->load_errlen : sizeof err,
+			 "the built-in policy: %s", err);
+		return -1;
+	}
+	pg.policy = d->policy ? d->policy : builtin;
 	pg.nt = rep_answer_targets(d, pg.tg, sizeof pg.tg / sizeof pg.tg[0]);
 	pg.top = pg.nt ? &d->runs[pg.tg[0]] : NULL;
-	page_head(f, d, pg.top);
+	page_head(f, d, &pg);
 	for (size_t i = 0; i < sizeof report_sections / sizeof report_sections[0]; i++)
 		report_sections[i].render(f, d, &pg);
 	page_tail(f);
+	policy_free(builtin);
 	return ferror(f) ? -1 : 0;
 }
 

@@ -29,6 +29,7 @@
 #include <jansson.h>
 
 struct store;
+struct policy;
 
 #define REPORT_DETAIL_PER_SKU 3
 #define REPORT_CHARTS_PER_SKU 1
@@ -56,6 +57,7 @@ struct report_opts {
 	json_t *cost;             /* judge/cost.h cost_compute()'s result (or {"error":...}) for --job:
 				     the "what your job costs" section; NULL: none */
 	int max_age_days;         /* > 0: prices captured longer ago are left out of the rankings and prices */
+	const struct policy *policy;   /* every verdict on the page is by this policy (judge/policy.h); NULL: built-in */
 };
 
 /*

@@ -8,6 +8,8 @@
 #include "judge/rank.h"
 #include "judge/flags.h"
 #include "judge/accept.h"
+#include "judge/policy.h"
+#include "judge/standing.h"
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
@@ -22,23 +24,30 @@
 
 /* ---- the answer: this machine's verdict and health, first ---- */
 
-/* How a run stands, in one word or three, and its CSS class. */
-static const char *health_word(const struct run_sum *r, const char **cls)
+/*
+ * How a run stands under the page's policy, in one word or three, and its CSS class: a verdict
+ * word ("Healthy", "Reject") only where that policy's verdict was recorded here (judge/standing.h);
+ * otherwise what is true (no GPU measured, or the policy's verdict as a preview, not gated).
+ */
+static const char *health_word(const struct run_sum *r, const struct standing *st, const char **cls)
 {
-	const char *v = r->verdict;
-
 	*cls = "bad";
-	if (v && !strcmp(v, "reject"))
-		return "Reject";
-	if (r->tolerated)   /* never "Healthy" beside a critical flag the policy let through */
+	switch (st->kind) {
+	case STANDING_NO_GPU: *cls = "warn"; return "No GPU measured on this machine";
+	case STANDING_REJECTED: return "Reject";
+	case STANDING_WOULD_REJECT: return "Would be rejected";
+	case STANDING_UNMEASURABLE: *cls = "warn"; return "Not judged";
+	case STANDING_WOULD_UNMEASURABLE: *cls = "warn"; return "Could not be judged";
+	case STANDING_WOULD_ACCEPT: *cls = "warn"; return "Would be accepted";
+	case STANDING_ACCEPTED: break;
+	}
+	if (json_array_size(json_object_get(st->detail, "tolerated")))   /* never "Healthy" beside a tolerated critical flag */
 		return "Accepted despite a critical flag";
 	if (r->nflag[0] > 0)
 		return "Needs attention";
 	*cls = "warn";
 	if (r->status && strcmp(r->status, "complete"))
 		return "Incomplete";
-	if (v && !strcmp(v, "unmeasurable"))
-		return "Not judged";
 	if (r->nflag[1] > 0)
 		return "Healthy, with warnings";
 	*cls = "good";
@@ -58,7 +67,23 @@ static const char *verdict_words(const char *v)
 	return v;
 }
 
-/* The runs the answer is about: those asked for with --run (newest first), else the newest run. */
+/* The newest of the runs i admits (-1: none). */
+static long newest_where(const struct rdoc *d, int gpu_only)
+{
+	long best = -1;
+	for (size_t i = 0; i < d->n; i++) {
+		size_t b = (size_t)best;
+		if ((!gpu_only || d->runs[i].gpu_count > 0) && (best < 0 || rep_cmp_newest(&i, &b, d->runs) < 0))
+			best = (long)i;
+	}
+	return best;
+}
+
+/*
+ * The runs the answer is about: those asked for with --run (newest first), else the newest run
+ * that measured a GPU, else the newest run (docs/report.md: a reader of a store holding GPU runs
+ * came for them; a newer run without a GPU is named under the answer with its reason).
+ */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max)
 {
 	size_t n = 0;
@@ -67,49 +92,91 @@ size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max)
 		if (d->runs[i].forced)
 			out[n++] = i;
 	if (n == 0 && d->n) {
-		size_t best = 0;
-		for (size_t i = 1; i < d->n; i++)
-			if (rep_cmp_newest(&i, &best, d->runs) < 0)
-				best = i;
-		out[n++] = best;
+		long best = newest_where(d, 1);
+		out[n++] = (size_t)(best >= 0 ? best : newest_where(d, 0));
 	}
 	qsort_r(out, n, sizeof *out, rep_cmp_newest, d->runs);
 	return n;
 }
 
-/* "run 3, 1 × H100-SXM on lambda gpu_1x_h100_sxm5 (accepted)" */
-static void run_words(FILE *f, const struct run_sum *r)
+/* "run 3, 1 × H100-SXM on lambda gpu_1x_h100_sxm5 (accepted)", the verdict as the page's policy has it */
+static void run_words(FILE *f, const struct run_sum *r, const struct standing *st)
 {
-	fprintf(f, "run %lld, %d \xC3\x97 ", (long long)r->id, r->gpu_count);
-	html_esc(f, rep_orq(r->gpu_model));
+	if (st->kind == STANDING_NO_GPU)
+		fprintf(f, "run %lld", (long long)r->id);
+	else
+		fprintf(f, "run %lld, %d \xC3\x97 ", (long long)r->id, r->gpu_count);
+	if (st->kind != STANDING_NO_GPU)
+		html_esc(f, rep_orq(r->gpu_model));
 	if (r->itype && *r->itype) {
 		fputs(" on ", f);
 		html_esc(f, rep_orq(r->provider));
 		fputs(" ", f);
 		html_esc(f, r->itype);
-	} else {
+	} else if (st->kind != STANDING_NO_GPU) {
 		fputs(" (instance type unknown)", f);
 	}
-	fprintf(f, " (%s", verdict_words(r->verdict));
-	if (r->tolerated && r->verdict && !strcmp(r->verdict, "accept")) {
+	fprintf(f, " (%s", st->kind == STANDING_NO_GPU ? "not judged" : st->kind >= STANDING_WOULD_ACCEPT ? "not gated" :
+		standing_words(st->kind));
+	json_t *tol = json_array_get(json_object_get(st->detail, "tolerated"), 0);
+	if (st->kind == STANDING_ACCEPTED && tol) {
 		fputs(" despite ", f);
-		html_esc(f, r->tolerated);
+		html_esc(f, rep_jstr(tol, "flag"));
 	}
 	fputs(")", f);
 }
 
-void rep_headline(FILE *f, const struct run_sum *r)
+/* r's fingerprint (a new reference), as held or loaded from the store; NULL when it cannot be loaded. */
+static json_t *answer_fp(const struct rdoc *d, const struct run_sum *r)
 {
-	const char *cls, *w;
+	json_t *fp = NULL;
+	if (r->fp)
+		return json_incref(r->fp);
+	if (d->store && store_load_fingerprint(d->store, r->id, &fp))
+		fp = NULL;
+	return fp;
+}
 
-	if (!r) {
+/* r's standing under the page's policy; a run that cannot be loaded stands as not judged. */
+static void answer_standing(const struct report_page *pg, json_t *fp, struct standing *st)
+{
+	if (!fp || standing_of(pg->policy, fp, st)) {
+		memset(st, 0, sizeof *st);
+		st->kind = STANDING_WOULD_UNMEASURABLE;
+		snprintf(st->reason, sizeof st->reason, "the run could not be loaded");
+	}
+}
+
+/* The heading: the verdict word, the run, and for anything short of a recorded verdict, why. */
+static void headline_of(FILE *f, const char *tag, const struct run_sum *r, const struct standing *st)
+{
+	const char *cls, *w = health_word(r, st, &cls);
+	fprintf(f, "<%s%s class=\"%s\">%s: ", tag, strcmp(tag, "h1") ? "" : " id=\"verdict\"", cls, w);
+	run_words(f, r, st);
+	if (st->kind == STANDING_NO_GPU || st->kind >= STANDING_WOULD_ACCEPT) {
+		fputs("<br><small>", f);
+		html_esc(f, st->reason);
+		if (st->kind != STANDING_NO_GPU)
+			fputs(" \xE2\x80\x94 a preview of the page's policy, not a recorded verdict", f);
+		fputs("</small>", f);
+	}
+	fprintf(f, "</%s>", tag);
+}
+
+void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	struct standing st;
+	json_t *fp;
+
+	if (!pg->top) {
 		fputs("<h1 id=\"verdict\">No run stored yet</h1>", f);
 		return;
 	}
-	w = health_word(r, &cls);
-	fprintf(f, "<h1 id=\"verdict\" class=\"%s\">%s: ", cls, w);
-	run_words(f, r);
-	fputs("</h1>", f);
+	fp = answer_fp(d, pg->top);
+	answer_standing(pg, fp, &st);
+	headline_of(f, "h1", pg->top, &st);
+	standing_free(&st);
+	json_decref(fp);
 }
 
 static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
@@ -252,53 +319,96 @@ static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
 	free(v);
 }
 
-static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp)
+/* "the policy default (built-in, sha256:…)" */
+static void policy_words(FILE *f, const char *name, const char *source, const char *digest)
 {
-	json_t *vs = json_object_get(fp, "verdicts"), *v, *last = NULL;
-	size_t i;
-
-	json_array_foreach(vs, i, v)   /* an imported verdict is history (the detail's table), not the run's */
-		if (!json_is_true(json_object_get(v, "imported")) &&
-		    (!last || strcmp(rep_orq(rep_jstr(v, "at")), rep_orq(rep_jstr(last, "at"))) >= 0))
-			last = v;
-	if (!last) {
-		fprintf(f, "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept --run %lld</code> "
-			   "applies the default policy).</p>\n", (long long)r->id);
-		return;
-	}
-	fputs("<p>", f);
-	rep_badge(f, rep_jstr(last, "verdict"));
-	fprintf(f, " %s by the policy <b>", verdict_words(rep_jstr(last, "verdict")));
-	html_esc(f, rep_orq(rep_jstr(last, "policy")));
+	fputs("the policy <b>", f);
+	html_esc(f, rep_orq(name));
 	fputs("</b> (", f);
-	html_esc(f, rep_orq(rep_jstr(last, "policy_source")));
+	html_esc(f, rep_orq(source));
 	fputs(", <code>", f);
-	html_esc(f, rep_orq(rep_jstr(last, "policy_digest")));
+	html_esc(f, digest && *digest ? digest : "no digest");
 	fputs("</code>)", f);
-	if (rep_jstr(last, "at")) {
-		fputs(", ", f);
-		html_esc(f, rep_jstr(last, "at"));
+}
+
+/* The verdicts this page does not stand on: another policy's, an imported one, one without a digest. */
+static void verdict_history(FILE *f, const json_t *fp, const char *digest)
+{
+	json_t *v;
+	size_t i;
+	int n = 0;
+	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+		if (standing_verdict_is_of(v, digest))
+			continue;
+		fputs(n++ ? "; " : "<p class=\"muted history\">History, not this page's verdict: ", f);
+		html_esc(f, verdict_words(rep_jstr(v, "verdict")));
+		fputs(" by ", f);
+		policy_words(f, rep_jstr(v, "policy"), rep_jstr(v, "policy_source"), rep_jstr(v, "policy_digest"));
+		if (json_is_true(json_object_get(v, "imported")))
+			fputs(", imported (judged elsewhere)", f);
+		if (rep_jstr(v, "at")) {
+			fputs(", ", f);
+			html_esc(f, rep_jstr(v, "at"));
+		}
 	}
-	fputs(".</p>\n", f);
-	/* the reason in one sentence, as judge/accept.h words it for the CLI too */
-	char why[768];
-	fputs("<p class=\"why\">Why: ", f);
-	html_esc(f, accept_reason_sentence(json_object_get(last, "detail"), rep_jstr(last, "verdict"), why, sizeof why));
-	fputs(".</p>\n", f);
+	if (n)
+		fputs(".</p>\n", f);
+}
+
+/* The page's policy's verdict on the run: recorded here, or previewed and said not to be recorded. */
+static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const struct standing *st,
+			   const struct policy *p)
+{
+	json_t *v = st->verdict;
+
+	if (st->kind == STANDING_NO_GPU) {
+		fputs("<p>No GPU measured: ", f);
+		html_esc(f, st->reason);
+		fputs(". Nothing here for a GPU policy to judge.</p>\n", f);
+		if (v) {
+			char why[768];
+			fputs("<p class=\"why\">", f);
+			rep_badge(f, rep_jstr(v, "verdict"));
+			fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+			policy_words(f, p->name, p->source, p->digest);
+			fputs(": ", f);
+			html_esc(f, accept_reason_sentence(json_object_get(v, "detail"), rep_jstr(v, "verdict"), why, sizeof why));
+			fputs(".</p>\n", f);
+		}
+	} else if (v) {
+		fputs("<p>", f);
+		rep_badge(f, rep_jstr(v, "verdict"));
+		fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+		policy_words(f, p->name, p->source, p->digest);
+		if (rep_jstr(v, "at")) {
+			fputs(", ", f);
+			html_esc(f, rep_jstr(v, "at"));
+		}
+		fputs(".</p>\n<p class=\"why\">Why: ", f);   /* in one sentence, as judge/accept.h words it for the CLI */
+		html_esc(f, st->reason);
+		fputs(".</p>\n", f);
+	} else {
+		fputs("<p>Not gated by ", f);
+		policy_words(f, p->name, p->source, p->digest);
+		fprintf(f, ": it %s (a preview without the fleet baseline, not recorded; <code>gpuvet accept --run %lld"
+			   "</code> records it).</p>\n<p class=\"why\">Why: ", standing_words(st->kind), (long long)r->id);
+		html_esc(f, st->reason);
+		fputs(".</p>\n", f);
+	}
+	verdict_history(f, fp, p->digest);
 }
 
 /* One run's health: verdict, figures against the references, flags with what to do. */
-static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, int first)
+static int answer_run(FILE *f, const struct rdoc *d, const struct report_page *pg, const struct run_sum *r,
+		      int first)
 {
-	json_t *fp = r->fp ? json_incref(r->fp) : NULL;
-	const char *cls, *w = health_word(r, &cls);
+	json_t *fp = answer_fp(d, r);
+	struct standing st;
 
-	if (!fp && d->store && store_load_fingerprint(d->store, r->id, &fp))
-		fp = NULL;
+	answer_standing(pg, fp, &st);
 	if (!first) {
-		fprintf(f, "<h2 class=\"%s\">%s: ", cls, w);
-		run_words(f, r);
-		fputs("</h2>\n", f);
+		headline_of(f, "h2", r, &st);
+		fputc('\n', f);
 	}
 	fputs("<div class=\"health\"><p class=\"muted\">", f);
 	html_esc(f, rep_orq(r->provider));
@@ -317,9 +427,10 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, in
 	fprintf(f, ". <a href=\"#run-%lld\">Full detail</a>.</p>\n", (long long)r->id);
 	if (!fp) {
 		fputs("<p class=\"muted\">The run could not be loaded.</p></div>\n", f);
+		standing_free(&st);
 		return 0;
 	}
-	answer_verdict(f, r, fp);
+	answer_verdict(f, r, fp, &st, pg->policy);
 	fputs("<ul class=\"facts\">\n", f);
 	fact_gemm(f, r, fp);
 	fact_copies(f, r, fp);
@@ -327,8 +438,36 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct run_sum *r, in
 	fputs("</ul>\n", f);
 	answer_flags(f, d, fp);
 	fputs("</div>\n", f);
+	standing_free(&st);
 	json_decref(fp);
 	return 0;
+}
+
+/* A newer run than the answer's that measured no GPU: named with its reason, not the headline. */
+static void newer_without_gpu(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	long nw = newest_where(d, 0);
+	const struct run_sum *r;
+	struct standing st;
+	json_t *fp;
+
+	if (nw < 0 || !pg->top || &d->runs[nw] == pg->top || d->runs[nw].forced || d->runs[nw].gpu_count > 0)
+		return;
+	r = &d->runs[nw];
+	fp = answer_fp(d, r);
+	answer_standing(pg, fp, &st);
+	fprintf(f, "<p class=\"muted\" id=\"no-gpu-run\">The newest run, <a href=\"#run-%lld\">run %lld</a>",
+		(long long)r->id, (long long)r->id);
+	if (r->host) {
+		fputs(" on host ", f);
+		html_esc(f, r->host);
+	}
+	fputs(", measured no GPU (", f);
+	html_esc(f, st.kind == STANDING_NO_GPU ? st.reason : "no GPU in the run");
+	fputs("): it is listed in the runs table, and the answer above is about the newest run that measured one.</p>\n",
+	      f);
+	standing_free(&st);
+	json_decref(fp);
 }
 
 /* The ranking of metric (the report's market, per instance), or NULL. */
@@ -345,10 +484,31 @@ static json_t *ranking_of(const struct rdoc *d, const char *metric)
 	return NULL;
 }
 
+static int cmp_per_dollar_desc(const void *a, const void *b)
+{
+	double x = rep_jnum(*(json_t *const *)a, "value_per_dollar"), y = rep_jnum(*(json_t *const *)b, "value_per_dollar");
+	return (y > x) - (y < x);
+}
+
+/* "aws p5.4xlarge 99.71 TFLOP/s per $/h, measured (sustained)" */
+static void workload_row(FILE *f, json_t *rk, json_t *row)
+{
+	char buf[32];
+	html_esc(f, rep_orq(rep_jstr(row, "provider")));
+	fputs(" ", f);
+	html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+	rep_fmt_val(rep_jnum(row, "value_per_dollar"), buf, sizeof buf);
+	fprintf(f, " %s ", buf);
+	html_esc(f, rep_orq(rep_jstr(rk, "unit")));
+	fputs(json_is_true(json_object_get(row, "estimate")) ? " per $/h " : " per $/h, measured ", f);
+	rep_basis_words(f, row, rep_jstr(rk, "unit"));
+}
+
 /*
- * The second question on the first screen: the best instance types per dollar for training
- * (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, estimates
- * marked as such, as judge/rank.c orders them.
+ * The second question on the first screen: the instance types with the most per dollar for
+ * training (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, in
+ * the order of their value per dollar, measured and estimated rows together, each marked
+ * ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
  */
 static void best_per_workload(FILE *f, const struct rdoc *d)
 {
@@ -359,28 +519,34 @@ static void best_per_workload(FILE *f, const struct rdoc *d)
 	};
 	int any = 0;
 	for (size_t w = 0; w < sizeof wl / sizeof wl[0]; w++) {
-		json_t *rk = ranking_of(d, wl[w].metric), *row;
-		size_t i;
-		if (!rk || !json_array_size(json_object_get(rk, "rows")))
+		json_t *rk = ranking_of(d, wl[w].metric), *rows = json_object_get(rk, "rows"), *row, **best;
+		size_t i, n = 0;
+		if (!rk || !json_array_size(rows))
 			continue;
-		if (!any++)
+		best = gv_malloc(json_array_size(rows) * sizeof *best);
+		json_array_foreach(rows, i, row)
+			if (isfinite(rep_jnum(row, "value_per_dollar")) && rep_jnum(row, "value_per_dollar") > 0)
+				best[n++] = row;
+		qsort(best, n, sizeof *best, cmp_per_dollar_desc);
+		if (n && !any++)
 			fputs("<h3>Most per dollar, by workload</h3>\n<ul class=\"workloads\">\n", f);
-		fprintf(f, "<li><b>%s</b>: ", wl[w].label);
-		json_array_foreach(json_object_get(rk, "rows"), i, row) {
-			char buf[32];
-			if (i == 3)
-				break;
+		if (n)
+			fprintf(f, "<li><b>%s</b>: ", wl[w].label);
+		int measured_shown = 0;
+		for (i = 0; i < n && i < 3; i++) {
 			fputs(i ? "; " : "", f);
-			html_esc(f, rep_orq(rep_jstr(row, "provider")));
-			fputs(" ", f);
-			html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
-			rep_fmt_val(rep_jnum(row, "value_per_dollar"), buf, sizeof buf);
-			fprintf(f, " %s ", buf);
-			html_esc(f, rep_orq(rep_jstr(rk, "unit")));
-			fputs(" per USD-hour ", f);
-			rep_basis_words(f, row, rep_jstr(rk, "unit"));
+			workload_row(f, rk, best[i]);
+			measured_shown |= !json_is_true(json_object_get(best[i], "estimate"));
 		}
-		fputs("</li>\n", f);
+		for (; i < n && !measured_shown; i++)   /* the best measured type, named beside the order */
+			if (!json_is_true(json_object_get(best[i], "estimate"))) {
+				fputs("; <i>best measured</i>: ", f);
+				workload_row(f, rk, best[i]);
+				break;
+			}
+		if (n)
+			fputs("</li>\n", f);
+		free(best);
 	}
 	if (any)
 		fputs("</ul>\n", f);
@@ -393,8 +559,15 @@ void rep_section_answer(FILE *f, const struct rdoc *d, const struct report_page 
 	fputs("<section id=\"answer\">\n", f);
 	if (nt == 0)
 		fputs("<p>No run in the store: <code>gpuvet run</code> measures this machine.</p>\n", f);
+	if (nt) {
+		fputs("<p class=\"muted\" id=\"page-policy\">Every verdict on this page is by ", f);
+		policy_words(f, pg->policy->name, pg->policy->source, pg->policy->digest);
+		fputs(" (<code>gpuvet report --policy FILE</code> judges by another); another policy's, an imported or "
+		      "an undigested verdict is shown as history.</p>\n", f);
+	}
 	for (size_t i = 0; i < nt; i++)
-		answer_run(f, d, &d->runs[tg[i]], i == 0);
+		answer_run(f, d, pg, &d->runs[tg[i]], i == 0);
+	newer_without_gpu(f, d, pg);
 	best_per_workload(f, d);
 	fputs("</section>\n", f);
 }

@@ -104,8 +104,8 @@ void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *p
 	      "(docs/cost.md); bands in <code>gpuvet cost --json</code>.</p>\n", f);
 	cheapest(f, rows);
 	fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"costlist\"><thead><tr><th>provider</th><th>instance "
-	      "type</th><th>GPUs</th><th>fits</th><th>instances</th><th>tokens/s per GPU</th><th>USD per million "
-	      "tokens</th><th>job hours</th><th>job USD</th><th>bound</th><th>basis or why not</th></tr></thead><tbody>\n", f);
+	      "type</th><th>GPUs</th><th>fits</th><th>instances</th><th>tokens/s per GPU</th><th>$ per million "
+	      "tokens <small>$/Mtok</small></th><th>job hours</th><th>job $</th><th>bound</th><th>basis or why not</th></tr></thead><tbody>\n", f);
 	size_t i, n = json_array_size(rows);
 	json_t *r;
 	json_array_foreach(rows, i, r) {

@@ -103,7 +103,7 @@ static size_t rest_table(FILE *f, json_t *groups)
 		if (!n++)
 			fputs("<div class=\"scroll\"><table class=\"sortable\" id=\"prices-rest\"><thead><tr><th>GPU model</th>"
 			      "<th>market</th><th>prices stored</th><th>listed</th><th>not listed</th>"
-			      "<th>their price <small>USD per hour</small></th></tr></thead><tbody>\n", f);
+			      "<th>their price <small>$/h</small></th></tr></thead><tbody>\n", f);
 		long long total = json_integer_value(json_object_get(g, "total"));
 		long long rest = json_integer_value(json_object_get(g, "rest"));
 		fputs("<tr>", f);
@@ -155,7 +155,7 @@ void rep_prices_table(FILE *f, const struct rdoc *d)
 		"in its ranking row. <code>gpuvet prices list</code> lists them all.</p>\n"
 		"<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>GPU model</th>"
 		"<th>market</th><th>provider</th><th>instance type</th><th>region</th><th>price</th>"
-		"<th>currency</th><th>per</th><th>USD <small>per hour</small></th><th>source</th>"
+		"<th>currency</th><th>per</th><th>$/h <small>US dollars per hour</small></th><th>source</th>"
 		"<th>captured</th></tr></thead><tbody>\n", PRICE_CHEAPEST_PER_MODEL);
 	listed_rows(f, d->prices);
 	fputs("</tbody></table></div>\n", f);

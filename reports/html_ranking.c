@@ -74,7 +74,7 @@ void rep_basis_words(FILE *f, json_t *row, const char *unit)
 			fputs(" ", f);
 			html_esc(f, unit);
 		}
-		fputs(" per USD-hour", f);
+		fputs(" per $/h", f);
 	}
 	if (json_array_size(json_object_get(row, "other_profiles")))
 		fputs(", not ranked</span>", f);
@@ -145,6 +145,12 @@ static void unpriced_note(FILE *f, json_t *rk)
 			}
 			fprintf(f, "%lld run%s", (long long)json_integer_value(json_object_get(v, "runs")),
 				json_integer_value(json_object_get(v, "runs")) == 1 ? "" : "s");
+			if (json_is_number(json_object_get(v, "value"))) {   /* its value, without a price */
+				char b[32];
+				rep_fmt_val(rep_jnum(v, "value"), b, sizeof b);
+				fprintf(f, ", %s ", b);
+				html_esc(f, rep_orq(rep_jstr(rk, "unit")));
+			}
 			json_t *o;
 			size_t j;
 			json_array_foreach(json_object_get(v, "other_profiles"), j, o) {
@@ -190,8 +196,8 @@ static void ranking_intro(FILE *f, json_t *r0, const char *m0)
 	      "<i>sustained</i> runs were timed after the GPU settled at its power limit, <i>burst</i> (quick) runs "
 	      "are not shown to equal that. Value per dollar is the value divided by the hourly price (", f);
 	html_esc(f, rep_jstr(r0, "unit"));
-	fputs(" per USD per instance-hour; per GPU it is the same number, value per GPU over price per "
-	      "GPU-hour). Rows marked <span class=\"est\">(estimate)</span> were never measured as that type: "
+	fputs(" per $/h: per US dollar per instance-hour; per GPU it is the same number, value per GPU over "
+	      "price per GPU-hour, $/GPU-h). Rows marked <span class=\"est\">(estimate)</span> were never measured as that type: "
 	      "their value is the median per GPU of stored runs of the same GPU model or, with none, what a healthy "
 	      "GPU of the model sustains (never the datasheet peak), as each row says; they are hidden until you "
 	      "ask for them.", f);
@@ -439,9 +445,9 @@ static int bars_one(FILE *f, json_t *rk, const struct run_sum *top, int color)
 		title = gv_asprintf("%s per dollar, %s prices%s%s", rank_label(rk, lab, sizeof lab), rep_market_name(mk),
 				    mk && !strcmp(mk, "spot") ? " (interruptible, each region's lowest zone)" : "",
 				    more ? " (top 25)" : "");
-		unit = rep_jstr(rk, "value_per_dollar_unit")
-			       ? gv_asprintf("%s %s", rep_orq(rep_jstr(rk, "unit")), rep_jstr(rk, "value_per_dollar_unit"))
-			       : gv_asprintf("%s per USD per hour", rep_orq(rep_jstr(rk, "unit")));
+		/* the page's words for the ranking's money unit: $/h, or $/GPU-h where it is per GPU-hour */
+		unit = gv_asprintf("%s per %s", rep_orq(rep_jstr(rk, "unit")),
+				   strstr(rep_orq(rep_jstr(rk, "value_per_dollar_unit")), "GPU") ? "$/GPU-h" : "$/h");
 		svg_bar_chart(f, title, unit, bars, nb, 640);
 		free(title);
 		free(unit);
@@ -483,7 +489,7 @@ static void best_measured(FILE *f, const struct rdoc *d)
 		}
 		fprintf(f, ", %s ", buf);
 		html_esc(f, rep_jstr(r0, "unit"));
-		fputs(" per USD per hour ", f);
+		fputs(" per $/h ", f);
 		rep_basis_words(f, top, rep_jstr(r0, "unit"));
 		fputs(".</p>\n", f);
 	}

@@ -66,6 +66,42 @@ static int cmp_sku_key(const void *a, const void *b)
 	return strcmp((*(const struct rep_sku *const *)a)->key, (*(const struct rep_sku *const *)b)->key);
 }
 
+static int same_str(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * The type's BF16 GEMM figure as `gpuvet rank` and `gpuvet cost` use it: its most sustained
+ * profile's median (judge/rank_profile.c), from the report's BF16 ranking (a priced row, or a
+ * measured type listed unpriced); *basis says which ("sustained", "burst"). NaN when the ranking
+ * has no figure for the type (its runs all flagged critical, no instance type).
+ */
+static double ranked_value(const struct rdoc *d, const struct rep_sku *r, const char **basis)
+{
+	json_t *rk, *e;
+	size_t k, i;
+	json_array_foreach(d->rankings, k, rk) {
+		if (!same_str(rep_jstr(rk, "metric"), "gemm.bf16.tflops") || !same_str(rep_jstr(rk, "per"), "instance"))
+			continue;
+		json_array_foreach(json_object_get(rk, "rows"), i, e)
+			if (!json_is_true(json_object_get(e, "estimate")) && same_str(rep_jstr(e, "provider"), r->provider) &&
+			    same_str(rep_jstr(e, "instance_type"), r->itype) &&
+			    (same_str(rep_jstr(e, "run_region"), r->region) || same_str(rep_jstr(e, "region"), r->region))) {
+				*basis = rep_jstr(e, "basis");
+				return rep_jnum(e, "value");
+			}
+		json_array_foreach(json_object_get(rk, "unpriced"), i, e)
+			if (!json_is_true(json_object_get(e, "estimate")) && same_str(rep_jstr(e, "provider"), r->provider) &&
+			    same_str(rep_jstr(e, "instance_type"), r->itype) && json_is_number(json_object_get(e, "value"))) {
+				*basis = rep_jstr(e, "basis");
+				return rep_jnum(e, "value");
+			}
+		break;
+	}
+	return NAN;
+}
+
 static void sku_table(FILE *f, const struct rdoc *d)
 {
 	const struct rep_sku **sk = gv_malloc((d->agg.nsku ? d->agg.nsku : 1) * sizeof *sk);
@@ -76,7 +112,8 @@ static void sku_table(FILE *f, const struct rdoc *d)
 	fputs("<h3>Instance types</h3>\n<div class=\"scroll\"><table class=\"sortable\" id=\"skus\"><thead><tr>"
 	      "<th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
 	      "<th>accepted</th><th>rejected</th><th>with critical flags</th>"
-	      "<th>median BF16 GEMM <small>TFLOP/s</small></th><th>latest run</th></tr></thead><tbody>\n", f);
+	      "<th>BF16 GEMM <small>TFLOP/s, as ranked: the most sustained profile's median</small></th>"
+	      "<th>latest run</th></tr></thead><tbody>\n", f);
 	for (size_t k = 0; k < d->agg.nsku; k++) {
 		const struct rep_sku *r = sk[k];
 		if (!r->runs)
@@ -92,7 +129,21 @@ static void sku_table(FILE *f, const struct rdoc *d)
 		rep_td_num(f, r->acc, NULL);
 		rep_td_num(f, r->rej, NULL);
 		rep_td_num(f, r->crit, NULL);
-		rep_td_num(f, rep_med_value(&r->bf16), NULL);
+		const char *basis = NULL;
+		double v = ranked_value(d, r, &basis);
+		if (isfinite(v) && basis) {
+			char b[32];
+			rep_fmt_val(v, b, sizeof b);
+			fprintf(f, "<td class=n data-v=\"%.17g\">%s <small>(", v, b);
+			html_esc(f, basis);
+			fputs(")</small></td>", f);
+		} else {   /* not in the ranking (its runs flagged critical, or no type): the median of every run, said so */
+			double m = rep_med_value(&r->bf16);
+			char b[32];
+			rep_fmt_val(m, b, sizeof b);
+			fprintf(f, "<td class=n>%s <small>%s</small></td>", isfinite(m) ? b : "\xE2\x80\x94",
+				isfinite(m) ? "(median of every run, not ranked)" : "");
+		}
 		rep_td_text(f, r->has_started ? r->started : NULL);   /* the type's newest run */
 		fputs("</tr>\n", f);
 	}

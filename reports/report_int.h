@@ -167,6 +167,7 @@ struct rdoc {
 	size_t load_errlen;
 	report_remedy_fn remedy; /* html.h */
 	json_t *cost;            /* html.h report_opts.cost (borrowed) */
+	const struct policy *policy;   /* html.h report_opts.policy (borrowed); NULL: the built-in one */
 	struct rep_strs *strs;   /* the runs' shared strings */
 	struct rep_agg agg;      /* every run the page covers; runs holds only those shown */
 	size_t unlisted;         /* runs left out of the runs table by the size rule */
@@ -220,9 +221,11 @@ int report_render_doc(const struct rdoc *d, FILE *f);
  * document and what the page decided once: the runs its first screen
  * answers for (tg, nt) and the first of them (top).
  */
+struct policy;
 struct report_page {
 	size_t tg[8], nt;
 	const struct run_sum *top;
+	const struct policy *policy;   /* the one policy every verdict of the page is by (report --policy) */
 };
 typedef void (*report_section_fn)(FILE *f, const struct rdoc *d, const struct report_page *pg);
 extern const char *const rep_sev_name[3];   /* by sev_index: critical, warning, info */
@@ -281,7 +284,7 @@ void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_p
 void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
-void rep_headline(FILE *f, const struct run_sum *r);
+void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);
 void rep_section_answer(FILE *f, const struct rdoc *d, const struct report_page *pg);
 
 #endif

@@ -7,6 +7,7 @@
 #include "reports/html.h"
 #include "common/outfile.h"
 #include "reports/report_int.h"
+#include "judge/policy.h"
 #include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
@@ -343,6 +344,32 @@ static void step_done(const char *what, double *t0)
 	*t0 = t;
 }
 
+/*
+ * The one policy every verdict of the page is by (html.h report_opts.policy; else the built-in,
+ * loaded into *builtin), and the store's verdict reads narrowed to it.  0, or -1 with err.
+ */
+static int page_policy(struct store *s, const struct report_opts *o, struct policy **builtin,
+		       const struct policy **out, char *err, size_t errlen)
+{
+	if (!o->policy && policy_load(NULL, builtin, err, errlen))
+		return -1;
+	*out = o->policy ? o->policy : *builtin;
+	if (store_report_policy(s, (*out)->digest)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
+		policy_free(*builtin);
+		*builtin = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The store's verdict reads back to every policy's, the built-in policy freed. */
+static void page_policy_end(struct store *s, struct policy *builtin)
+{
+	store_report_policy(s, NULL);
+	policy_free(builtin);
+}
+
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
 {
 	static const struct report_opts none = { 0 };
@@ -350,19 +377,21 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	char now[32], rank_why[256] = "", price_err[256] = "";
 	json_t *sources = NULL;
 	struct rep_rankings ranks;
+	struct policy *builtin = NULL;   /* the page's policy when o names none */
 	int rc = -1, in_txn;
 	double t0 = now_s(), start = t0;
 
 	if (!o)
 		o = &none;
+	if (page_policy(s, o, &builtin, &d.policy, err, errlen))
+		return -1;
 	d.strs = rep_strs_new();
 	rep_agg_init(&d.agg, d.strs, o->detail_per_sku, o->detail_max);
 	/*
 	 * The shipped price catalogs are loaded by the command before this
 	 * (gv_prices_ready), so the rankings, some on read-only connections of
 	 * their own, all see the same prices as `gpuvet rank`.
-	 */
-	/*
+	 *
 	 * Many passes over the same tables, whose pages the kernel keeps: a page
 	 * cache of 64 MiB was 45 MiB of a 100k-run report's peak and saved no time
 	 * measured (docs/lab/fleet-scale.md), so the rankings' size.
@@ -430,6 +459,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	rc = 0;
 out:
 	store_read_end(s, in_txn);
+	page_policy_end(s, builtin);
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);

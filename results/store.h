@@ -222,6 +222,13 @@ enum store_report_fact {
 typedef int (*store_run_fact_fn)(void *ud, int64_t run_id, const char *text, double value);
 int store_each_report_fact(struct store *s, enum store_report_fact which, const char *name, store_run_fact_fn fn,
 			   void *ud);
+/*
+ * The one policy the report's verdicts are by (its digest, "sha256:<64 hex>"): from here on,
+ * store_each_report_run and STORE_FACT_VERDICT give each run's latest verdict of that policy
+ * judged here, and none for a run it never judged; NULL: of any policy (as before).  0, or
+ * STORE_ERR for a malformed digest.
+ */
+int store_report_policy(struct store *s, const char *digest);
 int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi, int64_t *count);
 /* Every run's id, ascending. */
 typedef int (*store_id_fn)(void *ud, int64_t id);

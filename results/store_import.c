@@ -149,8 +149,9 @@ static int same_run_or_conflict(struct store *s, const struct jtree *t, uint32_t
 		return STORE_DUP;
 	}
 	sto_set_err(s, "run %s conflicts with the stored run %lld of that uuid: a different %s (digest %.12s here, "
-		    "%.12s imported); a uuid names one run, so nothing of it is imported", uuid, (long long)id,
-		    whole ? "run (identity or results)" : "machine or start", here, there);
+		    "%.12s imported); a uuid names one run, so nothing of it is imported (the same capture under "
+		    "another provider, type or region? 'gpuvet results tag %lld' renames the stored run)", uuid,
+		    (long long)id, whole ? "run (identity or results)" : "machine or start", here, there, (long long)id);
 	return STORE_ERR;
 }
 

@@ -29,6 +29,7 @@ struct store {
 	int in_batch;     /* store_batch_begin .. store_batch_end: imports share its transaction */
 	int lock_fd;      /* the file again, for the live-run locks (closed after SQLite's) */
 	int64_t live_run; /* the run this process is writing, 0 when none */
+	char report_digest[80];   /* store_report_policy(): "" any policy */
 };
 
 /*

@@ -18,6 +18,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+int store_report_policy(struct store *s, const char *digest)
+{
+	size_t n = digest ? strlen(digest) : 0;
+	if (digest && (n != 71 || strncmp(digest, "sha256:", 7) || strspn(digest + 7, "0123456789abcdef") != 64)) {
+		sto_set_err(s, "a policy digest is sha256: and 64 hex digits, not '%.80s'", digest);
+		return STORE_ERR;
+	}
+	snprintf(s->report_digest, sizeof s->report_digest, "%s", digest ? digest : "");
+	return STORE_OK;
+}
+
+/* " AND ..." of the verdicts the report reads: judged here, by its one policy once it has one. */
+static const char *verdict_where(struct store *s, int v, char *buf, size_t size)
+{
+	if (v < 6)   /* no digest before schema 6: no verdict is of a known policy */
+		return s->report_digest[0] ? " AND 0" : "";
+	snprintf(buf, size, " AND imported = 0%s%s%s", s->report_digest[0] ? " AND policy_digest = '" : "",
+		 s->report_digest, s->report_digest[0] ? "'" : "");
+	return buf;
+}
+
 /*
  * Columns 0-11 the run's (struct store_run_row); then benches, flags, verdict, policy, at, tolerated, the headline
  * values: of the run ?1 (by_id), else of every run in started order, its columns only (the rest NULL).
@@ -26,7 +47,7 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 {
 	int v = store_schema_version(s);
 	const char *head_ix = v >= 3 ? " INDEXED BY metrics_head" : "";
-	char *heads, *sql;
+	char *heads, *sql, vw[128];
 	if (!by_id)   /* the rest is read in run-id order (store_each_report_fact), never a seek per run */
 		return gv_asprintf("SELECT " STORE_RUN_COLS ", NULL, NULL, NULL, NULL, NULL, NULL FROM runs r%s"
 				   " ORDER BY r.started_at, r.id", v >= 4 ? " INDEXED BY runs_list" : "");
@@ -51,7 +72,7 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 		v >= 6 ? "(SELECT json_extract(t.detail, '$.tolerated[0].flag') FROM verdicts t WHERE t.run_id = r.id"
 			 " AND t.imported = 0 AND t.verdict = 'accept' AND t.at = v.at AND json_valid(t.detail)"
 			 " AND json_array_length(t.detail, '$.tolerated') > 0 ORDER BY t.id DESC LIMIT 1)" : "NULL",
-		heads, v >= 6 ? " AND imported = 0" : "");
+		heads, verdict_where(s, v, vw, sizeof vw));
 	free(heads);
 	return sql;
 }
@@ -164,13 +185,13 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
 			   void *ud)
 {
 	int v = store_schema_version(s), rc;
-	char *sql;
+	char *sql, vw[128];
 	if (which == STORE_FACT_FLAG)   /* the order within a run is the index's: only the set counts */
 		sql = gv_asprintf("SELECT run_id, code, NULL, severity FROM flags%s ORDER BY run_id",
 				  v >= 3 ? " INDEXED BY flags_run" : "");
 	else if (which == STORE_FACT_VERDICT)   /* as store_each_report_run's: the latest judged here */
-		sql = gv_asprintf("SELECT run_id, verdict, NULL FROM verdicts%s ORDER BY run_id, at DESC, id DESC",
-				  v >= 6 ? " WHERE imported = 0" : "");
+		sql = gv_asprintf("SELECT run_id, verdict, NULL FROM verdicts WHERE 1%s ORDER BY run_id, at DESC, id DESC",
+				  verdict_where(s, v, vw, sizeof vw));
 	else   /* sorted by SQLite, spilling past its cache, or in the index's order */
 		sql = gv_asprintf("SELECT run_id, NULL, value FROM metrics%s WHERE name = ?1 AND gpu = -1"
 				  " AND value IS NOT NULL AND abs(value) <= 1.7976931348623157e308 ORDER BY %s",

@@ -4,6 +4,7 @@
  * measure what the policy requires, 2 usage or input error.
  */
 #include "judge/accept.h"
+#include "runners/accept_table.h"
 #include "runners/cli.h"
 #include "runners/opts.h"
 #include "judge/policy.h"
@@ -33,11 +34,31 @@ const struct gv_cmd_doc cmd_accept_doc = {
 	.about = "Gates a stored run (default: the one stored last) against an acceptance policy (default:\n"
 		"the built-in one, see --show-policy) and records the verdict with the run.\n"
 		"Every failed rule is listed with the measured value, the threshold and where\n"
-		"the threshold comes from (the policy, the GPU model's reference, the fleet).",
+		"the threshold comes from (the policy, the GPU model's reference, the fleet),\n"
+		"then every check as one table: result (PASS, FAIL, NOT MEASURED, TOLERATED),\n"
+		"check, GPU, measured, needed, threshold source.",
 	.opts = accept_opts,
 	.more = "exit: 0 accept, 1 reject, 3 could not measure what the policy requires,\n"
 		"      2 usage error, malformed policy, no such run, a verdict not recorded",
 };
+
+/* Every check of the verdict just recorded by the policy at path (NULL: built-in), as a table. */
+static void print_checks(struct store *s, int64_t run_id, const char *path)
+{
+	struct policy *p;
+	char err[256];
+	json_t *fp;
+	if (policy_load(path, &p, err, sizeof err))
+		return;   /* read a moment ago by the gate: said there if it no longer reads */
+	if (store_load_fingerprint(s, run_id, &fp)) {
+		gv_debug("accept: the checks' table: %s", store_errmsg(s));
+		policy_free(p);
+		return;
+	}
+	accept_table_print(accept_table_newest(fp, p->digest), stdout);
+	json_decref(fp);
+	policy_free(p);
+}
 
 int cmd_accept(int argc, char **argv, const struct gv_global *g)
 {
@@ -111,6 +132,8 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
 	/* a plain accept says which run it judges: the one stored last, never the latest date a run carries */
 	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout);
+	if (!json && rc != GV_EXIT_USAGE)
+		print_checks(s, run_id, policy);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");

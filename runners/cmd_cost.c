@@ -340,8 +340,8 @@ static void print_table(json_t *res)
 		       num(job, "output_tokens"), human(t, sizeof t, num(job, "concurrency")), str(job, "kv_dtype"));
 	printf("; %s prices\n\n", str(res, "market"));
 	printf("%-4s %-8s %-24s %-12s %-16s %-4s %5s %9s %17s %9s %10s %10s %-16s %s\n", "RANK", "PROVIDER",
-	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "USD/MTOK", "JOB HOURS",
-	       "JOB USD", "BOUND", "BASIS / WHY NOT");
+	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "$/Mtok", "JOB HOURS",
+	       "JOB $", "BOUND", "BASIS / WHY NOT");
 	size_t i;
 	json_t *r;
 	json_array_foreach(rows, i, r)
@@ -349,7 +349,7 @@ static void print_table(json_t *res)
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a %s figure%s)\n", str(res, "market"), str(res, "metric"),
 		       strcmp(str(res, "market"), "on_demand") ? ": gpuvet prices update or gpuvet prices import FILE" : "");
-	printf("\nTOK/S/GPU: tokens per second per GPU of the instances used; USD/MTOK: US dollars per million "
+	printf("\nTOK/S/GPU: tokens per second per GPU of the instances used; $/Mtok: US dollars per million "
 	       "tokens; INST: instances of the type the job needs; est. = estimate from the GPU model's "
 	       "reference, not measured (--json has each row's basis and the band of every figure)\n");
 	json_t *un = json_object_get(res, "unranked");

@@ -47,7 +47,7 @@ const struct gv_cmd_doc cmd_prices_doc = {
 static const struct gv_opt list_opts[] = {
 	{ .name = "provider", .has_arg = required_argument, .val = 'p', .arg = "P",
 	  .help = "only this provider (aws, lambda, alibaba, custom:NAME, ...)" },
-	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "MODEL[:COUNT]",
+	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "GPU[:COUNT]",
 	  .help = "only this GPU model (H100), and GPU count (H100:8)" },
 	{ .name = "market", .has_arg = required_argument, .val = 'm', .arg = "M",
 	  .help = "on_demand, spot or reserved (reserved lists the stored rows)" },
@@ -55,20 +55,26 @@ static const struct gv_opt list_opts[] = {
 	{ .name = "sort", .has_arg = required_argument, .val = 's', .arg = "gpu|name|price|gpu-price",
 	  .help = "the order (default gpu)" },
 	GV_OPT_ROW_MAX_AGE('a'),
+	{ .name = "all-regions", .has_arg = no_argument, .val = 'A', .arg = NULL,
+	  .help = "every region of each type (default: its cheapest region for on-demand and for spot)" },
 	{ .name = "records", .has_arg = no_argument, .val = 'R', .arg = NULL,
 	  .help = "the stored rows one by one (reserved terms too)" },
-	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "as JSON for scripts (every region)" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
 };
 
 const struct gv_cmd_doc cmd_prices_list_doc = {
 	.name = "prices list",
-	.synopsis = "prices list [--provider P] [--gpu MODEL[:COUNT]] [--market M] [--region R]\n"
-		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--records] [--json]",
-	.about = "One row per instance type and region: GPUs, GPU memory, vCPUs, RAM, on-demand\n"
+	.synopsis = "prices list [--provider P] [--gpu GPU[:COUNT]] [--market M] [--region R]\n"
+		"                          [--sort gpu|name|price|gpu-price] [--max-age DAYS] [--all-regions]\n"
+		"                          [--records] [--json]",
+	.about = "One row per instance type in its cheapest region for on-demand, and in its\n"
+		"cheapest for spot where that is another (--all-regions, --region R: every\n"
+		"region's row; --json: every region): GPUs, GPU memory, vCPUs, RAM, on-demand\n"
 		"and spot prices side by side in US dollars per hour (a price without a rate\n"
-		"stays in its currency, marked *), USD per GPU-hour and the date the price was\n"
+		"stays in its currency, marked *), US dollars per GPU-hour (marked (spot) where\n"
+		"the type has no on-demand price) and the date the price was\n"
 		"captured; prices captured over 90 days ago are warned about, --max-age leaves\n"
 		"older ones out.  --market spot: each region's lowest and median zone.",
 	.opts = list_opts,
@@ -427,12 +433,12 @@ static void offer_text(struct list_ctx *c, const struct price_offer *f)
 	price_cell(c, &f->od, od, sizeof od);
 	price_cell(c, &f->spot, spot, sizeof spot);
 	double per_gpu = price_offer_per_gpu(f, f->od.have ? &f->od : &f->spot);
-	if (!isnan(per_gpu))
-		snprintf(pg, sizeof pg, "%.4f", per_gpu);
+	if (!isnan(per_gpu))   /* a spot price where there is no on-demand one says so */
+		snprintf(pg, sizeof pg, "%.4f%s", per_gpu, f->od.have ? "" : " (spot)");
 	const struct price_side *when = f->od.have ? &f->od : &f->spot;
 	char captured[11];
 	gv_strlcpy(captured, when->captured_at, sizeof captured);
-	printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", f->provider, f->instance_type,
+	printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %16s  %s\n", f->provider, f->instance_type,
 	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, spot, pg, captured);
 }
 
@@ -492,7 +498,7 @@ static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char
 	if (!c->records && any_spot && !c->lo.json)
 		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
 			" notice); %s\n", c->spot_layout ? "LOWEST is the region's cheapest zone, MEDIAN its middle one" :
-			"SPOT $/H is the region's cheapest zone (--market spot lists the median zone too)");
+			"SPOT $/h is the region's cheapest zone (--market spot lists the median zone too)");
 	char cur[4], date[32];
 	for (const char *p = c->converted; strlen(p) >= 3; p += p[3] ? 4 : 3) {
 		double rate;
@@ -521,11 +527,11 @@ static int list_offers(struct list_ctx *c, const char *sort)
 	int any_spot = 0;
 	if (!c->lo.json && c->spot_layout)
 		printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
-		       "REGION", "GPUS", "LOWEST $/H", "LOWEST ZONE", "MEDIAN $/H", "MEDIAN ZONE", "ZONES", "$/GPU-H",
+		       "REGION", "GPUS", "LOWEST $/h", "LOWEST ZONE", "MEDIAN $/h", "MEDIAN ZONE", "ZONES", "$/GPU-h",
 		       "CAPTURED");
 	else if (!c->lo.json)
-		printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %9s  %s\n", "PROVIDER", "INSTANCE TYPE",
-		       "REGION", "GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H",
+		printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %16s  %s\n", "PROVIDER", "INSTANCE TYPE",
+		       "REGION", "GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/h", "SPOT $/h", "$/GPU-h",
 		       "CAPTURED");
 	for (size_t i = 0; i < c->offers.n; i++) {
 		struct price_offer *f = &c->offers.v[i];
@@ -556,7 +562,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	gv_opts_getopt(list_opts, opts, 16);
 	const char *provider = NULL, *gpu = NULL, *market = NULL, *region = NULL, *sort = NULL;
 	struct list_ctx c = { .max_age = PRICE_STALE_DAYS, .now = time(NULL) };
-	int opt;
+	int opt, all_regions = 0;
 	int max_age = 0;
 	char err[512], known[256];
 	optind = 1;
@@ -568,6 +574,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		case 'r': region = optarg; break;
 		case 's': sort = optarg; break;
 		case 'R': c.records = 1; break;
+		case 'A': all_regions = 1; break;
 		case 'j': c.lo.json = 1; break;
 		case 'a':
 			if (gv_opt_max_age("prices list", optarg, &max_age))
@@ -605,7 +612,13 @@ static int cmd_list(int argc, char **argv, struct store *s)
 		       "GPUS", "MARKET", "PRICE/HOUR", "CUR", "CAPTURED", "SOURCE");
 	int rc = catalog_prices(db, &f, c.records ? PRICE_ORDER_LIST : PRICE_ORDER_STORED, list_row, &c, err,
 				sizeof err);
+	size_t left = 0;   /* a person's screen: each type once, in its cheapest regions (sky show-gpus) */
+	if (rc == 0 && !c.records && !c.lo.json && !region && !all_regions)
+		left = price_offers_cheapest_regions(&c.offers);
 	int any_spot = rc == 0 && !c.records ? list_offers(&c, sort) : 0;
+	if (left && !gv_quiet)
+		fprintf(stderr, "gpuvet: each instance type in its cheapest region for on-demand and for spot; %zu other "
+			"region row(s) not listed (--all-regions lists every one, --region R one region's)\n", left);
 	rc = end_listing(&c.lo, rc, err, "no prices match");
 	if (rc == GV_EXIT_OK)
 		list_notes(&c, db, any_spot, market);

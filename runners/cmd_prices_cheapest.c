@@ -27,7 +27,7 @@
 #define CHEAPEST_METRIC "gemm.bf16.tflops"
 
 static const struct gv_opt cheapest_opts[] = {
-	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "MODEL", .help = "the GPU model (H100, A100, L4...)" },
+	{ .name = "gpu", .has_arg = required_argument, .val = 'g', .arg = "GPU", .help = "the GPU (H100, A100, L4...): --model is the LLM of gpuvet cost" },
 	{ .name = "count", .has_arg = required_argument, .val = 'c', .arg = "N",
 	  .help = "only instance types with exactly N of them" },
 	{ .name = "market", .has_arg = required_argument, .val = 'm', .arg = "M",
@@ -44,7 +44,7 @@ static const struct gv_opt cheapest_opts[] = {
 
 const struct gv_cmd_doc cmd_prices_cheapest_doc = {
 	.name = "prices cheapest",
-	.synopsis = "prices cheapest --gpu MODEL [--count N] [--market on_demand|spot] [--provider P]\n"
+	.synopsis = "prices cheapest --gpu GPU [--count N] [--market on_demand|spot] [--provider P]\n"
 		"                          [--region R] [--limit N] [--max-age DAYS] [--json]",
 	.about = "Where a GPU can be rented for least: one row per provider, instance type and\n"
 		"region, cheapest US dollars per GPU-hour first (spot: the region's lowest zone,\n"
@@ -141,7 +141,7 @@ static long show(struct cheapest *ch, json_t *rank, long limit, json_t *arr)
 		qsort(ch->offers.v, ch->offers.n, sizeof *ch->offers.v, by_gpu_price);
 	if (!arr)
 		printf("%-8s %-22s %-15s %-14s %4s %10s %10s %8s %11s  %-10s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION",
-		       "ZONE", "GPUS", "$/GPU-H", "$/H", "TFLOP/S", "PER $/GPU-H", "CAPTURED", "TFLOP/S BASIS");
+		       "ZONE", "GPUS", "$/GPU-h", "$/h", "TFLOP/s", "PER $/GPU-h", "CAPTURED", "TFLOP/s BASIS");
 	for (size_t i = 0; i < ch->offers.n && n < limit; i++) {
 		const struct price_offer *f = &ch->offers.v[i];
 		const struct price_side *s = side_cmp_market ? &f->spot : &f->od;
@@ -218,7 +218,7 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 	if (optind < argc)
 		return gv_usage_error("prices cheapest", "unexpected argument '%s'", argv[optind]);
 	if (!gpu || strchr(gpu, ':') || price_gpu_want_parse(gpu, &ch.gpu, err, sizeof err) < 0)
-		return gv_usage_error("prices cheapest", "needs --gpu MODEL (e.g. --gpu H100 --count 8)%s", "");
+		return gv_usage_error("prices cheapest", "needs --gpu GPU (e.g. --gpu H100 --count 8)%s", "");
 	if (count)
 		ch.gpu.count = (double)count;
 	if (strcmp(ch.market, "on_demand") && strcmp(ch.market, "spot"))

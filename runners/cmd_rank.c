@@ -29,6 +29,8 @@ static const struct gv_opt rank_opts[] = {
 	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference" },
 	GV_OPT_ROW_INCLUDE_FLAGGED('f'),
 	GV_OPT_ROW_MAX_AGE('a'),
+	{ .name = "wide", .has_arg = no_argument, .val = 'w', .arg = NULL,
+	  .help = "every column (min-max) and whole cells; by default lines stop at 160 columns" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the ranking as JSON for scripts" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
@@ -37,7 +39,7 @@ static const struct gv_opt rank_opts[] = {
 const struct gv_cmd_doc cmd_rank_doc = {
 	.name = "rank",
 	.synopsis = "rank [--metric NAME] [--market on_demand|spot|reserved] [--region R]\n"
-		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--max-age DAYS] [--json]",
+		"                   [--per instance|gpu] [--estimates] [--include-flagged] [--max-age DAYS] [--wide] [--json]",
 	.about = "Instance types ordered by a measured metric per dollar-hour.  Stored runs are\n"
 		"joined to prices by provider and instance type (and region with --region); one\n"
 		"row per type, its value the median over the runs of its most sustained profile\n"
@@ -92,16 +94,20 @@ static void human(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.4g", v);
 }
 
-/* The type's other profiles, under its row and labelled: "also quick (burst): 4 runs, 722.1, 105 per USD/h". */
+/* The type's other profiles, under its row and labelled: "also quick (burst): 4 runs, 722.1, 105 per $/h". */
 static void print_other_profiles(json_t *row)
 {
 	size_t i;
 	json_t *o;
 	json_array_foreach(json_object_get(row, "other_profiles"), i, o) {
-		char val[32], vpd[32];
+		char val[32], vpd[48];
 		human(val, sizeof val, num(o, "value"));
 		human(vpd, sizeof vpd, num(o, "value_per_dollar"));
-		printf("     also %s (%s): %lld run(s), value %s, %s per USD/h, not ranked\n", str(o, "profile"),
+		if (!json_is_number(json_object_get(o, "value_per_dollar")))   /* no price: its value, never "0 per $/h" */
+			snprintf(vpd, sizeof vpd, "no price, so no value per $/h");
+		else
+			snprintf(vpd + strlen(vpd), sizeof vpd - strlen(vpd), " per $/h");
+		printf("     also %s (%s): %lld run(s), value %s, %s, not ranked\n", str(o, "profile"),
 		       str(o, "basis"), (long long)json_integer_value(json_object_get(o, "runs")), val, vpd);
 	}
 }
@@ -144,10 +150,50 @@ static void print_sources(json_t *srcs)
 	}
 }
 
-static void print_row(json_t *row, int spot_cols, int ranking_spot, json_t *srcs)
+/* A terminal table's widest line: the rest behind --wide (and in --json). */
+#define TABLE_WIDTH 160
+
+/* line, cut to TABLE_WIDTH columns with "..." unless wide (never inside a UTF-8 character) */
+static void emit(const char *line, int wide)
 {
-	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24], spread[40] = "-";
-	size_t fl = 0, j;
+	size_t n = strlen(line), cut = TABLE_WIDTH - 3;
+	if (wide || n <= TABLE_WIDTH) {
+		printf("%s\n", line);
+		return;
+	}
+	while (cut > 0 && ((unsigned char)line[cut] & 0xC0) == 0x80)
+		cut--;
+	printf("%.*s...\n", (int)cut, line);
+}
+
+/* A paragraph under a table, broken at spaces to fit TABLE_WIDTH columns. */
+static void wrapped(const char *text)
+{
+	const char *p = text, *nl;
+	while ((nl = strchr(p, '\n')) && nl - p <= TABLE_WIDTH) {
+		printf("%.*s\n", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	while (strlen(p) > TABLE_WIDTH) {
+		const char *sp = p + TABLE_WIDTH;
+		while (sp > p && *sp != ' ')
+			sp--;
+		if (sp == p)
+			break;
+		printf("%.*s\n", (int)(sp - p), p);
+		p = sp + 1;
+	}
+	printf("%s\n", p);
+}
+
+struct rank_view {
+	int spot_cols, ranking_spot, wide;
+};
+
+static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
+{
+	char gpus[40] = "-", runs[16], flags[256] = "", sp[24], spv[24], spread[40] = "-", line[1024];
+	size_t fl = 0, j, n;
 	json_t *f;
 	if (json_is_number(json_object_get(row, "gpu_count")))
 		snprintf(gpus, sizeof gpus, "%.0fx %s", num(row, "gpu_count"), str(row, "gpu_model"));
@@ -167,8 +213,13 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot, json_t *srcs
 			break;
 		fl += (size_t)w;
 	}
-	if (est)
+	if (est && v->wide)
 		snprintf(flags, sizeof flags, "(%s)", str(row, "estimate_basis"));
+	else if (est)   /* its basis in short: the per-GPU figure and where it comes from (--wide: in full) */
+		snprintf(flags, sizeof flags, "(%s %.4g/GPU, %s)",
+			 !strcmp(str(row, "estimate_source"), "runs") ? "runs" : "ref.",
+			 num(row, "value") / (num(row, "gpu_count") > 0 ? num(row, "gpu_count") : 1),
+			 json_is_string(json_object_get(row, "reference_kind")) ? str(row, "reference_kind") : str(row, "basis"));
 	const char *region = str(row, "region"), *prof = json_is_string(json_object_get(row, "profile")) ?
 							     str(row, "profile") : NULL;
 	char val[32], vpd[32], src[24] = "-";
@@ -177,25 +228,32 @@ static void print_row(json_t *row, int spot_cols, int ranking_spot, json_t *srcs
 	size_t sn = source_number(srcs, row);
 	if (sn)
 		snprintf(src, sizeof src, "[%zu]", sn);
-	printf("%-4lld %-8s %-24s %-12s %-16s %-8s %-9s %10.4f %-4s %14s %14s",
-	       (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"), str(row, "instance_type"),
-	       region[0] ? region : "(any)", gpus, prof ? prof : "-", str(row, "basis"), num(row, "price_per_hour"), src,
-	       val, vpd);
-	if (spot_cols) {
+	n = (size_t)snprintf(line, sizeof line, "%-4lld %-8s %-23s %-12s %-13s ",
+			     (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"),
+			     str(row, "instance_type"), region[0] ? region : "(any)", gpus);
+	n += (size_t)snprintf(line + n, sizeof line - n, "%-8s ", prof ? prof : "-");
+	n += (size_t)snprintf(line + n, sizeof line - n, "%-9s %8.4f %-3s %8s %8s", str(row, "basis"),
+			      num(row, "price_per_hour"), src, val, vpd);
+	if (v->spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
-		const char *pk = ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
-		const char *vk = ranking_spot ? "value_per_dollar_on_demand" : "value_per_dollar_spot";
+		const char *pk = v->ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour";
+		const char *vk = v->ranking_spot ? "value_per_dollar_on_demand" : "value_per_dollar_spot";
 		fmt_num(sp, sizeof sp, json_object_get(row, pk), "%.4f");
 		fmt_num(spv, sizeof spv, json_object_get(row, vk), "%.4g");
-		printf(" %11s %14s", sp, spv);
+		n += (size_t)snprintf(line + n, sizeof line - n, " %9s %12s", sp, spv);
 	}
-	printf(" %5s %-15s %s\n", runs, spread, flags[0] ? flags : "-");
+	n += (size_t)snprintf(line + n, sizeof line - n, " %4s", runs);
+	if (v->wide && n < sizeof line)
+		n += (size_t)snprintf(line + n, sizeof line - n, " %-15s", spread);
+	if (n < sizeof line)
+		snprintf(line + n, sizeof line - n, " %s", flags[0] ? flags : "-");
+	emit(line, v->wide);
 	print_other_profiles(row);
 	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
 		printf("     ^ %s\n", str(row, "price_note"));
 }
 
-static void print_table(json_t *r)
+static void print_table(json_t *r, int wide)
 {
 	json_t *rows = json_object_get(r, "rows");
 	/* copied: str()'s ring of buffers is reused by the rows printed before these are */
@@ -211,32 +269,45 @@ static void print_table(json_t *r)
 		spot_cols |= json_is_number(json_object_get(row, ranking_spot ? "on_demand_price_per_hour" : "spot_price_per_hour"));
 		any_est |= json_is_true(json_object_get(row, "estimate"));
 	}
+	struct rank_view v = { spot_cols, ranking_spot, wide };
 	snprintf(vhead, sizeof vhead, "%s (%s%s)", metric, unit, per_gpu ? " per GPU" : "");
-	snprintf(phead, sizeof phead, "USD/%s", per_gpu ? "GPU-H" : "HOUR");
-	printf("%-4s %-8s %-24s %-12s %-16s %-8s %-9s %10s %-4s %14s %14s", "RANK", "PROVIDER", "INSTANCE TYPE",
-	       "REGION", "GPUS", "PROFILE", "BASIS", phead, "SRC", "VALUE", "PER USD/H");
-	if (spot_cols)
-		printf(" %11s %14s", ranking_spot ? "OD USD/H" : "SPOT USD/H", ranking_spot ? "PER OD USD/H" : "PER SPOT USD/H");
-	printf(" %5s %-15s %s\n", "RUNS", "MIN-MAX", "FLAGS");
+	snprintf(phead, sizeof phead, "%s", per_gpu ? "$/GPU-h" : "$/h");
+	char head[512];
+	size_t n = (size_t)snprintf(head, sizeof head, "%-4s %-8s %-23s %-12s %-13s ", "RANK", "PROVIDER",
+				    "INSTANCE TYPE", "REGION", "GPUS");
+	n += (size_t)snprintf(head + n, sizeof head - n, "%-8s ", "PROFILE");
+	n += (size_t)snprintf(head + n, sizeof head - n, "%-9s %8s %-3s %8s %8s", "BASIS", phead, "SRC", "VALUE",
+			      per_gpu ? "PER $/GPU-h" : "PER $/h");
+	if (v.spot_cols)
+		n += (size_t)snprintf(head + n, sizeof head - n, " %9s %12s", ranking_spot ? "OD $/h" : "SPOT $/h",
+				      ranking_spot ? "PER OD $/h" : "PER SPOT $/h");
+	n += (size_t)snprintf(head + n, sizeof head - n, " %4s", "RUNS");
+	if (v.wide)
+		n += (size_t)snprintf(head + n, sizeof head - n, " %-15s", "MIN-MAX");
+	snprintf(head + n, sizeof head - n, " %s", "FLAGS / BASIS");
+	emit(head, 1);
 	json_t *srcs = json_array();
 	json_array_foreach(rows, i, row)
-		print_row(row, spot_cols, ranking_spot, srcs);
+		print_row(row, &v, srcs);
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a value for %s)\n", market, metric);
 	printf("\n");
 	print_sources(srcs);
 	json_decref(srcs);
-	printf("VALUE: %s, the median of the runs of the type's most sustained profile; PER USD/H: value per US dollar per %s (%s prices%s)",
-	       vhead, per_gpu ? "GPU-hour" : "instance-hour", market,
-	       ranking_spot ? ": each region's lowest zone, interruptible" : "");
-	if (json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components"))
-		printf("; score = weighted mean of the components over fixed units (docs/ranking.md)");
-	printf("\n");
-	printf("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = quick "
-	       "runs (not shown to equal the sustained figure); estimate = never measured on the type; one row per type,"
-	       " its other profiles under it (docs/ranking.md)\n");
+	char *note = gv_asprintf("VALUE: %s, the median of the runs of the type's most sustained profile\n%s: value "
+				 "per US dollar per %s (%s prices%s)%s", vhead, per_gpu ? "PER $/GPU-h" : "PER $/h",
+				 per_gpu ? "GPU-hour" : "instance-hour", market,
+				 ranking_spot ? ": each region's lowest zone, interruptible" : "",
+				 json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components") ?
+				 "; score = weighted mean of the components over fixed units (docs/ranking.md)" : "");
+	wrapped(note);
+	free(note);
+	wrapped("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = "
+		"quick runs (not shown to equal the sustained figure); estimate = never measured on the type; one row per "
+		"type, its other profiles under it (docs/ranking.md)");
 	if (any_est)
-		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets\n");
+		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets "
+		       "(--wide: in full)\n");
 	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
 	if (left)
 		printf("%lld run(s) with critical flags left out (--include-flagged to count them)\n", (long long)left);
@@ -247,7 +318,13 @@ static void print_table(json_t *r)
 		printf("  %s %s", str(row, "provider"), str(row, "instance_type"));
 		if (json_is_string(json_object_get(row, "profile")))
 			printf(" (%s, %s)", str(row, "profile"), str(row, "basis"));
-		printf(": %s\n", str(row, "why"));
+		if (json_is_number(json_object_get(row, "value"))) {
+			char val[32];
+			human(val, sizeof val, num(row, "value"));
+			printf(": value %s, no price: %s\n", val, str(row, "why"));
+		} else {
+			printf(": %s\n", str(row, "why"));
+		}
 		print_other_profiles(row);
 	}
 	json_t *unranked = json_object_get(r, "unranked");
@@ -259,10 +336,10 @@ static void print_table(json_t *r)
 
 int cmd_rank(int argc, char **argv, const struct gv_global *g)
 {
-	struct option opts[12];
-	gv_opts_getopt(rank_opts, opts, 12);
+	struct option opts[14];
+	gv_opts_getopt(rank_opts, opts, 14);
 	struct rank_opts o = { 0 };
-	int json = 0, c;
+	int json = 0, wide = 0, c;
 	char err[512];
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -277,6 +354,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 				return GV_EXIT_USAGE;
 			break;
 		case 'j': json = 1; break;
+		case 'w': wide = 1; break;
 		case 'h': gv_cmd_help(&cmd_rank_doc, stdout); return GV_EXIT_OK;
 		default: return gv_opt_refused("rank", argc, argv, opts);
 		}
@@ -313,7 +391,7 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 			puts(t);
 		free(t);
 	} else {
-		print_table(r);
+		print_table(r, wide);
 	}
 	json_decref(r);
 	return GV_EXIT_OK;

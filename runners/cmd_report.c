@@ -8,6 +8,7 @@
 #include "reports/html.h"
 #include "judge/cost.h"
 #include "judge/flags.h"
+#include "judge/policy.h"
 #include "results/store.h"
 
 #include <getopt.h>
@@ -30,6 +31,8 @@ static const struct gv_opt report_opts[] = {
 	{ .name = "max-age", .has_arg = required_argument, .val = 'a', .arg = "DAYS",
 	  .help = "leave out prices captured longer ago, in the rankings, the price list and the job's cost "
 		  "(those over 90 days are warned about)" },
+	{ .name = "policy", .has_arg = required_argument, .val = 'p', .arg = "FILE",
+	  .help = "judge every run on the page by this policy (docs/acceptance.md); default: the built-in one" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text", .short_name = 'h' },
 	{ .name = NULL },
 };
@@ -38,7 +41,8 @@ static const struct gv_opt report_opts[] = {
 #define STR(x) STR_(x)
 const struct gv_cmd_doc cmd_report_doc = {
 	.name = "report",
-	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates] [--max-age DAYS]",
+	.synopsis = "report [-o FILE] [--run ID]... [--job MODEL:TASK:TOKENS[:SEQ]] [--no-estimates] [--max-age DAYS]\n"
+		    "       [--policy FILE]",
 	.about = "Writes one self-contained HTML file (no external resources, opens offline):\n"
 		"summary, ranking by performance per dollar, charts, per-run detail, provenance.",
 	.opts = report_opts,
@@ -48,7 +52,7 @@ const struct gv_cmd_doc cmd_report_doc = {
 };
 
 struct report_args {
-	const char *out, *job;
+	const char *out, *job, *policy;
 	const char **run_args;   /* argc entries */
 	size_t n_run;
 	int no_est;
@@ -58,10 +62,10 @@ struct report_args {
 /* The command line into a; -1 when it was answered (help: *rc 0) or refused (*rc the usage error). */
 static int report_parse(int argc, char **argv, struct report_args *a, int *rc)
 {
-	struct option opts[10];
+	struct option opts[12];
 	char shorts[16] = ":";   /* ':' first: a missing value is told apart from an unknown option */
 	int c;
-	gv_opts_getopt(report_opts, opts, 10);
+	gv_opts_getopt(report_opts, opts, 12);
 	gv_opts_short(report_opts, shorts + 1, sizeof shorts - 1);
 	opterr = 0;
 	optind = 1;
@@ -71,6 +75,7 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *rc)
 		case 'r': a->run_args[a->n_run++] = optarg; break;
 		case 'E': a->no_est = 1; break;
 		case 'j': a->job = optarg; break;
+		case 'p': a->policy = optarg; break;
 		case 'a':
 			if (gv_opt_max_age("report", optarg, &a->max_age))
 				return *rc = GV_EXIT_USAGE, -1;
@@ -104,11 +109,22 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		free(run_args);
 		return rc;
 	}
+	struct policy *pol = NULL;
+	if (ra.policy) {   /* read before the store: a policy that cannot be read is said first */
+		int prc = policy_load(ra.policy, &pol, err, sizeof err);
+		if (prc) {
+			gv_err(prc == -2 ? "cannot read policy '%s': %s" : "policy '%s': %s", ra.policy, err);
+			free(run_args);
+			return GV_EXIT_USAGE;
+		}
+	}
 	if (ra.job && cost_job_parse(ra.job, &co.job, err, sizeof err)) {
+		policy_free(pol);
 		free(run_args);
 		return gv_usage_error("report", "%s", err);
 	}
 	if (gv_open_reading(g, GV_READ_REPORT, &s)) {
+		policy_free(pol);
 		free(run_args);
 		return GV_EXIT_USAGE;
 	}
@@ -131,7 +147,8 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 	}
 	{
 		struct report_opts o = { .run_ids = ids, .n_run_ids = ra.n_run, .no_estimates = ra.no_est,
-					 .remedy = flags_remediation, .cost = cost, .max_age_days = ra.max_age };
+					 .remedy = flags_remediation, .cost = cost, .max_age_days = ra.max_age,
+					 .policy = pol };
 		int wr = strcmp(ra.out, "-") ? report_write_file(s, &o, ra.out, err, sizeof err)
 					  : report_write(s, &o, stdout, err, sizeof err);
 		if (wr == 0 && !strcmp(ra.out, "-") && fflush(stdout)) {
@@ -150,6 +167,7 @@ int cmd_report(int argc, char **argv, const struct gv_global *g)
 		}
 	}
 done:
+	policy_free(pol);
 	json_decref(cost);
 	free(ids);
 	free(run_args);

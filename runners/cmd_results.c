@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct gv_opt results_opts[] = {
@@ -38,7 +39,7 @@ static const struct gv_opt results_opts[] = {
 	{ .name = "sku", .has_arg = required_argument, .val = 'S', .arg = "TYPE", .help = "import, tag: the instance type" },
 	{ .name = "region", .has_arg = required_argument, .val = 'R', .arg = "R", .help = "import, tag: the region" },
 	{ .name = "custom", .has_arg = no_argument, .val = 'C', .arg = NULL,
-	  .help = "import, tag: a machine the catalog does not know (provider custom[:P]); tag RUN --custom NAME stores custom:NAME" },
+	  .help = "import, tag: a machine the catalog does not know (provider custom[:P]); --custom NAME stores custom:NAME" },
 	{ .name = "to", .has_arg = required_argument, .val = 'T', .arg = "s3://BUCKET/PREFIX/",
 	  .help = "export: one object per run, UUID.json, never overwritten" },
 	{ .name = "endpoint", .has_arg = required_argument, .val = 'E', .arg = "URL",
@@ -56,8 +57,9 @@ const struct gv_cmd_doc cmd_results_doc = {
 		"                                                    (one object per run, UUID.json, never overwritten)\n"
 		"       gpuvet results merge DB|s3://BUCKET/PREFIX/... [--endpoint URL]\n"
 		"                                                    (copy runs from other stores, no duplicates)\n"
-		"       gpuvet results import FINGERPRINT.json... [--provider P] [--sku TYPE] [--region R] [--custom]\n"
-		"                                                    (one fingerprint or an array per file)\n"
+		"       gpuvet results import FILE|DIR... [--provider P] [--sku TYPE] [--region R] [--custom [NAME]]\n"
+		"                                                    (one fingerprint or an array per file; a directory:\n"
+		"                                                     its fingerprints, other files named as skipped)\n"
 		"       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom [NAME]]\n"
 		"                                                    (name what a run was on, after the fact)",
 	.about = "The store of runs.  A run is named by its number or a prefix (4+ characters) of\n"
@@ -385,6 +387,32 @@ static int tag_args(int n, char **args, const char *custom_next, struct naming *
 	return 0;
 }
 
+/*
+ * `import FILE... --custom NAME`: as tag's, the word after --custom names the machine when it is
+ * no file or directory (a path there is read, as before: `--custom FILE` stores custom:unknown).
+ * Takes the name out of the files (*n, args); 0, or an exit code said on stderr.
+ */
+static int import_args(int *n, char **args, const char *custom_next, struct naming *nm)
+{
+	struct stat st;
+	int k = 0;
+	if (!nm->custom || !custom_next || stat(custom_next, &st) == 0)
+		return 0;
+	while (k < *n && args[k] != custom_next)
+		k++;
+	if (k == *n)
+		return 0;
+	if (nm->provider)
+		return gv_usage_error("results", "--custom %s and --provider %s: name the machine once "
+				      "(--custom NAME stores provider custom:NAME)", custom_next, nm->provider);
+	if (gv_check_identity("results", "--custom", custom_next))
+		return GV_EXIT_USAGE;
+	nm->provider = custom_next;
+	memmove(args + k, args + k + 1, (size_t)(*n - k - 1) * sizeof *args);
+	--*n;
+	return 0;
+}
+
 static int cmd_tag(struct store *s, int n, char **argv_args, const char *custom_next, struct naming *nm)
 {
 	int64_t run_id;
@@ -507,6 +535,10 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	} else if (!strcmp(sub, "import")) {
 		if ((rc = open_store(g, 0, &s)))
 			return rc;
+		if ((rc = import_args(&nargs, args, custom_next, &nm))) {
+			store_close(s);
+			return rc;
+		}
 		rc = collect_import(s, nargs, args, &nm);
 	} else if (!strcmp(sub, "tag")) {
 		if ((rc = open_store(g, 0, &s)))

@@ -224,6 +224,8 @@ static int run_straight(struct store *s, const struct run_args *a, const struct 
 			rc = GV_EXIT_USAGE;
 	} else if (!gv_quiet) {
 		summary_print(fp, stdout);
+		if (!pol && !interrupted)
+			summary_standing(fp, stdout);
 	}
 	if (vtext)
 		fputs(vtext, a->json ? stderr : stdout);
@@ -235,7 +237,7 @@ static int run_straight(struct store *s, const struct run_args *a, const struct 
 	}
 	if (a->job && !gv_quiet)
 		cost_print_run_line(s, run_id, fp, &a->cjob, a->json ? stderr : stdout);
-	if (a->report && hooks_report(s, run_id, fp, a->report))
+	if (a->report && hooks_report(s, run_id, fp, a->report, pol))
 		rc = GV_EXIT_USAGE;
 	if (arc >= 0 && rc == GV_EXIT_OK)
 		rc = arc;

@@ -10,6 +10,7 @@
  * file, the files before it stay stored, and the command exits 2.
  */
 #include "runners/collect.h"
+#include "runners/collect_paths.h"
 #include "runners/cli.h"
 #include "runners/naming.h"
 #include "common/jtree.h"
@@ -231,29 +232,54 @@ static int import_file(struct store *s, const char *path, struct naming *nm, str
 	return 0;
 }
 
-int collect_import(struct store *s, int n, char **paths, struct naming *nm)
+/*
+ * Given several files or a directory, only fingerprints are imported: each other file is named,
+ * with why it was skipped (collect_paths.h); one file named alone is imported or refused, as ever.
+ */
+int collect_import(struct store *s, int n, char **args, struct naming *nm)
 {
 	if (n < 1)
-		return gv_usage_error("results", "import needs a fingerprint file");
-	struct tally t;
-	if (naming_open(nm, s))
+		return gv_usage_error("results", "import needs a fingerprint file or a directory");
+	struct collect_paths cp;
+	if (collect_paths_expand(n, args, &cp))
 		return GV_EXIT_USAGE;
+	int lenient = cp.n > 1 || cp.dirs, rc = 0;
+	long skipped = 0;
+	struct tally t;
+	if (naming_open(nm, s)) {
+		collect_paths_free(&cp);
+		return GV_EXIT_USAGE;
+	}
 	if (store_batch_begin(s)) {
 		gv_err("%s", store_errmsg(s));
 		naming_close(nm);
+		collect_paths_free(&cp);
 		return GV_EXIT_USAGE;
 	}
 	tally_open(&t);
-	int rc = 0;
-	for (int i = 0; i < n && !rc; i++)
-		rc = import_file(s, paths[i], nm, &t) || maybe_commit(s, &t);
+	for (size_t i = 0; i < cp.n && !rc; i++) {
+		char why[160];
+		if (lenient && !collect_paths_is_fingerprint(cp.path[i], why, sizeof why)) {
+			skipped++;
+			if (!gv_quiet && t.fl)   /* in order with the files' lines, printed with them */
+				fprintf(t.fl, "%s: skipped: %s\n", cp.path[i], why);
+			continue;
+		}
+		rc = import_file(s, cp.path[i], nm, &t) || maybe_commit(s, &t);
+	}
 	naming_close(nm);
 	/* what was imported before a bad file stays stored, unless the failure undid the batch (said) */
 	if (batch_commit(s, &t, 0))
 		rc = -1;
-	if (!rc && !gv_quiet && n > 1)
-		printf("total: %ld run(s) imported, %ld already present\n", t.added, t.dup);
+	if (!rc && skipped == (long)cp.n) {
+		gv_err("no gpuvet fingerprint among the %zu file(s) given", cp.n);
+		rc = -1;
+	} else if (!rc && !gv_quiet && cp.n > 1) {
+		printf("total: %ld run(s) imported, %ld already present", t.added, t.dup);
+		printf(skipped ? ", %ld file(s) skipped (not fingerprints)\n" : "\n", skipped);
+	}
 	tally_close(&t);
+	collect_paths_free(&cp);
 	return rc ? GV_EXIT_USAGE : 0;
 }
 

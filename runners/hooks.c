@@ -3,6 +3,8 @@
 #include "runners/cli.h"
 #include "reports/html.h"
 #include "judge/accept.h"
+#include "runners/accept_table.h"
+#include "judge/policy.h"
 #include "judge/flags.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -38,11 +40,12 @@ json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed
 	return flags;
 }
 
-int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path)
+int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, const struct policy *p)
 {
 	/* this run in full detail (its fingerprint as held, not loaded again); rankings use the whole store */
 	char err[512];
-	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation, .run_fp = fp };
+	struct report_opts o = { .run_ids = &run_id, .n_run_ids = 1, .remedy = flags_remediation, .run_fp = fp,
+				 .policy = p };
 	if (gv_prices_ready(s, err, sizeof err) < 0)
 		gv_debug("report: %s", err);
 	if (report_write_file(s, &o, path, err, sizeof err)) {
@@ -55,5 +58,8 @@ int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path)
 int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out)
 {
 	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
-	return accept_judge(s, run_id, p, fp, flags, 0, out);
+	int rc = accept_judge(s, run_id, p, fp, flags, 0, out);
+	if (rc != GV_EXIT_USAGE)   /* every check, from the verdict accept_judge appended to fp */
+		accept_table_print(accept_table_newest(fp, p->digest), out);
+	return rc;
 }

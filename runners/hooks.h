@@ -22,8 +22,9 @@ struct policy;
  * (message printed): the run's exit code says it.
  */
 json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed);
-/* Writes the HTML report of the store to path, the run in detail from fp; 0 or -1 (message printed). */
-int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path);
+/* Writes the HTML report of the store to path, the run in detail from fp, every verdict by p (NULL: the
+ * built-in policy; run --accept POLICY's); 0 or -1 (message printed). */
+int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, const struct policy *p);
 /* Gates the run with the policy parsed before it ran; the exit code (0 accept, 1 reject, 3 unmeasurable, 2 error). */
 int hooks_accept(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *flags, FILE *out);
 

@@ -2,6 +2,7 @@
 #include "runners/summary.h"
 #include "common/ident.h"
 #include "judge/flags.h"
+#include "judge/standing.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,4 +100,20 @@ void summary_print(const json_t *fp, FILE *f)
 	json_array_foreach(verdicts, i, m)
 		fprintf(f, "verdict: %s (policy %s%s)\n", s_or(m, "verdict", "?"), s_or(m, "policy", "?"),
 			json_is_true(json_object_get(m, "imported")) ? ", imported: judged elsewhere" : "");
+}
+
+void summary_standing(const json_t *fp, FILE *f)
+{
+	struct standing st;
+	if (standing_of(NULL, fp, &st))
+		return;
+	long long id = (long long)json_integer_value(json_object_get(json_object_get(fp, "run"), "id"));
+	if (st.kind == STANDING_NO_GPU)
+		fprintf(f, "\nNo GPU measured on this machine: %s; nothing for a GPU policy to judge.\n", st.reason);
+	else if (st.kind >= STANDING_WOULD_ACCEPT)
+		fprintf(f, "\nNot gated: the built-in policy %s it (%s); a preview, not recorded: "
+			   "'gpuvet accept %lld' records a verdict.\n",
+			st.kind == STANDING_WOULD_ACCEPT ? "would accept" : st.kind == STANDING_WOULD_REJECT ? "would reject" :
+			"could not judge", st.reason, id);
+	standing_free(&st);
 }

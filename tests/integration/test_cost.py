@@ -56,7 +56,7 @@ def test_empty_store_lists_every_provider_and_says_why_not(gpuvet):
         assert r["bound"] in ("compute", "memory bandwidth", "interconnect", "host feed")
     assert all(c["source"] for c in res["constants"])
     p = gpuvet("cost", "--model", "llama-3.1-8b", "--seq", "8192", "--estimates", check=0)
-    assert "p5.48xlarge" in p.stdout and "USD/MTOK" in p.stdout
+    assert "p5.48xlarge" in p.stdout and "$/Mtok" in p.stdout
 
 
 def test_70b_training_needs_several_8x80gb_instances_lora_and_inference_fewer(gpuvet):

@@ -73,10 +73,15 @@ def test_6_the_report_never_says_healthy_beside_a_tolerated_critical_flag(gpuvet
     res = json.loads(gpuvet("accept", "--run", u, "--policy", lab, "--json", check=0).stdout)
     assert [t["flag"] for t in res["tolerated"]] == ["DATA_CORRUPTION"]
     report = tmp_path / "r.html"
-    gpuvet("report", "--run", u, "-o", report, check=0)
+    # the page judged by the policy that tolerated it (issue 48 item 2: one policy per page)
+    gpuvet("report", "--run", u, "-o", report, "--policy", lab, check=0)
     text = report.read_text()
     head = text.split('id="verdict"')[1][:400]
     assert "Accepted despite a critical flag" in head and "Healthy" not in head
+    # by the built-in policy, which recorded no verdict on it: a preview that rejects, never "accepted"
+    gpuvet("report", "--run", u, "-o", report, check=0)
+    head = report.read_text().split('id="verdict"')[1][:400]
+    assert "Would be rejected" in head and "Healthy" not in head and "ccepted" not in head
     assert "accepted despite DATA_CORRUPTION (tolerated by lab: we test the sdc detector here)" in text
     assert res["policy_digest"] in text and "lab.yaml" in text
 

@@ -114,7 +114,7 @@ def test_report_first_screen_and_table_name_the_type_once_labelled(store, tmp_pa
         assert t.count("p5.4xlarge") == 1, t
         assert "(sustained) also quick (burst)" in t and "not ranked" in t, t
         # every per-dollar figure of the line says what it is
-        assert t.count("per USD-hour") == t.count("(sustained)") + t.count("(burst)") + t.count("(estimate"), t
+        assert t.count("per $/h") == t.count("(sustained)") + t.count("(burst)") + t.count("(estimate"), t
     table = re.search(r'<table class="sortable" id="rank">(.*?)</table>', page, re.S).group(1)
     rows = [tr for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S) if "p5.4xlarge" in tr]
     assert len(rows) == 1

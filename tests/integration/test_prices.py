@@ -221,7 +221,7 @@ def test_list_shows_usd_gpu_hour_shape_and_capture_date(gpuvet):
     # text: the columns users of `sky show-gpus` look for
     p = gpuvet("prices", "list", "--gpu", "H100:8", check=0)
     head = p.stdout.splitlines()[0]
-    for col in ("GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/H", "SPOT $/H", "$/GPU-H", "CAPTURED"):
+    for col in ("GPUS", "GPU MEM", "VCPU", "RAM", "ON-DEMAND $/h", "SPOT $/h", "$/GPU-h", "CAPTURED"):
         assert col in head, head
     assert "6.8800" in p.stdout and "3.9900" in p.stdout
 

@@ -45,7 +45,7 @@ def test_spot_listing_names_region_lowest_and_median_zone(gpuvet):
     assert p5["spot"]["median_zone"] == "use1-az2"
     p = gpuvet("prices", "list", "--provider", "aws", "--gpu", "H100", "--market", "spot", check=0)
     head = p.stdout.splitlines()[0]
-    for col in ("REGION", "LOWEST $/H", "LOWEST ZONE", "MEDIAN $/H", "MEDIAN ZONE", "ZONES"):
+    for col in ("REGION", "LOWEST $/h", "LOWEST ZONE", "MEDIAN $/h", "MEDIAN ZONE", "ZONES"):
         assert col in head, head
     line = next(l for l in p.stdout.splitlines() if "p5.48xlarge" in l and "us-east-1" in l)
     assert "10.1808" in line and "use1-atl2-az1" in line and "19.1970" in line and "use1-az2" in line
@@ -167,7 +167,7 @@ def test_prices_cheapest_answers_where_a_gpu_rents_for_least(gpuvet):
     one = gpuvet.json("prices", "cheapest", "--gpu", "H100", "--count", "1", "--provider", "aws", "--json")
     assert one and all(r["throughput_basis"] == "measured" for r in one)
     p = gpuvet("prices", "cheapest", "--gpu", "H100", "--count", "1", "--provider", "aws", check=0)
-    assert "runs of this type" in p.stdout and "$/GPU-H" in p.stdout
+    assert "runs of this type" in p.stdout and "$/GPU-h" in p.stdout
     for bad in (["--gpu", "H999"], [], ["--gpu", "H100", "--market", "reserved"], ["--gpu", "H100", "--count", "0"]):
         p = gpuvet("prices", "cheapest", *bad)
         assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, (bad, p.stderr)

@@ -152,7 +152,7 @@ def test_rank_table_names_each_rows_price_source_and_capture_date(store, tmp_pat
     lines = out.splitlines()
     assert "(on_demand prices)" in out, "the market named under the table, not a row's last string"
     head = lines[0].split()
-    assert "SRC" in head and head.index("SRC") == head.index("USD/HOUR") + 1
+    assert "SRC" in head and head.index("SRC") == head.index("$/h") + 1
     legend = {m.group(1): m.group(2) for m in (re.match(r"^  (\[\d+\]) (.*)$", ln) for ln in lines) if m}
     want = {"small": "import:deal.csv, captured 2026-11-20", "big": "import:p.csv, captured 2026-11-01",
             "monthly": "import:p.csv, captured 2026-11-01"}

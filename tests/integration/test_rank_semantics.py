@@ -130,7 +130,7 @@ def test_on_demand_and_spot_per_dollar_side_by_side(store, tmp_path):
     assert row["value_per_dollar"] == pytest.approx(row["value"] / P5_4X)
     assert row["value_per_dollar_spot"] == pytest.approx(row["value"] / 2.25)
     p = store("rank", check=0)
-    assert "SPOT USD/H" in p.stdout and "2.2500" in p.stdout
+    assert "SPOT $/h" in p.stdout and "2.2500" in p.stdout
     # ranked by spot: the spot price leads, on-demand is still shown
     row = p5(store.json("rank", "--market", "spot", "--json"))
     assert row["price_per_hour"] == 2.25 and row["on_demand_price_per_hour"] == P5_4X

@@ -146,8 +146,9 @@ def test_answer_comes_before_the_detail(gpuvet, tmp_path):
     charts = section(html, "charts")
     assert "lambda gpu_1x_h100_sxm5" in charts and "(estimate)" not in charts
     # one entry per type: its sustained profile first, the other beside it (issue 40)
-    assert ("Measured but not ranked, no on-demand price: custom:lambda gpu_1x_h200 (standard, 1 run; quick, 1 run)"
-            ) in visible_text(charts)
+    # its value kept without a price (issue 48 item 8)
+    assert ("Measured but not ranked, no on-demand price: custom:lambda gpu_1x_h200 (standard, 1 run, 706.5 TFLOP/s; "
+            "quick, 1 run)") in visible_text(charts)
     # the ranking counts what rank counts: run 3 (CONTENTION, critical) is left out, and says so
     assert "1 run with a critical flag is left out" in visible_text(section(html, "ranking"))
 
