@@ -31,8 +31,9 @@ static const struct gv_opt accept_opts[] = {
 const struct gv_cmd_doc cmd_accept_doc = {
 	.name = "accept",
 	.synopsis = "accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]",
-	.about = "Gates a stored run (default: the one stored last) against an acceptance policy (default:\n"
-		"the built-in one, see --show-policy) and records the verdict with the run.\n"
+	.about = "Gates a stored run (default: the one stored last, never the latest date a\n"
+		"run carries) against an acceptance policy (the built-in one unless --policy,\n"
+		"see --show-policy) and records the verdict with the run.\n"
 		"Every failed rule is listed with the measured value, the threshold and where\n"
 		"the threshold comes from (the policy, the GPU model's reference, the fleet),\n"
 		"then every check as one table: result (PASS, FAIL, NOT MEASURED, TOLERATED),\n"
