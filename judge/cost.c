@@ -8,6 +8,7 @@
  * measure comes from the reference (common/gpus.c) and its row says so.
  */
 #include "judge/cost.h"
+#include "judge/cost_int.h"
 #include "judge/rank.h"
 #include "results/store.h"
 #include "common/gpus.h"
@@ -349,6 +350,7 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	json_object_set_new(o, "provider", json_string(str(row, "provider")));
 	json_object_set_new(o, "instance_type", json_string(str(row, "instance_type")));
 	json_object_set_new(o, "region", json_string(str(row, "region") ? str(row, "region") : ""));
+	json_object_set_new(o, "zone", str(row, "zone") ? json_string(str(row, "zone")) : json_null());
 	json_object_set_new(o, "gpu_model", json_is_string(json_object_get(row, "gpu_model")) ?
 			    json_string(str(row, "gpu_model")) : json_null());
 	json_object_set_new(o, "gpu_count", h.gpus > 0 ? json_integer(h.gpus) : json_null());
@@ -519,6 +521,13 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
+	/* what the table leaves out, said: the types without a price here, what --estimates would add */
+	if (o->include_estimates && cost_list_unpriced(s, o, res, err, errlen) < 0) {
+		json_decref(res);
+		res = NULL;
+	}
+	if (res && o->count_estimates && !o->include_estimates)
+		json_object_set_new(res, "estimates_that_fit", json_integer(cost_estimates_that_fit(s, o)));
 	runs_free(&r);
 	json_decref(f.gemm);
 	json_decref(f.d2d);
@@ -526,7 +535,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_decref(f.h2d);
 	json_decref(f.fp16);
 	*out = res;
-	return 0;
+	return res ? 0 : -1;
 }
 
 /* A run's instance-level (gpu -1) value of a metric; NAN when it has none. */
