@@ -102,7 +102,8 @@ static void dram(const json_t *row, const struct figs *f, const struct gpu_ref *
 		json_object_set_new(in, "mem_source", json_string("measured: memcpy.d2d.gbps x 2 (read and write)"));
 	} else if (ref && ref->mem_bw_gbps > 0) {
 		h->mem_gbps = h->mem_lo = h->mem_hi = ref->mem_bw_gbps * cost_k(CK_HBM_COPY_FRACTION);
-		json_object_set_new(in, "mem_source", json_string("reference: datasheet x hbm_copy_fraction"));
+		json_object_set_new(in, "mem_source", json_string("reference: datasheet memory bandwidth x the copy rate "
+								  "measured on H100 and H200"));
 	} else {
 		h->mem_gbps = h->mem_lo = h->mem_hi = NAN;
 		json_object_set_new(in, "mem_source", json_null());
@@ -122,13 +123,13 @@ static void busbw(const json_t *row, const struct figs *f, const struct gpu_ref 
 		measured(x, 1, &v, &lo, &hi);
 		src = "measured: allreduce.busbw.gbps";
 	} else if (ref && gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &v, NULL) == 0) {
-		src = "reference: the model's published 8-GPU all-reduce floor (common/gpus.c)";
+		src = "reference: the GPU's published 8-GPU all-reduce floor";
 	} else if (ref && ref->nvlink_gbps > 0) {
 		v = ref->nvlink_gbps / 2 * cost_k(CK_NVLINK_BUSBW_FRACTION);
-		src = "reference: one NVLink direction x nvlink_busbw_fraction";
+		src = "reference: one NVLink direction x the share the published all-reduce floors reach";
 	} else if (ref) {
 		v = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) * cost_k(CK_NVLINK_BUSBW_FRACTION);
-		src = "reference: the PCIe link x nvlink_busbw_fraction";
+		src = "reference: the PCIe link x the share the published all-reduce floors reach of NVLink";
 	}
 	h->busbw_gbps = v;
 	json_object_set_new(in, "allreduce_busbw_gbps", isfinite(v) ? json_real(v) : json_null());
@@ -175,7 +176,7 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 	h2d(row, f, ref, h, in);
 	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 	json_object_set_new(in, "inter_node_gbps_per_gpu", json_real(h->inter_gbps));
-	json_object_set_new(in, "inter_node_source", json_string("reference: inter_node_gbps_per_gpu (never measured)"));
+	json_object_set_new(in, "inter_node_source", json_string("reference: the EFA / InfiniBand of p5.48xlarge and DGX H100 (never measured)"));
 }
 
 static int take_has(void *ud, int64_t run, const char *name, double v, const char *unit)
