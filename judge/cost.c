@@ -523,11 +523,11 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
 	/* what the table leaves out, said: the types without a price here, what --estimates would add */
-	if (o->include_estimates && cost_list_unpriced(s, o, res, err, errlen) < 0) {
+	if (o->say_left_out && o->include_estimates && cost_list_unpriced(s, o, res, err, errlen) < 0) {
 		json_decref(res);
 		res = NULL;
 	}
-	if (res && o->count_estimates && !o->include_estimates)
+	if (res && o->say_left_out && !o->include_estimates)
 		json_object_set_new(res, "estimates_that_fit", json_integer(cost_estimates_that_fit(s, o)));
 	runs_free(&r);
 	json_decref(f.gemm);

@@ -41,7 +41,7 @@ long cost_estimates_that_fit(struct store *s, const struct cost_opts *o)
 	size_t i;
 	long n = 0;
 	e.include_estimates = 1;
-	e.count_estimates = 0;
+	e.say_left_out = 0;
 	if (cost_compute(s, &e, &res, err, sizeof err) < 0)
 		return 0;
 	json_array_foreach(json_object_get(res, "rows"), i, x)

@@ -433,7 +433,7 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 		return GV_EXIT_USAGE;
 	if (a.run)
 		return one_run(s, &a);
-	a.o.count_estimates = 1;
+	a.o.say_left_out = 1;
 	json_t *r = NULL;
 	rc = gv_prices_ready(s, err, sizeof err);
 	if (rc == 0)
