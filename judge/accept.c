@@ -143,20 +143,19 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		if (root)
 			break;
 		if (json_object_get(e, "flag"))
-			fprintf(out, "  NOT MEASURED  flag %s: %s (policy line %lld)\n", jstr(e, "flag"), jstr(e, "reason"),
-				(long long)json_integer_value(json_object_get(e, "rule_line")));
+			fprintf(out, "  NOT MEASURED  flag %s: %s (policy: reject_flags %s)\n", jstr(e, "flag"),
+				jstr(e, "reason"), jstr(e, "flag"));
 		else if (json_object_get(e, "metric")) {
 			fprintf(out, "  NOT MEASURED  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
-			fprintf(out, "): %s (policy line %lld)\n", jstr(e, "reason"),
-				(long long)json_integer_value(json_object_get(e, "rule_line")));
+			fprintf(out, "): %s\n", jstr(e, "reason"));
 		}
 	}
 	json_array_foreach(json_object_get(res, "tolerated"), i, e) {
 		fprintf(out, "  TOLERATED  flag %s (%s) on ", jstr(e, "flag"), jstr(e, "severity"));
 		print_gpu(out, e);
-		fprintf(out, ": %s\n        tolerated by %s line %lld: %s\n", jstr(e, "message"), jstr(e, "policy"),
-			(long long)json_integer_value(json_object_get(e, "rule_line")), jstr(e, "reason"));
+		fprintf(out, ": %s\n        tolerated by policy %s: %s\n", jstr(e, "message"), jstr(e, "policy"),
+			jstr(e, "reason"));
 	}
 	json_array_foreach(json_object_get(res, "fleet"), i, e) {
 		size_t j;

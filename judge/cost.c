@@ -8,6 +8,7 @@
  * measure comes from the reference (common/gpus.c) and its row says so.
  */
 #include "judge/cost.h"
+#include "judge/cost_int.h"
 #include "judge/rank.h"
 #include "results/store.h"
 #include "common/gpus.h"
@@ -101,7 +102,8 @@ static void dram(const json_t *row, const struct figs *f, const struct gpu_ref *
 		json_object_set_new(in, "mem_source", json_string("measured: memcpy.d2d.gbps x 2 (read and write)"));
 	} else if (ref && ref->mem_bw_gbps > 0) {
 		h->mem_gbps = h->mem_lo = h->mem_hi = ref->mem_bw_gbps * cost_k(CK_HBM_COPY_FRACTION);
-		json_object_set_new(in, "mem_source", json_string("reference: datasheet x hbm_copy_fraction"));
+		json_object_set_new(in, "mem_source", json_string("reference: datasheet memory bandwidth x the copy rate "
+								  "measured on H100 and H200"));
 	} else {
 		h->mem_gbps = h->mem_lo = h->mem_hi = NAN;
 		json_object_set_new(in, "mem_source", json_null());
@@ -121,13 +123,13 @@ static void busbw(const json_t *row, const struct figs *f, const struct gpu_ref 
 		measured(x, 1, &v, &lo, &hi);
 		src = "measured: allreduce.busbw.gbps";
 	} else if (ref && gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &v, NULL) == 0) {
-		src = "reference: the model's published 8-GPU all-reduce floor (common/gpus.c)";
+		src = "reference: the GPU's published 8-GPU all-reduce floor";
 	} else if (ref && ref->nvlink_gbps > 0) {
 		v = ref->nvlink_gbps / 2 * cost_k(CK_NVLINK_BUSBW_FRACTION);
-		src = "reference: one NVLink direction x nvlink_busbw_fraction";
+		src = "reference: one NVLink direction x the share the published all-reduce floors reach";
 	} else if (ref) {
 		v = gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) * cost_k(CK_NVLINK_BUSBW_FRACTION);
-		src = "reference: the PCIe link x nvlink_busbw_fraction";
+		src = "reference: the PCIe link x the share the published all-reduce floors reach of NVLink";
 	}
 	h->busbw_gbps = v;
 	json_object_set_new(in, "allreduce_busbw_gbps", isfinite(v) ? json_real(v) : json_null());
@@ -174,7 +176,7 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 	h2d(row, f, ref, h, in);
 	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 	json_object_set_new(in, "inter_node_gbps_per_gpu", json_real(h->inter_gbps));
-	json_object_set_new(in, "inter_node_source", json_string("reference: inter_node_gbps_per_gpu (never measured)"));
+	json_object_set_new(in, "inter_node_source", json_string("reference: the EFA / InfiniBand of p5.48xlarge and DGX H100 (never measured)"));
 }
 
 static int take_has(void *ud, int64_t run, const char *name, double v, const char *unit)
@@ -349,6 +351,7 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	json_object_set_new(o, "provider", json_string(str(row, "provider")));
 	json_object_set_new(o, "instance_type", json_string(str(row, "instance_type")));
 	json_object_set_new(o, "region", json_string(str(row, "region") ? str(row, "region") : ""));
+	json_object_set_new(o, "zone", str(row, "zone") ? json_string(str(row, "zone")) : json_null());
 	json_object_set_new(o, "gpu_model", json_is_string(json_object_get(row, "gpu_model")) ?
 			    json_string(str(row, "gpu_model")) : json_null());
 	json_object_set_new(o, "gpu_count", h.gpus > 0 ? json_integer(h.gpus) : json_null());
@@ -519,6 +522,13 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
+	/* what the table leaves out, said: the types without a price here, what --estimates would add */
+	if (o->say_left_out && o->include_estimates && cost_list_unpriced(s, o, res, err, errlen) < 0) {
+		json_decref(res);
+		res = NULL;
+	}
+	if (res && o->say_left_out && !o->include_estimates)
+		json_object_set_new(res, "estimates_that_fit", json_integer(cost_estimates_that_fit(s, o)));
 	runs_free(&r);
 	json_decref(f.gemm);
 	json_decref(f.d2d);
@@ -526,7 +536,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_decref(f.h2d);
 	json_decref(f.fp16);
 	*out = res;
-	return 0;
+	return res ? 0 : -1;
 }
 
 /* A run's instance-level (gpu -1) value of a metric; NAN when it has none. */

@@ -19,13 +19,16 @@ struct cost_opts {
 	const char *market;     /* as rank's: on_demand (default), spot, reserved */
 	const char *region;     /* NULL: each type at its cheapest region */
 	int include_estimates;  /* also types never measured, from the reference */
+	int say_left_out;       /* what the table leaves out (the CLI, not the report): with include_estimates, the
+				   types without a price in market in "unpriced"; without, "estimates_that_fit" */
 	int include_flagged;
 	int max_age_days;       /* > 0: leave out prices captured longer ago (as rank's) */
 };
 
 /*
  * {"job":{...}, "market":..., "region":..., "constants":[...], "rows":[...],
- * "unranked":[...], "unpriced":[...]}; 0, or -1 with a one-line message.
+ * "unranked":[...], "unpriced":[...], "estimates_that_fit":N (say_left_out)}; 0, or -1 with a
+ * one-line message.
  */
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen);
 

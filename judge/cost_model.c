@@ -85,13 +85,13 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"PyTorch FSDP (Zhao et al., VLDB 2023) prefetches the next all-gather and DDP buckets its "
 		"all-reduce behind backward: the step takes the longer of the two; low end: half of it hidden" },
 	[CK_NVLINK_BUSBW_FRACTION] = { "nvlink_busbw_fraction", 0.76, 0.76, 1.0, "of one NVLink direction",
-		"the published 8-GPU all-reduce floors (common/gpus.c): A100 228 GB/s of 300, H100 460 of 450 GB/s "
+		"the published 8-GPU all-reduce floors (gpuvet's GPU references): A100 228 GB/s of 300, H100 460 of 450 GB/s "
 		"per direction; used where a model has neither a measurement nor a floor" },
 	[CK_INTER_NODE_GBPS_PER_GPU] = { "inter_node_gbps_per_gpu", 50, 6.25, 50, "GB/s",
 		"never measured by gpuvet: p5.48xlarge's 3200 Gbps EFA and DGX H100's 8x 400 Gb/s ConnectX-7 give "
 		"50 GB/s per GPU; p4d.24xlarge's 400 Gbps over 8 A100 gives 6.25 (the low end)" },
 	[CK_D2D_TRAFFIC_FACTOR] = { "d2d_traffic_factor", 2, 2, 2, "x",
-		"benches/memcpy.cu: a device-to-device copy reports the bytes copied once; the GPU reads and writes "
+		"gpuvet's memcpy bench: a device-to-device copy reports the bytes copied once; the GPU reads and writes "
 		"each, 2x in DRAM traffic" },
 	[CK_HBM_COPY_FRACTION] = { "hbm_copy_fraction", 0.89, 0.85, 0.90, "of datasheet GB/s",
 		"gpuvet's H100 captures: memcpy.d2d 1493.5-1509.1 GB/s x 2 = 2987-3018 of 3350 GB/s (0.89-0.90); "

@@ -749,8 +749,8 @@ static void rule_unmeasured(const struct policy *p, const struct policy_rule *r,
 {
 	if (failed) {
 		char src[160];
-		snprintf(src, sizeof src, "policy %s line %d: a rule whose bench failed fails (no fallback)", p->name,
-			 r->line);
+		snprintf(src, sizeof src, "policy %s, rule %s: a rule whose bench failed fails (no fallback)", p->name,
+			 r->metrics[0]);
 		json_array_append_new(json_object_get(res, "failed"),
 			json_pack("{s:i,s:s,s:i,s:s,s:s,s:s}", "rule_line", r->line, "metric", metric, "gpu", gpu,
 				  "kind", "bench", "reason", why, "source", src));
@@ -760,7 +760,7 @@ static void rule_unmeasured(const struct policy *p, const struct policy_rule *r,
 		char where[24] = "all gpus";
 		if (gpu >= 0)
 			snprintf(where, sizeof where, "gpu %d", gpu);
-		note(res, "rule at line %d: %s (%s) not measured (%s); optional", r->line, metric, where, why);
+		note(res, "rule %s: %s (%s) not measured (%s); optional", r->metrics[0], metric, where, why);
 		return;
 	}
 	json_t *alts = json_array();
@@ -803,28 +803,28 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 			json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f,s:O}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
 				  "median", med, "min", lo, "max", hi, "spread", spread, "baseline_runs", runs));
 		if (margin < 3 * spread)
-			note(res, "rule at line %d: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
-			     "under 3x that, so noise may reject good machines", r->line, name, spread * 100,
+			note(res, "rule %s: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
+			     "under 3x that, so noise may reject good machines", r->metrics[0], name, spread * 100,
 			     margin * 100);
 		const char *it = fpq_run_str(fp, "instance_type");
 		const char *model = fpq_gpu_ref(fp) ? fpq_gpu_ref(fp)->key : NULL;
 		if (r->has_fleet_min) {
 			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-				 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
-				 it ? " " : "", it ? it : "", r->fleet_min, p->name, r->line);
+				 "(policy %s, rule %s min_fraction_of_fleet %.3g)", med, k, model ? model : "?",
+				 fpq_gpu_count(fp), it ? " " : "", it ? it : "", r->fleet_min, p->name, r->metrics[0], r->fleet_min);
 			judge(res, check_obj(r, name, gpu, v, unit, ">=", med * r->fleet_min, "fleet", src),
 			      v >= med * r->fleet_min);
 		}
 		if (r->has_fleet_max) {
 			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-				 "(policy %s line %d)", med, k, model ? model : "?", fpq_gpu_count(fp),
-				 it ? " " : "", it ? it : "", r->fleet_max, p->name, r->line);
+				 "(policy %s, rule %s max_fraction_of_fleet %.3g)", med, k, model ? model : "?",
+				 fpq_gpu_count(fp), it ? " " : "", it ? it : "", r->fleet_max, p->name, r->metrics[0], r->fleet_max);
 			judge(res, check_obj(r, name, gpu, v, unit, "<=", med * r->fleet_max, "fleet", src),
 			      v <= med * r->fleet_max);
 		}
 	} else {
-		note(res, "rule at line %d: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
-		     "fleet threshold not applied", r->line, name, k, p->fleet_min_runs);
+		note(res, "rule %s: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
+		     "fleet threshold not applied", r->metrics[0], name, k, p->fleet_min_runs);
 	}
 	json_decref(runs);
 	free(vals);
@@ -844,25 +844,25 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 	double v = json_number_value(json_object_get(m, "value"));
 	const char *unit = json_string_value(json_object_get(m, "unit"));
 	if (r->has_min) {
-		snprintf(src, sizeof src, "policy %s line %d (absolute)", p->name, r->line);
+		snprintf(src, sizeof src, "policy %s, rule %s min %.4g", p->name, r->metrics[0], r->min);
 		judge(res, check_obj(r, name, gpu, v, unit, ">=", r->min, "absolute", src), v >= r->min);
 	}
 	if (r->has_max) {
-		snprintf(src, sizeof src, "policy %s line %d (absolute)", p->name, r->line);
+		snprintf(src, sizeof src, "policy %s, rule %s max %.4g", p->name, r->metrics[0], r->max);
 		judge(res, check_obj(r, name, gpu, v, unit, "<=", r->max, "absolute", src), v <= r->max);
 	}
 	if (r->has_ref_min) {
 		const struct gpu_ref *ref = fpq_gpu_ref(fp);
 		double rv = metric_reference(name, gpu, fpq_gpu_count(fp), ref, desc, sizeof desc);
 		if (rv > 0) {
-			snprintf(src, sizeof src, "reference: %s x %.3g (policy %s line %d)", desc, r->ref_min, p->name,
-				 r->line);
+			snprintf(src, sizeof src, "reference: %s x %.3g (policy %s, rule %s min_fraction_of_reference %.3g)",
+				 desc, r->ref_min, p->name, r->metrics[0], r->ref_min);
 			judge(res, check_obj(r, name, gpu, v, unit, ">=", rv * r->ref_min, "reference", src),
 			      v >= rv * r->ref_min);
 		} else {
 			const char *model = fpq_run_str(fp, "gpu_model");
-			note(res, "rule at line %d: no reference for %s on gpu model '%s' (common/gpus.h); "
-			     "min_fraction_of_reference not applied", r->line, name, model ? model : "unknown");
+			note(res, "rule %s: no reference for %s on gpu model '%s' (gpuvet knows no published figure "
+			     "for it); min_fraction_of_reference not applied", r->metrics[0], name, model ? model : "unknown");
 		}
 	}
 	if (r->has_fleet_min || r->has_fleet_max)

@@ -61,7 +61,7 @@ static void reject_flags(const struct policy *p, const json_t *const lists[2], c
 		const struct policy_flag *pf = &p->flags[i];
 		int hit = 0;
 		char src[160];
-		snprintf(src, sizeof src, "policy %s line %d: reject_flags %s at %s or worse", p->name, pf->line, pf->code,
+		snprintf(src, sizeof src, "policy %s, reject_flags %s at %s or worse", p->name, pf->code,
 			 sev_names[pf->min_severity]);
 		for (int l = 0; l < 2 && !hit; l++) {
 			size_t j;

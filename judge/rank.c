@@ -409,6 +409,22 @@ const char *rank_market_of(const struct ctx *c)
 }
 
 
+/* Why a type has no price in market (region: NULL any), in the words rank and cost list it with. */
+void rank_no_price_why(const char *market, const char *region, const char *provider, char *why, size_t n)
+{
+	if (!strcmp(market, "spot") && !strcmp(provider, "lambda"))
+		snprintf(why, n, "no spot price (lambda sells no spot instances)");
+	else if (!strcmp(market, "spot") && (!strcmp(provider, "aws") || !strcmp(provider, "alibaba")))
+		snprintf(why, n, "no spot price (%s: gpuvet prices update --provider %s with %s credentials, or gpuvet "
+			 "prices import FILE)", !strcmp(provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
+			 provider, !strcmp(provider, "aws") ? "AWS" : "Alibaba Cloud");
+	else if (!strcmp(market, "spot"))
+		snprintf(why, n, "no spot price (gpuvet prices import FILE)");
+	else
+		snprintf(why, n, "no %s price%s%s (gpuvet prices import FILE)", market, region ? " in " : "",
+			 region ? region : "");
+}
+
 /* k valued per dollar (a row: 1), or said why not in unpriced or unranked (0); -1 when it has no value. */
 static int value_one(struct ctx *c, const struct components *cp, const double *val, int meas, int est, int composite,
 		     struct sku *k, json_t *unpriced, json_t *unranked)
@@ -428,19 +444,8 @@ static int value_one(struct ctx *c, const struct components *cp, const double *v
 		if (!meas && !k->priced)
 			return 0;
 		char why[200];
-		if (!k->priced && !strcmp(rank_market_of(c), "spot") && !strcmp(k->provider, "lambda"))
-			snprintf(why, sizeof why, "no spot price (lambda sells no spot instances)");
-		else if (!k->priced && !strcmp(rank_market_of(c), "spot") &&
-			 (!strcmp(k->provider, "aws") || !strcmp(k->provider, "alibaba")))
-			snprintf(why, sizeof why, "no spot price (%s: gpuvet prices update --provider"
-				 " %s with %s credentials, or gpuvet prices import FILE)",
-				 !strcmp(k->provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
-				 k->provider, !strcmp(k->provider, "aws") ? "AWS" : "Alibaba Cloud");
-		else if (!k->priced && !strcmp(rank_market_of(c), "spot"))
-			snprintf(why, sizeof why, "no spot price (gpuvet prices import FILE)");
-		else if (!k->priced)
-			snprintf(why, sizeof why, "no %s price%s%s (gpuvet prices import FILE)", rank_market_of(c),
-				 c->o->region ? " in " : "", c->o->region ? c->o->region : "");
+		if (!k->priced)
+			rank_no_price_why(rank_market_of(c), c->o->region, k->provider, why, sizeof why);
 		else
 			snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
 				 " --date D --source S)", k->currency, rank_market_of(c), k->currency);

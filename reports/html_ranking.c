@@ -401,7 +401,7 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 	json_array_foreach(json_object_get(r0, "rows"), i, row)
 		ranking_row(f, d, row, spot, gpu_od, m0);
 	fputs("</tbody></table></div>\n", f);
-	fputs("<p class=\"note\">Spot: each region's lowest zone, interruptible (the provider may reclaim the "
+	fputs("<p class=\"note\">Spot: " RANK_SPOT_NOTE " (the provider may reclaim the "
 	      "instance at short notice).</p>\n", f);
 	unpriced_note(f, r0);
 	fputs("</section>\n", f);

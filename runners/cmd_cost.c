@@ -5,6 +5,7 @@
  * table or the JSON.
  */
 #include "judge/cost.h"
+#include "judge/rank.h"
 #include "results/store.h"
 #include "runners/cli.h"
 #include "runners/cost_line.h"
@@ -316,6 +317,10 @@ static void print_row(json_t *r)
 		snprintf(basis + w, sizeof basis - w, "%s ITL %s ms", isfinite(num(r, "ttft_s")) ? "," : ";",
 			 human(c, sizeof c, num(r, "itl_s") * 1e3));
 	}
+	if (fits && json_is_string(json_object_get(r, "zone"))) {   /* spot: which zone, and that it is the lowest */
+		size_t w = strlen(basis);
+		snprintf(basis + w, sizeof basis - w, "; spot in %s, its region's lowest zone", str(r, "zone"));
+	}
 	if (fits && json_is_string(json_object_get(r, "band_note"))) {
 		size_t w = strlen(basis);
 		snprintf(basis + w, sizeof basis - w, "; wide band: outside the published record");
@@ -323,6 +328,34 @@ static void print_row(json_t *r)
 	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
 	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
 	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
+}
+
+/* What the table leaves out, said: types without a price in the market, estimates not asked for. */
+static void print_left_out(json_t *res)
+{
+	size_t i;
+	json_t *r, *un = json_object_get(res, "unpriced");
+	if (json_array_size(un))
+		printf("%zu instance type(s) not priced (%s; --json lists each):\n", json_array_size(un), str(res, "market"));
+	for (i = 0; i < json_array_size(un); i++) {   /* a provider's types with one why: one line */
+		r = json_array_get(un, i);
+		size_t k = i + 1;
+		while (k < json_array_size(un) && !strcmp(str(json_array_get(un, k), "provider"), str(r, "provider")) &&
+		       !strcmp(str(json_array_get(un, k), "why"), str(r, "why")) &&
+		       json_is_true(json_object_get(json_array_get(un, k), "estimate")) ==
+		       json_is_true(json_object_get(r, "estimate")))
+			k++;
+		const char *kind = json_is_true(json_object_get(r, "estimate")) ? "est." : "measured";
+		if (k - i == 1)
+			printf("  %s %s (%s): %s\n", str(r, "provider"), str(r, "instance_type"), kind, str(r, "why"));
+		else
+			printf("  %s, %zu types (%s %s...): %s\n", str(r, "provider"), k - i, kind, str(r, "instance_type"),
+			       str(r, "why"));
+		i = k - 1;
+	}
+	json_int_t more = json_integer_value(json_object_get(res, "estimates_that_fit"));
+	if (more > 0)
+		printf("%lld more type(s) fit as estimates: add --estimates\n", (long long)more);
 }
 
 static void print_table(json_t *res)
@@ -338,7 +371,8 @@ static void print_table(json_t *res)
 	else if (!strcmp(str(job, "task"), "infer"))
 		printf(", %.0f prompt + %.0f output tokens per request, concurrency %s, KV cache %s", num(job, "prompt_tokens"),
 		       num(job, "output_tokens"), human(t, sizeof t, num(job, "concurrency")), str(job, "kv_dtype"));
-	printf("; %s prices\n\n", str(res, "market"));
+	printf("; %s prices%s\n\n", str(res, "market"),
+	       !strcmp(str(res, "market"), "spot") ? " (" RANK_SPOT_NOTE ")" : "");
 	printf("%-4s %-8s %-24s %-12s %-16s %-4s %5s %9s %17s %9s %10s %10s %-16s %s\n", "RANK", "PROVIDER",
 	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "$/Mtok", "JOB HOURS",
 	       "JOB $", "BOUND", "BASIS / WHY NOT");
@@ -357,6 +391,7 @@ static void print_table(json_t *res)
 		printf("%zu priced instance type(s) without a %s figure:\n", json_array_size(un), str(res, "metric"));
 	json_array_foreach(un, i, r)
 		printf("  %s %s: %s\n", str(r, "provider"), str(r, "instance_type"), str(r, "why"));
+	print_left_out(res);
 }
 
 /* --run: the job on that run's own figures (a line, or the JSON with one row); closes s. */
@@ -398,6 +433,7 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 		return GV_EXIT_USAGE;
 	if (a.run)
 		return one_run(s, &a);
+	a.o.say_left_out = 1;
 	json_t *r = NULL;
 	rc = gv_prices_ready(s, err, sizeof err);
 	if (rc == 0)

@@ -297,7 +297,7 @@ static void print_table(json_t *r, int wide)
 	char *note = gv_asprintf("VALUE: %s, the median of the runs of the type's most sustained profile\n%s: value "
 				 "per US dollar per %s (%s prices%s)%s", vhead, per_gpu ? "PER $/GPU-h" : "PER $/h",
 				 per_gpu ? "GPU-hour" : "instance-hour", market,
-				 ranking_spot ? ": each region's lowest zone, interruptible" : "",
+				 ranking_spot ? ": " RANK_SPOT_NOTE : "",
 				 json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components") ?
 				 "; score = weighted mean of the components over fixed units (docs/ranking.md)" : "");
 	wrapped(note);

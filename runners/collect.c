@@ -13,6 +13,7 @@
 #include "runners/collect_paths.h"
 #include "runners/cli.h"
 #include "runners/naming.h"
+#include "runners/hooks.h"
 #include "common/jtree.h"
 #include "common/jsplit.h"
 #include "common/util.h"
@@ -154,6 +155,8 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	jsplit_item_free(it);
 	if (r == STORE_OK && naming_any(nm) && store_tag_run(s, id, nm->custom || nm->provider ? prov : NULL, nm->sku,
 							     nm->region))
+		r = STORE_ERR;
+	if (r == STORE_OK && hooks_imported_flags(s, id))   /* judged as run judges: the flags its values earn */
 		r = STORE_ERR;
 	if (r == STORE_DUP) {
 		t->dup++;

@@ -12,14 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed)
+/* Replaces the run's stored flags with flags; 0, or non-zero (the store's message) with the caller's batch to undo. */
+static int store_flags(struct store *s, int64_t run_id, const json_t *flags)
 {
-	json_t *flags, *f;
+	json_t *f;
 	size_t i;
-	*failed = 0;
-	flags = flags_compute(fp);
-	/* the old flags replaced by the new in one transaction: a failing disk leaves the old ones */
-	int rc = store_batch_begin(s) || store_clear_flags(s, run_id);
+	int rc = store_clear_flags(s, run_id);
 	json_array_foreach(flags, i, f) {
 		if (rc)
 			break;
@@ -30,7 +28,15 @@ json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed
 				    json_string_value(json_object_get(f, "remediation"))) != 0;
 		free(ev);
 	}
-	if (rc || store_batch_end(s, 1)) {
+	return rc;
+}
+
+json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed)
+{
+	json_t *flags = flags_compute(fp);
+	*failed = 0;
+	/* the old flags replaced by the new in one transaction: a failing disk leaves the old ones */
+	if (store_batch_begin(s) || store_flags(s, run_id, flags) || store_batch_end(s, 1)) {
 		gv_err("flags not stored: %s", store_errmsg(s));
 		store_batch_end(s, 0);
 		*failed = 1;
@@ -38,6 +44,24 @@ json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed
 		json_object_set(fp, "flags", flags);   /* fp as the store now holds it */
 	}
 	return flags;
+}
+
+int hooks_imported_flags(struct store *s, int64_t run_id)
+{
+	json_t *fp = NULL;
+	if (store_load_fingerprint(s, run_id, &fp))
+		return -1;
+	json_t *flags = flags_compute(fp), *f;
+	size_t i;
+	const char *why;
+	/* the file's flag of a code its evidence cannot judge (no soak, no inventory) stays: a claim against the run */
+	json_array_foreach(json_object_get(fp, "flags"), i, f)
+		if (flags_measurable(fp, json_string_value(json_object_get(f, "code")), &why) == 0)
+			json_array_append(flags, f);
+	int rc = store_flags(s, run_id, flags) ? -1 : 0;
+	json_decref(flags);
+	json_decref(fp);
+	return rc;
 }
 
 int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, const struct policy *p)

@@ -22,6 +22,15 @@ struct policy;
  * (message printed): the run's exit code says it.
  */
 json_t *hooks_after_run(struct store *s, int64_t run_id, json_t *fp, int *failed);
+/*
+ * An imported run judged as a measured one: its flags computed from its
+ * stored fingerprint as run computes them, replacing the file's flags of
+ * every code its evidence can judge (never trusted; a flag of a code it
+ * cannot judge, without the soak or the inventory it needs, is kept: a claim
+ * against the run), inside the caller's batch; 0, or -1 with the store's
+ * message (the caller undoes its part).
+ */
+int hooks_imported_flags(struct store *s, int64_t run_id);
 /* Writes the HTML report of the store to path, the run in detail from fp, every verdict by p (NULL: the
  * built-in policy; run --accept POLICY's); 0 or -1 (message printed). */
 int hooks_report(struct store *s, int64_t run_id, json_t *fp, const char *path, const struct policy *p);

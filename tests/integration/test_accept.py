@@ -97,8 +97,9 @@ def test_each_rejecting_metric_rule_alone(gpuvet, tmp_path, metric, gpu, value, 
     f = res["failed"][0]
     assert (f["metric"], f["value"], f["op"], f["kind"]) == (metric, value, ">=", kind)
     assert f["threshold"] == pytest.approx(threshold)
-    assert f["source"].endswith(f"(policy default line {line})" if kind == "reference" else
-                                f"policy default line {line} (absolute)")
+    assert f["source"].endswith(f"(policy default, rule {metric} min_fraction_of_reference 0.75)"
+                                if kind == "reference" else f"policy default, rule {metric} min {threshold:g}")
+    assert f["rule_line"] == line                                   # the line stays for scripts, not in the words
     if kind == "reference":
         assert "H100-SXM reference 746 TFLOP/s (measured)" in f["source"]
     text = gpuvet("accept", check=1).stdout

@@ -70,8 +70,10 @@ def test_import_streams_an_array_and_many_files(gpuvet, tmp_path):
     got = rows_per_run(gpuvet.db)
     assert len(got) == 30
     for d in arr:
-        assert got[d["run"]["uuid"]] == (len(d["benches"]), len(d["metrics"]),
-                                         sum(len(s["points"]) for s in d["samples"]), len(d["flags"]))
+        assert got[d["run"]["uuid"]][:3] == (len(d["benches"]), len(d["metrics"]),
+                                             sum(len(s["points"]) for s in d["samples"]))
+    # the flags are derived on import, not copied (issue 48): stored, but not counted from the file
+    assert sum(got[d["run"]["uuid"]][3] for d in arr) > 0
     p = gpuvet("results", "import", f, check=0)
     assert "0 run(s) imported, 25 already present" in p.stdout
 

@@ -125,7 +125,7 @@ def test_2_another_policys_acceptance_is_history_not_the_headline(gpuvet, tmp_pa
     # the page judged by the file: said in its header with the file's digest, the headline its verdict
     digest = json.loads(gpuvet("accept", "1", "--policy", smoke, "--json", check=0).stdout)["policy_digest"]
     page = report(gpuvet, tmp_path, "--policy", smoke)
-    assert page.h1.startswith("Healthy: run 1") and "(accepted)" in page.h1, page.h1
+    assert page.h1.startswith("Healthy, with warnings: run 1") and "(accepted)" in page.h1, page.h1
     assert "the policy smoke (%s, %s)" % (smoke, digest) in " ".join(page.ids["page-policy"].split())
     assert "1accepted" in page.ids["summary"].replace(" ", "") and "0rejected" in page.ids["summary"].replace(" ", "")
 

@@ -63,11 +63,14 @@ def get(series, name, **labels):
 @needs_promtool
 def test_fleet_export_is_valid_and_complete(gpuvet, tmp_path):
     bad = fp_from("thermal_sw_3s", "node-a")
-    bad["flags"] = [{"code": "THROTTLE_THERMAL", "severity": "warning", "message": "gpu 0: thermal slowdown",
-                     "evidence": {"gpu": 0}},
-                    {"code": "BELOW_REFERENCE", "severity": "warning", "message": "a", "evidence": {"gpu": 0}},
-                    {"code": "BELOW_REFERENCE", "severity": "warning", "message": "b", "evidence": {"gpu": 0}},
-                    {"code": "CPU_STEAL", "severity": "critical", "message": "c", "evidence": {"gpu": -1}}]
+    # the flags it is exported with are earned by its values (import derives them, issue 48): its SW
+    # thermal seconds, gpu 0's BF16 and FP16 GEMM at half the reference (two BELOW_REFERENCE), 40 % steal
+    for m in list(bad["metrics"]):
+        if m["name"] == "gemm.bf16.tflops" and m["gpu"] == 0:
+            m["value"] *= 0.5
+            bad["metrics"].append(dict(m, name="gemm.fp16.tflops"))
+        if m["name"] == "host.cpu_steal.pct":
+            m["value"] = 40
     ua = imp(gpuvet, tmp_path, bad)
     ub = imp(gpuvet, tmp_path, fp_from("clean_8gpu", "node-b"))
     gpuvet("accept", "--run", ua, check=1)    # thermal throttling: rejected, the verdict is stored
@@ -78,7 +81,7 @@ def test_fleet_export_is_valid_and_complete(gpuvet, tmp_path):
     assert get(s, "gpuvet_run_info", host="node-b", uuid=ub, gpu_count="8") == 1
     assert get(s, "gpuvet_gemm_bf16_tflops", host="node-b", gpu="all") == 5760
     assert get(s, "gpuvet_gemm_bf16_tflops", host="node-b", gpu="7") == 720
-    assert get(s, "gpuvet_host_cpu_steal_pct", host="node-a", gpu="all") == pytest.approx(0.1)
+    assert get(s, "gpuvet_host_cpu_steal_pct", host="node-a", gpu="all") == pytest.approx(40)
     assert get(s, "gpuvet_flag", host="node-a", code="THROTTLE_THERMAL", severity="warning", gpu="0") == 1
     assert get(s, "gpuvet_flag", host="node-a", code="BELOW_REFERENCE", gpu="0") == 2
     assert get(s, "gpuvet_flag", host="node-a", code="CPU_STEAL", gpu="all") == 1

@@ -312,7 +312,7 @@ static void test_default_each_rule_alone(void)
 			CHECK_STR(json_string_value(json_object_get(f, "metric")), edge[i].metric);
 			CHECK_NEAR(json_number_value(json_object_get(f, "value")), edge[i].v, 1e-9);
 			CHECK_STR(json_string_value(json_object_get(f, "op")), ">=");
-			CHECK(strstr(json_string_value(json_object_get(f, "source")), "policy default line"));
+			CHECK(strstr(json_string_value(json_object_get(f, "source")), "policy default, rule "));
 			CHECK(json_integer_value(json_object_get(f, "gpu")) == edge[i].gpu);
 		}
 		json_decref(res);
