@@ -316,7 +316,12 @@ int store_batch_begin(struct store *s);
 int store_batch_mark(struct store *s);
 int store_batch_unmark(struct store *s, int keep);
 int store_batch_end(struct store *s, int commit);
-/* Copies every run of the store at path that s lacks; counts what was added and skipped. */
-int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live);
+/*
+ * Copies every run of the store at path that s lacks; counts what was added and skipped.  after,
+ * when not NULL, is called with each run added, inside the caller's batch (the layer above derives
+ * the run's flags from its values there, never trusting the other store's); non-zero stops the merge.
+ */
+typedef int (*store_added_fn)(struct store *s, int64_t run_id);
+int store_merge(struct store *s, const char *path, store_added_fn after, int *added, int *skipped, int *live);
 
 #endif

@@ -249,7 +249,7 @@ int store_batch_end(struct store *s, int commit)
 	return STORE_OK;
 }
 
-int store_merge(struct store *s, const char *path, int *added, int *skipped, int *live)
+int store_merge(struct store *s, const char *path, store_added_fn after, int *added, int *skipped, int *live)
 {
 	struct store *o;
 	*added = *skipped = *live = 0;
@@ -277,8 +277,11 @@ int store_merge(struct store *s, const char *path, int *added, int *skipped, int
 			json_decref(fp);
 			continue;
 		}
-		int r = store_import_fingerprint(s, fp, NULL);
+		int64_t id = 0;
+		int r = store_import_fingerprint(s, fp, &id);
 		json_decref(fp);
+		if (r == STORE_OK && after && after(s, id))
+			r = STORE_ERR;
 		if (r == STORE_DUP)
 			(*skipped)++;
 		else if (r == STORE_OK)

@@ -301,7 +301,7 @@ static int merge_store(struct store *s, const char *path, struct tally *t)
 		gv_err("%s", store_errmsg(s));
 		return -1;
 	}
-	if (store_merge(s, path, &added, &skipped, &live)) {
+	if (store_merge(s, path, hooks_imported_flags, &added, &skipped, &live)) {
 		gv_err("merge of '%s' stopped: %s", path, store_errmsg(s));
 		store_batch_unmark(s, 0);
 		return -1;

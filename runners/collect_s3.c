@@ -19,6 +19,7 @@
  */
 #include "runners/collect.h"
 #include "runners/cli.h"
+#include "runners/hooks.h"
 #include "platform/objstore_util.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -426,7 +427,10 @@ static int merge_one(struct store *s, struct s3c *c, const char *key)
 		if (!uuid || strlen(name) != strlen(uuid) + 5 || strncmp(name, uuid, strlen(uuid)))
 			snprintf(why, sizeof why, "its run.uuid is not the object's name");
 		else {
-			int r = store_import_tree(s, &t, NULL);
+			int64_t id = 0;
+			int r = store_import_tree(s, &t, &id);
+			if (r == STORE_OK && hooks_imported_flags(s, id))   /* judged as run judges, as import is */
+				r = STORE_ERR;
 			rc = r == STORE_OK ? 1 : r == STORE_DUP ? 0 : -1;
 			if (rc < 0)
 				snprintf(why, sizeof why, "%s", store_errmsg(s));

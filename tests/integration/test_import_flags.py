@@ -49,3 +49,20 @@ def test_a_files_flags_are_not_trusted(gpuvet, tmp_path):
     # a file that drops its earned flags gets them back
     gpuvet("results", "import", capture(tmp_path, flags=[]), *NAMED, check=0)
     assert codes(gpuvet, 2) == clean
+
+
+def test_a_merged_runs_flags_are_derived_not_copied(gpuvet, tmp_path):
+    """#52 ("merge through another store"): the other store's flags are its own say-so; a hostile
+    edit of its SQLite file that drops a run's flags must not reach this store's gate."""
+    import sqlite3
+    from conftest import Gpuvet
+    other = Gpuvet(tmp_path / "other.db", gpuvet.env)
+    other("results", "import", capture(tmp_path, gemm=0.55, flags=[]), *NAMED, check=0)
+    con = sqlite3.connect(other.db)
+    con.execute("DELETE FROM flags")
+    con.commit()
+    con.close()
+    assert codes(other, 1) == []                        # the other store now claims a clean run
+    gpuvet("results", "merge", other.db, check=0)
+    got = codes(gpuvet, 1)
+    assert ("BELOW_REFERENCE", "warning") in got, got   # derived here from the merged run's values

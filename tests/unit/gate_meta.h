@@ -28,6 +28,7 @@
 #include "judge/policy.h"
 #include "results/fp_check.h"
 #include "results/store.h"
+#include "runners/hooks.h"
 
 #include <dirent.h>
 #include <jansson.h>

@@ -324,7 +324,8 @@ static int64_t gm_store_victim(struct gm_world *w, struct store *s, json_t *fp, 
 	}
 	int ok = gm_put(o, fp) > 0;
 	store_close(o);
-	if (ok && store_merge(s, path, &added, &skipped, &live) == STORE_OK && added == 1 &&
+	/* as `gpuvet results merge` does: the merged run's flags derived here, the other store's never copied */
+	if (ok && store_merge(s, path, hooks_imported_flags, &added, &skipped, &live) == STORE_OK && added == 1 &&
 	    store_resolve_run(s, uuid, &id) != STORE_OK)
 		id = -1;
 	unlink(path);
