@@ -18,8 +18,9 @@
 #include "common/gpus.h"
 #include "common/jtree.h"
 
+#include "common/util.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -139,18 +140,6 @@ static const struct { const char *bench, *key, *value; } declared_config[] = {
 	{ "gemm", "timing", "steady" },   /* benches/gemm.cu config echo; older, burst-timed runs write none */
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = snprintf(err, errlen, "fingerprint: ");
-	if (n > 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int listed(const struct jtree *t, uint32_t benches, const char *name)
 {
 	size_t i;
@@ -176,7 +165,7 @@ static int check_configs(const struct jtree *t, uint32_t benches, char *err, siz
 			if (!strcmp(declared_config[k].bench, name) && !strcmp(declared_config[k].key, "timing"))
 				want = declared_config[k].value;
 		if (!want || !jt_str(t, v) || strcmp(jt_str(t, v), want))
-			return fail(err, errlen, "benches[%zu] '%.40s': config timing %s%.40s%s is not what the bench "
+			return gv_fp_refuse(err, errlen, "benches[%zu] '%.40s': config timing %s%.40s%s is not what the bench "
 				    "declares (%s)", i, name, jt_str(t, v) ? "'" : "", jt_str(t, v) ? jt_str(t, v) : "(not text)",
 				    jt_str(t, v) ? "'" : "", want ? want : "none");
 	}
@@ -195,14 +184,14 @@ static int check_metrics(const struct jtree *t, uint32_t fp, int gpus, char *err
 		char why[256];
 		/* a metric no bench declares (a newer gpuvet's) is kept; no rule or flag of this one reads it */
 		if (owner && (!bench || strcmp(bench, owner)))
-			return fail(err, errlen, "metrics[%zu] '%.60s' is under bench '%.40s'; bench '%s' declares it", i,
+			return gv_fp_refuse(err, errlen, "metrics[%zu] '%.60s' is under bench '%.40s'; bench '%s' declares it", i,
 				    name, bench ? bench : "", owner);
 		if (!listed(t, benches, bench))
-			return fail(err, errlen, "metrics[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
+			return gv_fp_refuse(err, errlen, "metrics[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
 				    "benches do not list", i, name, bench);
 		if (jt_number(t, jt_get(t, m, "value"), &v) &&
 		    metric_bound_check(name, g ? (int)jt_int(t, g) : -1, v, gpus, why, sizeof why))
-			return fail(err, errlen, "metrics[%zu] %s", i, why);
+			return gv_fp_refuse(err, errlen, "metrics[%zu] %s", i, why);
 	}
 	return 0;
 }
@@ -217,7 +206,7 @@ static int check_samples(const struct jtree *t, uint32_t fp, int gpus, char *err
 		double lo, hi;
 		const char *why;
 		if (!listed(t, benches, bench))
-			return fail(err, errlen, "samples[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
+			return gv_fp_refuse(err, errlen, "samples[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
 				    "benches do not list", i, series ? series : "", bench ? bench : "");
 		bounds_of(series ? series : "", gpu, gpus, &lo, &hi, &why);   /* once a series, not once a point */
 		jt_foreach(t, jt_get(t, s, "points"), j, p) {
@@ -225,9 +214,9 @@ static int check_samples(const struct jtree *t, uint32_t fp, int gpus, char *err
 			uint32_t px = jt_first(t, p), py = px ? jt_next(t, p, px) : 0;
 			char msg[256];
 			if (jt_number(t, px, &x) && !isfinite(x))
-				return fail(err, errlen, "samples[%zu].points[%zu]: x is not finite", i, j);
+				return gv_fp_refuse(err, errlen, "samples[%zu].points[%zu]: x is not finite", i, j);
 			if (jt_number(t, py, &y) && outside(series, gpu, y, lo, hi, why, msg, sizeof msg))
-				return fail(err, errlen, "samples[%zu].points[%zu] %s", i, j, msg);
+				return gv_fp_refuse(err, errlen, "samples[%zu].points[%zu] %s", i, j, msg);
 		}
 	}
 	return 0;

@@ -27,6 +27,17 @@ void gv_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+int gv_fp_refuse(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = snprintf(err, errlen, "fingerprint: ");
+	if (n > 0 && (size_t)n < errlen)
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 void gv_debug(const char *fmt, ...)
 {
 	va_list ap;

@@ -4,24 +4,13 @@
 #include "results/fp_check.h"
 #include "common/ident.h"
 
+#include "common/util.h"
+
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = snprintf(err, errlen, "fingerprint: ");
-	if (n > 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int digits(const char *s, int n, int *out)
 {
@@ -129,7 +118,7 @@ static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const c
 	char shown[4 * IDENT_MAX + 16] = "";
 	if (s)
 		ident_escape(s, shown, 96);
-	return fail(err, errlen, "%s.%s '%s' %s", where, key, shown, why);
+	return gv_fp_refuse(err, errlen, "%s.%s '%s' %s", where, key, shown, why);
 }
 
 /* An optional list: absent, null or an array. */
@@ -137,7 +126,7 @@ static int opt_list(const struct jtree *t, uint32_t fp, const char *key, char *e
 {
 	int ty = jt_type(t, jt_get(t, fp, key));
 	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_ARR)
-		return fail(err, errlen, "%s is not a list", key);
+		return gv_fp_refuse(err, errlen, "%s is not a list", key);
 	return 0;
 }
 
@@ -153,7 +142,7 @@ static int opt_gpu(const struct jtree *t, uint32_t o, const char *key, const cha
 {
 	uint32_t v = jt_get(t, o, key);
 	if (v && !int_in(t, v, -1, FP_MAX_GPU_INDEX))
-		return fail(err, errlen, "%s[%zu].%s is not a gpu index (-1 to %d)", where, i, key, FP_MAX_GPU_INDEX);
+		return gv_fp_refuse(err, errlen, "%s[%zu].%s is not a gpu index (-1 to %d)", where, i, key, FP_MAX_GPU_INDEX);
 	return 0;
 }
 
@@ -163,23 +152,23 @@ static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errl
 					   "profile", "gpuvet_version" };
 	const char *uuid = jt_str(t, jt_get(t, run, "uuid"));
 	if (!fp_uuid_ok(uuid))
-		return fail(err, errlen, "run.uuid missing or not a lowercase uuid (8-4-4-4-12 hex digits, not all zero)");
+		return gv_fp_refuse(err, errlen, "run.uuid missing or not a lowercase uuid (8-4-4-4-12 hex digits, not all zero)");
 	uint32_t jst = jt_get(t, run, "status");   /* absent: stored as incomplete */
 	const char *st = jt_str(t, jst);
 	if (jst && (!st || (strcmp(st, "complete") && strcmp(st, "incomplete") && strcmp(st, "running"))))
-		return fail(err, errlen, "run.status is not complete, incomplete or running");
+		return gv_fp_refuse(err, errlen, "run.status is not complete, incomplete or running");
 	if (!fp_iso8601(jt_str(t, jt_get(t, run, "started_at"))))
-		return fail(err, errlen, "run.started_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+		return gv_fp_refuse(err, errlen, "run.started_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
 	uint32_t fin = jt_get(t, run, "finished_at");
 	if (fin && jt_type(t, fin) != JT_NULL && !fp_iso8601(jt_str(t, fin)))
-		return fail(err, errlen, "run.finished_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+		return gv_fp_refuse(err, errlen, "run.finished_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
 	char a[48], b[48];
 	if (fin && jt_type(t, fin) != JT_NULL && !fp_iso8601_utc(jt_str(t, jt_get(t, run, "started_at")), a, sizeof a) &&
 	    !fp_iso8601_utc(jt_str(t, fin), b, sizeof b) && strncmp(b, a, 19) < 0)
-		return fail(err, errlen, "run.finished_at is before run.started_at");
+		return gv_fp_refuse(err, errlen, "run.finished_at is before run.started_at");
 	uint32_t gc = jt_get(t, run, "gpu_count");
 	if (gc && jt_type(t, gc) != JT_NULL && !int_in(t, gc, 0, FP_MAX_GPU_COUNT))
-		return fail(err, errlen, "run.gpu_count is not a whole number from 0 to %d", FP_MAX_GPU_COUNT);
+		return gv_fp_refuse(err, errlen, "run.gpu_count is not a whole number from 0 to %d", FP_MAX_GPU_COUNT);
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (opt_ident(t, run, ids[i], "run", err, errlen))
 			return -1;
@@ -191,18 +180,18 @@ static int check_inventory(const struct jtree *t, uint32_t inv, char *err, size_
 	if (!inv || jt_type(t, inv) == JT_NULL)
 		return 0;
 	if (jt_type(t, inv) != JT_OBJ)
-		return fail(err, errlen, "inventory is not an object");
+		return gv_fp_refuse(err, errlen, "inventory is not an object");
 	uint32_t gpus = jt_get(t, inv, "gpus"), g;
 	int ty = jt_type(t, gpus);
 	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_ARR)
-		return fail(err, errlen, "inventory.gpus is not a list");
+		return gv_fp_refuse(err, errlen, "inventory.gpus is not a list");
 	size_t i;
 	jt_foreach(t, gpus, i, g) {
 		uint32_t ix = jt_get(t, g, "index");
 		if (jt_type(t, g) != JT_OBJ)
-			return fail(err, errlen, "inventory.gpus[%zu] is not an object", i);
+			return gv_fp_refuse(err, errlen, "inventory.gpus[%zu] is not an object", i);
 		if (ix && !int_in(t, ix, 0, FP_MAX_GPU_INDEX))
-			return fail(err, errlen, "inventory.gpus[%zu].index is not a gpu index (0 to %d)", i,
+			return gv_fp_refuse(err, errlen, "inventory.gpus[%zu].index is not a gpu index (0 to %d)", i,
 				    FP_MAX_GPU_INDEX);
 	}
 	return 0;
@@ -217,10 +206,10 @@ static int check_named(const struct jtree *t, uint32_t fp, const char *list, con
 	jt_foreach(t, jt_get(t, fp, list), i, e) {
 		char where[64];
 		if (jt_type(t, e) != JT_OBJ)
-			return fail(err, errlen, "%s[%zu] is not an object", list, i);
+			return gv_fp_refuse(err, errlen, "%s[%zu] is not an object", list, i);
 		snprintf(where, sizeof where, "%s[%zu]", list, i);
 		if (!jt_get(t, e, namekey))
-			return fail(err, errlen, "%s.%s missing", where, namekey);
+			return gv_fp_refuse(err, errlen, "%s.%s missing", where, namekey);
 		if (opt_ident(t, e, namekey, where, err, errlen) || opt_gpu(t, e, "gpu", list, i, err, errlen))
 			return -1;
 		const char *bench = jt_str(t, jt_get(t, e, "bench"));
@@ -246,7 +235,7 @@ static int check_strings(const struct jtree *t, uint32_t fp, char *err, size_t e
 		int line = 1;
 		for (uint32_t i = 0; i < t->nodes[v].src && i < t->srclen; i++)
 			line += t->src[i] == '\n';
-		return fail(err, errlen, "a text of %.1f MiB at line %d; no field of a fingerprint is longer than %u KiB",
+		return gv_fp_refuse(err, errlen, "a text of %.1f MiB at line %d; no field of a fingerprint is longer than %u KiB",
 			    t->nodes[v].n / 1048576.0, line, FP_MAX_STRING / 1024);
 	}
 	return 0;
@@ -257,7 +246,7 @@ static int opt_number(const struct jtree *t, uint32_t o, const char *key, size_t
 {
 	int ty = jt_type(t, jt_get(t, o, key));
 	if (ty != JT_ABSENT && ty != JT_NULL && ty != JT_INT && ty != JT_REAL)
-		return fail(err, errlen, "rows[%zu].%s is not a number", i, key);
+		return gv_fp_refuse(err, errlen, "rows[%zu].%s is not a number", i, key);
 	return 0;
 }
 
@@ -266,7 +255,7 @@ int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t e
 	size_t i;
 	uint32_t e;
 	if (jt_type(t, rows) != JT_ARR)
-		return fail(err, errlen, "rows is not a list");
+		return gv_fp_refuse(err, errlen, "rows is not a list");
 	if (check_strings(t, rows, err, errlen))
 		return -1;
 	jt_foreach(t, rows, i, e) {
@@ -276,11 +265,11 @@ int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t e
 		char where[40];
 		snprintf(where, sizeof where, "rows[%zu]", i);
 		if (jt_type(t, e) != JT_OBJ)
-			return fail(err, errlen, "rows[%zu] is not an object", i);
+			return gv_fp_refuse(err, errlen, "rows[%zu] is not an object", i);
 		if (!metric && !smp)
 			continue;
 		if (!jt_get(t, e, key))
-			return fail(err, errlen, "rows[%zu].%s missing", i, key);
+			return gv_fp_refuse(err, errlen, "rows[%zu].%s missing", i, key);
 		if (opt_ident(t, e, key, where, err, errlen) || opt_gpu(t, e, "gpu", "rows", i, err, errlen) ||
 		    opt_number(t, e, metric ? "value" : "x", i, err, errlen) ||
 		    opt_number(t, e, metric ? "value" : "y", i, err, errlen) ||
@@ -298,7 +287,7 @@ int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 	if (jt_type(t, fp) == JT_OBJ && check_strings(t, fp, err, errlen))
 		return -1;
 	if (jt_type(t, run) != JT_OBJ)
-		return fail(err, errlen, "run missing");
+		return gv_fp_refuse(err, errlen, "run missing");
 	if (check_run(t, run, err, errlen) || check_inventory(t, jt_get(t, fp, "inventory"), err, errlen))
 		return -1;
 	for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)

@@ -26,7 +26,8 @@
 #include "common/gpus.h"
 #include "common/ident.h"
 
-#include <stdarg.h>
+#include "common/util.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -42,18 +43,6 @@ void fp_check_set_bench_check(fp_bench_check_fn fn)
 int fp_check_benches(const struct jtree *t, uint32_t fp, char *err, size_t errlen)
 {
 	return bench_check ? bench_check(t, fp, err, errlen) : 0;
-}
-
-static int refuse(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = snprintf(err, errlen, "fingerprint: ");
-	if (n > 0 && (size_t)n < errlen)
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 const struct gpu_ref *fp_device_model(const struct jtree *t, uint32_t gpu)
@@ -93,17 +82,17 @@ static int check_model(const struct jtree *t, uint32_t fp, const struct gpu_ref 
 			char a[4 * 40 + 8], b[4 * 60 + 8];   /* texts of the inventory, never printed raw */
 			ident_escape(rm, a, 40);
 			ident_escape(dev ? dev : "no name", b, 60);
-			return refuse(err, errlen, "inventory.gpus[%zu].reference_model '%s' disagrees with its device "
+			return gv_fp_refuse(err, errlen, "inventory.gpus[%zu].reference_model '%s' disagrees with its device "
 				      "('%s': %s)", i, a, b, r ? r->key : "no reference model");
 		}
 	}
 	if (!declared)
 		return 0;
 	if (*model && strcmp(declared, (*model)->key))
-		return refuse(err, errlen, "run.gpu_model '%.40s' disagrees with the inventory's gpu 0 (%s)", declared,
+		return gv_fp_refuse(err, errlen, "run.gpu_model '%.40s' disagrees with the inventory's gpu 0 (%s)", declared,
 			      (*model)->key);
 	if (!*model && named && label_model(declared))
-		return refuse(err, errlen, "run.gpu_model '%.40s' names a model no gpu of the inventory shows (its devices "
+		return gv_fp_refuse(err, errlen, "run.gpu_model '%.40s' names a model no gpu of the inventory shows (its devices "
 			      "match no reference model)", declared);
 	return 0;   /* an inventory without gpus: the label is kept for the price list, never judged on (fpq_gpu_ref) */
 }
@@ -123,10 +112,10 @@ static int check_times(const struct jtree *t, uint32_t fp, const struct gpu_ref 
 		if (!s || fp_iso8601_utc(s, when, sizeof when))
 			continue;
 		if (strncmp(when, now, 19) > 0)
-			return refuse(err, errlen, "run.%s %.19sZ is more than a day ahead of this machine's clock "
+			return gv_fp_refuse(err, errlen, "run.%s %.19sZ is more than a day ahead of this machine's clock "
 				      "(a wrong clock or a forged date; docs/acceptance.md)", keys[k], when);
 		if (model && model->released && strncmp(when, model->released, 7) < 0)
-			return refuse(err, errlen, "run.%s %.19sZ is before the %s was announced (%s; a wrong clock or a "
+			return gv_fp_refuse(err, errlen, "run.%s %.19sZ is before the %s was announced (%s; a wrong clock or a "
 				      "forged date)", keys[k], when, model->key, model->released);
 	}
 	return 0;

@@ -863,6 +863,29 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st)
 	return STORE_OK;
 }
 
+int store_step_ids(struct store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what)
+{
+	size_t cap = 0;
+	int rc;
+	*ids = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*ids = gv_realloc(*ids, cap * sizeof **ids);
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return store_fail(s, what);
+	}
+	return STORE_OK;
+}
+
 /*
  * A statement prepared once per connection and kept (an import runs each per
  * fingerprint: preparing them was a tenth of its time); step it with

@@ -85,6 +85,8 @@ int store_run_live(struct store *s, int64_t run_id);
 int store_fail(struct store *s, const char *what);
 /* Prepares sql on the store's connection; STORE_ERR (message recorded) on failure. */
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st);
+/* Steps st (bound, then finalized here) into *ids[*n], its first column's ids; STORE_ERR naming what on failure. */
+int store_step_ids(struct store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what);
 /* Binds text or NULL. */
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 /* A text column as a malloc'd string, or NULL for SQL NULL. */

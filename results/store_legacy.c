@@ -16,8 +16,6 @@
 int store_legacy_verdict_runs(struct store *s, const char *policy, const char *digest, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *st;
-	size_t cap = 16;
-	int rc;
 	*n = 0;
 	*ids = NULL;
 	/* by id: the order this store took them in, never a date a fingerprint carries */
@@ -28,20 +26,7 @@ int store_legacy_verdict_runs(struct store *s, const char *policy, const char *d
 		return STORE_ERR;
 	store_bind_text(st, 1, policy);
 	store_bind_text(st, 2, digest);
-	*ids = gv_malloc(cap * sizeof **ids);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap)
-			*ids = gv_realloc(*ids, (cap *= 2) * sizeof **ids);
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return store_fail(s, "finding the verdicts of an earlier schema");
-	}
-	return STORE_OK;
+	return store_step_ids(s, st, ids, n, "finding the verdicts of an earlier schema");
 }
 
 int store_legacy_accepts(struct store *s, const char *policy, const char *digest, const char *gpu_model,

@@ -97,23 +97,7 @@ int store_list_runs(struct store *s, int64_t **ids, size_t *n)
 	*n = 0;
 	if (store_prepare(s, "SELECT id FROM runs ORDER BY started_at, id", &st))
 		return STORE_ERR;
-	size_t cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*ids = gv_realloc(*ids, cap * sizeof **ids);
-		}
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return store_fail(s, "listing runs");
-	}
-	return STORE_OK;
+	return store_step_ids(s, st, ids, n, "listing runs");
 }
 
 static json_t *col_text(sqlite3_stmt *st, int i)

@@ -16,7 +16,6 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 			   const char *instance_type, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *st;
-	size_t cap = 16;
 	*n = 0;
 	*ids = NULL;
 	if (store_prepare(s,
@@ -30,21 +29,7 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 	sqlite3_bind_int64(st, 3, run_id);
 	store_bind_text(st, 4, instance_type);
 	sqlite3_bind_text(st, 5, digest ? digest : "", -1, SQLITE_TRANSIENT);
-	*ids = gv_malloc(cap * sizeof **ids);
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap)
-			*ids = gv_realloc(*ids, (cap *= 2) * sizeof **ids);
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return store_fail(s, "finding the fleet's accepted runs");
-	}
-	return STORE_OK;
+	return store_step_ids(s, st, ids, n, "finding the fleet's accepted runs");
 }
 
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
