@@ -363,6 +363,18 @@ static int cmd_export_to(struct store *s, const char *id, const char *to)
 	return rc;
 }
 
+/* NAME, the word after --custom, as the machine's name (provider custom:NAME); 0, or an exit code said on stderr. */
+static int take_custom(const char *name, struct naming *nm)
+{
+	if (nm->provider)
+		return gv_usage_error("results", "--custom %s and --provider %s: name the machine once "
+				      "(--custom NAME stores provider custom:NAME)", name, nm->provider);
+	if (gv_check_identity("results", "--custom", name))
+		return GV_EXIT_USAGE;
+	nm->provider = name;
+	return 0;
+}
+
 /*
  * `tag RUN --custom NAME`: the word after --custom (custom_next, found in argv before getopt
  * moved it) names the machine, as --provider NAME --custom would.  Leaves the run in *run;
@@ -371,14 +383,8 @@ static int cmd_export_to(struct store *s, const char *id, const char *to)
 static int tag_args(int n, char **args, const char *custom_next, struct naming *nm, const char **run)
 {
 	if (n == 2 && nm->custom && custom_next && (args[0] == custom_next || args[1] == custom_next)) {
-		if (nm->provider)
-			return gv_usage_error("results", "--custom %s and --provider %s: name the machine once "
-					  "(--custom NAME stores provider custom:NAME)", custom_next, nm->provider);
-		if (gv_check_identity("results", "--custom", custom_next))
-			return GV_EXIT_USAGE;
-		nm->provider = custom_next;
 		*run = args[0] == custom_next ? args[1] : args[0];
-		return 0;
+		return take_custom(custom_next, nm);
 	}
 	if (n != 1)
 		return gv_usage_error("results", "tag takes one run%s", n > 1 ? ": name the machine with --custom NAME "
@@ -402,12 +408,9 @@ static int import_args(int *n, char **args, const char *custom_next, struct nami
 		k++;
 	if (k == *n)
 		return 0;
-	if (nm->provider)
-		return gv_usage_error("results", "--custom %s and --provider %s: name the machine once "
-				      "(--custom NAME stores provider custom:NAME)", custom_next, nm->provider);
-	if (gv_check_identity("results", "--custom", custom_next))
-		return GV_EXIT_USAGE;
-	nm->provider = custom_next;
+	int rc = take_custom(custom_next, nm);
+	if (rc)
+		return rc;
 	memmove(args + k, args + k + 1, (size_t)(*n - k - 1) * sizeof *args);
 	--*n;
 	return 0;
