@@ -23,14 +23,12 @@ double gemm_tflops(long m, long n, long k, double seconds)
 	return gemm_flops(m, n, k) / seconds / 1e12;
 }
 
-static const char *const gemm_dtype_names[GEMM_DTYPE_COUNT] = { "fp32", "tf32", "fp16", "bf16", "fp8" };
+/* each dtype's name, in enum gemm_dtype's order, NULL-terminated: the bench's .words (what gemm.*.tflops may name) */
 const char *const gemm_dtype_words[GEMM_DTYPE_COUNT + 1] = { "fp32", "tf32", "fp16", "bf16", "fp8", NULL };
-_Static_assert(sizeof gemm_dtype_names / sizeof gemm_dtype_names[0] + 1 ==
-	       sizeof gemm_dtype_words / sizeof gemm_dtype_words[0], "one word per dtype");
 
 const char *gemm_dtype_name(enum gemm_dtype d)
 {
-	return (unsigned)d < GEMM_DTYPE_COUNT ? gemm_dtype_names[d] : "?";
+	return (unsigned)d < GEMM_DTYPE_COUNT ? gemm_dtype_words[d] : "?";
 }
 
 int gemm_dtype_min_cc(enum gemm_dtype d)
