@@ -30,6 +30,7 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g);
 int cmd_report(int argc, char **argv, const struct gv_global *g);
 int cmd_prices(int argc, char **argv, const struct gv_global *g);
 int cmd_results(int argc, char **argv, const struct gv_global *g);
+int cmd_cluster(int argc, char **argv, const struct gv_global *g);
 
 struct store;
 /*

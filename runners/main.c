@@ -34,6 +34,7 @@ static const struct cmd_struct commands[] = {
 	{ "report", cmd_report, "self-contained HTML report" },
 	{ "prices", cmd_prices, "price catalog: list, update, import" },
 	{ "results", cmd_results, "the store: list, show, export, merge, import" },
+	{ "cluster", cmd_cluster, "vet many machines at once: every node, every node pair, the bad ones named" },
 };
 
 static const struct cmd_struct *get_command(const char *name)

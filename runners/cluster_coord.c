@@ -1,0 +1,415 @@
+/*
+ * cluster_coord.c - rank 0 of `gpuvet cluster run` (runners/cluster_int.h):
+ * waits for the ranks, has every node take its fingerprint at once, drives
+ * the pair schedule round by round (libfabric host to host, then NCCL GPU
+ * to GPU where every node has GPUs), runs one all-reduce over every GPU,
+ * then analyses (judge/cluster.h), stores the nodes' runs and the cluster
+ * run, prints the verdict and the nodes to drain, and gives every rank its
+ * own line.
+ */
+#include "runners/cluster_int.h"
+#include "runners/cluster_show.h"
+#include "runners/hooks.h"
+#include "platform/rendezvous.h"
+#include "judge/cluster.h"
+#include "judge/policy.h"
+#include "benches/nccl_pair.h"
+#include "common/cluster.h"
+#include "common/util.h"
+#include "results/store.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct coord {
+	struct cluster_xchg x;
+	const struct cluster_engine *e;
+	char **fabric;              /* each rank's fabric address, NULL: none (c->nodes[i].why says) */
+	int *ngpus;
+	json_t **msgs, **replies;   /* one per rank, reused by every exchange */
+};
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	if (gv_quiet || (!gv_verbose && !gv_progress_enabled()))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("cluster: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void clear(struct coord *k)
+{
+	for (int i = 0; i < k->x.c->nnodes; i++) {
+		json_decref(k->msgs[i]);
+		json_decref(k->replies[i]);
+		k->msgs[i] = k->replies[i] = NULL;
+	}
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "";
+}
+
+/* A node as its hello says it: host, address, fabric, GPUs. */
+static void take_hello(struct coord *k, int i, const json_t *h, const char *addr)
+{
+	struct gv_cluster_node *nd = &k->x.c->nodes[i];
+	nd->state = GV_NODE_OK;
+	snprintf(nd->host, sizeof nd->host, "%s", jstr(h, "host"));
+	snprintf(nd->addr, sizeof nd->addr, "%s", addr);
+	const char *fab = json_string_value(json_object_get(h, "fabric"));
+	k->fabric[i] = fab ? gv_strdup(fab) : NULL;
+	if (!fab)
+		snprintf(nd->why, sizeof nd->why, "no fabric: %s", jstr(h, "fabric_why"));
+	k->ngpus[i] = (int)json_integer_value(json_object_get(h, "ngpus"));
+	if (!k->x.c->transport[0] && json_string_value(json_object_get(h, "provider")))
+		snprintf(k->x.c->transport, sizeof k->x.c->transport, "%s", jstr(h, "provider"));
+}
+
+/* Every rank's hello, then its "ready" (sent once it has opened its fabric on the address it reached us from). */
+static void arrive(struct coord *k, int wait_ms)
+{
+	struct gv_cluster *c = k->x.c;
+	double t0 = bench_now();
+	int got = rdzv_gather_hellos(k->x.r, wait_ms);
+	cluster_node_open(k->x.n, rdzv_local_addr(k->x.r));   /* the address the others reached us at */
+	json_t *mine = cluster_node_hello(k->x.n);
+	take_hello(k, 0, mine, rdzv_local_addr(k->x.r));
+	json_decref(mine);
+	char *pending = calloc((size_t)c->nnodes, 1);
+	for (int i = 1; pending && i < c->nnodes; i++)
+		if ((pending[i] = rdzv_hello(k->x.r, i) != NULL))
+			c->nodes[i].state = GV_NODE_OK;   /* from now on, silence makes it lost */
+	for (int i = 1; i < c->nnodes; i++)
+		if (!pending || !pending[i])
+			snprintf(c->nodes[i].why, sizeof c->nodes[i].why, "it never arrived at the rendezvous within %d s",
+				 wait_ms / 1000);
+	int left = wait_ms - cluster_ms(bench_now() - t0);
+	if (pending)
+		cluster_collect(&k->x, "ready", pending, k->replies, left > 10000 ? left : 10000);
+	for (int i = 1; i < c->nnodes; i++)
+		if (k->replies[i]) {
+			const json_t *h = rdzv_hello(k->x.r, i);
+			take_hello(k, i, k->replies[i], jstr(h, "addr"));
+		}
+	free(pending);
+	clear(k);
+	say("%d of %d ranks arrived", got + 1, c->nnodes);
+}
+
+/* A node's fingerprint, received: into this store as an ordinary run (flags derived, as an import), and its figures. */
+static void take_fingerprint(struct coord *k, int i, json_t *rep)
+{
+	struct gv_cluster_node *nd = &k->x.c->nodes[i];
+	json_t *fp = json_object_get(rep, "fingerprint");
+	const json_t *run = json_object_get(fp, "run");
+	if (!json_is_true(json_object_get(rep, "ok")) || !fp) {
+		nd->verdict = GV_EXIT_UNMEASURABLE;
+		snprintf(nd->why, sizeof nd->why, "no fingerprint: %s", jstr(rep, "why"));
+		return;
+	}
+	snprintf(nd->run_uuid, sizeof nd->run_uuid, "%s", jstr(run, "uuid"));
+	snprintf(nd->provider, sizeof nd->provider, "%s", jstr(run, "provider"));
+	snprintf(nd->instance_type, sizeof nd->instance_type, "%s", jstr(run, "instance_type"));
+	snprintf(nd->gpu_model, sizeof nd->gpu_model, "%s", jstr(run, "gpu_model"));
+	nd->verdict = (int)json_integer_value(json_object_get(rep, "verdict"));
+	snprintf(nd->why, sizeof nd->why, "%s", jstr(rep, "why"));
+	cluster_node_metrics(fp, nd);
+	if (i == 0)
+		return;   /* rank 0's run is in this store already */
+	int64_t id;
+	struct store *s = k->x.n->s;
+	int rc = store_import_fingerprint(s, fp, &id);
+	if (rc == STORE_OK && hooks_imported_flags(s, id))
+		gv_err("cluster: rank %d's run %s: flags not stored: %s", i, nd->run_uuid, store_errmsg(s));
+	else if (rc != STORE_OK && rc != STORE_DUP)   /* the node keeps it in its own store either way */
+		gv_err("cluster: rank %d's run %s not stored here: %s", i, nd->run_uuid, store_errmsg(s));
+}
+
+/* Every node takes its fingerprint at once (rank 0's own first, the others' replies wait in their sockets). */
+static void fingerprints(struct coord *k)
+{
+	struct gv_cluster *c = k->x.c;
+	for (int i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK)
+			k->msgs[i] = json_pack("{s:s}", "op", "fingerprint");
+	say("every node takes its fingerprint (up to %d s)", k->x.n->fingerprint_s);
+	cluster_exchange(&k->x, k->msgs, k->replies, cluster_ms(k->x.n->fingerprint_s + 60.0), 0);
+	for (int i = 0; i < c->nnodes; i++)
+		if (k->replies[i])
+			take_fingerprint(k, i, k->replies[i]);
+	clear(k);
+}
+
+/* Why a pair cannot be tried: a node gone or without a fabric; NULL when it can. */
+static const char *untriable(const struct coord *k, int a, int b, char *buf, size_t len)
+{
+	const struct gv_cluster_node *nodes = k->x.c->nodes;
+	for (int j = 0; j < 2; j++) {
+		int r = j ? b : a;
+		if (nodes[r].state != GV_NODE_OK || !k->fabric[r]) {
+			snprintf(buf, len, "rank %d %s", r, nodes[r].state == GV_NODE_MISSING ? "never arrived"
+						 : nodes[r].state == GV_NODE_LOST ? "was lost" : "has no fabric");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+static json_t *pair_msg(const struct coord *k, const char *op, int peer, int lower, int timeout_ms)
+{
+	return json_pack("{s:s,s:i,s:b,s:s?,s:i}", "op", op, "peer", peer, "lower", lower, "fabric", k->fabric[peer],
+			 "timeout_ms", timeout_ms);
+}
+
+/* The figures of a pair from whichever side answered well (both measured the same exchange). */
+static void take_pair(struct coord *k, struct gv_cluster_pair *p, int nccl)
+{
+	const json_t *ra = k->replies[p->a], *rb = k->replies[p->b];
+	const json_t *good = json_is_true(json_object_get(ra, "ok")) ? ra : json_is_true(json_object_get(rb, "ok")) ? rb : NULL;
+	if (!good) {
+		const json_t *bad = ra && jstr(ra, "why")[0] ? ra : rb;
+		if (!nccl) {
+			p->state = GV_PAIR_FAILED;
+			snprintf(p->why, sizeof p->why, "%s", bad ? jstr(bad, "why") : "neither side answered");
+		}
+		return;
+	}
+	const json_t *ab = json_object_get(good, "gbps_ab"), *ba = json_object_get(good, "gbps_ba");
+	if (nccl) {
+		p->nccl_gbps_ab = json_is_number(ab) ? json_number_value(ab) : NAN;
+		p->nccl_gbps_ba = json_is_number(ba) ? json_number_value(ba) : NAN;
+		if (!k->x.c->nccl_net[0])
+			snprintf(k->x.c->nccl_net, sizeof k->x.c->nccl_net, "%s", jstr(good, "net"));
+		return;
+	}
+	p->state = GV_PAIR_MEASURED;
+	p->gbps_ab = json_is_number(ab) ? json_number_value(ab) : NAN;
+	p->gbps_ba = json_is_number(ba) ? json_number_value(ba) : NAN;
+	const json_t *lat = json_object_get(good, "lat_us");
+	p->lat_us = json_is_number(lat) ? json_number_value(lat) : NAN;
+}
+
+/* Round by round, the pairs the schedule names: both sides at once, every pair of a round side by side. */
+static void host_rounds(struct coord *k)
+{
+	struct gv_cluster *c = k->x.c;
+	int tmo = cluster_ms(k->x.n->o->pair_timeout_s);
+	size_t first = 0;
+	for (int round = 0; round < c->nrounds; round++) {
+		size_t end = first;
+		char buf[96];
+		while (end < c->npairs && c->pairs[end].round == round)
+			end++;
+		for (size_t i = first; i < end; i++) {
+			struct gv_cluster_pair *p = &c->pairs[i];
+			const char *why = untriable(k, p->a, p->b, buf, sizeof buf);
+			if (why) {
+				p->state = GV_PAIR_SKIPPED;
+				snprintf(p->why, sizeof p->why, "%s", why);
+				continue;
+			}
+			k->msgs[p->a] = pair_msg(k, "pair", p->b, 1, tmo);
+			k->msgs[p->b] = pair_msg(k, "pair", p->a, 0, tmo);
+		}
+		say("round %d of %d: %zu pairs", round + 1, c->nrounds, end - first);
+		cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
+		for (size_t i = first; i < end; i++)
+			if (c->pairs[i].state != GV_PAIR_SKIPPED || !c->pairs[i].why[0])
+				take_pair(k, &c->pairs[i], 0);
+		clear(k);
+		first = end;
+	}
+}
+
+/* Whether every node present has GPUs and NCCL; else why not, into buf. */
+static int all_gpus(const struct coord *k, char *buf, size_t len)
+{
+	const struct gv_cluster *c = k->x.c;
+	for (int i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK && k->ngpus[i] < 1) {
+			snprintf(buf, len, "rank %d (%s) has no GPU for NCCL: %s", i, c->nodes[i].host,
+				 i == 0 ? k->x.n->nccl_why : "see its hello");
+			return 0;
+		}
+	return 1;
+}
+
+/* The same rounds GPU to GPU: the lower rank of each pair makes the NCCL id, both sides join it. */
+static void nccl_rounds(struct coord *k)
+{
+	struct gv_cluster *c = k->x.c;
+	int tmo = cluster_ms(k->x.n->o->pair_timeout_s * 2.0);
+	for (int round = 0; round < c->nrounds; round++) {
+		for (size_t i = 0; i < c->npairs; i++)
+			if (c->pairs[i].round == round && c->pairs[i].state == GV_PAIR_MEASURED)
+				k->msgs[c->pairs[i].a] = json_pack("{s:s}", "op", "nccl_uid");
+		cluster_exchange(&k->x, k->msgs, k->replies, 30000, 0);
+		json_t **uids = calloc((size_t)c->nnodes, sizeof *uids);
+		for (int i = 0; uids && i < c->nnodes; i++) {
+			uids[i] = json_incref(json_object_get(k->replies[i], "uid"));
+		}
+		clear(k);
+		for (size_t i = 0; uids && i < c->npairs; i++) {
+			struct gv_cluster_pair *p = &c->pairs[i];
+			if (p->round != round || !uids[p->a])
+				continue;
+			k->msgs[p->a] = pair_msg(k, "nccl_pair", p->b, 1, tmo);
+			k->msgs[p->b] = pair_msg(k, "nccl_pair", p->a, 0, tmo);
+			json_object_set(k->msgs[p->a], "uid", uids[p->a]);
+			json_object_set(k->msgs[p->b], "uid", uids[p->a]);
+		}
+		cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
+		for (size_t i = 0; i < c->npairs; i++)
+			if (c->pairs[i].round == round && c->pairs[i].state == GV_PAIR_MEASURED)
+				take_pair(k, &c->pairs[i], 1);
+		clear(k);
+		for (int i = 0; uids && i < c->nnodes; i++)
+			json_decref(uids[i]);
+		free(uids);
+	}
+}
+
+/* One all-reduce over every GPU of every node present, rank 0's first GPU its NCCL rank 0. */
+static void allreduce(struct coord *k)
+{
+	struct gv_cluster *c = k->x.c;
+	char hex[2 * NCCL_PAIR_UID_BYTES + 1], err[200];
+	if (nccl_pair_uid(hex, err, sizeof err)) {
+		snprintf(c->ar_why, sizeof c->ar_why, "no NCCL id on rank 0: %s", err);
+		return;
+	}
+	int total = 0;
+	for (int i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK)
+			total += k->ngpus[i];
+	int tmo = cluster_ms(k->x.n->o->pair_timeout_s * 4.0), first = 0;
+	for (int i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK) {
+			k->msgs[i] = json_pack("{s:s,s:s,s:i,s:i,s:f,s:i}", "op", "allreduce", "uid", hex, "first_rank",
+					       first, "total", total, "max_bytes", 1073741824.0, "timeout_ms", tmo);
+			first += k->ngpus[i];
+		}
+	say("all-reduce over %d GPUs", total);
+	cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
+	const json_t *r0 = k->replies[0], *pt;
+	size_t i;
+	if (!json_is_true(json_object_get(r0, "ok"))) {
+		snprintf(c->ar_why, sizeof c->ar_why, "the all-reduce failed: %s", r0 ? jstr(r0, "why") : "no answer");
+	} else if ((c->ar = calloc(json_array_size(json_object_get(r0, "points")) + 1, sizeof *c->ar))) {
+		json_array_foreach(json_object_get(r0, "points"), i, pt)
+			c->ar[c->nar++] = (struct gv_cluster_ar_point){
+				json_number_value(json_object_get(pt, "bytes")), json_number_value(json_object_get(pt, "time_us")),
+				json_number_value(json_object_get(pt, "algbw_gbps")),
+				json_number_value(json_object_get(pt, "busbw_gbps")) };
+	}
+	clear(k);
+}
+
+/* A node's line and exit code: what its rank prints. */
+static json_t *node_line(const struct gv_cluster *c, int i)
+{
+	const struct gv_cluster_node *nd = &c->nodes[i];
+	const struct gv_cluster_finding *f = NULL;
+	for (size_t j = 0; j < c->nfindings && !f; j++)
+		if (c->findings[j].drain && c->findings[j].rank == i)
+			f = &c->findings[j];
+	int rc = f ? GV_EXIT_REJECT : nd->verdict == GV_EXIT_REJECT ? GV_EXIT_REJECT
+				     : nd->verdict == GV_EXIT_UNMEASURABLE ? GV_EXIT_UNMEASURABLE : GV_EXIT_OK;
+	char line[640];
+	snprintf(line, sizeof line, "rank %d %s (%s): %s%s%s", i, nd->host, nd->addr, f ? "drain: " : "",
+		 f ? f->evidence : rc == GV_EXIT_OK ? "ok" : "its own gate: ", f || rc == GV_EXIT_OK ? "" : nd->why);
+	return json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:s}", "rank", i, "host", nd->host, "addr", nd->addr, "drain", f != NULL,
+			 "exit_code", rc, "line", line, "cluster_run", c->uuid);
+}
+
+/* Analysis, the store, rank 0's output, every rank's line; the cluster's exit code. */
+static int finish(struct coord *k)
+{
+	struct gv_cluster *c = k->x.c;
+	char err[256];
+	int rc = GV_EXIT_OK;
+	if (cluster_analyse(c, k->x.n->pol, err, sizeof err)) {
+		gv_err("cluster: %s", err);
+		c->verdict = GV_EXIT_UNMEASURABLE;
+	}
+	if (store_put_cluster(k->x.n->s, c)) {
+		gv_err("cluster: the cluster run was not stored: %s", store_errmsg(k->x.n->s));
+		rc = GV_EXIT_USAGE;
+	}
+	if (k->x.n->o->json) {
+		json_t *j = gv_cluster_to_json(c);
+		if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) || fputc('\n', stdout) == EOF)
+			rc = GV_EXIT_USAGE;
+		json_decref(j);
+	} else if (!gv_quiet) {
+		cluster_print_text(c, stdout);
+	}
+	fflush(stdout);
+	for (int i = 1; i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK) {
+			json_t *m = json_pack("{s:s,s:o}", "op", "done", "node", node_line(c, i));
+			if (rdzv_send(k->x.r, i, m, 10000, err, sizeof err))
+				gv_debug("cluster: rank %d not told its line: %s", i, err);
+			json_decref(m);
+		}
+	return rc != GV_EXIT_OK ? rc : c->verdict < 0 ? GV_EXIT_UNMEASURABLE : c->verdict;
+}
+
+static void describe(struct gv_cluster *c, const struct cluster_node *n, const struct cluster_engine *e,
+		     enum cluster_pairs kind)
+{
+	gv_uuid(c->uuid);
+	gv_iso8601((long)time(NULL), c->started_at, sizeof c->started_at);
+	snprintf(c->engine, sizeof c->engine, "%s", e->name);
+	snprintf(c->schedule, sizeof c->schedule, "%s", cluster_pairs_name(kind));
+	snprintf(c->profile, sizeof c->profile, "%s", n->o->profile ? n->o->profile : "quick");
+	snprintf(c->policy, sizeof c->policy, "%s %.19s", n->pol->name, n->pol->digest);
+}
+
+int cluster_coordinate(struct cluster_node *n, struct rdzv *r, const struct cluster_engine *e)
+{
+	enum cluster_pairs kind = CLUSTER_PAIRS_ALL;
+	if (n->o->pairs && cluster_pairs_parse(n->o->pairs, &kind))
+		return GV_EXIT_USAGE;   /* checked by the command before */
+	struct coord k = { .x = { .n = n, .r = r, .c = gv_cluster_new(e->size) }, .e = e };
+	struct gv_cluster *c = k.x.c;
+	if (!c || !(k.fabric = calloc((size_t)e->size, sizeof *k.fabric)) || !(k.ngpus = calloc((size_t)e->size, sizeof *k.ngpus)) ||
+	    !(k.msgs = calloc((size_t)e->size, sizeof *k.msgs)) || !(k.replies = calloc((size_t)e->size, sizeof *k.replies)) ||
+	    cluster_schedule(e->size, kind, &c->pairs, &c->npairs, &c->nrounds)) {
+		gv_err("cluster: out of memory for %d nodes", e->size);
+		gv_cluster_free(c);
+		return GV_EXIT_USAGE;
+	}
+	describe(c, n, e, kind);
+	arrive(&k, cluster_ms(n->o->wait_s));
+	fingerprints(&k);
+	host_rounds(&k);
+	char why[200];
+	if (all_gpus(&k, why, sizeof why)) {
+		nccl_rounds(&k);
+		allreduce(&k);
+	} else {
+		snprintf(c->ar_why, sizeof c->ar_why, "%s", why);
+	}
+	int rc = finish(&k);
+	for (int i = 0; i < e->size; i++)
+		free(k.fabric[i]);
+	free(k.fabric);
+	free(k.ngpus);
+	free(k.msgs);
+	free(k.replies);
+	gv_cluster_free(c);
+	return rc;
+}

@@ -1,0 +1,223 @@
+/*
+ * cmd_cluster.c - `gpuvet cluster run` and `gpuvet cluster show`: the
+ * options, then down to runners/cluster_*.c (cluster_int.h) for a run and
+ * runners/cluster_show.c for a stored one.  docs/cluster.md.
+ */
+#include "runners/cli.h"
+#include "runners/opts.h"
+#include "runners/cluster_int.h"
+#include "runners/cluster_show.h"
+#include "runners/run.h"
+#include "platform/rendezvous.h"
+#include "judge/cluster.h"
+#include "judge/policy.h"
+#include "common/util.h"
+#include "results/store.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define A(f) offsetof(struct cluster_opts, f)
+static const struct gv_opt cluster_run_opts[] = {
+	{ .name = "rendezvous", .has_arg = required_argument, .arg = "HOST:PORT",
+	  .help = "where the ranks meet: rank 0 listens there (default: the first node of SLURM_JOB_NODELIST, or mpirun's host, port 29517)",
+	  .type = GV_OPT_STR, .off = A(rendezvous) },
+	{ .name = "pairs", .has_arg = required_argument, .arg = "all|ring|bisect",
+	  .help = "which node pairs: every pair in rounds (default), each node with its next, or a few rounds that localize",
+	  .type = GV_OPT_STR, .off = A(pairs) },
+	{ .name = "profile", .has_arg = required_argument, .arg = "quick|standard|full",
+	  .help = "each node's fingerprint (default quick)",
+	  .type = GV_OPT_STR, .off = A(profile) },
+	{ .name = "bench", .has_arg = required_argument, .arg = "a,b",
+	  .help = "only these benches in each node's fingerprint (default: all of the profile)",
+	  .type = GV_OPT_STR, .off = A(bench) },
+	{ .name = "policy", .has_arg = required_argument, .arg = "FILE",
+	  .help = "the acceptance policy: each node's gate and the fabric rules (default: built-in)",
+	  .type = GV_OPT_STR, .off = A(policy) },
+	{ .name = "size", .has_arg = required_argument, .arg = "N",
+	  .help = "how many ranks (a Kubernetes Indexed Job's completions; checked against Slurm's or MPI's)",
+	  .type = GV_OPT_INT, .off = A(size), .min = 1, .max = GV_CLUSTER_MAX_NODES },
+	{ .name = "wait", .has_arg = required_argument, .arg = "SECONDS",
+	  .help = "how long rank 0 waits for every rank to arrive (default 120); the late are named",
+	  .type = GV_OPT_INT, .off = A(wait_s), .min = 1, .max = 86400 },
+	{ .name = "pair-timeout", .has_arg = required_argument, .arg = "SECONDS",
+	  .help = "the longest one pair may take, both ways and latency (default 30)",
+	  .type = GV_OPT_INT, .off = A(pair_timeout_s), .min = 2, .max = 3600 },
+	{ .name = "json", .has_arg = no_argument, .help = "rank 0: the cluster run as JSON; other ranks: their line as JSON",
+	  .type = GV_OPT_FLAG, .off = A(json) },
+	{ .name = "help", .has_arg = no_argument, .help = "this text", .type = GV_OPT_FLAG, .off = A(help) },
+	{ .name = NULL },
+};
+#undef A
+#define N_RUN_OPTS (sizeof cluster_run_opts / sizeof cluster_run_opts[0] - 1)
+
+const struct gv_cmd_doc cmd_cluster_run_doc = {
+	.name = "cluster run",
+	.synopsis = "cluster run [--rendezvous HOST:PORT] [--pairs all|ring|bisect] [--profile P] [--json]",
+	.about = "Vets a cluster: started on every node by the cluster's engine (srun,\n"
+		"mpirun, a Kubernetes Indexed Job), never by gpuvet. Every node stores its own\n"
+		"fingerprint; every pair of nodes is measured in rounds of disjoint pairs\n"
+		"(libfabric host to host, NCCL GPU to GPU); one all-reduce runs over every GPU.\n"
+		"Rank 0 prints the cluster verdict and the nodes to drain (host, rank,\n"
+		"address, why) and stores the cluster run; every other rank prints its line.\n"
+		"Rank and size: SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/SIZE, or\n"
+		"JOB_COMPLETION_INDEX with --size. docs/cluster.md.",
+	.opts = cluster_run_opts,
+	.more = "exit (rank 0): 0 accept, 1 reject, 3 could not measure (a node missing or\n"
+		"      lost, pairs that failed), 2 usage error; other ranks: 1 when their node\n"
+		"      is to be drained, else their own gate's 0 or 3",
+};
+
+static const struct gv_opt cluster_opts_none[] = { { .name = NULL } };
+const struct gv_cmd_doc cmd_cluster_doc = {
+	.name = "cluster",
+	.synopsis = "cluster run|show ...",
+	.about = "Vets many machines at once: `cluster run` on every node, `cluster show`\n"
+		"for a stored cluster run. docs/cluster.md.",
+	.opts = cluster_opts_none,
+	.more = "subcommands:\n  run    every node, every node pair, one all-reduce; the verdict\n"
+		"  show   a stored cluster run: nodes, pair matrix, verdict",
+};
+
+static int parse(int argc, char **argv, struct cluster_opts *o)
+{
+	struct option lopts[N_RUN_OPTS + 1];
+	gv_opts_getopt(cluster_run_opts, lopts, N_RUN_OPTS + 1);
+	optind = 1;
+	int ch;
+	while ((ch = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
+		if (ch == 'h') {
+			o->help = 1;
+			continue;
+		}
+		if (ch < 256)
+			return gv_opt_refused("cluster run", argc, argv, lopts);
+		if (gv_opts_store("cluster run", &cluster_run_opts[ch - 256], optarg, o))
+			return GV_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return gv_usage_error("cluster run", "unexpected argument '%s'", argv[optind]);
+	if (!o->wait_s)
+		o->wait_s = 120;
+	if (!o->pair_timeout_s)
+		o->pair_timeout_s = 30;
+	enum cluster_pairs k;
+	if (o->pairs && cluster_pairs_parse(o->pairs, &k))
+		return gv_usage_error("cluster run", "unknown --pairs '%s' (all, ring or bisect)", o->pairs);
+	return 0;
+}
+
+/* Profile, selection, policy, inventory: as `gpuvet run` takes them. */
+static int node_setup(struct cluster_node *n, const struct cluster_opts *o, struct policy **pol)
+{
+	char err[512];
+	const char *p = o->profile;
+	n->cfg.profile = !p || !strcmp(p, "quick") ? PROFILE_QUICK : !strcmp(p, "standard") ? PROFILE_STANDARD
+		       : !strcmp(p, "full") ? PROFILE_FULL : (enum bench_profile)-1;
+	if ((int)n->cfg.profile < 0)
+		return gv_usage_error("cluster run", "unknown profile '%s' (quick, standard or full)", p);
+	n->cfg.verbose = gv_verbose;
+	n->sel = o->bench ? run_parse_selection(o->bench, err, sizeof err) : run_default_selection();
+	if (!n->sel)
+		return gv_usage_error("cluster run", "%s", err);
+	for (const struct bench **b = n->sel; *b; b++)
+		n->fingerprint_s += (*b)->deadline_s ? (*b)->deadline_s(&n->cfg) : 60;
+	const char *nm = getenv("GPUVET_NO_METADATA");
+	n->inv.no_metadata = nm && !strcmp(nm, "1");
+	int prc = policy_load(o->policy, pol, err, sizeof err);
+	if (prc) {
+		gv_err(prc == -2 ? "cannot read policy '%s': %s" : "policy '%s': %s", o->policy ? o->policy : "built-in", err);
+		return GV_EXIT_USAGE;
+	}
+	n->pol = *pol;
+	return 0;
+}
+
+/* Rank 0 listens, the others connect; then each does its part. */
+static int meet(struct cluster_node *n, const struct cluster_engine *e, const char *where)
+{
+	char err[512], any[340];
+	struct rdzv *r = NULL;
+	int rc;
+	if (e->rank == 0) {
+		const char *port = strrchr(where, ':');
+		snprintf(any, sizeof any, "*%s", port ? port : "");
+		if (rdzv_listen(!n->o->rendezvous && e->listen_any ? any : where, e->size, &r, err, sizeof err)) {
+			gv_err("cluster: %s", err);
+			return GV_EXIT_UNMEASURABLE;
+		}
+		rc = cluster_coordinate(n, r, e);
+	} else {
+		json_t *hello = json_pack("{s:s}", "host", n->host);
+		int wait = cluster_ms(n->o->wait_s + 10.0);
+		if (rdzv_connect(where, e->rank, e->size, hello, wait, &r, err, sizeof err)) {
+			json_decref(hello);
+			gv_err("cluster: rank %d: %s", e->rank, err);
+			return GV_EXIT_UNMEASURABLE;
+		}
+		json_decref(hello);
+		cluster_node_open(n, rdzv_local_addr(r));
+		json_t *ready = cluster_node_hello(n);
+		json_object_set_new(ready, "op", json_string("ready"));
+		rc = rdzv_send(r, 0, ready, wait, err, sizeof err);
+		json_decref(ready);
+		rc = rc ? (gv_err("cluster: rank %d: %s", e->rank, err), GV_EXIT_UNMEASURABLE) : cluster_work(n, r);
+	}
+	rdzv_close(r);
+	return rc;
+}
+
+static int cluster_run(int argc, char **argv, const struct gv_global *g)
+{
+	struct cluster_opts o = { 0 };
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc;
+	if (o.help) {
+		gv_cmd_help(&cmd_cluster_run_doc, stdout);
+		return GV_EXIT_OK;
+	}
+	struct cluster_engine e;
+	char err[512];
+	if (cluster_engine_detect(o.size, &e, err, sizeof err))
+		return gv_usage_error("cluster run", "%s", err);
+	const char *where = o.rendezvous ? o.rendezvous : e.rendezvous[0] ? e.rendezvous : NULL;
+	if (!where)
+		return gv_usage_error("cluster run", "no rendezvous under %s: give --rendezvous HOST:PORT (rank 0's address)",
+				      e.name);
+	struct cluster_node n = { .o = &o, .rank = e.rank, .size = e.size };
+	struct policy *pol = NULL;
+	if ((rc = node_setup(&n, &o, &pol))) {
+		free(n.sel);
+		return rc;
+	}
+	if (gethostname(n.host, sizeof n.host - 1))
+		snprintf(n.host, sizeof n.host, "?");
+	if (gv_store_open(gv_db_path(g), &n.s)) {
+		gv_err("%s", store_open_error());
+		rc = GV_EXIT_USAGE;
+	} else {
+		rc = meet(&n, &e, where);
+		store_close(n.s);
+	}
+	cluster_node_close(&n);
+	policy_free(pol);
+	free(n.sel);
+	return rc;
+}
+
+int cmd_cluster(int argc, char **argv, const struct gv_global *g)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		gv_cmd_help(&cmd_cluster_doc, argc < 2 ? stderr : stdout);
+		return argc < 2 ? GV_EXIT_USAGE : GV_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cluster_run(argc - 1, argv + 1, g);
+	if (!strcmp(argv[1], "show"))
+		return cluster_show(argc - 1, argv + 1, g);
+	return gv_usage_error("cluster", "unknown subcommand '%s' (run or show)", argv[1]);
+}

@@ -1,0 +1,82 @@
+"""`gpuvet cluster run` when a part fails (#49): a rank that never arrives, a rank killed mid-pair,
+the rendezvous port taken, a node whose link drops every packet.  Each ends in a named node and
+exit 3 or 1, never a hang (every wait has a deadline), and never a lost node run."""
+import signal
+import socket
+import time
+
+import pytest
+
+import cluster_helpers as ch
+from cluster_helpers import free_port
+from helpers import wait_for, within
+
+NETNS = ch.available()
+
+
+def loopback_args(tmp_path, port, *extra):
+    return ["--rendezvous", f"127.0.0.1:{port}", "--policy", ch.policy(tmp_path), *ch.BENCH, "--json",
+            "--pair-timeout", "5", *extra]
+
+
+def test_a_rank_that_never_arrives_is_named(gpuvet, tmp_path):
+    t0 = time.monotonic()
+    res = ch.Ranks(gpuvet, tmp_path, 4, loopback_args(tmp_path, free_port(), "--wait", "3"), skip=(3,)).wait()
+    rc, doc = ch.rank0_json(res)
+    assert rc == 3 and doc["verdict"] == "unmeasurable", doc["findings"]
+    assert doc["nodes"][3]["state"] == "missing" and 3 in ch.drained(doc)
+    assert "never arrived" in doc["nodes"][3]["why"]
+    # the three that came measured their three pairs; the missing one's were not tried
+    assert sorted((p["a"], p["b"]) for p in ch.measured(doc)) == [(0, 1), (0, 2), (1, 2)]
+    assert all(p["state"] == "skipped" for p in doc["pairs"] if 3 in (p["a"], p["b"]))
+    assert [res[i][0] for i in (1, 2)] == [0, 0]
+    for i in (0, 1, 2):
+        assert doc["nodes"][i]["run_uuid"] in ch.runs_in(tmp_path / f"node{i}.db")
+    assert time.monotonic() - t0 < within(60)
+
+
+def test_a_rank_killed_mid_pair_is_named_and_the_rest_go_on(gpuvet, tmp_path):
+    ranks = ch.Ranks(gpuvet, tmp_path, 4, loopback_args(tmp_path, free_port(), "--wait", "60"), pre=["-v"])
+    assert wait_for(lambda: "round 1 of" in ranks.err(0), 120), ranks.err(0)
+    ranks.procs[2].send_signal(signal.SIGKILL)
+    res = ranks.wait(timeout=within(120))
+    rc, doc = ch.rank0_json(res)
+    assert rc in (1, 3) and doc["nodes"][2]["state"] == "lost", doc["nodes"][2]
+    assert 2 in ch.drained(doc), doc["findings"]
+    assert all(p["state"] != "measured" for p in doc["pairs"] if 2 in (p["a"], p["b"]) and p["round"] > 0)
+    others = [p for p in doc["pairs"] if 2 not in (p["a"], p["b"])]
+    assert others and all(p["state"] == "measured" for p in others), others
+    # rank 2's fingerprint was taken before the pairs: kept in its own store and in rank 0's
+    uuid2 = doc["nodes"][2]["run_uuid"]
+    assert uuid2 in ch.runs_in(tmp_path / "node2.db") and uuid2 in ch.runs_in(tmp_path / "node0.db")
+
+
+def test_the_rendezvous_port_taken(gpuvet, tmp_path):
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(16)
+        port = held.getsockname()[1]
+        t0 = time.monotonic()
+        res = ch.Ranks(gpuvet, tmp_path, 3, loopback_args(tmp_path, port, "--wait", "2")).wait(timeout=within(120))
+    rc, _, err = res[0]
+    assert rc == 3 and "Address already in use" in err and f"127.0.0.1:{port}" in err, err
+    # the others reached the port's holder, which never drives them: each gives up by its deadline
+    assert [res[i][0] for i in (1, 2)] == [3, 3], res
+    assert "rank 0" in res[1][2]
+    assert time.monotonic() - t0 < within(60)
+
+
+@pytest.mark.skipif(NETNS is not None, reason=str(NETNS))
+def test_a_node_whose_link_drops_everything(gpuvet, tmp_path):
+    with ch.netns.Cluster(4) as c:
+        args = ["--rendezvous", f"{c.addr(0)}:{free_port()}", "--policy", ch.policy(tmp_path), *ch.BENCH, "--json",
+                "--pair-timeout", "5", "--wait", "60"]
+        ranks = ch.Ranks(gpuvet, tmp_path, 4, args, cluster=c, pre=["-v"])
+        assert wait_for(lambda: "round 1 of" in ranks.err(0), 120), ranks.err(0)
+        c.drop_all(3)
+        res = ranks.wait(timeout=within(200))
+    rc, doc = ch.rank0_json(res)
+    assert rc in (1, 3) and 3 in ch.drained(doc), doc["findings"]
+    assert ch.drained(doc) == [3], doc["findings"]
+    assert doc["nodes"][3]["run_uuid"] in ch.runs_in(tmp_path / "node3.db")
+    assert res[3][0] != 0

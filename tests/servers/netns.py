@@ -1,0 +1,116 @@
+"""Network namespaces as cluster nodes for `gpuvet cluster run` tests (#49).
+
+Each node is a network namespace the test creates, joined to one bridge of its own by a veth
+pair; addresses lie only inside the namespaces, in 198.18.0.0/15 (RFC 2544's range for
+benchmarking); the bridge has none, so the host's routes never see them and two clusters of two
+tests may use the same addresses on their own bridges.  Links are shaped with tc (HTB, both
+ways where it matters) so the healthy rate is the test's and not the machine's load.  Everything
+is removed on exit, also after a failed test.  Needs root and iproute2 (`make deps-test`).
+"""
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+
+
+def available():
+    """None when namespaces can be made here, else why not (the skip reason)."""
+    if os.geteuid() != 0:
+        return "network namespaces need root"
+    if not shutil.which("ip") or not shutil.which("tc"):
+        return "iproute2 (ip, tc) is not installed"
+    name = "gvprobe" + secrets.token_hex(3)
+    p = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+    if p.returncode:
+        return f"ip netns add: {p.stderr.strip()}"
+    subprocess.run(["ip", "netns", "del", name], capture_output=True)
+    return None
+
+
+def sh(*args, check=True):
+    p = subprocess.run([str(a) for a in args], capture_output=True, text=True)
+    if check and p.returncode:
+        raise RuntimeError(f"{' '.join(map(str, args))}: {p.stderr.strip()}")
+    return p
+
+
+class Cluster:
+    """n namespaces on one bridge; node i has address 198.18.0.(i+1) on its eth0."""
+
+    def __init__(self, n, rate_mbit=400):
+        self.n = n
+        self.rate = rate_mbit
+        self.tag = secrets.token_hex(3)          # names stay under 15 characters
+        self.bridge = f"gvb{self.tag}"
+        self.ns = [f"gv{self.tag}n{i}" for i in range(n)]
+        self.host_if = [f"gv{self.tag}h{i}" for i in range(n)]
+
+    def addr(self, i):
+        return f"198.18.0.{i + 1}"
+
+    def ip(self, i, *args, check=True):
+        return sh("ip", "netns", "exec", self.ns[i], *args, check=check)
+
+    def __enter__(self):
+        try:
+            sh("ip", "link", "add", self.bridge, "type", "bridge")
+            sh("ip", "link", "set", self.bridge, "up")
+            for i in range(self.n):
+                sh("ip", "netns", "add", self.ns[i])
+                sh("ip", "link", "add", self.host_if[i], "type", "veth", "peer", "name", "eth0",
+                   "netns", self.ns[i])
+                sh("ip", "link", "set", self.host_if[i], "master", self.bridge)
+                sh("ip", "link", "set", self.host_if[i], "up")
+                self.ip(i, "ip", "addr", "add", f"{self.addr(i)}/24", "dev", "eth0")
+                self.ip(i, "ip", "link", "set", "eth0", "up")
+                self.ip(i, "ip", "link", "set", "lo", "up")
+                self._egress(i, self.rate, first=True)
+        except Exception:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        for i in range(self.n):
+            sh("ip", "netns", "pids", self.ns[i], check=False)
+            for pid in sh("ip", "netns", "pids", self.ns[i], check=False).stdout.split():
+                with contextlib.suppress(OSError):
+                    os.kill(int(pid), 9)
+            sh("ip", "link", "del", self.host_if[i], check=False)
+            sh("ip", "netns", "del", self.ns[i], check=False)
+        sh("ip", "link", "del", self.bridge, check=False)
+
+    def _egress(self, i, mbit, first=False):
+        """Node i's sending side: an HTB whose default class carries everything at mbit."""
+        if first:
+            self.ip(i, "tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "10")
+        self.ip(i, "tc", "class", "replace", "dev", "eth0", "parent", "1:", "classid", "1:10", "htb",
+                "rate", f"{mbit}mbit", "ceil", f"{mbit}mbit", "burst", "64k")
+
+    def slow_node(self, i, factor=5):
+        """Node i's link at 1/factor of the rate both ways: its sending side and, on the host's end
+        of its veth, what it receives."""
+        mbit = self.rate // factor
+        self._egress(i, mbit)
+        sh("tc", "qdisc", "replace", "dev", self.host_if[i], "root", "tbf", "rate", f"{mbit}mbit",
+           "burst", "64k", "latency", "400ms")
+
+    def slow_route(self, i, j, factor=5):
+        """The route between nodes i and j alone at 1/factor of the rate, both ways: a second HTB
+        class on each side for the other's address only."""
+        mbit = self.rate // factor
+        for a, b in ((i, j), (j, i)):
+            self.ip(a, "tc", "class", "replace", "dev", "eth0", "parent", "1:", "classid", "1:20", "htb",
+                    "rate", f"{mbit}mbit", "ceil", f"{mbit}mbit", "burst", "64k")
+            self.ip(a, "tc", "filter", "replace", "dev", "eth0", "protocol", "ip", "parent", "1:", "prio", "1",
+                    "u32", "match", "ip", "dst", f"{self.addr(b)}/32", "flowid", "1:20")
+
+    def drop_all(self, i):
+        """Node i's link drops every packet, both ways (netem loss 100%)."""
+        self.ip(i, "tc", "qdisc", "replace", "dev", "eth0", "root", "netem", "loss", "100%")
+        sh("tc", "qdisc", "replace", "dev", self.host_if[i], "root", "netem", "loss", "100%")
+
+    def cmd(self, i, argv):
+        """argv run inside node i's namespace."""
+        return ["ip", "netns", "exec", self.ns[i], *argv]
