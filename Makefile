@@ -62,8 +62,10 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
 APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev \
-             libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip
-APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck time man-db groff-base
+             libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip libfabric-dev
+# the cluster tests: fi_pingpong (the fabric's peer), OpenMPI's and Slurm's launchers, namespaces and tc
+APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck time man-db groff-base \
+             libfabric-bin openmpi-bin slurm-wlm munge iproute2
 PIP_BUILD := nvidia-nvml-dev
 PIP_TEST  := pytest pytest-xdist moto[server] pyyaml kubernetes-validate
 

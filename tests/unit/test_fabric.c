@@ -1,0 +1,242 @@
+/*
+ * test_fabric.c - benches/fabric.h for real (#49): two forked processes on
+ * 127.0.0.1, each with its own libfabric endpoint (the tcp provider, forced),
+ * their addresses passed through pipes.  A pair measures both ways and the
+ * latency, and both sides return the same figures; a peer killed mid-pair
+ * and a peer that never comes end in -1 within the timeout plus 5 s; a
+ * missing library and an unknown provider are refused with a reason naming
+ * them.  Each process loads libfabric itself (nothing before the fork).
+ * Prints "skipped: ..." and passes only where libfabric is not installed.
+ */
+#include "tests/unit/t.h"
+#include "benches/fabric.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLACK_S 5.0
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* What a side sends its parent: its rc, figures, time taken, provider and error. */
+struct side {
+	int rc;
+	struct fabric_pair_result r;
+	double seconds;
+	char provider[64];
+	char err[256];
+};
+
+static void put_line(int fd, const char *s)
+{
+	size_t n = strlen(s);
+	if (write(fd, s, n) != (ssize_t)n || write(fd, "\n", 1) != 1)
+		_exit(90);
+}
+
+static int get_line(int fd, char *buf, size_t len)
+{
+	size_t n = 0;
+	char c;
+	while (n + 1 < len && read(fd, &c, 1) == 1 && c != '\n')
+		buf[n++] = c;
+	buf[n] = '\0';
+	return n ? 0 : -1;
+}
+
+enum mode { PAIR, DIE_MID_PAIR, NEVER_PAIR };
+
+/* One side: open on 127.0.0.1, swap addresses over (out, in), run the pair; *s back on res_fd. */
+static int side(int lower, enum mode mode, int out, int in, int res_fd, const struct fabric_pair_opts *o)
+{
+	struct side s;
+	memset(&s, 0, sizeof s);
+	struct fabric *f = NULL;
+	char peer[600];
+	s.rc = fabric_open("127.0.0.1", &f, s.err, sizeof s.err);
+	if (s.rc == 0) {
+		snprintf(s.provider, sizeof s.provider, "%s", fabric_provider(f));
+		put_line(out, fabric_addr(f));
+		if (get_line(in, peer, sizeof peer))
+			_exit(91);
+		if (mode == NEVER_PAIR) {   /* here, but never measures: wait to be killed */
+			pause();
+			_exit(0);
+		}
+		if (mode == DIE_MID_PAIR)
+			put_line(res_fd, "started");   /* the parent kills it a moment later */
+		double t0 = now_s();
+		s.rc = fabric_pair(f, peer, lower, o, &s.r, s.err, sizeof s.err);
+		s.seconds = now_s() - t0;
+	}
+	if (write(res_fd, &s, sizeof s) != sizeof s)
+		_exit(92);
+	fabric_close(f);
+	return 0;
+}
+
+struct run { pid_t pid[2]; int res[2]; };
+
+static void start(struct run *r, const enum mode mode[2], const struct fabric_pair_opts *o)
+{
+	int ab[2], ba[2];
+	if (pipe(ab) || pipe(ba))
+		abort();
+	for (int i = 0; i < 2; i++) {
+		int res[2];
+		if (pipe(res))
+			abort();
+		r->pid[i] = fork();
+		if (r->pid[i] == 0) {
+			close(res[0]);
+			setenv("GPUVET_FABRIC_PROVIDER", "tcp", 1);
+			_exit(side(i == 0, mode[i], i == 0 ? ab[1] : ba[1], i == 0 ? ba[0] : ab[0], res[1], o));
+		}
+		close(res[1]);
+		r->res[i] = res[0];
+	}
+	close(ab[0]), close(ab[1]), close(ba[0]), close(ba[1]);
+}
+
+static int collect(struct run *r, int i, struct side *s)
+{
+	ssize_t n = read(r->res[i], s, sizeof *s);
+	close(r->res[i]);
+	int st = 0;
+	waitpid(r->pid[i], &st, 0);
+	return n == (ssize_t)sizeof *s ? 0 : -1;
+}
+
+/* 1 when libfabric cannot be loaded here at all (the only reason to skip). */
+static int no_libfabric(void)
+{
+	void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 1;
+	dlclose(h);
+	return 0;
+}
+
+static void test_pair_measures_both_ways(void)
+{
+	struct fabric_pair_opts o = { .seconds_each_way = 0.3, .lat_iters = 50, .timeout_ms = 30000 };
+	const enum mode m[2] = { PAIR, PAIR };
+	struct run r;
+	struct side a, b;
+	start(&r, m, &o);
+	CHECK(collect(&r, 0, &a) == 0 && collect(&r, 1, &b) == 0);
+	if (a.rc || b.rc)
+		fprintf(stderr, "a: %s\nb: %s\n", a.err, b.err);
+	CHECK(a.rc == 0 && b.rc == 0);
+	CHECK(strstr(a.provider, "tcp") != NULL);
+	CHECK(a.r.gbps_ab > 0 && a.r.gbps_ba > 0 && a.r.lat_us > 0);
+	/* both sides end with the same three figures */
+	CHECK(a.r.gbps_ab == b.r.gbps_ab && a.r.gbps_ba == b.r.gbps_ba && a.r.lat_us == b.r.lat_us);
+	/* 0.3 s each way plus latency: well inside its timeout */
+	CHECK(a.seconds >= 0.6 && a.seconds < 30 + SLACK_S);
+	printf("tcp pair on 127.0.0.1: a->b %.3f GB/s, b->a %.3f GB/s, %.1f us\n", a.r.gbps_ab, a.r.gbps_ba,
+	       a.r.lat_us);
+}
+
+static void test_peer_killed_mid_pair(void)
+{
+	/* long phases, so the kill lands while a streams to b */
+	struct fabric_pair_opts o = { .seconds_each_way = 30, .timeout_ms = 4000 };
+	const enum mode m[2] = { PAIR, DIE_MID_PAIR };
+	struct run r;
+	struct side a;
+	start(&r, m, &o);
+	char line[32];
+	CHECK(get_line(r.res[1], line, sizeof line) == 0 && !strcmp(line, "started"));
+	usleep(300 * 1000);
+	kill(r.pid[1], SIGKILL);
+	CHECK(collect(&r, 0, &a) == 0);
+	struct side b;
+	collect(&r, 1, &b);
+	CHECK(a.rc == -1);
+	CHECK(strstr(a.err, "peer") != NULL);
+	CHECK(a.seconds < 4 + SLACK_S);
+	printf("peer killed mid-pair: %s (after %.1f s)\n", a.err, a.seconds);
+}
+
+static void test_peer_never_pairs(void)
+{
+	struct fabric_pair_opts o = { .timeout_ms = 1500 };
+	const enum mode m[2] = { PAIR, NEVER_PAIR };
+	struct run r;
+	struct side a, b;
+	start(&r, m, &o);
+	CHECK(collect(&r, 0, &a) == 0);
+	kill(r.pid[1], SIGKILL);
+	collect(&r, 1, &b);
+	CHECK(a.rc == -1);
+	CHECK_STR(a.err, "peer did not answer within 1.5 s");
+	CHECK(a.seconds >= 1.4 && a.seconds < 1.5 + SLACK_S);
+}
+
+static int open_fails(const char *env, const char *val, const char *want1, const char *want2)
+{
+	setenv(env, val, 1);
+	struct fabric *f = (struct fabric *)1;
+	char err[256] = "";
+	int rc = fabric_open("127.0.0.1", &f, err, sizeof err);
+	if (rc != -1 || f != NULL)
+		return 1;
+	if (!strstr(err, want1) || !strstr(err, want2) || strchr(err, '\n'))
+		return fprintf(stderr, "err: %s\n", err), 2;
+	return 0;
+}
+
+static int in_child(int (*fn)(void))
+{
+	pid_t p = fork();
+	if (p == 0)
+		_exit(fn());
+	int st = 0;
+	waitpid(p, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static int missing_library(void)
+{
+	return open_fails("GPUVET_LIBFABRIC", "/nonexistent/libfabric.so.1", "/nonexistent/libfabric.so.1", "libfabric");
+}
+
+static int unknown_provider(void)
+{
+	return open_fails("GPUVET_FABRIC_PROVIDER", "nosuch", "no provider nosuch", "tcp");
+}
+
+static void test_missing_library_and_provider(void)
+{
+	CHECK(in_child(missing_library) == 0);
+	CHECK(in_child(unknown_provider) == 0);
+}
+
+int main(void)
+{
+	if (no_libfabric()) {
+		printf("skipped: libfabric.so.1 is not installed (Debian: libfabric1)\n");
+		return 0;
+	}
+	static const struct t_case cases[] = { T(test_missing_library_and_provider), T(test_pair_measures_both_ways),
+					       T(test_peer_killed_mid_pair), T(test_peer_never_pairs) };
+	int failed = 0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		t_cur_failed = 0;
+		cases[i].fn();
+		if (t_cur_failed)
+			fprintf(stderr, "FAIL %s\n", cases[i].name), failed++;
+	}
+	printf("%zu passed, %d failed\n", sizeof cases / sizeof cases[0] - (size_t)failed, failed);
+	return failed ? 1 : 0;
+}
