@@ -45,14 +45,6 @@ LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
 LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid \
              -lyaml -lturbojpeg -lcudart_static -lstdc++ -ldl -lrt -lm
 
-# `make MPI=1`: multi-node all-reduce through OpenMPI (Debian libopenmpi-dev), one
-# rank per GPU under mpirun.  Rebuild from clean when switching (make clean).
-MPI       ?=
-ifneq ($(MPI),)
-NVCCFLAGS += -DGPUVET_MPI -DOMPI_SKIP_MPICXX -DMPICH_SKIP_MPICXX $(shell pkg-config --cflags ompi-c)
-LDLIBS    += $(shell pkg-config --libs ompi-c)
-endif
-
 C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c platform/*.c benches/*.c results/*.c pricing/*.c judge/*.c reports/*.c runners/*.c))
 CU_SRCS   := $(wildcard benches/*.cu)
 OBJS      := $(C_SRCS:%.c=$(BUILD)/obj/%.o) $(CU_SRCS:%.cu=$(BUILD)/obj/%.cu.o)

@@ -30,7 +30,7 @@ void gv_gerr_set(struct gv_gerr *e, const char *fmt, ...)
 	e->set = 1;
 }
 
-int gv_probe_gpus(struct bench_ctx *ctx, int *count)
+int gv_gpu_count(int *count, char *why, size_t whylen)
 {
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
@@ -39,19 +39,29 @@ int gv_probe_gpus(struct bench_ctx *ctx, int *count)
 		/* "driver version is insufficient" also means no driver at all: say which */
 		void *dl = e == cudaErrorInsufficientDriver ? dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) : NULL;
 		if (e == cudaErrorInsufficientDriver && !dl)
-			bench_reason(ctx, "no cuda device: no nvidia driver (libcuda.so.1 not found): %s",
-				     cudaGetErrorName(e));
+			snprintf(why, whylen, "no cuda device: no nvidia driver (libcuda.so.1 not found): %s",
+				 cudaGetErrorName(e));
 		else
-			bench_reason(ctx, "no cuda device: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
+			snprintf(why, whylen, "no cuda device: %s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
 		if (dl)
 			dlclose(dl);
-		return BENCH_SKIP;
+		return -1;
 	}
 	if (n <= 0) {
-		bench_reason(ctx, "no cuda device: cudaGetDeviceCount found 0 devices");
-		return BENCH_SKIP;
+		snprintf(why, whylen, "no cuda device: cudaGetDeviceCount found 0 devices");
+		return -1;
 	}
 	*count = n;
+	return 0;
+}
+
+int gv_probe_gpus(struct bench_ctx *ctx, int *count)
+{
+	char why[256];
+	if (gv_gpu_count(count, why, sizeof why)) {
+		bench_reason(ctx, "%s", why);
+		return BENCH_SKIP;
+	}
 	return BENCH_OK;
 }
 

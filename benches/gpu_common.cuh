@@ -49,6 +49,8 @@ void gv_gerr_set(struct gv_gerr *e, const char *fmt, ...) __attribute__((format(
  * *count gets the device count.
  */
 int gv_probe_gpus(struct bench_ctx *ctx, int *count);
+/* The same without a bench: 0 with *count, or -1 with that reason in why. */
+int gv_gpu_count(int *count, char *why, size_t whylen);
 /* The libraries a bench needs (opened on first use, platform/gpu_dl.c). */
 enum { GV_NEED_CUBLASLT = 1, GV_NEED_NCCL = 2 };
 /* gv_probe_gpus, then BENCH_SKIP with the loader's reason when a needed library cannot be opened. */

@@ -4,8 +4,12 @@
  */
 #include "benches/nccl_log.h"
 
+#include "common/util.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* NCCL's path types, fastest first (src/graph/topo.h PATH_*); the index is the order. */
 static const char *const path_types[] = { "NVL", "NVB", "C2C", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", NULL };
@@ -28,15 +32,29 @@ static const char *find(const char *line, size_t n, const char *needle)
 	return NULL;
 }
 
-/* Copies the word at p (up to '/', space or end) into out[0..cap). */
-static void word(const char *p, const char *end, char *out, size_t cap)
+/* Copies the text at p (up to '/', '\r', end, and a space when stop_space) into out[0..cap). */
+static void word_until(const char *p, const char *end, int stop_space, char *out, size_t cap)
 {
 	size_t i = 0;
-	while (p < end && *p != '/' && *p != ' ' && *p != '\r' && i + 1 < cap) {
+	while (p < end && *p != '/' && !(stop_space && *p == ' ') && *p != '\r' && i + 1 < cap) {
 		unsigned char c = (unsigned char)*p++;
 		out[i++] = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? (char)c : '?';   /* JSON-safe as it is */
 	}
 	out[i] = 0;
+}
+
+/*
+ * A network's name at p, up to '/' or the end of the line: plugins' names have spaces
+ * ("via NET/AWS Libfabric/0/GDRDMA", "Using network AWS Libfabric").
+ */
+static void net_name(const char *p, const char *end, char *out, size_t cap)
+{
+	const char *q = p;
+	while (q < end && *q != '/' && *q != '\r')
+		q++;
+	while (q > p && q[-1] == ' ')
+		q--;
+	word_until(p, q, 0, out, cap);
 }
 
 static void via_line(const char *v, const char *end, struct nccl_transport *t)
@@ -51,7 +69,7 @@ static void via_line(const char *v, const char *end, struct nccl_transport *t)
 	else if (end - v >= 4 && !memcmp(v, "NET/", 4)) {
 		t->seen |= NCCL_TP_NET;
 		if (!t->net[0])
-			word(v + 4, end, t->net, sizeof t->net);
+			net_name(v + 4, end, t->net, sizeof t->net);
 	}
 }
 
@@ -85,7 +103,7 @@ static void one_line(const char *line, size_t n, struct nccl_transport *t)
 	if (find(p, n, "Connected CollNet") || find(p, n, "Connected COLLNET"))
 		t->seen |= NCCL_TP_COLLNET;
 	if (n >= 14 && !memcmp(p, "Using network ", 14))
-		word(p + 14, end, t->net, sizeof t->net);
+		net_name(p + 14, end, t->net, sizeof t->net);
 }
 
 void nccl_log_parse(const char *text, size_t len, struct nccl_transport *t)
@@ -144,7 +162,7 @@ const char *nccl_transport_summary(const struct nccl_transport *t, char *buf, si
 const char *nccl_transport_json(const struct nccl_transport *t, char *buf, size_t len)
 {
 	char sum[128];
-	/* every text here is fixed or printable ASCII without '"' and '\\' (word()): JSON as it is */
+	/* every text here is fixed or printable ASCII without '"' and '\\' (word_until()): JSON as it is */
 	int w = snprintf(buf, len,
 			 "{\"summary\":\"%s\",\"p2p\":%d,\"shm\":%d,\"net\":\"%s\",\"nvls\":%d,\"collnet\":%d,"
 			 "\"intra_path\":\"%s\",\"connections\":%d}",
@@ -154,4 +172,39 @@ const char *nccl_transport_json(const struct nccl_transport *t, char *buf, size_
 	if (len && (w < 0 || (size_t)w >= len))
 		snprintf(buf, len, "{}");
 	return buf;
+}
+
+int nccl_log_route(const char *path)
+{
+	const char *lvl = getenv("NCCL_DEBUG");
+	if (getenv("NCCL_DEBUG_FILE"))
+		return 1;
+	setenv("NCCL_DEBUG_FILE", path, 1);
+	if (!lvl || (strcasecmp(lvl, "INFO") && strcasecmp(lvl, "TRACE")))
+		setenv("NCCL_DEBUG", "INFO", 1);
+	if (!getenv("NCCL_DEBUG_SUBSYS"))
+		setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH,NET,ENV", 1);
+	return 0;
+}
+
+long nccl_log_size(const char *path)
+{
+	FILE *f = path && path[0] ? fopen(path, "rb") : NULL;
+	long n = 0;
+	if (f && fseek(f, 0, SEEK_END) == 0)
+		n = ftell(f);
+	if (f)
+		fclose(f);
+	return n > 0 ? n : 0;
+}
+
+void nccl_log_read(const char *path, long offset, struct nccl_transport *t)
+{
+	size_t n = 0;
+	char *text = path && path[0] ? gv_read_file_max(path, 64u << 20, &n) : NULL;
+	size_t off = offset > 0 && (size_t)offset < n ? (size_t)offset : 0;
+	if (offset > 0 && (size_t)offset >= n)
+		n = off = 0;
+	nccl_log_parse(text ? text + off : "", text ? n - off : 0, t);
+	free(text);
 }

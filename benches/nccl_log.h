@@ -62,6 +62,18 @@ const char *nccl_transport_summary(const struct nccl_transport *t, char *buf, si
  */
 const char *nccl_transport_json(const struct nccl_transport *t, char *buf, size_t len);
 
+/*
+ * Routes NCCL's INFO output (subsystems INIT,GRAPH,NET,ENV unless the user
+ * chose some) to path, before the process's first NCCL call (NCCL reads
+ * these once).  A user's own NCCL_DEBUG_FILE is left alone: returns 1 then,
+ * else 0.
+ */
+int nccl_log_route(const char *path);
+/* The file's size now (0 when absent): the offset a later nccl_log_read starts from. */
+long nccl_log_size(const char *path);
+/* nccl_log_parse of the file from byte `offset` on (at most 64 MiB; absent: nothing seen). */
+void nccl_log_read(const char *path, long offset, struct nccl_transport *t);
+
 #ifdef __cplusplus
 }
 #endif

@@ -170,6 +170,17 @@ NC(ncclResult_t, ncclGetUniqueId, (ncclUniqueId *id), (id))
 NC(ncclResult_t, ncclCommInitRank, (ncclComm_t *c, int n, ncclUniqueId id, int rank), (c, n, id, rank))
 NC(ncclResult_t, ncclCommInitAll, (ncclComm_t *c, int n, const int *devs), (c, n, devs))
 NC(ncclResult_t, ncclCommDestroy, (ncclComm_t c), (c))
+/* the cluster paths (benches/nccl_pair.cu): non-blocking communicators, point to point, abort */
+NC(ncclResult_t, ncclGetVersion, (int *version), (version))
+NC(ncclResult_t, ncclCommInitRankConfig, (ncclComm_t *c, int n, ncclUniqueId id, int rank, ncclConfig_t *cfg),
+   (c, n, id, rank, cfg))
+NC(ncclResult_t, ncclCommGetAsyncError, (ncclComm_t c, ncclResult_t *e), (c, e))
+NC(ncclResult_t, ncclCommFinalize, (ncclComm_t c), (c))
+NC(ncclResult_t, ncclCommAbort, (ncclComm_t c), (c))
+NC(ncclResult_t, ncclSend, (const void *s, size_t count, ncclDataType_t dt, int peer, ncclComm_t c, cudaStream_t st),
+   (s, count, dt, peer, c, st))
+NC(ncclResult_t, ncclRecv, (void *r, size_t count, ncclDataType_t dt, int peer, ncclComm_t c, cudaStream_t st),
+   (r, count, dt, peer, c, st))
 NC(ncclResult_t, ncclAllReduce,
    (const void *s, void *r, size_t count, ncclDataType_t dt, ncclRedOp_t op, ncclComm_t c, cudaStream_t st),
    (s, r, count, dt, op, c, st))

@@ -135,6 +135,24 @@ static void test_allreduce(void)
 	CHECK_NEAR(allreduce_algbw_gbps(b, 0.036), 238.609, 1e-3);
 	CHECK_NEAR(allreduce_busbw_gbps(b, 0.036, 8), 238.609 * 1.75, 2e-3);
 	CHECK_NEAR(allreduce_busbw_gbps(b, 0.036, 1), 0, 0);
+	/*
+	 * nccl-tests' own output: all_reduce_perf -b 8 -e 8G -f 2 -g 1 over 16 H100 ranks on two
+	 * nodes (mpirun -np 16 -npernode 8), published in github.com/lessizzmore/create-a3mega-ztan-fork,
+	 * file ztan-NCCL-test-result (commit 02dd8f4).  Rows (size B, out-of-place time us, algbw,
+	 * busbw GB/s): 1048576 203.2 5.16 9.68; 134217728 1652.2 81.24 152.32;
+	 * 1073741824 6759.0 158.86 297.86; 8589934592 47535 180.71 338.82.  nccl-tests prints the
+	 * time rounded to 0.1 us (5 digits for the last) and the bandwidths to 0.01: within 0.02.
+	 */
+	static const double row[][4] = {
+		{ 1048576, 203.2, 5.16, 9.68 },
+		{ 134217728, 1652.2, 81.24, 152.32 },
+		{ 1073741824, 6759.0, 158.86, 297.86 },
+		{ 8589934592.0, 47535, 180.71, 338.82 },
+	};
+	for (size_t i = 0; i < sizeof row / sizeof row[0]; i++) {
+		CHECK_NEAR(allreduce_algbw_gbps(row[i][0], row[i][1] * 1e-6), row[i][2], 0.02);
+		CHECK_NEAR(allreduce_busbw_gbps(row[i][0], row[i][1] * 1e-6, 16), row[i][3], 0.02);
+	}
 	CHECK(allreduce_max_bytes(PROFILE_QUICK) >= (1ull << 30));
 	CHECK(allreduce_max_bytes(PROFILE_FULL) == (8ull << 30));
 }

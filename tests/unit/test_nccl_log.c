@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void parse_fixture(const char *name, struct nccl_transport *t, char *sum, size_t len)
 {
@@ -130,5 +131,57 @@ static void test_not_nccl(void)
 	CHECK(strlen(nccl_transport_summary(&t, small, sizeof small)) < sizeof small);
 }
 
+/*
+ * A network plugin's name has a space: AWS's aws-ofi-nccl registers itself as "AWS Libfabric"
+ * (older releases "Libfabric"), and NCCL prints the name as it is at init and in each
+ * connection line.  The whole name is kept, not its first word.
+ */
+static void test_plugin_network_name(void)
+{
+	struct nccl_transport t;
+	char sum[64];
+	const char log[] =
+		"ip-10-0-0-1:1:1 [0] NCCL INFO Using network AWS Libfabric\n"
+		"ip-10-0-0-1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/AWS Libfabric/0/GDRDMA\r\n";
+	nccl_log_parse(log, sizeof log - 1, &t);
+	CHECK(t.seen & NCCL_TP_NET);
+	CHECK_STR(t.net, "AWS Libfabric");
+	CHECK_STR(nccl_transport_summary(&t, sum, sizeof sum), "NET/AWS Libfabric");
+	const char ib[] = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA\n";
+	nccl_log_parse(ib, sizeof ib - 1, &t);
+	CHECK_STR(t.net, "IB");
+}
+
+/* nccl_log_read parses a file from an offset on: a second communicator's part of one process's log. */
+static void test_read_from_offset(void)
+{
+	struct nccl_transport t;
+	char path[512];
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, sizeof path, "%s/gpuvet-test-nccl-log-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	const char first[] = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n";
+	const char second[] = "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/Socket/0\n";
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(write(fd, first, sizeof first - 1) == (ssize_t)(sizeof first - 1));
+	long mark = nccl_log_size(path);
+	CHECK(mark == (long)(sizeof first - 1));
+	CHECK(write(fd, second, sizeof second - 1) == (ssize_t)(sizeof second - 1));
+	close(fd);
+	nccl_log_read(path, 0, &t);
+	CHECK(t.connections == 2 && (t.seen & NCCL_TP_P2P) && (t.seen & NCCL_TP_NET));
+	nccl_log_read(path, mark, &t);
+	CHECK(t.connections == 1 && !(t.seen & NCCL_TP_P2P) && (t.seen & NCCL_TP_NET));
+	CHECK_STR(t.net, "Socket");
+	nccl_log_read(path, 1L << 30, &t);       /* past the end: nothing */
+	CHECK(t.lines == 0);
+	unlink(path);
+	nccl_log_read(path, 0, &t);              /* gone: nothing, no error */
+	CHECK(t.lines == 0);
+	CHECK(nccl_log_size(path) == 0);
+}
+
 TEST_MAIN(T(test_h100_nvls), T(test_a100_ring), T(test_pcie), T(test_two_nodes), T(test_network_named_but_unused), T(test_real_one_rank),
-	  T(test_not_nccl))
+	  T(test_not_nccl), T(test_plugin_network_name), T(test_read_from_offset))
