@@ -98,6 +98,7 @@ $(BUILD)/obj/benches/host_decode.o: $(wildcard benches/host_jpeg/*.jpg)
 $(BUILD)/obj/reports/html.o: $(wildcard reports/assets/*)
 $(BUILD)/obj/judge/policy.o: judge/policies/default.yaml
 $(BUILD)/obj/judge/cost_published.o: judge/published/cost_published.csv
+$(BUILD)/obj/judge/cluster_rate.o: judge/published/network.csv
 
 # ---- set-up on a fresh machine ----
 # Installs only what is missing; apt-get needs root (or sudo).

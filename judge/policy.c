@@ -17,6 +17,7 @@
  *     - {code: CODE, severity: info|warning|critical}
  *   tolerate_flags:                   critical flags let through (every other one rejects)
  *     - {code: CODE, reason: TEXT}
+ *   cluster:                          fabric rules of `gpuvet cluster` (policy_cluster.c)
  *
  * A verdict is keyed by the digest of the policy's text (policy_digest_of);
  * the name "default" is the built-in's alone (docs/acceptance.md).
@@ -59,23 +60,16 @@ const char *policy_verdict_name(enum policy_verdict v)
 
 /* ---- parsing ---- */
 
-struct pctx {
-	yaml_document_t *doc;
-	char *err;
-	size_t errlen;
-	int builtin;          /* the text is the built-in policy's, byte for byte */
-};
 
 /* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
 #define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (docs/benches.md)"
 
-static const char *scalar(const yaml_node_t *n)
+const char *policy_scalar(const yaml_node_t *n)
 {
 	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
 }
 
-static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
+int policy_perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
 	char msg[256], shown[512];
 	va_list ap;
@@ -88,27 +82,27 @@ static int perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
 }
 
 /* A key given twice in one mapping is refused, not silently the last one. */
-static int dup_keys(struct pctx *c, yaml_node_t *map)
+int policy_dup_keys(struct pctx *c, yaml_node_t *map)
 {
 	if (map->type != YAML_MAPPING_NODE)
 		return 0;
 	for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; a++) {
-		const char *ka = scalar(yaml_document_get_node(c->doc, a->key));
+		const char *ka = policy_scalar(yaml_document_get_node(c->doc, a->key));
 		for (yaml_node_pair_t *b = map->data.mapping.pairs.start; ka && b < a; b++) {
-			const char *kb = scalar(yaml_document_get_node(c->doc, b->key));
+			const char *kb = policy_scalar(yaml_document_get_node(c->doc, b->key));
 			if (kb && !strcmp(ka, kb))
-				return perr(c, yaml_document_get_node(c->doc, a->key), "'%s' given twice", ka);
+				return policy_perr(c, yaml_document_get_node(c->doc, a->key), "'%s' given twice", ka);
 		}
 	}
 	return 0;
 }
 
 /* A mapping pair's key and value nodes; the key's text, NULL when it is not a plain scalar. */
-static const char *pair_kv(struct pctx *c, yaml_node_pair_t *pair, yaml_node_t **k, yaml_node_t **v)
+const char *policy_pair_kv(struct pctx *c, yaml_node_pair_t *pair, yaml_node_t **k, yaml_node_t **v)
 {
 	*k = yaml_document_get_node(c->doc, pair->key);
 	*v = yaml_document_get_node(c->doc, pair->value);
-	return scalar(*k);
+	return policy_scalar(*k);
 }
 
 /*
@@ -150,18 +144,18 @@ static int check_depth(const char *text, size_t len, char *err, size_t errlen)
  * A plain decimal number: a quoted "5" is text in YAML, and 0x10, inf or
  * 1e400 are not what a person writing a threshold means.
  */
-static int get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
+int policy_get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
 {
-	const char *s = scalar(n);
+	const char *s = policy_scalar(n);
 	int plain = n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 	if (!s || !plain || strspn(s, "0123456789.-+eE") != strlen(s) || gv_parse_double(s, out) || !isfinite(*out))
-		return perr(c, n, "'%s' must be a plain decimal number (as 40 or 0.75, unquoted)", key);
+		return policy_perr(c, n, "'%s' must be a plain decimal number (as 40 or 0.75, unquoted)", key);
 	return 0;
 }
 
 static int get_bool(struct pctx *c, const yaml_node_t *n, const char *key, int *out)
 {
-	const char *s = scalar(n);
+	const char *s = policy_scalar(n);
 	if (s && (!strcmp(s, "true") || !strcmp(s, "yes"))) {
 		*out = 1;
 		return 0;
@@ -170,7 +164,7 @@ static int get_bool(struct pctx *c, const yaml_node_t *n, const char *key, int *
 		*out = 0;
 		return 0;
 	}
-	return perr(c, n, "'%s' must be true or false", key);
+	return policy_perr(c, n, "'%s' must be true or false", key);
 }
 
 static int metric_name_ok(const char *s)
@@ -246,40 +240,40 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 	r->gpu = -1;
 	r->line = (int)n->start_mark.line + 1;
 	if (n->type != YAML_MAPPING_NODE)
-		return perr(c, n, "a rule must be a mapping with 'metric' and thresholds");
-	if (dup_keys(c, n))
+		return policy_perr(c, n, "a rule must be a mapping with 'metric' and thresholds");
+	if (policy_dup_keys(c, n))
 		return -1;
 	for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k, *v;
-		const char *key = pair_kv(c, pair, &k, &v);
+		const char *key = policy_pair_kv(c, pair, &k, &v);
 		if (!key)
-			return perr(c, k, "rule keys must be plain words");
+			return policy_perr(c, k, "rule keys must be plain words");
 		if (!strcmp(key, "metric")) {
 			if (r->nmetrics)
-				return perr(c, k, "'metric' given twice");
+				return policy_perr(c, k, "'metric' given twice");
 			if (v->type == YAML_SEQUENCE_NODE) {
 				yaml_node_item_t *it;
 				for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 					yaml_node_t *e = yaml_document_get_node(c->doc, *it);
 					if (r->nmetrics >= POLICY_MAX_ALTS)
-						return perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
-					if (!scalar(e) || !metric_name_ok(scalar(e)))
-						return perr(c, e, "not a metric name (dotted, lowercase)");
-					if (!metric_info_find(scalar(e)))
-						return perr(c, e, UNKNOWN_METRIC, scalar(e));
-					r->metrics[r->nmetrics++] = gv_strdup(scalar(e));
+						return policy_perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
+					if (!policy_scalar(e) || !metric_name_ok(policy_scalar(e)))
+						return policy_perr(c, e, "not a metric name (dotted, lowercase)");
+					if (!metric_info_find(policy_scalar(e)))
+						return policy_perr(c, e, UNKNOWN_METRIC, policy_scalar(e));
+					r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(e));
 				}
 				if (!r->nmetrics)
-					return perr(c, v, "'metric' list is empty");
+					return policy_perr(c, v, "'metric' list is empty");
 			} else {
-				if (!scalar(v) || !metric_name_ok(scalar(v)))
-					return perr(c, v, "not a metric name (dotted, lowercase)");
-				if (!metric_info_find(scalar(v)))
-					return perr(c, v, UNKNOWN_METRIC, scalar(v));
-				r->metrics[r->nmetrics++] = gv_strdup(scalar(v));
+				if (!policy_scalar(v) || !metric_name_ok(policy_scalar(v)))
+					return policy_perr(c, v, "not a metric name (dotted, lowercase)");
+				if (!metric_info_find(policy_scalar(v)))
+					return policy_perr(c, v, UNKNOWN_METRIC, policy_scalar(v));
+				r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(v));
 			}
 		} else if (!strcmp(key, "gpu")) {
-			const char *s = scalar(v);
+			const char *s = policy_scalar(v);
 			long g;
 			if (s && !strcmp(s, "instance"))
 				r->gpu = -1;
@@ -288,28 +282,28 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 			else if (s && !gv_parse_long(s, -1, 4095, &g))
 				r->gpu = (int)g;
 			else
-				return perr(c, v, "'gpu' must be instance, each or a gpu index");
+				return policy_perr(c, v, "'gpu' must be instance, each or a gpu index");
 		} else if (!strcmp(key, "min")) {
-			if (get_number(c, v, key, &r->min))
+			if (policy_get_number(c, v, key, &r->min))
 				return -1;
 			r->has_min = 1;
 		} else if (!strcmp(key, "max")) {
-			if (get_number(c, v, key, &r->max))
+			if (policy_get_number(c, v, key, &r->max))
 				return -1;
 			r->has_max = 1;
 		} else if (!strcmp(key, "min_fraction_of_reference")) {
-			if (get_number(c, v, key, &r->ref_min))
+			if (policy_get_number(c, v, key, &r->ref_min))
 				return -1;
 			if (r->ref_min <= 0 || r->ref_min > 10)
-				return perr(c, v, "'%s' must be in (0, 10]", key);
+				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
 			r->has_ref_min = 1;
 		} else if (!strcmp(key, "min_fraction_of_fleet") || !strcmp(key, "max_fraction_of_fleet")) {
 			int is_min = key[1] == 'i';
 			double f;
-			if (get_number(c, v, key, &f))
+			if (policy_get_number(c, v, key, &f))
 				return -1;
 			if (f <= 0 || f > 10)
-				return perr(c, v, "'%s' must be in (0, 10]", key);
+				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
 			if (is_min) {
 				r->fleet_min = f;
 				r->has_fleet_min = 1;
@@ -321,51 +315,51 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 			if (get_bool(c, v, key, &r->optional))
 				return -1;
 		} else {
-			return perr(c, k, "unknown rule key '%s' (metric, gpu, min, max, min_fraction_of_reference, "
+			return policy_perr(c, k, "unknown rule key '%s' (metric, gpu, min, max, min_fraction_of_reference, "
 				    "min_fraction_of_fleet, max_fraction_of_fleet, optional)", key);
 		}
 	}
 	if (!r->nmetrics)
-		return perr(c, n, "rule without 'metric'");
+		return policy_perr(c, n, "rule without 'metric'");
 	if (!r->has_min && !r->has_max && !r->has_ref_min && !r->has_fleet_min && !r->has_fleet_max)
-		return perr(c, n, "rule for '%s' has no threshold", r->metrics[0]);
+		return policy_perr(c, n, "rule for '%s' has no threshold", r->metrics[0]);
 	if (r->has_min && r->has_max && r->min > r->max)
-		return perr(c, n, "min %g is above max %g", r->min, r->max);
+		return policy_perr(c, n, "min %g is above max %g", r->min, r->max);
 	if (r->has_ref_min)
 		for (int i = 0; i < r->nmetrics; i++)
 			if (!metric_has_reference(r->metrics[i]))
-				return perr(c, n, "metric '%s' has no reference value: use min/max or a fleet threshold",
+				return policy_perr(c, n, "metric '%s' has no reference value: use min/max or a fleet threshold",
 					    r->metrics[i]);
 	return 0;
 }
 
 static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
 {
-	const char *code = scalar(n), *sev = "warning";
+	const char *code = policy_scalar(n), *sev = "warning";
 	f->line = (int)n->start_mark.line + 1;
 	if (n->type == YAML_MAPPING_NODE) {
 		yaml_node_pair_t *pair;
 		code = NULL;
-		if (dup_keys(c, n))
+		if (policy_dup_keys(c, n))
 			return -1;
 		for (pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 			yaml_node_t *k, *v;
-			const char *key = pair_kv(c, pair, &k, &v);
-			if (key && !strcmp(key, "code") && scalar(v))
-				code = scalar(v);
-			else if (key && !strcmp(key, "severity") && scalar(v))
-				sev = scalar(v);
+			const char *key = policy_pair_kv(c, pair, &k, &v);
+			if (key && !strcmp(key, "code") && policy_scalar(v))
+				code = policy_scalar(v);
+			else if (key && !strcmp(key, "severity") && policy_scalar(v))
+				sev = policy_scalar(v);
 			else
-				return perr(c, k, "a flag entry takes 'code' and 'severity'");
+				return policy_perr(c, k, "a flag entry takes 'code' and 'severity'");
 		}
 	}
 	if (!code)
-		return perr(c, n, "flag entry without a code");
+		return policy_perr(c, n, "flag entry without a code");
 	if (!flags_code_known(code))
-		return perr(c, n, "unknown flag '%s'", code);
+		return policy_perr(c, n, "unknown flag '%s'", code);
 	f->min_severity = flags_severity_rank(sev);
 	if (f->min_severity < 0)
-		return perr(c, n, "severity must be info, warning or critical, not '%s'", sev);
+		return policy_perr(c, n, "severity must be info, warning or critical, not '%s'", sev);
 	f->code = gv_strdup(code);
 	return 0;
 }
@@ -375,29 +369,29 @@ static int parse_tolerate(struct pctx *c, yaml_node_t *n, struct policy_tolerate
 {
 	const char *code = NULL, *reason = NULL;
 	t->line = (int)n->start_mark.line + 1;
-	if (n->type != YAML_MAPPING_NODE || dup_keys(c, n))
-		return n->type != YAML_MAPPING_NODE ? perr(c, n, "a tolerate_flags entry is {code: CODE, reason: TEXT}") : -1;
+	if (n->type != YAML_MAPPING_NODE || policy_dup_keys(c, n))
+		return n->type != YAML_MAPPING_NODE ? policy_perr(c, n, "a tolerate_flags entry is {code: CODE, reason: TEXT}") : -1;
 	for (yaml_node_pair_t *pair = n->data.mapping.pairs.start; pair < n->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k, *v;
-		const char *key = pair_kv(c, pair, &k, &v);
-		if (key && !strcmp(key, "code") && scalar(v))
-			code = scalar(v);
-		else if (key && !strcmp(key, "reason") && scalar(v))
-			reason = scalar(v);
+		const char *key = policy_pair_kv(c, pair, &k, &v);
+		if (key && !strcmp(key, "code") && policy_scalar(v))
+			code = policy_scalar(v);
+		else if (key && !strcmp(key, "reason") && policy_scalar(v))
+			reason = policy_scalar(v);
 		else
-			return perr(c, k, "a tolerate_flags entry takes 'code' and 'reason'");
+			return policy_perr(c, k, "a tolerate_flags entry takes 'code' and 'reason'");
 	}
 	if (!code || !flags_code_known(code))
-		return perr(c, n, code ? "unknown flag '%s'" : "tolerate_flags entry without a code%s", code ? code : "");
+		return policy_perr(c, n, code ? "unknown flag '%s'" : "tolerate_flags entry without a code%s", code ? code : "");
 	/* a reason is read by whoever finds the flag let through: at least one word, one line, no hidden text */
 	if (!reason)
-		return perr(c, n, "tolerating %s needs a 'reason' (a line of text saying why)", code);
+		return policy_perr(c, n, "tolerating %s needs a 'reason' (a line of text saying why)", code);
 	if (ident_check(reason))
-		return perr(c, n, "the reason for tolerating %s %s", code, ident_check(reason));
+		return policy_perr(c, n, "the reason for tolerating %s %s", code, ident_check(reason));
 	if (strlen(reason) > 200)
-		return perr(c, n, "the reason for tolerating %s is longer than 200 bytes: say it in one line", code);
+		return policy_perr(c, n, "the reason for tolerating %s is longer than 200 bytes: say it in one line", code);
 	if (!ident_words(reason))
-		return perr(c, n, "the reason for tolerating %s holds no word (only spaces or invisible characters): "
+		return policy_perr(c, n, "the reason for tolerating %s holds no word (only spaces or invisible characters): "
 			    "say in a line of text why", code);
 	t->code = gv_strdup(code);
 	t->reason = gv_strdup(reason);
@@ -409,12 +403,12 @@ static int parse_list(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const char
 {
 	int which = !strcmp(key, "rules") ? 0 : !strcmp(key, "reject_flags") ? 1 : 2;
 	if (v->type != YAML_SEQUENCE_NODE)
-		return perr(c, v, "'%s' must be a list", key);
+		return policy_perr(c, v, "'%s' must be a list", key);
 	if (which == 0 ? p->rules != NULL : which == 1 ? p->flags != NULL : p->tolerated != NULL)
-		return perr(c, k, "'%s' given twice", key);
+		return policy_perr(c, k, "'%s' given twice", key);
 	size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
 	if (n > POLICY_MAX_RULES)
-		return perr(c, v, "at most %d entries in '%s'", POLICY_MAX_RULES, key);
+		return policy_perr(c, v, "at most %d entries in '%s'", POLICY_MAX_RULES, key);
 	if (which == 0)
 		p->rules = gv_calloc(n ? n : 1, sizeof *p->rules);
 	else if (which == 1)
@@ -450,47 +444,51 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 {
 	yaml_node_pair_t *pair;
 	if (!root)
-		return perr(c, NULL, "empty policy");
+		return policy_perr(c, NULL, "empty policy");
 	if (root->type != YAML_MAPPING_NODE)
-		return perr(c, root, "a policy is a mapping with 'rules' and/or 'reject_flags'");
-	if (dup_keys(c, root))
+		return policy_perr(c, root, "a policy is a mapping with 'rules' and/or 'reject_flags'");
+	if (policy_dup_keys(c, root))
 		return -1;
 	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
 		yaml_node_t *k, *v;
-		const char *key = pair_kv(c, pair, &k, &v);
+		const char *key = policy_pair_kv(c, pair, &k, &v);
 		if (!key)
-			return perr(c, k, "top-level keys must be plain words");
+			return policy_perr(c, k, "top-level keys must be plain words");
 		if (!strcmp(key, "name")) {
-			const char *s = scalar(v);
+			const char *s = policy_scalar(v);
 			if (!s || !*s || strlen(s) > 64)
-				return perr(c, v, "'name' must be a short string");
+				return policy_perr(c, v, "'name' must be a short string");
 			char folded[256];
 			const char *bad = ident_fold(s, folded, sizeof folded);
 			if (bad)
-				return perr(c, v, "'name' %s", bad);
+				return policy_perr(c, v, "'name' %s", bad);
 			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
-				return perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
+				return policy_perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
 					    POLICY_BUILTIN_NAME);
 			/* compared as a reader sees it: Default, DEFAULT, "default ", a fullwidth or Cyrillic look-alike */
 			if (!strcmp(folded, POLICY_BUILTIN_NAME) && !c->builtin)
-				return perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
+				return policy_perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
 					    "name of its own", s, POLICY_BUILTIN_NAME);
 			free(p->name);
 			p->name = gv_strdup(s);
 		} else if (!strcmp(key, "fleet_min_runs")) {
 			long l;
-			if (!scalar(v) || gv_parse_long(scalar(v), 1, 100000, &l))
-				return perr(c, v, "'fleet_min_runs' must be a whole number >= 1");
+			if (!policy_scalar(v) || gv_parse_long(policy_scalar(v), 1, 100000, &l))
+				return policy_perr(c, v, "'fleet_min_runs' must be a whole number >= 1");
 			p->fleet_min_runs = (int)l;
 		} else if (!strcmp(key, "rules") || !strcmp(key, "reject_flags") || !strcmp(key, "tolerate_flags")) {
 			if (parse_list(c, k, v, key, p))
 				return -1;
+		} else if (!strcmp(key, "cluster")) {
+			if (policy_parse_cluster(c, k, v, p))
+				return -1;
 		} else {
-			return perr(c, k, "unknown key '%s' (name, fleet_min_runs, rules, reject_flags, tolerate_flags)", key);
+			return policy_perr(c, k, "unknown key '%s' (name, fleet_min_runs, rules, reject_flags, tolerate_flags, "
+					   "cluster)", key);
 		}
 	}
 	if (!p->nrules && !p->nflags)
-		return perr(c, root, "the policy has neither rules nor reject_flags");
+		return policy_perr(c, root, "the policy has neither rules nor reject_flags");
 	return check_tolerated(c, root, p);
 }
 

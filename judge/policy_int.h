@@ -9,6 +9,28 @@
 #include "judge/policy.h"
 
 #include <jansson.h>
+#include <yaml.h>
+
+/* The parser's state, shared with the files that parse a section (policy_cluster.c). */
+struct pctx {
+	yaml_document_t *doc;
+	char *err;
+	size_t errlen;
+	int builtin;          /* the text is the built-in policy's, byte for byte */
+};
+
+/* A scalar node's text, NULL for any other node. */
+const char *policy_scalar(const yaml_node_t *n);
+/* Writes "line N: what" (N of node n, 1 when NULL) to c->err; returns -1. */
+int policy_perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A key given twice in one mapping is refused (-1 with the error), not silently the last one. */
+int policy_dup_keys(struct pctx *c, yaml_node_t *map);
+/* A mapping pair's key and value nodes; the key's text, NULL when it is not a plain scalar. */
+const char *policy_pair_kv(struct pctx *c, yaml_node_pair_t *pair, yaml_node_t **k, yaml_node_t **v);
+/* A plain decimal number (-1 with the error naming key otherwise). */
+int policy_get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out);
+/* The `cluster:` section (policy_cluster.c): fills p->cluster; -1 with the error. */
+int policy_parse_cluster(struct pctx *c, yaml_node_t *k, yaml_node_t *v, struct policy *p);
 
 /*
  * The policy's flags against the run's: each reject_flags entry (failed,

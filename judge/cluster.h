@@ -1,0 +1,43 @@
+/*
+ * cluster.h - judging a cluster run (#49): the pair schedules, the stated
+ * network rate per instance type (judge/published/network.csv, compiled
+ * in), a node's figures for the straggler analysis, and the analysis that
+ * names bad nodes, bad links and stragglers and gives the verdict.  The data
+ * is common/cluster.h's; the policy's fabric rules are its `cluster:`
+ * section (judge/policy_cluster.c, docs/acceptance.md).  docs/cluster.md
+ * says how each decision was made.
+ */
+#ifndef GPUVET_JUDGE_CLUSTER_H
+#define GPUVET_JUDGE_CLUSTER_H
+
+#include "common/cluster.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+enum cluster_pairs { CLUSTER_PAIRS_ALL = 0, CLUSTER_PAIRS_RING, CLUSTER_PAIRS_BISECT };
+int cluster_pairs_parse(const char *s, enum cluster_pairs *k);   /* "all"|"ring"|"bisect"; -1 */
+const char *cluster_pairs_name(enum cluster_pairs k);
+/* Rounds of disjoint pairs for n nodes: *pairs (malloc'd, a < b, .round 0.., state
+ * GV_PAIR_SKIPPED, figures NAN, in round order), *npairs, *nrounds.  all: the round-robin
+ * (circle) schedule, n-1 rounds for even n, n for odd, every pair once.  ring: i with
+ * i+1 mod n, 2 rounds (3 for odd n).  bisect: round k pairs i with i XOR 2^k (a
+ * hypercube, ceil(log2 n) rounds; a rank whose partner is past n is paired with
+ * partner - 2^floor(log2 n) when that rank is free in the round: docs/cluster.md).
+ * -1 on bad n / OOM. */
+int cluster_schedule(int n, enum cluster_pairs k, struct gv_cluster_pair **pairs, size_t *npairs, int *nrounds);
+/* The instance type's stated network rate, GB/s per node, and where it is stated; -1 unknown. */
+int cluster_stated_rate(const char *provider, const char *instance_type, double *gbps, const char **source);
+/* The same row's network cards (interfaces the rate is spread over; 1 when the source
+ * names none): a single endpoint's pair is judged against gbps / cards. */
+int cluster_stated_cards(const char *provider, const char *instance_type);
+/* A node's figures for the straggler analysis, from its fingerprint (the JSON a run loads as). */
+int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n);
+struct policy;
+/* Fills c->pair_median_gbps, c->stated_* (when the nodes name their type), c->findings and
+ * c->verdict (0 accept / 1 reject / 3 could not measure), with p's fabric rules (p NULL: the
+ * built-in default policy's).  The verdict is accept only when every node is present and
+ * accepted by its own gate and the fabric meets the rules.  0, or -1 with err (OOM). */
+int cluster_analyse(struct gv_cluster *c, const struct policy *p, char *err, size_t errlen);
+
+#endif
