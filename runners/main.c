@@ -10,6 +10,7 @@
 #include "judge/flags.h"
 #include "results/fp_check.h"
 #include "benches/bench.h"
+#include "runners/cluster_show.h"
 
 #include <getopt.h>
 #include <stdarg.h>
@@ -25,6 +26,14 @@ struct cmd_struct {
 	const char *summary;
 };
 
+/* TEMP (cstore): `gpuvet cluster show` until the lead's runners/cmd_cluster.c lands; drop this commit. */
+static int cluster_temp(int argc, char **argv, const struct gv_global *g)
+{
+	if (argc > 1 && !strcmp(argv[1], "show"))
+		return cluster_show(argc - 1, argv + 1, g);
+	return gv_usage_error("cluster", "only 'show' here yet");
+}
+
 static const struct cmd_struct commands[] = {
 	{ "run", cmd_run, "inventory + benches, store one run, print a summary" },
 	{ "inventory", cmd_inventory, "what machine is this: GPUs, driver, PCIe, CPU, NUMA, disks, cloud" },
@@ -34,6 +43,7 @@ static const struct cmd_struct commands[] = {
 	{ "report", cmd_report, "self-contained HTML report" },
 	{ "prices", cmd_prices, "price catalog: list, update, import" },
 	{ "results", cmd_results, "the store: list, show, export, merge, import" },
+	{ "cluster", cluster_temp, "TEMP: cluster show" },
 };
 
 static const struct cmd_struct *get_command(const char *name)
