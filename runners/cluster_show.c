@@ -199,7 +199,7 @@ static void slowest_line(const struct gv_cluster *c, const struct tally *t, FILE
 			ix[n++] = i;
 	qsort_r(ix, n, sizeof *ix, cmp_slower, (void *)c);
 	if (n)
-		fputs("  slowest (a->b / b->a):", out);
+		fputs("  slowest (a->b / b->a, % of the median):", out);
 	for (size_t k = 0; k < n && k < SHOW_PAIRS; k++) {
 		const struct gv_cluster_pair *p = &c->pairs[ix[k]];
 		fprintf(out, "%s %d-%d %s / %s GB/s", k ? "," : "", p->a, p->b, num(p->gbps_ab), num(p->gbps_ba));
