@@ -337,10 +337,19 @@ static int show_one(struct store *s, const char *id, int as_json)
 		gv_err("%s", store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
-	(void)as_json;
-	cluster_print_text(c, stdout);
+	if (as_json) {
+		json_t *j = gv_cluster_to_json(c);
+		rc = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) || fputc('\n', stdout) == EOF;
+		json_decref(j);
+	} else {
+		cluster_print_text(c, stdout);
+	}
 	gv_cluster_free(c);
-	return fflush(stdout) == 0 ? 0 : GV_EXIT_USAGE;
+	if (rc || fflush(stdout)) {
+		gv_err("cluster show: cannot write the cluster run");
+		return GV_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int cluster_show(int argc, char **argv, const struct gv_global *g)

@@ -271,6 +271,18 @@ static void test_round_trip(void)
 		gv_cluster_free(got);
 		got = NULL;
 	}
+	/* what `cluster show --json` prints of a stored run reads back as the run (common/cluster_json.c) */
+	CHECK(store_load_cluster(s, UUID_REJECT, &got) == 0);
+	json_t *j = got ? gv_cluster_to_json(got) : NULL;
+	char err[160] = "";
+	struct gv_cluster *back = j ? gv_cluster_from_json(j, err, sizeof err) : NULL;
+	CHECK(back != NULL);
+	if (back)
+		check_same(r, back);
+	json_decref(j);
+	gv_cluster_free(back);
+	gv_cluster_free(got);
+	got = NULL;
 	CHECK(store_load_cluster(s, "c1a5", &got) == 1 && strstr(store_errmsg(s), "ambiguous"));
 	CHECK(store_load_cluster(s, "ffff", &got) == 1 && strstr(store_errmsg(s), "no cluster run 'ffff'"));
 	CHECK(store_load_cluster(s, "3", &got) == 1);
