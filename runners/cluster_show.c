@@ -11,6 +11,7 @@
 #include "common/ident.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "reports/cluster_words.h"
 #include "reports/svg.h"
 #include "results/store.h"
 
@@ -41,98 +42,11 @@ static const char *num(double v)
 	return b;
 }
 
-static const char *verdict_word(int v)
+static void verdict_line(const struct gv_cluster *c, const struct cluster_tally *t, FILE *out)
 {
-	switch (v) {
-	case 0: return "ACCEPT";
-	case 1: return "REJECT";
-	case 3: return "CANNOT MEASURE";
-	default: return "NOT JUDGED";
-	}
-}
-
-/* A pair's slower direction host to host, NaN when it was not measured. */
-static double slower(const struct gv_cluster_pair *p)
-{
-	if (p->state != GV_PAIR_MEASURED)
-		return NAN;
-	if (isnan(p->gbps_ab) || isnan(p->gbps_ba))
-		return isnan(p->gbps_ab) ? p->gbps_ba : p->gbps_ab;
-	return p->gbps_ab < p->gbps_ba ? p->gbps_ab : p->gbps_ba;
-}
-
-struct tally {
-	size_t measured, failed, skipped;
-	int drain_nodes, links, others;
-	double median;   /* the analysis's, else the median of the slower directions measured */
-};
-
-static void count(const struct gv_cluster *c, struct tally *t)
-{
-	memset(t, 0, sizeof *t);
-	double *v = gv_calloc(c->npairs ? c->npairs : 1, sizeof *v);
-	size_t nv = 0;
-	for (size_t i = 0; i < c->npairs; i++) {
-		const struct gv_cluster_pair *p = &c->pairs[i];
-		t->measured += p->state == GV_PAIR_MEASURED;
-		t->failed += p->state == GV_PAIR_FAILED;
-		t->skipped += p->state != GV_PAIR_MEASURED && p->state != GV_PAIR_FAILED;
-		double s = slower(p);
-		if (!isnan(s))
-			v[nv++] = s;
-	}
-	t->median = !isnan(c->pair_median_gbps) ? c->pair_median_gbps : nv ? gv_median_inplace(v, nv) : NAN;
-	free(v);
-	unsigned char *drained = gv_calloc((size_t)c->nnodes + 1, 1);
-	for (size_t i = 0; i < c->nfindings; i++) {
-		const struct gv_cluster_finding *f = &c->findings[i];
-		if (f->drain && f->rank >= 0 && f->rank < c->nnodes) {
-			t->drain_nodes += !drained[f->rank];
-			drained[f->rank] = 1;
-		} else if (f->kind == GV_FIND_BAD_LINK) {
-			t->links++;
-		} else {
-			t->others++;
-		}
-	}
-	free(drained);
-}
-
-/* "1 node to drain, 1 bad link, 1 of 6 pairs not measured": the parts, each joined with ", ". */
-static void why_parts(const struct gv_cluster *c, const struct tally *t, FILE *out)
-{
-	const char *sep = "";
-	if (t->drain_nodes) {
-		fprintf(out, "%d node%s to drain", t->drain_nodes, t->drain_nodes == 1 ? "" : "s");
-		sep = ", ";
-	}
-	if (t->links) {
-		fprintf(out, "%s%d bad link%s", sep, t->links, t->links == 1 ? "" : "s");
-		sep = ", ";
-	}
-	if (t->others) {
-		fprintf(out, "%s%d other finding%s", sep, t->others, t->others == 1 ? "" : "s");
-		sep = ", ";
-	}
-	if (t->failed + t->skipped) {
-		fprintf(out, "%s%zu of %zu pairs not measured", sep, t->failed + t->skipped, c->npairs);
-		sep = ", ";
-	}
-	if (!*sep)
-		fputs(c->verdict == 3 ? "nothing was measured that the fabric rules need" :
-		      c->verdict == -1 ? "the analysis did not run" : "no finding", out);
-}
-
-static void verdict_line(const struct gv_cluster *c, const struct tally *t, FILE *out)
-{
-	fprintf(out, "%s: ", verdict_word(c->verdict));
-	if (c->verdict == 0)
-		fprintf(out, "all %d nodes accepted and %zu of %zu pairs measured, median %s GB/s host to host",
-			c->nnodes, t->measured, c->npairs, num(t->median));
-	else
-		why_parts(c, t, out);
-	fprintf(out, " (%d node%s, %zu pair%s)\n", c->nnodes, c->nnodes == 1 ? "" : "s", c->npairs,
-		c->npairs == 1 ? "" : "s");
+	char why[512];
+	cluster_why(c, t, why, sizeof why);
+	fprintf(out, "%s: %s\n", cluster_verdict_word(c->verdict), why);
 }
 
 static const struct gv_cluster_node *node(const struct gv_cluster *c, int rank)
@@ -185,17 +99,18 @@ static void finding_lines(const struct gv_cluster *c, FILE *out)
 static int cmp_slower(const void *x, const void *y, void *arg)
 {
 	const struct gv_cluster *c = arg;
-	double a = slower(&c->pairs[*(const size_t *)x]), b = slower(&c->pairs[*(const size_t *)y]);
+	double a = cluster_pair_slower(&c->pairs[*(const size_t *)x]);
+	double b = cluster_pair_slower(&c->pairs[*(const size_t *)y]);
 	return a < b ? -1 : a > b;
 }
 
 #define SHOW_PAIRS 5   /* the slowest pairs named, and the pairs not measured */
 
-static void slowest_line(const struct gv_cluster *c, const struct tally *t, FILE *out)
+static void slowest_line(const struct gv_cluster *c, const struct cluster_tally *t, FILE *out)
 {
 	size_t *ix = gv_calloc(t->measured ? t->measured : 1, sizeof *ix), n = 0;
 	for (size_t i = 0; i < c->npairs && n < t->measured; i++)
-		if (!isnan(slower(&c->pairs[i])))
+		if (!isnan(cluster_pair_slower(&c->pairs[i])))
 			ix[n++] = i;
 	qsort_r(ix, n, sizeof *ix, cmp_slower, (void *)c);
 	if (n)
@@ -204,14 +119,14 @@ static void slowest_line(const struct gv_cluster *c, const struct tally *t, FILE
 		const struct gv_cluster_pair *p = &c->pairs[ix[k]];
 		fprintf(out, "%s %d-%d %s / %s GB/s", k ? "," : "", p->a, p->b, num(p->gbps_ab), num(p->gbps_ba));
 		if (t->median > 0)
-			fprintf(out, " (%.0f %%)", 100 * slower(p) / t->median);
+			fprintf(out, " (%.0f %%)", 100 * cluster_pair_slower(p) / t->median);
 	}
 	if (n)
 		fputc('\n', out);
 	free(ix);
 }
 
-static void unmeasured_line(const struct gv_cluster *c, const struct tally *t, FILE *out)
+static void unmeasured_line(const struct gv_cluster *c, const struct cluster_tally *t, FILE *out)
 {
 	size_t shown = 0;
 	if (!t->failed && !t->skipped)
@@ -246,7 +161,7 @@ static void nccl_line(const struct gv_cluster *c, FILE *out)
 	free(v);
 }
 
-static void pairs_lines(const struct gv_cluster *c, const struct tally *t, FILE *out)
+static void pairs_lines(const struct gv_cluster *c, const struct cluster_tally *t, FILE *out)
 {
 	fprintf(out, "Pairs: %zu of %zu measured host to host", t->measured, c->npairs);
 	if (c->transport[0])
@@ -295,8 +210,8 @@ static void allreduce_line(const struct gv_cluster *c, FILE *out)
 
 void cluster_print_text(const struct gv_cluster *c, FILE *out)
 {
-	struct tally t;
-	count(c, &t);
+	struct cluster_tally t;
+	cluster_tally(c, &t);
 	verdict_line(c, &t, out);
 	drain_lines(c, out);
 	finding_lines(c, out);
