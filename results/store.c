@@ -190,6 +190,8 @@ static const char *const migrations[] = {
 	 * A store read read-only before 3 keeps it (it is never migrated by a read).
 	 */
 	"DROP INDEX IF EXISTS metrics_name;",
+	/* 7 -> 8 (issue 49): cluster runs, their nodes, pairs, all-reduce and findings (store_int.h) */
+	STORE_CLUSTER_SCHEMA,
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

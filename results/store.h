@@ -34,10 +34,12 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 7   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
+#define STORE_SCHEMA_VERSION 8   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
                                     5: series (a blob of points per series) replaces samples;
                                     6: verdicts keyed by policy digest, imported ones marked;
-                                    7: metrics_name dropped (no read uses it) */
+                                    7: metrics_name dropped (no read uses it);
+                                    8: cluster runs (clusters, cluster_nodes, _metrics, _pairs,
+                                       _allreduce, _findings) */
 #define STORE_POINT_BYTES 16     /* a stored point: x then y, little-endian IEEE-754 binary64 */
 #define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only
                                     indexes; a store before 5 has its samples read a row per point) */
@@ -323,5 +325,37 @@ int store_batch_end(struct store *s, int commit);
  */
 typedef int (*store_added_fn)(struct store *s, int64_t run_id);
 int store_merge(struct store *s, const char *path, store_added_fn after, int *added, int *skipped, int *live);
+
+/* ---- cluster runs (store_cluster.c, issue 49; common/cluster.h) ---- */
+
+struct gv_cluster;
+/*
+ * Stores a cluster run whole, in one transaction (a savepoint inside a batch): the run, its nodes
+ * with their metrics, its pairs, all-reduce points and findings.  c->uuid must be set.  STORE_OK;
+ * STORE_DUP when a cluster run of that uuid is stored already (left as it is: merge-safe, nothing
+ * written); STORE_ERR with the reason (nothing written).
+ */
+int store_put_cluster(struct store *s, const struct gv_cluster *c);
+/*
+ * A stored cluster run: id is its number, its uuid or a unique prefix of it (4+ characters), or
+ * NULL for the one stored last.  0 with *c (gv_cluster_free), 1 when there is none (no cluster run
+ * stored, or none of that id, or the prefix is ambiguous: store_errmsg says which), -1 on error.
+ */
+int store_load_cluster(struct store *s, const char *id, struct gv_cluster **c);
+/* One stored cluster run's row, for lists (strings valid during the call). */
+struct store_cluster_row {
+	int64_t id;
+	const char *uuid, *started_at, *engine;
+	int nnodes, verdict, drain;   /* drain: how many findings name a node to drain */
+};
+typedef int (*store_cluster_fn)(void *ud, const struct store_cluster_row *r);
+/* Every stored cluster run, oldest first (none on a store older than schema 8); fn non-zero stops. */
+int store_each_cluster(struct store *s, store_cluster_fn fn, void *ud);
+/*
+ * Copies every cluster run of the store at path that s lacks (by uuid), each whole, inside the
+ * caller's batch if one is open; counts what was added and what was there already.  `results merge`
+ * calls it after store_merge (the nodes' runs come with that one).
+ */
+int store_merge_clusters(struct store *s, const char *path, int *added, int *skipped);
 
 #endif

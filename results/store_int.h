@@ -41,6 +41,48 @@ struct store {
 	" r.instance_type, r.region, r.gpu_model, r.gpu_count, r.started_at"
 struct store_run_row store_run_at(sqlite3_stmt *st);
 
+/*
+ * Migration 7 -> 8 (issue 49): a cluster run (`gpuvet cluster run`, common/cluster.h) and its parts,
+ * written and read by store_cluster.c only.  A node names its ordinary run by uuid (run_uuid), not
+ * by id, so a merge copies a cluster run whatever ids its nodes' runs got.  Figures not measured are
+ * NULL (NAN in memory); states and finding kinds are their names (gv_*_name), not enum numbers.
+ * IF NOT EXISTS: a store whose user_version was set back by hand (the tests' way to make an older
+ * store from a new one) still migrates.
+ */
+#define STORE_CLUSTER_SCHEMA \
+	"CREATE TABLE IF NOT EXISTS clusters (" \
+	"  id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, started_at TEXT NOT NULL," \
+	"  engine TEXT, schedule TEXT, transport TEXT, nccl_net TEXT, profile TEXT," \
+	"  nnodes INTEGER NOT NULL CHECK (nnodes > 0), nrounds INTEGER NOT NULL DEFAULT 0," \
+	"  stated_gbps REAL, stated_source TEXT, pair_median_gbps REAL," \
+	"  verdict INTEGER NOT NULL DEFAULT -1 CHECK (verdict IN (-1, 0, 1, 3)), policy TEXT, ar_why TEXT);" \
+	"CREATE TABLE IF NOT EXISTS cluster_nodes (" \
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE," \
+	"  rank INTEGER NOT NULL, state TEXT NOT NULL, host TEXT, addr TEXT, run_uuid TEXT," \
+	"  provider TEXT, instance_type TEXT, gpu_model TEXT, ngpus INTEGER NOT NULL DEFAULT 0," \
+	"  verdict INTEGER NOT NULL DEFAULT -1, why TEXT," \
+	"  PRIMARY KEY (cluster_id, rank));" \
+	"CREATE TABLE IF NOT EXISTS cluster_metrics (" \
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE," \
+	"  rank INTEGER NOT NULL, seq INTEGER NOT NULL, name TEXT NOT NULL, value REAL," \
+	"  higher_better INTEGER NOT NULL DEFAULT 1," \
+	"  PRIMARY KEY (cluster_id, rank, seq));" \
+	"CREATE TABLE IF NOT EXISTS cluster_pairs (" \
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE," \
+	"  seq INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL, round INTEGER NOT NULL, state TEXT NOT NULL," \
+	"  gbps_ab REAL, gbps_ba REAL, lat_us REAL, nccl_gbps_ab REAL, nccl_gbps_ba REAL, why TEXT," \
+	"  PRIMARY KEY (cluster_id, seq));" \
+	"CREATE TABLE IF NOT EXISTS cluster_allreduce (" \
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE," \
+	"  seq INTEGER NOT NULL, bytes REAL, time_us REAL, algbw_gbps REAL, busbw_gbps REAL," \
+	"  PRIMARY KEY (cluster_id, seq));" \
+	"CREATE TABLE IF NOT EXISTS cluster_findings (" \
+	"  cluster_id INTEGER NOT NULL REFERENCES clusters(id) ON DELETE CASCADE," \
+	"  seq INTEGER NOT NULL, kind TEXT NOT NULL, rank INTEGER NOT NULL DEFAULT -1, peer INTEGER NOT NULL DEFAULT -1," \
+	"  drain INTEGER NOT NULL DEFAULT 0 CHECK (drain IN (0, 1)), evidence TEXT," \
+	"  PRIMARY KEY (cluster_id, seq));"
+#define STORE_CLUSTER_VERSION 8   /* the first schema with the cluster tables */
+
 /* ---- between the store's own files (store.c, store_write.c, store_load.c, store_import.c) ---- */
 int sto_live_lock(struct store *s, int64_t run_id, short type);
 /* DB.pending, where benches are kept aside while the store is busy (store_pending.c); 0, or -1. */

@@ -301,7 +301,9 @@ static int merge_store(struct store *s, const char *path, struct tally *t)
 		gv_err("%s", store_errmsg(s));
 		return -1;
 	}
-	if (store_merge(s, path, hooks_imported_flags, &added, &skipped, &live)) {
+	int cadded = 0, cskipped = 0;   /* cluster runs (issue 49): after the runs their nodes name */
+	if (store_merge(s, path, hooks_imported_flags, &added, &skipped, &live) ||
+	    store_merge_clusters(s, path, &cadded, &cskipped)) {
 		gv_err("merge of '%s' stopped: %s", path, store_errmsg(s));
 		store_batch_unmark(s, 0);
 		return -1;
@@ -313,8 +315,11 @@ static int merge_store(struct store *s, const char *path, struct tally *t)
 	t->added += added;
 	t->dup += skipped;
 	t->since_commit += added;
-	tally_pending(t, path, "%s: %d run(s) added, %d already present%s\n", path, added, skipped,
-		      live ? live_note(live) : "");
+	char clusters[96] = "";
+	if (cadded || cskipped)
+		snprintf(clusters, sizeof clusters, "; %d cluster run(s) added, %d already present", cadded, cskipped);
+	tally_pending(t, path, "%s: %d run(s) added, %d already present%s%s\n", path, added, skipped,
+		      live ? live_note(live) : "", clusters);
 	return 0;
 }
 

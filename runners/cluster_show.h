@@ -1,0 +1,31 @@
+/*
+ * cluster_show.h - a cluster run as text for a person (issue 49): what rank 0 prints after
+ * `gpuvet cluster run` and `gpuvet cluster show` prints.  The command itself is a subcommand of
+ * `gpuvet cluster` (runners/cmd_cluster.c dispatches "show" here).
+ */
+#ifndef GPUVET_CLUSTER_SHOW_H
+#define GPUVET_CLUSTER_SHOW_H
+
+#include <stdio.h>
+
+struct gv_cluster;
+struct gv_global;
+struct gv_cmd_doc;
+
+/*
+ * The verdict and why in one line ("REJECT: 1 node to drain, 1 bad link (4 nodes, 6 pairs)"),
+ * then a "Drain:" line per node to drain (host, rank, address, why), the bad links, the other
+ * findings, the pair figures (median, slowest pairs, what was not measured, the transport) and
+ * the all-reduce's peak bus bandwidth or why there is none.  Stored strings are escaped for a
+ * terminal.
+ */
+void cluster_print_text(const struct gv_cluster *c, FILE *out);
+/*
+ * `gpuvet cluster show [ID] [--json]` (argv[0] = "show"): the stored cluster run ID (its number,
+ * uuid or a prefix of 4+ characters; default the one stored last) as text, or as the JSON of
+ * `cluster run --json`.  0; 2 with one line when the store has none, or none of that ID.
+ */
+int cluster_show(int argc, char **argv, const struct gv_global *g);
+extern const struct gv_cmd_doc cmd_cluster_show_doc;
+
+#endif
