@@ -60,7 +60,13 @@ static void stated_of(struct gv_cluster *c, struct cluster_rules *r)
 		r->stated_card = gbps / cluster_stated_cards(prov, type);
 }
 
-static int judge_nodes(struct gv_cluster *c, struct cluster_tally *t)
+/*
+ * Each node's presence and its own gate.  A node its gate could not measure
+ * counts as unmeasured, unless the policy says such nodes are only reported
+ * (cluster.node.verdict unmeasured: reported; a fabric vetted on nodes
+ * without GPUs, which gpuvet's gate never accepts).
+ */
+static int judge_nodes(struct gv_cluster *c, const struct cluster_rules *r, struct cluster_tally *t)
 {
 	for (int i = 0; i < c->nnodes; i++) {
 		const struct gv_cluster_node *n = &c->nodes[i];
@@ -77,7 +83,7 @@ static int judge_nodes(struct gv_cluster *c, struct cluster_tally *t)
 			t->reject = 1;
 			rc = gv_cluster_add_finding(c, GV_FIND_NODE_REJECTED, i, -1, 1, "its own gate rejected it: %s", why);
 		} else if (n->verdict != 0) {
-			t->unmeasured = 1;
+			t->unmeasured |= !r->pc.node_unmeasured_reported;
 			rc = gv_cluster_add_finding(c, GV_FIND_NODE_UNMEASURED, i, -1, 0, "its own gate could not %s: %s",
 						    n->verdict == 3 ? "measure what the policy requires" : "judge it", why);
 		}
@@ -141,7 +147,7 @@ int cluster_analyse(struct gv_cluster *c, const struct policy *p, char *err, siz
 	if (rules_of(p, &r.pc, c->policy, sizeof c->policy, err, errlen))
 		return -1;
 	stated_of(c, &r);
-	if (judge_nodes(c, &t) || cluster_judge_pairs(c, CLUSTER_FIG_HOST, &r, &t, &c->pair_median_gbps))
+	if (judge_nodes(c, &r, &t) || cluster_judge_pairs(c, CLUSTER_FIG_HOST, &r, &t, &c->pair_median_gbps))
 		goto oom;
 	if (c->nnodes > 1 && !isfinite(c->pair_median_gbps)) {
 		t.unmeasured = 1;

@@ -83,6 +83,45 @@ static size_t tally_pairs(struct pjudge *j, double *vals)
 	return nv;
 }
 
+/*
+ * The cluster median a pair is judged against: the median over nodes of
+ * each node's own median pair figure.  Robust while fewer than half the
+ * nodes are bad: with 4 nodes and one bad, half of all pairs are slow and
+ * the plain median of the pairs falls between slow and healthy, but 3 of
+ * the 4 nodes' own medians are healthy.  NAN on OOM.
+ */
+static double node_median(const struct pjudge *j)
+{
+	size_t n = (size_t)j->c->nnodes, *at = calloc(n + 1, sizeof *at);
+	double *v = malloc((2 * j->nv + 1) * sizeof *v), *own = malloc(n * sizeof *own), m = NAN;
+	size_t nown = 0;
+	if (!at || !v || !own)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		at[i + 1] = at[i] + (size_t)j->measured[i];
+	size_t *fill = calloc(n, sizeof *fill);
+	if (!fill)
+		goto out;
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		double x = cluster_pair_figure(p, j->f);
+		if (p->state == GV_PAIR_SKIPPED || !isfinite(x))
+			continue;
+		v[at[p->a] + fill[p->a]++] = x;
+		v[at[p->b] + fill[p->b]++] = x;
+	}
+	free(fill);
+	for (size_t i = 0; i < n; i++)
+		if (at[i + 1] > at[i])
+			own[nown++] = gv_median_inplace(v + at[i], at[i + 1] - at[i]);
+	m = nown ? gv_median_inplace(own, nown) : NAN;
+out:
+	free(at);
+	free(v);
+	free(own);
+	return m;
+}
+
 static int set_floor(struct pjudge *j)
 {
 	const struct policy_cluster *pc = &j->r->pc;
@@ -259,7 +298,9 @@ int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct c
 		goto out;
 	j.nv = nv;
 	if (nv) {
-		*median = j.median = gv_median_inplace(vals, nv);
+		*median = j.median = node_median(&j);
+		if (isnan(j.median))
+			goto out;
 		memset(j.bad, 0, n);
 		if (set_floor(&j))
 			goto out;

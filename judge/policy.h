@@ -64,6 +64,7 @@ struct policy_cluster {
 	double ar_of_stated;              /* cluster.allreduce.busbw.gbps min_fraction_of_stated (per node) */
 	double node_below;                /* cluster.node.* max_fraction_below_median (throughputs) */
 	double node_above;                /* cluster.node.* max_fraction_above_median (latencies) */
+	int node_unmeasured_reported;     /* cluster.node.verdict unmeasured: reported (not counted) */
 };
 
 struct policy {

@@ -34,7 +34,9 @@ static const struct crule crules[] = {
 	{ "cluster.nccl_pair.gbps", { "min_fraction_of_median", "min_fraction_of_stated", NULL } },
 	{ "cluster.allreduce.busbw.gbps", { "min_fraction_of_stated", NULL } },
 	{ "cluster.node.*", { "max_fraction_below_median", "max_fraction_above_median", NULL } },
+	{ "cluster.node.verdict", { "unmeasured", NULL } },
 };
+#define RULE_NODE_VERDICT 4
 #define NCRULES (sizeof crules / sizeof crules[0])
 
 /* Where rule r's key lands in p->cluster. */
@@ -105,6 +107,14 @@ static int parse_crule(struct pctx *c, yaml_node_t *n, struct policy_cluster *pc
 		key_list(r, keys, sizeof keys);
 		if (!key_of(r, key))
 			return policy_perr(c, k, "unknown key '%s' for %s (metric, %s)", key, metric, keys);
+		if (r == RULE_NODE_VERDICT) {   /* a word, not a fraction */
+			const char *w = policy_scalar(v);
+			if (!w || (strcmp(w, "counts") && strcmp(w, "reported")))
+				return policy_perr(c, v, "'unmeasured' is counts or reported");
+			pc->node_unmeasured_reported = !strcmp(w, "reported");
+			nkeys++;
+			continue;
+		}
 		if (policy_get_number(c, v, key, &f))
 			return -1;
 		if (!strcmp(key, "bad_node_share") ? !(f > 0.5 && f <= 1) : !(f > 0 && f <= 1))

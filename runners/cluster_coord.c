@@ -30,6 +30,7 @@ struct coord {
 	const struct cluster_engine *e;
 	char **fabric;              /* each rank's fabric address, NULL: none (c->nodes[i].why says) */
 	int *ngpus;
+	char **nccl_why;            /* each rank's reason for no NCCL pairs, from its hello */
 	json_t **msgs, **replies;   /* one per rank, reused by every exchange */
 };
 
@@ -73,6 +74,8 @@ static void take_hello(struct coord *k, int i, const json_t *h, const char *addr
 	if (!fab)
 		snprintf(nd->why, sizeof nd->why, "no fabric: %s", jstr(h, "fabric_why"));
 	k->ngpus[i] = (int)json_integer_value(json_object_get(h, "ngpus"));
+	free(k->nccl_why[i]);
+	k->nccl_why[i] = gv_strdup(jstr(h, "nccl_why"));
 	if (!k->x.c->transport[0] && json_string_value(json_object_get(h, "provider")))
 		snprintf(k->x.c->transport, sizeof k->x.c->transport, "%s", jstr(h, "provider"));
 }
@@ -239,8 +242,8 @@ static int all_gpus(const struct coord *k, char *buf, size_t len)
 	const struct gv_cluster *c = k->x.c;
 	for (int i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].state == GV_NODE_OK && k->ngpus[i] < 1) {
-			snprintf(buf, len, "rank %d (%s) has no GPU for NCCL: %s", i, c->nodes[i].host,
-				 i == 0 ? k->x.n->nccl_why : "see its hello");
+			snprintf(buf, len, "rank %d (%.40s) has no GPU for NCCL: %.90s", i, c->nodes[i].host,
+				 k->nccl_why[i] ? k->nccl_why[i] : "?");
 			return 0;
 		}
 	return 1;
@@ -287,7 +290,7 @@ static void allreduce(struct coord *k)
 	struct gv_cluster *c = k->x.c;
 	char hex[2 * NCCL_PAIR_UID_BYTES + 1], err[200];
 	if (nccl_pair_uid(hex, err, sizeof err)) {
-		snprintf(c->ar_why, sizeof c->ar_why, "no NCCL id on rank 0: %s", err);
+		snprintf(c->ar_why, sizeof c->ar_why, "no NCCL id on rank 0: %.130s", err);
 		return;
 	}
 	int total = 0;
@@ -318,17 +321,18 @@ static void allreduce(struct coord *k)
 }
 
 /* A node's line and exit code: what its rank prints. */
-static json_t *node_line(const struct gv_cluster *c, int i)
+static json_t *node_line(const struct gv_cluster *c, int i, const struct policy *pol)
 {
 	const struct gv_cluster_node *nd = &c->nodes[i];
 	const struct gv_cluster_finding *f = NULL;
 	for (size_t j = 0; j < c->nfindings && !f; j++)
 		if (c->findings[j].drain && c->findings[j].rank == i)
 			f = &c->findings[j];
+	int unmeasured = nd->verdict == GV_EXIT_UNMEASURABLE && !pol->cluster.node_unmeasured_reported;
 	int rc = f ? GV_EXIT_REJECT : nd->verdict == GV_EXIT_REJECT ? GV_EXIT_REJECT
-				     : nd->verdict == GV_EXIT_UNMEASURABLE ? GV_EXIT_UNMEASURABLE : GV_EXIT_OK;
-	char line[640];
-	snprintf(line, sizeof line, "rank %d %s (%s): %s%s%s", i, nd->host, nd->addr, f ? "drain: " : "",
+				     : unmeasured ? GV_EXIT_UNMEASURABLE : GV_EXIT_OK;
+	char line[1024];
+	snprintf(line, sizeof line, "rank %d %.127s (%.63s): %s%.383s%.255s", i, nd->host, nd->addr, f ? "drain: " : "",
 		 f ? f->evidence : rc == GV_EXIT_OK ? "ok" : "its own gate: ", f || rc == GV_EXIT_OK ? "" : nd->why);
 	return json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:s}", "rank", i, "host", nd->host, "addr", nd->addr, "drain", f != NULL,
 			 "exit_code", rc, "line", line, "cluster_run", c->uuid);
@@ -359,7 +363,7 @@ static int finish(struct coord *k)
 	fflush(stdout);
 	for (int i = 1; i < c->nnodes; i++)
 		if (c->nodes[i].state == GV_NODE_OK) {
-			json_t *m = json_pack("{s:s,s:o}", "op", "done", "node", node_line(c, i));
+			json_t *m = json_pack("{s:s,s:o}", "op", "done", "node", node_line(c, i, k->x.n->pol));
 			if (rdzv_send(k->x.r, i, m, 10000, err, sizeof err))
 				gv_debug("cluster: rank %d not told its line: %s", i, err);
 			json_decref(m);
@@ -386,6 +390,7 @@ int cluster_coordinate(struct cluster_node *n, struct rdzv *r, const struct clus
 	struct coord k = { .x = { .n = n, .r = r, .c = gv_cluster_new(e->size) }, .e = e };
 	struct gv_cluster *c = k.x.c;
 	if (!c || !(k.fabric = calloc((size_t)e->size, sizeof *k.fabric)) || !(k.ngpus = calloc((size_t)e->size, sizeof *k.ngpus)) ||
+	    !(k.nccl_why = calloc((size_t)e->size, sizeof *k.nccl_why)) ||
 	    !(k.msgs = calloc((size_t)e->size, sizeof *k.msgs)) || !(k.replies = calloc((size_t)e->size, sizeof *k.replies)) ||
 	    cluster_schedule(e->size, kind, &c->pairs, &c->npairs, &c->nrounds)) {
 		gv_err("cluster: out of memory for %d nodes", e->size);
@@ -401,11 +406,14 @@ int cluster_coordinate(struct cluster_node *n, struct rdzv *r, const struct clus
 		nccl_rounds(&k);
 		allreduce(&k);
 	} else {
-		snprintf(c->ar_why, sizeof c->ar_why, "%s", why);
+		gv_strlcpy(c->ar_why, why, sizeof c->ar_why);
 	}
 	int rc = finish(&k);
-	for (int i = 0; i < e->size; i++)
+	for (int i = 0; i < e->size; i++) {
 		free(k.fabric[i]);
+		free(k.nccl_why[i]);
+	}
+	free(k.nccl_why);
 	free(k.fabric);
 	free(k.ngpus);
 	free(k.msgs);

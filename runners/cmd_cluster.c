@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define A(f) offsetof(struct cluster_opts, f)
 static const struct gv_opt cluster_run_opts[] = {

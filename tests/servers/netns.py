@@ -107,9 +107,10 @@ class Cluster:
                     "u32", "match", "ip", "dst", f"{self.addr(b)}/32", "flowid", "1:20")
 
     def drop_all(self, i):
-        """Node i's link drops every packet, both ways (netem loss 100%)."""
-        self.ip(i, "tc", "qdisc", "replace", "dev", "eth0", "root", "netem", "loss", "100%")
-        sh("tc", "qdisc", "replace", "dev", self.host_if[i], "root", "netem", "loss", "100%")
+        """Node i's link drops every packet, both ways: its cable pulled (the bridge's end of its veth
+        down: no carrier, nothing in or out, no reset sent to anyone).  tc's netem and drop action
+        need kernel modules this machine's kernel does not have."""
+        sh("ip", "link", "set", self.host_if[i], "down")
 
     def cmd(self, i, argv):
         """argv run inside node i's namespace."""
