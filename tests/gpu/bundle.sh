@@ -17,10 +17,14 @@ if [ -z "$BIN" ]; then
 	make -C "$ROOT" -j"$(nproc)" >/dev/null
 	BIN=$ROOT/build/gpuvet
 fi
+make -C "$ROOT" -j"$(nproc)" build/tests/gpu/nccl_pair_drive >/dev/null
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
 cp "$BIN" "$OUT/gpuvet"
 strip "$OUT/gpuvet"
+# benches/nccl_pair.h driven directly (session.sh nccl-pair); it links what gpuvet links
+cp "$ROOT/build/tests/gpu/nccl_pair_drive" "$OUT/nccl_pair_drive"
+strip "$OUT/nccl_pair_drive"
 ldd "$BIN" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | while read -r name path; do
 	case $name in
 	libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libdl.so.*|librt.so.*|libpthread.so.*) ;;
