@@ -190,6 +190,7 @@ proof)
 nccl-pair)
 	# cannot run on the build machine (no GPU); written for the first lent machine with 2 GPUs
 	[ "$(nvidia-smi -L | wc -l)" -ge 2 ] || die "nccl-pair needs 2 GPUs"
+	[ -x "$ROOT/.gpubundle/nccl_pair_drive" ] || die "no .gpubundle/nccl_pair_drive: make test-build, then bundle.sh"
 	D=$OUT/nccl-pair
 	mkdir -p "$D"
 	"$GV" --version >/dev/null   # fills .gpubundle/.cudalibs, which drive() reads
