@@ -85,6 +85,13 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
 
+# programs the GPU sessions run on a device machine (tests/gpu/bundle.sh carries them), built
+# here with the unit tests so they never rot unseen
+GPU_DRIVERS := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(BUILD)/libgpuvet.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
+
 # the fault-injection shim (tests/fault/gvfault.c), preloaded into the real binary by tests;
 # built without sanitizers whatever SAN says
 $(BUILD)/tests/gvfault.so: tests/fault/gvfault.c
@@ -138,7 +145,7 @@ check-quick: deps-test
 
 # everything the suites run, built at once under one job server (make -jN test-build)
 test-build: test-build-plain test-build-san fuzz-build
-test-build-plain: all $(TESTS) $(BUILD)/tests/gvfault.so
+test-build-plain: all $(TESTS) $(BUILD)/tests/gvfault.so $(GPU_DRIVERS)
 test-build-san:
 	$(MAKE) --no-print-directory SAN=1 test-build-plain
 

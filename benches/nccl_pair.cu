@@ -142,6 +142,7 @@ int nccl_pair_available(int *ngpus, char *why, size_t whylen)
 	int n = 0, version = 0;
 	int have_gpu = gv_gpu_count(&n, gpu_why, sizeof gpu_why) == 0;
 	*ngpus = have_gpu ? n : 0;
+	np_log_mark();   /* before ncclGetVersion: NCCL reads its debug settings once, at its first call */
 	if (!gpu_dl_nccl_available())
 		snprintf(nccl_why, sizeof nccl_why, "NCCL not found: %s", gpu_dl_nccl_error());
 	else if (ncclGetVersion(&version) != ncclSuccess || version < NP_MIN_VERSION)

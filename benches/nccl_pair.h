@@ -16,7 +16,9 @@
  * NCCL's debug output goes at INFO level to a file of this process (under
  * $TMPDIR, removed at exit) unless the user set NCCL_DEBUG_FILE; each call
  * reads the part written during it for the network NCCL chose
- * (benches/nccl_log.h).
+ * (benches/nccl_log.h).  The first call of any function here sets NCCL's
+ * NCCL_DEBUG* variables with setenv(): make it (nccl_pair_available does)
+ * before starting threads that read the environment.
  */
 #ifndef GPUVET_NCCL_PAIR_H
 #define GPUVET_NCCL_PAIR_H

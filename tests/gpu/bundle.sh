@@ -14,13 +14,21 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${GPUVET_BUNDLE_DIR:-$ROOT/.gpubundle}
 BIN=${GPUVET_BIN:-}
 if [ -z "$BIN" ]; then
-	make -C "$ROOT" -j"$(nproc)" >/dev/null
+	make -C "$ROOT" -j"$(nproc)" all build/tests/gpu/nccl_pair_drive >/dev/null
 	BIN=$ROOT/build/gpuvet
 fi
+DRIVE=$(dirname "$BIN")/tests/gpu/nccl_pair_drive   # built beside the gpuvet it goes with
 rm -rf "$OUT"
 mkdir -p "$OUT/lib"
 cp "$BIN" "$OUT/gpuvet"
 strip "$OUT/gpuvet"
+# benches/nccl_pair.h driven directly (session.sh nccl-pair); it links what gpuvet links
+if [ -x "$DRIVE" ]; then
+	cp "$DRIVE" "$OUT/nccl_pair_drive"
+	strip "$OUT/nccl_pair_drive"
+else
+	echo "bundle.sh: no $DRIVE (make test-build): session.sh nccl-pair will refuse" >&2
+fi
 ldd "$BIN" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | while read -r name path; do
 	case $name in
 	libc.so.*|libm.so.*|libstdc++.so.*|libgcc_s.so.*|ld-linux*|libdl.so.*|librt.so.*|libpthread.so.*) ;;

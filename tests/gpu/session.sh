@@ -32,6 +32,17 @@
 #   proof [--sequence 'q1 T1 s1 ...']  tests/gpu/proof.py: 5 quick `run --bench gemm,memcpy`, 3 standard `run --bench
 #               gemm` and PyTorch (pinned copies; the MAMF-style bf16 sweep) interleaved: CVs,
 #               quick / standard, the MAMF peer ratio      -> $OUT/proof.tgz
+#   nccl-pair   issue 49, 2+ GPUs (NOT RUN YET: no machine with 2 GPUs has been lent):
+#               benches/nccl_pair.h through .gpubundle/nccl_pair_drive, one process per GPU
+#               (CUDA_VISIBLE_DEVICES=0 and =1): the pair both ways (both ranks must report the
+#               same figures), a lone rank that must time out and abort within its deadline, the
+#               all-reduce as 2 processes x 1 GPU and 1 process x 2 GPUs; nccl-tests'
+#               sendrecv_perf beside it when found (PATH or $NCCL_TESTS/build)
+#                                                         -> $OUT/nccl-pair/
+#   cluster     issue 49, 2+ GPUs (NOT RUN YET): two ranks of `gpuvet cluster run` on this machine,
+#               SLURM_PROCID/SLURM_NTASKS set by hand, --rendezvous 127.0.0.1:PORT (a free port),
+#               one GPU each; then tests/gpu/nccl_pair_check.py against sendrecv_perf when found
+#                                                         -> $OUT/cluster/
 #   jobcost [ARGS]  tests/gpu/jobcost.py: a real PyTorch training step (full and LoRA) and a
 #               CUDA-graph decode loop of a Llama-3.2-1B-shaped model, interleaved with
 #               `run --bench gemm,memcpy`                  -> $OUT/jobcost/
@@ -45,6 +56,18 @@ STEP=${1:-}
 export GPUVET_NO_METADATA=1 PYTHONUNBUFFERED=1
 
 die() { echo "session.sh: $*" >&2; exit 2; }
+# benches/nccl_pair.h's driver with the bundle's libraries and this machine's CUDA ones (as gv)
+drive() { LD_LIBRARY_PATH="$ROOT/.gpubundle/lib:$(cat "$ROOT/.gpubundle/.cudalibs" 2>/dev/null)" \
+	"$ROOT/.gpubundle/nccl_pair_drive" "$@"; }
+# nccl-tests' sendrecv_perf at the pair's 64 MiB on GPUs 0 and 1, when this machine has it
+sendrecv() {
+	SR=$(command -v sendrecv_perf || echo "${NCCL_TESTS:-/opt/nccl-tests}/build/sendrecv_perf")
+	if [ -x "$SR" ]; then
+		CUDA_VISIBLE_DEVICES=0,1 "$SR" -b 64M -e 64M -g 2 > "$1/sendrecv_perf.txt" 2>&1 || :
+	else
+		echo "sendrecv_perf not found (PATH, \$NCCL_TESTS/build): no nccl-tests comparison" | tee "$1/sendrecv_perf.txt"
+	fi
+}
 [ -x "$GV" ] || die "no .gpubundle/gv: run tests/gpu/bundle.sh on the build machine and carry .gpubundle"
 nvidia-smi -L >/dev/null 2>&1 || die "no NVIDIA GPU here (nvidia-smi -L failed)"
 echo "# bundle $(cat "$ROOT/.gpubundle/COMMIT" 2>/dev/null), $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nvidia-smi -L | head -1)"
@@ -164,11 +187,59 @@ proof)
 	shift
 	python3 tests/gpu/proof.py --gpuvet "$GV" --dir /tmp/proof --out "$OUT" "$@"
 	;;
+nccl-pair)
+	# cannot run on the build machine (no GPU); written for the first lent machine with 2 GPUs
+	[ "$(nvidia-smi -L | wc -l)" -ge 2 ] || die "nccl-pair needs 2 GPUs"
+	[ -x "$ROOT/.gpubundle/nccl_pair_drive" ] || die "no .gpubundle/nccl_pair_drive: make test-build, then bundle.sh"
+	D=$OUT/nccl-pair
+	mkdir -p "$D"
+	"$GV" --version >/dev/null   # fills .gpubundle/.cudalibs, which drive() reads
+	CUDA_VISIBLE_DEVICES=0 drive available | tee "$D/available.json"
+	U=$(drive uid) || die "no nccl unique id"
+	CUDA_VISIBLE_DEVICES=1 drive pair "$U" 0 60000 > "$D/pair-rank1.json" &
+	P1=$!
+	CUDA_VISIBLE_DEVICES=0 drive pair "$U" 1 60000 > "$D/pair-rank0.json" || :
+	wait "$P1" || :
+	# a peer that never comes: bounded by its 5 s deadline, then ncclCommAbort
+	CUDA_VISIBLE_DEVICES=0 drive pair "$(drive uid)" 1 5000 > "$D/pair-alone.json" || :
+	U=$(drive uid) || die "no nccl unique id"
+	CUDA_VISIBLE_DEVICES=1 drive allreduce "$U" 1 1 2 268435456 120000 > "$D/ar-2proc-rank1.json" &
+	P1=$!
+	CUDA_VISIBLE_DEVICES=0 drive allreduce "$U" 0 1 2 268435456 120000 > "$D/ar-2proc-rank0.json" || :
+	wait "$P1" || :
+	CUDA_VISIBLE_DEVICES=0,1 drive allreduce "$(drive uid)" 0 2 2 268435456 120000 > "$D/ar-1proc.json" || :
+	sendrecv "$D"
+	python3 tests/gpu/nccl_pair_check.py drive "$D"
+	;;
+cluster)
+	# cannot run on the build machine (no GPU); written for the first lent machine with 2 GPUs
+	[ "$(nvidia-smi -L | wc -l)" -ge 2 ] || die "cluster needs 2 GPUs"
+	D=$OUT/cluster
+	mkdir -p "$D"
+	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	rank() {   # the lead's engine detection reads Slurm's variables; one GPU per "node"
+		mkdir -p "$D/node$1"
+		CUDA_VISIBLE_DEVICES=$1 SLURM_PROCID=$1 SLURM_NTASKS=2 "$GV" --db "$D/node$1/gpuvet.db" cluster run \
+			--rendezvous "127.0.0.1:$PORT" --profile quick --bench memcpy --wait 120 --json \
+			> "$D/rank$1.json" 2> "$D/rank$1.err"
+	}
+	rank 1 &
+	R1=$!
+	rank 0 &
+	R0=$!
+	rc0=0; wait "$R0" || rc0=$?      # set -e: a rank's exit 1 (reject) is a result, not the end
+	rc1=0; wait "$R1" || rc1=$?
+	echo "$rc0" > "$D/rank0.rc"
+	echo "$rc1" > "$D/rank1.rc"
+	echo "rank 0 exit $rc0, rank 1 exit $rc1"
+	sendrecv "$D"
+	python3 tests/gpu/nccl_pair_check.py cluster "$D"
+	;;
 jobcost)
 	shift
 	python3 tests/gpu/jobcost.py --gpuvet "$GV" --out "$OUT/jobcost" "$@"
 	;;
 *)
-	die "usage: session.sh info|peer [peer_ratio args]|fidelity|proof|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|pageable|jobcost [jobcost.py args]"
+	die "usage: session.sh info|peer [peer_ratio args]|fidelity|proof|contention [SOAK_S]|tenant [DUTY] [SOAK_S]|sdc [SOAK_S]|nccl|nccl-pair|cluster|pageable|jobcost [jobcost.py args]"
 	;;
 esac

@@ -19,7 +19,7 @@ from conftest import FIXTURES, ROOT, gpuvet_bin
 from helpers import within
 
 DEPLOY = ROOT / "contrib" / "deploy"
-SCRIPTS = sorted(DEPLOY.glob("*/*.sh"))
+SCRIPTS = sorted(DEPLOY.glob("*/*.sh")) + sorted(DEPLOY.glob("*/*.sbatch"))   # batch scripts are sh too
 
 
 def recorder(tmp_path):

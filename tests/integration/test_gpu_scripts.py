@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from conftest import ROOT, gpuvet_bin
 
@@ -35,6 +36,41 @@ def test_bundle_starts_from_its_own_libraries(tmp_path):
     v = subprocess.run([str(out / "gv"), "--version"], capture_output=True, text=True,
                        env=dict(os.environ, ASAN_OPTIONS="protect_shadow_gap=0:detect_leaks=0"))
     assert v.returncode == 0 and v.stdout.startswith("gpuvet "), v.stderr
+    # the NCCL pair driver travels with the gpuvet it was built beside (make test-build)
+    drive = Path(gpuvet_bin()).parent / "tests" / "gpu" / "nccl_pair_drive"
+    assert (out / "nccl_pair_drive").exists() == drive.exists()
+
+
+def test_nccl_pair_check_refuses_what_failed(tmp_path):
+    """session.sh nccl-pair's checker on this machine's real answers: no GPU, so every NCCL
+    path fails at once with the CUDA error, and the checker must say so and exit 1."""
+    drive = Path(gpuvet_bin()).parent / "tests" / "gpu" / "nccl_pair_drive"
+    if not drive.exists():
+        pytest.skip(f"{drive} not built (make test-build)")
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TMPDIR=str(tmp_path),
+               ASAN_OPTIONS="protect_shadow_gap=0:detect_leaks=1")
+    run = lambda *a: subprocess.run([str(drive), *a], capture_output=True, text=True, env=env, timeout=60)
+    uid = run("uid")
+    assert uid.returncode == 0 and len(uid.stdout.strip()) == 256, uid.stderr
+    u = uid.stdout.strip()
+    d = tmp_path / "nccl-pair"
+    d.mkdir()
+    for name, args in (("pair-rank0", ("pair", u, "1", "5000")), ("pair-rank1", ("pair", u, "0", "5000")),
+                       ("pair-alone", ("pair", u, "1", "5000")),
+                       ("ar-2proc-rank0", ("allreduce", u, "0", "1", "2", "268435456", "5000")),
+                       ("ar-2proc-rank1", ("allreduce", u, "1", "1", "2", "268435456", "5000")),
+                       ("ar-1proc", ("allreduce", u, "0", "2", "2", "268435456", "5000"))):
+        p = run(*args)
+        assert p.returncode == 1, p.stdout + p.stderr
+        (d / f"{name}.json").write_text(p.stdout)
+    r = subprocess.run([sys.executable, str(GPU / "nccl_pair_check.py"), "drive", str(d)], capture_output=True,
+                       text=True)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "FAIL pair failed: nccl pair (rank 0 of 2, gpu 0): cuda" in r.stdout
+    assert "FAIL a rank without its peer did not end at its deadline" in r.stdout
+    assert "FAIL all-reduce over 1 process failed: cluster all-reduce (ranks 0..1 of 2): cuda" in r.stdout
+    summary = json.loads((d / "summary.json").read_text())
+    assert summary["sendrecv_perf_busbw_64MiB"] is None and len(summary["failures"]) == 5
 
 
 def test_session_refuses_without_gpu_or_bundle(tmp_path):
