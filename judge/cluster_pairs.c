@@ -3,6 +3,8 @@
  * figure is its slower direction; a pair is slow under the policy's
  * fraction of the cluster median or of the stated rate per network card.
  *
+ * The cluster median is the median of the nodes' own medians (node_median).
+ *
  * Bad nodes (docs/cluster.md "The analysis"): a candidate is a node with at
  * least 2 measured pairs of which at least bad_node_share are slow.  Two
  * neighbours of a bad node share its slow pair, so a candidate is named only
@@ -237,6 +239,42 @@ static int name_failed(struct pjudge *j, size_t nv)
 	return 0;
 }
 
+/*
+ * The cluster median: the median of each node's own median pair figure.  Not
+ * the plain median of the pairs: a bad node owns n-1 of the n(n-1)/2 pairs,
+ * 2 of 3 with 3 nodes, half with 4, and would drag a plain median down to
+ * its own rate; its neighbours' medians stay healthy.  With many nodes the
+ * two agree.  vals (npairs) is scratch.
+ */
+static double node_median(struct pjudge *j, double *vals)
+{
+	int n = j->c->nnodes;
+	size_t *at = calloc((size_t)n + 1, sizeof *at), *fill = calloc((size_t)n, sizeof *fill);
+	double *all = malloc((2 * j->c->npairs + 1) * sizeof *all), med = NAN;
+	if (!at || !fill || !all)
+		goto out;
+	for (int i = 0; i < n; i++)
+		at[i + 1] = at[i] + (size_t)j->measured[i];
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		double v = cluster_pair_figure(p, j->f);
+		if (isfinite(v)) {
+			all[at[p->a] + fill[p->a]++] = v;
+			all[at[p->b] + fill[p->b]++] = v;
+		}
+	}
+	size_t nm = 0;
+	for (int i = 0; i < n; i++)
+		if (j->measured[i])
+			vals[nm++] = gv_median_inplace(all + at[i], (size_t)j->measured[i]);
+	med = gv_median_inplace(vals, nm);
+out:
+	free(at);
+	free(fill);
+	free(all);
+	return med;
+}
+
 int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
 			double *median)
 {
@@ -259,7 +297,9 @@ int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct c
 		goto out;
 	j.nv = nv;
 	if (nv) {
-		*median = j.median = gv_median_inplace(vals, nv);
+		*median = j.median = node_median(&j, vals);
+		if (isnan(j.median))
+			goto out;
 		memset(j.bad, 0, n);
 		if (set_floor(&j))
 			goto out;

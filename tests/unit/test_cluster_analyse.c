@@ -117,6 +117,28 @@ static void test_analyse_bad_node(void)
 	gv_cluster_free(c);
 }
 
+static void test_analyse_three(void)
+{
+	/* three nodes: a bad node shows on both its pairs, a bad link on one */
+	struct gv_cluster *c = healthy(3, 1.0);
+	slow(c, 0, -1, 0.2);
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_NODE, 0, -1) == 1);
+	gv_cluster_free(c);
+	c = healthy(3, 1.0);
+	slow(c, 0, 1, 0.2);
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_LINK, 0, 1) == 1);
+	gv_cluster_free(c);
+	/* a pair naming a rank outside the cluster is refused, not indexed */
+	c = healthy(3, 1.0);
+	c->pairs[1].b = 7;
+	char err[128] = "";
+	CHECK(cluster_analyse(c, NULL, err, sizeof err) == -1);
+	CHECK(strstr(err, "ranks") != NULL);
+	gv_cluster_free(c);
+}
+
 static void test_analyse_bad_link(void)
 {
 	struct gv_cluster *c = healthy(5, 2.0);
@@ -360,5 +382,5 @@ static void test_policy_cluster_errors(void)
 }
 
 TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
-	  T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
+	  T(test_analyse_three), T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))
