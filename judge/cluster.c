@@ -68,8 +68,8 @@ static int judge_nodes(struct gv_cluster *c, struct cluster_tally *t)
 		int rc = 0;
 		if (n->state == GV_NODE_MISSING) {
 			t->unmeasured = 1;
-			rc = gv_cluster_add_finding(c, GV_FIND_MISSING, i, -1, 1, "missing: never arrived at the rendezvous (%s)",
-						    why);
+			rc = gv_cluster_add_finding(c, GV_FIND_MISSING, i, -1, 1, "missing: never arrived at the rendezvous%s%s%s",
+						    n->why[0] ? " (" : "", n->why, n->why[0] ? ")" : "");
 		} else if (n->state == GV_NODE_LOST) {
 			t->unmeasured = 1;
 			rc = gv_cluster_add_finding(c, GV_FIND_LOST, i, -1, 1, "lost: %s", why);

@@ -223,8 +223,9 @@ static int name_failed(struct pjudge *j, size_t nv)
 		}
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (p->state != GV_PAIR_FAILED || j->bad[p->a] || j->bad[p->b])
-			continue;
+		if (p->state != GV_PAIR_FAILED || j->bad[p->a] || j->bad[p->b] ||
+		    j->c->nodes[p->a].state != GV_NODE_OK || j->c->nodes[p->b].state != GV_NODE_OK)
+			continue;   /* explained: an unreachable, missing or lost node (named on its own) */
 		j->t->unmeasured = 1;
 		unexplained++;
 		if (listed++ < FAILED_LISTED &&

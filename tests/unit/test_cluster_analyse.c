@@ -139,6 +139,26 @@ static void test_analyse_three(void)
 	gv_cluster_free(c);
 }
 
+static void test_analyse_nccl(void)
+{
+	/* host pairs healthy, node 4's GPU pairs at a fifth: named from the NCCL figures */
+	struct gv_cluster *c = healthy(6, 1.0);
+	for (size_t k = 0; k < c->npairs; k++) {
+		struct gv_cluster_pair *p = &c->pairs[k];
+		double f = p->a == 4 || p->b == 4 ? 0.2 : 1;
+		p->nccl_gbps_ab = 40 * f;
+		p->nccl_gbps_ba = 41 * f;
+	}
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_NODE, 4, -1) == 1);
+	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "GPU to GPU (NCCL)") != NULL);
+	/* both transports slow on node 4: named once */
+	slow(c, 4, -1, 0.2);
+	analyse(c);
+	CHECK(c->nfindings == 1 && strstr(evidence(c, GV_FIND_BAD_NODE), "host to host") != NULL);
+	gv_cluster_free(c);
+}
+
 static void test_analyse_bad_link(void)
 {
 	struct gv_cluster *c = healthy(5, 2.0);
@@ -215,8 +235,13 @@ static void test_analyse_presence(void)
 	c->nodes[1].verdict = 3;
 	c->nodes[3].state = GV_NODE_LOST;
 	analyse(c);
+	for (size_t k = 0; k < c->npairs; k++)   /* lost mid-run: its pairs failed, explained by the loss */
+		if (c->pairs[k].b == 3)
+			c->pairs[k].state = GV_PAIR_FAILED;
+	analyse(c);
 	CHECK(c->verdict == 3);
 	CHECK(count(c, GV_FIND_NODE_UNMEASURED, 1, -1) == 1 && count(c, GV_FIND_LOST, 3, -1) == 1);
+	CHECK(c->nfindings == 2);
 	gv_cluster_free(c);
 }
 
@@ -382,5 +407,5 @@ static void test_policy_cluster_errors(void)
 }
 
 TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
-	  T(test_analyse_three), T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
+	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))
