@@ -1,0 +1,36 @@
+/*
+ * fuzz_cluster_json.c - a cluster run's JSON reader (common/cluster_json.c)
+ * on arbitrary bytes: what rank 0 receives from a rank and what the store
+ * gives back.  Must never crash or leak; whatever it reads, the writer
+ * writes and the reader reads again to the same document (one shape).
+ * Seeds (corpus/fuzz_cluster_json/): the document test_cluster_json.c's
+ * sample writes, and hand-made edge cases.
+ */
+#include "common/cluster.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *j = json_loadb((const char *)data, size, JSON_DECODE_ANY, NULL);
+	if (!j)
+		return 0;
+	char err[200];
+	struct gv_cluster *c = gv_cluster_from_json(j, err, sizeof err);
+	if (c) {
+		json_t *w = gv_cluster_to_json(c);
+		struct gv_cluster *d = w ? gv_cluster_from_json(w, err, sizeof err) : NULL;
+		json_t *w2 = d ? gv_cluster_to_json(d) : NULL;
+		if (w && (!d || !w2 || !json_equal(w, w2)))
+			abort();
+		json_decref(w2);
+		json_decref(w);
+		gv_cluster_free(d);
+	}
+	gv_cluster_free(c);
+	json_decref(j);
+	return 0;
+}
