@@ -10,6 +10,7 @@
 #include "judge/policy.h"
 #include "tests/unit/t.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,30 @@ static void test_analyse_nccl(void)
 	slow(c, 4, -1, 0.2);
 	analyse(c);
 	CHECK(c->nfindings == 1 && strstr(evidence(c, GV_FIND_BAD_NODE), "host to host") != NULL);
+	gv_cluster_free(c);
+}
+
+static void test_analyse_json_again(void)
+{
+	/* a stored run read back (common/cluster_json.c) is judged the same: the analysis starts afresh */
+	struct gv_cluster *c = healthy(5, 2.0);
+	slow(c, 1, 3, 0.3);
+	slow(c, 0, -1, 0.2);
+	analyse(c);
+	json_t *doc = gv_cluster_to_json(c);
+	char err[256] = "";
+	struct gv_cluster *back = gv_cluster_from_json(doc, err, sizeof err);
+	CHECK(back != NULL);
+	if (back) {
+		analyse(back);
+		CHECK(back->verdict == c->verdict && back->nfindings == c->nfindings);
+		for (size_t i = 0; i < c->nfindings && i < back->nfindings; i++)
+			CHECK_STR(back->findings[i].evidence, c->findings[i].evidence);
+		json_t *drain = json_object_get(doc, "drain");
+		CHECK(json_array_size(drain) == 1 && json_integer_value(json_object_get(json_array_get(drain, 0), "rank")) == 0);
+	}
+	gv_cluster_free(back);
+	json_decref(doc);
 	gv_cluster_free(c);
 }
 
@@ -407,5 +432,6 @@ static void test_policy_cluster_errors(void)
 }
 
 TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
-	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
+	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_json_again),
+	  T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))
