@@ -245,7 +245,7 @@ static int name_failed(struct pjudge *j, size_t nv)
  * the plain median of the pairs: a bad node owns n-1 of the n(n-1)/2 pairs,
  * 2 of 3 with 3 nodes, half with 4, and would drag a plain median down to
  * its own rate; its neighbours' medians stay healthy.  With many nodes the
- * two agree.  vals (npairs) is scratch.
+ * two agree.  vals (max(npairs, nnodes)) is scratch.
  */
 static double node_median(struct pjudge *j, double *vals)
 {
@@ -282,7 +282,8 @@ int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct c
 	struct pjudge j = { .c = c, .f = f, .r = r, .t = t };
 	size_t n = (size_t)c->nnodes;
 	int rc = -1;
-	double *vals = malloc((c->npairs ? c->npairs : 1) * sizeof *vals);
+	size_t nvals = c->npairs > n ? c->npairs : n;   /* a figure per pair, then a median per node */
+	double *vals = malloc((nvals ? nvals : 1) * sizeof *vals);
 	j.slow = calloc(c->npairs ? c->npairs : 1, 1);
 	j.measured = calloc(n, sizeof(int));
 	j.nslow = calloc(n, sizeof(int));
