@@ -74,8 +74,8 @@ static int judge_nodes(struct gv_cluster *c, const struct cluster_rules *r, stru
 		int rc = 0;
 		if (n->state == GV_NODE_MISSING) {
 			t->unmeasured = 1;
-			rc = gv_cluster_add_finding(c, GV_FIND_MISSING, i, -1, 1, "missing: never arrived at the rendezvous (%s)",
-						    why);
+			rc = gv_cluster_add_finding(c, GV_FIND_MISSING, i, -1, 1, "missing: never arrived at the rendezvous%s%s%s",
+						    n->why[0] ? " (" : "", n->why, n->why[0] ? ")" : "");
 		} else if (n->state == GV_NODE_LOST) {
 			t->unmeasured = 1;
 			rc = gv_cluster_add_finding(c, GV_FIND_LOST, i, -1, 1, "lost: %s", why);
@@ -134,12 +134,28 @@ static void clear_findings(struct gv_cluster *c)
 	c->nfindings = 0;
 }
 
+/* A pair naming a rank outside the cluster (a hand-edited or foreign document) is refused, not indexed. */
+static int pairs_valid(const struct gv_cluster *c, char *err, size_t errlen)
+{
+	for (size_t k = 0; k < c->npairs; k++) {
+		const struct gv_cluster_pair *q = &c->pairs[k];
+		if (q->a < 0 || q->b < 0 || q->a >= c->nnodes || q->b >= c->nnodes || q->a == q->b) {
+			snprintf(err, errlen, "pair %zu names ranks %d and %d: not two ranks of 0..%d", k, q->a, q->b,
+				 c->nnodes - 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cluster_analyse(struct gv_cluster *c, const struct policy *p, char *err, size_t errlen)
 {
 	struct cluster_rules r;
 	struct cluster_tally t = { 0, 0 };
 	double nccl_median;
 	memset(&r, 0, sizeof r);
+	if (pairs_valid(c, err, errlen))
+		return -1;
 	clear_findings(c);
 	c->verdict = -1;
 	c->stated_gbps = c->pair_median_gbps = NAN;

@@ -34,10 +34,13 @@ int cluster_stated_cards(const char *provider, const char *instance_type);
 /* A node's figures for the straggler analysis, from its fingerprint (the JSON a run loads as). */
 int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n);
 struct policy;
-/* Fills c->pair_median_gbps, c->stated_* (when the nodes name their type), c->findings and
+/* Fills c->pair_median_gbps (the median of the nodes' own median pair figures: robust to a bad
+ * node on small clusters, close to the plain median of the pairs on large ones), c->stated_* (when the
+ * nodes name one type), c->findings (replacing any) and
  * c->verdict (0 accept / 1 reject / 3 could not measure), with p's fabric rules (p NULL: the
  * built-in default policy's).  The verdict is accept only when every node is present and
- * accepted by its own gate and the fabric meets the rules.  0, or -1 with err (OOM). */
+ * accepted by its own gate and the fabric meets the rules.  0, or -1 with err (OOM, or a
+ * pair naming a rank outside 0..nnodes-1 or the same rank twice). */
 int cluster_analyse(struct gv_cluster *c, const struct policy *p, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,8 @@
  * figure is its slower direction; a pair is slow under the policy's
  * fraction of the cluster median or of the stated rate per network card.
  *
+ * The cluster median is the median of the nodes' own medians (node_median).
+ *
  * Bad nodes (docs/cluster.md "The analysis"): a candidate is a node with at
  * least 2 measured pairs of which at least bad_node_share are slow.  Two
  * neighbours of a bad node share its slow pair, so a candidate is named only
@@ -81,45 +83,6 @@ static size_t tally_pairs(struct pjudge *j, double *vals)
 		}
 	}
 	return nv;
-}
-
-/*
- * The cluster median a pair is judged against: the median over nodes of
- * each node's own median pair figure.  Robust while fewer than half the
- * nodes are bad: with 4 nodes and one bad, half of all pairs are slow and
- * the plain median of the pairs falls between slow and healthy, but 3 of
- * the 4 nodes' own medians are healthy.  NAN on OOM.
- */
-static double node_median(const struct pjudge *j)
-{
-	size_t n = (size_t)j->c->nnodes, *at = calloc(n + 1, sizeof *at);
-	double *v = malloc((2 * j->nv + 1) * sizeof *v), *own = malloc(n * sizeof *own), m = NAN;
-	size_t nown = 0;
-	if (!at || !v || !own)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		at[i + 1] = at[i] + (size_t)j->measured[i];
-	size_t *fill = calloc(n, sizeof *fill);
-	if (!fill)
-		goto out;
-	for (size_t k = 0; k < j->c->npairs; k++) {
-		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		double x = cluster_pair_figure(p, j->f);
-		if (p->state == GV_PAIR_SKIPPED || !isfinite(x))
-			continue;
-		v[at[p->a] + fill[p->a]++] = x;
-		v[at[p->b] + fill[p->b]++] = x;
-	}
-	free(fill);
-	for (size_t i = 0; i < n; i++)
-		if (at[i + 1] > at[i])
-			own[nown++] = gv_median_inplace(v + at[i], at[i + 1] - at[i]);
-	m = nown ? gv_median_inplace(own, nown) : NAN;
-out:
-	free(at);
-	free(v);
-	free(own);
-	return m;
 }
 
 static int set_floor(struct pjudge *j)
@@ -260,8 +223,9 @@ static int name_failed(struct pjudge *j, size_t nv)
 		}
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (p->state != GV_PAIR_FAILED || j->bad[p->a] || j->bad[p->b])
-			continue;
+		if (p->state != GV_PAIR_FAILED || j->bad[p->a] || j->bad[p->b] ||
+		    j->c->nodes[p->a].state != GV_NODE_OK || j->c->nodes[p->b].state != GV_NODE_OK)
+			continue;   /* explained: an unreachable, missing or lost node (named on its own) */
 		j->t->unmeasured = 1;
 		unexplained++;
 		if (listed++ < FAILED_LISTED &&
@@ -276,13 +240,50 @@ static int name_failed(struct pjudge *j, size_t nv)
 	return 0;
 }
 
+/*
+ * The cluster median: the median of each node's own median pair figure.  Not
+ * the plain median of the pairs: a bad node owns n-1 of the n(n-1)/2 pairs,
+ * 2 of 3 with 3 nodes, half with 4, and would drag a plain median down to
+ * its own rate; its neighbours' medians stay healthy.  With many nodes the
+ * two agree.  vals (max(npairs, nnodes)) is scratch.
+ */
+static double node_median(struct pjudge *j, double *vals)
+{
+	int n = j->c->nnodes;
+	size_t *at = calloc((size_t)n + 1, sizeof *at), *fill = calloc((size_t)n, sizeof *fill);
+	double *all = malloc((2 * j->c->npairs + 1) * sizeof *all), med = NAN;
+	if (!at || !fill || !all)
+		goto out;
+	for (int i = 0; i < n; i++)
+		at[i + 1] = at[i] + (size_t)j->measured[i];
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		double v = cluster_pair_figure(p, j->f);
+		if (isfinite(v)) {
+			all[at[p->a] + fill[p->a]++] = v;
+			all[at[p->b] + fill[p->b]++] = v;
+		}
+	}
+	size_t nm = 0;
+	for (int i = 0; i < n; i++)
+		if (j->measured[i])
+			vals[nm++] = gv_median_inplace(all + at[i], (size_t)j->measured[i]);
+	med = gv_median_inplace(vals, nm);
+out:
+	free(at);
+	free(fill);
+	free(all);
+	return med;
+}
+
 int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
 			double *median)
 {
 	struct pjudge j = { .c = c, .f = f, .r = r, .t = t };
 	size_t n = (size_t)c->nnodes;
 	int rc = -1;
-	double *vals = malloc((c->npairs ? c->npairs : 1) * sizeof *vals);
+	size_t nvals = c->npairs > n ? c->npairs : n;   /* a figure per pair, then a median per node */
+	double *vals = malloc((nvals ? nvals : 1) * sizeof *vals);
 	j.slow = calloc(c->npairs ? c->npairs : 1, 1);
 	j.measured = calloc(n, sizeof(int));
 	j.nslow = calloc(n, sizeof(int));
@@ -298,7 +299,7 @@ int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct c
 		goto out;
 	j.nv = nv;
 	if (nv) {
-		*median = j.median = node_median(&j);
+		*median = j.median = node_median(&j, vals);
 		if (isnan(j.median))
 			goto out;
 		memset(j.bad, 0, n);

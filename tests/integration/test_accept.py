@@ -157,6 +157,9 @@ MALFORMED = [
     ("rules: [\n", 2, ""),
     # the example: a typo used to exit 3 (cannot measure), which cloud-init turns into a power-off
     ("name: mine\nrules:\n  - metric: gemm.bf16.tflop\n    min: 500\n", 3, "unknown metric 'gemm.bf16.tflop'"),
+    # the fabric rules of `gpuvet cluster` (#49): a typo in a key is refused at load, not ignored
+    ("name: mine\nrules:\n  - {metric: gemm.bf16.tflops, min: 500}\ncluster:\n  - metric: cluster.pair.gbps\n"
+     "    min_fraction_of_medain: 0.6\n", 6, "unknown key 'min_fraction_of_medain' for cluster.pair.gbps"),
 ]
 
 

@@ -193,7 +193,9 @@ static void test_node_metrics(void)
 					"value", 90.0, "unit", "us"));
 	CHECK(cluster_node_metrics(fp, &n) == 0);
 	CHECK(metric(&n, "nvme.randread.p99_us") && metric(&n, "nvme.randread.p99_us")->higher_better == 0);
-	CHECK(cluster_node_metrics(json_object(), &n) == 0 && n.nmetrics == 0);
+	json_t *empty = json_object();
+	CHECK(cluster_node_metrics(empty, &n) == 0 && n.nmetrics == 0);
+	json_decref(empty);
 	free(n.metrics);
 	json_decref(fp);
 }

@@ -10,6 +10,7 @@
 #include "judge/policy.h"
 #include "tests/unit/t.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,72 @@ static void test_analyse_bad_node(void)
 	gv_cluster_free(c);
 }
 
+static void test_analyse_three(void)
+{
+	/* three nodes: a bad node shows on both its pairs, a bad link on one */
+	struct gv_cluster *c = healthy(3, 1.0);
+	slow(c, 0, -1, 0.2);
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_NODE, 0, -1) == 1);
+	gv_cluster_free(c);
+	c = healthy(3, 1.0);
+	slow(c, 0, 1, 0.2);
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_LINK, 0, 1) == 1);
+	gv_cluster_free(c);
+	/* a pair naming a rank outside the cluster is refused, not indexed */
+	c = healthy(3, 1.0);
+	c->pairs[1].b = 7;
+	char err[128] = "";
+	CHECK(cluster_analyse(c, NULL, err, sizeof err) == -1);
+	CHECK(strstr(err, "ranks") != NULL);
+	gv_cluster_free(c);
+}
+
+static void test_analyse_nccl(void)
+{
+	/* host pairs healthy, node 4's GPU pairs at a fifth: named from the NCCL figures */
+	struct gv_cluster *c = healthy(6, 1.0);
+	for (size_t k = 0; k < c->npairs; k++) {
+		struct gv_cluster_pair *p = &c->pairs[k];
+		double f = p->a == 4 || p->b == 4 ? 0.2 : 1;
+		p->nccl_gbps_ab = 40 * f;
+		p->nccl_gbps_ba = 41 * f;
+	}
+	analyse(c);
+	CHECK(c->verdict == 1 && c->nfindings == 1 && count(c, GV_FIND_BAD_NODE, 4, -1) == 1);
+	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "GPU to GPU (NCCL)") != NULL);
+	/* both transports slow on node 4: named once */
+	slow(c, 4, -1, 0.2);
+	analyse(c);
+	CHECK(c->nfindings == 1 && strstr(evidence(c, GV_FIND_BAD_NODE), "host to host") != NULL);
+	gv_cluster_free(c);
+}
+
+static void test_analyse_json_again(void)
+{
+	/* a stored run read back (common/cluster_json.c) is judged the same: the analysis starts afresh */
+	struct gv_cluster *c = healthy(5, 2.0);
+	slow(c, 1, 3, 0.3);
+	slow(c, 0, -1, 0.2);
+	analyse(c);
+	json_t *doc = gv_cluster_to_json(c);
+	char err[256] = "";
+	struct gv_cluster *back = gv_cluster_from_json(doc, err, sizeof err);
+	CHECK(back != NULL);
+	if (back) {
+		analyse(back);
+		CHECK(back->verdict == c->verdict && back->nfindings == c->nfindings);
+		for (size_t i = 0; i < c->nfindings && i < back->nfindings; i++)
+			CHECK_STR(back->findings[i].evidence, c->findings[i].evidence);
+		json_t *drain = json_object_get(doc, "drain");
+		CHECK(json_array_size(drain) == 1 && json_integer_value(json_object_get(json_array_get(drain, 0), "rank")) == 0);
+	}
+	gv_cluster_free(back);
+	json_decref(doc);
+	gv_cluster_free(c);
+}
+
 static void test_analyse_bad_link(void)
 {
 	struct gv_cluster *c = healthy(5, 2.0);
@@ -193,8 +260,13 @@ static void test_analyse_presence(void)
 	c->nodes[1].verdict = 3;
 	c->nodes[3].state = GV_NODE_LOST;
 	analyse(c);
+	for (size_t k = 0; k < c->npairs; k++)   /* lost mid-run: its pairs failed, explained by the loss */
+		if (c->pairs[k].b == 3)
+			c->pairs[k].state = GV_PAIR_FAILED;
+	analyse(c);
 	CHECK(c->verdict == 3);
 	CHECK(count(c, GV_FIND_NODE_UNMEASURED, 1, -1) == 1 && count(c, GV_FIND_LOST, 3, -1) == 1);
+	CHECK(c->nfindings == 2);
 	gv_cluster_free(c);
 }
 
@@ -360,5 +432,6 @@ static void test_policy_cluster_errors(void)
 }
 
 TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
+	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_json_again),
 	  T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))
