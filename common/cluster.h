@@ -115,7 +115,7 @@ struct gv_cluster {
 	char ar_why[160];                 /* why there is no all-reduce ("no GPUs on the nodes"), "" when there is one */
 	double stated_gbps;               /* the instance type's stated network rate, GB/s per node; NAN unknown */
 	char stated_source[256];          /* where that rate is stated */
-	double pair_median_gbps;          /* the cluster median of the pairs' slower direction, NAN none */
+	double pair_median_gbps;          /* the cluster median: each node's own median pair figure (slower direction), their median; NAN none */
 	int verdict;                      /* 0 accept, 1 reject, 3 could not measure, -1 not judged */
 	char policy[80];                  /* the policy's name and digest the verdict used */
 	struct gv_cluster_finding *findings;
