@@ -180,6 +180,14 @@ static json_t *pair_msg(const struct coord *k, const char *op, int peer, int low
 static void take_pair(struct coord *k, struct gv_cluster_pair *p, int nccl)
 {
 	const json_t *ra = k->replies[p->a], *rb = k->replies[p->b];
+	for (int j = 0; j < 2; j++) {   /* a side whose pair failed opened a new endpoint: its address from now on */
+		const json_t *r = j ? rb : ra, *fab = json_object_get(r, "fabric");
+		int who = j ? p->b : p->a;
+		if (!fab)
+			continue;
+		free(k->fabric[who]);
+		k->fabric[who] = json_is_string(fab) ? gv_strdup(json_string_value(fab)) : NULL;
+	}
 	const json_t *good = json_is_true(json_object_get(ra, "ok")) ? ra : json_is_true(json_object_get(rb, "ok")) ? rb : NULL;
 	if (!good) {
 		const json_t *bad = ra && jstr(ra, "why")[0] ? ra : rb;

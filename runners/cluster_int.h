@@ -67,13 +67,15 @@ struct cluster_node {
 	int rank, size;
 	struct fabric *fab;         /* NULL: fab_why */
 	char fab_why[200];
+	char src_ip[64];            /* the address the fabric is bound to, "" any */
+	int nccl_asked;
 	int ngpus;                  /* 0: nccl_why */
 	char nccl_why[200];
 	char host[128];
 	int fingerprint_s;          /* the selection's deadline, all benches: how long a fingerprint may take */
 };
 
-/* Opens this rank's fabric endpoint on src_ip and asks NCCL for GPUs (reasons kept when not). */
+/* Opens this rank's fabric endpoint on src_ip and, the first time, asks NCCL for GPUs (reasons kept when not). */
 void cluster_node_open(struct cluster_node *n, const char *src_ip);
 void cluster_node_close(struct cluster_node *n);
 /* What this rank tells rank 0 when it arrives: host, fabric address and provider, GPUs. */

@@ -25,10 +25,15 @@
 void cluster_node_open(struct cluster_node *n, const char *src_ip)
 {
 	char err[200];
-	if (fabric_open(src_ip && *src_ip ? src_ip : NULL, &n->fab, err, sizeof err)) {
+	if (src_ip != n->src_ip)
+		gv_strlcpy(n->src_ip, src_ip ? src_ip : "", sizeof n->src_ip);
+	if (fabric_open(n->src_ip[0] ? n->src_ip : NULL, &n->fab, err, sizeof err)) {
 		n->fab = NULL;
 		snprintf(n->fab_why, sizeof n->fab_why, "%s", err);
 	}
+	if (n->nccl_asked)
+		return;
+	n->nccl_asked = 1;   /* once, before any thread: NCCL's log settings are set with setenv */
 	n->ngpus = 0;
 	if (nccl_pair_available(&n->ngpus, n->nccl_why, sizeof n->nccl_why))
 		n->ngpus = 0;
@@ -113,8 +118,15 @@ static json_t *fabric_side(struct cluster_node *n, const json_t *msg)
 	struct fabric_pair_opts o = { .timeout_ms = num(msg, "timeout_ms", 20000) };
 	struct fabric_pair_result res;
 	char err[200];
-	if (fabric_pair(n->fab, peer, json_is_true(json_object_get(msg, "lower")), &o, &res, err, sizeof err))
-		return reply("pair", 0, err);
+	if (fabric_pair(n->fab, peer, json_is_true(json_object_get(msg, "lower")), &o, &res, err, sizeof err)) {
+		/* a pair that failed may leave operations to a dead peer in the endpoint: a new endpoint for the
+		 * next pair, its address told to rank 0 (or none, and why) */
+		json_t *r = reply("pair", 0, err);
+		cluster_node_close(n);
+		cluster_node_open(n, n->src_ip);
+		json_object_set_new(r, "fabric", n->fab ? json_string(fabric_addr(n->fab)) : json_null());
+		return r;
+	}
 	json_t *r = reply("pair", 1, "");
 	json_object_set_new(r, "gbps_ab", json_real(res.gbps_ab));
 	json_object_set_new(r, "gbps_ba", json_real(res.gbps_ba));

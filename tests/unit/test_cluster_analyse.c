@@ -398,6 +398,34 @@ static void test_policy_cluster(void)
 	policy_free(p);
 }
 
+/* Nodes their gate cannot measure (no GPU): counted by default (3), only reported when the policy says so. */
+static void test_policy_nodes_reported(void)
+{
+	struct policy *p = NULL;
+	char err[256];
+	const char *text = "name: fabric-only\nrules:\n  - metric: host.membw.copy.gbps\n    min: 0.001\n"
+			   "cluster:\n  - metric: cluster.node.verdict\n    unmeasured: reported\n"
+			   "  - metric: cluster.pair.gbps\n    min_fraction_of_median: 0.6\n";
+	CHECK(parse(text, err, sizeof err, &p) == 0);
+	CHECK(p && p->cluster.node_unmeasured_reported == 1);
+	struct gv_cluster *c = healthy(4, 1.0);
+	for (int i = 0; i < 4; i++)
+		c->nodes[i].verdict = 3;
+	CHECK(cluster_analyse(c, NULL, err, sizeof err) == 0 && c->verdict == 3);
+	CHECK(cluster_analyse(c, p, err, sizeof err) == 0 && c->verdict == 0);
+	CHECK(count(c, GV_FIND_NODE_UNMEASURED, -2, -2) == 4);   /* still listed, not drained */
+	slow(c, 2, -1, 0.2);   /* the fabric still decides */
+	CHECK(cluster_analyse(c, p, err, sizeof err) == 0 && c->verdict == 1 && count(c, GV_FIND_BAD_NODE, 2, -1) == 1);
+	c->nodes[1].verdict = 1;   /* and a node its gate rejects is rejected */
+	CHECK(cluster_analyse(c, p, err, sizeof err) == 0 && count(c, GV_FIND_NODE_REJECTED, 1, -1) == 1);
+	gv_cluster_free(c);
+	policy_free(p);
+	p = NULL;
+	CHECK(parse("name: t\nrules:\n  - {metric: memcpy.h2d.pinned.gbps, min: 1}\ncluster:\n"
+		    "  - metric: cluster.node.verdict\n    unmeasured: ignored\n", err, sizeof err, &p) == -1);
+	CHECK(strstr(err, "line 6: 'unmeasured' is counts or reported") != NULL);
+}
+
 static void test_policy_cluster_errors(void)
 {
 	static const struct {
@@ -431,7 +459,7 @@ static void test_policy_cluster_errors(void)
 	}
 }
 
-TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
+TEST_MAIN(T(test_policy_cluster), T(test_policy_nodes_reported), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
 	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_json_again),
 	  T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))
