@@ -174,6 +174,9 @@ static void heat_cells(FILE *f, const struct gv_cluster *c, const struct heat *h
 			if (e->failed && cs >= 8)   /* a cross on a failed pair, whatever the colour */
 				fprintf(f, "<path d=\"M%d %dl%d %dm0 %dl%d %d\" stroke=\"#ffffff\" stroke-width=\"1.2\"/>",
 					x0 + x * cs + 2, y0 + y * cs + 2, cs - 4, cs - 4, -(cs - 4), -(cs - 4), cs - 4);
+			if (e->skipped && !isnan(e->frac))   /* a block with pairs not measured beside measured ones */
+				fprintf(f, "<path d=\"M%d %dh%dv%dz\" fill=\"%s\"/>", x0 + x * cs + cs / 2, y0 + y * cs,
+					cs / 2, cs / 2, HEAT_UNMEASURED_COLOR);
 			fputs("</g>\n", f);
 		}
 }
@@ -199,7 +202,7 @@ static void heat_labels(FILE *f, const struct gv_cluster *c, const struct heat *
 static void heat_legend(FILE *f, int x, int y)
 {
 	static const char *const extra[][2] = { { HEAT_FAILED_COLOR, "failed (crossed)" },
-						{ HEAT_UNMEASURED_COLOR, "not measured" } };
+						{ HEAT_UNMEASURED_COLOR, "not measured (a corner: some)" } };
 	size_t nb = sizeof heat_bins / sizeof heat_bins[0];
 	for (size_t i = 0; i < nb + 2; i++) {
 		const char *color = i < nb ? heat_bins[i].color : extra[i - nb][0];

@@ -91,6 +91,8 @@ def test_a_large_cluster_is_drawn_in_blocks_of_ranks(gpuvet, tmp_path):
     heat = cells(p)
     assert all(heat[(20, r)][0] == UNDER_A_QUARTER for r in range(50) if r != 20)   # ranks 40-41 hold rank 41
     assert heat[(0, 1)][0] != UNDER_A_QUARTER
+    # ranks 98-99 hold the missing rank 99: its block's cells are marked as partly not measured
+    assert sec.count('fill="#d9d9d9"/>') == 2 * 49 + 1                    # its row and column, the legend
     assert [r[1] for r in p.tables["cluster-drain"]] == ["41", "99"]
     assert len(p.tables["cluster-nodes"]) == 64 and "The first 64 of 100 nodes" in sec
 
