@@ -473,7 +473,7 @@ static void test_put_under_malloc_failure(void)
 	int successes = 0, failures = 0;
 	for (long n = 1; n < 300; n++) {
 		struct gv_cluster *c = cluster_reject(NULL);
-		snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0b5e-4a11-9d3a-%012ld", n);
+		snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0b5e-4a11-9d3a-%012d", (int)n);
 		calls = 0;
 		fail_at = -1;
 		if (store_open(p, &s) != STORE_OK) {

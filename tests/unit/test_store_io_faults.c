@@ -262,7 +262,7 @@ static int put_cluster(const char *path, long n)
 	struct gv_cluster *c = gv_cluster_new(3);
 	if (!c)
 		return STORE_ERR;
-	snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0000-4000-8000-%012ld", n);
+	snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0000-4000-8000-%012d", (int)n);
 	snprintf(c->started_at, sizeof c->started_at, "2026-11-27T10:00:00Z");
 	c->pairs = calloc(3, sizeof *c->pairs);
 	for (int a = 0; c->pairs && a < 3; a++)
