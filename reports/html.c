@@ -409,7 +409,10 @@ static void page_head(FILE *f, const struct rdoc *d, const struct report_page *p
 		fprintf(f, "%zu of the store's %zu runs", d->agg.runs, d->runs_in_store);
 	else
 		fprintf(f, "%zu run%s", d->agg.runs, d->agg.runs == 1 ? "" : "s");
-	fputs("</p></header>\n<nav><a href=\"#answer\">This machine</a><a href=\"#charts\">Perf per dollar</a>"
+	fputs("</p></header>\n<nav><a href=\"#answer\">This machine</a>", f);
+	if (d->cluster)
+		fputs("<a href=\"#cluster\">Cluster</a>", f);
+	fputs("<a href=\"#charts\">Perf per dollar</a>"
 	      "<a href=\"#summary\">Summary</a><a href=\"#ranking\">Ranking</a><a href=\"#runs\">Runs</a>"
 	      "<a href=\"#detail\">Run detail</a><a href=\"#provenance\">Provenance</a></nav>\n<main>\n", f);
 }
@@ -427,6 +430,7 @@ static const struct {
 	report_section_fn render;
 } report_sections[] = {
 	{ "answer", rep_section_answer },           /* html_answer.c: the verdict first */
+	{ "cluster", rep_section_cluster },         /* html_cluster.c: the newest cluster run, when there is one */
 	{ "cost", rep_section_cost },               /* html_cost.c: with --job, what it costs */
 	{ "bars", rep_section_bars },               /* html_ranking.c: throughput per dollar */
 	{ "summary", rep_section_summary },         /* html_summary.c */

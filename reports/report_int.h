@@ -171,6 +171,8 @@ struct rdoc {
 	struct rep_strs *strs;   /* the runs' shared strings */
 	struct rep_agg agg;      /* every run the page covers; runs holds only those shown */
 	size_t unlisted;         /* runs left out of the runs table by the size rule */
+	struct gv_cluster *cluster;   /* the newest stored cluster run (html_cluster.c), NULL: none */
+	size_t clusters;         /* how many cluster runs the store holds */
 };
 
 static inline char *dupn(const char *s)
@@ -282,6 +284,9 @@ void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp);
 void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_cost.c */
 void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* html_cluster.c: the newest cluster run into d (none: d->cluster NULL); 0, or -1 with err */
+int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen);
+void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);

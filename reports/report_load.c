@@ -11,6 +11,7 @@
 #include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
+#include "common/cluster.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -370,6 +371,18 @@ static void page_policy_end(struct store *s, struct policy *builtin)
 	policy_free(builtin);
 }
 
+/* The newest cluster run (html_cluster.c; none: d->cluster NULL) and the prices; -1 with err when the first fails. */
+static int load_cluster_prices(struct store *s, const struct report_opts *o, struct rdoc *d, json_t **sources,
+			       char *price_err, size_t plen, char *err, size_t errlen)
+{
+	if (rep_cluster_load(s, d, err, errlen))
+		return -1;
+	d->prices = load_prices(s, o->max_age_days, sources, price_err, plen);
+	d->price_sources = *sources;
+	d->prices_error = price_err[0] ? price_err : NULL;
+	return 0;
+}
+
 int report_write(struct store *s, const struct report_opts *o, FILE *out, char *err, size_t errlen)
 {
 	static const struct report_opts none = { 0 };
@@ -425,9 +438,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
 	in_txn = store_read_begin(s);
-	d.prices = load_prices(s, o->max_age_days, &sources, price_err, sizeof price_err);
-	d.price_sources = sources;
-	d.prices_error = price_err[0] ? price_err : NULL;
+	if (load_cluster_prices(s, o, &d, &sources, price_err, sizeof price_err, err, errlen))
+		goto out;
 	gv_iso8601((long)time(NULL), now, sizeof now);
 	d.generated_at = now;
 	d.max_age_days = o->max_age_days;
@@ -468,6 +480,7 @@ out:
 	json_decref(d.rankings);
 	json_decref(d.prices);
 	json_decref(sources);
+	gv_cluster_free(d.cluster);
 	return rc;
 }
 

@@ -7,7 +7,7 @@
  *
  * `test_store_cluster --write DB KIND [UUID]` stores one made-up cluster run of KIND (reject:
  * four nodes, one bad node to drain, a bad link, a failed pair, no all-reduce; accept: three
- * nodes with an all-reduce curve; big: 100 nodes, one bad) into DB for the integration tests
+ * nodes with an all-reduce curve; big: 100 nodes, one bad; huge: 1,024 nodes, every pair) into DB for the integration tests
  * (tests/integration/test_cluster_show.py, test_report_cluster.py) until `gpuvet cluster run`
  * stores real ones.  The figures are invented, shaped like a libfabric tcp run over veth.
  */
@@ -173,6 +173,24 @@ static struct gv_cluster *cluster_big(void)
 	snprintf(c->ar_why, sizeof c->ar_why, "no GPUs on the nodes");
 	gv_cluster_add_finding(c, GV_FIND_MISSING, 99, -1, 1, "rank 99 never arrived at the rendezvous within 120 s");
 	gv_cluster_add_finding(c, GV_FIND_BAD_NODE, 41, -1, 1, "every pair of rank 41 is slow: 2.3 GB/s median (20 %%)");
+	return c;
+}
+
+/* 1,024 nodes, every pair (523,776), rank 700 slow: the scale, for timing the store and the report. */
+static struct gv_cluster *cluster_huge(void)
+{
+	struct gv_cluster *c = gv_cluster_new(1024);
+	snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0b5e-4a11-9d3a-5e7e10001024");
+	snprintf(c->started_at, sizeof c->started_at, "2026-11-27T13:00:00Z");
+	snprintf(c->engine, sizeof c->engine, "slurm");
+	snprintf(c->schedule, sizeof c->schedule, "all");
+	snprintf(c->transport, sizeof c->transport, "efa");
+	for (int i = 0; i < 1024; i++)
+		fill_node(c, i, "p5-%04d");
+	fill_pairs(c, 700, -1, -1);
+	c->pair_median_gbps = 11.7;
+	c->verdict = 1;
+	gv_cluster_add_finding(c, GV_FIND_BAD_NODE, 700, -1, 1, "every pair of rank 700 is slow (20 %%)");
 	return c;
 }
 
@@ -455,7 +473,7 @@ static void test_put_under_malloc_failure(void)
 	int successes = 0, failures = 0;
 	for (long n = 1; n < 300; n++) {
 		struct gv_cluster *c = cluster_reject(NULL);
-		snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0b5e-4a11-9d3a-%012ld", n);
+		snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0b5e-4a11-9d3a-%012d", (int)n);
 		calls = 0;
 		fail_at = -1;
 		if (store_open(p, &s) != STORE_OK) {
@@ -491,10 +509,10 @@ static void test_put_under_malloc_failure(void)
 static int write_one(const char *db, const char *kind, const char *uuid)
 {
 	struct gv_cluster *c = !strcmp(kind, "reject") ? cluster_reject(uuid) : !strcmp(kind, "accept") ?
-		cluster_accept(uuid) : !strcmp(kind, "big") ? cluster_big() : NULL;
+		cluster_accept(uuid) : !strcmp(kind, "big") ? cluster_big() : !strcmp(kind, "huge") ? cluster_huge() : NULL;
 	struct store *s;
 	if (!c) {
-		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big)\n", kind);
+		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big, huge)\n", kind);
 		return 2;
 	}
 	int rc = store_open(db, &s);

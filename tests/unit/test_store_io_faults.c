@@ -6,10 +6,13 @@
  * (begin, one transaction per bench, finish) and for an import.  After each
  * N, through the real VFS: PRAGMA integrity_check is ok, every run
  * committed before is still there, and a bench whose commit returned OK is
- * there too.  (The allocator that fails at call N is in test_store.c.)
+ * there too.  The same for a cluster run (issue 49): stored whole or not at
+ * all, the ones stored before kept.  (The allocator that fails at call N is
+ * in test_store.c and test_store_cluster.c.)
  */
 #include "tests/unit/t.h"
 #include "results/store.h"
+#include "common/cluster.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -252,6 +255,69 @@ static void test_run_on_a_full_disk(void)
 	loop(SQLITE_FULL);
 }
 
+/* A three-node cluster run of uuid ...-N, every pair measured; STORE_OK or the put's code. */
+static int put_cluster(const char *path, long n)
+{
+	struct store *s;
+	struct gv_cluster *c = gv_cluster_new(3);
+	if (!c)
+		return STORE_ERR;
+	snprintf(c->uuid, sizeof c->uuid, "c1a5e7e1-0000-4000-8000-%012d", (int)n);
+	snprintf(c->started_at, sizeof c->started_at, "2026-11-27T10:00:00Z");
+	c->pairs = calloc(3, sizeof *c->pairs);
+	for (int a = 0; c->pairs && a < 3; a++)
+		for (int b = a + 1; b < 3; b++)
+			c->pairs[c->npairs++] = (struct gv_cluster_pair){ .a = a, .b = b, .round = a + b - 1,
+									  .gbps_ab = 11.8, .gbps_ba = 11.6, .lat_us = 28.5,
+									  .nccl_gbps_ab = NAN, .nccl_gbps_ba = NAN };
+	int rc = store_open(path, &s);
+	if (rc == STORE_OK) {
+		rc = store_put_cluster(s, c);
+		store_close(s);
+	}
+	gv_cluster_free(c);
+	return rc;
+}
+
+static void cluster_loop(int code)
+{
+	const char *p = tmp_db(code == SQLITE_FULL ? "cfull.db" : "cioerr.db");
+	fail_code = code;
+	CHECK(put_cluster(p, 0) == STORE_OK);
+	int stored = 1, survived = 0;
+	for (long n = 1; n < 2000; n++) {
+		io_calls = 0;
+		fail_at = n;
+		int rc = put_cluster(p, n);
+		fail_at = -1;
+		long used = io_calls;
+		stored += rc == STORE_OK;
+		int clusters = count_sound(p, "SELECT count(*) FROM clusters");
+		int pairs = count_sound(p, "SELECT count(*) FROM cluster_pairs");
+		CHECK(clusters == stored && pairs == 3 * stored);   /* sound; each whole; none lost */
+		if (clusters != stored || pairs != 3 * stored) {
+			fprintf(stderr, "  at I/O %ld: %d cluster runs and %d pairs, %d stored\n", n, clusters, pairs, stored);
+			break;
+		}
+		survived++;
+		if (rc == STORE_OK && used < n)
+			break;   /* the put needed fewer I/O calls than n */
+	}
+	fprintf(stderr, "cluster, %s: %d failure points covered\n", code == SQLITE_FULL ? "full disk" : "i/o error",
+		survived);
+	CHECK(survived > 5);
+}
+
+static void test_cluster_under_io_errors(void)
+{
+	cluster_loop(SQLITE_IOERR_WRITE);
+}
+
+static void test_cluster_on_a_full_disk(void)
+{
+	cluster_loop(SQLITE_FULL);
+}
+
 static void setup(void)
 {
 	shim_install();
@@ -262,4 +328,5 @@ static void teardown(void)
 	shim_remove();
 }
 
-TEST_MAIN(T(setup), T(test_run_under_io_errors), T(test_run_on_a_full_disk), T(teardown))
+TEST_MAIN(T(setup), T(test_run_under_io_errors), T(test_run_on_a_full_disk), T(test_cluster_under_io_errors),
+	  T(test_cluster_on_a_full_disk), T(teardown))
