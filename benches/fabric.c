@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct fabric_lib lib;
 static char lib_error[320];
@@ -158,6 +159,24 @@ static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t
 	return 0;
 }
 
+/*
+ * How completions are waited for: GPUVET_FABRIC_WAIT=poll reads the queue in a loop (yielding the
+ * CPU between empty reads), as fi_pingpong, perftest and nccl-tests do: the lowest latency, one
+ * core busy per side.  =sleep sleeps in the queue's wait object until a completion (where the
+ * provider has one: tcp, verbs; efa has none and polls): a wake-up more of latency (about 8 us
+ * on a 2-core VM), no core taken, which is what a host running several ranks on few cores needs.
+ * Unset: poll with 4 or more CPUs online, else sleep.
+ */
+static int fabric_want_sleep(void)
+{
+	const char *w = getenv("GPUVET_FABRIC_WAIT");
+	if (w && !strcmp(w, "poll"))
+		return 0;
+	if (w && !strcmp(w, "sleep"))
+		return 1;
+	return sysconf(_SC_NPROCESSORS_ONLN) < 4;
+}
+
 #define FABRIC_TRY(call, what) do { int rc_ = (call); if (rc_) \
 	return fail(err, errlen, "libfabric %s (%s): %s: %s", f->version, f->provider, what, fabric_strerr(f, rc_)); \
 	} while (0)
@@ -165,18 +184,20 @@ static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t
 /* Fabric, domain, queues, address vector, endpoint, its address. */
 static int fabric_endpoint(struct fabric *f, char *err, size_t errlen)
 {
-	struct fi_cq_attr cq = { .size = 256, .format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_NONE };
+	struct fi_cq_attr cq = { .size = 256, .format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_UNSPEC };
 	struct fi_av_attr av = { .type = f->info->domain_attr->av_type != FI_AV_UNSPEC ? f->info->domain_attr->av_type
 										       : FI_AV_TABLE };
 	FABRIC_TRY(lib.fabric(f->info->fabric_attr, &f->fab, NULL), "fi_fabric");
 	FABRIC_TRY(fi_domain(f->fab, f->info, &f->dom, NULL), "fi_domain");
-	FABRIC_TRY(fi_cq_open(f->dom, &cq, &f->txcq, NULL), "fi_cq_open");
-	FABRIC_TRY(fi_cq_open(f->dom, &cq, &f->rxcq, NULL), "fi_cq_open");
+	/* a queue that can sleep (tcp, verbs) leaves the CPU to the peer on a shared host; else polled (efa) */
+	f->cq_wait = fabric_want_sleep() && fi_cq_open(f->dom, &cq, &f->cq, NULL) == 0;
+	cq.wait_obj = FI_WAIT_NONE;
+	if (!f->cq_wait)
+		FABRIC_TRY(fi_cq_open(f->dom, &cq, &f->cq, NULL), "fi_cq_open");
 	FABRIC_TRY(fi_av_open(f->dom, &av, &f->av, NULL), "fi_av_open");
 	FABRIC_TRY(fi_endpoint(f->dom, f->info, &f->ep, NULL), "fi_endpoint");
 	FABRIC_TRY(fi_ep_bind(f->ep, &f->av->fid, 0), "fi_ep_bind av");
-	FABRIC_TRY(fi_ep_bind(f->ep, &f->txcq->fid, FI_TRANSMIT), "fi_ep_bind tx");
-	FABRIC_TRY(fi_ep_bind(f->ep, &f->rxcq->fid, FI_RECV), "fi_ep_bind rx");
+	FABRIC_TRY(fi_ep_bind(f->ep, &f->cq->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind cq");
 	FABRIC_TRY(fi_enable(f->ep), "fi_enable");
 	unsigned char name[256];
 	size_t len = sizeof name;
@@ -212,6 +233,7 @@ int fabric_open(const char *src_ip, struct fabric **out, char *err, size_t errle
 const char *fabric_provider(const struct fabric *f) { return f ? f->provider : ""; }
 const char *fabric_addr(const struct fabric *f) { return f ? f->addr : ""; }
 const char *fabric_lib_version(const struct fabric *f) { return f ? f->version : ""; }
+const char *fabric_wait(const struct fabric *f) { return !f ? "" : f->cq_wait ? "sleep" : "poll"; }
 
 static int hexval(char c)
 {
@@ -299,8 +321,7 @@ void fabric_close(struct fabric *f)
 	fid_done(f->txmr ? &f->txmr->fid : NULL);
 	fid_done(f->ctlmr ? &f->ctlmr->fid : NULL);
 	fid_done(f->av ? &f->av->fid : NULL);
-	fid_done(f->txcq ? &f->txcq->fid : NULL);
-	fid_done(f->rxcq ? &f->rxcq->fid : NULL);
+	fid_done(f->cq ? &f->cq->fid : NULL);
 	fid_done(f->dom ? &f->dom->fid : NULL);
 	fid_done(f->fab ? &f->fab->fid : NULL);
 	if (f->info)

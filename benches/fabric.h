@@ -8,7 +8,8 @@
  *
  * Environment: GPUVET_LIBFABRIC (the library's path, e.g. the EFA
  * installer's /opt/amazon/efa/lib/libfabric.so.1), GPUVET_FABRIC_PROVIDER
- * (force a provider by name, "tcp" or "tcp;ofi_rxm", "efa", "verbs"...).
+ * (force a provider by name, "tcp" or "tcp;ofi_rxm", "efa", "verbs"...), GPUVET_FABRIC_WAIT
+ * (poll | sleep: how completions are waited for; fabric_wait()).
  */
 #ifndef GPUVET_FABRIC_H
 #define GPUVET_FABRIC_H
@@ -40,7 +41,9 @@ void fabric_close(struct fabric *f);
 
 /* Beyond the design's list: */
 
-/* The library's version as "1.17.0" (fi_version), "" before fabric_open loaded it. */
+/* The library's version, "1.17" (fi_version's major.minor). */
 const char *fabric_lib_version(const struct fabric *f);
+/* How completions are waited for, "poll" or "sleep" (GPUVET_FABRIC_WAIT; fabric.c says which when). */
+const char *fabric_wait(const struct fabric *f);
 
 #endif

@@ -30,7 +30,9 @@ struct fabric_lib {
 
 #define FABRIC_RX_SLOTS 16    /* receives kept posted */
 #define FABRIC_TX_SLOTS 40    /* sends in flight at most (data window + control) */
+#ifndef FABRIC_WINDOW
 #define FABRIC_WINDOW   8     /* data sends in flight while streaming */
+#endif
 #define FABRIC_AV_CACHE 64    /* peers' addresses inserted once each */
 
 /* A send in flight: its context (FI_CONTEXT/FI_CONTEXT2 modes) and, for control messages, its bytes. */
@@ -52,7 +54,8 @@ struct fabric {
 	struct fi_info *info;
 	struct fid_fabric *fab;
 	struct fid_domain *dom;
-	struct fid_cq *txcq, *rxcq;
+	struct fid_cq *cq;                 /* sends and receives complete here */
+	int cq_wait;                       /* it has a wait object: fi_cq_sread sleeps until a completion */
 	struct fid_av *av;
 	struct fid_ep *ep;
 	int mr_local;                      /* FI_MR_LOCAL: buffers registered, descriptors passed */

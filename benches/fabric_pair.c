@@ -27,10 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #define FP_MAGIC 0x67764662u   /* "gvFb" */
 #define FP_WARMUP 10
+#define FP_WAIT_MS 50          /* one sleep in the queue at most, then the clock is read again */
 
 enum { FP_HELLO = 1, FP_DATA, FP_END, FP_FIGS };
 
@@ -118,67 +120,92 @@ static void fp_handle(struct fp *p, const unsigned char *buf, size_t len)
 	}
 }
 
-/* A completion queue's error entry: 0 when it may be ignored, -1 (err set) when it ends the pair. */
-static int fp_cq_error(struct fp *p, struct fid_cq *cq, int tx)
+static struct fabric_txop *fp_txop(const struct fabric *f, void *ctx)
 {
+	struct fabric_txop *op = ctx;
+	return op >= f->tx && op < f->tx + FABRIC_TX_SLOTS ? op : NULL;
+}
+
+static struct fabric_rxop *fp_rxop(const struct fabric *f, void *ctx)
+{
+	struct fabric_rxop *op = ctx;
+	return op >= f->rx && op < f->rx + FABRIC_RX_SLOTS ? op : NULL;
+}
+
+static void fp_tx_done(struct fabric *f, struct fabric_txop *op)
+{
+	if (op && op->busy) {
+		op->busy = 0;
+		f->tx_busy--;
+	}
+}
+
+/* The queue's error entry: 0 when it may be ignored, -1 (err set) when it ends the pair. */
+static int fp_cq_error(struct fp *p)
+{
+	struct fabric *f = p->f;
 	struct fi_cq_err_entry e;
 	memset(&e, 0, sizeof e);
-	if (fi_cq_readerr(cq, &e, 0) < 0)
+	if (fi_cq_readerr(f->cq, &e, 0) < 0)
 		return 0;
+	struct fabric_txop *tx = fp_txop(f, e.op_context);
+	struct fabric_rxop *rx = fp_rxop(f, e.op_context);
 	if (tx) {
-		struct fabric_txop *op = (struct fabric_txop *)e.op_context;
-		if (op && op->busy) {
-			op->busy = 0;
-			p->f->tx_busy--;
-		}
-		if (op && op->dest != p->peer)
+		fp_tx_done(f, tx);
+		if (tx->dest != p->peer)
 			return 0;   /* a send to an earlier partner */
-		return fp_fail(p, "peer connection failed: %s", fabric_strerr(p->f, e.err));
+		return fp_fail(p, "peer connection failed: %s", fabric_strerr(f, e.err));
 	}
-	struct fabric_rxop *op = (struct fabric_rxop *)e.op_context;
-	if (op >= p->f->rx && op < p->f->rx + FABRIC_RX_SLOTS && e.err != FI_ECANCELED)
-		op->repost = 1;
-	gv_debug("fabric: a receive failed: %s", fabric_strerr(p->f, e.err));
+	if (rx && e.err != FI_ECANCELED)
+		rx->repost = 1;
+	gv_debug("fabric: a receive failed: %s", fabric_strerr(f, e.err));
 	return 0;
 }
 
-/* Reads both completion queues once.  0, or -1 with err. */
-static int fp_progress(struct fp *p)
+/* Posts again the receives taken (one that finds no room now: the next pass). */
+static int fp_repost(struct fp *p)
 {
 	struct fabric *f = p->f;
-	struct fi_cq_msg_entry e[16];
-	ssize_t n = fi_cq_read(f->txcq, e, 16);
-	for (ssize_t i = 0; i < n; i++) {
-		struct fabric_txop *op = (struct fabric_txop *)e[i].op_context;
-		if (op && op->busy) {
-			op->busy = 0;
-			f->tx_busy--;
-		}
-	}
-	if (n == -FI_EAVAIL && fp_cq_error(p, f->txcq, 1))
-		return -1;
-	if (n < 0 && n != -FI_EAGAIN && n != -FI_EAVAIL)
-		return fp_fail(p, "libfabric (%s): fi_cq_read: %s", f->provider, fabric_strerr(f, (int)n));
-	n = fi_cq_read(f->rxcq, e, 16);
-	for (ssize_t i = 0; i < n; i++) {
-		struct fabric_rxop *op = (struct fabric_rxop *)e[i].op_context;
-		if (op < f->rx || op >= f->rx + FABRIC_RX_SLOTS)
-			continue;
-		fp_handle(p, op->buf, e[i].len);
-		op->repost = 1;
-	}
-	for (int i = 0; i < FABRIC_RX_SLOTS; i++) {   /* no room now (-FI_EAGAIN): the next pass again */
+	for (int i = 0; i < FABRIC_RX_SLOTS; i++) {
 		int rc = f->rx[i].repost ? fabric_post_rx(f, i) : 0;
 		if (rc == 0)
 			f->rx[i].repost = 0;
 		else if (rc != -FI_EAGAIN)
 			return fp_fail(p, "libfabric (%s): fi_recv: %s", f->provider, fabric_strerr(f, rc));
 	}
-	if (n == -FI_EAVAIL)
-		return fp_cq_error(p, f->rxcq, 0);
-	if (n < 0 && n != -FI_EAGAIN)
-		return fp_fail(p, "libfabric (%s): fi_cq_read: %s", f->provider, fabric_strerr(f, (int)n));
 	return 0;
+}
+
+/*
+ * Takes what completed, waiting up to wait_ms (never past the deadline) for something to: a
+ * queue with a wait object sleeps in fi_cq_sread, one without is read again after a yield.
+ * 0, or -1 with err.
+ */
+static int fp_progress(struct fp *p, int wait_ms)
+{
+	struct fabric *f = p->f;
+	struct fi_cq_msg_entry e[16];
+	double left = (p->deadline - fp_now()) * 1000;
+	if (wait_ms > left)
+		wait_ms = left > 0 ? (int)left : 0;
+	ssize_t n = fi_cq_read(f->cq, e, 16);
+	if (n == -FI_EAGAIN && f->cq_wait && wait_ms > 0)
+		n = fi_cq_sread(f->cq, e, 16, NULL, wait_ms);
+	for (ssize_t i = 0; i < n; i++) {
+		struct fabric_rxop *rx = fp_rxop(f, e[i].op_context);
+		fp_tx_done(f, fp_txop(f, e[i].op_context));
+		if (rx) {
+			fp_handle(p, rx->buf, e[i].len);
+			rx->repost = 1;
+		}
+	}
+	if (n == -FI_EAVAIL && fp_cq_error(p))
+		return -1;
+	if (n < 0 && n != -FI_EAGAIN && n != -FI_EAVAIL && n != -FI_ETIMEDOUT)
+		return fp_fail(p, "libfabric (%s): fi_cq_read: %s", f->provider, fabric_strerr(f, (int)n));
+	if (n == -FI_EAGAIN && !f->cq_wait && wait_ms > 0)
+		sched_yield();   /* a polled queue: let the peer run where they share a CPU */
+	return fp_repost(p);
 }
 
 static int fp_busy_to_peer(const struct fp *p)
@@ -213,7 +240,7 @@ static int fp_send(struct fp *p, const void *msg, size_t len, int data)
 			if (rc != -FI_EAGAIN)
 				return fp_fail(p, "libfabric (%s): fi_send: %s", f->provider, fabric_strerr(f, (int)rc));
 		}
-		if (fp_progress(p))
+		if (fp_progress(p, FP_WAIT_MS))
 			return -1;
 		if (fp_now() > p->deadline)
 			return fp_late(p);
@@ -234,7 +261,7 @@ static int fp_sent_all(const struct fp *p) { return fp_busy_to_peer(p) == 0; }
 static int fp_wait(struct fp *p, int (*done)(const struct fp *))
 {
 	while (!done(p)) {
-		if (fp_progress(p))
+		if (fp_progress(p, FP_WAIT_MS))
 			return -1;
 		if (fp_now() > p->deadline)
 			return fp_late(p);
@@ -245,7 +272,7 @@ static int fp_wait(struct fp *p, int (*done)(const struct fp *))
 static int fp_wait_pings(struct fp *p, long n)
 {
 	while (p->pings < n) {
-		if (fp_progress(p))
+		if (fp_progress(p, FP_WAIT_MS))
 			return -1;
 		if (fp_now() > p->deadline)
 			return fp_late(p);
@@ -260,7 +287,7 @@ static int fp_stream(struct fp *p, double seconds)
 	long sent = 0;
 	while (sent < 2 || fp_now() < end) {
 		if (p->f->tx_busy >= FABRIC_WINDOW) {
-			if (fp_progress(p))
+			if (fp_progress(p, FP_WAIT_MS))
 				return -1;
 			if (fp_now() > p->deadline)
 				return fp_late(p);

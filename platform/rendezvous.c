@@ -152,8 +152,8 @@ static int buf_fill(int fd, struct rdzv_buf *b, char *why, size_t whylen)
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return 0;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)   /* all read: over the cap without a line's end? */
+			return b->len > RDZV_MAX_MSG && !memchr(b->d, '\n', b->len) ? -2 : 0;
 		snprintf(why, whylen, "connection failed: %s", strerror(errno));
 		return -1;
 	}
@@ -238,6 +238,10 @@ static int pump(struct rdzv *r, int wait_ms, int out)
 	nfds_t n = 0;
 	for (int i = peer_first(r); i < peer_end(r); i++) {
 		struct rdzv_peer *p = &r->peers[i];
+		if (p->fd >= 0 && p->in.len > RDZV_MAX_MSG && !memchr(p->in.d, '\n', p->in.len)) {
+			buf_free(&p->in);   /* a line over the cap, read whole with its hello */
+			peer_kill(p, "sent a line over 64 MiB");
+		}
 		short ev = (short)((p->in.len > RDZV_MAX_MSG ? 0 : POLLIN) | (i == out ? POLLOUT : 0));
 		if (p->fd < 0 || !ev)
 			continue;   /* a full buffer is read again once rdzv_recv has taken its lines */

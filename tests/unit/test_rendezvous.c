@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -284,6 +285,9 @@ static int raw_rank(int port, const char *pre, size_t len, char fill)
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a))
 		return 1;
+	struct timeval tv = { .tv_sec = 30 };   /* a rank 0 that neither reads nor closes fails the test, not hangs it */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	if (send(fd, pre, strlen(pre), MSG_NOSIGNAL) < 0)
 		return 2;
 	char *b = malloc(1 << 20);
@@ -345,6 +349,8 @@ static void test_garbage_and_oversized(void)
 			dead2 += m == NULL;
 		json_decref(m);
 	}
+	if (!(got1 == 1 && dead1 == 1 && dead2 == 1))
+		fprintf(stderr, "got1 %d dead1 %d dead2 %d after %lld ms: %s\n", got1, dead1, dead2, ms_now() - t0, err);
 	CHECK(got1 == 1 && dead1 == 1 && dead2 == 1);
 	CHECK(rdzv_recv(r, &from, &m, 1000, err, sizeof err) == -1);
 	CHECK(exit_code(k1) == 0 && exit_code(k2) == 0);
