@@ -395,5 +395,9 @@ int fabric_pair(struct fabric *f, const char *peer_addr, int lower, const struct
 		return -1;
 	struct fp_hdr h = { .magic = FP_MAGIC, .kind = FP_DATA, .from = f->hash };
 	memcpy(f->txdata, &h, sizeof h);   /* every data message says who sent it */
-	return fp_run(&p, lower, &d, res);
+	if (fp_run(&p, lower, &d, res)) {
+		f->broken = 1;   /* fabric_close leaves it open (fabric.c says why) */
+		return -1;
+	}
+	return 0;
 }
