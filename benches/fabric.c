@@ -3,12 +3,11 @@
  *
  * The library: $GPUVET_LIBFABRIC, else "libfabric.so.1" from the loader's
  * path, opened once per process and never closed (its providers register
- * exit handlers).  The provider: fi_getinfo for FI_EP_RDM + FI_MSG (bound
- * to src_ip with FI_SOURCE when given, so a node inside a network namespace
- * uses its own address), then the first entry by preference efa, verbs
- * (through ofi_rxm), tcp (through ofi_rxm on libfabric 1.17), or the one
- * GPUVET_FABRIC_PROVIDER names (its whole name or its first part: "tcp"
- * takes "tcp;ofi_rxm").  The pair measurement is benches/fabric_pair.c.
+ * exit handlers).  The provider: fi_getinfo for FI_EP_RDM + FI_MSG, the
+ * first entry by preference efa, verbs (through ofi_rxm), tcp (through
+ * ofi_rxm on libfabric 1.17), or the one GPUVET_FABRIC_PROVIDER names (its
+ * whole name or its first part: "tcp" takes "tcp;ofi_rxm"); then that
+ * provider's endpoint on src_ip when it has one (fabric_choose).  The pair measurement is benches/fabric_pair.c.
  */
 #include "benches/fabric_int.h"
 #include "common/util.h"
@@ -126,19 +125,31 @@ static struct fi_info *fabric_hints(void)
 	return h;
 }
 
-/* fi_getinfo and the provider by preference into f->info. */
-static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t errlen)
+static int fabric_getinfo(const char *node, struct fi_info **list)
 {
 	uint32_t hv = FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION), lv = lib.version();
-	struct fi_info *hints = fabric_hints(), *list = NULL;
+	struct fi_info *hints = fabric_hints();
+	*list = NULL;
 	if (!hints)
-		return fail(err, errlen, "libfabric: out of memory");
-	int rc = lib.getinfo(lv < hv ? lv : hv, src_ip, NULL, src_ip ? FI_SOURCE : 0, hints, &list);
+		return -FI_ENOMEM;
+	int rc = lib.getinfo(lv < hv ? lv : hv, node, NULL, node ? FI_SOURCE : 0, hints, list);
 	lib.freeinfo(hints);
+	return rc;
+}
+
+/*
+ * The provider by preference into f->info.  It is chosen among every endpoint the node has: efa
+ * and verbs name their devices, not the address the ranks meet on (on most clusters an Ethernet
+ * address, not IPoIB).  Then, with src_ip, that provider's endpoint on src_ip when it has one (tcp:
+ * the interface of that address, so a node in a network namespace uses its own veth, not lo).
+ */
+static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t errlen)
+{
+	struct fi_info *list = NULL, *bound = NULL;
+	int rc = fabric_getinfo(NULL, &list);
 	const char *forced = getenv("GPUVET_FABRIC_PROVIDER");
 	if (rc)
-		return fail(err, errlen, "libfabric %s: no RDM endpoint%s%s: %s", f->version, src_ip ? " on " : "",
-			    src_ip ? src_ip : "", fabric_strerr(f, rc));
+		return fail(err, errlen, "libfabric %s: no RDM endpoint: %s", f->version, fabric_strerr(f, rc));
 	char names[256];
 	struct fi_info *pick = prov_pick(list, forced, names, sizeof names);
 	if (!pick) {
@@ -149,8 +160,17 @@ static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t
 		return fail(err, errlen, "libfabric %s: no efa, verbs or tcp provider for an RDM endpoint (found: %s)",
 			    f->version, names);
 	}
+	if (src_ip && fabric_getinfo(src_ip, &bound) == 0)
+		for (struct fi_info *b = bound; b; b = b->next)
+			if (b->fabric_attr && b->fabric_attr->prov_name &&
+			    !strcmp(b->fabric_attr->prov_name, pick->fabric_attr->prov_name)) {
+				pick = b;
+				break;
+			}
 	f->info = lib.dupinfo(pick);
 	lib.freeinfo(list);
+	if (bound)
+		lib.freeinfo(bound);
 	if (!f->info)
 		return fail(err, errlen, "libfabric: out of memory");
 	gv_strlcpy(f->provider, f->info->fabric_attr->prov_name, sizeof f->provider);
