@@ -29,7 +29,8 @@ struct fabric_lib {
 };
 
 #define FABRIC_RX_SLOTS 16    /* receives kept posted */
-#define FABRIC_TX_SLOTS 40    /* sends in flight at most (data window + control) */
+#define FABRIC_TX_SLOTS 160   /* sends in flight at most: the window and control messages, and what
+				 a failed pair leaves stuck toward its dead peer (one window each) */
 #ifndef FABRIC_WINDOW
 #define FABRIC_WINDOW   8     /* data sends in flight while streaming */
 #endif

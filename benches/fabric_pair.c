@@ -286,7 +286,7 @@ static int fp_stream(struct fp *p, double seconds)
 	double end = fp_now() + seconds;
 	long sent = 0;
 	while (sent < 2 || fp_now() < end) {
-		if (p->f->tx_busy >= FABRIC_WINDOW) {
+		if (fp_busy_to_peer(p) >= FABRIC_WINDOW) {   /* sends stuck toward an earlier, dead partner do not count */
 			if (fp_progress(p, FP_WAIT_MS))
 				return -1;
 			if (fp_now() > p->deadline)
