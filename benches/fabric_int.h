@@ -29,7 +29,8 @@ struct fabric_lib {
 };
 
 #define FABRIC_RX_SLOTS 16    /* receives kept posted */
-#define FABRIC_TX_SLOTS 40    /* sends in flight at most (data window + control) */
+#define FABRIC_TX_SLOTS 160   /* sends in flight at most: the window and control messages, and what
+				 a failed pair leaves stuck toward its dead peer (one window each) */
 #ifndef FABRIC_WINDOW
 #define FABRIC_WINDOW   8     /* data sends in flight while streaming */
 #endif
@@ -75,6 +76,8 @@ struct fabric {
 	/* hellos of peers whose pair had not begun here yet (a partner a round ahead): their hashes */
 	uint64_t early[FABRIC_AV_CACHE];
 	int nearly;
+	int broken;                        /* a pair failed with traffic possibly in flight: never closed */
+	struct fabric *next_kept;          /* fabric.c's list of those */
 };
 
 /* fabric.c: fi_strerror of a negative libfabric return, through the loaded library. */
@@ -86,5 +89,9 @@ int fabric_buffers(struct fabric *f, size_t msg_bytes, char *err, size_t errlen)
 /* fabric.c: posts receive slot i again. 0, or a negative libfabric code. */
 int fabric_post_rx(struct fabric *f, int i);
 uint64_t fabric_fnv(const char *s);
+/* Where a provider (fi_info's prov_name) stands: 0 efa, 1 verbs, 2 tcp (each alone or under a
+ * utility provider: "verbs;ofi_rxm"), -1 not taken; with forced (GPUVET_FABRIC_PROVIDER) 0 when
+ * the name is forced or begins with it ("tcp" takes "tcp;ofi_rxm"), else -1. */
+int fabric_prov_rank(const char *name, const char *forced);
 
 #endif

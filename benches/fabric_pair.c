@@ -286,7 +286,7 @@ static int fp_stream(struct fp *p, double seconds)
 	double end = fp_now() + seconds;
 	long sent = 0;
 	while (sent < 2 || fp_now() < end) {
-		if (p->f->tx_busy >= FABRIC_WINDOW) {
+		if (fp_busy_to_peer(p) >= FABRIC_WINDOW) {   /* sends stuck toward an earlier, dead partner do not count */
 			if (fp_progress(p, FP_WAIT_MS))
 				return -1;
 			if (fp_now() > p->deadline)
@@ -395,5 +395,9 @@ int fabric_pair(struct fabric *f, const char *peer_addr, int lower, const struct
 		return -1;
 	struct fp_hdr h = { .magic = FP_MAGIC, .kind = FP_DATA, .from = f->hash };
 	memcpy(f->txdata, &h, sizeof h);   /* every data message says who sent it */
-	return fp_run(&p, lower, &d, res);
+	if (fp_run(&p, lower, &d, res)) {
+		f->broken = 1;   /* fabric_close leaves it open (fabric.c says why) */
+		return -1;
+	}
+	return 0;
 }

@@ -5,7 +5,10 @@
  * latency, and both sides return the same figures; a peer killed mid-pair
  * and a peer that never comes end in -1 within the timeout plus 5 s; a
  * missing library and an unknown provider are refused with a reason naming
- * them.  Each process loads libfabric itself (nothing before the fork).
+ * them; three nodes go through the round-robin schedule with no barrier
+ * between rounds (a partner's hello may come while a node still measures);
+ * a node whose partner stalls (stopped: its sends stay in flight) then
+ * measures its next pair.  Each process loads libfabric itself (nothing before the fork).
  * Prints "skipped: ..." and passes only where libfabric is not installed.
  */
 #include "tests/unit/t.h"
@@ -186,6 +189,151 @@ static void test_peer_never_pairs(void)
 	CHECK(a.seconds >= 1.4 && a.seconds < 1.5 + SLACK_S);
 }
 
+/* Three nodes through the round-robin schedule, no barrier between rounds: a node done early says
+ * hello to its next partner while that one still measures its previous pair. */
+static const int rounds3[3][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 } };
+
+static int node3(int me, int addr_out, int addrs_in, int res_fd)
+{
+	struct fabric *f = NULL;
+	char err[256], addrs[3][600];
+	if (fabric_open("127.0.0.1", &f, err, sizeof err))
+		return 1;
+	put_line(addr_out, fabric_addr(f));
+	for (int i = 0; i < 3; i++)
+		if (get_line(addrs_in, addrs[i], sizeof addrs[i]))
+			return 2;
+	struct fabric_pair_opts o = { .seconds_each_way = 0.2, .lat_iters = 20, .timeout_ms = 30000 };
+	struct fabric_pair_result r[3];
+	for (int k = 0; k < 3; k++) {
+		memset(&r[k], 0, sizeof r[k]);
+		int a = rounds3[k][0], b = rounds3[k][1];
+		if (me != a && me != b)
+			continue;
+		if (fabric_pair(f, addrs[me == a ? b : a], me == a, &o, &r[k], err, sizeof err)) {
+			fprintf(stderr, "node %d round %d: %s\n", me, k, err);
+			return 3;
+		}
+	}
+	if (write(res_fd, r, sizeof r) != sizeof r)
+		return 4;
+	fabric_close(f);
+	return 0;
+}
+
+static void test_three_nodes_round_robin(void)
+{
+	int up[3][2], res[3][2], down[3][2];
+	pid_t pid[3];
+	for (int i = 0; i < 3; i++) {
+		if (pipe(up[i]) || pipe(res[i]) || pipe(down[i]))
+			abort();
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			setenv("GPUVET_FABRIC_PROVIDER", "tcp", 1);
+			_exit(node3(i, up[i][1], down[i][0], res[i][1]));
+		}
+		close(up[i][1]), close(res[i][1]), close(down[i][0]);
+	}
+	char addrs[3][600];
+	for (int i = 0; i < 3; i++)
+		CHECK(get_line(up[i][0], addrs[i], sizeof addrs[i]) == 0);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			put_line(down[i][1], addrs[j]);
+		close(down[i][1]);
+	}
+	struct fabric_pair_result r[3][3];
+	for (int i = 0; i < 3; i++) {
+		CHECK(read(res[i][0], r[i], sizeof r[i]) == sizeof r[i]);
+		close(res[i][0]), close(up[i][0]);
+		int st = 0;
+		waitpid(pid[i], &st, 0);
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	for (int k = 0; k < 3; k++) {   /* both nodes of each round hold the same figures */
+		const struct fabric_pair_result *a = &r[rounds3[k][0]][k], *b = &r[rounds3[k][1]][k];
+		CHECK(a->gbps_ab > 0 && a->gbps_ba > 0 && a->lat_us > 0);
+		CHECK(a->gbps_ab == b->gbps_ab && a->gbps_ba == b->gbps_ba && a->lat_us == b->lat_us);
+	}
+}
+
+/* A stalled partner (stopped, so A's sends to it stay in flight), then a healthy one: the sends stuck
+ * toward the first must not hold the second pair's window. */
+struct stall_res { int rc1, rc2; double s1; struct fabric_pair_result r2; };
+
+static int stall_node(int me, int up, int down, int res_fd)
+{
+	struct fabric *f = NULL;
+	char err[256], addrs[3][600];
+	if (fabric_open("127.0.0.1", &f, err, sizeof err))
+		return 1;
+	put_line(up, fabric_addr(f));
+	for (int i = 0; i < 3; i++)
+		if (get_line(down, addrs[i], sizeof addrs[i]))
+			return 2;
+	struct fabric_pair_opts stall = { .seconds_each_way = 30, .timeout_ms = 3000 },
+				quick = { .seconds_each_way = 0.2, .lat_iters = 20, .timeout_ms = 30000 };
+	struct stall_res s = { 0 };
+	struct fabric_pair_result r;
+	if (me == 0) {          /* A: B, then C */
+		double t0 = now_s();
+		s.rc1 = fabric_pair(f, addrs[1], 1, &stall, &r, err, sizeof err);
+		s.s1 = now_s() - t0;
+		s.rc2 = fabric_pair(f, addrs[2], 1, &quick, &s.r2, err, sizeof err);
+		if (s.rc2)
+			fprintf(stderr, "A with C: %s\n", err);
+	} else if (me == 1) {   /* B: stopped by the parent while A streams to it */
+		put_line(res_fd, "started");
+		stall.timeout_ms = 600000;
+		fabric_pair(f, addrs[0], 0, &stall, &r, err, sizeof err);
+		return 3;
+	} else {                /* C: at once; A comes once its pair with B has failed */
+		s.rc2 = fabric_pair(f, addrs[0], 0, &quick, &s.r2, err, sizeof err);
+	}
+	if (write(res_fd, &s, sizeof s) != sizeof s)
+		return 4;
+	return 0;
+}
+
+static void test_pair_after_a_stalled_partner(void)
+{
+	int up[3][2], res[3][2], down[3][2];
+	pid_t pid[3];
+	for (int i = 0; i < 3; i++) {
+		if (pipe(up[i]) || pipe(res[i]) || pipe(down[i]))
+			abort();
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			setenv("GPUVET_FABRIC_PROVIDER", "tcp", 1);
+			_exit(stall_node(i, up[i][1], down[i][0], res[i][1]));
+		}
+		close(up[i][1]), close(res[i][1]), close(down[i][0]);
+	}
+	char addrs[3][600], line[32];
+	for (int i = 0; i < 3; i++)
+		CHECK(get_line(up[i][0], addrs[i], sizeof addrs[i]) == 0);
+	for (int i = 0; i < 3; i++) {
+		for (int j = 0; j < 3; j++)
+			put_line(down[i][1], addrs[j]);
+		close(down[i][1]);
+	}
+	CHECK(get_line(res[1][0], line, sizeof line) == 0 && !strcmp(line, "started"));
+	usleep(500 * 1000);
+	kill(pid[1], SIGSTOP);
+	struct stall_res a, c;
+	CHECK(read(res[0][0], &a, sizeof a) == sizeof a);
+	kill(pid[1], SIGKILL);
+	CHECK(read(res[2][0], &c, sizeof c) == sizeof c);
+	for (int i = 0; i < 3; i++) {
+		close(res[i][0]), close(up[i][0]);
+		waitpid(pid[i], NULL, 0);
+	}
+	CHECK(a.rc1 == -1 && a.s1 < 3 + SLACK_S);
+	CHECK(a.rc2 == 0 && c.rc2 == 0);
+	CHECK(a.r2.gbps_ab > 0 && a.r2.gbps_ab == c.r2.gbps_ab && a.r2.lat_us == c.r2.lat_us);
+}
+
 static int open_fails(const char *env, const char *val, const char *want1, const char *want2)
 {
 	setenv(env, val, 1);
@@ -250,7 +398,8 @@ int main(void)
 		return 0;
 	}
 	static const struct t_case cases[] = { T(test_missing_library_and_provider), T(test_pair_measures_both_ways),
-					       T(test_peer_killed_mid_pair), T(test_peer_never_pairs) };
+					       T(test_peer_killed_mid_pair), T(test_peer_never_pairs),
+					       T(test_three_nodes_round_robin), T(test_pair_after_a_stalled_partner) };
 	int failed = 0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		t_cur_failed = 0;

@@ -447,6 +447,16 @@ static void test_ipv6_and_any(void)
 	CHECK_STR(rdzv_local_addr(r), "127.0.0.1");
 	rdzv_close(c);
 	rdzv_close(r);
+	/* a name: every address it resolves to is tried (localhost may be ::1 first) */
+	CHECK(rdzv_listen("127.0.0.1:0", 2, &r, err, sizeof err) == 0);
+	snprintf(addr, sizeof addr, "localhost:%d", rdzv_port(r));
+	json_t *h = json_pack("{s:s}", "host", "by-name");
+	CHECK(rdzv_connect(addr, 1, 2, h, 10000, &c, err, sizeof err) == 0);
+	json_decref(h);
+	CHECK(rdzv_gather_hellos(r, 10000) == 1);
+	CHECK_STR(json_string_value(json_object_get(rdzv_hello(r, 1), "host")), "by-name");
+	rdzv_close(c);
+	rdzv_close(r);
 }
 
 static void test_parse_hostport(void)
