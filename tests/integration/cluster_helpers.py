@@ -29,6 +29,10 @@ cluster:
     max_fraction_above_median: 1
 """
 
+# The fault tests' pairs run unshaped (loopback) beside other tests on two cores, where a pair's rate
+# varies twofold from one moment to the next: only a pair at a tenth of the others is slow there.
+FAULT_POLICY = POLICY.replace("min_fraction_of_median: 0.6", "min_fraction_of_median: 0.1")
+
 BENCH = ["--bench", "host"]
 
 

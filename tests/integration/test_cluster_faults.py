@@ -15,7 +15,7 @@ NETNS = ch.available()
 
 
 def loopback_args(tmp_path, port, *extra):
-    return ["--rendezvous", f"127.0.0.1:{port}", "--policy", ch.policy(tmp_path), *ch.BENCH, "--json",
+    return ["--rendezvous", f"127.0.0.1:{port}", "--policy", ch.policy(tmp_path, ch.FAULT_POLICY), *ch.BENCH, "--json",
             "--pair-timeout", "5", *extra]
 
 
@@ -69,7 +69,8 @@ def test_the_rendezvous_port_taken(gpuvet, tmp_path):
 @pytest.mark.skipif(NETNS is not None, reason=str(NETNS))
 def test_a_node_whose_link_drops_everything(gpuvet, tmp_path):
     with ch.netns.Cluster(4) as c:
-        args = ["--rendezvous", f"{c.addr(0)}:{free_port()}", "--policy", ch.policy(tmp_path), *ch.BENCH, "--json",
+        args = ["--rendezvous", f"{c.addr(0)}:{free_port()}", "--policy", ch.policy(tmp_path, ch.FAULT_POLICY),
+                *ch.BENCH, "--json",
                 "--pair-timeout", "5", "--wait", "60"]
         ranks = ch.Ranks(gpuvet, tmp_path, 4, args, cluster=c, pre=["-v"])
         assert wait_for(lambda: "round 1 of" in ranks.err(0), 120), ranks.err(0)
