@@ -25,18 +25,6 @@ static char lib_error[320];
 static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
 static char lib_name[256];
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 static void lib_load(void)
 {
 	const char *name = getenv("GPUVET_LIBFABRIC");
@@ -149,15 +137,15 @@ static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t
 	int rc = fabric_getinfo(NULL, &list);
 	const char *forced = getenv("GPUVET_FABRIC_PROVIDER");
 	if (rc)
-		return fail(err, errlen, "libfabric %s: no RDM endpoint: %s", f->version, fabric_strerr(f, rc));
+		return gv_errf(err, errlen, "libfabric %s: no RDM endpoint: %s", f->version, fabric_strerr(f, rc));
 	char names[256];
 	struct fi_info *pick = prov_pick(list, forced, names, sizeof names);
 	if (!pick) {
 		lib.freeinfo(list);
 		if (forced && *forced)
-			return fail(err, errlen, "libfabric %s: no provider %s for an RDM endpoint (found: %s)",
+			return gv_errf(err, errlen, "libfabric %s: no provider %s for an RDM endpoint (found: %s)",
 				    f->version, forced, names);
-		return fail(err, errlen, "libfabric %s: no efa, verbs or tcp provider for an RDM endpoint (found: %s)",
+		return gv_errf(err, errlen, "libfabric %s: no efa, verbs or tcp provider for an RDM endpoint (found: %s)",
 			    f->version, names);
 	}
 	if (src_ip && fabric_getinfo(src_ip, &bound) == 0)
@@ -172,7 +160,7 @@ static int fabric_choose(struct fabric *f, const char *src_ip, char *err, size_t
 	if (bound)
 		lib.freeinfo(bound);
 	if (!f->info)
-		return fail(err, errlen, "libfabric: out of memory");
+		return gv_errf(err, errlen, "libfabric: out of memory");
 	gv_strlcpy(f->provider, f->info->fabric_attr->prov_name, sizeof f->provider);
 	f->mr_local = (f->info->domain_attr->mr_mode & FI_MR_LOCAL) != 0;
 	return 0;
@@ -197,7 +185,7 @@ static int fabric_want_sleep(void)
 }
 
 #define FABRIC_TRY(call, what) do { int rc_ = (call); if (rc_) \
-	return fail(err, errlen, "libfabric %s (%s): %s: %s", f->version, f->provider, what, fabric_strerr(f, rc_)); \
+	return gv_errf(err, errlen, "libfabric %s (%s): %s: %s", f->version, f->provider, what, fabric_strerr(f, rc_)); \
 	} while (0)
 
 /* Fabric, domain, queues, address vector, endpoint, its address. */
@@ -222,7 +210,7 @@ static int fabric_endpoint(struct fabric *f, char *err, size_t errlen)
 	size_t len = sizeof name;
 	FABRIC_TRY(fi_getname(&f->ep->fid, name, &len), "fi_getname");
 	if (len > sizeof name)
-		return fail(err, errlen, "libfabric (%s): an endpoint name of %zu bytes", f->provider, len);
+		return gv_errf(err, errlen, "libfabric (%s): an endpoint name of %zu bytes", f->provider, len);
 	for (size_t i = 0; i < len; i++)
 		snprintf(f->addr + 2 * i, 3, "%02x", name[i]);
 	f->hash = fabric_fnv(f->addr);
@@ -234,7 +222,7 @@ int fabric_open(const char *src_ip, struct fabric **out, char *err, size_t errle
 	*out = NULL;
 	pthread_once(&lib_once, lib_load);
 	if (lib_error[0])
-		return fail(err, errlen, "%s", lib_error);
+		return gv_errf(err, errlen, "%s", lib_error);
 	struct fabric *f = gv_calloc(1, sizeof *f);
 	f->lib = &lib;
 	uint32_t v = lib.version();
@@ -269,16 +257,16 @@ int fabric_peer(struct fabric *f, const char *hex, fi_addr_t *fa, char *err, siz
 	size_t n = strlen(hex);
 	unsigned char raw[256];
 	if (n == 0 || n % 2 || n / 2 > sizeof raw)
-		return fail(err, errlen, "peer fabric address is not an endpoint name (%zu hex digits)", n);
+		return gv_errf(err, errlen, "peer fabric address is not an endpoint name (%zu hex digits)", n);
 	for (size_t i = 0; i < n / 2; i++) {
 		int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
-			return fail(err, errlen, "peer fabric address is not hex");
+			return gv_errf(err, errlen, "peer fabric address is not hex");
 		raw[i] = (unsigned char)(hi << 4 | lo);
 	}
 	int rc = fi_av_insert(f->av, raw, 1, fa, 0, NULL);
 	if (rc != 1)
-		return fail(err, errlen, "libfabric (%s): fi_av_insert of the peer: %s", f->provider,
+		return gv_errf(err, errlen, "libfabric (%s): fi_av_insert of the peer: %s", f->provider,
 			    rc < 0 ? fabric_strerr(f, rc) : "address refused");
 	if (f->nav < FABRIC_AV_CACHE) {
 		gv_strlcpy(f->av_cache[f->nav].hex, hex, sizeof f->av_cache[f->nav].hex);
@@ -303,12 +291,12 @@ int fabric_buffers(struct fabric *f, size_t msg_bytes, char *err, size_t errlen)
 {
 	if (f->rxmem)
 		return msg_bytes <= f->msg_bytes ? 0
-		       : fail(err, errlen, "fabric messages of %zu bytes after %zu (the size is set by the first pair)",
+		       : gv_errf(err, errlen, "fabric messages of %zu bytes after %zu (the size is set by the first pair)",
 			      msg_bytes, f->msg_bytes);
 	f->msg_bytes = msg_bytes;
 	if (posix_memalign((void **)&f->rxmem, 4096, FABRIC_RX_SLOTS * msg_bytes) ||
 	    posix_memalign((void **)&f->txdata, 4096, msg_bytes))
-		return fail(err, errlen, "out of memory for fabric buffers");
+		return gv_errf(err, errlen, "out of memory for fabric buffers");
 	memset(f->rxmem, 0, FABRIC_RX_SLOTS * msg_bytes);
 	memset(f->txdata, 0x5a, msg_bytes);
 	if (f->mr_local && (mr_reg(f, f->rxmem, FABRIC_RX_SLOTS * msg_bytes, &f->rxmr, err, errlen) ||
@@ -319,7 +307,7 @@ int fabric_buffers(struct fabric *f, size_t msg_bytes, char *err, size_t errlen)
 		f->rx[i].buf = f->rxmem + (size_t)i * msg_bytes;
 		int rc = fabric_post_rx(f, i);
 		if (rc)
-			return fail(err, errlen, "libfabric (%s): fi_recv: %s", f->provider, fabric_strerr(f, rc));
+			return gv_errf(err, errlen, "libfabric (%s): fi_recv: %s", f->provider, fabric_strerr(f, rc));
 	}
 	return 0;
 }

@@ -27,6 +27,17 @@ void gv_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+int gv_errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
 int gv_fp_refuse(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

@@ -42,6 +42,8 @@ char *gv_strdup(const char *s);
 uint64_t gv_hash_str(const char *s);
 /* malloc'd printf. */
 char *gv_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The message into err[errlen] (err may be NULL); returns -1, for `return gv_errf(err, errlen, ...)`. */
+int gv_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* "fingerprint: " and the message into err[errlen] (an imported fingerprint refused); returns -1. */
 int gv_fp_refuse(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

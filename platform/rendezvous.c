@@ -65,18 +65,6 @@ struct rdzv {
 	int next;                /* rank 0: where rdzv_recv's round robin starts */
 };
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -317,7 +305,7 @@ int rdzv_listen(const char *hostport, int size, struct rdzv **r, char *err, size
 	int portn;
 	*r = NULL;
 	if (size < 1)
-		return fail(err, errlen, "rendezvous size must be at least 1, not %d", size);
+		return gv_errf(err, errlen, "rendezvous size must be at least 1, not %d", size);
 	if (rdzv_parse_hostport(hostport, host, &portn, err, errlen))
 		return -1;
 	snprintf(port, sizeof port, "%d", portn);
@@ -330,13 +318,13 @@ int rdzv_listen(const char *hostport, int size, struct rdzv **r, char *err, size
 		g = getaddrinfo(NULL, port, &hints, &res);
 	}
 	if (g)
-		return fail(err, errlen, "cannot listen on %s: %s", hostport, gai_strerror(g));
+		return gv_errf(err, errlen, "cannot listen on %s: %s", hostport, gai_strerror(g));
 	int fd = -1, e = 0;
 	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next)
 		e = listen_on(ai, !*host, &fd);
 	freeaddrinfo(res);
 	if (fd < 0)
-		return fail(err, errlen, "cannot listen on %s: %s", hostport, strerror(e));
+		return gv_errf(err, errlen, "cannot listen on %s: %s", hostport, strerror(e));
 	*r = rdzv_new(0, size, hostport);
 	(*r)->lfd = fd;
 	struct sockaddr_storage sa;
@@ -549,15 +537,15 @@ int rdzv_connect(const char *hostport, int rank, int size, json_t *hello, int ti
 	int port;
 	*r = NULL;
 	if (rank < 1 || rank >= size)
-		return fail(err, errlen, "rank %d is out of range 1..%d", rank, size - 1);
+		return gv_errf(err, errlen, "rank %d is out of range 1..%d", rank, size - 1);
 	if (rdzv_parse_hostport(hostport, host, &port, err, errlen))
 		return -1;
 	if (port == 0)
-		return fail(err, errlen, "cannot connect to rendezvous %s: port 0", hostport);
+		return gv_errf(err, errlen, "cannot connect to rendezvous %s: port 0", hostport);
 	long long deadline = deadline_of(timeout_ms);
 	int fd = connect_retry(host, port, deadline, why, sizeof why);
 	if (fd < 0)
-		return fail(err, errlen, "cannot connect to rendezvous %s within %d ms: %s", hostport, timeout_ms, why);
+		return gv_errf(err, errlen, "cannot connect to rendezvous %s within %d ms: %s", hostport, timeout_ms, why);
 	struct rdzv *z = rdzv_new(rank, size, hostport);
 	z->peers[0].fd = fd;
 	sock_addr(fd, 0, z->local, sizeof z->local);
@@ -565,7 +553,7 @@ int rdzv_connect(const char *hostport, int rank, int size, json_t *hello, int ti
 	if (!json_is_object(h)) {
 		json_decref(h);
 		rdzv_close(z);
-		return fail(err, errlen, "rendezvous hello must be a JSON object");
+		return gv_errf(err, errlen, "rendezvous hello must be a JSON object");
 	}
 	json_object_set_new(h, "rank", json_integer(rank));
 	json_object_set_new(h, "size", json_integer(size));
@@ -574,7 +562,7 @@ int rdzv_connect(const char *hostport, int rank, int size, json_t *hello, int ti
 	json_decref(h);
 	if (rc) {
 		rdzv_close(z);
-		return fail(err, errlen, "rendezvous %s: hello: %s", hostport, e2);
+		return gv_errf(err, errlen, "rendezvous %s: hello: %s", hostport, e2);
 	}
 	*r = z;
 	return 0;
@@ -619,18 +607,18 @@ int rdzv_send(struct rdzv *r, int to, const json_t *msg, int timeout_ms, char *e
 	char who[32];
 	int i = r->rank == 0 ? to : 0;
 	if (r->rank == 0 && (to < 1 || to >= r->size))
-		return fail(err, errlen, "no rank %d to send to (size %d)", to, r->size);
+		return gv_errf(err, errlen, "no rank %d to send to (size %d)", to, r->size);
 	struct rdzv_peer *p = &r->peers[i];
 	peer_name(r, i, who, sizeof who);
 	if (!peer_live(p))
-		return fail(err, errlen, "%s is %s", who, p->failed || p->hello ? "gone" : "not connected");
+		return gv_errf(err, errlen, "%s is %s", who, p->failed || p->hello ? "gone" : "not connected");
 	char *s = json_dumps(msg, JSON_COMPACT);
 	if (!s)
-		return fail(err, errlen, "message to %s is not JSON", who);
+		return gv_errf(err, errlen, "message to %s is not JSON", who);
 	size_t n = strlen(s);
 	if (n + 1 > RDZV_MAX_MSG) {
 		free(s);
-		return fail(err, errlen, "message to %s of %zu bytes exceeds 64 MiB", who, n + 1);
+		return gv_errf(err, errlen, "message to %s of %zu bytes exceeds 64 MiB", who, n + 1);
 	}
 	s[n++] = '\n';   /* json_dumps' NUL becomes the line's end */
 	long long deadline = deadline_of(timeout_ms);
@@ -660,8 +648,8 @@ int rdzv_send(struct rdzv *r, int to, const json_t *msg, int timeout_ms, char *e
 	if (peer_live(p) && off > 0)
 		peer_kill(p, "a message to it was cut off at its deadline");
 	if (!peer_live(p))
-		return fail(err, errlen, "%s is gone: %s", who, p->why);
-	return fail(err, errlen, "%s did not take a message within %d ms", who, timeout_ms);
+		return gv_errf(err, errlen, "%s is gone: %s", who, p->why);
+	return gv_errf(err, errlen, "%s did not take a message within %d ms", who, timeout_ms);
 }
 
 /* rank 0: a buffered line or a death to hand out.  1 with from and msg set, 0 none. */
@@ -715,20 +703,20 @@ int rdzv_recv(struct rdzv *r, int *from, json_t **msg, int timeout_ms, char *err
 		if (next_ready(r, from, msg)) {
 			if (*msg || r->rank == 0)
 				return 0;
-			return fail(err, errlen, "rank 0 %s", r->peers[0].why);
+			return gv_errf(err, errlen, "rank 0 %s", r->peers[0].why);
 		}
 		if (r->rank != 0 && r->peers[0].failed)
-			return fail(err, errlen, "rank 0 %s", r->peers[0].why[0] ? r->peers[0].why : "is gone");
+			return gv_errf(err, errlen, "rank 0 %s", r->peers[0].why[0] ? r->peers[0].why : "is gone");
 		int live = 0;
 		for (int i = peer_first(r); i < peer_end(r); i++)
 			live += r->peers[i].fd >= 0;
 		if (!live)
-			return fail(err, errlen, "no live rank left");
+			return gv_errf(err, errlen, "no live rank left");
 		int wait = left_ms(deadline);
 		pump(r, wait, -1);
 		if (wait == 0) {
 			if (next_ready(r, from, msg))
-				return *msg || r->rank == 0 ? 0 : fail(err, errlen, "rank 0 %s", r->peers[0].why);
+				return *msg || r->rank == 0 ? 0 : gv_errf(err, errlen, "rank 0 %s", r->peers[0].why);
 			return 1;
 		}
 	}

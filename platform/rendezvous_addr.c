@@ -5,21 +5,11 @@
  */
 #include "platform/rendezvous.h"
 
+#include "common/util.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int addr_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int addr_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* A host's characters: printable, no space, no brackets or slash (an address or a DNS name). */
 static int host_ok(const char *h, size_t n)
@@ -65,37 +55,37 @@ int rdzv_parse_hostport(const char *s, char host[RDZV_HOST_MAX], int *port, char
 {
 	char sh[72];
 	if (!s || !*s)
-		return addr_fail(err, errlen, "empty rendezvous address (want HOST:PORT)");
+		return gv_errf(err, errlen, "empty rendezvous address (want HOST:PORT)");
 	size_t slen = strnlen(s, 2 * RDZV_HOST_MAX);
 	if (slen >= 2 * RDZV_HOST_MAX)
-		return addr_fail(err, errlen, "rendezvous address is too long");
+		return gv_errf(err, errlen, "rendezvous address is too long");
 	const char *h = s, *colon;
 	size_t hlen;
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 		if (!close)
-			return addr_fail(err, errlen, "rendezvous address %s: '[' without ']'", shown(s, sh));
+			return gv_errf(err, errlen, "rendezvous address %s: '[' without ']'", shown(s, sh));
 		h = s + 1;
 		hlen = (size_t)(close - h);
 		if (hlen == 0 || !memchr(h, ':', hlen))
-			return addr_fail(err, errlen, "rendezvous address %s: no IPv6 address in brackets", shown(s, sh));
+			return gv_errf(err, errlen, "rendezvous address %s: no IPv6 address in brackets", shown(s, sh));
 		if (close[1] != ':')
-			return addr_fail(err, errlen, "rendezvous address %s: want [IPV6]:PORT", shown(s, sh));
+			return gv_errf(err, errlen, "rendezvous address %s: want [IPV6]:PORT", shown(s, sh));
 		colon = close + 1;
 	} else {
 		colon = strchr(s, ':');
 		if (!colon)
-			return addr_fail(err, errlen, "rendezvous address %s: no port (want HOST:PORT)", shown(s, sh));
+			return gv_errf(err, errlen, "rendezvous address %s: no port (want HOST:PORT)", shown(s, sh));
 		if (strchr(colon + 1, ':'))
-			return addr_fail(err, errlen, "rendezvous address %s: write an IPv6 address as [ADDR]:PORT", shown(s, sh));
+			return gv_errf(err, errlen, "rendezvous address %s: write an IPv6 address as [ADDR]:PORT", shown(s, sh));
 		hlen = (size_t)(colon - s);
 	}
 	if (hlen >= RDZV_HOST_MAX)
-		return addr_fail(err, errlen, "rendezvous address %s: host is too long", shown(s, sh));
+		return gv_errf(err, errlen, "rendezvous address %s: host is too long", shown(s, sh));
 	if (!host_ok(h, hlen))
-		return addr_fail(err, errlen, "rendezvous address %s: bad character in host", shown(s, sh));
+		return gv_errf(err, errlen, "rendezvous address %s: bad character in host", shown(s, sh));
 	if (port_parse(colon + 1, port))
-		return addr_fail(err, errlen, "rendezvous address %s: port must be 0 to 65535", shown(s, sh));
+		return gv_errf(err, errlen, "rendezvous address %s: port must be 0 to 65535", shown(s, sh));
 	memcpy(host, h, hlen);
 	host[hlen] = '\0';
 	if (!strcmp(host, "*"))
