@@ -243,7 +243,7 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 		"gpu_model", json_object_get(run, "gpu_model"), "gpu_count", json_object_get(run, "gpu_count"),
 		"instance_type", json_object_get(run, "instance_type")));
 	json_object_set_new(res, "exit_code", json_integer((int)v));
-	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, p->digest, p->source,
 								   detail);
 	char why[600];

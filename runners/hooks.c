@@ -21,7 +21,7 @@ static int store_flags(struct store *s, int64_t run_id, const json_t *flags)
 	json_array_foreach(flags, i, f) {
 		if (rc)
 			break;
-		char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(10));
+		char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(17));
 		rc = store_put_flag(s, run_id, json_string_value(json_object_get(f, "code")),
 				    json_string_value(json_object_get(f, "severity")),
 				    json_string_value(json_object_get(f, "message")), ev ? ev : "{}",

@@ -66,3 +66,20 @@ def test_a_merged_runs_flags_are_derived_not_copied(gpuvet, tmp_path):
     gpuvet("results", "merge", other.db, check=0)
     got = codes(gpuvet, 1)
     assert ("BELOW_REFERENCE", "warning") in got, got   # derived here from the merged run's values
+
+
+def test_a_flags_evidence_is_stored_as_measured(gpuvet, tmp_path):
+    """A flag's evidence keeps its figure whole: stored at 10 digits it differed from the same flag
+    computed in `run --json` (hypervisor steal of 5.555... % on a loaded CI machine)."""
+    fp = json.loads(STANDARD.read_text())
+    steal = 100 / 18
+    fp["metrics"] = [m for m in fp["metrics"] if m["name"] != "host.cpu_steal.pct"]
+    fp["metrics"].append({"bench": "harness", "name": "host.cpu_steal.pct", "gpu": -1, "value": steal, "unit": "%",
+                          "params": {}})
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    path = tmp_path / "steal.json"
+    path.write_text(json.dumps(fp))
+    gpuvet("results", "import", path, *NAMED, check=0)
+    shown = gpuvet.json("results", "show", fp["run"]["uuid"][:8], "--json")
+    ev = [f["evidence"] for f in shown["flags"] if f["code"] == "CPU_STEAL"]
+    assert ev and ev[0]["steal_pct"] == steal, ev
