@@ -40,7 +40,7 @@ static int awaited(const struct cluster_xchg *x, const char *op, const json_t *m
 	return !strcmp(got, "reply") && json_is_integer(seq) && json_integer_value(seq) == x->seq;
 }
 
-static void collect(struct cluster_xchg *x, const char *op, char *pending, json_t **replies, int timeout_ms)
+void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json_t **replies, int timeout_ms)
 {
 	double end = bench_now() + timeout_ms / 1000.0;
 	int left = 0;
@@ -76,11 +76,6 @@ static void collect(struct cluster_xchg *x, const char *op, char *pending, json_
 			cluster_mark_lost(x->c, i, "it did not answer rank 0 within %d s", timeout_ms / 1000);
 			pending[i] = 0;
 		}
-}
-
-void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json_t **replies, int timeout_ms)
-{
-	collect(x, op, pending, replies, timeout_ms);
 }
 
 struct local {
@@ -121,7 +116,7 @@ void cluster_exchange(struct cluster_xchg *x, json_t **msgs, json_t **replies, i
 		threaded = 1;
 	else if (msgs[0])
 		local_run(&l);
-	collect(x, NULL, pending, replies, timeout_ms);
+	cluster_collect(x, NULL, pending, replies, timeout_ms);
 	if (threaded)
 		pthread_join(t, NULL);
 	replies[0] = l.reply;

@@ -116,9 +116,7 @@ static int node_setup(struct cluster_node *n, const struct cluster_opts *o, stru
 {
 	char err[512];
 	const char *p = o->profile;
-	n->cfg.profile = !p || !strcmp(p, "quick") ? PROFILE_QUICK : !strcmp(p, "standard") ? PROFILE_STANDARD
-		       : !strcmp(p, "full") ? PROFILE_FULL : (enum bench_profile)-1;
-	if ((int)n->cfg.profile < 0)
+	if (run_parse_profile(p, &n->cfg.profile))
 		return gv_usage_error("cluster run", "unknown profile '%s' (quick, standard or full)", p);
 	n->cfg.verbose = gv_verbose;
 	n->sel = o->bench ? run_parse_selection(o->bench, err, sizeof err) : run_default_selection();

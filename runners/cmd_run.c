@@ -256,13 +256,7 @@ int cmd_run(int argc, char **argv, const struct gv_global *g)
 		run_usage(stdout);
 		return GV_EXIT_OK;
 	}
-	if (!a.profile || !strcmp(a.profile, "quick"))
-		a.cfg.profile = PROFILE_QUICK;
-	else if (!strcmp(a.profile, "standard"))
-		a.cfg.profile = PROFILE_STANDARD;
-	else if (!strcmp(a.profile, "full"))
-		a.cfg.profile = PROFILE_FULL;
-	else
+	if (run_parse_profile(a.profile, &a.cfg.profile))
 		return gv_usage_error("run", "unknown profile '%s' (quick, standard or full)", a.profile);
 	if (a.cfg.nvme_allow_destructive && !a.cfg.nvme_device)
 		return gv_usage_error("run", "'--nvme-allow-destructive' needs '--nvme-device DEV'");

@@ -57,6 +57,19 @@ const struct bench **run_default_selection(void)
 	return sel;
 }
 
+int run_parse_profile(const char *name, enum bench_profile *out)
+{
+	if (!name || !strcmp(name, "quick"))
+		*out = PROFILE_QUICK;
+	else if (!strcmp(name, "standard"))
+		*out = PROFILE_STANDARD;
+	else if (!strcmp(name, "full"))
+		*out = PROFILE_FULL;
+	else
+		return -1;
+	return 0;
+}
+
 const struct bench **run_parse_selection(const char *list, char *err, size_t errlen)
 {
 	size_t n = 1;

@@ -31,6 +31,8 @@ struct run_request {
  */
 int run_execute(struct store *s, const struct run_request *rq, int64_t *run_id, int *interrupted);
 
+/* A profile's name (NULL: quick) into *out; -1 when it is not quick, standard or full. */
+int run_parse_profile(const char *name, enum bench_profile *out);
 /* Parses "a,b,c" into a NULL-terminated malloc'd selection; NULL + message on an unknown name. */
 const struct bench **run_parse_selection(const char *list, char *err, size_t errlen);
 /* The default selection of a profile: every bench but test-only and default-off ones. */
