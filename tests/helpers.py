@@ -45,6 +45,21 @@ def wait_gone(marker, seconds=5.0):
     return marked_pids(marker)
 
 
+def wait_exited(pids, seconds=5.0):
+    """The pids of pids still alive after seconds.  A dying process has no environment (its memory
+    goes first) but holds its files and locks until it is a zombie: wait_gone's marker can miss it,
+    the pid cannot."""
+    def alive(pid):
+        try:
+            return stat_fields(pid)[0] not in ("Z", "X")
+        except (OSError, IndexError):
+            return False
+    until = time.monotonic() + seconds
+    while time.monotonic() < until and any(alive(q) for q in pids):
+        time.sleep(0.05)
+    return [q for q in pids if alive(q)]
+
+
 def start_run(gpuvet, args, extra_env):
     marker = str(uuid.uuid4())
     env = dict(gpuvet.env, GPUVET_TEST_MARKER=marker, **extra_env)

@@ -12,7 +12,7 @@ import uuid
 import pytest
 
 from conftest import gpuvet_bin
-from helpers import run_started, within
+from helpers import run_started, wait_exited, within
 
 NULL = {"GPUVET_TEST_BENCHES": "1"}
 
@@ -147,13 +147,13 @@ def test_kill_9_mid_run_keeps_finished_benches(gpuvet, tmp_path):
             if n:
                 break
     time.sleep(0.5)
+    tree = _children_with_marker(marker)
+    assert p.pid in tree and len(tree) >= 2, tree  # the run and its bench child
     p.send_signal(signal.SIGKILL)
     p.wait()
-    # the bench child dies with its parent
-    deadline = time.monotonic() + 5
-    while _children_with_marker(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _children_with_marker(marker), "bench process outlived its killed parent"
+    # the bench child dies with its parent; until it has exited it holds the run's live lock
+    # (a dying process loses its environment before its files, so wait on its pid, not the marker)
+    assert wait_exited(tree) == [], "bench process outlived its killed parent"
     assert integrity_ok(gpuvet.db)
     fp = gpuvet.json("results", "show")
     assert fp["run"]["status"] == "incomplete"
