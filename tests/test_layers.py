@@ -198,3 +198,79 @@ def test_every_compiled_in_file_goes_through_one_macro():
     users = [rel for rel, text in files if "GV_EMBED(" in text and rel != "common/embed.h"]
     assert sorted(users) == ["benches/host_decode.c", "judge/cluster_rate.c", "judge/cost_published.c",
                              "judge/policy.c", "pricing/catalog_data.c", "reports/html.c"], users
+
+
+# Files of one folder that call each other in a circle (a split file whose parts call back into the
+# file that calls them; shared helpers belong in a lower *_int.h / *_util.c).  The ones still left
+# are listed: a new circle, or a listed one that grew, fails; an untangled one must leave the list.
+KNOWN_CIRCLES = {
+    ("benches", frozenset({"host", "host_decode", "host_staging"})),
+    ("benches", frozenset({"objstore", "objstore_put"})),
+    ("judge", frozenset({"rank", "rank_estimates", "rank_gather", "rank_price", "rank_rows"})),
+    ("judge", frozenset({"cost_predict", "cost_serve"})),
+    ("judge", frozenset({"cost", "cost_more"})),
+    ("judge", frozenset({"policy", "policy_cluster"})),
+    ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
+                           "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
+                           "report_pick"})),
+    ("results", frozenset({"store", "store_write"})),
+    ("results", frozenset({"fp_check", "fp_rows"})),
+    ("runners", frozenset({"cluster_coord", "cluster_show", "cmd_accept", "cmd_cluster", "cmd_cost", "cmd_inventory",
+                           "cmd_prices", "cmd_prices_cheapest", "cmd_rank", "cmd_report", "cmd_results", "cmd_run",
+                           "collect", "main", "open_reading", "opts"})),
+}
+
+
+def circles(graph):
+    """The strongly connected parts of more than one node of graph {node: set of nodes it calls}."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.add(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(frozenset(part))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_circle_finder_can_fail():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"f"}, "f": set()}
+    assert circles(g) == [frozenset("abc")]
+    assert circles({"x": {"y"}, "y": set()}) == []
+
+
+def folder_calls(folder):
+    objs = sorted((obj_dir() / folder).glob("*.o"))
+    owner = {sym: o.stem for o in objs for sym in nm(o, True)}
+    return {o.stem: {owner[s] for s in nm(o, False) if owner.get(s, o.stem) != o.stem} for o in objs}
+
+
+def test_no_new_circle_of_files_calling_each_other():
+    if not shutil.which("nm"):
+        pytest.fail("nm (binutils) is needed to read the objects' symbols")
+    calls = {f: folder_calls(f) for f in RANK}
+    assert calls["common"] and calls["runners"], f"no objects under {obj_dir()}: build first (make all)"
+    found = {(f, c) for f in RANK for c in circles(calls[f])}
+    new = [f"{f}: {' <-> '.join(sorted(c))}" for f, c in sorted(found - KNOWN_CIRCLES, key=str)]
+    gone = [f"{f}: {' <-> '.join(sorted(c))}" for f, c in sorted(KNOWN_CIRCLES - found, key=str)]
+    assert not new, "files that call each other in a circle (move what they share into a lower *_util.c):\n" + \
+        "\n".join(new)
+    assert not gone, "untangled (or changed): take them out of KNOWN_CIRCLES:\n" + "\n".join(gone)
