@@ -83,12 +83,30 @@ static long long deadline_of(int timeout_ms)
 	return now_ms() + (timeout_ms < 0 ? 0 : timeout_ms);
 }
 
+/*
+ * A peer whose link goes silent (a pulled cable, a dropped route: no FIN, no RST) is a dead
+ * connection after RDZV_SILENT_S, whatever the phase: the kernel probes an idle connection
+ * (keepalive) and gives up on data left unacknowledged (TCP_USER_TIMEOUT); the next read fails
+ * with "Connection timed out" and the peer is lost then, not at the end of a wait that may last a
+ * whole fingerprint.  The kernel answers the probes, so a peer busy in a bench stays alive.
+ */
+#define RDZV_KEEPIDLE_S 10
+#define RDZV_KEEPINTVL_S 5
+#define RDZV_KEEPCNT 3
+#define RDZV_SILENT_S (RDZV_KEEPIDLE_S + RDZV_KEEPINTVL_S * RDZV_KEEPCNT)
+
 static void sock_setup(int fd)
 {
-	int one = 1;
+	int one = 1, idle = RDZV_KEEPIDLE_S, intvl = RDZV_KEEPINTVL_S, cnt = RDZV_KEEPCNT;
+	unsigned int user_ms = RDZV_SILENT_S * 1000u;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof user_ms);
 }
 
 /* An address as text, no port; an IPv4-mapped IPv6 address as its IPv4. */
@@ -142,7 +160,10 @@ static int buf_fill(int fd, struct rdzv_buf *b, char *why, size_t whylen)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)   /* all read: over the cap without a line's end? */
 			return b->len > RDZV_MAX_MSG && !memchr(b->d, '\n', b->len) ? -2 : 0;
-		snprintf(why, whylen, "connection failed: %s", strerror(errno));
+		if (errno == ETIMEDOUT)   /* keepalive or TCP_USER_TIMEOUT: see sock_setup */
+			snprintf(why, whylen, "went silent (no answer for %d s)", RDZV_SILENT_S);
+		else
+			snprintf(why, whylen, "connection failed: %s", strerror(errno));
 		return -1;
 	}
 }
@@ -688,7 +709,7 @@ static int next_ready(struct rdzv *r, int *from, json_t **msg)
 			gv_debug("rendezvous: rank %d %s", i, p->why);
 			*from = r->rank == 0 ? i : 0;
 			*msg = NULL;
-			return 1;
+			return 1;   /* rdzv_recv hands p->why on */
 		}
 	}
 	return 0;
@@ -701,6 +722,8 @@ int rdzv_recv(struct rdzv *r, int *from, json_t **msg, int timeout_ms, char *err
 	*from = -1;
 	for (;;) {
 		if (next_ready(r, from, msg)) {
+			if (!*msg && r->rank == 0)
+				snprintf(err, errlen, "%s", r->peers[*from].why);
 			if (*msg || r->rank == 0)
 				return 0;
 			return gv_errf(err, errlen, "rank 0 %s", r->peers[0].why);

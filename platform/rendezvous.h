@@ -45,7 +45,8 @@ int rdzv_alive(const struct rdzv *r, int rank);   /* rank 0: connected and not d
  * when the peer is gone or the send does not finish within timeout_ms. */
 int rdzv_send(struct rdzv *r, int to, const json_t *msg, int timeout_ms, char *err, size_t errlen);
 /* Receives the next message.  rank 0: from any live rank, *from set; a rank whose connection
- * closes (or sends garbage) is marked dead and returned once as *from=R, *msg=NULL (rc 0).
+ * closes (or sends garbage, or goes silent) is marked dead and returned once as *from=R,
+ * *msg=NULL (rc 0), with why in err ("closed the connection", "went silent (no answer for 25 s)"...).
  * Others: from rank 0 (*from = 0; rank 0 gone: -1).  Returns 0, 1 on timeout, -1 on error
  * (rank 0: no live rank left). */
 int rdzv_recv(struct rdzv *r, int *from, json_t **msg, int timeout_ms, char *err, size_t errlen);

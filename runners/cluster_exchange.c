@@ -59,7 +59,10 @@ void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json
 			continue;
 		}
 		if (!m) {
-			cluster_mark_lost(x->c, from, "its connection to rank 0 closed");
+			if (strstr(err, "went silent"))
+				cluster_mark_lost(x->c, from, "its connection to rank 0 %s", err);
+			else
+				cluster_mark_lost(x->c, from, "its connection to rank 0 closed%s%s", err[0] ? ": " : "", err);
 		} else if (!pending[from] || !awaited(x, op, m)) {
 			json_decref(m);   /* a late answer to an instruction already given up on */
 			continue;

@@ -50,7 +50,7 @@ class Ranks:
     """One `gpuvet cluster run` per node, started at once, each with its own store node<i>.db and its
     output in out.<i> / err.<i> (a test may watch err.0 while they run)."""
 
-    def __init__(self, gpuvet, tmp_path, n, args, cluster=None, env=None, skip=(), pre=()):
+    def __init__(self, gpuvet, tmp_path, n, args, cluster=None, env=None, skip=(), pre=(), rank_env=None):
         self.procs, self.dbs, self.tmp = {}, {}, tmp_path
         for i in range(n):
             if i in skip:
@@ -59,7 +59,7 @@ class Ranks:
             argv = [gpuvet_bin(), *pre, "--db", str(self.dbs[i]), "cluster", "run", *[str(a) for a in args]]
             if cluster:
                 argv = cluster.cmd(i, argv)
-            e = dict(gpuvet.env, **slurm_env(i, n), **(env or {}))
+            e = {**gpuvet.env, **slurm_env(i, n), **(env or {}), **(rank_env or {}).get(i, {})}
             with open(tmp_path / f"out.{i}", "w") as so, open(tmp_path / f"err.{i}", "w") as se:
                 self.procs[i] = subprocess.Popen(argv, env=e, stdout=so, stderr=se, text=True)
 

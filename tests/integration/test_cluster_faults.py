@@ -1,8 +1,10 @@
 """`gpuvet cluster run` when a part fails (#49): a rank that never arrives, a rank killed mid-pair,
-the rendezvous port taken, a node whose link drops every packet.  Each ends in a named node and
+the rendezvous port taken, a node whose link drops every packet (during the pairs, and during a
+long fingerprint).  Each ends in a named node and
 exit 3 or 1, never a hang (every wait has a deadline), and never a lost node run."""
 import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -81,3 +83,34 @@ def test_a_node_whose_link_drops_everything(gpuvet, tmp_path):
     assert ch.drained(doc) == [3], doc["findings"]
     assert doc["nodes"][3]["run_uuid"] in ch.runs_in(tmp_path / "node3.db")
     assert res[3][0] != 0
+
+
+@pytest.mark.skipif(NETNS is not None, reason=str(NETNS))
+def test_a_node_cut_off_during_its_fingerprint_is_lost_when_its_link_goes_silent(gpuvet, tmp_path):
+    """Rank 0 waits for a fingerprint as long as its benches may take (here over three minutes);
+    a node whose link goes silent meanwhile is named lost within the rendezvous' silence limit
+    (25 s of unanswered keepalive probes), not at the end of that wait."""
+    test = {"GPUVET_TEST_BENCHES": "1", "GPUVET_NULL_DEADLINE": "200"}   # rank 0 waits 200 s + 60 s for one
+    with ch.netns.Cluster(3) as c:
+        args = ["--rendezvous", f"{c.addr(0)}:{free_port()}", "--policy", ch.policy(tmp_path, ch.FAULT_POLICY),
+                "--bench", "null", "--json", "--wait", "60"]
+        ranks = ch.Ranks(gpuvet, tmp_path, 3, args, cluster=c, pre=["-v"],
+                         env=dict(test, GPUVET_NULL_MODE="ok"),
+                         rank_env={2: {"GPUVET_NULL_MODE": "slow", "GPUVET_NULL_SECONDS": "150"}})
+        assert wait_for(lambda: "takes its fingerprint (up to 200 s)" in ranks.err(0), 120), ranks.err(0)
+        c.drop_all(2)
+        t0 = time.monotonic()
+        try:
+            ranks.procs[0].wait(timeout=within(120))
+        except subprocess.TimeoutExpired:
+            for p in ranks.procs.values():
+                p.kill()
+            raise AssertionError("rank 0 still waits for the silent node: " + ranks.err(0)[-2000:])
+        lost_after = time.monotonic() - t0
+        ranks.procs[2].kill()
+        res = ranks.wait(timeout=within(60))
+    rc, doc = ch.rank0_json(res)
+    assert doc["nodes"][2]["state"] == "lost" and 2 in ch.drained(doc), doc["nodes"][2]
+    assert "went silent (no answer for 25 s)" in doc["nodes"][2]["why"], doc["nodes"][2]
+    assert rc in (1, 3) and res[1][0] in (0, 1, 3)
+    assert lost_after < within(60), lost_after
