@@ -360,32 +360,6 @@ void report_run_sum_free(struct run_sum *r)
 	json_decref(r->fp);
 }
 
-/* ---- which runs get full detail ---- */
-
-/* Orders of run indices (qsort_r with the run array as argument). */
-int rep_cmp_sku_newest(const void *a, const void *b, void *base)
-{
-	const struct run_sum *runs = base;
-	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
-	int c = strcmp(x->sku, y->sku);
-	if (c)
-		return c;
-	c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
-	if (c)
-		return c;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
-int rep_cmp_newest(const void *a, const void *b, void *base)
-{
-	const struct run_sum *runs = base;
-	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
-	int c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
-	if (c)
-		return c;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
 /* ---- page frame ---- */
 
 static void page_head(FILE *f, const struct rdoc *d, const struct report_page *pg)

@@ -148,6 +148,10 @@ void rep_facts_apply(const struct rep_facts *f, struct run_sum *r);
 void rep_facts_free(struct rep_facts *f);
 void rep_pick_add(struct rep_agg *a, const char *sku, size_t ref, uint64_t seq, int forced, int flagged);
 size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out);
+/* Orders of run indices, the page's: newest first (started, then id); by instance type first (report_pick.c,
+ * for qsort_r with the run array as argument). */
+int rep_cmp_newest(const void *a, const void *b, void *base);
+int rep_cmp_sku_newest(const void *a, const void *b, void *base);
 
 struct rdoc {
 	struct run_sum *runs;    /* the runs shown (rows, detail), in the page's order */
@@ -245,8 +249,6 @@ struct bands {
 };
 /* html.c */
 void rep_badge(FILE *f, const char *what);
-int rep_cmp_newest(const void *a, const void *b, void *base);
-int rep_cmp_sku_newest(const void *a, const void *b, void *base);
 void rep_fmt_val(double v, char *buf, size_t size);
 double rep_jnum(json_t *o, const char *k);
 void rep_json_human(FILE *f, const char *key, json_t *v, int depth);
