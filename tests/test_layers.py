@@ -210,8 +210,6 @@ KNOWN_CIRCLES = {
     ("judge", frozenset({"cost_predict", "cost_serve"})),
     ("judge", frozenset({"cost", "cost_more"})),
     ("judge", frozenset({"policy", "policy_cluster"})),
-    ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
-                           "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary"})),
     ("results", frozenset({"store", "store_write"})),
     ("results", frozenset({"fp_check", "fp_rows"})),
     ("runners", frozenset({"cluster_coord", "cluster_show", "cmd_accept", "cmd_cluster", "cmd_cost", "cmd_inventory",
