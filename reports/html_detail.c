@@ -376,26 +376,6 @@ static void verdicts_block(FILE *f, json_t *fp)
 	fputs("</tbody></table>\n", f);
 }
 
-json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu)
-{
-	json_t *m;
-	size_t i;
-
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *n = rep_jstr(m, "name");
-		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
-			return m;
-	}
-	return NULL;
-}
-
-/* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
-int rep_row_gpus(json_t *m, const struct run_sum *r)
-{
-	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
-	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
-}
-
 static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
 {
 	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);

@@ -17,7 +17,7 @@
 
 struct store;
 
-/* Headline metrics of the runs table (html.c). */
+/* Headline metrics of the runs table (html_util.c). */
 #define N_HEAD 10
 extern const char *const report_head[N_HEAD];
 
@@ -148,6 +148,10 @@ void rep_facts_apply(const struct rep_facts *f, struct run_sum *r);
 void rep_facts_free(struct rep_facts *f);
 void rep_pick_add(struct rep_agg *a, const char *sku, size_t ref, uint64_t seq, int forced, int flagged);
 size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out);
+/* Orders of run indices, the page's: newest first (started, then id); by instance type first (report_pick.c,
+ * for qsort_r with the run array as argument). */
+int rep_cmp_newest(const void *a, const void *b, void *base);
+int rep_cmp_sku_newest(const void *a, const void *b, void *base);
 
 struct rdoc {
 	struct run_sum *runs;    /* the runs shown (rows, detail), in the page's order */
@@ -243,10 +247,8 @@ struct bands {
 	struct svg_band *b;
 	size_t n, cap;
 };
-/* html.c */
+/* html_util.c: below every section */
 void rep_badge(FILE *f, const char *what);
-int rep_cmp_newest(const void *a, const void *b, void *base);
-int rep_cmp_sku_newest(const void *a, const void *b, void *base);
 void rep_fmt_val(double v, char *buf, size_t size);
 double rep_jnum(json_t *o, const char *k);
 void rep_json_human(FILE *f, const char *key, json_t *v, int depth);
@@ -257,9 +259,11 @@ int rep_sev_index(const char *s);
 void rep_tag(FILE *f, const char *open, const char *text, const char *close);
 void rep_td_head(FILE *f, const char *metric, double v);
 void rep_td_num(FILE *f, double v, const char *suffix);
+void rep_td_text(FILE *f, const char *s);
+json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu);
+int rep_row_gpus(json_t *m, const struct run_sum *r);
 /* html_ranking.c: what a ranking row's figure is, "(sustained)", "(estimate: reference, measured)", and its other profiles */
 void rep_basis_words(FILE *f, json_t *row, const char *unit);
-void rep_td_text(FILE *f, const char *s);
 /* html_prices.c: the cheapest prices of each GPU model and market, the rest counted (Provenance) */
 json_t *report_load_prices(struct store *s, int max_age_days, char *err, size_t errlen);
 void rep_prices_table(FILE *f, const struct rdoc *d);
@@ -272,8 +276,6 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_detail.c */
 const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len);
-json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu);
-int rep_row_gpus(json_t *m, const struct run_sum *r);
 void rep_section_detail(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_charts.c */
 size_t rep_collect(json_t *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max);
