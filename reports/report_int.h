@@ -148,10 +148,9 @@ void rep_facts_apply(const struct rep_facts *f, struct run_sum *r);
 void rep_facts_free(struct rep_facts *f);
 void rep_pick_add(struct rep_agg *a, const char *sku, size_t ref, uint64_t seq, int forced, int flagged);
 size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out);
-/* Orders of run indices, the page's: newest first (started, then id); by instance type first (report_pick.c,
- * for qsort_r with the run array as argument). */
+/* The page's order of run indices: newest first (started, then id) (report_pick.c, for qsort_r with the
+ * run array as argument). */
 int rep_cmp_newest(const void *a, const void *b, void *base);
-int rep_cmp_sku_newest(const void *a, const void *b, void *base);
 
 struct rdoc {
 	struct run_sum *runs;    /* the runs shown (rows, detail), in the page's order */

@@ -151,20 +151,7 @@ size_t rep_pick(struct rep_agg *a, int rows, struct rep_pick_ent **out)
 	return n;
 }
 
-/* Orders of run indices (qsort_r with the run array as argument). */
-int rep_cmp_sku_newest(const void *a, const void *b, void *base)
-{
-	const struct run_sum *runs = base;
-	const struct run_sum *x = &runs[*(const size_t *)a], *y = &runs[*(const size_t *)b];
-	int c = strcmp(x->sku, y->sku);
-	if (c)
-		return c;
-	c = strcmp(y->started ? y->started : "", x->started ? x->started : "");
-	if (c)
-		return c;
-	return (y->id > x->id) - (y->id < x->id);
-}
-
+/* The page's order of run indices: newest first (qsort_r with the run array as argument). */
 int rep_cmp_newest(const void *a, const void *b, void *base)
 {
 	const struct run_sum *runs = base;
