@@ -350,29 +350,39 @@ static int load_metrics(struct store *s, int64_t id, struct gv_cluster *c)
 	return rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the cluster nodes' metrics");
 }
 
-/* The number of rows of table for the cluster run (to size an array once). */
-static int count_rows(struct store *s, const char *sql, int64_t id, size_t *n)
+/*
+ * The rows of one child table of cluster run id, in their order: *n counted first (to size an
+ * array once), then *st prepared and bound, read until done.  The table and columns are this
+ * file's own constants.
+ */
+static int open_rows(struct store *s, const char *table, const char *cols, int64_t id, size_t *n,
+		     sqlite3_stmt **st)
 {
-	sqlite3_stmt *st;
-	if (store_prepare(s, sql, &st))
+	char sql[320];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM %s WHERE cluster_id = ?", table);
+	if (store_prepare(s, sql, st))
 		return STORE_ERR;
-	sqlite3_bind_int64(st, 1, id);
-	int rc = sqlite3_step(st);
-	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? STORE_OK : store_fail(s, "counting a cluster run's rows");
+	sqlite3_bind_int64(*st, 1, id);
+	int rc = sqlite3_step(*st);
+	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(*st, 0) : 0;
+	sqlite3_finalize(*st);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, "counting a cluster run's rows");
+	snprintf(sql, sizeof sql, "SELECT %s FROM %s WHERE cluster_id = ? ORDER BY seq", cols, table);
+	if (store_prepare(s, sql, st))
+		return STORE_ERR;
+	sqlite3_bind_int64(*st, 1, id);
+	return STORE_OK;
 }
 
 static int load_pairs(struct store *s, int64_t id, struct gv_cluster *c)
 {
 	sqlite3_stmt *st;
 	size_t n;
-	if (count_rows(s, "SELECT count(*) FROM cluster_pairs WHERE cluster_id = ?", id, &n) ||
-	    store_prepare(s, "SELECT a, b, round, state, gbps_ab, gbps_ba, lat_us, nccl_gbps_ab, nccl_gbps_ba, why"
-			  " FROM cluster_pairs WHERE cluster_id = ? ORDER BY seq", &st))
+	if (open_rows(s, "cluster_pairs", "a, b, round, state, gbps_ab, gbps_ba, lat_us, nccl_gbps_ab, nccl_gbps_ba, why",
+		      id, &n, &st))
 		return STORE_ERR;
 	c->pairs = n ? gv_calloc(n, sizeof *c->pairs) : NULL;
-	sqlite3_bind_int64(st, 1, id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->npairs < n) {
 		struct gv_cluster_pair *p = &c->pairs[c->npairs++];
@@ -401,12 +411,9 @@ static int load_ar(struct store *s, int64_t id, struct gv_cluster *c)
 {
 	sqlite3_stmt *st;
 	size_t n;
-	if (count_rows(s, "SELECT count(*) FROM cluster_allreduce WHERE cluster_id = ?", id, &n) ||
-	    store_prepare(s, "SELECT bytes, time_us, algbw_gbps, busbw_gbps FROM cluster_allreduce WHERE cluster_id = ?"
-			  " ORDER BY seq", &st))
+	if (open_rows(s, "cluster_allreduce", "bytes, time_us, algbw_gbps, busbw_gbps", id, &n, &st))
 		return STORE_ERR;
 	c->ar = n ? gv_calloc(n, sizeof *c->ar) : NULL;
-	sqlite3_bind_int64(st, 1, id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->nar < n) {
 		struct gv_cluster_ar_point *p = &c->ar[c->nar++];
@@ -423,12 +430,9 @@ static int load_findings(struct store *s, int64_t id, struct gv_cluster *c)
 {
 	sqlite3_stmt *st;
 	size_t n;
-	if (count_rows(s, "SELECT count(*) FROM cluster_findings WHERE cluster_id = ?", id, &n) ||
-	    store_prepare(s, "SELECT kind, rank, peer, drain, evidence FROM cluster_findings WHERE cluster_id = ?"
-			  " ORDER BY seq", &st))
+	if (open_rows(s, "cluster_findings", "kind, rank, peer, drain, evidence", id, &n, &st))
 		return STORE_ERR;
 	c->findings = n ? gv_calloc(n, sizeof *c->findings) : NULL;
-	sqlite3_bind_int64(st, 1, id);
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->nfindings < n) {
 		struct gv_cluster_finding *f = &c->findings[c->nfindings++];
