@@ -71,6 +71,10 @@ int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct sto
  */
 int gv_store_open(const char *path, struct store **s);
 
+/*
+ * What every command calls, below them all (runners/cli_util.c): main.c
+ * dispatches to the commands and is called by none of them.
+ */
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);
 
