@@ -3,6 +3,7 @@
  */
 #include "runners/cli.h"
 #include "runners/opts.h"
+#include "runners/manual.h"
 #include "common/outfile.h"
 #include "common/util.h"
 #include "judge/flags.h"
