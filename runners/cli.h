@@ -4,7 +4,7 @@
  * `int cmd_NAME(int argc, char **argv, const struct gv_global *g)` and its
  * option table `const struct gv_cmd_doc cmd_NAME_doc` (runners/opts.h),
  * declare them, add one row to commands[] in main.c and the doc to
- * gv_cmd_docs[] (runners/opts.c), then `make docs`.
+ * gv_cmd_docs[] (runners/manual.c), then `make docs`.
  *
  * A command gets argv with the global options (--db, -q, -v) already
  * removed; argv[0] is the command name.  Its table gives getopt_long its
@@ -71,6 +71,10 @@ int gv_open_reading(const struct gv_global *g, enum gv_read_open how, struct sto
  */
 int gv_store_open(const char *path, struct store **s);
 
+/*
+ * What every command calls, below them all (runners/cli_util.c): main.c
+ * dispatches to the commands and is called by none of them.
+ */
 /* The database path a command should use. */
 const char *gv_db_path(const struct gv_global *g);
 

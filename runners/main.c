@@ -3,16 +3,14 @@
  */
 #include "runners/cli.h"
 #include "runners/opts.h"
+#include "runners/manual.h"
 #include "common/outfile.h"
 #include "common/util.h"
-#include "common/ident.h"
-#include "results/store.h"
 #include "judge/flags.h"
 #include "results/fp_check.h"
 #include "benches/bench.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -96,35 +94,6 @@ static int help(int argc, char **argv)
 		}
 	gv_err("help: no command '%s' (see 'gpuvet --help'; 'gpuvet help man' for the whole manual)", name);
 	return GV_EXIT_USAGE;
-}
-
-const char *gv_db_path(const struct gv_global *g)
-{
-	return g->db_path ? g->db_path : store_default_path();
-}
-
-int gv_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "gpuvet: %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
-	fputs(" (see 'gpuvet ", stderr);
-	fputs(cmd, stderr);
-	fputs(" --help')\n", stderr);
-	va_end(ap);
-	return GV_EXIT_USAGE;
-}
-
-int gv_check_identity(const char *cmd, const char *opt, const char *value)
-{
-	const char *why = value ? ident_check(value) : NULL;
-	if (!why)
-		return 0;
-	char shown[4 * IDENT_MAX + 16];
-	ident_escape(value, shown, sizeof shown);
-	return gv_usage_error(cmd, "%s '%s' %s (printable utf-8, at most %d bytes)", opt, shown, why,
-			      IDENT_MAX);
 }
 
 /*

@@ -2,8 +2,9 @@
  * opts.h - every subcommand's options as one table (struct gv_cmd_doc): the
  * table gives getopt_long its options, prints --help, and writes the man
  * page gpuvet.1 and docs/options.md (`gpuvet help man`, `gpuvet help
- * markdown`), so the three cannot disagree.  A table row may also say where
- * and how its value is stored (type, off, min, max), for gv_opts_parse.
+ * markdown`: runners/manual.h), so the three cannot disagree.  A table row
+ * may also say where and how its value is stored (type, off, min, max), for
+ * gv_opts_parse.
  */
 #ifndef GPUVET_OPTS_H
 #define GPUVET_OPTS_H
@@ -41,6 +42,8 @@ void gv_opts_getopt(const struct gv_opt *o, struct option *out, size_t cap);
 const char *gv_opts_short(const struct gv_opt *o, char *buf, size_t len);
 /* The --help text of a command. */
 void gv_cmd_help(const struct gv_cmd_doc *d, FILE *f);
+/* A row's words as --help, the man page and docs/options.md show them: "-o, --output FILE", into buf. */
+void gv_opt_words(const struct gv_opt *o, char *buf, size_t len);
 /*
  * Stores a typed row's value (type GV_OPT_STR/INT/FLAG) at base + off:
  * 0, or a usage error printed and GV_EXIT_USAGE.
@@ -75,19 +78,10 @@ int gv_opt_refused(const char *cmd, int argc, char **argv, const struct option *
 #define GV_OPT_ROW_MAX_AGE(key) { .name = "max-age", .has_arg = required_argument, .val = (key), .arg = "DAYS", \
 	.help = "leave out prices captured longer ago (those over 90 days are warned about)" }
 
-/* Each command's table, beside its code (runners/cmd_*.c). */
+/* Each command's table, beside its code (runners/cmd_*.c); gv_cmd_docs[] (runners/manual.h) lists them all. */
 extern const struct gv_cmd_doc cmd_run_doc, cmd_inventory_doc, cmd_accept_doc, cmd_rank_doc, cmd_cost_doc, cmd_report_doc,
 	cmd_results_doc, cmd_prices_doc, cmd_prices_list_doc, cmd_prices_update_doc, cmd_prices_import_doc,
 	cmd_prices_fx_doc, cmd_prices_sources_doc, cmd_prices_cheapest_doc, cmd_cluster_doc, cmd_cluster_run_doc,
 	cmd_cluster_show_doc;
-
-#define GV_MAN_DATE "2026-11-25"   /* of the man page's text; bump when the tables change much */
-
-/* Every command's doc, in the order of `gpuvet --help`; NULL-terminated (runners/opts.c). */
-extern const struct gv_cmd_doc *const gv_cmd_docs[];
-/* The man page gpuvet.1 (roff, man(7) macros) from every command's table. */
-void gv_man_page(FILE *f);
-/* docs/options.md from the same tables. */
-void gv_options_markdown(FILE *f);
 
 #endif
