@@ -15,6 +15,7 @@
 #define GPUVET_CLUSTER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <jansson.h>
 
 #define GV_CLUSTER_MAX_NODES 4096
@@ -135,6 +136,9 @@ const char *gv_finding_name(int kind);
 
 /* JSON (common/cluster_json.c).  The writer's document is the reader's input; */
 json_t *gv_cluster_to_json(const struct gv_cluster *c);
+/* The same document printed to f (indented by 2, then a newline), its pairs made one at a time:
+ * what `cluster run --json` and `cluster show --json` print.  -1 on a write error. */
+int gv_cluster_write_json(const struct gv_cluster *c, FILE *f);
 /* NULL with err on a document that is not one (a clear one-line reason). */
 struct gv_cluster *gv_cluster_from_json(const json_t *doc, char *err, size_t errlen);
 /* One node's metrics <-> JSON array [{name, value, higher_better}]. */

@@ -361,10 +361,8 @@ static int finish(struct coord *k)
 		rc = GV_EXIT_USAGE;
 	}
 	if (k->x.n->o->json) {
-		json_t *j = gv_cluster_to_json(c);
-		if (!j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) || fputc('\n', stdout) == EOF)
+		if (gv_cluster_write_json(c, stdout))
 			rc = GV_EXIT_USAGE;
-		json_decref(j);
 	} else if (!gv_quiet) {
 		cluster_print_text(c, stdout);
 	}

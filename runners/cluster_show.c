@@ -253,9 +253,7 @@ static int show_one(struct store *s, const char *id, int as_json)
 		return GV_EXIT_USAGE;
 	}
 	if (as_json) {
-		json_t *j = gv_cluster_to_json(c);
-		rc = !j || json_dumpf(j, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII) || fputc('\n', stdout) == EOF;
-		json_decref(j);
+		rc = gv_cluster_write_json(c, stdout) != 0;
 	} else {
 		cluster_print_text(c, stdout);
 	}

@@ -2,16 +2,36 @@
  * fuzz_cluster_json.c - a cluster run's JSON reader (common/cluster_json.c)
  * on arbitrary bytes: what rank 0 receives from a rank and what the store
  * gives back.  Must never crash or leak; whatever it reads, the writer
- * writes and the reader reads again to the same document (one shape).
+ * writes and the reader reads again to the same document (one shape), and
+ * the streaming writer prints it byte for byte as json_dumps does.
  * Seeds (corpus/fuzz_cluster_json/): the document test_cluster_json.c's
  * sample writes, and hand-made edge cases.
  */
 #include "common/cluster.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* gv_cluster_write_json(c) == json_dumps(w) + "\n", or abort. */
+static void same_when_streamed(const struct gv_cluster *c, const json_t *w)
+{
+	char *buf = NULL, *whole = json_dumps(w, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f || !whole)
+		abort();
+	int rc = gv_cluster_write_json(c, f);
+	fclose(f);
+	size_t n = strlen(whole);
+	if (rc || len != n + 1 || memcmp(buf, whole, n) || buf[n] != '\n')
+		abort();
+	free(buf);
+	free(whole);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_t *w2 = d ? gv_cluster_to_json(d) : NULL;
 		if (w && (!d || !w2 || !json_equal(w, w2)))
 			abort();
+		if (w)
+			same_when_streamed(c, w);
 		json_decref(w2);
 		json_decref(w);
 		gv_cluster_free(d);

@@ -110,4 +110,51 @@ static void refuses_bad(void)
 	}
 }
 
-TEST_MAIN(T(round_trip), T(refuses_bad))
+/* What a file gets from gv_cluster_write_json(), or NULL. */
+static char *written(const struct gv_cluster *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = f ? gv_cluster_write_json(c, f) : -1;
+	if (f)
+		fclose(f);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* The streamed document is json_dumpf's of the whole tree, byte for byte, with pairs and without. */
+static void streamed_as_dumped(void)
+{
+	struct gv_cluster *c = sample();
+	for (int round = 0; round < 2; round++) {
+		if (round == 1)
+			c->npairs = 0;   /* "pairs": [] printed as is */
+		json_t *j = gv_cluster_to_json(c);
+		char *whole = json_dumps(j, JSON_INDENT(2) | JSON_ENSURE_ASCII), *got = written(c);
+		CHECK(whole && got);
+		if (whole && got) {
+			size_t n = strlen(whole);
+			CHECK(strlen(got) == n + 1 && !strncmp(got, whole, n) && got[n] == '\n');
+			if (strncmp(got, whole, n))
+				fprintf(stderr, "streamed:\n%s\ndumped:\n%s\n", got, whole);
+		}
+		free(whole);
+		free(got);
+		json_decref(j);
+	}
+	c->npairs = 2;
+	/* a write that fails is said */
+	FILE *full = fopen("/dev/full", "w");
+	if (full) {
+		setvbuf(full, NULL, _IONBF, 0);
+		CHECK(gv_cluster_write_json(c, full) == -1);
+		fclose(full);
+	}
+	gv_cluster_free(c);
+}
+
+TEST_MAIN(T(round_trip), T(refuses_bad), T(streamed_as_dumped))
