@@ -209,7 +209,6 @@ KNOWN_CIRCLES = {
     ("judge", frozenset({"rank", "rank_estimates", "rank_gather", "rank_price", "rank_rows"})),
     ("judge", frozenset({"cost_predict", "cost_serve"})),
     ("judge", frozenset({"cost", "cost_more"})),
-    ("judge", frozenset({"policy", "policy_cluster"})),
     ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
                            "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
                            "report_pick"})),
