@@ -207,7 +207,6 @@ KNOWN_CIRCLES = {
     ("benches", frozenset({"host", "host_decode", "host_staging"})),
     ("benches", frozenset({"objstore", "objstore_put"})),
     ("judge", frozenset({"rank", "rank_estimates", "rank_gather", "rank_price", "rank_rows"})),
-    ("judge", frozenset({"cost_predict", "cost_serve"})),
     ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
                            "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
                            "report_pick"})),
