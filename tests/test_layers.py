@@ -206,7 +206,6 @@ def test_every_compiled_in_file_goes_through_one_macro():
 KNOWN_CIRCLES = {
     ("benches", frozenset({"host", "host_decode", "host_staging"})),
     ("benches", frozenset({"objstore", "objstore_put"})),
-    ("judge", frozenset({"rank", "rank_estimates", "rank_gather", "rank_price", "rank_rows"})),
     ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
                            "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
                            "report_pick"})),
