@@ -485,6 +485,26 @@ static json_t *unranked_json(json_t *un, int fp8, const json_t *r16)
 	return out;
 }
 
+/*
+ * What the table res leaves out, said (cost_more.c): with estimates, the
+ * types without a price here; without, how many estimates would fit (the
+ * table made again with them; 0 when it cannot be).  0, or -1 with err set.
+ */
+static int say_left_out(struct store *s, const struct cost_opts *o, json_t *res, char *err, size_t errlen)
+{
+	struct cost_opts e = *o;
+	char ignored[256];
+	json_t *with = NULL;
+	if (o->include_estimates)
+		return cost_list_unpriced(s, o, res, err, errlen);
+	e.include_estimates = 1;
+	e.say_left_out = 0;
+	(void)cost_compute(s, &e, &with, ignored, sizeof ignored);   /* with stays NULL when it fails */
+	json_object_set_new(res, "estimates_that_fit", json_integer(cost_estimates_that_fit(with)));
+	json_decref(with);
+	return 0;
+}
+
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen)
 {
 	const char *metric = o->job.fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
@@ -522,13 +542,10 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
-	/* what the table leaves out, said: the types without a price here, what --estimates would add */
-	if (o->say_left_out && o->include_estimates && cost_list_unpriced(s, o, res, err, errlen) < 0) {
+	if (o->say_left_out && say_left_out(s, o, res, err, errlen) < 0) {
 		json_decref(res);
 		res = NULL;
 	}
-	if (res && o->say_left_out && !o->include_estimates)
-		json_object_set_new(res, "estimates_that_fit", json_integer(cost_estimates_that_fit(s, o)));
 	runs_free(&r);
 	json_decref(f.gemm);
 	json_decref(f.d2d);

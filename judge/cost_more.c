@@ -33,20 +33,13 @@ static int listed(const json_t *list, const char *provider, const char *itype)
 	return 0;
 }
 
-long cost_estimates_that_fit(struct store *s, const struct cost_opts *o)
+long cost_estimates_that_fit(const json_t *with)
 {
-	struct cost_opts e = *o;
-	char err[256];
-	json_t *res = NULL, *x;
+	json_t *x;
 	size_t i;
 	long n = 0;
-	e.include_estimates = 1;
-	e.say_left_out = 0;
-	if (cost_compute(s, &e, &res, err, sizeof err) < 0)
-		return 0;
-	json_array_foreach(json_object_get(res, "rows"), i, x)
+	json_array_foreach(json_object_get(with, "rows"), i, x)
 		n += json_is_true(json_object_get(x, "estimate")) && json_is_true(json_object_get(x, "fits"));
-	json_decref(res);
 	return n;
 }
 

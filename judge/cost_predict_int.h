@@ -1,7 +1,8 @@
 /*
  * cost_predict_int.h - what the training prediction (cost_predict.c) and the
  * serving one (cost_serve.c) share: the band's ends, the memory fit, the
- * instances a number of GPUs takes.  Internal to judge/cost_*.c.
+ * instances a number of GPUs takes (cost_predict_util.c, below both).
+ * Internal to judge/cost_*.c.
  */
 #ifndef GPUVET_COST_PREDICT_INT_H
 #define GPUVET_COST_PREDICT_INT_H
@@ -15,6 +16,7 @@
 /* The band's end a prediction is made at: the central value, or the low or high end of every factor. */
 enum cost_end { END_MID, END_LO, END_HI };
 
+/* ---- cost_predict_util.c ---- */
 /* A constant at one end of its stated range. */
 double cost_k_at(enum cost_k k, enum cost_end e);
 /* A measured figure at one end of its spread (the centre where an end is missing). */

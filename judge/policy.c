@@ -1,6 +1,7 @@
 /*
  * policy.c - acceptance policy: YAML parsing (libyaml's document API, so
- * every error names its line) and evaluation against a fingerprint.
+ * every error names its line; the helpers every section's parser shares in
+ * policy_util.c) and evaluation against a fingerprint.
  *
  * Format (docs/acceptance.md):
  *   name: STRING                      stored with the verdict
@@ -64,47 +65,6 @@ const char *policy_verdict_name(enum policy_verdict v)
 /* A typo in a metric name is an input error, not a metric the run could not measure (exit 3). */
 #define UNKNOWN_METRIC "unknown metric '%s': no bench reports it (docs/benches.md)"
 
-const char *policy_scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-int policy_perr(struct pctx *c, const yaml_node_t *n, const char *fmt, ...)
-{
-	char msg[256], shown[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	ident_escape(msg, shown, sizeof shown); /* a key or value from the file may hold escapes */
-	snprintf(c->err, c->errlen, "line %lu: %s", n ? (unsigned long)n->start_mark.line + 1 : 1UL, shown);
-	return -1;
-}
-
-/* A key given twice in one mapping is refused, not silently the last one. */
-int policy_dup_keys(struct pctx *c, yaml_node_t *map)
-{
-	if (map->type != YAML_MAPPING_NODE)
-		return 0;
-	for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; a++) {
-		const char *ka = policy_scalar(yaml_document_get_node(c->doc, a->key));
-		for (yaml_node_pair_t *b = map->data.mapping.pairs.start; ka && b < a; b++) {
-			const char *kb = policy_scalar(yaml_document_get_node(c->doc, b->key));
-			if (kb && !strcmp(ka, kb))
-				return policy_perr(c, yaml_document_get_node(c->doc, a->key), "'%s' given twice", ka);
-		}
-	}
-	return 0;
-}
-
-/* A mapping pair's key and value nodes; the key's text, NULL when it is not a plain scalar. */
-const char *policy_pair_kv(struct pctx *c, yaml_node_pair_t *pair, yaml_node_t **k, yaml_node_t **v)
-{
-	*k = yaml_document_get_node(c->doc, pair->key);
-	*v = yaml_document_get_node(c->doc, pair->value);
-	return policy_scalar(*k);
-}
-
 /*
  * Nesting deeper than POLICY_MAX_DEPTH is refused from the event stream,
  * before libyaml builds a document of it (a deep one is slow to load).
@@ -137,20 +97,6 @@ static int check_depth(const char *text, size_t len, char *err, size_t errlen)
 	}
 	yaml_parser_delete(&ps);
 	return rc;
-}
-
-
-/*
- * A plain decimal number: a quoted "5" is text in YAML, and 0x10, inf or
- * 1e400 are not what a person writing a threshold means.
- */
-int policy_get_number(struct pctx *c, const yaml_node_t *n, const char *key, double *out)
-{
-	const char *s = policy_scalar(n);
-	int plain = n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-	if (!s || !plain || strspn(s, "0123456789.-+eE") != strlen(s) || gv_parse_double(s, out) || !isfinite(*out))
-		return policy_perr(c, n, "'%s' must be a plain decimal number (as 40 or 0.75, unquoted)", key);
-	return 0;
 }
 
 static int get_bool(struct pctx *c, const yaml_node_t *n, const char *key, int *out)

@@ -1,7 +1,8 @@
 /*
  * policy_int.h - what policy.c shares with the files that judge a part of
  * a policy: its flags (policy_flags.c: reject_flags, fail-closed critical
- * flags, tolerate_flags) and its metric rules' evidence (policy_rules.c).
+ * flags, tolerate_flags) and its metric rules' evidence (policy_rules.c),
+ * and the YAML helpers of the parsers (policy_util.c, below every part).
  */
 #ifndef GPUVET_POLICY_INT_H
 #define GPUVET_POLICY_INT_H
@@ -19,6 +20,7 @@ struct pctx {
 	int builtin;          /* the text is the built-in policy's, byte for byte */
 };
 
+/* ---- policy_util.c: the parsers' YAML helpers (policy.c, policy_cluster.c) ---- */
 /* A scalar node's text, NULL for any other node. */
 const char *policy_scalar(const yaml_node_t *n);
 /* Writes "line N: what" (N of node n, 1 when NULL) to c->err; returns -1. */

@@ -116,6 +116,31 @@ void rank_sku_init(struct sku *k, const char *provider, const char *itype)
 	k->other_usd_h = NAN;
 }
 
+void rank_sku_free(struct sku *k)
+{
+	free(k->provider);
+	free(k->itype);
+	free(k->profile);
+	free(k->region);
+	free(k->gpu_model);
+	free(k->source);
+	free(k->captured);
+	free(k->run_region);
+	free(k->run_gpu_model);
+	free(k->beside);
+	for (size_t i = 0; i < k->nm; i++) {
+		free(k->m[i].name);
+		free(k->m[i].v);
+	}
+	free(k->m);
+	for (size_t i = 0; i < k->nflags; i++)
+		free(k->flags[i]);
+	free(k->flags);
+	json_decref(k->components);
+	json_decref(k->missing);
+	json_decref(k->not_applicable);
+}
+
 struct sku *rank_sku_get(struct ctx *c, const char *provider, const char *itype, int create)
 {
 	long first = rank_index_first(c, provider, itype);

@@ -1,7 +1,11 @@
 /*
- * rank_int.h - what judge/rank.c (loading, valuing, ordering) and
- * judge/rank_rows.c (the score and the JSON each row and the result are
- * written as) share.  Not for use outside judge/rank*.c.
+ * rank_int.h - what judge/rank.c (the steps of a ranking, in order) and
+ * its parts share: the runs (rank_gather.c), the prices (rank_price.c), the
+ * estimates streamed by type (rank_estimates.c), each entry's value
+ * (rank_value.c), one row per type (rank_profile.c), the score and the JSON
+ * (rank_rows.c), the entries by type (rank_index.c), and below them all the
+ * helpers they share (rank_util.c).  The parts call down, never back into
+ * rank.c.  Not for use outside judge/rank*.c.
  */
 #ifndef GPUVET_RANK_INT_H
 #define GPUVET_RANK_INT_H
@@ -134,18 +138,28 @@ struct components {
 	size_t n;
 };
 
-/* judge/rank.c */
+/* judge/rank_util.c: below every other rank file */
 int rank_rankable(const char *m);
+/* The metric's instance-level row is already per GPU (a link or a rank), not an instance total. */
+int rank_per_gpu_scope(const char *m);
 double rank_sku_gpus(const struct sku *k);
 const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
-void rank_sku_free(struct sku *k);
 /* qsort's order of the rows: catalogued before custom, measured before estimates, value per dollar, then names. */
 int rank_cmp_rows(const void *a, const void *b);
-/* An unmeasured k valued as value_skus values it: 1 when it is a row (k->vpd set), else 0 (said in unpriced
- * or unranked when that is why). */
+
+/* judge/rank_value.c */
+/* k's value per component into val (NAN none): its median, else its estimate; a SKU with any measured
+ * component is measured (*meas), never an estimate (*est). */
+void rank_shown_one(const struct ctx *c, const struct components *cp, int per_gpu, struct sku *k, double *val,
+		    int *meas, int *est);
+/* k valued per dollar (a row: 1), or said why not in unpriced or unranked (0); -1 when it has no value. */
+int rank_value_one(struct ctx *c, const struct components *cp, const double *val, int meas, int est,
+		   int composite, struct sku *k, json_t *unpriced, json_t *unranked);
+/* An unmeasured k valued as rank.c's value_skus values it: 1 when it is a row (k->vpd set), else 0 (said in
+ * unpriced or unranked when that is why). */
 int rank_estimate_row(struct ctx *c, const struct components *cp, int per_gpu, int composite, struct sku *k,
 		      json_t *unpriced, json_t *unranked);
 
@@ -167,8 +181,9 @@ void rank_index_free(struct ctx *c);
 void rank_index_room(struct ctx *c);
 /* Lists the entries runs made (a profile) in c->profiled, for the estimates. */
 void rank_index_profiled(struct ctx *c);
-/* A new entry's zeroed fields and names (rank_index.c owns the entries' making). */
+/* A new entry's zeroed fields and names (rank_index.c owns the entries' making), and what it holds freed. */
 void rank_sku_init(struct sku *k, const char *provider, const char *itype);
+void rank_sku_free(struct sku *k);
 /* The type's first entry; with create, a new one indexed when there is none (else NULL). */
 struct sku *rank_sku_get(struct ctx *c, const char *provider, const char *itype, int create);
 /* judge/rank_price.c: a price row for k (c->other: of the other market), kept when it is the better

@@ -206,10 +206,6 @@ def test_every_compiled_in_file_goes_through_one_macro():
 KNOWN_CIRCLES = {
     ("benches", frozenset({"host", "host_decode", "host_staging"})),
     ("benches", frozenset({"objstore", "objstore_put"})),
-    ("judge", frozenset({"rank", "rank_estimates", "rank_gather", "rank_price", "rank_rows"})),
-    ("judge", frozenset({"cost_predict", "cost_serve"})),
-    ("judge", frozenset({"cost", "cost_more"})),
-    ("judge", frozenset({"policy", "policy_cluster"})),
     ("results", frozenset({"store", "store_write"})),
     ("results", frozenset({"fp_check", "fp_rows"})),
 }

@@ -1,0 +1,59 @@
+/*
+ * cost_predict_util.c - what the training prediction (cost_predict.c) and
+ * the serving one (cost_serve.c) share (cost_predict_int.h): a constant or
+ * a measured figure at one end of its band, the GPUs whose memory holds a
+ * job, the instances they take, the calibrated band's multipliers.  It calls
+ * neither file: cost_predict.c dispatches to cost_serve.c, both call down here.
+ */
+#include "judge/cost_predict_int.h"
+
+#include <math.h>
+#include <stdio.h>
+
+double cost_k_at(enum cost_k k, enum cost_end e)
+{
+	return e == END_LO ? cost_consts[k].low : e == END_HI ? cost_consts[k].high : cost_consts[k].value;
+}
+
+double cost_pick(double mid, double lo, double hi, enum cost_end e)
+{
+	double v = e == END_LO ? lo : e == END_HI ? hi : mid;
+	return isfinite(v) && v > 0 ? v : mid;
+}
+
+int cost_gpus_for(double usable, double fixed, double sharded)
+{
+	if (!(usable > fixed))
+		return 0;
+	double g = ceil(sharded / (usable - fixed));
+	return g < 1 ? 1 : g > COST_MAX_GPUS ? 0 : (int)g;
+}
+
+int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, struct cost_pred *p)
+{
+	int n = (g + h->gpus - 1) / h->gpus;
+	if (n > 1 && h->gpus < cost_k(CK_CLUSTER_MIN_GPUS)) {
+		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB: more than one instance of %d, and only "
+			 "%.0f-GPU types are spanned (cluster fabric)", g, h->mem_gib, h->gpus, cost_k(CK_CLUSTER_MIN_GPUS));
+		return 0;
+	}
+	if (j->max_gpus > 0 && (long)n * h->gpus > j->max_gpus) {
+		snprintf(p->why, sizeof p->why, "needs %d GPU(s) (%d instance(s) of %d), more than --gpus %d", g, n,
+			 h->gpus, j->max_gpus);
+		return 0;
+	}
+	return n;
+}
+
+void cost_band_of(const struct cost_job *j, int covered, struct cost_pred *p, double *lo, double *hi)
+{
+	const struct cost_band *b = &cost_bands[j->task];
+	*lo = b->lo;
+	*hi = b->hi;
+	if (covered)
+		return;
+	*lo *= b->uncovered_lo;
+	*hi *= b->uncovered_hi;
+	p->band_note = "outside the published record (no fitted figure for this stack, GPU generation and "
+		       "precision): band widened";
+}
