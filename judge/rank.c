@@ -28,7 +28,7 @@
  *             of variation (a score: of its first component).
  *   score.*   composites with a fixed definition, the same number whatever
  *             else is in the table (docs/ranking.md): each component m scores
- *             v_m / U_m with U_m a fixed unit (score_units below: 1000 TFLOP/s,
+ *             v_m / U_m with U_m a fixed unit (score_units in rank_rows.c: 1000 TFLOP/s,
  *             400 GB/s of all-reduce, 10 GB/s of NVMe...); score =
  *             sum(w_m v_m / U_m) / sum(w_m) over the components that apply
  *             (all-reduce applies to 2 GPUs or more: a 1-GPU instance is not
