@@ -214,7 +214,6 @@ KNOWN_CIRCLES = {
                            "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
                            "report_pick"})),
     ("results", frozenset({"store", "store_write"})),
-    ("results", frozenset({"fp_check", "fp_rows"})),
     ("runners", frozenset({"cluster_coord", "cluster_show", "cmd_accept", "cmd_cluster", "cmd_cost", "cmd_inventory",
                            "cmd_prices", "cmd_prices_cheapest", "cmd_rank", "cmd_report", "cmd_results", "cmd_run",
                            "collect", "main", "open_reading", "opts"})),
