@@ -211,7 +211,6 @@ KNOWN_CIRCLES = {
     ("reports", frozenset({"html", "html_answer", "html_charts", "html_cluster", "html_cost", "html_detail",
                            "html_prices", "html_provenance", "html_ranking", "html_runs", "html_summary",
                            "report_pick"})),
-    ("results", frozenset({"store", "store_write"})),
     ("runners", frozenset({"cluster_coord", "cluster_show", "cmd_accept", "cmd_cluster", "cmd_cost", "cmd_inventory",
                            "cmd_prices", "cmd_prices_cheapest", "cmd_rank", "cmd_report", "cmd_results", "cmd_run",
                            "collect", "main", "open_reading", "opts"})),
