@@ -95,20 +95,6 @@ static int host_deadline(const struct bench_config *cfg)
 
 /* ---- small helpers ---- */
 
-long host_mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	long kb = -1;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "MemAvailable: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb < 0 ? -1 : kb * 1024;
-}
-
 static char *host_bitmap_list(hwloc_const_bitmap_t b)
 {
 	char *s = NULL;
@@ -122,13 +108,6 @@ static void host_set_list(json_t *o, const char *key, hwloc_const_bitmap_t b)
 	char *s = host_bitmap_list(b);
 	json_object_set_new(o, key, json_string(s));
 	free(s);
-}
-
-/* The params object as bench_metric() takes it (JSON text, freed by the caller). */
-char *host_params(const json_t *params)
-{
-	char *p = json_dumps(params, JSON_COMPACT);
-	return p ? p : gv_strdup("{}");
 }
 
 /* ---- where the GPUs are (NVML, as the inventory reads it) ---- */

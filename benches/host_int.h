@@ -1,7 +1,8 @@
 /*
  * host_int.h - private to benches/host*.c: what the host bench's file
- * (host.c: plan, memory bandwidth, staging, the bench row) and its JPEG
- * decode measurement (host_decode.c) share.
+ * (host.c: plan, memory bandwidth, the bench row; it calls the parts), its
+ * JPEG decode (host_decode.c) and staging (host_staging.c) measurements and
+ * the helpers they share below them (host_util.c) declare to each other.
  */
 #ifndef GPUVET_HOST_INT_H
 #define GPUVET_HOST_INT_H
@@ -33,9 +34,9 @@ struct host_gpus {
 	char why[256];
 };
 
-/* host.c: MemAvailable of /proc/meminfo in bytes, -1 unknown. */
+/* host_util.c: MemAvailable of /proc/meminfo in bytes, -1 unknown. */
 long host_mem_available(void);
-/* host.c: a params object as the metric rows' JSON text (malloc'd). */
+/* host_util.c: a params object as the metric rows' JSON text (malloc'd). */
 char *host_params(const json_t *params);
 /* host_decode.c: 2. JPEG decode on every PU */
 int host_decode(struct bench_ctx *ctx, hwloc_topology_t topo, const struct host_plan *pl, const struct host_gpus *g);

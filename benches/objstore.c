@@ -141,16 +141,6 @@ static int os_get_phase(struct os_state *s, long long size)
 	return status;
 }
 
-/* One request run alone (with retries); 1 ok, 0 failed (s->first_error set). */
-int os_single(struct os_state *s, struct os_req *q, double until, const char *what)
-{
-	double t0, t1;
-	long long b;
-	if (until > s->hard_deadline)
-		until = s->hard_deadline;
-	return os_run_requests(s, q, 1, 1, until, until, &t0, &t1, &b, what) == 1;
-}
-
 static long long os_probe(struct os_state *s)
 {
 	struct os_req q = { .kind = OS_PROBE, .off = 0, .len = 1 };

@@ -96,13 +96,12 @@ int os_load_credentials(struct os_state *s, char *why, size_t whylen);
 void os_s3_code(const struct os_req *q, char *out, size_t len);
 int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int conc, double new_reqs_until,
 		    double grace_until, double *t_first, double *t_last, long long *bytes_done, const char *what);
+/* One request on its own (create, complete, delete, abort) until until; 1 done, 0 failed (said in s). */
+int os_single(struct os_state *s, struct os_req *q, double until, const char *what);
 void os_reqs_free(struct os_req *reqs, int n);
 double os_pct(const double *v, int n, double p);
 void os_json_safe(const char *in, char *out, size_t len);
 
-/* ---- objstore.c ---- */
-/* One request on its own (create, complete, delete, abort) until until; 1 done, 0 failed (said in s). */
-int os_single(struct os_state *s, struct os_req *q, double until, const char *what);
 /* ---- objstore_put.c ---- */
 int os_put_phase(struct os_state *s);
 /* Deletes what the PUT left: the object written, or the upload still open. */

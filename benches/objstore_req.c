@@ -527,6 +527,16 @@ int os_run_requests(struct os_state *s, struct os_req *reqs, int n, int conc,
 	return succeeded;
 }
 
+/* One request run alone (with retries); 1 ok, 0 failed (s->first_error set). */
+int os_single(struct os_state *s, struct os_req *q, double until, const char *what)
+{
+	double t0, t1;
+	long long b;
+	if (until > s->hard_deadline)
+		until = s->hard_deadline;
+	return os_run_requests(s, q, 1, 1, until, until, &t0, &t1, &b, what) == 1;
+}
+
 void os_reqs_free(struct os_req *reqs, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -34,16 +34,19 @@ int fp_check(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
  */
 int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t errlen);
 
-/* 1 when s is "YYYY-MM-DDTHH:MM:SS[.fff]Z" or with a +HH:MM / -HH:MM offset, with valid ranges. */
+/*
+ * The times (results/fp_time.c).  1 when s is "YYYY-MM-DDTHH:MM:SS[.fff]Z"
+ * or with a +HH:MM / -HH:MM offset, with valid ranges.
+ */
 int fp_iso8601(const char *s);
-/* A run's uuid: lowercase 8-4-4-4-12 hex digits, not the nil uuid. */
-int fp_uuid_ok(const char *u);
 /*
  * A time fp_iso8601 accepts, as the same instant in UTC ("...Z", its
  * fraction kept), so that stored times order as instants whatever offset
  * the writer used.  0, or -1 (out untouched) when s is not such a time.
  */
 int fp_iso8601_utc(const char *s, char *out, size_t size);
+/* A run's uuid: lowercase 8-4-4-4-12 hex digits, not the nil uuid. */
+int fp_uuid_ok(const char *u);
 
 /*
  * 0 when fp's rows agree (results/fp_rows.c): run.gpu_count equal to the

@@ -1,6 +1,7 @@
 /*
  * store_int.h - private to results/store*.c: what the store's read and
- * write files share beside the public API (store.h).  Nothing outside
+ * write files share beside the public API (store.h); the helpers they all
+ * call down into are store_util.c's.  Nothing outside
  * results/ includes it, so the SQL stays in the store's files.
  */
 #ifndef GPUVET_STORE_INT_H
@@ -18,7 +19,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	char err[512];
-	char dbmsg[256];          /* db_msg(): SQLite's message with the system's cause */
+	char dbmsg[256];          /* sto_db_msg(): SQLite's message with the system's cause */
 	int busy;                 /* the last failure was SQLITE_BUSY or SQLITE_LOCKED */
 	volatile int *stop;       /* store_set_stop_flag() */
 	struct {
@@ -83,20 +84,41 @@ struct store_run_row store_run_at(sqlite3_stmt *st);
 	"  PRIMARY KEY (cluster_id, seq));"
 #define STORE_CLUSTER_VERSION 8   /* the first schema with the cluster tables */
 
-/* ---- between the store's own files (store.c, store_write.c, store_load.c, store_import.c) ---- */
+/* ---- store_util.c: below every store file; they all call down into it, it calls none of them ---- */
+/* The live-run lock on run_id (F_WRLCK takes it, F_UNLCK drops it): fcntl's 0, or -1. */
 int sto_live_lock(struct store *s, int64_t run_id, short type);
-/* DB.pending, where benches are kept aside while the store is busy (store_pending.c); 0, or -1. */
-int sto_pending_dir(struct store *s, char *dir, size_t len);
 int sto_run_is_live(struct store *s, int64_t run_id);
+/* True when another process holds run_id's live lock (a run marked running is still being measured). */
+int store_run_live(struct store *s, int64_t run_id);
 void sto_set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* SQLite's message of the last failure, with the system's cause (s->dbmsg); notes whether the store was busy. */
+const char *sto_db_msg(struct store *s);
+/* Records "database 'PATH': what: sqlite's message" as the store's error; returns STORE_ERR. */
+int store_fail(struct store *s, const char *what);
 int sto_exec_sql(struct store *s, const char *sql);
+/* Binds text or NULL. */
+void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void sto_bind_kept_text(sqlite3_stmt *st, int i, const char *v);
 void sto_bind_real(sqlite3_stmt *st, int i, double v);
+/* Prepares sql on the store's connection; STORE_ERR (message recorded) on failure. */
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st);
+/* Steps st (bound, then finalized here) into *ids[*n], its first column's ids; STORE_ERR naming what on failure. */
+int store_step_ids(struct store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what);
 int sto_prepare_kept(struct store *s, const char *sql, sqlite3_stmt **st);
 int sto_step_kept_err(struct store *s, sqlite3_stmt *st, const char *what);
 int sto_step_kept(struct store *s, sqlite3_stmt *st, const char *what);
 int sto_step_done(struct store *s, sqlite3_stmt *st, const char *what);
 void sto_now_iso(char buf[32]);
+/* The store's connection. */
+sqlite3 *store_conn(struct store *s);
+/* A text column as a malloc'd string, or NULL for SQL NULL. */
+char *store_col_strdup(sqlite3_stmt *st, int i);
+
+/* ---- store_pending.c ---- */
+/* DB.pending, where benches are kept aside while the store is busy (store_pending.c); 0, or -1. */
+int sto_pending_dir(struct store *s, char *dir, size_t len);
+
+/* ---- store_write.c: rows written (an import's too, store_import.c) ---- */
 int sto_insert_run(struct store *s, const char *uuid, const char *status, const char *profile,
 		      const char *version, const char *hostname, const char *provider,
 		      const char *itype, const char *region, const char *gpu_model, int gpu_count,
@@ -118,20 +140,5 @@ struct sto_verdict {
 	int imported;
 };
 int sto_insert_verdict(struct store *s, int64_t run_id, const struct sto_verdict *v);
-
-/* The store's connection. */
-sqlite3 *store_conn(struct store *s);
-/* True when another process holds run_id's live lock (a run marked running is still being measured). */
-int store_run_live(struct store *s, int64_t run_id);
-/* Records "database 'PATH': what: sqlite's message" as the store's error; returns STORE_ERR. */
-int store_fail(struct store *s, const char *what);
-/* Prepares sql on the store's connection; STORE_ERR (message recorded) on failure. */
-int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st);
-/* Steps st (bound, then finalized here) into *ids[*n], its first column's ids; STORE_ERR naming what on failure. */
-int store_step_ids(struct store *s, sqlite3_stmt *st, int64_t **ids, size_t *n, const char *what);
-/* Binds text or NULL. */
-void store_bind_text(sqlite3_stmt *st, int i, const char *v);
-/* A text column as a malloc'd string, or NULL for SQL NULL. */
-char *store_col_strdup(sqlite3_stmt *st, int i);
 
 #endif
