@@ -3,8 +3,8 @@
 its evidence was measured); every code a rule of judge/flags*.c raises has its row, and is raised
 only through flags_add(); the fixtures' generator and docs/flags.md read the codes from the table (the
 docs' table is `gpuvet help flags`, rewritten by `make docs`); a row that leaves out its measured
-function does not compile; and the flag files call down, never in a circle (flags_util.c and
-flags_evidence.c below the families, the table above them, flags.c on top).  tests/unit/test_gate.c's
+function does not compile (that the flag files call down, never in a circle, is
+tests/test_layers.py's check of every folder).  tests/unit/test_gate.c's
 table test raises each row's code in its critical form and expects the default policy to reject, and
 tests/unit/test_flags.c's test_flag_table walks the recipe with a test-only flag."""
 import json
@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -102,35 +101,3 @@ def test_a_row_without_its_measured_function_does_not_compile(tmp_path, row, com
     p = subprocess.run([cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(ROOT), "-c", str(src), "-o",
                         str(tmp_path / "row.o")], capture_output=True, text=True)
     assert (p.returncode == 0) == compiles, p.stderr
-
-
-def obj_dir():
-    tests = os.environ.get("GPUVET_TEST_DIR")
-    return (Path(tests).parent if tests else ROOT / "build") / "obj" / "judge"
-
-
-def nm(path, defined):
-    args = ["nm", "-P", "-g", "--defined-only"] if defined else ["nm", "-P", "--undefined-only"]
-    p = subprocess.run(args + [str(path)], capture_output=True, text=True, check=True)
-    return [line.split()[0] for line in p.stdout.splitlines() if line.strip()]
-
-
-def test_the_flag_files_call_down_without_a_circle():
-    objs = sorted(obj_dir().glob("flags*.o"))
-    assert len(objs) >= 8, f"build first (make all): {objs}"
-    owner = {sym: o.stem for o in objs for sym in nm(o, True)}
-    calls = {o.stem: {owner[s] for s in nm(o, False) if s in owner and owner[s] != o.stem} for o in objs}
-    seen, done = set(), set()
-
-    def visit(n, path):
-        assert n not in seen or n in done, "flag files call each other in a circle: " + " -> ".join(path + [n])
-        if n in done:
-            return
-        seen.add(n)
-        for m in sorted(calls[n]):
-            visit(m, path + [n])
-        done.add(n)
-
-    for n in sorted(calls):
-        visit(n, [])
-    assert "flags" not in set().union(*(calls[n] for n in calls if n != "flags")), calls

@@ -174,18 +174,6 @@ def test_reports_keep_no_copy_of_a_judging_rule():
     assert not v, "judging rules outside judge/ (use judge/flags.h):\n" + "\n".join(v)
 
 
-def test_the_price_catalog_files_call_one_way():
-    """pricing/: the record (price_rec.c) under the reads (catalog_query.c) under the writes and loads
-    (catalog.c); no two files call each other (issue #27: catalog.c and catalog_query.c did)."""
-    objs = sorted((obj_dir() / "pricing").glob("*.o"))
-    assert objs, f"no objects under {obj_dir()}/pricing: build first (make all)"
-    defined = {o: set(nm(o, True)) for o in objs}
-    needs = {o: set(nm(o, False)) for o in objs}
-    both = [f"{a.name} <-> {b.name}" for a in objs for b in objs
-            if a.name < b.name and needs[a] & defined[b] and needs[b] & defined[a]]
-    assert not both, "pricing files that call each other:\n" + "\n".join(both)
-
-
 def embeds_elsewhere(files):
     """Files that compile a file in without common/embed.h's GV_EMBED."""
     return [rel for rel, text in files if rel != "common/embed.h" and ".incbin" in text]
