@@ -11,6 +11,8 @@
 #ifndef GPUVET_FLAGS_H
 #define GPUVET_FLAGS_H
 
+#include "common/severity.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -112,7 +114,7 @@ int flags_floor_measurable(const json_t *fingerprint, const char **why);
  */
 const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len);
 
-/* The severities a flag may be raised at: bit 1 << flags_severity_rank(). */
+/* The severities a flag may be raised at: bit 1 << gv_severity_rank() (common/severity.h). */
 #define FLAG_SEV_INFO     0x1u
 #define FLAG_SEV_WARNING  0x2u
 #define FLAG_SEV_CRITICAL 0x4u
@@ -136,10 +138,6 @@ const struct flag_def *flags_def_find(const char *code);
 /* NULL when the row is whole, else what it lacks (no measured function, no line of what to do, ...). */
 const char *flags_def_check(const struct flag_def *d);
 int flags_code_known(const char *code);
-/* "info" 0, "warning" 1, "critical" 2 (the one order, lowest first); -1 unknown. */
-int flags_severity_rank(const char *severity);
-/* The name of a rank: "info", "warning", "critical"; "?" otherwise. */
-const char *flags_severity_name(int rank);
 /* docs/flags.md's table of codes, severities and what to do (`gpuvet help flags`, `make docs`). */
 void flags_table_markdown(FILE *f);
 

@@ -236,21 +236,6 @@ int flags_code_known(const char *code)
 	return flags_def_find(code) != NULL;
 }
 
-static const char *const severity_names[] = { "info", "warning", "critical" };   /* the one order, lowest first */
-
-int flags_severity_rank(const char *s)
-{
-	for (int i = 0; s && i < 3; i++)
-		if (!strcmp(s, severity_names[i]))
-			return i;
-	return -1;
-}
-
-const char *flags_severity_name(int rank)
-{
-	return rank >= 0 && rank < 3 ? severity_names[rank] : "?";
-}
-
 const char *flags_remediation(const char *code, const char *severity, int gpu, char *buf, size_t len)
 {
 	char who[32];
@@ -295,7 +280,7 @@ int flags_finish(json_t *flags)
 		const char *code = json_string_value(json_object_get(f, "code"));
 		const char *sev = json_string_value(json_object_get(f, "severity"));
 		const struct flag_def *d = flags_def_find(code);
-		int rank = flags_severity_rank(sev);
+		int rank = gv_severity_rank(sev);
 		json_t *g = json_object_get(json_object_get(f, "evidence"), "gpu");
 		/* a rule that raises what its row does not declare is a bug: said, and kept (fail closed) */
 		if (!d || rank < 0 || !(d->severities & (1u << rank)) || flags_def_check(d))
@@ -313,9 +298,9 @@ void flags_table_markdown(FILE *f)
 	      "| flag | severities | what to do (warning) | what to do (critical) |\n| --- | --- | --- | --- |\n", f);
 	for (const struct flag_def *d = flag_rows; d->code; d++) {
 		fprintf(f, "| %s |", d->code);
-		for (int r = 0, first = 1; r < 3; r++)
+		for (int r = 0, first = 1; r < GV_SEVERITIES; r++)
 			if (d->severities & (1u << r)) {
-				fprintf(f, "%s%s", first ? " " : ", ", severity_names[r]);
+				fprintf(f, "%s%s", first ? " " : ", ", gv_severity_name(r));
 				first = 0;
 			}
 		fputs(" | ", f);

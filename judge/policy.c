@@ -303,7 +303,7 @@ static int parse_flag(struct pctx *c, yaml_node_t *n, struct policy_flag *f)
 		return policy_perr(c, n, "flag entry without a code");
 	if (!flags_code_known(code))
 		return policy_perr(c, n, "unknown flag '%s'", code);
-	f->min_severity = flags_severity_rank(sev);
+	f->min_severity = gv_severity_rank(sev);
 	if (f->min_severity < 0)
 		return policy_perr(c, n, "severity must be info, warning or critical, not '%s'", sev);
 	f->code = gv_strdup(code);

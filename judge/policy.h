@@ -36,7 +36,7 @@ struct policy_rule {
 struct policy_flag {
 	int line;
 	char *code;
-	int min_severity;                 /* flags_severity_rank() */
+	int min_severity;                 /* gv_severity_rank() */
 };
 
 /* A critical flag the policy lets through, and why (tolerate_flags). */

@@ -56,19 +56,18 @@ static json_t *flag_failure(const json_t *f, int line, const char *src)
 
 static void reject_flags(const struct policy *p, const json_t *const lists[2], const json_t *fp, json_t *res)
 {
-	static const char *const sev_names[] = { "info", "warning", "critical" };
 	for (size_t i = 0; i < p->nflags; i++) {
 		const struct policy_flag *pf = &p->flags[i];
 		int hit = 0;
 		char src[160];
 		snprintf(src, sizeof src, "policy %s, reject_flags %s at %s or worse", p->name, pf->code,
-			 sev_names[pf->min_severity]);
+			 gv_severity_name(pf->min_severity));
 		for (int l = 0; l < 2 && !hit; l++) {
 			size_t j;
 			json_t *f;
 			json_array_foreach(lists[l], j, f) {
 				if (!str_eq(fstr(f, "code"), pf->code) ||
-				    flags_severity_rank(fstr(f, "severity")) < pf->min_severity)
+				    gv_severity_rank(fstr(f, "severity")) < pf->min_severity)
 					continue;
 				json_array_append_new(json_object_get(res, "failed"), flag_failure(f, pf->line, src));
 				hit = 1;
@@ -115,7 +114,7 @@ static void fail_closed(const struct policy *p, const json_t *const lists[2], js
 		json_array_foreach(lists[l], j, f) {
 			const char *code = fstr(f, "code"), *sev = fstr(f, "severity");
 			int gpu = flag_gpu(f);
-			if (!code || (flags_severity_rank(sev) < 2 && flags_severity_rank(sev) >= 0) ||
+			if (!code || (gv_severity_rank(sev) < GV_SEV_CRITICAL && gv_severity_rank(sev) >= 0) ||
 			    listed(res, "failed", code, gpu) || listed(res, "tolerated", code, gpu))
 				continue;   /* below critical; an unknown severity counts as critical */
 			const struct policy_tolerate *t = tolerated(p, code);

@@ -80,9 +80,9 @@ void report_sum_add_flag(struct run_sum *r, const char *code, const char *sev)
 	r->nflag[si]++;
 	if (!code)
 		return;
-	need = len + strlen(code) + strlen(rep_sev_name[si]) + 3;
+	need = len + strlen(code) + strlen(rep_sev_name(si)) + 3;
 	r->flags = gv_realloc(r->flags, need);
-	snprintf(r->flags + len, need - len, "%s%s:%s", len ? " " : "", code, rep_sev_name[si]);
+	snprintf(r->flags + len, need - len, "%s%s:%s", len ? " " : "", code, rep_sev_name(si));
 }
 
 /* The latest verdict (by time, then order seen) stands for the run. */

@@ -304,7 +304,7 @@ static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
 	for (size_t i = 0; i < n; i++) {
 		int si = rep_sev_index(rep_jstr(v[i], "severity"));
 		const char *rem = rep_flag_remedy(d, v[i], buf, sizeof buf);
-		fprintf(f, "<li><b class=\"%s\">%s</b> <code>", rep_sev_name[si], rep_sev_name[si]);
+		fprintf(f, "<li><b class=\"%s\">%s</b> <code>", rep_sev_name(si), rep_sev_name(si));
 		html_esc(f, rep_jstr(v[i], "code"));
 		fputs("</code> ", f);
 		html_esc(f, rep_jstr(v[i], "message"));

@@ -283,7 +283,7 @@ const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t 
 	if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
 		return "nothing: information, not a fault";
 	if (!rem && d->remedy)
-		rem = d->remedy(rep_jstr(fl, "code"), rep_sev_name[si], json_is_integer(g) ? (int)json_integer_value(g) : -1,
+		rem = d->remedy(rep_jstr(fl, "code"), rep_sev_name(si), json_is_integer(g) ? (int)json_integer_value(g) : -1,
 				buf, len);
 	return rem;
 }
@@ -302,7 +302,7 @@ static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
 		int si = rep_sev_index(rep_jstr(fl, "severity"));
 		fputs("<tr>", f);
 		rep_tag(f, "<td><code>", rep_jstr(fl, "code"), "</code></td>");
-		fprintf(f, "<td class=\"%s\">%s</td>", rep_sev_name[si], rep_sev_name[si]);
+		fprintf(f, "<td class=\"%s\">%s</td>", rep_sev_name(si), rep_sev_name(si));
 		rep_td_text(f, rep_jstr(fl, "message"));
 		rep_td_text(f, rep_flag_remedy(d, fl, buf, sizeof buf));
 		fputs("<td class=\"ev\">", f);

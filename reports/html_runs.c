@@ -84,9 +84,11 @@ void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *p
 			while (*p) {
 				const char *sp = strchr(p, ' '), *colon;
 				size_t len = sp ? (size_t)(sp - p) : strlen(p);
+				char sev[16] = "";   /* "CODE:severity"; none: info */
 				colon = memchr(p, ':', len);
-				fprintf(f, "<code class=\"%s\">", colon ? rep_sev_name[colon[1] == 'c' ? 0 : colon[1] == 'w' ? 1 : 2]
-									: "info");
+				if (colon)
+					snprintf(sev, sizeof sev, "%.*s", (int)(len - (size_t)(colon + 1 - p)), colon + 1);
+				fprintf(f, "<code class=\"%s\">", rep_sev_name(rep_sev_index(sev)));
 				html_esc_n(f, p, colon ? (size_t)(colon - p) : len);
 				fputs("</code> ", f);
 				p = sp ? sp + 1 : p + len;

@@ -50,7 +50,7 @@ static void flag_table(FILE *f, const struct rdoc *d)
 		fprintf(f, "<tr><td><code>");
 		html_esc(f, fc[k].code);
 		fprintf(f, "</code></td><td class=\"%s\">%s</td><td class=n>%d</td><td>",
-			rep_sev_name[fc[k].sev], rep_sev_name[fc[k].sev], fc[k].runs);
+			rep_sev_name(fc[k].sev), rep_sev_name(fc[k].sev), fc[k].runs);
 		if (fc[k].latest_detail > 0)
 			fprintf(f, "<a href=\"#run-%lld\">run %lld</a>", (long long)fc[k].latest_detail,
 				(long long)fc[k].latest_detail);

@@ -20,7 +20,6 @@ const char *const report_head[N_HEAD] = {
 	"host.decode.images_per_s_per_gpu", "host.membw.triad.gbps", "host.staging.shm.gbps",
 };
 
-const char *const rep_sev_name[3] = { "critical", "warning", "info" };
 
 /*
  * A headline cell: percentages to one decimal, and a drop that is negative
@@ -61,11 +60,16 @@ const char *rep_market_name(const char *m)
 	return m && !strcmp(m, "on_demand") ? "on-demand" : rep_orq(m);
 }
 
-/* 0 critical, 1 warning, 2 info or unknown: the order of judge/flags.h, worst first */
+/* 0 critical, 1 warning, 2 info or unknown: common/severity.h's order, worst first */
 int rep_sev_index(const char *s)
 {
-	int r = flags_severity_rank(s);
-	return r < 0 ? 2 : 2 - r;
+	int r = gv_severity_rank(s);
+	return r < 0 ? 2 : GV_SEV_CRITICAL - r;
+}
+
+const char *rep_sev_name(int index)
+{
+	return gv_severity_name(GV_SEV_CRITICAL - index);
 }
 
 /* Numbers for people: about four significant digits, no exponent below 1e9. */

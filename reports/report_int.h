@@ -233,7 +233,6 @@ struct report_page {
 	const struct policy *policy;   /* the one policy every verdict of the page is by (report --policy) */
 };
 typedef void (*report_section_fn)(FILE *f, const struct rdoc *d, const struct report_page *pg);
-extern const char *const rep_sev_name[3];   /* by sev_index: critical, warning, info */
 struct series_buf {
 	char *label;
 	double *x, *y;
@@ -255,6 +254,7 @@ const char *rep_jstr(json_t *o, const char *k);
 const char *rep_market_name(const char *m);
 const char *rep_orq(const char *s);
 int rep_sev_index(const char *s);
+const char *rep_sev_name(int index);   /* by rep_sev_index: critical, warning, info */
 void rep_tag(FILE *f, const char *open, const char *text, const char *close);
 void rep_td_head(FILE *f, const char *metric, double v);
 void rep_td_num(FILE *f, double v, const char *suffix);

@@ -16,6 +16,7 @@
 #include "results/export_prom.h"
 #include "results/export.h"
 #include "common/ident.h"
+#include "common/severity.h"
 #include "results/store.h"
 #include "common/util.h"
 
@@ -279,16 +280,15 @@ static void add_run(struct prom *p, const json_t *fp)
 		series(p, "gpuvet_bench_status", "gpuvet bench outcome (value 1): ok, skipped, failed, timed_out", 1,
 		       "host", host, "bench", jstr(e, "name"), "status", jstr(e, "status"), NULL);
 
-	static const char *const sevs[] = { "critical", "warning", "info" };
-	int nsev[3] = { 0, 0, 0 };
+	int nsev[GV_SEVERITIES] = { 0 };
 	json_array_foreach(json_object_get(fp, "flags"), i, e) {
 		char he[256], ce[64], key[512];
 		const char *sev = jstr(e, "severity");
 		gpu_label(json_object_get(e, "evidence"), gpu, sizeof gpu);
 		if (!json_is_integer(json_object_get(json_object_get(e, "evidence"), "gpu")))
 			snprintf(gpu, sizeof gpu, "all");
-		for (int k = 0; k < 3; k++)
-			nsev[k] += !strcmp(sev, sevs[k]);
+		if (gv_severity_rank(sev) >= 0)
+			nsev[gv_severity_rank(sev)]++;
 		esc(host, he, sizeof he);
 		esc(jstr(e, "code"), ce, sizeof ce);
 		char se[64];
@@ -296,9 +296,9 @@ static void add_run(struct prom *p, const json_t *fp)
 		snprintf(key, sizeof key, "gpuvet_flag{host=\"%s\",code=\"%s\",severity=\"%s\",gpu=\"%s\"}", he, ce, se, gpu);
 		series_add(p, "gpuvet_flag", "number of gpuvet flags of this code, severity and gpu in the latest run", key, 1);
 	}
-	for (int k = 0; k < 3; k++)
+	for (int k = GV_SEV_CRITICAL; k >= 0; k--)   /* worst first */
 		series(p, "gpuvet_flags", "number of gpuvet flags per severity in the latest run", nsev[k], "host", host,
-		       "severity", sevs[k], NULL);
+		       "severity", gv_severity_name(k), NULL);
 	/* newest first: two texts of one policy name (two digests) export the latest verdict, once */
 	for (i = json_array_size(json_object_get(fp, "verdicts")); i-- > 0;) {
 		e = json_array_get(json_object_get(fp, "verdicts"), i);

@@ -5,6 +5,7 @@
  */
 #include "results/import_rows.h"
 #include "results/fp_check.h"
+#include "common/severity.h"
 #include "common/util.h"
 
 #include <limits.h>
@@ -178,7 +179,6 @@ static int series_rows(struct store_import_rows *r, const struct jtree *t, uint3
 
 static int flag_rows(struct store_import_rows *r, const struct jtree *t, uint32_t fp)
 {
-	static const char *const sev[] = { "critical", "warning", "info", NULL };
 	uint32_t a = jt_get(t, fp, "flags"), e;
 	size_t i;
 	r->flags = gv_calloc(jt_size(t, a) + 1, sizeof *r->flags);
@@ -186,7 +186,7 @@ static int flag_rows(struct store_import_rows *r, const struct jtree *t, uint32_
 		struct ir_flag *o = &r->flags[i];
 		o->code = jstr(t, e, "code");
 		o->severity = jstr(t, e, "severity");
-		if (!o->code || !valid_status(o->severity, sev))
+		if (!o->code || gv_severity_rank(o->severity) < 0)
 			return refuse(r, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
 		o->message = jstr(t, e, "message");
 		o->remediation = jstr(t, e, "remediation");

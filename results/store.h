@@ -110,7 +110,7 @@ void store_set_stop_flag(struct store *s, volatile int *stop);
 /* Rolls back an open bench transaction (after a failed put). */
 void store_bench_abort(struct store *s);
 
-/* severity: "critical", "warning", "info"; evidence: JSON object text; remediation: one line
+/* severity: a name of common/severity.h; evidence: JSON object text; remediation: one line
  * or NULL. Own transaction. */
 int store_put_flag(struct store *s, int64_t run_id, const char *code, const char *severity,
 		   const char *message, const char *evidence_json, const char *remediation);

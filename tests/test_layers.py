@@ -192,6 +192,23 @@ def test_reports_keep_no_copy_of_a_judging_rule():
     assert not v, "judging rules outside judge/ (use judge/flags.h):\n" + "\n".join(v)
 
 
+# A flag's severities are named and ordered in common/severity.c alone.
+SEVERITY_LIST = re.compile(r'"(info|warning|critical)"\s*,\s*"(info|warning|critical)"')
+
+
+def severity_lists(files):
+    return [f"{rel}:{text.count(chr(10), 0, m.start()) + 1}" for rel, text in files
+            if rel != "common/severity.c" for m in [SEVERITY_LIST.search(text)] if m]
+
+
+def test_the_severity_names_have_one_owner():
+    planted = [("results/a.c", 'static const char *sev[] = { "critical", "warning", "info" };'),
+               ("common/severity.c", '{ "info", "warning", "critical" }'), ("judge/b.c", 'x = "critical";')]
+    assert [v.split(":")[0] for v in severity_lists(planted)] == ["results/a.c"]
+    v = severity_lists(read_all())
+    assert not v, "a list of severity names outside common/severity.c (use common/severity.h):\n" + "\n".join(v)
+
+
 def embeds_elsewhere(files):
     """Files that compile a file in without common/embed.h's GV_EMBED."""
     return [rel for rel, text in files if rel != "common/embed.h" and ".incbin" in text]

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	json_array_foreach(flags, i, f) {
 		if (!flags_code_known(json_string_value(json_object_get(f, "code"))) ||
-		    flags_severity_rank(json_string_value(json_object_get(f, "severity"))) < 0 ||
+		    gv_severity_rank(json_string_value(json_object_get(f, "severity"))) < 0 ||
 		    !json_is_object(json_object_get(f, "evidence")))
 			abort();
 	}

@@ -274,9 +274,9 @@ static void test_steady_batch_spread(void)
 
 static void test_severity_rank(void)
 {
-	CHECK(flags_severity_rank("info") < flags_severity_rank("warning"));
-	CHECK(flags_severity_rank("warning") < flags_severity_rank("critical"));
-	CHECK(flags_severity_rank("fatal") == -1);
+	CHECK(gv_severity_rank("info") < gv_severity_rank("warning"));
+	CHECK(gv_severity_rank("warning") < gv_severity_rank("critical"));
+	CHECK(gv_severity_rank("fatal") == -1);
 	CHECK(flags_code_known("XID") && !flags_code_known("xid"));
 }
 
@@ -327,7 +327,7 @@ static void test_flag_table(void)
 	json_decref(out);
 	/* the one severity order, and its names */
 	for (int r = 0; r < 3; r++)
-		CHECK(flags_severity_rank(flags_severity_name(r)) == r);
+		CHECK(gv_severity_rank(gv_severity_name(r)) == r);
 	json_decref(fp);
 }
 
