@@ -219,15 +219,22 @@ static int replay_claimed(struct store *s, struct kept *k)
  * A claim nobody holds (its lock died with its process, whatever process has its PID now): its
  * file's name given back, NULL when none or the claim is live.
  */
-static char *reclaim_stale(int dfd, const char *name)
+static char *reclaim_stale(int dfd, const char *dir, const char *name)
 {
 	char *end;
 	long pid = strtol(name + strlen(CLAIM), &end, 10);
 	if (*end != '.' || pid <= 0 || !end[1])
 		return NULL;
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno != ENOENT) {   /* ENOENT: its writer stored it meanwhile; else said, never skipped silently */
+			char esc[4 * NAME_MAX + 1];
+			ident_escape(name, esc, sizeof esc);
+			gv_err("kept bench results claimed as '%s/%s' (by process %ld) cannot be opened: %s: left; "
+			       "its owner's next command stores them, or remove the file", dir, esc, pid, strerror(errno));
+		}
 		return NULL;
+	}
 	char *back = NULL;
 	if (!flock(fd, LOCK_EX | LOCK_NB) && !renameat(dfd, name, dfd, end + 1)) {
 		gv_debug("kept bench '%s' claimed by process %ld, which holds it no more: taken back", end + 1, pid);
@@ -326,7 +333,7 @@ int store_pending_replay(struct store *s)
 	int stored = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!strncmp(names[i], CLAIM, strlen(CLAIM))) {
-			char *back = reclaim_stale(dfd, names[i]);
+			char *back = reclaim_stale(dfd, dir, names[i]);
 			free(names[i]);
 			names[i] = back ? back : gv_strdup("");
 		}

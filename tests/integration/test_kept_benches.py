@@ -209,6 +209,20 @@ def test_a_claim_held_by_its_lock_is_left_to_its_writer(kept):
     assert "stored the null results" in p.stderr and counts(gpuvet.db)[0] == 1, p.stderr
 
 
+def test_a_claim_that_cannot_be_opened_is_said_not_skipped(kept):
+    """A claim gpuvet cannot open (another user's file, mode 0600; here a link, never followed) was
+    skipped without a word at every command: now each says it, names the file and what to do."""
+    gpuvet, pend, name, doc = kept
+    claimed = pend / (".claim.%d.%s" % (os.getpid(), name))
+    (pend / name).rename(pend / "elsewhere")
+    claimed.symlink_to(pend / "elsewhere")
+    p = gpuvet("results", "import", Q, check=0)
+    assert p.returncode == 0, p.stderr
+    line = [x for x in p.stderr.splitlines() if "cannot be opened" in x]
+    assert len(line) == 1 and claimed.name in line[0] and "remove the file" in line[0], p.stderr
+    assert claimed.is_symlink() and (pend / "elsewhere").exists() and counts(gpuvet.db)[0] == 0
+
+
 def test_a_large_junk_file_is_moved_aside_once(kept):
     """#47 item 9: a file under the old 256 MiB bound was read, refused and kept by every writer."""
     gpuvet, pend, name, doc = kept
