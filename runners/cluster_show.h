@@ -27,5 +27,12 @@ void cluster_print_text(const struct gv_cluster *c, FILE *out);
  */
 int cluster_show(int argc, char **argv, const struct gv_global *g);
 extern const struct gv_cmd_doc cmd_cluster_show_doc;
+/*
+ * `gpuvet cluster import FILE...` (argv[0] = "import", runners/cluster_import.c): cluster runs from
+ * the JSON `cluster run --json` / `cluster show --json` printed, each checked whole, then stored.
+ * 0 when every file was stored or already present; 2 when one could not be (said, one line each).
+ */
+int cluster_import(int argc, char **argv, const struct gv_global *g);
+extern const struct gv_cmd_doc cmd_cluster_import_doc;
 
 #endif

@@ -75,12 +75,14 @@ const struct gv_cmd_doc cmd_cluster_run_doc = {
 static const struct gv_opt cluster_opts_none[] = { { .name = NULL } };
 const struct gv_cmd_doc cmd_cluster_doc = {
 	.name = "cluster",
-	.synopsis = "cluster run|show ...",
+	.synopsis = "cluster run|show|import ...",
 	.about = "Vets many machines at once: `cluster run` on every node, `cluster show`\n"
-		"for a stored cluster run. docs/cluster.md.",
+		"for a stored cluster run, `cluster import` for one printed as JSON.\n"
+		"docs/cluster.md.",
 	.opts = cluster_opts_none,
 	.more = "subcommands:\n  run    every node, every node pair, one all-reduce; the verdict\n"
-		"  show   a stored cluster run: nodes, pair matrix, verdict",
+		"  show   a stored cluster run: nodes, pair matrix, verdict\n"
+		"  import cluster runs from their JSON (`cluster run --json`, `cluster show --json`)",
 };
 
 static int parse(int argc, char **argv, struct cluster_opts *o)
@@ -218,5 +220,7 @@ int cmd_cluster(int argc, char **argv, const struct gv_global *g)
 		return cluster_run(argc - 1, argv + 1, g);
 	if (!strcmp(argv[1], "show"))
 		return cluster_show(argc - 1, argv + 1, g);
-	return gv_usage_error("cluster", "unknown subcommand '%s' (run or show)", argv[1]);
+	if (!strcmp(argv[1], "import"))
+		return cluster_import(argc - 1, argv + 1, g);
+	return gv_usage_error("cluster", "unknown subcommand '%s' (run, show or import)", argv[1]);
 }

@@ -14,7 +14,7 @@ const struct gv_cmd_doc *const gv_cmd_docs[] = {
 	&cmd_run_doc, &cmd_inventory_doc, &cmd_accept_doc, &cmd_rank_doc, &cmd_cost_doc, &cmd_report_doc,
 	&cmd_results_doc, &cmd_prices_doc, &cmd_prices_list_doc, &cmd_prices_update_doc,
 	&cmd_prices_import_doc, &cmd_prices_fx_doc, &cmd_prices_sources_doc, &cmd_prices_cheapest_doc, &cmd_cluster_doc,
-	&cmd_cluster_run_doc, &cmd_cluster_show_doc, NULL,
+	&cmd_cluster_run_doc, &cmd_cluster_show_doc, &cmd_cluster_import_doc, NULL,
 };
 
 /* ---- the man page (man(7)) ---- */

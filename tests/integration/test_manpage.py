@@ -12,7 +12,7 @@ from conftest import ROOT, gpuvet_bin
 
 COMMANDS = [["run"], ["inventory"], ["accept"], ["rank"], ["cost"], ["report"], ["results"], ["prices"],
             ["prices", "list"], ["prices", "update"], ["prices", "import"], ["prices", "fx"],
-            ["prices", "sources"], ["cluster", "run"], ["cluster", "show"]]
+            ["prices", "sources"], ["cluster", "run"], ["cluster", "show"], ["cluster", "import"]]
 
 
 def plain_env():
