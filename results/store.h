@@ -332,8 +332,9 @@ struct gv_cluster;
 /*
  * Stores a cluster run whole, in one transaction (a savepoint inside a batch): the run, its nodes
  * with their metrics, its pairs, all-reduce points and findings.  c->uuid must be set.  STORE_OK;
- * STORE_DUP when a cluster run of that uuid is stored already (left as it is: merge-safe, nothing
- * written); STORE_ERR with the reason (nothing written).
+ * STORE_DUP when this cluster run is stored already (the same document under its uuid: left as it
+ * is, nothing written); STORE_ERR with the reason, nothing written (another cluster run under a
+ * stored uuid included: one uuid, one cluster run).
  */
 int store_put_cluster(struct store *s, const struct gv_cluster *c);
 /*

@@ -156,14 +156,16 @@ static int put_ar_findings(struct store *s, int64_t id, const struct gv_cluster 
 	return rc;
 }
 
-/* Whether a cluster run of this uuid is stored: 1, 0, or -1 on error. */
-static int cluster_exists(struct store *s, const char *uuid)
+/* Whether a cluster run of this uuid is stored: 1 (its id in *id), 0, or -1 on error. */
+static int cluster_exists(struct store *s, const char *uuid, int64_t *id)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT 1 FROM clusters WHERE uuid = ?", &st))
+	if (store_prepare(s, "SELECT id FROM clusters WHERE uuid = ?", &st))
 		return -1;
 	store_bind_text(st, 1, uuid);
 	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
 		return 1;
@@ -173,11 +175,35 @@ static int cluster_exists(struct store *s, const char *uuid)
 	return -1;
 }
 
+static int load_id(struct store *s, int64_t id, struct gv_cluster **out);
+
+/*
+ * One uuid, one cluster run: STORE_DUP when the run stored under c's uuid (id) is c, the same
+ * document; else STORE_ERR said (an import or a merge must not take another run for it).
+ */
+static int same_as_stored(struct store *s, int64_t id, const struct gv_cluster *c)
+{
+	struct gv_cluster *old = NULL;
+	if (load_id(s, id, &old))
+		return STORE_ERR;
+	json_t *a = gv_cluster_to_json(old), *b = gv_cluster_to_json(c);
+	int same = a && b && json_equal(a, b);
+	json_decref(a);
+	json_decref(b);
+	gv_cluster_free(old);
+	if (same)
+		return STORE_DUP;
+	sto_set_err(s, "database '%s': another cluster run under the uuid %s is stored already (one uuid, one cluster "
+		    "run): not stored, the stored one kept", s->path, c->uuid);
+	return STORE_ERR;
+}
+
 static int put_all(struct store *s, const struct gv_cluster *c)
 {
-	int there = cluster_exists(s, c->uuid);
+	int64_t old = 0;
+	int there = cluster_exists(s, c->uuid, &old);
 	if (there)
-		return there > 0 ? STORE_DUP : STORE_ERR;
+		return there > 0 ? same_as_stored(s, old, c) : STORE_ERR;
 	sqlite3_stmt *st;
 	if (store_prepare(s, "INSERT INTO clusters (uuid, started_at, engine, schedule, transport, nccl_net, profile,"
 			  " nnodes, nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why)"

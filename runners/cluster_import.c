@@ -7,9 +7,10 @@
  *
  * A document is input like any other: read up to its bound, parsed and
  * checked whole by the one reader (common/cluster_json.c, fuzzed) before a
- * row is written, then stored in one transaction.  One uuid, one cluster run:
- * a uuid already stored is "already present" only when the stored run is the
- * same document; a different one under it is refused, the stored one kept.
+ * row is written, then stored in one transaction.  One uuid, one cluster run
+ * (the store's rule, store_put_cluster): a uuid already stored is "already
+ * present" only when the stored run is the same document; a different one
+ * under it is refused, the stored one kept.
  */
 #include "runners/cluster_show.h"
 #include "runners/cli.h"
@@ -70,25 +71,6 @@ static struct gv_cluster *read_doc(const char *path, char *why, size_t wlen)
 	return c;
 }
 
-/* A uuid already stored: 0 when the stored run is this document, else 1 with why. */
-static int conflicts(struct store *s, const struct gv_cluster *c, char *why, size_t wlen)
-{
-	struct gv_cluster *old = NULL;
-	if (store_load_cluster(s, c->uuid, &old)) {
-		snprintf(why, wlen, "%s", store_errmsg(s));
-		return 1;
-	}
-	json_t *a = gv_cluster_to_json(old), *b = gv_cluster_to_json(c);
-	int same = a && b && json_equal(a, b);
-	json_decref(a);
-	json_decref(b);
-	gv_cluster_free(old);
-	if (!same)
-		snprintf(why, wlen, "another cluster run under the uuid %s, which this store holds already "
-			 "(one uuid, one cluster run): not stored, the stored one kept", c->uuid);
-	return !same;
-}
-
 /* One file: 0 stored or already present (said), 1 not (said). */
 static int import_one(struct store *s, const char *path)
 {
@@ -104,11 +86,11 @@ static int import_one(struct store *s, const char *path)
 	if (r == STORE_OK) {
 		fprintf(stderr, "%s: cluster run %s (%d nodes, %s) stored\n", shown, c->uuid, c->nnodes, c->started_at);
 		rc = 0;
-	} else if (r == STORE_DUP && !conflicts(s, c, why, sizeof why)) {
+	} else if (r == STORE_DUP) {
 		fprintf(stderr, "%s: cluster run %s already present\n", shown, c->uuid);
 		rc = 0;
 	} else {
-		gv_err("cluster import: %s: %s", shown, r == STORE_DUP ? why : store_errmsg(s));
+		gv_err("cluster import: %s: %s", shown, store_errmsg(s));
 	}
 	gv_cluster_free(c);
 	return rc;

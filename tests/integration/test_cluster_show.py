@@ -118,6 +118,21 @@ def test_merge_copies_cluster_runs_once(gpuvet, tmp_path):
     assert big == json.loads(gpuvet("--db", other, "cluster", "show", "--json", db=False, check=0).stdout)
 
 
+def test_merge_refuses_another_cluster_run_under_a_stored_uuid(gpuvet, tmp_path):
+    """One uuid, one cluster run, as for runs: nothing of that store is merged, exit 2."""
+    other = tmp_path / "other.db"
+    write_cluster(other, "accept", CLUSTER_UUIDS["reject"])
+    write_cluster(other, "big")
+    write_cluster(gpuvet.db, "reject")
+    before = gpuvet("cluster", "show", "--json", check=0).stdout
+    p = gpuvet("results", "merge", other)
+    assert p.returncode == 2 and "another cluster run under the uuid " + CLUSTER_UUIDS["reject"] in p.stderr, p.stderr
+    con = sqlite3.connect(gpuvet.db)
+    assert [r[0] for r in con.execute("SELECT uuid FROM clusters")] == [CLUSTER_UUIDS["reject"]]
+    con.close()
+    assert gpuvet("cluster", "show", "--json", check=0).stdout == before
+
+
 def test_an_older_store_has_none_and_is_not_written(gpuvet):
     write_cluster(gpuvet.db, "reject")
     con = sqlite3.connect(gpuvet.db)

@@ -310,7 +310,10 @@ static void test_round_trip(void)
 	gv_cluster_free(a);
 }
 
-/* A uuid stored already is left as it is: nothing written, the first kept. */
+/*
+ * One uuid, one cluster run: the same run again is STORE_DUP (nothing written); another run under a
+ * stored uuid is refused, said, and the first kept.
+ */
 static void test_dup_left_alone(void)
 {
 	struct store *s;
@@ -320,7 +323,9 @@ static void test_dup_left_alone(void)
 		return;
 	struct gv_cluster *r = cluster_reject(NULL), *other = cluster_accept(UUID_REJECT), *got = NULL;
 	CHECK(store_put_cluster(s, r) == STORE_OK);
-	CHECK(store_put_cluster(s, other) == STORE_DUP);
+	CHECK(store_put_cluster(s, r) == STORE_DUP);
+	CHECK(store_put_cluster(s, other) == STORE_ERR && strstr(store_errmsg(s), "another cluster run under the uuid "
+								  UUID_REJECT " is stored already"));
 	CHECK(store_load_cluster(s, UUID_REJECT, &got) == 0);
 	if (got)
 		check_same(r, got);
