@@ -7,6 +7,7 @@
  */
 #include "judge/unpriced.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,20 +40,31 @@ struct walk {
 	int stopped;
 };
 
-/* "; the catalog has a spot price only (--market spot)", "... spot and reserved prices only (--market spot or
-   reserved)" */
+/* Appends to the string in buf (cut at size, never past it). */
+static void __attribute__((format(printf, 3, 4))) append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	va_list ap;
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "; the catalog has a spot price only (--market spot)", "; the catalog has spot and reserved prices only
+   (--market spot or reserved)" */
 static void say_markets(const struct walk *w, char *why, size_t size)
 {
-	size_t n = strlen(why), m = w->nother;
+	size_t m = w->nother;
 	const char *first = w->other[0];
-	n += (size_t)snprintf(why + n, n < size ? size - n : 0, "; the catalog has %s%s",
-			      m > 1 ? "" : strchr("aeiou", first[0]) ? "an " : "a ", first);
+	append(why, size, "; the catalog has %s%s", m > 1 ? "" : first[0] && strchr("aeiou", first[0]) ? "an " : "a ", first);
 	for (size_t i = 1; i < m; i++)
-		n += (size_t)snprintf(why + n, n < size ? size - n : 0, "%s%s", i + 1 < m ? ", " : " and ", w->other[i]);
-	n += (size_t)snprintf(why + n, n < size ? size - n : 0, " price%s only (--market %s", m > 1 ? "s" : "", first);
+		append(why, size, "%s%s", i + 1 < m ? ", " : " and ", w->other[i]);
+	append(why, size, " price%s only (--market %s", m > 1 ? "s" : "", first);
 	for (size_t i = 1; i < m; i++)
-		n += (size_t)snprintf(why + n, n < size ? size - n : 0, "%s%s", i + 1 < m ? ", " : " or ", w->other[i]);
-	snprintf(why + n, n < size ? size - n : 0, ")");
+		append(why, size, "%s%s", i + 1 < m ? ", " : " or ", w->other[i]);
+	append(why, size, ")");
 }
 
 /* The type whose rows passed: handed on when none was in market. */

@@ -86,3 +86,20 @@ def test_rank_estimates_with_region_names_the_region(gpuvet):
     # a region where the catalog has no price of it at all: not sold there, nothing to say
     eu = gpuvet.json("rank", "--estimates", "--region", "eu-west-1", "--json")
     assert P5E not in {key(u) for u in eu["unpriced"]}
+
+
+def test_rank_estimates_names_every_market_a_type_is_priced_in(gpuvet, tmp_path):
+    """An imported 8 x H100 type priced on spot and reserved only: the why names both, as cost's does."""
+    imported(gpuvet)
+    (tmp_path / "p.csv").write_text(
+        "provider,instance_type,region,zone,gpu_model,gpu_count,gpu_memory_gib,market,term,price,unit,currency,"
+        "captured_at\n"
+        "est,r.8x,r0,r0a,H100-SXM,8,80,spot,,10,hour,USD,2026-11-20\n"
+        "est,r.8x,r0,,H100-SXM,8,80,reserved,1yr,12,hour,USD,2026-11-20\n")
+    gpuvet("prices", "import", tmp_path / "p.csv")
+    why = ("no on_demand price (gpuvet prices import FILE); the catalog has spot and reserved prices only "
+           "(--market spot or reserved)")
+    res = gpuvet.json("rank", "--estimates", "--json")
+    assert [u["why"] for u in res["unpriced"] if key(u) == ("est", "r.8x")] == [why]
+    cost = gpuvet.json("cost", "--model", "llama-3.1-8b", "--estimates", "--json")
+    assert [u["why"] for u in cost["unpriced"] if key(u) == ("est", "r.8x")] == [why]
