@@ -463,6 +463,18 @@ static json_t *rows_of(const struct cost_opts *o, const struct figs *f, const st
 	return out;
 }
 
+/* rank's measured types without a price; the unpriced ones that could be estimated are cost's own to list, by its
+   rule (cost_more.c: its GPU has a reference, over the same walk, judge/unpriced.c) */
+static json_t *measured_unpriced(json_t *un)
+{
+	json_t *out = json_array(), *x;
+	size_t i;
+	json_array_foreach(un, i, x)
+		if (!json_is_true(json_object_get(x, "estimate")))
+			json_array_append(out, x);
+	return out;
+}
+
 /* rank's types without a GEMM figure, their why in this command's words (no --metric here: --precision) */
 static json_t *unranked_json(json_t *un, int fp8, const json_t *r16)
 {
@@ -539,7 +551,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
 	json_object_set_new(res, "rows", rows_of(o, &f, &r));
 	json_object_set_new(res, "unranked", unranked_json(json_object_get(f.gemm, "unranked"), o->job.fp8, f.fp16));
-	json_object_set(res, "unpriced", json_object_get(f.gemm, "unpriced"));
+	json_object_set_new(res, "unpriced", measured_unpriced(json_object_get(f.gemm, "unpriced")));
 	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
 	if (o->say_left_out && say_left_out(s, o, res, err, errlen) < 0) {

@@ -61,6 +61,11 @@
  *   currency  every price in US dollars through its stored, dated rate; a
  *             SKU whose winning price has no rate is not ranked but listed
  *             in "unpriced" with why.
+ *   unpriced  with include_estimates, a catalog type with no price in the
+ *             market (judge/unpriced.c, cost's rule too) that could be
+ *             estimated is listed in "unpriced" after the measured ones, an
+ *             estimate with its value, basis and why ("the catalog has a
+ *             spot price only (--market spot)").
  *
  * Only throughput metrics (METRIC_RANKABLE in the rows each bench declares:
  * .tflops, .gbps, .kiops, .images_per_s) are ranked per dollar: a latency or an error
@@ -277,6 +282,8 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 	int rc = -1;
 	json_t *rows = json_array(), *unpriced = json_array(), *unranked = json_array();
 	struct sku **order = NULL;
+	/* types the catalog has no price for in the market, estimated: after the measured ones (bounded: the report) */
+	struct rank_unpriced un = { .list = json_array(), .max = o->estimates_max > 0 ? (size_t)o->estimates_max : 0 };
 	long est_streamed = 0, unranked_left = 0;
 	struct shown sv;
 	size_t nrows;
@@ -284,7 +291,7 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 	choose_components(c, metric, composite, &cp);
 	c->first_component = cp.n ? cp.names[0] : metric;
 	if (c->runs_first && o->include_estimates &&
-	    rank_stream_estimates(c, &cp, !strcmp(per, "gpu"), composite, unpriced, unranked, &est_streamed,
+	    rank_stream_estimates(c, &cp, !strcmp(per, "gpu"), composite, unpriced, unranked, &un, &est_streamed,
 				  &unranked_left) < 0)
 		goto done;
 	shown_values(c, &cp, !strcmp(per, "gpu"), &sv);
@@ -297,6 +304,10 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 	}
 	rank_group_profiles(c, order, &nrows);   /* one row per instance type */
 	rank_group_unpriced(unpriced);
+	if (!c->runs_first && o->include_estimates &&
+	    rank_list_unpriced(c, &cp, !strcmp(per, "gpu"), composite, &un) < 0)
+		goto done;
+	json_array_extend(unpriced, un.list);
 	qsort(order, nrows, sizeof *order, rank_cmp_rows);
 	long est_left = rank_keep_rows(c, order, &nrows);
 	if (est_left < 0)   /* a read error, said in err */
@@ -315,8 +326,10 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 				c->left_out, json_incref(c->left));
 	json_object_set_new(*out, "unranked", unranked);
 	rows = unpriced = unranked = NULL;   /* the result's now */
-	if (o->include_estimates && o->estimates_max > 0)   /* the list bounded too (judge/rank_estimates.c) */
+	if (o->include_estimates && o->estimates_max > 0) {   /* the lists bounded too (judge/rank_estimates.c) */
 		json_object_set_new(*out, "unranked_left_out", json_integer((json_int_t)unranked_left));
+		json_object_set_new(*out, "unpriced_left_out", json_integer((json_int_t)un.left));
+	}
 	json_object_set_new(*out, "stale_prices", stale);
 	json_object_set_new(*out, "estimates_left_out", json_integer((json_int_t)(est_left + est_streamed)));
 	rc = 0;
@@ -325,6 +338,7 @@ done:
 	json_decref(rows);
 	json_decref(unpriced);
 	json_decref(unranked);
+	json_decref(un.list);
 	free(cp.names);
 	free(cp.weights);
 	return rc;

@@ -48,9 +48,6 @@ int rank_compute_gathered(struct store *s, const struct rank_gather *g, const st
 			  char *err, size_t errlen);
 void rank_gather_delete(struct rank_gather *g);
 
-/* Why a type has no price in market (region NULL: any), as rank and cost list it; into why. */
-void rank_no_price_why(const char *market, const char *region, const char *provider, char *why, size_t n);
-
 /* Where a spot price is taken, said once for rank, cost and the report. */
 #define RANK_SPOT_NOTE "each region's lowest zone, interruptible"
 

@@ -18,19 +18,37 @@
  * estimates_max, then counted ("unranked_left_out").  A 1.1 M-type catalog
  * is then a few hundred entries, not a 1 KB entry per type.  The kept ones join c->s and
  * are valued and ordered with the measured ones as before.
+ *
+ * The same pass (judge/unpriced.c: the prices of every market, the
+ * ranking's to take_row) finds the types the catalog has no price for in
+ * the market; each one rank can estimate is listed in "unpriced" as an
+ * estimate, with its value and why, while that list is under estimates_max,
+ * then counted ("unpriced_left_out").  Without a bound (`rank --estimates`)
+ * rank_list_unpriced lists every one, in a pass of its own.
  */
 #include "judge/rank_int.h"
+#include "judge/unpriced.h"
 #include "pricing/catalog.h"
 #include "common/util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What valuing an unpriced type needs (rank_list_unpriced, and the stream's own pass). */
+struct unpriced_est {
+	struct ctx *c;
+	const struct components *cp;
+	int per_gpu, composite;
+	struct rank_unpriced *u;
+};
 
 struct est_stream {
 	struct ctx *c;
 	const struct components *cp;
 	int per_gpu, composite;
 	json_t *unpriced, *unranked;
+	struct unpriced_est un; /* the types without a price in the market, found in the same pass */
 	json_t *said;           /* the type's unranked entry, if any (listed while the list is under max) */
 	long unranked_left;     /* types without an estimate not listed */
 	struct sku cur;         /* the type whose rows are streaming past; provider NULL: none */
@@ -127,6 +145,66 @@ static int take_row(void *ud, const struct price_row *row)
 	return 0;
 }
 
+/*
+ * A type without a price in the ranking's market (judge/unpriced.c): listed as an estimate with its value,
+ * basis and why when rank can estimate the metric for it, unless runs measured it for the metric
+ * (rank_value_one lists those, with their runs' value).
+ */
+static int list_unpriced(struct unpriced_est *x, const struct price_rec *p, const char *why)
+{
+	struct ctx *c = x->c;
+	for (long i = rank_index_first(c, p->provider, p->instance_type); i >= 0; i = c->s[i].next_same)
+		for (size_t j = 0; j < x->cp->n; j++)
+			if (rank_median_of(&c->s[i], x->cp->names[j], &(double){ 0 }) == 0)
+				return 0;
+	struct sku k;
+	rank_sku_init(&k, p->provider, p->instance_type);
+	k.gpu_model = p->gpu_model[0] ? gv_strdup(p->gpu_model) : NULL;
+	k.gpus = p->gpu_count;
+	k.gpu_mem_gib = p->gpu_memory_gib;
+	double *val = gv_malloc((x->cp->n ? x->cp->n : 1) * sizeof *val);
+	int meas = 0, est = 0, have = 0;
+	rank_shown_one(c, x->cp, x->per_gpu, &k, val, &meas, &est);
+	for (size_t j = 0; j < x->cp->n; j++)
+		have |= !isnan(val[j]);
+	if (have && x->u->max && json_array_size(x->u->list) >= x->u->max) {
+		x->u->left++;
+	} else if (have) {
+		rank_score_sku(&k, x->cp, val, x->composite);
+		k.estimate = 1;
+		json_t *e = json_pack("{s:s,s:s,s:s?,s:o,s:i,s:s,s:b,s:o,s:s}", "provider", k.provider, "instance_type",
+				      k.itype, "gpu_model", k.gpu_model, "gpu_count",
+				      isnan(k.gpus) ? json_null() : json_real(k.gpus), "runs", 0, "why", why, "estimate", 1,
+				      "value", isfinite(k.value) ? json_real(k.value) : json_null(), "estimate_basis",
+				      k.basis);
+		rank_basis_columns(&k, e);
+		json_array_append_new(x->u->list, e);
+	}
+	free(val);
+	rank_sku_free(&k);
+	return 0;
+}
+
+static int take_unpriced(void *ud, const struct price_rec *p, const char *why)
+{
+	return list_unpriced(ud, p, why);
+}
+
+int rank_list_unpriced(struct ctx *c, const struct components *cp, int per_gpu, int composite,
+		       struct rank_unpriced *u)
+{
+	struct unpriced_est x = { .c = c, .cp = cp, .per_gpu = per_gpu, .composite = composite, .u = u };
+	struct price_filter f = { .market = rank_market_of(c), .region = c->o->region,
+				  .max_age_days = c->o->max_age_days };
+	return unpriced_walk(c->db, &f, NULL, take_unpriced, &x, c->err, c->errlen);
+}
+
+/* The stream's pass finds them too: its walk's ud is the stream. */
+static int take_unpriced_streamed(void *ud, const struct price_rec *p, const char *why)
+{
+	return list_unpriced(&((struct est_stream *)ud)->un, p, why);
+}
+
 struct seq_at {
 	long seq;
 	size_t at;
@@ -154,14 +232,15 @@ size_t *rank_prices_first_order(const struct ctx *c)
 }
 
 int rank_stream_estimates(struct ctx *c, const struct components *cp, int per_gpu, int composite, json_t *unpriced,
-			  json_t *unranked, long *left, long *unranked_left)
+			  json_t *unranked, struct rank_unpriced *un, long *left, long *unranked_left)
 {
 	const struct rank_opts *o = c->o;
 	struct est_stream e = { .c = c, .cp = cp, .per_gpu = per_gpu, .composite = composite, .unpriced = unpriced,
-				.unranked = unranked, .said = json_array(), .max = (size_t)o->estimates_max };
+				.unranked = unranked, .said = json_array(), .max = (size_t)o->estimates_max,
+				.un = { .c = c, .cp = cp, .per_gpu = per_gpu, .composite = composite, .u = un } };
 	struct price_filter f = { .market = rank_market_of(c), .region = o->region, .max_age_days = o->max_age_days };
 	e.heap = gv_malloc((e.max ? e.max : 1) * sizeof *e.heap);
-	int rc = catalog_prices(c->db, &f, PRICE_ORDER_TYPE, take_row, &e, c->err, c->errlen);
+	int rc = unpriced_walk(c->db, &f, take_row, take_unpriced_streamed, &e, c->err, c->errlen);
 	if (rc == 0)
 		finish_type(&e);
 	else if (e.cur.provider)

@@ -1,7 +1,8 @@
 /*
  * rank_int.h - what judge/rank.c (the steps of a ranking, in order) and
  * its parts share: the runs (rank_gather.c), the prices (rank_price.c), the
- * estimates streamed by type (rank_estimates.c), each entry's value
+ * estimates streamed by type and the types without a price that could be
+ * estimated (rank_estimates.c, over judge/unpriced.c), each entry's value
  * (rank_value.c), one row per type (rank_profile.c), the score and the JSON
  * (rank_rows.c), the entries by type (rank_index.c), and below them all the
  * helpers they share (rank_util.c).  The parts call down, never back into
@@ -138,6 +139,17 @@ struct components {
 	size_t n;
 };
 
+/*
+ * The types the catalog has no price for in the ranking's market that it could estimate (issue 48 item 8:
+ * said, not dropped), each an entry of "unpriced" with "estimate": true, its value, basis and why; listed up to
+ * max (0: every one), the others counted in left ("unpriced_left_out").
+ */
+struct rank_unpriced {
+	json_t *list;
+	size_t max;
+	long left;
+};
+
 /* judge/rank_util.c: below every other rank file */
 int rank_rankable(const char *m);
 /* The metric's instance-level row is already per GPU (a link or a rank), not an instance total. */
@@ -202,7 +214,12 @@ void rank_group_unpriced(json_t *unpriced);
  * others counted in *left and freed; types without an estimate listed in unranked up to estimates_max, the others
  * counted in *unranked_left; -1 on a read error (said in c->err). */
 int rank_stream_estimates(struct ctx *c, const struct components *cp, int per_gpu, int composite, json_t *unpriced,
-			  json_t *unranked, long *left, long *unranked_left);
+			  json_t *unranked, struct rank_unpriced *un, long *left, long *unranked_left);
+/* With estimates asked for and the prices read first: every type the catalog has no price for in the market that
+ * rank can estimate (judge/unpriced.c finds them), listed in un (rank_stream_estimates lists them in its own pass);
+ * 0, or -1 with c->err set. */
+int rank_list_unpriced(struct ctx *c, const struct components *cp, int per_gpu, int composite,
+		       struct rank_unpriced *un);
 /* With the runs read first and estimates on: the order c->s would have had with the prices read first (a
  * type's first entry where its first price row is, the market's then the other's, then the entries runs
  * made, in their order), which the unpriced list keeps; a permutation of 0..c->n-1, to free. */

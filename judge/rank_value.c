@@ -8,6 +8,7 @@
  * rank_estimate_row.
  */
 #include "judge/rank_int.h"
+#include "judge/unpriced.h"
 #include "common/gpus.h"
 #include "common/stats.h"
 #include "common/util.h"
@@ -140,22 +141,6 @@ void rank_shown_one(const struct ctx *c, const struct components *cp, int per_gp
 	}
 }
 
-/* Why a type has no price in market (region: NULL any), in the words rank and cost list it with. */
-void rank_no_price_why(const char *market, const char *region, const char *provider, char *why, size_t n)
-{
-	if (!strcmp(market, "spot") && !strcmp(provider, "lambda"))
-		snprintf(why, n, "no spot price (lambda sells no spot instances)");
-	else if (!strcmp(market, "spot") && (!strcmp(provider, "aws") || !strcmp(provider, "alibaba")))
-		snprintf(why, n, "no spot price (%s: gpuvet prices update --provider %s with %s credentials, or gpuvet "
-			 "prices import FILE)", !strcmp(provider, "aws") ? "none in the shipped snapshot" : "gpuvet ships none",
-			 provider, !strcmp(provider, "aws") ? "AWS" : "Alibaba Cloud");
-	else if (!strcmp(market, "spot"))
-		snprintf(why, n, "no spot price (gpuvet prices import FILE)");
-	else
-		snprintf(why, n, "no %s price%s%s (gpuvet prices import FILE)", market, region ? " in " : "",
-			 region ? region : "");
-}
-
 /* k valued per dollar (a row: 1), or said why not in unpriced or unranked (0); -1 when it has no value. */
 int rank_value_one(struct ctx *c, const struct components *cp, const double *val, int meas, int est,
 		   int composite, struct sku *k, json_t *unpriced, json_t *unranked)
@@ -176,7 +161,7 @@ int rank_value_one(struct ctx *c, const struct components *cp, const double *val
 			return 0;
 		char why[200];
 		if (!k->priced)
-			rank_no_price_why(rank_market_of(c), c->o->region, k->provider, why, sizeof why);
+			unpriced_why(rank_market_of(c), c->o->region, k->provider, why, sizeof why);
 		else
 			snprintf(why, sizeof why, "no %s rate stored for its %s price (gpuvet prices fx %s RATE"
 				 " --date D --source S)", k->currency, rank_market_of(c), k->currency);

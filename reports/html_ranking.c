@@ -121,19 +121,71 @@ static void flags_cell(FILE *f, json_t *flags)
 	fputs("</td>", f);
 }
 
+static int is_estimate(json_t *e)
+{
+	return json_is_true(json_object_get(e, "estimate"));
+}
+
+/*
+ * The catalog's types the ranking could estimate but has no price for in its market (judge/unpriced.c), as
+ * `rank --estimates` lists them: a provider's with one why together, the first few named, the rest counted.
+ */
+static void unpriced_estimates_note(FILE *f, json_t *rk)
+{
+	json_t *u = json_object_get(rk, "unpriced");
+	size_t n = json_array_size(u), i = 0, groups = 0;
+	json_int_t more = json_integer_value(json_object_get(rk, "unpriced_left_out"));
+
+	while (i < n && !is_estimate(json_array_get(u, i)))
+		i++;   /* the measured ones come first (unpriced_note) */
+	if (i == n)
+		return;
+	fputs("<p>Could be estimated but not ranked, no ", f);
+	html_esc(f, rep_market_name(rep_jstr(rk, "market")));
+	fputs(" price: ", f);
+	while (i < n) {
+		json_t *v = json_array_get(u, i);
+		const char *p = rep_orq(rep_jstr(v, "provider")), *why = rep_orq(rep_jstr(v, "why"));
+		size_t k = i;
+		fputs(groups++ ? "; " : "", f);
+		html_esc(f, p);
+		for (; k < n && is_estimate(json_array_get(u, k)) && !strcmp(rep_orq(rep_jstr(json_array_get(u, k),
+		       "provider")), p) && !strcmp(rep_orq(rep_jstr(json_array_get(u, k), "why")), why); k++) {
+			if (k - i < 4) {
+				fputs(k > i ? ", " : " ", f);
+				html_esc(f, rep_orq(rep_jstr(json_array_get(u, k), "instance_type")));
+			}
+		}
+		if (k - i > 4)
+			fprintf(f, " and %zu more", k - i - 4);
+		fputs(" (", f);
+		html_esc(f, why);
+		fputs(")", f);
+		i = k;
+	}
+	if (more > 0)
+		fprintf(f, "; %lld more types (<code>gpuvet rank --estimates</code> lists each)", (long long)more);
+	fputs(".</p>\n", f);
+}
+
 /* Measured instance types the ranking could not price. */
 static void unpriced_note(FILE *f, json_t *rk)
 {
 	json_t *u = json_object_get(rk, "unpriced"), *v;
-	size_t i;
+	size_t i, shown = 0;
 
-	if (!json_array_size(u))
+	json_array_foreach(u, i, v)
+		shown += !is_estimate(v);
+	if (!shown)
 		return;
+	shown = 0;
 	fputs("<p>Measured but not ranked, no ", f);
 	html_esc(f, rep_market_name(rep_jstr(rk, "market")));
 	fputs(" price: ", f);
 	json_array_foreach(u, i, v) {
-		fputs(i ? ", " : "", f);
+		if (is_estimate(v))
+			continue;
+		fputs(shown++ ? ", " : "", f);
 		html_esc(f, rep_orq(rep_jstr(v, "provider")));
 		fputs(" ", f);
 		html_esc(f, rep_orq(rep_jstr(v, "instance_type")));
@@ -390,6 +442,7 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 		fputs("<p>No ranking: no instance type has both a stored run and a price. Load prices with "
 		      "<code>gpuvet prices update</code> or <code>gpuvet prices import FILE</code>.</p>\n", f);
 		unpriced_note(f, r0);
+		unpriced_estimates_note(f, r0);
 		fputs("</section>\n", f);
 		return;
 	}
@@ -404,6 +457,7 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 	fputs("<p class=\"note\">Spot: " RANK_SPOT_NOTE " (the provider may reclaim the "
 	      "instance at short notice).</p>\n", f);
 	unpriced_note(f, r0);
+	unpriced_estimates_note(f, r0);
 	fputs("</section>\n", f);
 }
 

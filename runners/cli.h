@@ -14,6 +14,7 @@
 #ifndef GPUVET_CLI_H
 #define GPUVET_CLI_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 struct gv_global {
@@ -85,5 +86,11 @@ const char *gv_db_path(const struct gv_global *g);
 int gv_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 0 when value (NULL: not given) is a valid identity (common/ident.h), else a usage error. */
 int gv_check_identity(const char *cmd, const char *opt, const char *value);
+/*
+ * Prints entry i of an "unpriced" list (`cost`'s, `rank`'s: judge/unpriced.h) as a line under a table,
+ * "  aws p5e.48xlarge (est.): why", and the entries after it that share its provider, why and kind
+ * (estimate or measured) with it: "  lambda, 21 types (est. gpu_1x_a10...): why"; returns the index after them.
+ */
+size_t gv_print_unpriced(const json_t *list, size_t i);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * cli_util.c - see cli.h: what every command calls, below them all (the
- * store's path, a usage error said the one way, an identity checked).
+ * store's path, a usage error said the one way, an identity checked, the
+ * unpriced types cost and rank list under their tables).
  * main.c dispatches to the commands; nothing here calls up into them.
  */
 #include "runners/cli.h"
@@ -8,8 +9,10 @@
 #include "common/ident.h"
 #include "results/store.h"
 
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *gv_db_path(const struct gv_global *g)
 {
@@ -38,4 +41,39 @@ int gv_check_identity(const char *cmd, const char *opt, const char *value)
 	ident_escape(value, shown, sizeof shown);
 	return gv_usage_error(cmd, "%s '%s' %s (printable utf-8, at most %d bytes)", opt, shown, why,
 			      IDENT_MAX);
+}
+
+/* The entry's field as a terminal may show it (stored names come from imported price files). */
+static const char *shown(const json_t *e, const char *k, char *buf, size_t size)
+{
+	const char *s = json_string_value(json_object_get(e, k));
+	ident_escape(s ? s : "", buf, size);
+	return buf;
+}
+
+static int same_field(const json_t *a, const json_t *b, const char *k)
+{
+	const char *x = json_string_value(json_object_get(a, k)), *y = json_string_value(json_object_get(b, k));
+	return !strcmp(x ? x : "", y ? y : "");
+}
+
+size_t gv_print_unpriced(const json_t *list, size_t i)
+{
+	const json_t *r = json_array_get(list, i);
+	int est = json_is_true(json_object_get(r, "estimate"));
+	size_t k = i + 1;
+	while (k < json_array_size(list) && same_field(json_array_get(list, k), r, "provider") &&
+	       same_field(json_array_get(list, k), r, "why") &&
+	       json_is_true(json_object_get(json_array_get(list, k), "estimate")) == est)
+		k++;
+	char p[4 * IDENT_MAX + 16], t[4 * IDENT_MAX + 16], why[2048];
+	const char *kind = est ? "est." : "measured";
+	shown(r, "provider", p, sizeof p);
+	shown(r, "instance_type", t, sizeof t);
+	shown(r, "why", why, sizeof why);
+	if (k - i == 1)
+		printf("  %s %s (%s): %s\n", p, t, kind, why);
+	else
+		printf("  %s, %zu types (%s %s...): %s\n", p, k - i, kind, t, why);
+	return k;
 }

@@ -334,25 +334,11 @@ static void print_row(json_t *r)
 static void print_left_out(json_t *res)
 {
 	size_t i;
-	json_t *r, *un = json_object_get(res, "unpriced");
+	json_t *un = json_object_get(res, "unpriced");
 	if (json_array_size(un))
 		printf("%zu instance type(s) not priced (%s; --json lists each):\n", json_array_size(un), str(res, "market"));
-	for (i = 0; i < json_array_size(un); i++) {   /* a provider's types with one why: one line */
-		r = json_array_get(un, i);
-		size_t k = i + 1;
-		while (k < json_array_size(un) && !strcmp(str(json_array_get(un, k), "provider"), str(r, "provider")) &&
-		       !strcmp(str(json_array_get(un, k), "why"), str(r, "why")) &&
-		       json_is_true(json_object_get(json_array_get(un, k), "estimate")) ==
-		       json_is_true(json_object_get(r, "estimate")))
-			k++;
-		const char *kind = json_is_true(json_object_get(r, "estimate")) ? "est." : "measured";
-		if (k - i == 1)
-			printf("  %s %s (%s): %s\n", str(r, "provider"), str(r, "instance_type"), kind, str(r, "why"));
-		else
-			printf("  %s, %zu types (%s %s...): %s\n", str(r, "provider"), k - i, kind, str(r, "instance_type"),
-			       str(r, "why"));
-		i = k - 1;
-	}
+	for (i = 0; i < json_array_size(un);)   /* a provider's types with one why: one line */
+		i = gv_print_unpriced(un, i);
 	json_int_t more = json_integer_value(json_object_get(res, "estimates_that_fit"));
 	if (more > 0)
 		printf("%lld more type(s) fit as estimates: add --estimates\n", (long long)more);

@@ -26,7 +26,8 @@ static const struct gv_opt rank_opts[] = {
 	{ .name = "per", .has_arg = required_argument, .val = 'p', .arg = "instance|gpu",
 	  .help = "value per instance-hour (default) or per GPU over the price per " "GPU-hour" },
 	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
-	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference" },
+	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference; "
+	  "those without a price in the market are listed under the table with why" },
 	GV_OPT_ROW_INCLUDE_FLAGGED('f'),
 	GV_OPT_ROW_MAX_AGE('a'),
 	{ .name = "wide", .has_arg = no_argument, .val = 'w', .arg = NULL,
@@ -253,6 +254,45 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 		printf("     ^ %s\n", str(row, "price_note"));
 }
 
+/*
+ * The types the table leaves out for want of a price: the measured ones with their value, then (--estimates)
+ * the catalog's types that could be estimated but have no price in the market, a provider's with one why on
+ * one line, as `cost` lists them (gv_print_unpriced).
+ */
+static void print_unpriced(json_t *r, const char *market)
+{
+	json_t *unpriced = json_object_get(r, "unpriced"), *row;
+	size_t i, nmeas = 0;
+	json_array_foreach(unpriced, i, row)
+		nmeas += !json_is_true(json_object_get(row, "estimate"));
+	if (nmeas)
+		printf("%zu measured instance type(s) not ranked:\n", nmeas);
+	json_array_foreach(unpriced, i, row) {
+		if (json_is_true(json_object_get(row, "estimate")))
+			continue;
+		printf("  %s %s", str(row, "provider"), str(row, "instance_type"));
+		if (json_is_string(json_object_get(row, "profile")))
+			printf(" (%s, %s)", str(row, "profile"), str(row, "basis"));
+		if (json_is_number(json_object_get(row, "value"))) {
+			char val[32];
+			human(val, sizeof val, num(row, "value"));
+			printf(": value %s, no price: %s\n", val, str(row, "why"));
+		} else {
+			printf(": %s\n", str(row, "why"));
+		}
+		print_other_profiles(row);
+	}
+	if (json_array_size(unpriced) > nmeas)
+		printf("%zu instance type(s) could be estimated but have no %s price (--json lists each, with its value):\n",
+		       json_array_size(unpriced) - nmeas, market);
+	for (i = 0; i < json_array_size(unpriced);) {
+		if (json_is_true(json_object_get(json_array_get(unpriced, i), "estimate")))
+			i = gv_print_unpriced(unpriced, i);
+		else
+			i++;
+	}
+}
+
 static void print_table(json_t *r, int wide)
 {
 	json_t *rows = json_object_get(r, "rows");
@@ -311,22 +351,7 @@ static void print_table(json_t *r, int wide)
 	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
 	if (left)
 		printf("%lld run(s) with critical flags left out (--include-flagged to count them)\n", (long long)left);
-	json_t *unpriced = json_object_get(r, "unpriced");
-	if (json_array_size(unpriced))
-		printf("%zu measured instance type(s) not ranked:\n", json_array_size(unpriced));
-	json_array_foreach(unpriced, i, row) {
-		printf("  %s %s", str(row, "provider"), str(row, "instance_type"));
-		if (json_is_string(json_object_get(row, "profile")))
-			printf(" (%s, %s)", str(row, "profile"), str(row, "basis"));
-		if (json_is_number(json_object_get(row, "value"))) {
-			char val[32];
-			human(val, sizeof val, num(row, "value"));
-			printf(": value %s, no price: %s\n", val, str(row, "why"));
-		} else {
-			printf(": %s\n", str(row, "why"));
-		}
-		print_other_profiles(row);
-	}
+	print_unpriced(r, market);
 	json_t *unranked = json_object_get(r, "unranked");
 	if (json_array_size(unranked))
 		printf("%zu priced instance type(s) without an estimate:\n", json_array_size(unranked));

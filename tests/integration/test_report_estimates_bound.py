@@ -10,6 +10,7 @@ the reference table), one real capture (tests/fixtures/gpu/h100-2026-11-22/quick
 named as one of the types.  The 1.1 M-type measurement is tests/bench/price_scale_bench.sh."""
 import re
 import subprocess
+from html import unescape
 
 import pytest
 
@@ -108,9 +109,37 @@ def test_report_unpriced_note_in_rank_estimates_order(gpuvet, tmp_path):
     gpuvet("prices", "import", tmp_path / "p.csv", check=0)
     gpuvet("results", "import", QUICK, "--provider", "est", "--sku", "a.1x", "--region", "r0", check=0)
     gpuvet("results", "import", h200, "--provider", "est", "--sku", "b.1x", "--region", "r0", check=0)
-    want = [u["instance_type"] for u in gpuvet.json("rank", "--estimates", "--json")["unpriced"]]
+    unpriced = gpuvet.json("rank", "--estimates", "--json")["unpriced"]
+    want = [u["instance_type"] for u in unpriced if not u["estimate"]]
     assert want == ["b.1x", "a.1x"]
     gpuvet("report", "-o", tmp_path / "r.html", check=0)
-    note = re.search(r"Measured but not ranked, no on-demand price: (.*?)</p>", (tmp_path / "r.html").read_text(),
-                     re.S).group(1)
+    html = (tmp_path / "r.html").read_text()
+    note = re.search(r"Measured but not ranked, no on-demand price: (.*?)</p>", html, re.S).group(1)
     assert re.findall(r"est ([ab]\.1x)", re.sub(r"<[^>]+>", "", note)) == want
+    # then the catalog's types it could estimate but not price (the shipped aws p5e.48xlarge: spot only), apart
+    assert [(u["provider"], u["instance_type"]) for u in unpriced if u["estimate"]] == [("aws", "p5e.48xlarge")]
+    est = re.search(r"<p>Could be estimated but not ranked, no on-demand price: (.*?)</p>", html, re.S).group(1)
+    assert unescape(est) == "aws p5e.48xlarge (%s)." % unpriced[-1]["why"]
+
+
+def test_report_unpriced_estimates_bounded_as_rank_lists_them(gpuvet, tmp_path):
+    """The types the report's ranking could estimate but not price (spot only here) are the first of
+    `rank --estimates`'s list, a provider's with one why together, at most REPORT_ESTIMATES_MAX of them
+    (judge/rank_estimates.c, the same pass as the estimates), the rest counted: 210 synthetic H100 types
+    priced on spot only, and the shipped aws p5e.48xlarge."""
+    lines = [HEAD, "est,m.1x,r0,,H100-SXM,1,80,on_demand,3.0,hour,USD,2026-11-20"]
+    lines += [f"est,t{t}.1x,r0,r0a,H100-SXM,1,80,spot,{2 + t % 7}.0,hour,USD,2026-11-20" for t in range(210)]
+    (tmp_path / "p.csv").write_text("\n".join(lines) + "\n")
+    gpuvet("prices", "import", tmp_path / "p.csv", check=0)
+    gpuvet("results", "import", QUICK, "--provider", "est", "--sku", "m.1x", "--region", "r0", check=0)
+    full = gpuvet.json("rank", "--estimates", "--json")
+    assert "unpriced_left_out" not in full                        # rank lists every one
+    est = [u for u in full["unpriced"] if u["estimate"]]
+    assert [u["instance_type"] for u in est[:1]] == ["p5e.48xlarge"] and len(est) == 211
+    names = [u["instance_type"] for u in est if u["provider"] == "est"]
+    gpuvet("report", "-o", tmp_path / "r.html", check=0)
+    note = re.search(r"<p>Could be estimated but not ranked, no on-demand price: (.*?)</p>",
+                     (tmp_path / "r.html").read_text(), re.S).group(1)
+    assert unescape(re.sub(r"<[^>]+>", "", note)) == (
+        f"aws p5e.48xlarge ({est[0]['why']}); est {', '.join(names[:4])} and {CAP - 1 - 4} more ({est[1]['why']}); "
+        f"{len(est) - CAP} more types (gpuvet rank --estimates lists each).")
