@@ -723,7 +723,7 @@ int rdzv_recv(struct rdzv *r, int *from, json_t **msg, int timeout_ms, char *err
 	for (;;) {
 		if (next_ready(r, from, msg)) {
 			if (!*msg && r->rank == 0)
-				snprintf(err, errlen, "%s", r->peers[*from].why);
+				(void)gv_errf(err, errlen, "%s", r->peers[*from].why);
 			if (*msg || r->rank == 0)
 				return 0;
 			return gv_errf(err, errlen, "rank 0 %s", r->peers[0].why);

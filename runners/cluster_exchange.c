@@ -59,10 +59,7 @@ void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json
 			continue;
 		}
 		if (!m) {
-			if (strstr(err, "went silent"))
-				cluster_mark_lost(x->c, from, "its connection to rank 0 %s", err);
-			else
-				cluster_mark_lost(x->c, from, "its connection to rank 0 closed%s%s", err[0] ? ": " : "", err);
+			cluster_mark_lost(x->c, from, "its connection to rank 0 was lost: %s", err[0] ? err : "closed");
 		} else if (!pending[from] || !awaited(x, op, m)) {
 			json_decref(m);   /* a late answer to an instruction already given up on */
 			continue;
