@@ -25,11 +25,14 @@ struct gv_cluster *gv_cluster_new(int n)
 	c->nnodes = n;
 	c->stated_gbps = NAN;
 	c->pair_median_gbps = NAN;
+	c->deadline_s = NAN;
 	c->verdict = -1;
 	for (int i = 0; i < n; i++) {
 		c->nodes[i].rank = i;
 		c->nodes[i].state = GV_NODE_MISSING;
 		c->nodes[i].verdict = -1;
+		c->nodes[i].clock_skew_s = NAN;
+		c->nodes[i].link_gbps = NAN;
 	}
 	return c;
 }
@@ -90,6 +93,8 @@ const char *gv_finding_name(int kind)
 		[GV_FIND_NODE_REJECTED] = "node_rejected", [GV_FIND_NODE_UNMEASURED] = "node_unmeasured",
 		[GV_FIND_BAD_NODE] = "bad_node", [GV_FIND_BAD_LINK] = "bad_link",
 		[GV_FIND_STRAGGLER] = "straggler", [GV_FIND_FABRIC_RULE] = "fabric_rule",
+		[GV_FIND_COORDINATOR] = "coordinator", [GV_FIND_INTERMITTENT] = "intermittent",
+		[GV_FIND_CLOCK_SKEW] = "clock_skew", [GV_FIND_SHARED_HOST] = "shared_host",
 	};
 	return name_of(names, GV_FIND_KINDS, kind);
 }

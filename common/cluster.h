@@ -33,6 +33,7 @@ struct gv_cluster_metric {
 	char name[64];       /* an instance-level metric, or a per-GPU one reduced to its worst GPU */
 	double value;
 	int higher_better;   /* 1: more is better (TFLOP/s, GB/s), 0: less is better (latency) */
+	double remeasured;   /* the same figure measured again when the node was a suspect straggler; NAN when not */
 };
 
 struct gv_cluster_node {
@@ -49,6 +50,9 @@ struct gv_cluster_node {
 	char why[256];                    /* the verdict's reason sentence, or why it is missing or lost */
 	struct gv_cluster_metric *metrics;
 	size_t nmetrics;
+	double clock_skew_s;              /* its clock minus rank 0's when its hello arrived, seconds; NAN unknown */
+	double link_gbps;                 /* its NIC's own stated rate (sysfs speed, libfabric link attributes), GB/s; NAN unknown */
+	char link_source[96];             /* where that rate was read ("sysfs eth0 speed 400 Mb/s"), "" unknown */
 };
 
 /* How a pair's measurement ended. */
@@ -87,6 +91,10 @@ enum gv_finding_kind {
 	GV_FIND_BAD_LINK,    /* one pair is slow alone: a link or route */
 	GV_FIND_STRAGGLER,   /* its own fingerprint is an outlier against the cluster median */
 	GV_FIND_FABRIC_RULE, /* a policy fabric rule failed cluster-wide (all-reduce, unmeasured pairs) */
+	GV_FIND_COORDINATOR, /* rank 0 itself is the likely cause (it lost every rank at once, or all its own pairs failed) */
+	GV_FIND_INTERMITTENT,/* a node whose pairs are slow or fail in some rounds and not others: a flapping port */
+	GV_FIND_CLOCK_SKEW,  /* a node's clock far from rank 0's, either way */
+	GV_FIND_SHARED_HOST, /* two ranks on one host: their pair is left out */
 	GV_FIND_KINDS
 };
 
@@ -119,6 +127,8 @@ struct gv_cluster {
 	double pair_median_gbps;          /* the cluster median: each node's own median pair figure (slower direction), their median; NAN none */
 	int verdict;                      /* 0 accept, 1 reject, 3 could not measure, -1 not judged */
 	char policy[80];                  /* the policy's name and digest the verdict used */
+	int authenticated;                /* 1: every rank proved the job's token (GPUVET_CLUSTER_TOKEN); 0: the run was not authenticated */
+	double deadline_s;                /* the whole run's deadline (--deadline), seconds; NAN unknown */
 	struct gv_cluster_finding *findings;
 	size_t nfindings;
 };

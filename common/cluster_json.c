@@ -32,8 +32,9 @@ json_t *gv_cluster_metrics_to_json(const struct gv_cluster_node *n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < n->nmetrics; i++)
-		json_array_append_new(a, json_pack("{s:s,s:o,s:b}", "name", n->metrics[i].name, "value",
-						   num(n->metrics[i].value), "higher_better", n->metrics[i].higher_better));
+		json_array_append_new(a, json_pack("{s:s,s:o,s:b,s:o}", "name", n->metrics[i].name, "value",
+						   num(n->metrics[i].value), "higher_better", n->metrics[i].higher_better,
+						   "remeasured", num(n->metrics[i].remeasured)));
 	return a;
 }
 
@@ -44,8 +45,12 @@ static json_t *node_json(const struct gv_cluster_node *n)
 			      "provider", n->provider, "instance_type", n->instance_type, "gpu_model", n->gpu_model,
 			      "ngpus", n->ngpus, "verdict", verdict_name(n->verdict), "exit_code", n->verdict, "why",
 			      n->why);
-	if (o)
+	if (o) {
+		json_object_set_new(o, "clock_skew_s", num(n->clock_skew_s));
+		json_object_set_new(o, "link_gbps", num(n->link_gbps));
+		json_object_set_new(o, "link_source", json_string(n->link_source));
 		json_object_set_new(o, "metrics", gv_cluster_metrics_to_json(n));
+	}
 	return o;
 }
 
@@ -85,6 +90,8 @@ static json_t *cluster_json(const struct gv_cluster *c, int with_pairs)
 			      "pair_median_gbps", num(c->pair_median_gbps));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "authenticated", json_boolean(c->authenticated));
+	json_object_set_new(o, "deadline_s", num(c->deadline_s));
 	json_t *nodes = json_array(), *pairs = json_array(), *pts = json_array(), *finds = json_array();
 	for (int i = 0; nodes && i < c->nnodes; i++)
 		json_array_append_new(nodes, node_json(&c->nodes[i]));
@@ -235,6 +242,22 @@ static int named(struct rd *r, const json_t *o, const char *key, const char *(*n
 	return bad(r, m);
 }
 
+/* A boolean member (absent or null: 0). */
+static int boolean(struct rd *r, const json_t *o, const char *key, int *out)
+{
+	const json_t *v = json_object_get(o, key);
+	*out = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v)) {
+		char m[96];
+		snprintf(m, sizeof m, "'%s' is not true or false", key);
+		return bad(r, m);
+	}
+	*out = json_is_true(v);
+	return 0;
+}
+
 static int verdict_member(struct rd *r, const json_t *o, int *out)
 {
 	char buf[16];
@@ -262,7 +285,8 @@ int gv_cluster_metrics_from_json(const json_t *arr, struct gv_cluster_node *n, c
 		struct gv_cluster_metric *x = &n->metrics[n->nmetrics];
 		const json_t *hb = json_object_get(m, "higher_better");
 		if (!json_is_object(m) || str(&r, m, "name", x->name, sizeof x->name) || !x->name[0] ||
-		    real(&r, m, "value", &x->value) || (hb && !json_is_boolean(hb)))
+		    real(&r, m, "value", &x->value) || real(&r, m, "remeasured", &x->remeasured) ||
+		    (hb && !json_is_boolean(hb)))
 			return bad(&r, "a metric is not {name, value, higher_better}");
 		x->higher_better = hb ? json_is_true(hb) : 1;
 		n->nmetrics++;
@@ -282,7 +306,9 @@ static int read_node(struct rd *r, const json_t *o, struct gv_cluster *c)
 	    str(r, o, "instance_type", n->instance_type, sizeof n->instance_type) ||
 	    str(r, o, "gpu_model", n->gpu_model, sizeof n->gpu_model) || str(r, o, "why", n->why, sizeof n->why) ||
 	    integer(r, o, "ngpus", 0, 1024, 0, &n->ngpus) ||
-	    named(r, o, "state", gv_node_state_name, 3, GV_NODE_MISSING, &n->state) || verdict_member(r, o, &n->verdict))
+	    named(r, o, "state", gv_node_state_name, 3, GV_NODE_MISSING, &n->state) || verdict_member(r, o, &n->verdict) ||
+	    real(r, o, "clock_skew_s", &n->clock_skew_s) || real(r, o, "link_gbps", &n->link_gbps) ||
+	    str(r, o, "link_source", n->link_source, sizeof n->link_source))
 		return -1;
 	return gv_cluster_metrics_from_json(json_object_get(o, "metrics"), n, r->err, r->errlen);
 }
@@ -393,7 +419,8 @@ struct gv_cluster *gv_cluster_from_json(const json_t *doc, char *err, size_t err
 	    str(&r, doc, "nccl_net", c->nccl_net, sizeof c->nccl_net) || str(&r, doc, "profile", c->profile, sizeof c->profile) ||
 	    str(&r, doc, "policy", c->policy, sizeof c->policy) ||
 	    integer(&r, doc, "nrounds", 0, GV_CLUSTER_MAX_NODES, 0, &c->nrounds) || verdict_member(&r, doc, &c->verdict) ||
-	    real(&r, doc, "pair_median_gbps", &c->pair_median_gbps) ||
+	    real(&r, doc, "pair_median_gbps", &c->pair_median_gbps) || real(&r, doc, "deadline_s", &c->deadline_s) ||
+	    boolean(&r, doc, "authenticated", &c->authenticated) ||
 	    real(&r, st, "gbps", &c->stated_gbps) || str(&r, st, "source", c->stated_source, sizeof c->stated_source) ||
 	    read_lists(&r, doc, c)) {
 		gv_cluster_free(c);
