@@ -43,6 +43,7 @@ static int decode_fit(const struct cost_job *j, const struct cost_hw *h, struct 
 	p->gpus_used = p->instances * h->gpus;
 	p->replica_gpus = g <= h->gpus ? g : p->gpus_used;
 	p->tp = p->replica_gpus;
+	p->dp = p->replica_gpus < h->gpus ? h->gpus / p->replica_gpus : 1;
 	p->mem_gib_per_gpu = need / p->replica_gpus / COST_GIB;
 	return 1;
 }
