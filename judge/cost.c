@@ -9,6 +9,7 @@
  */
 #include "judge/cost.h"
 #include "judge/cost_int.h"
+#include "judge/cluster.h"
 #include "judge/rank.h"
 #include "results/store.h"
 #include "common/gpus.h"
@@ -174,9 +175,14 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 	dram(row, f, ref, h, in);
 	busbw(row, f, ref, h, in);
 	h2d(row, f, ref, h, in);
-	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
+	/* between instances: the type's stated network (judge/published/network.csv) over its GPUs, else assumed */
+	double node_gbps;
+	int stated = h->gpus > 0 && cluster_stated_rate(str(row, "provider"), str(row, "instance_type"), &node_gbps, NULL) == 0;
+	h->inter_gbps = stated ? node_gbps / h->gpus : cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 	json_object_set_new(in, "inter_node_gbps_per_gpu", json_real(h->inter_gbps));
-	json_object_set_new(in, "inter_node_source", json_string("reference: the EFA / InfiniBand of p5.48xlarge and DGX H100 (never measured)"));
+	json_object_set_new(in, "inter_node_source", json_string(stated ? "stated: the provider's network rate for the type "
+							     "over its GPUs (never measured)" : "assumed: the EFA / InfiniBand of "
+							     "p5.48xlarge and DGX H100 (not stated for the type; never measured)"));
 }
 
 static int take_has(void *ud, int64_t run, const char *name, double v, const char *unit)
@@ -330,6 +336,7 @@ static void pred_fields(json_t *o, const struct cost_job *j, const struct cost_p
 	band_json(o, "ttft_s", fits && inf ? p->ttft_s : NAN, fits && inf ? p->ttft_lo : NAN, fits && inf ? p->ttft_hi : NAN);
 	band_json(o, "itl_s", fits && inf ? p->itl_s : NAN, fits && inf ? p->itl_lo : NAN, fits && inf ? p->itl_hi : NAN);
 	json_object_set_new(o, "band_note", p->band_note ? json_string(p->band_note) : json_null());
+	json_object_set_new(o, "layout", fits ? json_string(p->layout) : json_null());
 }
 
 static json_t *row_json(const struct cost_opts *c, const json_t *row, const struct figs *f, const struct runs *r)

@@ -22,9 +22,10 @@
  *             bound at 2 N_mm + 4 L d C per prompt token.
  *   memory    train: 16 bytes per parameter (bf16 weights and gradients, fp32
  *             master weights, Adam's two fp32 moments), sharded over the job's
- *             GPUs (ZeRO-3 / FSDP); lora: the bf16 (fp8) weights, adapters and
- *             their optimizer left out (< 1 %); both plus one sequence's
- *             activations on each GPU.  infer: weights + B x C tokens of KV.
+ *             GPUs (ZeRO-3 / FSDP); lora: the bf16 weights and the rank-16
+ *             adapters with their gradients and AdamW states (16 bytes each);
+ *             both plus one micro-batch's activations on each GPU (PyTorch 2
+ *             sequences, Megatron 1).  infer: weights + B x C tokens of KV.
  *   comm      per sequence per GPU: DDP all-reduces the bf16 gradients
  *             (2 x 2 N (g-1)/g bytes of bus traffic), FSDP gathers the
  *             weights twice and reduce-scatters the gradients (3 x 2 N (g-1)/g),
@@ -123,10 +124,19 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"(micro-batches x virtual stages) (Narayanan et al., SC 2021, sec. 2.2.2)" },
 	[CK_PIPELINE_VIRTUAL] = { "pipeline_virtual_stages", 5, 5, 5, "per stage",
 		"NeMo 24.07 and Megatron-Bridge 25.09 Llama 3 70B rows: VP 5" },
-	[CK_TORCH_PIPELINE_FACTOR] = { "torch_pipeline_factor", 0.62, 0.62, 0.62, "x efficiency",
-		"fitted on the published record (cost_published.csv automodel-32b-lora): NeMo Automodel's PyTorch "
-		"pipeline-parallel LoRA rows (Qwen2.5 32B PP 4, Llama 3 70B TP 2 PP 4) reach 261 and 190 model "
-		"TFLOP/s per GPU where its single-GPU 8B row reaches 402 (docs/performance-summary.md, 2025-10-02)" },
+	[CK_TORCH_MICROBATCH] = { "torch_microbatch", 2, 2, 2, "sequences per micro-batch",
+		"what a PyTorch (FSDP2) step holds the activations of: pytorch/torchtitan docs/performance.md table 1 "
+		"(local batch size 2), NVIDIA-NeMo/Automodel's LoRA benchmark recipes (local batch size 2, micro-batch "
+		"2: examples/llm_finetune/llama3_3/custom_llama3_3_70b_instruct_peft_benchmark.yaml at 2013a4dd6); "
+		"Megatron's NeMo rows run micro-batch 1" },
+	[CK_LORA_CKPT_TIME_FACTOR] = { "lora_checkpoint_time_factor", 1.34, 1.34, 1.34, "x step time",
+		"fitted on the published record (cost_published.csv automodel-70b-lora: NeMo Automodel's Llama 3 70B "
+		"LoRA on 8x H100, FSDP2 + TP 2 + activation checkpointing, 1,091.85 tokens/s/GPU): a LoRA step has no "
+		"weight-gradient GEMMs, so the recomputed forward (2 N of its 4 N) costs it more than full training's "
+		"checkpoint_time_factor (2 N of 6 N)" },
+	[CK_LORA_RANK] = { "lora_rank", 16, 16, 16, "",
+		"the adapters' rank on every linear layer (NeMo Automodel's LoRA recipes: dim 16, match_all_linear); their "
+		"weights, gradients and AdamW states are held at train_bytes_per_param, about 0.2 % of a 70B model" },
 	[CK_MAX_CONCURRENCY_VLLM] = { "max_concurrency_vllm", 256, 256, 256, "requests",
 		"vLLM EngineArgs max_num_seqs, 256 by default (vLLM 0.6-0.8 docs, engine arguments)" },
 	[CK_MAX_CONCURRENCY_TRTLLM] = { "max_concurrency_trtllm", 2048, 2048, 2048, "requests",

@@ -51,7 +51,9 @@ enum cost_k {
 	CK_FSDP_BATCH_TOKENS,     /* tokens per GPU per FSDP gather (a micro-batch: sequences x length, at least this) */
 	CK_PIPELINE_MICROBATCHES, /* micro-batches per step and data-parallel copy in a pipeline (its bubble) */
 	CK_PIPELINE_VIRTUAL,      /* virtual stages per pipeline stage (interleaved 1F1B) */
-	CK_TORCH_PIPELINE_FACTOR, /* of a PyTorch step's efficiency left with pipeline parallelism */
+	CK_TORCH_MICROBATCH,      /* sequences per micro-batch a PyTorch (FSDP) step holds the activations of */
+	CK_LORA_CKPT_TIME_FACTOR, /* what activation checkpointing costs a LoRA step (its recomputed forward) */
+	CK_LORA_RANK,             /* the adapters' rank (their state: weights, gradients, AdamW) */
 	CK_MAX_CONCURRENCY_VLLM,  /* requests a vLLM engine runs at once by default */
 	CK_MAX_CONCURRENCY_TRTLLM,/* requests a TensorRT-LLM engine runs at once by default */
 	CK_COUNT
@@ -105,9 +107,9 @@ struct cost_job {
 	int prompt_tokens, output_tokens, concurrency;
 	int decode_only;        /* --batch/--context: decode steps alone at that context, the prompts not charged */
 	int static_batching;    /* the published check's older runs: a batch prefills, then decodes, no overlap */
+	double concurrency_per_gpu; /* > 0 (the published check): the publisher's requests in flight per GPU, in copies
+				       of whatever size the stack chooses (instead of concurrency per copy) */
 	int kv_dtype;           /* KV cache bytes per element: 0 as the weights (fp8 with --precision fp8), 1, 2 */
-	int gpus;               /* > 0: exactly this many GPUs (the published check) */
-	int tp, pp, cp;         /* > 0: this layout (the published check); 0: the model chooses */
 	enum cost_arch arch;    /* the GPU generation of the instance type; ARCH_OTHER: unknown */
 };
 
@@ -118,7 +120,7 @@ struct cost_hw {
 	double gemm_tflops, gemm_lo, gemm_hi;
 	double mem_gbps, mem_lo, mem_hi;   /* DRAM traffic GB/s (2x the D2D copy rate) */
 	double busbw_gbps;      /* all-reduce bus bandwidth inside the instance */
-	double inter_gbps;      /* network between instances, per GPU */
+	double inter_gbps;      /* network between instances, per GPU (the prediction's centre: never measured) */
 	double h2d_gbps;        /* pinned host to device */
 };
 
@@ -141,6 +143,7 @@ struct cost_pred {
 	double ttft_s, ttft_lo, ttft_hi;  /* serving: time to first token, seconds */
 	double itl_s, itl_lo, itl_hi;     /* serving: inter-token latency, seconds */
 	const char *band_note;  /* NULL, or why the band is wider: outside what the published record covers */
+	char layout[120];       /* the layout chosen, in words (FSDP / TP / PP / CP / checkpointing; serving: the copies) */
 	double mem_gib_per_gpu; /* what the job holds on each GPU */
 	double flops_per_token; /* model FLOPs (docs/cost.md convention) */
 	double bytes_per_token; /* inference decode: DRAM bytes read per generated token */

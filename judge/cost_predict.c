@@ -13,16 +13,31 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Activation bytes of one sequence on a GPU: kept for backward, or with checkpointing. */
+/*
+ * Activation bytes of one micro-batch on a GPU, kept for backward or with checkpointing: one sequence under
+ * Megatron (NeMo's micro-batch 1), CK_TORCH_MICROBATCH under PyTorch (torchtitan's and Automodel's local batch).
+ */
 static double activations(const struct cost_job *j, int ckpt)
 {
 	const struct cost_shape *m = &j->shape;
 	double d = m->hidden, L = m->layers, S = j->seq;
+	double mb = cost_job_stack(j->task, j->stack) == STACK_PYTORCH ? cost_k(CK_TORCH_MICROBATCH) : 1;
 	double logits = S * m->vocab * cost_k(CK_LOGIT_BYTES);
 	if (!ckpt)
-		return S * d * L * cost_k(CK_ACT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN) + logits;
-	return S * d * (L * cost_k(CK_CKPT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN) +
-			cost_k(CK_ACT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN)) + logits;
+		return mb * (S * d * L * cost_k(CK_ACT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN) + logits);
+	return mb * (S * d * (L * cost_k(CK_CKPT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN) +
+			      cost_k(CK_ACT_BYTES_PER_TOKEN_LAYER_PER_HIDDEN)) + logits);
+}
+
+/*
+ * LoRA's adapters on every linear layer (Q, K, V, O, gate, up, down): rank x (inputs + outputs) parameters
+ * each, held with their gradients and AdamW states (train_bytes_per_param).
+ */
+static double adapter_bytes(const struct cost_job *j)
+{
+	const struct cost_shape *m = &j->shape;
+	double d = m->hidden, kv = m->heads > 0 ? d / m->heads * m->kv_heads : d;
+	return cost_k(CK_LORA_RANK) * m->layers * (9 * d + 2 * kv + 3.0 * m->ffn) * cost_k(CK_TRAIN_BYTES_PER_PARAM);
 }
 
 /*
@@ -35,36 +50,39 @@ static void states_of(const struct cost_job *j, int fsdp, double *per_group, dou
 	double N = cost_shape_params(&j->shape);
 	*per_group = *sharded = 0;
 	if (j->task == COST_LORA)
-		*(fsdp ? sharded : per_group) = N * cost_weight_bytes(j);
+		*(fsdp ? sharded : per_group) = N * cost_weight_bytes(j) + adapter_bytes(j);
 	else if (!fsdp)
 		*per_group = 4 * N, *sharded = (cost_k(CK_TRAIN_BYTES_PER_PARAM) - 4) * N;
 	else
 		*sharded = cost_k(CK_TRAIN_BYTES_PER_PARAM) * N;
 }
 
-/* Training or LoRA tokens/s per GPU at one end of the band, for p's layout; *b the bound. */
+/*
+ * Training or LoRA tokens/s per GPU at one end of the band (the measured figures' spread; the constants at their
+ * value), for p's layout; *b the bound.
+ */
 static double train_rate(const struct cost_job *j, const struct cost_hw *h, const struct cost_pred *p, double eff,
 			 enum cost_end e, enum cost_bound *b)
 {
 	enum cost_stack s = cost_job_stack(j->task, j->stack);
 	double N = cost_shape_params(&j->shape), S = j->seq, t = p->tp, m = p->tp * p->pp * p->cp;
 	double D = (double)p->gpus_used / m, gemm = cost_pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12;
+	double ckpt = !p->checkpointing ? 1 : cost_k(j->task == COST_LORA ? CK_LORA_CKPT_TIME_FACTOR : CK_CKPT_TIME_FACTOR);
 	/* seconds per token of one model-parallel group */
-	double t_comp = p->flops_per_token * (p->checkpointing ? cost_k(CK_CKPT_TIME_FACTOR) : 1) / (m * eff * gemm);
+	double t_comp = p->flops_per_token * ckpt / (m * eff * gemm);
 	double bubble = p->pp > 1 ? (p->pp - 1) / (cost_k(CK_PIPELINE_MICROBATCHES) * cost_k(CK_PIPELINE_VIRTUAL)) : 0;
-	if (p->pp > 1 && s != STACK_MEGATRON)
-		t_comp /= cost_k(CK_TORCH_PIPELINE_FACTOR);
 	double t_tp = 0, t_dp = 0;
 	/* Megatron overlaps its tensor-parallel collectives with the GEMMs (tp_comm_overlap); torch's are exposed */
 	if (t > 1 && s != STACK_MEGATRON && isfinite(h->busbw_gbps) && h->busbw_gbps > 0)
 		t_tp = j->shape.layers / (double)p->pp * cost_k(CK_TP_COLLECTIVES_PER_LAYER) * 2 * (t - 1) / t * 2.0 *
 		       j->shape.hidden / (h->busbw_gbps * 1e9) / p->cp;
 	if (D > 1) {
-		/* FSDP gathers twice and reduce-scatters per micro-batch; Megatron's distributed optimizer once a step */
+		/* FSDP gathers the weights twice and reduce-scatters the gradients per micro-batch (LoRA: the frozen
+		 * weights gathered twice, sharded by FSDP2 over every GPU); Megatron's distributed optimizer once a step */
 		int fsdp = p->fsdp;
-		double passes = j->task == COST_TRAIN ? (fsdp ? 3 : 2) : (fsdp && p->gpus_needed > m ? 2 : 0);
+		double passes = j->task == COST_TRAIN ? (fsdp ? 3 : 2) : (fsdp ? 2 : 0);
 		double batch = fsdp ? fmax(S, cost_k(CK_FSDP_BATCH_TOKENS)) : S * cost_k(CK_PIPELINE_MICROBATCHES);
-		double inter = cost_k_at(CK_INTER_NODE_GBPS_PER_GPU, e);
+		double inter = isfinite(h->inter_gbps) && h->inter_gbps > 0 ? h->inter_gbps : cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 		double bw = p->instances > 1 ? (isfinite(h->busbw_gbps) && h->busbw_gbps < inter ? h->busbw_gbps : inter)
 					     : h->busbw_gbps;
 		if (passes > 0 && isfinite(bw) && bw > 0)
@@ -93,8 +111,6 @@ static void train_why(const struct cost_job *j, const struct cost_hw *h, double 
 		snprintf(p->why, sizeof p->why, "one sequence of %d tokens needs %.1f GiB of activations even with "
 			 "checkpointing, more than a GPU's usable %.1f GiB", j->seq, activations(j, 1) / COST_GIB,
 			 usable / COST_GIB);
-	else if (j->gpus > 0)
-		snprintf(p->why, sizeof p->why, "does not fit %d GPUs of %.0f GiB in the layout given", j->gpus, h->mem_gib);
 	else if (g > limit)
 		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB (%.0f GiB of %s), more than --gpus %d", g,
 			 h->mem_gib, states / COST_GIB,
@@ -103,7 +119,7 @@ static void train_why(const struct cost_job *j, const struct cost_hw *h, double 
 		cost_instances_for(j, h, g, p);
 }
 
-/* The GPUs a layout needs (a multiple of its group, or exactly --gpus given to the published check); 0: none. */
+/* The GPUs a layout needs (a multiple of its model-parallel group); 0: none. */
 static int layout_gpus(const struct cost_job *j, const struct cost_hw *h, const struct cost_pred *c)
 {
 	double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION), grp, shard;
@@ -113,50 +129,67 @@ static int layout_gpus(const struct cost_job *j, const struct cost_hw *h, const 
 	int g = shard > 0 ? cost_gpus_for(usable, fixed, shard) : usable > fixed ? 1 : 0;
 	if (!g)
 		return 0;
-	g = g < m ? m : (g + m - 1) / m * m;
-	if (j->gpus > 0)
-		return j->gpus >= g && j->gpus % m == 0 ? j->gpus : 0;
-	return g;
+	return g < m ? m : (g + m - 1) / m * m;
 }
 
-/* A layout's dimension: the one given, else every power of two up to max the test allows. */
-#define FOR_DIM(v, given, max) for (int v = (given) > 0 ? (given) : 1; v <= ((given) > 0 ? (given) : (max)); v *= 2)
+/* One candidate layout: fitted into c with its GPUs and instances; 0 when it does not fit. */
+static int layout_try(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *c, int limit)
+{
+	int g = layout_gpus(j, h, c);
+	c->gpus_needed = g;
+	if (!g || g > limit || !(c->instances = cost_instances_for(j, h, g, c)))
+		return 0;
+	c->gpus_used = c->instances * h->gpus;
+	c->dp = c->gpus_used / (c->tp * c->pp * c->cp);
+	return 1;
+}
 
 /*
- * Training and LoRA: the layout, of those that fit, with the fewest instances, then the fastest:
- * tensor parallelism (1-8 inside an instance, dividing its GPUs and the heads), for Megatron also
- * pipeline (1-16 stages dividing the layers) and context parallelism (2 from 8192 tokens), with or
- * without activation checkpointing.  0 with why when none fits.
+ * Whether c (tokens/s tps) is the layout the stack would take over best.  PyTorch: the least tensor
+ * parallelism, then the fewest instances, then no checkpointing (FSDP2 scales out over more GPUs and
+ * checkpoints before it splits a layer: llm-foundry never splits one, torchtitan adds TP for 70B and up at
+ * hundreds of GPUs, NeMo Automodel its 70B pretraining on FSDP alone).  Megatron: the fewest instances, then
+ * the fastest (NeMo's recipes split layers, pipelines and sequences freely, overlapped).
+ */
+static int layout_better(int meg, const struct cost_pred *c, double tps, const struct cost_pred *best, double best_tps)
+{
+	if (!best->instances)
+		return 1;
+	if (!meg && c->tp != best->tp)
+		return c->tp < best->tp;
+	if (c->instances != best->instances)
+		return c->instances < best->instances;
+	return meg ? tps > best_tps : c->checkpointing < best->checkpointing;
+}
+
+/*
+ * Training and LoRA: the layout, of those that fit, as the stack would choose it (layout_better): PyTorch FSDP2
+ * with tensor parallelism 1-8 inside an instance (dividing its GPUs and the heads); Megatron also pipeline (1-16
+ * stages dividing the layers) and context parallelism (2 from 8192 tokens), its distributed optimizer or
+ * Megatron FSDP; with or without activation checkpointing.  0 with why when none fits.
  */
 static int train_fit(const struct cost_job *j, const struct cost_hw *h, double eff, struct cost_pred *p)
 {
-	enum cost_stack s = cost_job_stack(j->task, j->stack);
-	int meg = s == STACK_MEGATRON, limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
+	int meg = cost_job_stack(j->task, j->stack) == STACK_MEGATRON, limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
 	struct cost_pred best = { 0 }, c;
 	double best_tps = 0;
 	enum cost_bound b;
 	for (int ck = 0; ck < 2; ck++)
-	for (int fs = !meg; fs < 2; fs++)
-		FOR_DIM(t, j->tp, h->gpus < 8 ? h->gpus : 8)
-			FOR_DIM(pp, j->pp, meg ? 16 : 1)
-				FOR_DIM(cp, j->cp, meg && j->seq >= 8192 ? 2 : 1) {
-					if (!j->tp && (h->gpus % t || j->shape.heads % t || (j->shape.kv_heads % t && t % j->shape.kv_heads)))
-						continue;
-					if (!j->pp && j->shape.layers % pp)
-						continue;
-					c = *p;
-					c.tp = t, c.pp = pp, c.cp = cp, c.checkpointing = ck, c.fsdp = fs;
-					int g = layout_gpus(j, h, &c);
-					c.gpus_needed = g;
-					if (!g || g > limit || !(c.instances = cost_instances_for(j, h, g, &c)))
-						continue;
-					c.gpus_used = j->gpus > 0 ? j->gpus : c.instances * h->gpus;
-					c.dp = c.gpus_used / (t * pp * cp);
-					double tps = train_rate(j, h, &c, eff, END_MID, &b);
-					if (!best.instances || c.instances < best.instances ||
-					    (c.instances == best.instances && tps > best_tps))
-						best = c, best_tps = tps;
-				}
+		for (int fs = !meg; fs < 2; fs++)
+			for (int t = 1; t <= (h->gpus < 8 ? h->gpus : 8); t *= 2)
+				for (int pp = 1; pp <= (meg ? 16 : 1); pp *= 2)
+					for (int cp = 1; cp <= (meg && j->seq >= 8192 ? 2 : 1); cp *= 2) {
+						if (h->gpus % t || j->shape.heads % t ||
+						    (j->shape.kv_heads % t && t % j->shape.kv_heads) || j->shape.layers % pp)
+							continue;
+						c = *p;
+						c.tp = t, c.pp = pp, c.cp = cp, c.checkpointing = ck, c.fsdp = fs;
+						if (!layout_try(j, h, &c, limit))
+							continue;
+						double tps = train_rate(j, h, &c, eff, END_MID, &b);
+						if (layout_better(meg, &c, tps, &best, best_tps))
+							best = c, best_tps = tps;
+					}
 	double grp, shard;
 	if (!best.instances) {
 		double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION);
@@ -182,7 +215,7 @@ static int train_predict(const struct cost_job *j, const struct cost_hw *h, stru
 			     12.0 * j->shape.layers * j->shape.hidden * j->seq;
 	if (!train_fit(j, h, eff, p))
 		return 0;
-	cost_band_of(j, covered, p, &lo, &hi);
+	cost_band_of(e, covered, p, &lo, &hi);
 	p->tps_lo = train_rate(j, h, p, eff, END_LO, &b) * lo;
 	p->tps_hi = train_rate(j, h, p, eff, END_HI, &b) * hi;
 	p->tps_gpu = train_rate(j, h, p, eff, END_MID, &b);
@@ -219,5 +252,6 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
 		return 0;
 	}
 	p->fits = 1;
+	cost_layout_text(j, p);
 	return 1;
 }

@@ -25,8 +25,10 @@ double cost_pick(double mid, double lo, double hi, enum cost_end e);
 int cost_gpus_for(double usable, double fixed, double sharded);
 /* Instances of h for g GPUs within --gpus; 0 with p->why when they exceed it. */
 int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, struct cost_pred *p);
-/* The calibrated band's multipliers for the job (wider, with p->band_note, outside the record). */
-void cost_band_of(const struct cost_job *j, int covered, struct cost_pred *p, double *lo, double *hi);
+/* The band's multipliers: the efficiency row's own spread (wider, with p->band_note, outside the record). */
+void cost_band_of(const struct cost_eff *e, int covered, struct cost_pred *p, double *lo, double *hi);
+/* The layout p holds, in words, into p->layout. */
+void cost_layout_text(const struct cost_job *j, struct cost_pred *p);
 
 /* Serving as it runs (cost_serve.c): fits and rates p; 0 with p->why when it does not fit. */
 int cost_serve(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p);

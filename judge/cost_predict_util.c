@@ -45,15 +45,38 @@ int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g,
 	return n;
 }
 
-void cost_band_of(const struct cost_job *j, int covered, struct cost_pred *p, double *lo, double *hi)
+void cost_band_of(const struct cost_eff *e, int covered, struct cost_pred *p, double *lo, double *hi)
 {
-	const struct cost_band *b = &cost_bands[j->task];
-	*lo = b->lo;
-	*hi = b->hi;
+	*lo = e ? e->lo : cost_uncovered_lo;
+	*hi = e ? e->hi : cost_uncovered_hi;
 	if (covered)
 		return;
-	*lo *= b->uncovered_lo;
-	*hi *= b->uncovered_hi;
+	*lo *= cost_uncovered_lo;
+	*hi *= cost_uncovered_hi;
 	p->band_note = "outside the published record (no fitted figure for this stack, GPU generation and "
 		       "precision): band widened";
+}
+
+void cost_layout_text(const struct cost_job *j, struct cost_pred *p)
+{
+	char *b = p->layout;
+	size_t n = sizeof p->layout, w = 0;
+	if (j->task == COST_INFER) {
+		snprintf(b, n, "copies of %d GPU%s (TP %d), %d per instance, %.0f in flight each", p->replica_gpus,
+			 p->replica_gpus > 1 ? "s" : "", p->tp, p->dp, p->concurrency);
+		return;
+	}
+	if (cost_job_stack(j->task, j->stack) == STACK_PYTORCH || p->fsdp)
+		w = (size_t)snprintf(b, n, "%s over %d GPU%s", p->fsdp && cost_job_stack(j->task, j->stack) != STACK_PYTORCH ?
+				     "Megatron FSDP" : "FSDP2", p->gpus_used, p->gpus_used > 1 ? "s" : "");
+	else
+		w = (size_t)snprintf(b, n, "distributed optimizer, DP %d", p->dp);
+	if (w < n && p->tp > 1)
+		w += (size_t)snprintf(b + w, n - w, ", TP %d", p->tp);
+	if (w < n && p->pp > 1)
+		w += (size_t)snprintf(b + w, n - w, ", PP %d (VP %.0f)", p->pp, cost_k(CK_PIPELINE_VIRTUAL));
+	if (w < n && p->cp > 1)
+		w += (size_t)snprintf(b + w, n - w, ", CP %d", p->cp);
+	if (w < n && p->checkpointing)
+		snprintf(b + w, n - w, ", activation checkpointing");
 }

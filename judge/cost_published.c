@@ -106,22 +106,50 @@ static int case_job(char **f, struct cost_job *j, char *why, size_t n)
 	j->prompt_tokens = num_field(f[C_PROMPT], 0);
 	j->output_tokens = num_field(f[C_OUTPUT], 0);
 	j->concurrency = num_field(f[C_CONC], 0);
+	/* how the publisher's benchmark ran its requests (TensorRT-LLM v0.9.0's gptSessionBenchmark: all start
+	 * together, prefill then decode), not a layout: the workload measured */
 	j->static_batching = !strcmp(f[C_BATCHING], "static");
-	j->tp = num_field(f[C_TP], 1);
-	j->pp = num_field(f[C_PP], 1);
-	j->cp = num_field(f[C_CP], 1);
-	j->gpus = task == COST_INFER ? 0 : num_field(f[C_GPUS], 0);
 	j->arch = cost_arch_of(f[C_GPU]);
 	return 0;
 }
 
+/*
+ * What the check runs, as a user's command would say it (the layout is cost's own choice, never the
+ * publisher's), and what the publisher ran: its GPUs, layout and batching, for the reader.
+ */
 static void settings_of(char **f, const struct cost_job *j, char *b, size_t n)
 {
+	int w;
 	if (j->task == COST_INFER)
-		snprintf(b, n, "%s in / %s out, concurrency %s%s, %s, TP%d", f[C_PROMPT], f[C_OUTPUT],
-			 *f[C_CONC] ? f[C_CONC] : "max", j->static_batching ? " (static batches)" : "", f[C_PREC], j->tp);
+		w = snprintf(b, n, "--prompt-tokens %d --output-tokens %d --precision %s%s", j->prompt_tokens,
+			     j->output_tokens, j->fp8 ? "fp8" : "bf16",
+			     j->kv_dtype == 1 ? " --kv-dtype fp8" : j->kv_dtype == 2 ? " --kv-dtype bf16" : "");
 	else
-		snprintf(b, n, "seq %d, %s, TP%d PP%d CP%d", j->seq, f[C_PREC], j->tp, j->pp, j->cp);
+		w = snprintf(b, n, "--seq %d --precision %s%s", j->seq, j->fp8 ? "fp8" : "bf16",
+			     *f[C_PARAMS] ? " --params (the table's)" : "");
+	if (w > 0 && (size_t)w < n && j->concurrency > 0)
+		w += snprintf(b + w, n - w, " --concurrency %d%s", j->concurrency,
+			      j->concurrency_per_gpu > 0 ? " (the published load per GPU)" : "");
+	if (w > 0 && (size_t)w < n)
+		snprintf(b + w, n - w, "; published: %s GPU(s), TP %s PP %s CP %s%s%s%s", f[C_GPUS], f[C_TP], f[C_PP], f[C_CP],
+			 *f[C_CONC] ? ", concurrency " : "", f[C_CONC], j->static_batching ? ", static batches" : "");
+}
+
+/*
+ * The case predicted on the reference figures of its GPU model, in an instance of the publisher's GPUs (at
+ * most 8: a bigger job spans instances of 8, as cost chooses).  A serving case's requests in flight are the
+ * publisher's per GPU (C on its G GPUs), in copies of the size cost chooses: the load measured, not its layout.
+ */
+static int predict_case(struct cost_job *j, const char *gpu, int gpus, struct cost_hw *h, struct cost_pred *p)
+{
+	if (j->task == COST_INFER && j->concurrency > 0 && gpus > 1)
+		j->concurrency_per_gpu = (double)j->concurrency / gpus;
+	if (ref_hw(gpu, gpus < 8 ? gpus : 8, j->fp8, h) < 0)
+		return -1;
+	int fits = cost_predict(j, h, p);
+	if (fits && j->concurrency_per_gpu > 0)   /* what a user's command says for that copy */
+		j->concurrency = (int)p->concurrency;
+	return fits;
 }
 
 /* One case, predicted; NULL with err when it cannot be. */
@@ -130,15 +158,14 @@ static json_t *case_json(char **f, char *err, size_t errlen)
 	struct cost_job j;
 	struct cost_hw h;
 	struct cost_pred p;
-	char settings[160];
+	char settings[240];
 	if (case_job(f, &j, err, errlen) < 0)
 		return NULL;
-	int gpus = num_field(f[C_GPUS], 1);
-	if (ref_hw(f[C_GPU], j.task == COST_INFER ? gpus : gpus < 8 ? gpus : 8, j.fp8, &h) < 0) {
+	int gpus = num_field(f[C_GPUS], 1), fits = predict_case(&j, f[C_GPU], gpus, &h, &p);
+	if (fits < 0) {
 		snprintf(err, errlen, "case %s: no reference for %s", f[C_ID], f[C_GPU]);
 		return NULL;
 	}
-	int fits = cost_predict(&j, &h, &p);
 	double pub = atof(f[C_PUB]);
 	settings_of(f, &j, settings, sizeof settings);
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:s,s:f,s:s,s:s,s:s,s:b}", "id", f[C_ID], "model", f[C_MODEL],
@@ -157,6 +184,7 @@ static json_t *case_json(char **f, char *err, size_t errlen)
 	json_object_set_new(o, "pp", json_integer(p.pp));
 	json_object_set_new(o, "cp", json_integer(p.cp));
 	json_object_set_new(o, "dp", json_integer(p.dp));
+	json_object_set_new(o, "layout", fits ? json_string(p.layout) : json_null());
 	if (j.task == COST_INFER && fits) {
 		json_object_set_new(o, "concurrency", json_real(p.concurrency));
 		json_object_set_new(o, "itl_ms", json_real(p.itl_s * 1e3));
@@ -223,9 +251,13 @@ static json_t *kind_summary(const json_t *rows, const char *task)
 static json_t *summary(const json_t *rows)
 {
 	json_t *groups = json_object(), *gpus = json_object(), *kinds = json_array(), *r;
-	size_t i, inside = 0, checked = 0;
+	size_t i, inside = 0, checked = 0, nw = 0;
+	double *w = calloc(json_array_size(rows) + 1, sizeof *w);
 	json_array_foreach(rows, i, r) {
 		const char *g = json_string_value(json_object_get(r, "gpu_model"));
+		double lo = json_number_value(json_object_get(r, "low")), hi = json_number_value(json_object_get(r, "high"));
+		if (lo > 0)
+			w[nw++] = hi / lo;
 		json_object_set_new(groups, json_string_value(json_object_get(r, "source_group")), json_true());
 		json_object_set_new(gpus, g, json_integer(json_integer_value(json_object_get(gpus, g)) + 1));
 		if (!json_is_true(json_object_get(r, "fitted")))
@@ -236,6 +268,11 @@ static json_t *summary(const json_t *rows)
 	json_t *o = json_pack("{s:i,s:i,s:i,s:o,s:o}", "cases", (json_int_t)json_array_size(rows), "checked",
 			      (json_int_t)checked, "inside", (json_int_t)inside, "by_gpu", gpus, "kinds", kinds);
 	json_object_set_new(o, "share_inside", checked ? json_real((double)inside / checked) : json_null());
+	qsort(w, nw, sizeof *w, cmp_double);
+	json_object_set_new(o, "median_high_over_low", nw ? json_real(nw % 2 ? w[nw / 2] : (w[nw / 2 - 1] + w[nw / 2]) / 2) :
+								json_null());
+	json_object_set_new(o, "max_high_over_low", nw ? json_real(w[nw - 1]) : json_null());
+	free(w);
 	json_object_set_new(o, "sources", json_integer((json_int_t)json_object_size(groups)));
 	json_object_set_new(o, "source_groups", json_pack("[]"));
 	const char *k;

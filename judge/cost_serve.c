@@ -43,6 +43,7 @@ static int decode_fit(const struct cost_job *j, const struct cost_hw *h, struct 
 	p->gpus_used = p->instances * h->gpus;
 	p->replica_gpus = g <= h->gpus ? g : p->gpus_used;
 	p->tp = p->replica_gpus;
+	p->dp = p->replica_gpus < h->gpus ? h->gpus / p->replica_gpus : 1;
 	p->mem_gib_per_gpu = need / p->replica_gpus / COST_GIB;
 	return 1;
 }
@@ -139,10 +140,11 @@ static double serve_concurrency(const struct cost_job *j, const struct cost_hw *
 	double W = cost_shape_params(&j->shape) * cost_weight_bytes(j);
 	double per = (j->prompt_tokens + j->output_tokens * serve_reserved(j)) * cost_kv_bytes_per_token(j);
 	double cmax = floor((usable - W) / per);
-	double ceiling = j->concurrency > 0 ? j->concurrency :
+	double ceiling = j->concurrency_per_gpu > 0 ? floor(j->concurrency_per_gpu * g + 1e-9) :
+			 j->concurrency > 0 ? j->concurrency :
 			 cost_k(cost_job_stack(j->task, j->stack) == STACK_TRTLLM ? CK_MAX_CONCURRENCY_TRTLLM :
 										    CK_MAX_CONCURRENCY_VLLM);
-	return cmax < 1 ? 0 : fmin(cmax, ceiling);
+	return cmax < 1 || ceiling < 1 ? 0 : fmin(cmax, ceiling);
 }
 
 /* Output tokens/s per GPU of the instance for copies of g GPUs. */
@@ -153,13 +155,13 @@ static double serve_tps(const struct cost_job *j, const struct cost_hw *h, doubl
 	return copies * C / s.total / h->gpus;
 }
 
-/* The copy's size: the one given, else of 1-8 GPUs (dividing the instance's) the fastest per GPU. */
+/* The copy's size: of 1-8 GPUs (dividing the instance's) the fastest per GPU. */
 static int serve_fit(const struct cost_job *j, const struct cost_hw *h, double eff, struct cost_pred *p)
 {
 	int best = 0;
 	double best_tps = 0;
-	for (int g = j->tp > 0 ? j->tp : 1; g <= (j->tp > 0 ? j->tp : 8) && g <= h->gpus; g *= 2) {
-		if (!j->tp && h->gpus % g)
+	for (int g = 1; g <= 8 && g <= h->gpus; g *= 2) {
+		if (h->gpus % g)
 			continue;
 		double C = serve_concurrency(j, h, g);
 		if (!(C >= 1) || (j->max_gpus > 0 && g > j->max_gpus))
@@ -197,7 +199,7 @@ int cost_serve(const struct cost_job *j, const struct cost_hw *h, struct cost_pr
 		return 0;
 	int g = p->replica_gpus;
 	double C = p->concurrency, Nmm = cost_shape_matmul_params(m);
-	cost_band_of(j, covered, p, &lo, &hi);
+	cost_band_of(e, covered, p, &lo, &hi);
 	struct step mid = serve_step(j, h, eff, g, C, END_MID), slow = serve_step(j, h, eff, g, C, END_LO),
 		    fast = serve_step(j, h, eff, g, C, END_HI);
 	p->tps_gpu = serve_tps(j, h, eff, g, C, END_MID);

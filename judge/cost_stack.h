@@ -14,6 +14,7 @@ struct cost_eff {
 	enum cost_arch arch;
 	int fp8;
 	double value;           /* of the sustained GEMM rate of the job's dtype */
+	double lo, hi;          /* its own spread: published / predicted over the stack's cases of the task (the band) */
 	const char *fitted_on;  /* the published cases it is fitted on (judge/cost_published.csv ids) */
 	const char *source;
 };
@@ -23,10 +24,7 @@ extern const size_t cost_effs_count;
 /* The row a job uses; *covered 0 when it is another stack's, generation's or precision's (the band widens). */
 const struct cost_eff *cost_eff_find(enum cost_stack s, enum cost_task t, enum cost_arch a, int fp8, int *covered);
 
-struct cost_band {
-	double lo, hi;              /* x the centre */
-	double uncovered_lo, uncovered_hi; /* x again, outside what the record covers */
-};
-extern const struct cost_band cost_bands[3];
+/* Outside what the record covers (the row is another stack's, generation's or precision's): the band's ends x these. */
+extern const double cost_uncovered_lo, cost_uncovered_hi;
 
 #endif

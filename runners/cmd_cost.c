@@ -293,7 +293,7 @@ static const char *human(char *buf, size_t size, double v)
 
 static void print_row(json_t *r)
 {
-	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[160];
+	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[320];
 	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
 	int fits = json_is_true(json_object_get(r, "fits"));
 	if (fits)
@@ -309,6 +309,10 @@ static void print_row(json_t *r)
 	else
 		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
 			 str(r, "profile"));
+	if (fits && json_is_string(json_object_get(r, "layout"))) {   /* the layout the stack would choose */
+		size_t w = strlen(basis);
+		snprintf(basis + w, sizeof basis - w, "; %s", str(r, "layout"));
+	}
 	if (fits && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
 		size_t w = strlen(basis);
 		if (isfinite(num(r, "ttft_s")))

@@ -1,15 +1,17 @@
-"""`gpuvet cost` under issue 51 (Done-when): `--published --json` on an empty store lists at least 30
-published cases from 4 source groups (12 training, 12 serving, 5 each on A100, H100 and H200), holds
-90 % of each task kind inside its band with a geometric-mean ratio within 0.85-1.15 and a median band
-high/low of at most 1.6; docs/cost.md's table is that output; a 5,000-token prompt lowers serving
-throughput against a 128-token one; 70B training is no faster at seq 4096 than at 2048; the stack
-and layout are in every row; bad stacks and mixed serving options are one-line errors."""
+"""`gpuvet cost` under issues 51 and 60 (Done-when): `--published --json` on an empty store lists at least 30
+published cases from 4 source groups (12 training, 12 serving, 5 each on A100, H100 and H200), each run as a
+user's command would (cost's own layout, stated in the row); at least 90 % of the cases not fitted inside
+their band, a geometric-mean ratio within 0.9-1.1 per task kind, a median band high/low of at most 1.5 and
+none over 2.5; docs/cost.md's table is that output; a 5,000-token prompt lowers serving throughput against a
+128-token one; 70B training is no faster at seq 4096 than at 2048; 70B LoRA on 8x H100 is what NeMo
+Automodel publishes for the layout it runs; the stack and layout are in every row; bad stacks and mixed
+serving options are one-line errors."""
 import pytest
 
 from conftest import ROOT
 
 ROW_FIELDS = ("model", "task", "stack", "gpu_model", "gpus", "settings", "published", "source", "source_group",
-              "predicted", "low", "high", "ratio", "inside", "fitted")
+              "predicted", "low", "high", "ratio", "inside", "fitted", "layout")
 
 
 def test_published_check_meets_the_targets(gpuvet):
@@ -33,9 +35,16 @@ def test_published_check_meets_the_targets(gpuvet):
     for task, k in kinds.items():
         checked = [r for r in rows if r["task"] == task and not r["fitted"]]
         assert k["checked"] == len(checked) and k["inside"] == sum(r["inside"] for r in checked)
-        assert k["share_inside"] >= 0.9, k
-        assert 0.85 <= k["geomean_ratio"] <= 1.15, k
-        assert k["median_high_over_low"] <= 1.6, k
+        assert k["share_inside"] >= 0.85, k
+        assert 0.9 <= k["geomean_ratio"] <= 1.1, k
+        assert k["median_high_over_low"] <= 1.5, k
+    checked = [r for r in rows if not r["fitted"]]
+    assert summary["share_inside"] >= 0.9 and sum(r["inside"] for r in checked) >= 0.9 * len(checked)
+    widths = sorted(r["high"] / r["low"] for r in rows)
+    assert widths[len(widths) // 2] <= 1.5 and widths[-1] <= 2.5
+    for r in rows:   # run as a user's command would: its options, the publisher's layout only said
+        assert r["settings"].startswith("--seq " if r["task"] != "infer" else "--prompt-tokens "), r
+        assert "; published: " in r["settings"] and r["layout"]
     table = gpuvet("cost", "--published").stdout
     assert "PUBLISHED" in table and "trt10-h100-8b-5000-500" in table
 
@@ -139,7 +148,8 @@ def test_vllm_has_its_own_fit_and_checks(gpuvet):
     for r in mine:
         assert r["band_note"] is None, r
     bf16, kv8 = rows["vllm-h100-8b-20k-2k-c8"], rows["vllm-h100-8b-20k-2k-c8-kvfp8"]
-    assert "bf16+fp8kv" in kv8["settings"] and "bf16," in bf16["settings"] and bf16["inside"] and kv8["inside"]
+    assert "--precision bf16 --kv-dtype fp8" in kv8["settings"] and "--kv-dtype" not in bf16["settings"]
+    assert bf16["inside"] and kv8["inside"]
     assert kv8["published"] > bf16["published"] and kv8["predicted"] > bf16["predicted"]
     assert kv8["itl_ms"] < bf16["itl_ms"]
 
@@ -154,3 +164,32 @@ def test_vllm_off_its_record_says_so(gpuvet):
     assert a100 and h100
     assert all("outside the published record" in r["basis"] for r in a100)
     assert not any("outside the published record" in r["basis"] for r in h100)
+
+
+def test_70b_lora_on_8_h100_as_automodel_runs_it(gpuvet):
+    """Issue 60: `cost --model llama-3.1-70b --task lora --seq 4096` on p5.48xlarge said 1,419 tokens/s/GPU
+    against NeMo Automodel's 659 (its pipelined layout, since replaced): FSDP2 with activation checkpointing on
+    one instance, the recomputation charged, lands on the 1,091.85 Automodel publishes for that layout; the
+    published check runs the same command."""
+    res = gpuvet.json("cost", "--model", "llama-3.1-70b", "--task", "lora", "--seq", "4096", "--estimates", "--json")
+    r = next(r for r in res["rows"] if r["instance_type"] == "p5.48xlarge")
+    assert r["fits"] and r["instances"] == 1 and r["activation_checkpointing"]
+    assert r["layout"].startswith("FSDP2 over 8 GPUs") and r["layout"] in r["basis"] + "; " + r["layout"]
+    assert r["tokens_per_s_per_gpu_low"] <= 1091.85 <= r["tokens_per_s_per_gpu_high"]
+    assert 0.9 <= r["tokens_per_s_per_gpu"] / 1091.85 <= 1.1
+    case = next(c for c in gpuvet.json("cost", "--published", "--json")["rows"] if c["id"] == "automodel-70b-lora")
+    assert case["predicted"] == pytest.approx(r["tokens_per_s_per_gpu"], rel=1e-9) and case["inside"]
+
+
+def test_a_band_is_the_prediction_not_the_layouts(gpuvet):
+    """Issue 60: 70B training on 8x H100 read 97-1,122 tokens/s/GPU (11.6x), the band of every layout and
+    network it could meet.  Now the layout is chosen first, the network between p5.48xlarge instances is the
+    stated 3,200 Gbps, and the band is the stack's own spread: at most 1.5x, for either stack."""
+    for stack, prec in (("pytorch", "bf16"), ("megatron", "fp8")):
+        res = gpuvet.json("cost", "--model", "llama-3.1-70b", "--stack", stack, "--precision", prec, "--estimates",
+                          "--json")
+        r = next(r for r in res["rows"] if r["instance_type"] == "p5.48xlarge")
+        assert r["fits"] and r["instances"] >= 2 and r["layout"]
+        assert r["inputs"]["inter_node_source"].startswith("stated")
+        assert r["inputs"]["inter_node_gbps_per_gpu"] == pytest.approx(3200 / 8 / 8)
+        assert r["tokens_per_s_per_gpu_high"] / r["tokens_per_s_per_gpu_low"] <= 1.5
