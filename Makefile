@@ -65,8 +65,11 @@ PIP_TEST  := pytest pytest-xdist moto[server] pyyaml kubernetes-validate
         fuzz-build fuzz-build-ub fuzz-lib fuzz-lib-ub fuzz-replay fuzz-replay-only fuzz-long clean install docs
 all: $(BUILD)/gpuvet
 
+# each link names its commit and time (common/version.h): build_info.c is written then
 $(BUILD)/gpuvet: $(BUILD)/obj/runners/main.o $(BUILD)/libgpuvet.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	sh packaging/build_info.sh $(BUILD)/gen/build_info.c 0
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $(BUILD)/gen/build_info.o $(BUILD)/gen/build_info.c
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/runners/main.o $(BUILD)/gen/build_info.o $(BUILD)/libgpuvet.a $(LDLIBS)
 
 $(BUILD)/libgpuvet.a: $(OBJS)
 	@mkdir -p $(@D)
