@@ -15,7 +15,6 @@ the pinned source (a Debian mirror on loopback).
 The tarball is the plain build's: under the sanitizer suite (build-san) these tests are skipped.
 Root only (chroot, mounts, mmdebstrap): skipped with that reason otherwise.
 """
-import hashlib
 import http.server
 import importlib.util
 import json
@@ -25,52 +24,37 @@ import shutil
 import socket
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, gpuvet_bin
+from conftest import ROOT
+from helpers import dist_files, plain_suite_only, unpack_dist
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from servers import loopback  # noqa: E402
 
-DIST = ROOT / "build" / "dist"
 VERSION = re.search(r'#define GPUVET_VERSION "([^"]+)"', (ROOT / "common" / "util.h").read_text()).group(1)
 NAME = f"gpuvet-{VERSION}-linux-x86_64"
-TARBALL = DIST / f"{NAME}.tar.gz"
-DEB = DIST / f"gpuvet_{VERSION}_amd64.deb"
 ODD = "opt/gpu vet tools"      # where the tarball is unpacked in the root: a space in the path
 
 _spec = importlib.util.spec_from_file_location("closure", ROOT / "packaging" / "closure.py")
 closure = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(closure)     # one list of what the C runtime is: closure.C_RUNTIME
 
-pytestmark = pytest.mark.skipif(Path(gpuvet_bin()).parent.name == "build-san",
-                                reason="the tarball is the plain build's; the sanitizer suite does not repeat it")
+pytestmark = plain_suite_only()
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chroot, mounts and mmdebstrap need root")
 
 
 @pytest.fixture(scope="module")
 def dist():
     """The tarball and the .deb make dist made, checked against SHA256SUMS."""
-    for f in (TARBALL, DEB, DIST / "SHA256SUMS"):
-        if not f.is_file():
-            pytest.fail(f"{f} is missing: run make dist (make test builds it)")
-    sums = dict(reversed(line.split()) for line in (DIST / "SHA256SUMS").read_text().splitlines())
-    for f in (TARBALL, DEB):
-        assert sums[f.name] == hashlib.sha256(f.read_bytes()).hexdigest(), f"{f.name} does not match SHA256SUMS"
-    return TARBALL, DEB
+    return dist_files()[:2]
 
 
-def unpack(tarball, into):
-    into.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(tarball) as t:
-        assert all(m.name == NAME or m.name.startswith(NAME + "/") for m in t.getmembers())
-        t.extractall(into, filter="tar")
-    return into / NAME
+unpack = unpack_dist
 
 
 PACKAGING_SCRIPTS = sorted((ROOT / "packaging").glob("*.sh"))
@@ -343,3 +327,48 @@ def test_the_deb_installs_and_runs_on_a_bare_debian(dist, bare, web):
     p = in_root(bare, "/bin/sh", "/work/check.sh")
     assert p.returncode == 0, p.stderr
     assert_answers(bare, "/opt/gpuvet", "/usr/bin/gpuvet", "/opt/gpuvet/libexec/fio")
+
+
+def dockerfile_steps():
+    """The Dockerfile's ARG defaults applied to its COPY and RUN steps, continuation lines joined."""
+    text = (ROOT / "contrib" / "deploy" / "kubernetes" / "Dockerfile").read_text().replace("\\\n", " ")
+    args, steps = {}, []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        instr, _, rest = line.partition(" ")
+        if instr == "ARG":
+            k, _, v = rest.partition("=")
+            args[k] = v
+        elif instr in ("COPY", "RUN"):
+            steps.append((instr, re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), rest)))
+    return steps
+
+
+@needs_root
+def test_the_dockerfiles_install_step_works_on_a_bare_debian(dist, bare):
+    # the image's own steps that need no network: COPY the tarball and SHA256SUMS, then the RUN that
+    # checks and unpacks them (the CUDA runtime image is Ubuntu; what the step uses, sh, sha256sum,
+    # tar and ln, is as essential on Debian's minbase)
+    steps = dockerfile_steps()
+    copy = next(rest for instr, rest in steps if instr == "COPY").split()
+    install = next(rest for instr, rest in steps if instr == "RUN" and "sha256sum" in rest)
+    dest = bare / copy[-1].lstrip("/")
+    dest.mkdir(parents=True)
+    for src in copy[:-1]:
+        shutil.copy(ROOT / src, dest)
+    p = in_root(bare, "/bin/sh", "-c", install)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert re.search(r"release tarball\)$", p.stdout.strip()), p.stdout
+    assert (bare / "opt" / "gpuvet" / "libexec" / "fio").is_file() and not dest.exists()
+    # a tarball that is not the one SHA256SUMS names is never unpacked
+    shutil.rmtree(bare / "opt" / "gpuvet")
+    (bare / "usr" / "local" / "bin" / "gpuvet").unlink()
+    dest.mkdir(parents=True)
+    for src in copy[:-1]:
+        shutil.copy(ROOT / src, dest)
+    with open(dest / Path(copy[0]).name, "ab") as f:
+        f.write(b"\0")
+    p = in_root(bare, "/bin/sh", "-c", install)
+    assert p.returncode != 0 and "FAILED" in p.stdout + p.stderr
+    assert not (bare / "opt" / "gpuvet" / "bin").exists()
