@@ -163,8 +163,8 @@ test-build-plain: all $(TESTS) $(BUILD)/tests/gvfault.so $(GPU_DRIVERS)
 test-build-san:
 	$(MAKE) --no-print-directory SAN=1 test-build-plain
 
-# the plain suite alone (SAN=1: under the sanitizers), on every core
-check: test-build-plain
+# the plain suite alone (SAN=1: under the sanitizers), on every core; the plain one with the tarball
+check: test-build-plain $(if $(SAN),,dist-build)
 	GPUVET_BIN=$(abspath $(BUILD)/gpuvet) GPUVET_TEST_DIR=$(abspath $(BUILD)/tests) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider -n $$(( $$(nproc) * 2 )) --dist worksteal tests
 

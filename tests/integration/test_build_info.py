@@ -52,6 +52,9 @@ def test_a_run_records_the_build_that_measured_it(gpuvet):
     assert shown["run"]["gpuvet_build"] == fp["run"]["gpuvet_build"]
 
 
+BUILD = {"commit": "1a2b3c4d5e6f", "built_at": "2026-11-28T09:14:03Z", "release": True}
+
+
 def fixture_fp(**build):
     fp = json.loads((FIXTURES / "flags" / "clean.json").read_text())
     fp["run"]["uuid"] = str(uuid.uuid4())
@@ -60,22 +63,25 @@ def fixture_fp(**build):
     return fp
 
 
+def imported(gpuvet, tmp_path, fp, check=0):
+    """fp written to a file and given to results import; the import's process."""
+    f = tmp_path / f"{fp['run']['uuid']}.json"
+    f.write_text(json.dumps(fp))
+    return gpuvet("results", "import", f, check=check)
+
+
 def test_a_fingerprint_without_the_field_imports_as_before(gpuvet, tmp_path):
     fp = fixture_fp()
     assert "gpuvet_build" not in fp["run"]
-    f = tmp_path / "old.json"
-    f.write_text(json.dumps(fp))
-    gpuvet("results", "import", f, check=0)
+    imported(gpuvet, tmp_path, fp)
     run = gpuvet.json("results", "show", fp["run"]["uuid"][:8])["run"]
     assert "gpuvet_build" not in run and run["gpuvet_version"] == "0.1.0"
 
 
 def test_the_build_survives_import_export_and_merge(gpuvet, tmp_path):
-    build = {"commit": "1a2b3c4d5e6f", "built_at": "2026-11-28T09:14:03Z", "release": True}
+    build = BUILD
     fp = fixture_fp(value=build)
-    f = tmp_path / "new.json"
-    f.write_text(json.dumps(fp))
-    gpuvet("results", "import", f, check=0)
+    imported(gpuvet, tmp_path, fp)
     assert gpuvet.json("results", "show", fp["run"]["uuid"][:8])["run"]["gpuvet_build"] == build
     other = tmp_path / "other.db"
     gpuvet("--db", other, "results", "merge", gpuvet.db, check=0, db=False)
@@ -93,20 +99,13 @@ def test_the_build_survives_import_export_and_merge(gpuvet, tmp_path):
     ({"commit": "a\nb"}, "run.gpuvet_build.commit"),
 ])
 def test_a_malformed_build_is_refused_whole(gpuvet, tmp_path, value, words):
-    fp = fixture_fp(value=value)
-    f = tmp_path / "bad.json"
-    f.write_text(json.dumps(fp))
-    p = gpuvet("results", "import", f, check=2)
+    p = imported(gpuvet, tmp_path, fixture_fp(value=value), check=2)
     assert words in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
     assert gpuvet.json("results", "list", "--json") == []
 
 
 def test_the_report_names_its_build_and_each_runs(gpuvet, tmp_path):
-    build = {"commit": "1a2b3c4d5e6f", "built_at": "2026-11-28T09:14:03Z", "release": True}
-    fp = fixture_fp(value=build)
-    f = tmp_path / "fp.json"
-    f.write_text(json.dumps(fp))
-    gpuvet("results", "import", f, check=0)
+    imported(gpuvet, tmp_path, fixture_fp(value=BUILD))
     out = tmp_path / "r.html"
     gpuvet("report", "-o", out, check=0)
     html = out.read_text()
