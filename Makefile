@@ -7,6 +7,8 @@
 #               the fuzz corpora: all on every core (tests/suite.py)
 #   make check-quick  the C unit tests and a slice of the integration tests,
 #               plain build only: the edit-compile-test loop (about 2 minutes)
+#   make dist   the relocatable tarball, its SHA256SUMS and the .deb, in build/dist/
+#               (packaging/README.md): what a rented machine runs without building
 #
 # Sources are found by wildcard: a new file in common/, benches/, runners/, results/,
 # pricing/ or reports/ is built without touching this file.
@@ -55,18 +57,26 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 # Debian packages needed to build and run (and, for tests, the test servers).
 APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev \
              libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip libfabric-dev
-# the cluster tests: fi_pingpong (the fabric's peer), OpenMPI's and Slurm's launchers, namespaces and tc
+# the cluster tests: fi_pingpong (the fabric's peer), OpenMPI's and Slurm's launchers, namespaces and tc;
+# the bare-system test: a minimal Debian root (mmdebstrap, tests/integration/test_dist.py)
 APT_TEST  := clang libclang-rt-14-dev chromium nginx prometheus shellcheck time man-db groff-base \
-             libfabric-bin openmpi-bin slurm-wlm munge iproute2
+             libfabric-bin openmpi-bin slurm-wlm munge iproute2 mmdebstrap
+# make dist: fio's build (libaio's header; dpkg-source unpacks Debian's source package), the
+# download, readelf and objdump, dpkg-shlibdeps for the .deb's dependencies
+APT_DIST  := libaio-dev dpkg-dev curl ca-certificates xz-utils binutils
 PIP_BUILD := nvidia-nvml-dev
 PIP_TEST  := pytest pytest-xdist moto[server] pyyaml kubernetes-validate
 
 .PHONY: all run test check check-quick test-build test-build-plain test-build-san deps deps-test fuzz \
-        fuzz-build fuzz-build-ub fuzz-lib fuzz-lib-ub fuzz-replay fuzz-replay-only fuzz-long clean install docs
+        fuzz-build fuzz-build-ub fuzz-lib fuzz-lib-ub fuzz-replay fuzz-replay-only fuzz-long clean install docs \
+        deps-dist dist dist-build
 all: $(BUILD)/gpuvet
 
+# each link names its commit and time (common/version.h): build_info.c is written then
 $(BUILD)/gpuvet: $(BUILD)/obj/runners/main.o $(BUILD)/libgpuvet.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	sh packaging/build_info.sh $(BUILD)/gen/build_info.c 0
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $(BUILD)/gen/build_info.o $(BUILD)/gen/build_info.c
+	$(CC) $(LDFLAGS) -o $@ $(BUILD)/obj/runners/main.o $(BUILD)/gen/build_info.o $(BUILD)/libgpuvet.a $(LDLIBS)
 
 $(BUILD)/libgpuvet.a: $(OBJS)
 	@mkdir -p $(@D)
@@ -124,7 +134,10 @@ deps:
 	@[ -f "$(NVML_INC)/nvml.h" ] || $(PYTHON) -m pip install -q $(PIP_BUILD) \
 	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_BUILD)
 
-deps-test: deps
+deps-dist: deps
+	$(call apt_install,$(APT_DIST))
+
+deps-test: deps deps-dist
 	$(call apt_install,$(APT_TEST))
 	@$(PYTHON) -c 'import pytest, xdist, moto, yaml, kubernetes_validate' 2>/dev/null || $(PYTHON) -m pip install -q $(PIP_TEST) \
 	  || $(PYTHON) -m pip install -q --break-system-packages $(PIP_TEST)
@@ -143,14 +156,15 @@ test: deps-test
 check-quick: deps-test
 	$(PYTHON) tests/suite.py quick
 
-# everything the suites run, built at once under one job server (make -jN test-build)
-test-build: test-build-plain test-build-san fuzz-build
+# everything the suites run, built at once under one job server (make -jN test-build); the
+# tarball too, which tests/integration/test_dist.py unpacks on a bare Debian root
+test-build: test-build-plain test-build-san fuzz-build dist-build
 test-build-plain: all $(TESTS) $(BUILD)/tests/gvfault.so $(GPU_DRIVERS)
 test-build-san:
 	$(MAKE) --no-print-directory SAN=1 test-build-plain
 
-# the plain suite alone (SAN=1: under the sanitizers), on every core
-check: test-build-plain
+# the plain suite alone (SAN=1: under the sanitizers), on every core; the plain one with the tarball
+check: test-build-plain $(if $(SAN),,dist-build)
 	GPUVET_BIN=$(abspath $(BUILD)/gpuvet) GPUVET_TEST_DIR=$(abspath $(BUILD)/tests) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider -n $$(( $$(nproc) * 2 )) --dist worksteal tests
 
@@ -218,6 +232,31 @@ PREFIX ?= /usr/local
 install: all $(BUILD)/gpuvet.1
 	install -D -m 0755 $(BUILD)/gpuvet $(DESTDIR)$(PREFIX)/bin/gpuvet
 	install -D -m 0644 $(BUILD)/gpuvet.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpuvet.1
+
+# ---- the relocatable tarball and the .deb (packaging/README.md) ----
+# The version is the one common/util.h defines; fio's source and build, the bare Debian root of
+# the tests, are cached in GPUVET_CACHE, which `make clean` keeps (its downloads need the network).
+VERSION      := $(shell sed -n 's/^\#define GPUVET_VERSION "\(.*\)"/\1/p' common/util.h)
+DIST         := build/dist
+GPUVET_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/gpuvet
+export GPUVET_CACHE
+# the release binary: the same objects, linked to look in its own ../lib first, before the
+# machine's CUDA (DT_RPATH, not RUNPATH: the carried libraries' own needs are found there too)
+DIST_LDFLAGS := -pthread -L$(CUDA)/lib64 -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib' \
+                -Wl,-rpath,$(CUDA)/lib64
+
+dist: deps-dist
+	$(MAKE) --no-print-directory dist-build
+
+# always made again (a few seconds; fio's build is cached): the tarball names this commit
+dist-build: all build/gpuvet.1
+	@[ -z "$(SAN)" ] || { echo "make dist: a release is the plain build (SAN unset)" >&2; exit 1; }
+	@mkdir -p $(DIST)/work
+	sh packaging/build_info.sh $(DIST)/work/build_info.c 1
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $(DIST)/work/build_info.o $(DIST)/work/build_info.c
+	$(CC) $(DIST_LDFLAGS) -o $(DIST)/work/gpuvet build/obj/runners/main.o $(DIST)/work/build_info.o \
+	  build/libgpuvet.a $(LDLIBS)
+	sh packaging/dist.sh $(VERSION) $(DIST)/work/gpuvet build/gpuvet.1 $(DIST) $(CUDA)
 
 clean:
 	rm -rf build build-san build-fuzz build-fuzz-ub

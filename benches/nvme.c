@@ -28,6 +28,12 @@
  * Engine: io_uring; when fio reports that io_uring cannot be used (seccomp,
  * old kernel, fio built without it) the job is rerun with libaio and the
  * remaining jobs use libaio.
+ *
+ * Which fio: the one a release tarball or .deb carries, libexec/fio beside
+ * gpuvet's bin/ (found from /proc/self/exe, so a link to gpuvet or a copy of
+ * the tree anywhere finds its own), else the first fio on $PATH.  The bench's
+ * config names it (path, carried or PATH) and, once it has answered, the
+ * version it says it is.
  */
 #include "benches/bench.h"
 #include "platform/blockdev.h"
@@ -153,6 +159,28 @@ static const char *nvme_strerror(int e)
 }
 
 /* ---- finding and running fio ---- */
+
+/* The fio this gpuvet carries, libexec/fio beside its bin/ (packaging/dist.sh), into out; 0 or -1. */
+static int nvme_carried_fio(char *out, size_t len)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(path, sizeof path, "%s/../libexec/fio", exe);
+	struct stat st;
+	char real[PATH_MAX];
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || access(path, X_OK) || !realpath(path, real) ||
+	    strlen(real) >= len)
+		return -1;
+	memcpy(out, real, strlen(real) + 1);
+	return 0;
+}
 
 /* Full path of an executable `name` on $PATH into out; 0 or -1. */
 static int nvme_which(const char *name, char *out, size_t len)
@@ -349,6 +377,7 @@ struct nvme_job {
 
 struct nvme_run {
 	char fio[PATH_MAX];
+	const char *fio_source;   /* "carried" (libexec/fio beside gpuvet) or "PATH" */
 	char version[32];
 	const char *engine;    /* io_uring, then maybe libaio */
 	struct nvme_plan plan;
@@ -461,24 +490,29 @@ static int nvme_fio_job(struct bench_ctx *ctx, struct nvme_run *nr, const struct
 	return -1;
 }
 
-static void nvme_params(const struct nvme_run *nr, const struct nvme_job *job, const char *target,
-			char *out, size_t len)
+/* s as the inside of a JSON string into esc[len] (a path is the user's own: quotes, controls) */
+static void nvme_json_esc(const char *s, char *esc, size_t len)
 {
-	/* target paths are the user's own; quote-free by construction below */
-	char esc[PATH_MAX * 2];
 	size_t w = 0;
-	for (const char *p = target; *p && w + 7 < sizeof esc; p++) {
+	for (const char *p = s; *p && w + 7 < len; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"' || c == '\\') {
 			esc[w++] = '\\';
 			esc[w++] = (char)c;
 		} else if (c < 0x20) {
-			w += (size_t)snprintf(esc + w, sizeof esc - w, "\\u%04x", c);
+			w += (size_t)snprintf(esc + w, len - w, "\\u%04x", c);
 		} else {
 			esc[w++] = (char)c;
 		}
 	}
 	esc[w] = 0;
+}
+
+static void nvme_params(const struct nvme_run *nr, const struct nvme_job *job, const char *target,
+			char *out, size_t len)
+{
+	char esc[PATH_MAX * 2];
+	nvme_json_esc(target, esc, sizeof esc);
 	snprintf(out, len,
 		 "{\"fio\":\"%s\",\"engine\":\"%s\",\"rw\":\"%s\",\"bs\":\"%s\",\"jobs\":%d,"
 		 "\"iodepth\":%d,\"size_mb_per_job\":%ld,\"runtime_s\":%d,\"ramp_s\":%d,"
@@ -486,6 +520,23 @@ static void nvme_params(const struct nvme_run *nr, const struct nvme_job *job, c
 		 nr->version, nr->engine, job->rw, job->bs, nr->plan.jobs, job->iodepth,
 		 nr->plan.size_mb, nr->plan.runtime_s, nr->plan.ramp_s,
 		 nr->is_device ? "device" : "directory", nr->is_device ? "device" : "dir", esc);
+}
+
+/*
+ * The bench's config: the plan, and which fio runs it (its path, carried or found on $PATH, and
+ * once a job has run the version fio's JSON gives): the run's provenance of its disk figures.
+ */
+static void nvme_echo_config(struct bench_ctx *ctx, const struct bench_config *cfg, const struct nvme_run *nr)
+{
+	char path[PATH_MAX * 2], version[sizeof nr->version * 6], text[PATH_MAX * 2 + 512];
+	nvme_json_esc(nr->fio, path, sizeof path);
+	nvme_json_esc(nr->version, version, sizeof version);
+	snprintf(text, sizeof text,
+		 "{\"profile\":\"%s\",\"size_mb_per_job\":%ld,\"jobs\":%d,\"iodepth\":%d,"
+		 "\"runtime_s\":%d,\"fio\":\"%s\",\"fio_source\":\"%s\"%s%s%s}", bench_profile_name(cfg->profile),
+		 nr->plan.size_mb, nr->plan.jobs, nr->plan.qd, nr->plan.runtime_s, path, nr->fio_source,
+		 version[0] ? ",\"fio_version\":\"" : "", version, version[0] ? "\"" : "");
+	bench_config_echo(ctx, text);
 }
 
 /* ---- choosing the target ---- */
@@ -642,10 +693,15 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 			return BENCH_FAIL;
 		}
 	}
-	if (nvme_which("fio", nr.fio, sizeof nr.fio)) {
-		bench_reason(ctx, "fio not found in PATH");
+	if (!nvme_carried_fio(nr.fio, sizeof nr.fio)) {
+		nr.fio_source = "carried";
+	} else if (!nvme_which("fio", nr.fio, sizeof nr.fio)) {
+		nr.fio_source = "PATH";
+	} else {
+		bench_reason(ctx, "fio not found in PATH, nor carried beside gpuvet (libexec/fio)");
 		return BENCH_SKIP;
 	}
+	bench_log(ctx, "fio %s (%s)", nr.fio, nr.fio_source);
 
 	char target[PATH_MAX];
 	const char *why_dir = "given with --nvme-dir";
@@ -668,12 +724,7 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGINT, &sa, &old_int);
 
-	char cfgjson[PATH_MAX + 512];
-	snprintf(cfgjson, sizeof cfgjson,
-		 "{\"profile\":\"%s\",\"size_mb_per_job\":%ld,\"jobs\":%d,\"iodepth\":%d,"
-		 "\"runtime_s\":%d}", bench_profile_name(cfg->profile), nr.plan.size_mb,
-		 nr.plan.jobs, nr.plan.qd, nr.plan.runtime_s);
-	bench_config_echo(ctx, cfgjson);
+	nvme_echo_config(ctx, cfg, &nr);
 
 	const char *fw = nr.is_device ? target : nvme_files[0];
 	const char *fr = nr.is_device ? target : nvme_files[1];
@@ -691,6 +742,8 @@ static int nvme_run_bench(struct bench_ctx *ctx, const struct bench_config *cfg)
 			status = BENCH_FAIL;
 			break;
 		}
+		if (i == 0)
+			nvme_echo_config(ctx, cfg, &nr);   /* again, with the version fio said it is */
 		nvme_params(&nr, &jobs[i], target, params, sizeof params);
 		nvme_job_metrics(ctx, &nr, i, &res, params);
 		bench_progress(ctx, (double)(i + 1) / 3.0);

@@ -21,6 +21,7 @@
 #include "results/store.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "common/version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -170,7 +171,9 @@ static void page_head(FILE *f, const struct rdoc *d, const struct report_page *p
 		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
 	fputs("<header>", f);
 	rep_headline(f, d, pg);
-	fprintf(f, "<p>gpuvet report, generated %s by gpuvet %s from ", d->generated_at, GPUVET_VERSION);
+	fprintf(f, "<p>gpuvet report, generated %s by ", d->generated_at);
+	html_esc(f, gv_version_line());   /* the build too: commit, date, release tarball or not */
+	fputs(" from ", f);
 	if (d->runs_in_store && d->runs_in_store != d->agg.runs)
 		fprintf(f, "%zu of the store's %zu runs", d->agg.runs, d->runs_in_store);
 	else

@@ -14,6 +14,7 @@
 #include "results/store.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "common/version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -376,6 +377,18 @@ static void verdicts_block(FILE *f, json_t *fp)
 	fputs("</tbody></table>\n", f);
 }
 
+/* " (commit ..., built ..., release tarball)" of run.gpuvet_build; nothing for a run without one. */
+static void run_build(FILE *f, json_t *b)
+{
+	char text[256];
+	if (!json_is_object(b))
+		return;
+	fputs(" (", f);
+	html_esc(f, gv_build_describe(rep_jstr(b, "commit"), rep_jstr(b, "built_at"),
+				      json_is_true(json_object_get(b, "release")), text, sizeof text));
+	fputs(")", f);
+}
+
 static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
 {
 	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
@@ -400,6 +413,7 @@ static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	html_esc(f, rep_orq(r->gpu_model));
 	fputs(", gpuvet ", f);
 	html_esc(f, rep_orq(r->version));
+	run_build(f, json_object_get(json_object_get(fp, "run"), "gpuvet_build"));
 	fputs(", uuid <code>", f);
 	html_esc(f, rep_orq(r->uuid));
 	fputs("</code></p>\n<h4>Flags</h4>\n", f);

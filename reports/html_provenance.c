@@ -13,6 +13,7 @@
 #include "results/store.h"
 #include "common/stats.h"
 #include "common/util.h"
+#include "common/version.h"
 
 #include <errno.h>
 #include <math.h>
@@ -89,8 +90,9 @@ static void gpu_table(FILE *f, const struct rdoc *d)
 void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	(void)pg;
-	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by gpuvet %s.</p>\n",
-		d->generated_at, GPUVET_VERSION);
+	fprintf(f, "<section id=\"provenance\"><h2>Provenance</h2>\n<p>Report generated %s by ", d->generated_at);
+	html_esc(f, gv_version_line());
+	fputs(".</p>\n", f);
 	versions_line(f, d);
 	rep_prices_table(f, d);   /* html_prices.c */
 	sources_table(f, d);

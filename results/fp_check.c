@@ -70,6 +70,28 @@ static int opt_gpu(const struct jtree *t, uint32_t o, const char *key, const cha
 	return 0;
 }
 
+/*
+ * run.gpuvet_build (issue 59), absent from fingerprints written before: null, or an object with
+ * commit (an identifier) and built_at (an ISO-8601 time), each optional, and release (a boolean).
+ */
+static int check_build(const struct jtree *t, uint32_t run, char *err, size_t errlen)
+{
+	uint32_t b = jt_get(t, run, "gpuvet_build");
+	if (!b || jt_type(t, b) == JT_NULL)
+		return 0;
+	if (jt_type(t, b) != JT_OBJ)
+		return gv_fp_refuse(err, errlen, "run.gpuvet_build is not an object {commit, built_at, release}");
+	if (opt_ident(t, b, "commit", "run.gpuvet_build", err, errlen))
+		return -1;
+	uint32_t at = jt_get(t, b, "built_at");
+	if (at && jt_type(t, at) != JT_NULL && !fp_iso8601(jt_str(t, at)))
+		return gv_fp_refuse(err, errlen, "run.gpuvet_build.built_at is not an iso-8601 time (2026-11-22T04:00:00Z)");
+	int rel = jt_type(t, jt_get(t, b, "release"));
+	if (rel != JT_ABSENT && rel != JT_TRUE && rel != JT_FALSE)
+		return gv_fp_refuse(err, errlen, "run.gpuvet_build.release is not true or false");
+	return 0;
+}
+
 static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errlen)
 {
 	static const char *const ids[] = { "provider", "instance_type", "region", "hostname", "gpu_model",
@@ -96,7 +118,7 @@ static int check_run(const struct jtree *t, uint32_t run, char *err, size_t errl
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (opt_ident(t, run, ids[i], "run", err, errlen))
 			return -1;
-	return 0;
+	return check_build(t, run, err, errlen);
 }
 
 static int check_inventory(const struct jtree *t, uint32_t inv, char *err, size_t errlen)

@@ -74,6 +74,13 @@ static void run_rows(struct store_import_rows *r, const struct jtree *t, uint32_
 	r->region = jstr(t, run, "region");
 	r->gpu_model = jstr(t, run, "gpu_model");
 	r->gpu_count = (int)jt_int(t, jt_get(t, run, "gpu_count"));
+	uint32_t b = jt_get(t, run, "gpuvet_build");
+	if (jt_type(t, b) == JT_OBJ) {
+		r->has_build = 1;
+		r->build_commit = jstr(t, b, "commit");
+		r->built_at = jstr(t, b, "built_at");
+		r->build_release = jt_type(t, jt_get(t, b, "release")) == JT_TRUE;
+	}
 	/* times as instants in UTC, so that runs order right whatever offset their writers used */
 	r->started = jstr(t, run, "started_at");
 	r->finished = jstr(t, run, "finished_at");

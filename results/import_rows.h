@@ -64,6 +64,8 @@ struct store_import_rows {
 	const char *started, *finished;    /* as UTC instants when they parse, else the text as given */
 	char started_utc[48], finished_utc[48];
 	int gpu_count;
+	int has_build, build_release;      /* run.gpuvet_build, when the fingerprint has one */
+	const char *build_commit, *built_at;
 	char *inventory;
 	size_t ngpus, nbenches, nmetrics, nseries, nflags, nverdicts;
 	struct ir_gpu *gpus;

@@ -160,6 +160,16 @@ static const char *const migrations[] = {
 	"DROP INDEX IF EXISTS metrics_name;",
 	/* 7 -> 8 (issue 49): cluster runs, their nodes, pairs, all-reduce and findings (store_int.h) */
 	STORE_CLUSTER_SCHEMA,
+	/*
+	 * 8 -> 9 (issue 59): the gpuvet build that measured a run (run.gpuvet_build: commit, link
+	 * time, release tarball or not), a row beside the run; a run without one (stored before, or
+	 * imported from a fingerprint without it) has none.  A table, IF NOT EXISTS, not a column:
+	 * a store whose user_version was set back by hand migrates again without an error.
+	 */
+	"CREATE TABLE IF NOT EXISTS run_builds ("
+	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
+	"  git_commit TEXT, built_at TEXT,"
+	"  release INTEGER NOT NULL DEFAULT 0 CHECK (release IN (0, 1)));",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))

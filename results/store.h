@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "common/jtree.h"
+#include "common/version.h"
 
 enum store_rc {
 	STORE_OK = 0,
@@ -34,12 +35,13 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 8   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
+#define STORE_SCHEMA_VERSION 9   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
                                     5: series (a blob of points per series) replaces samples;
                                     6: verdicts keyed by policy digest, imported ones marked;
                                     7: metrics_name dropped (no read uses it);
                                     8: cluster runs (clusters, cluster_nodes, _metrics, _pairs,
-                                       _allreduce, _findings) */
+                                       _allreduce, _findings);
+                                    9: run_builds (the gpuvet build that measured a run) */
 #define STORE_POINT_BYTES 16     /* a stored point: x then y, little-endian IEEE-754 binary64 */
 #define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only
                                     indexes; a store before 5 has its samples read a row per point) */
@@ -82,6 +84,7 @@ struct run_info {
 	const char *gpu_model;      /* reference model key, e.g. "H100-SXM", or NULL */
 	int gpu_count;
 	json_t *inventory;          /* borrowed; stored as JSON text */
+	const struct gv_build *build;   /* the gpuvet build measuring it (run.gpuvet_build); NULL: none */
 };
 
 /* Inserts the run (status "running") and its GPUs; commits. */

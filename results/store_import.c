@@ -36,6 +36,8 @@ static int write_run(struct store *s, const struct store_import_rows *r, int64_t
 		const struct ir_gpu *g = &r->gpus[i];
 		rc = sto_insert_gpu(s, *run_id, g->idx, g->name, g->uuid, g->reference_model);
 	}
+	if (rc == STORE_OK && r->has_build)
+		rc = sto_insert_build(s, *run_id, r->build_commit, r->built_at, r->build_release);
 	return rc;
 }
 

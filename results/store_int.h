@@ -125,6 +125,8 @@ int sto_insert_run(struct store *s, const char *uuid, const char *status, const 
 		      const char *started, const char *finished, const char *inventory_json, int64_t *run_id);
 int sto_insert_gpu(struct store *s, int64_t run_id, long long idx, const char *name, const char *uuid,
 		      const char *reference_model);
+/* The gpuvet build that measured the run (run_builds, schema 9). */
+int sto_insert_build(struct store *s, int64_t run_id, const char *commit, const char *built_at, int release);
 void sto_pack_double(unsigned char *out, double d);
 double sto_unpack_double(const unsigned char *p);
 unsigned char *sto_series_blob(struct store *s, const char *series, size_t n);

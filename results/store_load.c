@@ -126,6 +126,22 @@ static void set_nonnull(json_t *o, const char *k, json_t *v)
 	json_object_set_new(o, k, v ? v : json_null());
 }
 
+/* run.gpuvet_build from run_builds (schema 9), when the run has one. */
+static int load_build(struct store *s, int64_t run_id, json_t *run)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT git_commit, built_at, release FROM run_builds WHERE run_id = ?", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		json_object_set_new(run, "gpuvet_build", json_pack("{s:o, s:o, s:b}", "commit", col_text(st, 0),
+								     "built_at", col_text(st, 1), "release",
+								     sqlite3_column_int(st, 2)));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the run's gpuvet build");
+}
+
 /* A run's row as the fingerprint's "run" and "inventory"; STORE_NOTFOUND when there is none. */
 static int load_run_head(struct store *s, int64_t run_id, json_t *fp)
 {
@@ -161,7 +177,7 @@ static int load_run_head(struct store *s, int64_t run_id, json_t *fp)
 	json_t *inv = col_json(st, 13);
 	json_object_set_new(fp, "inventory", json_is_object(inv) ? inv : (json_decref(inv), json_object()));
 	sqlite3_finalize(st);
-	return STORE_OK;
+	return s->version >= 9 ? load_build(s, run_id, run) : STORE_OK;
 }
 
 /*

@@ -70,7 +70,19 @@ int sto_insert_gpu(struct store *s, int64_t run_id, long long idx, const char *n
 	return sto_step_kept(s, st, "recording the gpus");
 }
 
-/* The run row and its GPUs, from a run being written. */
+int sto_insert_build(struct store *s, int64_t run_id, const char *commit, const char *built_at, int release)
+{
+	sqlite3_stmt *st;
+	if (sto_prepare_kept(s, "INSERT INTO run_builds (run_id, git_commit, built_at, release) VALUES (?,?,?,?)", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	sto_bind_kept_text(st, 2, commit);
+	sto_bind_kept_text(st, 3, built_at);
+	sqlite3_bind_int(st, 4, release ? 1 : 0);
+	return sto_step_kept(s, st, "recording the gpuvet build");
+}
+
+/* The run row, its GPUs and its build, from a run being written. */
 static int insert_live_run(struct store *s, const struct run_info *ri, const char *uuid, const char *started,
 			   int64_t *run_id)
 {
@@ -88,6 +100,8 @@ static int insert_live_run(struct store *s, const struct run_info *ri, const cha
 					json_string_value(json_object_get(g, "uuid")),
 					json_string_value(json_object_get(g, "reference_model")));
 	}
+	if (rc == STORE_OK && ri->build)
+		rc = sto_insert_build(s, *run_id, ri->build->commit, ri->build->built_at, ri->build->release);
 	return rc;
 }
 

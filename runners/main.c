@@ -6,6 +6,7 @@
 #include "runners/manual.h"
 #include "common/outfile.h"
 #include "common/util.h"
+#include "common/version.h"
 #include "judge/flags.h"
 #include "results/fp_check.h"
 #include "benches/bench.h"
@@ -57,7 +58,7 @@ static void usage(FILE *f)
 		   "  -v           verbose\n"
 		   "  --help       this text; `gpuvet COMMAND --help` for a command, `gpuvet help man`\n"
 		   "               for the whole manual (installed as gpuvet(1) by make install)\n"
-		   "  --version    print the version\n\n"
+		   "  --version    the version, the commit, the build date, and release tarball or development build\n\n"
 		   "exit codes: 0 ok/accepted, 1 rejected, 2 usage or input error, 3 could not measure\n");
 }
 
@@ -168,7 +169,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return help(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
-		printf("gpuvet %s\n", GPUVET_VERSION);
+		printf("%s\n", gv_version_line());
 		return GV_EXIT_OK;
 	}
 	if (argv[1][0] == '-') {

@@ -86,7 +86,8 @@ void gv_man_page(FILE *f)
 	      "~/.local/share/gpuvet/gpuvet.db)\n"
 	      ".TP\n.B \\-q\nquiet: no progress, errors only\n"
 	      ".TP\n.B \\-v\nverbose: the benches' logs\n"
-	      ".TP\n.B \\-\\-version\nprint the version\n"
+	      ".TP\n.B \\-\\-version\nprint the version, the commit it was built from, the build date, and\n"
+	      "whether it is a release tarball (make dist) or a development build\n"
 	      ".SH COMMANDS\nEvery command takes \\fB\\-\\-help\\fR.\n", f);
 	for (size_t i = 0; gv_cmd_docs[i]; i++)
 		man_command(f, gv_cmd_docs[i]);

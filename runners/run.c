@@ -11,6 +11,7 @@
 #include "runners/run.h"
 #include "runners/naming.h"
 #include "common/util.h"
+#include "common/version.h"
 #include "runners/proctree.h"
 #include "results/store.h"
 #include "results/bench_rows.h"
@@ -664,6 +665,7 @@ static int begin_named_run(struct store *s, const struct run_request *rq, json_t
 		.gpu_model = model,
 		.gpu_count = ngpu,
 		.inventory = inv,
+		.build = gv_build(),
 	};
 	if (store_begin_run(s, &ri, run_id)) {
 		gv_err("%s", store_errmsg(s));

@@ -1,8 +1,9 @@
 """Helpers the integration tests share (one copy each): processes a run leaves, waiting on a store,
-a store's integrity, loopback listeners that count or hold connections."""
+a store's integrity, loopback listeners that count or hold connections, the release tarball."""
 import hashlib
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import time
@@ -268,3 +269,45 @@ def write_cluster(db, kind, cid=None):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert p.returncode == 0, (cmd, p.stdout, p.stderr)
     return cid or CLUSTER_UUIDS[kind]
+
+
+# ---- the release tarball of `make dist` (issue #59: test_dist.py, test_deploy.py) ----
+
+def _dist():
+    root = Path(__file__).resolve().parent.parent
+    version = re.search(r'#define GPUVET_VERSION "([^"]+)"', (root / "common" / "util.h").read_text()).group(1)
+    return root / "build" / "dist", version
+
+
+def dist_files():
+    """(tarball, .deb, {name: sha256}) made by `make dist`, each checked against SHA256SUMS; a test
+    fails when they are missing (make test builds them)."""
+    import pytest
+    dist, version = _dist()
+    tarball, deb, sums = dist / f"gpuvet-{version}-linux-x86_64.tar.gz", dist / f"gpuvet_{version}_amd64.deb", \
+        dist / "SHA256SUMS"
+    for f in (tarball, deb, sums):
+        if not f.is_file():
+            pytest.fail(f"{f} is missing: run make dist (make test builds it)")
+    table = dict(reversed(line.split()) for line in sums.read_text().splitlines())
+    for f in (tarball, deb):
+        assert table[f.name] == hashlib.sha256(f.read_bytes()).hexdigest(), f"{f.name} does not match SHA256SUMS"
+    return tarball, deb, table
+
+
+def unpack_dist(tarball, into):
+    """The tarball unpacked under into (made when absent); returns its one top folder."""
+    import tarfile
+    into.mkdir(parents=True, exist_ok=True)
+    name = tarball.name.removesuffix(".tar.gz")
+    with tarfile.open(tarball) as t:
+        assert all(m.name == name or m.name.startswith(name + "/") for m in t.getmembers())
+        t.extractall(into, filter="tar")
+    return into / name
+
+
+def plain_suite_only():
+    """A skip mark for tests of the tarball: it is the plain build's, the sanitizer suite skips them."""
+    import pytest
+    return pytest.mark.skipif(Path(gpuvet_bin()).parent.name == "build-san",
+                              reason="the tarball is the plain build's; the sanitizer suite does not repeat it")

@@ -5,12 +5,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LINK = re.compile(r"\]\(([^)\s#]+)(#[^)]*)?\)")
-PATH = re.compile(r"`((?:common|platform|benches|results|pricing|judge|reports|runners|tests|docs|contrib)"
+PATH = re.compile(r"`((?:common|platform|benches|results|pricing|judge|reports|runners|tests|docs|contrib|packaging)"
                   r"/[\w./-]+\.(?:c|h|cu|cuh|md|py|sh|yaml|csv|png|json))`")
 
 
 def docs():
-    return [ROOT / "README.md", ROOT / "HACKING.md"] + sorted((ROOT / "docs").glob("*.md"))
+    return [ROOT / "README.md", ROOT / "HACKING.md", ROOT / "packaging" / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 
 
 def missing(md, text):

@@ -2,12 +2,21 @@
 entry point and manifests, cloud-init.  The scripts run for real against the
 real gpuvet binary and real stores; only the cluster's own commands
 (scontrol, kubectl), absent here, are replaced by a recorder passed through
-the scripts' documented GPUVET_DRAIN_CMD / KUBECTL variables."""
+the scripts' documented GPUVET_DRAIN_CMD / KUBECTL variables.
+
+Issue #59: they use the release tarball (`make dist`).  cloud-init downloads
+it (from nginx on loopback here) or takes a copy, checks its SHA-256 and
+unpacks it, refusing one that differs; the prolog and the health check gate
+with an unpacked tarball's gpuvet, which is their default path; the
+Dockerfile copies the tarball into a runtime image with no compiler (its
+install step runs on a bare Debian root in test_dist.py)."""
 import json
 import os
 import shutil
+import re
 import string
 import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -16,7 +25,9 @@ import pytest
 import yaml
 
 from conftest import FIXTURES, ROOT, gpuvet_bin
-from helpers import within
+from helpers import dist_files, plain_suite_only, unpack_dist, within
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from servers import loopback  # noqa: E402
 
 DEPLOY = ROOT / "contrib" / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*/*.sh")) + sorted(DEPLOY.glob("*/*.sbatch"))   # batch scripts are sh too
@@ -321,15 +332,121 @@ def test_k8s_job_creation_dry_run_with_a_stub_kubectl(tmp_path):
     assert all("${" not in json.dumps(j) for j in jobs)     # every variable substituted
 
 
-def test_cloud_init_user_data():
+def user_data():
     raw = (DEPLOY / "cloud-init" / "user-data.yaml").read_text()
     assert raw.startswith("#cloud-config\n")
-    d = yaml.safe_load(raw)
+    return yaml.safe_load(raw)
+
+
+def test_cloud_init_user_data():
+    d = user_data()
     files = {f["path"]: f for f in d["write_files"]}
     script = files["/usr/local/sbin/gpuvet-firstboot"]
     assert script["permissions"] == "0755"
     assert d["runcmd"] == [["/usr/local/sbin/gpuvet-firstboot"]]
     assert "--accept" in script["content"] and "--format prometheus" in script["content"]
+    # nothing is built on the instance: no compiler, no clone
+    assert "packages" not in d and not re.search(r"\b(git clone|make|gcc)\b", script["content"])
+    env = dict(line.split("=", 1) for line in files["/etc/gpuvet/env"]["content"].splitlines())
+    assert env["GPUVET_TARBALL_URL"].endswith("/gpuvet-0.1.0-linux-x86_64.tar.gz") and len(env["GPUVET_SHA256"]) == 64
     if shutil.which("shellcheck"):
         p = subprocess.run(["shellcheck", "-s", "sh", "-"], input=script["content"], capture_output=True, text=True)
         assert p.returncode == 0, p.stdout
+
+
+def firstboot(tmp_path, **env):
+    """The user data's first-boot script run here: its env file under tmp_path, gpuvet installed in a
+    folder with a space, the instance's power-off recorded, not done."""
+    files = {f["path"]: f for f in user_data()["write_files"]}
+    script = tmp_path / "gpuvet-firstboot"
+    script.write_text(files["/usr/local/sbin/gpuvet-firstboot"]["content"])
+    rec, log = recorder(tmp_path)
+    conf = dict(line.split("=", 1) for line in files["/etc/gpuvet/env"]["content"].splitlines())
+    conf.update(GPUVET_HOME=str(tmp_path / "opt gpuvet"), GPUVET_DB=str(tmp_path / "state" / "gpuvet.db"),
+                GPUVET_TEXTFILE_DIR=str(tmp_path / "textfile"), GPUVET_BENCHES="nvme")
+    conf.update({k: str(v) for k, v in env.items()})
+    (tmp_path / "env").write_text("".join(f"{k}='{v}'\n" for k, v in conf.items()))
+    (tmp_path / "nvmetmp").mkdir(exist_ok=True)
+    e = dict(os.environ, GPUVET_ENV=str(tmp_path / "env"), GPUVET_POWEROFF_CMD=f"{rec} poweroff",
+             GPUVET_NO_METADATA="1", TMPDIR=str(tmp_path / "nvmetmp"))
+    p = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=e, timeout=600)
+    return p, calls(log)
+
+
+@plain_suite_only()
+def test_cloud_init_downloads_checks_and_runs_the_tarball(tmp_path):
+    tarball, _, sums = dist_files()
+    www = tmp_path / "www"
+    www.mkdir()
+    shutil.copy(tarball, www / tarball.name)
+    with loopback.nginx(www, tmp_path / "nginx") as url:
+        p, powered = firstboot(tmp_path, GPUVET_TARBALL_URL=f"{url}/{tarball.name}", GPUVET_SHA256=sums[tarball.name])
+    assert p.returncode == 3, p.stdout + p.stderr           # no GPU here: cannot measure, as on a broken GPU
+    assert "release tarball" in p.stdout
+    assert powered == [["poweroff", "gpuvet rejected this instance"]]
+    home, state = tmp_path / "opt gpuvet", tmp_path / "state"
+    assert (home / "bin" / "gpuvet").is_file() and (home / "libexec" / "fio").is_file()
+    assert (state / "verdict.rc").read_text().strip() == "3" and not (state / "gpuvet.tar.gz").exists()
+    assert "gpuvet_verdict{" in (tmp_path / "textfile" / "gpuvet.prom").read_text()
+    fp = json.loads(subprocess.run([str(home / "bin" / "gpuvet"), "--db", str(state / "gpuvet.db"), "results", "show",
+                                    "1"], capture_output=True, text=True, env=dict(os.environ, GPUVET_NO_METADATA="1")
+                                   ).stdout)
+    nvme = next(b for b in fp["benches"] if b["name"] == "nvme")
+    assert nvme["status"] == "ok" and nvme["config"]["fio"] == str(home / "libexec" / "fio")
+    assert fp["run"]["gpuvet_build"]["release"] is True
+    # installed: a second boot runs it again without fetching (the URL now leads nowhere)
+    p, _ = firstboot(tmp_path, GPUVET_TARBALL_URL="http://127.0.0.1:9/nowhere.tar.gz", GPUVET_SHA256=sums[tarball.name])
+    assert p.returncode == 3, p.stderr
+
+
+@plain_suite_only()
+def test_cloud_init_refuses_a_tarball_whose_sha256_differs(tmp_path):
+    tarball, _, sums = dist_files()
+    copy = tmp_path / "from-the-image.tar.gz"
+    shutil.copy(tarball, copy)
+    wrong = "0" * 64
+    p, powered = firstboot(tmp_path, GPUVET_TARBALL=copy, GPUVET_SHA256=wrong)
+    assert p.returncode == 2 and powered == []
+    assert p.stderr.strip() == (f"gpuvet: {copy} has SHA-256 {sums[tarball.name]}, not GPUVET_SHA256 {wrong}: "
+                                "not installed")
+    assert not (tmp_path / "opt gpuvet" / "bin").exists() and copy.exists()   # the user's copy is left alone
+    # the same copy with its right sum is installed from where it lies, and kept
+    p, _ = firstboot(tmp_path, GPUVET_TARBALL=copy, GPUVET_SHA256=sums[tarball.name])
+    assert p.returncode == 3 and copy.exists(), p.stderr
+    assert (tmp_path / "opt gpuvet" / "bin" / "gpuvet").is_file()
+
+
+@plain_suite_only()
+def test_prolog_and_health_check_gate_with_an_unpacked_tarball(gpuvet, tmp_path):
+    tree = unpack_dist(dist_files()[0], tmp_path / "opt")
+    g = tree / "bin" / "gpuvet"
+    stored(gpuvet, tmp_path, "remap_pending")                 # a rejected run in the store
+    p = run_script(PROLOG, gpuvet, tmp_path, GPUVET=g, SLURM_JOB_ID=7)
+    assert p.returncode == 1 and "job 7 refused" in p.stderr and "REJECT" in p.stderr, p.stderr
+    rec, log = recorder(tmp_path)
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    p = run_script(HEALTH, gpuvet, tmp_path, GPUVET=g, GPUVET_DRAIN_CMD=f"{rec} ", GPUVET_STAMP=stamp,
+                   GPUVET_OUT=tmp_path / "out.txt")
+    assert p.returncode == 0, p.stderr
+    (c,) = calls(log)
+    assert c[0].startswith("gpuvet reject: "), c
+
+
+def test_the_scripts_default_to_where_the_readme_installs_the_tarball():
+    readme = (ROOT / "README.md").read_text()
+    assert "-C /opt/gpuvet --strip-components=1" in readme
+    for script in (PROLOG, HEALTH, BENCH):
+        assert "GPUVET=${GPUVET:-/opt/gpuvet/bin/gpuvet}" in script.read_text(), script.name
+
+
+def test_the_dockerfile_installs_the_tarball_without_a_compiler():
+    text = (K8S / "Dockerfile").read_text()
+    froms = re.findall(r"^FROM\s+(\S+)", text, re.M)
+    assert froms == ["nvidia/cuda:13.0.0-runtime-ubuntu24.04"], froms          # one stage, a runtime image
+    assert not re.search(r"\b(gcc|g\+\+|clang|make|nvcc|[a-z0-9.+-]+-dev)\b", text.split("\nFROM", 1)[1])
+    version = re.search(r'#define GPUVET_VERSION "([^"]+)"', (ROOT / "common" / "util.h").read_text()).group(1)
+    assert f"ARG GPUVET_VERSION={version}\n" in text
+    assert "COPY build/dist/gpuvet-${GPUVET_VERSION}-linux-x86_64.tar.gz build/dist/SHA256SUMS /tmp/gpuvet/" in text
+    run = text[text.index("RUN cd /tmp/gpuvet"):]
+    assert run.index("sha256sum -c") < run.index("tar -xzf")                    # checked before unpacked

@@ -1,9 +1,13 @@
 """nvme bench with the real fio in temporary directories (quick profile), and
 the refusals: unwritable or missing directory, block device without the
-allow flag, a mounted device, no fio, a fio that fails or prints garbage.
+allow flag, a mounted device, no fio, a fio that fails or prints garbage; which fio
+runs (the one a release tarball carries before the one on PATH) and its record.
 Nothing is ever written to a block device here."""
+import json
 import os
+import shutil
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from servers.benchrun import run_bench  # noqa: E402
+from conftest import gpuvet_bin  # noqa: E402
 from helpers import within  # noqa: E402
 
 QUICK_DEADLINE = 104  # nvme_deadline() for the quick profile
@@ -116,7 +121,52 @@ def test_mounted_device_is_refused(gpuvet):
 def test_without_fio_skips(gpuvet, tmp_path):
     r = run_bench(gpuvet, "nvme", nvme_dir=tmp_path, env={"PATH": str(tmp_path / "empty")})
     assert r.status == "skipped"
-    assert r.reason == "fio not found in PATH"
+    assert r.reason == "fio not found in PATH, nor carried beside gpuvet (libexec/fio)"
+
+
+def nvme_config(doc):
+    return next(b for b in doc["benches"] if b["name"] == "nvme")["config"]
+
+
+@pytest.mark.skipif(not os.access("/usr/bin/fio", os.X_OK), reason="fio not at /usr/bin/fio")
+def test_the_fio_on_path_is_named_in_the_config(gpuvet, tmp_path):
+    d = tmp_path / "d"
+    d.mkdir()
+    doc = gpuvet.json("run", "--bench", "nvme", "--profile", "quick", "--nvme-dir", d, "--json",
+                      env={"PATH": "/usr/bin:/bin"})
+    c = nvme_config(doc)
+    assert (c["fio"], c["fio_source"]) == ("/usr/bin/fio", "PATH")
+    assert c["fio_version"].startswith("fio-3")
+
+
+@pytest.mark.skipif(not os.access("/usr/bin/fio", os.X_OK), reason="fio not at /usr/bin/fio")
+def test_the_carried_fio_comes_before_the_one_on_path(gpuvet, tmp_path):
+    # a tree as a release tarball lays it out, in a folder with a space: bin/gpuvet, libexec/fio
+    # (a copy of the real fio); on PATH a fio that must not run, and gpuvet started through a link
+    tree = tmp_path / "odd place" / "gpuvet-x"
+    (tree / "bin").mkdir(parents=True)
+    (tree / "libexec").mkdir()
+    shutil.copy2(gpuvet_bin(), tree / "bin" / "gpuvet")
+    shutil.copy2("/usr/bin/fio", tree / "libexec" / "fio")
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (decoy / "fio").write_text("#!/bin/sh\necho the fio on PATH ran >&2\nexit 1\n")
+    (decoy / "fio").chmod(0o755)
+    link = tmp_path / "links" / "gpuvet"
+    link.parent.mkdir()
+    link.symlink_to(tree / "bin" / "gpuvet")
+    d = tmp_path / "d"
+    d.mkdir()
+    env = dict(gpuvet.env, PATH=f"{decoy}:/usr/bin:/bin")
+    p = subprocess.run([str(link), "--db", gpuvet.db, "run", "--bench", "nvme", "--profile", "quick",
+                        "--nvme-dir", str(d), "--json"], capture_output=True, text=True, env=env, timeout=300)
+    doc = json.loads(p.stdout)
+    b = next(b for b in doc["benches"] if b["name"] == "nvme")
+    assert b["status"] == "ok", (b, p.stderr[-2000:])
+    c = b["config"]
+    assert (c["fio"], c["fio_source"]) == (str(tree / "libexec" / "fio"), "carried")
+    assert c["fio_version"].startswith("fio-3")
+    assert "the fio on PATH ran" not in p.stderr
 
 
 def fake_fio(tmp_path, script):

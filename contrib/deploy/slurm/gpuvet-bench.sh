@@ -16,7 +16,7 @@
 # One run at a time per node (a lock next to the store).
 set -u
 
-GPUVET=${GPUVET:-/usr/local/bin/gpuvet}
+GPUVET=${GPUVET:-/opt/gpuvet/bin/gpuvet}    # the release tarball unpacked in /opt/gpuvet, or the .deb
 GPUVET_DB=${GPUVET_DB:-/var/lib/gpuvet/gpuvet.db}
 GPUVET_POLICY=${GPUVET_POLICY:-/etc/gpuvet/policy.yaml}
 GPUVET_PROFILE=${GPUVET_PROFILE:-quick}

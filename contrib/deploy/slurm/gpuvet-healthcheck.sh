@@ -17,7 +17,7 @@
 # gpuvet error or time-out drains nothing.
 set -u
 
-GPUVET=${GPUVET:-/usr/local/bin/gpuvet}
+GPUVET=${GPUVET:-/opt/gpuvet/bin/gpuvet}    # the release tarball unpacked in /opt/gpuvet, or the .deb
 GPUVET_DB=${GPUVET_DB:-/var/lib/gpuvet/gpuvet.db}
 GPUVET_POLICY=${GPUVET_POLICY:-/etc/gpuvet/policy.yaml}   # absent: the built-in default policy
 GPUVET_MAX_AGE_MIN=${GPUVET_MAX_AGE_MIN:-1440}

@@ -11,7 +11,7 @@
 # gpuvet error (2) let the job start (fail open) unless GPUVET_FAIL_CLOSED=1.
 set -u
 
-GPUVET=${GPUVET:-/usr/local/bin/gpuvet}
+GPUVET=${GPUVET:-/opt/gpuvet/bin/gpuvet}    # the release tarball unpacked in /opt/gpuvet, or the .deb
 GPUVET_DB=${GPUVET_DB:-/var/lib/gpuvet/gpuvet.db}
 GPUVET_POLICY=${GPUVET_POLICY:-/etc/gpuvet/policy.yaml}
 GPUVET_FAIL_CLOSED=${GPUVET_FAIL_CLOSED:-0}
