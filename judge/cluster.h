@@ -15,6 +15,18 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/*
+ * What a cluster figure can physically be (a policy's limits and `cluster import`'s checks).
+ * GB/s: NVLink 5's 1.8 TB/s per GPU, both directions together, is the fastest link any GPU or
+ * NIC has (B200/GB200); no pair of endpoints, no all-reduce's busbw per GPU and no NIC carries
+ * more, so 2,000 GB/s bounds every rate with room.  Latency: 100 s: a pair's 210 round trips
+ * (10 warm-up, 200 timed) fit in its deadline, --pair-timeout at most 3,600 s, so the median round
+ * trip is under 18 s and the latency, half of it, under 9 s.  Clock skew: 1e10 s (317 years) either way, past any clock a node can hold since 1970.
+ */
+#define CLUSTER_MAX_GBPS 2000.0
+#define CLUSTER_MAX_LAT_US 1e8
+#define CLUSTER_MAX_SKEW_S 1e10
+
 enum cluster_pairs { CLUSTER_PAIRS_ALL = 0, CLUSTER_PAIRS_RING, CLUSTER_PAIRS_BISECT };
 int cluster_pairs_parse(const char *s, enum cluster_pairs *k);   /* "all"|"ring"|"bisect"; -1 */
 const char *cluster_pairs_name(enum cluster_pairs k);
@@ -31,6 +43,8 @@ int cluster_stated_rate(const char *provider, const char *instance_type, double 
 /* The same row's network cards (interfaces the rate is spread over; 1 when the source
  * names none): a single endpoint's pair is judged against gbps / cards. */
 int cluster_stated_cards(const char *provider, const char *instance_type);
+/* The provider's stated single-flow limit (one TCP connection), GB/s, and where it is stated; -1 none. */
+int cluster_flow_rate(const char *provider, double *gbps, const char **source);
 /* A node's figures for the straggler analysis, from its fingerprint (the JSON a run loads as). */
 int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n);
 struct policy;
