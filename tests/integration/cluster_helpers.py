@@ -23,7 +23,7 @@ cluster:
   - metric: cluster.node.verdict
     unmeasured: reported
   - metric: cluster.pair.gbps
-    min_fraction_of_median: 0.6
+    min_fraction_of_healthy: 0.6
   - metric: cluster.node.*
     max_fraction_below_median: 0.9
     max_fraction_above_median: 1
@@ -31,7 +31,7 @@ cluster:
 
 # The fault tests' pairs run unshaped (loopback) beside other tests on two cores, where a pair's rate
 # varies twofold from one moment to the next: only a pair at a tenth of the others is slow there.
-FAULT_POLICY = POLICY.replace("min_fraction_of_median: 0.6", "min_fraction_of_median: 0.1")
+FAULT_POLICY = POLICY.replace("min_fraction_of_healthy: 0.6", "min_fraction_of_healthy: 0.1")
 
 BENCH = ["--bench", "host"]
 

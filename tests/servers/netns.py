@@ -12,6 +12,8 @@ import os
 import secrets
 import shutil
 import subprocess
+import threading
+import time
 
 
 def available():
@@ -111,6 +113,25 @@ class Cluster:
         down: no carrier, nothing in or out, no reset sent to anyone).  tc's netem and drop action
         need kernel modules this machine's kernel does not have."""
         sh("ip", "link", "set", self.host_if[i], "down")
+
+    def slow_sending(self, i, factor=5):
+        """Node i sends at 1/factor of the rate and receives at the full rate: a one-way fault (its
+        transmit side; a NIC or cable fault in one direction)."""
+        self._egress(i, self.rate // factor)
+
+    def flap(self, i, down_s=1.5, up_s=3.0, times=6):
+        """Node i's port going down and up on a timer, as a flapping port does: the bridge's end of
+        its veth down for down_s, then up for up_s, `times` times, in a thread started now (join it
+        before leaving the cluster).  The timer is the fault's own, not a wait for some state."""
+        def run():
+            for _ in range(times):
+                sh("ip", "link", "set", self.host_if[i], "down", check=False)
+                time.sleep(down_s)
+                sh("ip", "link", "set", self.host_if[i], "up", check=False)
+                time.sleep(up_s)
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
 
     def cmd(self, i, argv):
         """argv run inside node i's namespace."""
