@@ -291,28 +291,31 @@ static int already(const struct gv_cluster *c, int kind, int rank, int peer)
 	return 0;
 }
 
-/* "; the other pairs of both nodes are not slow", or what is slow besides, in words. */
-static void others_words(const struct pjudge *j, const struct gv_cluster_pair *p, const int *nbad, char *buf, size_t size)
+/* "the other pairs of both nodes are not slow", or what is slow besides that no named node explains. */
+static void others_words(const struct pjudge *j, const struct gv_cluster_pair *p, const int *nbad, const int *left,
+			 char *buf, size_t size)
 {
-	int oa = nbad[p->a] - 1, ob = nbad[p->b] - 1;
+	int oa = left[p->a] - 1, ob = left[p->b] - 1;
 	if (j->measured[p->a] < 2 || j->measured[p->b] < 2)
 		snprintf(buf, size, "with one measured pair per node a slow link cannot be told from a slow node (a third "
 			 "node would)");
-	else if (!oa && !ob)
+	else if (nbad[p->a] == 1 && nbad[p->b] == 1)
 		snprintf(buf, size, "the other pairs of both nodes are not slow");
+	else if (!oa && !ob)
+		snprintf(buf, size, "their other slow pairs are explained by the nodes named");
 	else
 		snprintf(buf, size, "rank %d has %d other bad pair%s and rank %d %d, too few to name either node", p->a, oa,
 			 oa == 1 ? "" : "s", p->b, ob);
 }
 
-static int name_link(struct pjudge *j, size_t k, const int *nbad)
+static int name_link(struct pjudge *j, size_t k, const int *nbad, const int *left)
 {
 	const struct gv_cluster_pair *p = &j->c->pairs[k];
 	double v = cluster_pair_figure(p, j->f), ab = cluster_pair_way(p, j->f, 1), ba = cluster_pair_way(p, j->f, 0);
 	char h[128], o[224], way[160], others[160];
 	vs_healthy(j, v, h, sizeof h);
 	vs_others(j, v, j->slow[k], cluster_pair_link(j->c, p), o, sizeof o);
-	others_words(j, p, nbad, others, sizeof others);
+	others_words(j, p, nbad, left, others, sizeof others);
 	if (j->way[k] == 1 || j->way[k] == 2)
 		snprintf(way, sizeof way, "one way: rank %d -> rank %d at %.2f of healthy, rank %d -> rank %d healthy (%.2f)",
 			 j->way[k] == 1 ? p->a : p->b, j->way[k] == 1 ? p->b : p->a, (j->way[k] == 1 ? ab : ba) / j->healthy,
@@ -336,6 +339,12 @@ int cluster_locate(struct pjudge *j)
 	if (!nbad || !cov || !s3 || share_rule(j))
 		goto out;
 	cover(j, nbad, cov);
+	memset(cov, 0, (size_t)n * sizeof *cov);   /* now each node's bad pairs no named node explains */
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		if (bad_pair(j, k) && !j->named[p->a] && !j->named[p->b])
+			cov[p->a]++, cov[p->b]++;
+	}
 	for (int i = 0; i < n; i++)
 		if ((j->named[i] == NAMED_BAD || j->named[i] == NAMED_COVER) && !already(j->c, GV_FIND_BAD_NODE, i, -1) &&
 		    name_node(j, i, s3))
@@ -344,7 +353,7 @@ int cluster_locate(struct pjudge *j)
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
 		if (!j->slow[k] || j->named[p->a] || j->named[p->b] || already(j->c, GV_FIND_BAD_LINK, p->a, p->b))
 			continue;
-		if (name_link(j, k, nbad))
+		if (name_link(j, k, nbad, cov))
 			goto out;
 	}
 	rc = 0;

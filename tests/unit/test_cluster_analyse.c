@@ -115,6 +115,11 @@ static void test_analyse_json_again(void)
 			CHECK_STR(back->findings[i].evidence, c->findings[i].evidence);
 		json_t *drain = json_object_get(doc, "drain");
 		CHECK(json_array_size(drain) == 1 && json_integer_value(json_object_get(json_array_get(drain, 0), "rank")) == 0);
+		/* the bad links as a list of their own, as docs/cluster.md says (#56) */
+		json_t *links = json_object_get(doc, "links"), *l0 = json_array_get(links, 0);
+		CHECK(json_array_size(links) == 1 && json_integer_value(json_object_get(l0, "a")) == 1 &&
+		      json_integer_value(json_object_get(l0, "b")) == 3);
+		CHECK_STR(json_string_value(json_object_get(l0, "host_b")), "node3");
 	}
 	gv_cluster_free(back);
 	json_decref(doc);

@@ -8,6 +8,9 @@
  * Each case failed on c4fdb45's analysis.
  */
 #include "tests/unit/cluster_cases.h"
+#include "runners/cluster_show.h"
+
+#include <ctype.h>
 
 /* Every pair of node i in the given rounds: failed (f 0) or at f of its rate. */
 static void bad_rounds(struct gv_cluster *c, int i, const int *rounds, size_t n, double f)
@@ -317,5 +320,72 @@ static void test_shared_host(void)
 	gv_cluster_free(c);
 }
 
-TEST_MAIN(T(test_half_the_nodes_slow), T(test_absolute_floors), T(test_stated_and_nic_rates), T(test_intermittent_node),
+/* 1 when text holds a word twice in a row ("lost lost", "the the") or "X: X:" ("lost: lost:"); numbers are words too. */
+static int doubled(const char *text)
+{
+	char prev[64] = "", w[64];
+	for (const char *p = text; *p;) {
+		if (!isalnum((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		size_t n = 0;
+		while ((isalnum((unsigned char)*p) || *p == '_' || *p == '.') && n + 1 < sizeof w)
+			w[n++] = (char)tolower((unsigned char)*p++);
+		w[n] = 0;
+		if (n > 1 && isalpha((unsigned char)w[0]) && !strcmp(w, prev)) {
+			fprintf(stderr, "doubled '%s' in: %s\n", w, text);
+			return 1;
+		}
+		snprintf(prev, sizeof prev, "%s", w);
+	}
+	return 0;
+}
+
+/* A run with a finding of nearly every kind: no evidence repeats its kind's name, no line of `cluster show` doubles a word. */
+static void test_no_doubled_words(void)
+{
+	struct gv_cluster *c = healthy(9, 10);
+	c->nodes[8].state = GV_NODE_MISSING;
+	snprintf(c->nodes[8].why, sizeof c->nodes[8].why, "never arrived at the rendezvous within 60 s");
+	c->nodes[7].state = GV_NODE_LOST;
+	snprintf(c->nodes[7].why, sizeof c->nodes[7].why, "its connection to rank 0 was lost: went silent (no answer for 25 s)");
+	for (size_t k = 0; k < c->npairs; k++)
+		if (c->pairs[k].a >= 7 || c->pairs[k].b >= 7)
+			c->pairs[k].state = GV_PAIR_SKIPPED;
+	slow(c, 2, -1, 0.2);
+	slow(c, 1, 4, 0.3);
+	pair_of(c, 3, 5)->gbps_ba *= 0.2;
+	c->nodes[6].clock_skew_s = 400 * 86400.0;
+	c->nodes[0].clock_skew_s = 0;
+	c->nodes[5].verdict = 1;
+	snprintf(c->nodes[5].why, sizeof c->nodes[5].why, "gemm.bf16.tflops on gpu 3 is 402, under the 600 needed");
+	for (int i = 0; i < 7; i++)
+		give_again(&c->nodes[i], "gemm.bf16.tflops", i == 3 ? 500 : 700 + i, 1, i == 3 ? 505 : NAN);
+	analyse(c);
+	CHECK(count(c, GV_FIND_MISSING, 8, -1) && count(c, GV_FIND_LOST, 7, -1) && count(c, GV_FIND_BAD_NODE, 2, -1) &&
+	      count(c, GV_FIND_BAD_LINK, 1, 4) && count(c, GV_FIND_STRAGGLER, 3, -1) && count(c, GV_FIND_CLOCK_SKEW, 6, -1));
+	for (size_t i = 0; i < c->nfindings; i++) {
+		const char *name = gv_finding_name(c->findings[i].kind), *ev = c->findings[i].evidence;
+		char spaced[32];
+		snprintf(spaced, sizeof spaced, "%s", name);
+		for (char *q = spaced; *q; q++)
+			*q = *q == '_' ? ' ' : *q;
+		CHECK(strncasecmp(ev, name, strlen(name)) != 0 && strncasecmp(ev, spaced, strlen(spaced)) != 0);
+		CHECK(!doubled(ev));
+	}
+	CHECK(strstr(evidence(c, GV_FIND_MISSING), "never arrived") == strstr(evidence(c, GV_FIND_MISSING), "never") &&
+	      !strstr(strstr(evidence(c, GV_FIND_MISSING), "never arrived") + 1, "never arrived"));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	cluster_print_text(c, f);
+	fclose(f);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		CHECK(!doubled(line));
+	free(text);
+	gv_cluster_free(c);
+}
+
+TEST_MAIN(T(test_no_doubled_words), T(test_half_the_nodes_slow), T(test_absolute_floors), T(test_stated_and_nic_rates), T(test_intermittent_node),
 	  T(test_common_node_under_share), T(test_coordinator), T(test_one_way), T(test_latency), T(test_shared_host))
