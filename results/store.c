@@ -160,6 +160,8 @@ static const char *const migrations[] = {
 	"DROP INDEX IF EXISTS metrics_name;",
 	/* 7 -> 8 (issue 49): cluster runs, their nodes, pairs, all-reduce and findings (store_int.h) */
 	STORE_CLUSTER_SCHEMA,
+	/* 8 -> 9 (issue 56): the cluster tables' new columns, added where missing (sto_cluster_columns) */
+	"",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -437,7 +439,8 @@ static int samples_to_series(struct store *s)
 }
 
 /* The steps of a migration SQL cannot do, run after its SQL. */
-static int (*const migration_code[N_MIGRATIONS])(struct store *) = { [4] = samples_to_series };
+static int (*const migration_code[N_MIGRATIONS])(struct store *) = { [4] = samples_to_series,
+								     [8] = sto_cluster_columns };
 
 /* Migrates under the write lock, re-reading the header there. */
 static int migrate(struct store *s)
