@@ -169,7 +169,8 @@ static void page_head(FILE *f, const struct rdoc *d, const struct report_page *p
 		   "<title>gpuvet report</title>\n<style>%s</style>\n</head>\n<body>\n",
 		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
 	fputs("<header>", f);
-	rep_headline(f, d, pg);
+	if (!rep_cluster_headline(f, d, pg))
+		rep_headline(f, d, pg);
 	fprintf(f, "<p>gpuvet report, generated %s by gpuvet %s from ", d->generated_at, GPUVET_VERSION);
 	if (d->runs_in_store && d->runs_in_store != d->agg.runs)
 		fprintf(f, "%zu of the store's %zu runs", d->agg.runs, d->runs_in_store);

@@ -306,7 +306,8 @@ static void nodes_table(FILE *f, const struct gv_cluster *c)
 	static const char *const verdicts[] = { "accept", "reject", "?", "unmeasurable" };
 	fprintf(f, "<details><summary>Nodes (%d)</summary>\n<div class=\"scroll\"><table id=\"cluster-nodes\"><thead><tr>"
 		"<th>rank</th><th>host</th><th>address</th><th>state</th><th>instance type</th><th>GPUs</th>"
-		"<th>own verdict</th><th>run</th><th>why</th></tr></thead><tbody>\n", c->nnodes);
+		"<th>own verdict</th><th>clock vs rank 0</th><th>NIC rate</th><th>run</th><th>why</th></tr></thead><tbody>\n",
+		c->nnodes);
 	for (int r = 0; r < c->nnodes && r < NODE_ROWS; r++) {
 		const struct gv_cluster_node *n = &c->nodes[r];
 		fprintf(f, "<tr><td class=n>%d</td>", r);
@@ -317,6 +318,8 @@ static void nodes_table(FILE *f, const struct gv_cluster *c)
 		fprintf(f, "<td class=n>%d</td><td>", n->ngpus);
 		rep_badge(f, n->verdict >= 0 && n->verdict <= 3 ? verdicts[n->verdict] : NULL);
 		fputs("</td>", f);
+		rep_td_num(f, n->clock_skew_s, " s");
+		rep_td_num(f, n->link_gbps, " GB/s");
 		rep_td_text(f, n->run_uuid[0] ? n->run_uuid : NULL);
 		rep_td_text(f, n->why);
 		fputs("</tr>\n", f);
@@ -357,6 +360,49 @@ static void allreduce_chart(FILE *f, const struct gv_cluster *c)
 	free(alg);
 }
 
+/* Whether the cluster run is the store's newest item: no run shown first, or that run is one of
+ * the cluster's own nodes' runs (they start after the cluster run does), or it started before it. */
+static int cluster_newest(const struct gv_cluster *c, const struct run_sum *top)
+{
+	if (!top)
+		return 1;
+	if (top->forced)
+		return 0;   /* the page was asked for that run */
+	for (int i = 0; top->uuid && i < c->nnodes; i++)
+		if (!strcmp(c->nodes[i].run_uuid, top->uuid))
+			return 1;
+	return top->started && strncmp(top->started, c->started_at, 19) < 0;
+}
+
+int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	const struct gv_cluster *c = d->cluster;
+	struct cluster_tally t;
+	char why[512];
+	if (!c || !cluster_newest(c, pg->top))
+		return 0;
+	cluster_tally(c, &t);
+	cluster_why(c, &t, why, sizeof why);
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s\">Cluster %s: ", c->verdict == 0 ? "good" : c->verdict == 1 ? "bad" : "warn",
+		cluster_verdict_word(c->verdict));
+	html_esc(f, why);
+	fputs("<br><small>the newest item of the store is this cluster run (<a href=\"#cluster\">Cluster</a>): ", f);
+	html_esc(f, c->uuid);
+	fputs(", started ", f);
+	html_esc(f, rep_orq(c->started_at));
+	fputs("</small></h1>", f);
+	return 1;
+}
+
+/* The run's trust and bounds: authenticated or not, its deadline. */
+static void trust_words(FILE *f, const struct gv_cluster *c)
+{
+	fputs(c->authenticated ? "; authenticated (every rank proved the job's token)" :
+	      "; <b>not authenticated</b> (no GPUVET_CLUSTER_TOKEN: anyone who reached rank 0 could take part)", f);
+	if (isfinite(c->deadline_s))
+		fprintf(f, "; deadline %.0f s", c->deadline_s);
+}
+
 void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	(void)pg;
@@ -382,6 +428,7 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 	fprintf(f, ", median %s GB/s, schedule ", med);
 	html_esc(f, rep_orq(c->schedule));
 	fprintf(f, " in %d rounds", c->nrounds);
+	trust_words(f, c);
 	if (d->clusters > 1)
 		fprintf(f, "; the newest of %zu cluster runs stored (<code>gpuvet cluster show ID</code> for the others)",
 			d->clusters);

@@ -208,6 +208,48 @@ static void allreduce_line(const struct gv_cluster *c, FILE *out)
 	fprintf(out, "; %zu sizes from %s to %s\n", c->nar, lo, hi);
 }
 
+/* The nodes' clocks and NICs as the runtime measured them, when it did: "Nodes: clocks within 0.4 s of rank 0's; NIC ..." */
+static void nodes_line(const struct gv_cluster *c, FILE *out)
+{
+	double worst = 0, link = NAN;
+	int skews = 0, links = 0, same = 1, at = -1;
+	const char *src = NULL;
+	for (int i = 0; i < c->nnodes; i++) {
+		const struct gv_cluster_node *n = &c->nodes[i];
+		if (isfinite(n->clock_skew_s) && (skews++, fabs(n->clock_skew_s) >= fabs(worst))) {
+			worst = n->clock_skew_s;
+			at = i;
+		}
+		if (n->link_gbps > 0) {
+			same &= !links || n->link_gbps == link;
+			link = links++ ? (n->link_gbps < link ? n->link_gbps : link) : n->link_gbps;
+			src = src ? src : n->link_source;
+		}
+	}
+	if (!skews && !links)
+		return;
+	fputs("Nodes:", out);
+	if (skews)
+		fprintf(out, " clocks within %s s of rank 0's (the farthest: rank %d, %+.3g s)", num(fabs(worst)), at, worst);
+	if (links)
+		fprintf(out, "%s NIC rate %s%s GB/s%s stated on %d of %d nodes (%s)", skews ? ";" : "", same ? "" : "from ",
+			num(link), same ? "" : " (they differ)", links, c->nnodes, tx(src));
+	fputc('\n', out);
+}
+
+/* The last line: the cluster run itself, how it was run and under what trust. */
+static void run_line(const struct gv_cluster *c, FILE *out)
+{
+	fprintf(out, "Cluster run %s: %d nodes by %s, started %s, profile %s", tx(c->uuid), c->nnodes, tx(c->engine),
+		tx(c->started_at), tx(c->profile));
+	if (c->policy[0])
+		fprintf(out, ", policy %s", tx(c->policy));
+	if (isfinite(c->deadline_s))
+		fprintf(out, ", deadline %s s", num(c->deadline_s));
+	fprintf(out, ", %s\n", c->authenticated ? "authenticated (every rank proved the job's token)" :
+		"not authenticated (no GPUVET_CLUSTER_TOKEN: anyone who reached rank 0 could take part)");
+}
+
 void cluster_print_text(const struct gv_cluster *c, FILE *out)
 {
 	struct cluster_tally t;
@@ -217,11 +259,8 @@ void cluster_print_text(const struct gv_cluster *c, FILE *out)
 	finding_lines(c, out);
 	pairs_lines(c, &t, out);
 	allreduce_line(c, out);
-	fprintf(out, "Cluster run %s: %d nodes by %s, started %s, profile %s", tx(c->uuid), c->nnodes, tx(c->engine),
-		tx(c->started_at), tx(c->profile));
-	if (c->policy[0])
-		fprintf(out, ", policy %s", tx(c->policy));
-	fputc('\n', out);
+	nodes_line(c, out);
+	run_line(c, out);
 }
 
 /* ---- `gpuvet cluster show` ---- */
