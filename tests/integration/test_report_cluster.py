@@ -83,7 +83,8 @@ def test_the_nodes_clocks_nics_and_the_runs_trust(gpuvet, tmp_path):
     assert "; authenticated (every rank proved the job's token); deadline 900 s" in sec, sec[:2000]
     p = parse(sec)
     rows = p.tables["cluster-nodes"]
-    assert [r[7] for r in rows] == ["0 s", "0.250 s", "0.500 s"] and [r[8] for r in rows] == ["12.5 GB/s"] * 3, rows
+    assert [r[7] for r in rows] == ["0 s", "0.250 s", "0.500 s"], rows
+    assert [r[8] for r in rows] == ["12.50 GB/s"] * 3, [r[8] for r in rows]
 
 
 def test_no_section_without_a_cluster_run(gpuvet, tmp_path):
