@@ -111,6 +111,7 @@ static json_t *cluster_json(const struct gv_cluster *c, int with_pairs)
 			      "pair_median_gbps", num(c->pair_median_gbps));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "pair_healthy_gbps", num(c->pair_healthy_gbps));
 	json_object_set_new(o, "authenticated", json_boolean(c->authenticated));
 	json_object_set_new(o, "deadline_s", num(c->deadline_s));
 	json_t *nodes = json_array(), *pairs = json_array(), *pts = json_array(), *finds = json_array();
@@ -442,6 +443,7 @@ struct gv_cluster *gv_cluster_from_json(const json_t *doc, char *err, size_t err
 	    str(&r, doc, "policy", c->policy, sizeof c->policy) ||
 	    integer(&r, doc, "nrounds", 0, GV_CLUSTER_MAX_NODES, 0, &c->nrounds) || verdict_member(&r, doc, &c->verdict) ||
 	    real(&r, doc, "pair_median_gbps", &c->pair_median_gbps) || real(&r, doc, "deadline_s", &c->deadline_s) ||
+	    real(&r, doc, "pair_healthy_gbps", &c->pair_healthy_gbps) ||
 	    boolean(&r, doc, "authenticated", &c->authenticated) ||
 	    real(&r, st, "gbps", &c->stated_gbps) || str(&r, st, "source", c->stated_source, sizeof c->stated_source) ||
 	    read_lists(&r, doc, c)) {

@@ -255,8 +255,8 @@ static int pairs_valid(const struct gv_cluster *c, char *err, size_t errlen)
 /* Every figure of the pairs, then what needs all of them. */
 static int judge_fabric(struct gv_cluster *c, struct cluster_rules *r, struct cluster_tally *t)
 {
-	double m;
-	if (cluster_judge_pairs(c, CLUSTER_FIG_HOST, r, t, &c->pair_median_gbps))
+	double m, h;
+	if (cluster_judge_pairs(c, CLUSTER_FIG_HOST, r, t, &c->pair_median_gbps, &c->pair_healthy_gbps))
 		return -1;
 	if (c->nnodes > 1 && !isfinite(c->pair_median_gbps) && !t->coordinator) {
 		t->unmeasured = 1;
@@ -264,7 +264,7 @@ static int judge_fabric(struct gv_cluster *c, struct cluster_rules *r, struct cl
 					   "cluster.pair.gbps not measured: no pair of nodes was measured host to host"))
 			return -1;
 	}
-	return cluster_judge_pairs(c, CLUSTER_FIG_NCCL, r, t, &m) || cluster_judge_pairs(c, CLUSTER_FIG_LAT, r, t, &m) ||
+	return cluster_judge_pairs(c, CLUSTER_FIG_NCCL, r, t, &m, &h) || cluster_judge_pairs(c, CLUSTER_FIG_LAT, r, t, &m, &h) ||
 	       judge_allreduce(c, r, t) || cluster_find_stragglers(c, r, t);
 }
 
@@ -277,7 +277,7 @@ int cluster_analyse(struct gv_cluster *c, const struct policy *p, char *err, siz
 		return -1;
 	clear_findings(c);
 	c->verdict = -1;
-	c->stated_gbps = c->pair_median_gbps = NAN;
+	c->stated_gbps = c->pair_median_gbps = c->pair_healthy_gbps = NAN;
 	c->stated_source[0] = 0;
 	if (cluster_rules_of(p, &r, c->policy, sizeof c->policy, err, errlen))
 		return -1;

@@ -53,7 +53,8 @@ struct policy;
  * before cluster_analyse() judges them; p NULL: the built-in policy.  The count, or -1 on OOM. */
 int cluster_suspects(const struct gv_cluster *c, const struct policy *p, int *ranks, int max);
 /* Fills c->pair_median_gbps (the median of the nodes' own median pair figures: robust to a bad
- * node on small clusters, close to the plain median of the pairs on large ones), c->stated_* (when the
+ * node on small clusters, close to the plain median of the pairs on large ones),
+ * c->pair_healthy_gbps (what healthy pairs reach: the reference pairs are judged against), c->stated_* (when the
  * nodes name one type), c->findings (replacing any) and
  * c->verdict (0 accept / 1 reject / 3 could not measure), with p's fabric rules (p NULL: the
  * built-in default policy's).  The verdict is accept only when every node is present and

@@ -86,9 +86,9 @@ const char *cluster_fig_words(enum cluster_fig f);
  * share rule, then the fewest nodes covering what is left (bad or intermittent), then bad links.  -1 on OOM. */
 int cluster_locate(struct pjudge *j);
 
-/* Bad nodes, bad links and failed pairs of one figure (cluster_pairs.c); *median set.  -1 on OOM. */
+/* Bad nodes, bad links and failed pairs of one figure (cluster_pairs.c); *median and *healthy set.  -1 on OOM. */
 int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
-			double *median);
+			double *median, double *healthy);
 /* Stragglers (cluster_nodes.c).  -1 on OOM. */
 int cluster_find_stragglers(struct gv_cluster *c, const struct cluster_rules *r, struct cluster_tally *t);
 

@@ -268,7 +268,7 @@ static void named_before(struct pjudge *j)
 	}
 }
 
-static int judge(struct pjudge *j, double *vals, double *median)
+static int judge(struct pjudge *j, double *vals, double *median, double *healthy)
 {
 	size_t nv = tally_pairs(j, vals);
 	named_before(j);
@@ -276,7 +276,7 @@ static int judge(struct pjudge *j, double *vals, double *median)
 		return -1;
 	j->nv = nv;
 	if (nv) {
-		j->healthy = cluster_healthy(vals, nv, j->hb);
+		*healthy = j->healthy = cluster_healthy(vals, nv, j->hb);
 		*median = j->median = node_median(j, vals);
 		if (isnan(j->median) || set_bounds(j))
 			return -1;
@@ -288,7 +288,7 @@ static int judge(struct pjudge *j, double *vals, double *median)
 }
 
 int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
-			double *median)
+			double *median, double *healthy)
 {
 	struct pjudge j = { .c = c, .f = f, .r = r, .t = t, .hb = f != CLUSTER_FIG_LAT };
 	size_t n = (size_t)c->nnodes;
@@ -303,9 +303,9 @@ int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct c
 	j.failed = calloc(n, sizeof(int));
 	j.cand = calloc(n, 1);
 	j.named = calloc(n, 1);
-	*median = NAN;
+	*median = *healthy = NAN;
 	if (vals && j.slow && j.way && j.measured && j.nslow && j.tried && j.failed && j.cand && j.named)
-		rc = judge(&j, vals, median);
+		rc = judge(&j, vals, median, healthy);
 	free(vals);
 	free(j.slow);
 	free(j.way);

@@ -1,7 +1,7 @@
 /*
  * html_cluster.c - the report's Cluster section (issue 49): the newest stored cluster run's
  * verdict and why, the nodes to drain (host, rank, address, why), the other findings, the pair
- * matrix as an SVG heat map (each cell the pair's slower direction against the cluster median;
+ * matrix as an SVG heat map (each cell the pair's slower direction against what healthy pairs reach;
  * failed and unmeasured pairs marked; above HEAT_CELLS nodes a cell is a block of ranks and shows
  * its slowest pair) and the all-reduce curve.  No section when the store holds no cluster run.
  */
@@ -51,12 +51,13 @@ int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen)
 
 /* ---- the heat map ---- */
 
-/* The colour of a pair's slower direction as a fraction of the cluster median: display bins only. */
+/* The colour of a pair's slower direction as a fraction of what healthy pairs reach (the analysis's
+ * reference; a run stored before it had one: the cluster median): display bins only. */
 static const struct {
 	double from;
 	const char *color, *label;
 } heat_bins[] = {
-	{ 0.90, "#2166ac", "90 % of the median and over" },
+	{ 0.90, "#2166ac", "90 % of healthy and over" },
 	{ 0.75, "#92c5de", "75 to 90 %" },
 	{ 0.50, "#fddbc7", "50 to 75 %" },
 	{ 0.25, "#ef8a62", "25 to 50 %" },
@@ -139,7 +140,7 @@ static void heat_tooltip(FILE *f, const struct gv_cluster *c, const struct heat 
 		const struct gv_cluster_pair *p = &c->pairs[e->worst];
 		svg_fmt_num(p->gbps_ab, ab, sizeof ab);
 		svg_fmt_num(p->gbps_ba, ba, sizeof ba);
-		fprintf(f, ": %spair %d-%d %s / %s GB/s (%.0f %% of the median)", h->k > 1 ? "slowest " : "", p->a, p->b,
+		fprintf(f, ": %spair %d-%d %s / %s GB/s (%.0f %% of healthy)", h->k > 1 ? "slowest " : "", p->a, p->b,
 			ab, ba, 100 * e->frac);
 	}
 	if (e->failed)
@@ -226,7 +227,7 @@ static void heat_map(FILE *f, const struct gv_cluster *c, double median)
 		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" data-cells=\"%d\" data-ranks-per-cell=\"%d\">\n",
 		width, height, width, height, h.n, h.k);
 	fprintf(f, "<text class=\"ct\" x=\"%d\" y=\"14\">Pairs host to host: the slower direction against the "
-		"cluster median</text>\n", left);
+		"rate healthy pairs reach</text>\n", left);
 	heat_labels(f, c, &h, left, top, cs);
 	heat_cells(f, c, &h, left, top, cs);
 	heat_legend(f, left > 60 ? 10 : left, top + side + 18);
@@ -436,7 +437,7 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 	drain_table(f, c);
 	findings_table(f, c);
 	if (c->npairs)
-		heat_map(f, c, t.median > 0 ? t.median : NAN);
+		heat_map(f, c, t.healthy > 0 ? t.healthy : NAN);
 	allreduce_chart(f, c);
 	nodes_table(f, c);
 	fputs("</section>\n", f);

@@ -49,6 +49,7 @@ int sto_cluster_columns(struct store *s)
 	static const char *const cols[][3] = {
 		{ "clusters", "authenticated", "INTEGER NOT NULL DEFAULT 0 CHECK (authenticated IN (0, 1))" },
 		{ "clusters", "deadline_s", "REAL" },
+		{ "clusters", "pair_healthy_gbps", "REAL" },
 		{ "cluster_nodes", "clock_skew_s", "REAL" },
 		{ "cluster_nodes", "link_gbps", "REAL" },
 		{ "cluster_nodes", "link_source", "TEXT" },
@@ -87,6 +88,7 @@ static int bind_run(sqlite3_stmt *st, const struct gv_cluster *c)
 	store_bind_text(st, 15, c->ar_why);
 	sqlite3_bind_int(st, 16, c->authenticated != 0);
 	sto_bind_real(st, 17, c->deadline_s);
+	sto_bind_real(st, 18, c->pair_healthy_gbps);
 	return 0;
 }
 
@@ -277,7 +279,7 @@ static int put_all(struct store *s, const struct gv_cluster *c)
 	sqlite3_stmt *st;
 	if (store_prepare(s, "INSERT INTO clusters (uuid, started_at, engine, schedule, transport, nccl_net, profile,"
 			  " nnodes, nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why,"
-			  " authenticated, deadline_s) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
+			  " authenticated, deadline_s, pair_healthy_gbps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
 	bind_run(st, c);
 	if (sto_step_done(s, st, "storing the cluster run"))
@@ -351,9 +353,9 @@ static int load_run(struct store *s, int64_t id, struct gv_cluster **out)
 	sqlite3_stmt *st;
 	if (store_prepare(s, has_v2(s) ? "SELECT uuid, started_at, engine, schedule, transport, nccl_net, profile, nnodes,"
 			  " nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why, authenticated,"
-			  " deadline_s FROM clusters WHERE id = ?" :
+			  " deadline_s, pair_healthy_gbps FROM clusters WHERE id = ?" :
 			  "SELECT uuid, started_at, engine, schedule, transport, nccl_net, profile, nnodes, nrounds,"
-			  " stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why, 0, NULL FROM clusters"
+			  " stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why, 0, NULL, NULL FROM clusters"
 			  " WHERE id = ?", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, id);
@@ -382,6 +384,7 @@ static int load_run(struct store *s, int64_t id, struct gv_cluster **out)
 	col_text(st, 14, c->ar_why, sizeof c->ar_why);
 	c->authenticated = sqlite3_column_int(st, 15) != 0;
 	c->deadline_s = col_real(st, 16);
+	c->pair_healthy_gbps = col_real(st, 17);
 	sqlite3_finalize(st);
 	*out = c;
 	return STORE_OK;

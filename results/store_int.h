@@ -83,7 +83,7 @@ struct store_run_row store_run_at(sqlite3_stmt *st);
 	"  drain INTEGER NOT NULL DEFAULT 0 CHECK (drain IN (0, 1)), evidence TEXT," \
 	"  PRIMARY KEY (cluster_id, seq));"
 #define STORE_CLUSTER_VERSION 8   /* the first schema with the cluster tables */
-#define STORE_CLUSTER_V2 9        /* clusters.authenticated, deadline_s; cluster_nodes.clock_skew_s, link_gbps,
+#define STORE_CLUSTER_V2 9        /* clusters.authenticated, deadline_s, pair_healthy_gbps; cluster_nodes.clock_skew_s, link_gbps,
 				     link_source; cluster_metrics.remeasured (#56) */
 /*
  * Migration 8 -> 9 (store_cluster.c): each of those columns added unless the table has it already

@@ -114,12 +114,12 @@ static void slowest_line(const struct gv_cluster *c, const struct cluster_tally 
 			ix[n++] = i;
 	qsort_r(ix, n, sizeof *ix, cmp_slower, (void *)c);
 	if (n)
-		fputs("  slowest (a->b / b->a, % of the median):", out);
+		fputs("  slowest (a->b / b->a, % of what healthy pairs reach):", out);
 	for (size_t k = 0; k < n && k < SHOW_PAIRS; k++) {
 		const struct gv_cluster_pair *p = &c->pairs[ix[k]];
 		fprintf(out, "%s %d-%d %s / %s GB/s", k ? "," : "", p->a, p->b, num(p->gbps_ab), num(p->gbps_ba));
-		if (t->median > 0)
-			fprintf(out, " (%.0f %%)", 100 * cluster_pair_slower(p) / t->median);
+		if (t->healthy > 0)
+			fprintf(out, " (%.0f %%)", 100 * cluster_pair_slower(p) / t->healthy);
 	}
 	if (n)
 		fputc('\n', out);
@@ -168,6 +168,8 @@ static void pairs_lines(const struct gv_cluster *c, const struct cluster_tally *
 		fprintf(out, " over libfabric %s", tx(c->transport));
 	fprintf(out, " in %d round%s (schedule %s); median %s GB/s (slower direction)", c->nrounds,
 		c->nrounds == 1 ? "" : "s", tx(c->schedule), num(t->median));
+	if (!isnan(c->pair_healthy_gbps))
+		fprintf(out, ", healthy pairs %s GB/s", num(c->pair_healthy_gbps));
 	if (!isnan(c->stated_gbps))
 		fprintf(out, ", stated %s GB/s per node (%s)", num(c->stated_gbps), tx(c->stated_source));
 	double *lat = gv_calloc(c->npairs ? c->npairs : 1, sizeof *lat);

@@ -7,12 +7,15 @@
  *
  * `test_store_cluster --write DB KIND [UUID]` stores one made-up cluster run of KIND (reject:
  * four nodes, one bad node to drain, a bad link, a failed pair, no all-reduce; accept: three
- * nodes with an all-reduce curve; big: 100 nodes, one bad; huge: 1,024 nodes, every pair) into DB for the integration tests
+ * nodes with an all-reduce curve; big: 100 nodes, one bad; huge: 1,024 nodes, every pair; KIND-judged:
+ * the same judged by the analysis, as a real run stores it) into DB for the integration tests
  * (tests/integration/test_cluster_show.py, test_report_cluster.py) until `gpuvet cluster run`
  * stores real ones.  The figures are invented, shaped like a libfabric tcp run over veth.
  */
 #include "tests/unit/t.h"
 #include "common/cluster.h"
+#include "judge/cluster.h"
+#include "judge/policy.h"
 #include "results/store.h"
 
 #include <math.h>
@@ -145,6 +148,7 @@ static struct gv_cluster *cluster_accept(const char *uuid)
 	c->deadline_s = 900;
 	fill_pairs(c, -1, -1, -1);
 	c->pair_median_gbps = 11.7;
+	c->pair_healthy_gbps = 11.8;
 	c->ar = calloc(8, sizeof *c->ar);
 	for (int i = 0; i < 8; i++) {
 		struct gv_cluster_ar_point *p = &c->ar[c->nar++];
@@ -221,6 +225,7 @@ static void check_same(const struct gv_cluster *a, const struct gv_cluster *b)
 	CHECK_STR(a->stated_source, b->stated_source);
 	CHECK(a->nnodes == b->nnodes && a->nrounds == b->nrounds && a->verdict == b->verdict);
 	CHECK(a->authenticated == b->authenticated && same_num(a->deadline_s, b->deadline_s));
+	CHECK(same_num(a->pair_healthy_gbps, b->pair_healthy_gbps));
 	CHECK(same_num(a->stated_gbps, b->stated_gbps) && same_num(a->pair_median_gbps, b->pair_median_gbps));
 	for (int i = 0; i < a->nnodes && i < b->nnodes; i++) {
 		const struct gv_cluster_node *x = &a->nodes[i], *y = &b->nodes[i];
@@ -426,6 +431,7 @@ static void test_migrate_from_8(void)
 	sqlite3 *db;
 	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
 	CHECK(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN authenticated; ALTER TABLE clusters DROP COLUMN deadline_s;"
+			   " ALTER TABLE clusters DROP COLUMN pair_healthy_gbps;"
 			   " ALTER TABLE cluster_nodes DROP COLUMN clock_skew_s; ALTER TABLE cluster_nodes DROP COLUMN link_gbps;"
 			   " ALTER TABLE cluster_nodes DROP COLUMN link_source; ALTER TABLE cluster_metrics DROP COLUMN remeasured;"
 			   " PRAGMA user_version=8", NULL, NULL, NULL) == SQLITE_OK);
@@ -577,15 +583,38 @@ static void test_put_under_malloc_failure(void)
 	sqlite3_initialize();
 }
 
+/*
+ * KIND-judged: its findings, verdict, median and stated rate made by the analysis under the built-in
+ * policy, as `gpuvet cluster run` would store them (what `cluster import` derives again and accepts).
+ */
+static int judged(struct gv_cluster *c)
+{
+	struct policy *p = NULL;
+	char err[256];
+	int rc = policy_load(NULL, &p, err, sizeof err) || cluster_analyse(c, p, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "test_store_cluster: %s\n", err);
+	policy_free(p);
+	return rc;
+}
+
 /* --write DB KIND [UUID]: one made-up cluster run into DB, for the integration tests. */
 static int write_one(const char *db, const char *kind, const char *uuid)
 {
-	struct gv_cluster *c = !strcmp(kind, "reject") ? cluster_reject(uuid) : !strcmp(kind, "accept") ?
-		cluster_accept(uuid) : !strcmp(kind, "big") ? cluster_big() : !strcmp(kind, "huge") ? cluster_huge() : NULL;
-	struct store *s;
+	size_t l = strlen(kind);
+	int judge = l > 7 && !strcmp(kind + l - 7, "-judged");
+	char base[32];
+	snprintf(base, sizeof base, "%.*s", (int)(judge ? l - 7 : l), kind);
+	struct gv_cluster *c = !strcmp(base, "reject") ? cluster_reject(uuid) : !strcmp(base, "accept") ?
+		cluster_accept(uuid) : !strcmp(base, "big") ? cluster_big() : !strcmp(base, "huge") ? cluster_huge() : NULL;
+	struct store *s = NULL;
 	if (!c) {
-		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big, huge)\n", kind);
+		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big, huge, each also -judged)\n", kind);
 		return 2;
+	}
+	if (judge && judged(c)) {
+		gv_cluster_free(c);
+		return 1;
 	}
 	int rc = store_open(db, &s);
 	if (rc == STORE_OK)
