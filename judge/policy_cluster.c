@@ -32,7 +32,7 @@ enum ckind {
 	CK_GBPS,       /* (0, CLUSTER_MAX_GBPS] */
 	CK_US,         /* (0, CLUSTER_MAX_LAT_US] */
 	CK_SECONDS,    /* (0, CLUSTER_MAX_SKEW_S] */
-	CK_WORD,       /* counts | reported, into an int */
+	CK_WORD,       /* counts | reported, 0 or 1 */
 };
 
 static const struct {
@@ -110,20 +110,19 @@ static void list_of(const char *metric, char *buf, size_t size)
 /* One key's value into its field: 0, or -1 said. */
 static int set_key(struct pctx *c, const struct ckey *r, yaml_node_t *v, struct policy_cluster *pc)
 {
-	char *field = (char *)pc + r->off;
-	double f;
+	double *field = (double *)(void *)((char *)pc + r->off), f;
 	if (r->kind == CK_WORD) {
 		const char *w = policy_scalar(v);
 		if (!w || (strcmp(w, "counts") && strcmp(w, "reported")))
 			return policy_perr(c, v, "'%s' is %s", r->key, kinds[r->kind].range);
-		*(int *)(void *)field = !strcmp(w, "reported");
+		*field = !strcmp(w, "reported");
 		return 0;
 	}
 	if (policy_get_number(c, v, r->key, &f))
 		return -1;
 	if (!(kinds[r->kind].lo_open ? f > kinds[r->kind].lo : f >= kinds[r->kind].lo) || !(f <= kinds[r->kind].hi))
 		return policy_perr(c, v, "'%s' must be in %s", r->key, kinds[r->kind].range);
-	*(double *)(void *)field = f;
+	*field = f;
 	return 0;
 }
 

@@ -32,7 +32,7 @@ struct policy_cluster {
 	/* cluster.node.clock_skew_s: a node's clock against the others' */
 	double skew_max_s;                /* max: seconds either way */
 	/* cluster.node.verdict */
-	int node_unmeasured_reported;     /* unmeasured: reported (1) or counts (0) */
+	double node_unmeasured_reported;  /* unmeasured: reported (1) or counts (0); a double as every key's field */
 };
 
 /* The section's keys, for a test that every field has its one row: how many, and row i's metric,
