@@ -178,9 +178,11 @@ static void vs_others(const struct pjudge *j, double v, unsigned bits, double li
 				      j->hb ? "min" : "max", j->abs, j->hb ? "GB/s" : "us");
 	if (!j->hb || l >= size)
 		return;
-	if (isfinite(j->r->stated_one) && j->r->stated_one > 0)
+	if (isfinite(j->r->stated_one) && j->r->stated_one > 0 && v < j->r->stated_one)
 		snprintf(buf + l, size - l, ", %.2f of the stated %.4g GB/s per %s", v / j->r->stated_one, j->r->stated_one,
 			 j->r->stated_per);
+	else if (isfinite(j->r->stated_one) && j->r->stated_one > 0)
+		return;   /* over what one endpoint is held to: the stated rate says nothing of it */
 	else if (isfinite(j->r->stated_node) && j->r->stated_node > 0)
 		snprintf(buf + l, size - l, " (stated %.4g GB/s per node: no single flow's bound over %s)", j->r->stated_node,
 			 j->c->transport[0] ? j->c->transport : "this provider");
@@ -248,7 +250,7 @@ static int name_node(struct pjudge *j, int i, double *scratch)
 {
 	struct pattern pt;
 	struct node_slow ns;
-	char h[128], o[224], w[96], since[48] = "";
+	char h[128], o[224], w[96], since[48] = "", failed[48];
 	int rc;
 	if (pattern_of(j, i, &pt))
 		return -1;
@@ -257,6 +259,7 @@ static int name_node(struct pjudge *j, int i, double *scratch)
 		rc = name_intermittent(j, i, &pt);
 		goto out;
 	}
+	snprintf(failed, sizeof failed, " and %d more failed", pt.failed);
 	node_slow_of(j, i, scratch, &ns);
 	double link = j->c->nodes[i].link_gbps;
 	vs_healthy(j, ns.median, h, sizeof h);
@@ -268,9 +271,9 @@ static int name_node(struct pjudge *j, int i, double *scratch)
 		snprintf(since, sizeof since, ", until round %d", pt.last_bad);
 	if (j->named[i] == NAMED_BAD)
 		rc = gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
-					    "%d of its %d measured pairs are %s (%s%s): their median %s%s%s", j->nslow[i],
-					    j->measured[i], j->hb ? "slow" : "slow to answer", cluster_fig_words(j->f), since,
-					    h, o, w);
+					    "%d of its %d measured pairs are %s%s (%s%s): their median %s%s%s", j->nslow[i],
+					    j->measured[i], j->hb ? "slow" : "slow to answer", pt.failed ? failed : "",
+					    cluster_fig_words(j->f), since, h, o, w);
 	else
 		rc = gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
 					    "%d of its %d pairs are %s (%s%s), more than any peer of it has: the node is "

@@ -168,34 +168,54 @@ static void mark_slow(struct pjudge *j)
 	}
 }
 
+/* Node i, whose every pair with a present peer (tried) failed while nv others were measured. */
+static int name_one_unreachable(struct pjudge *j, int i, int tried, size_t nv)
+{
+	if (i == 0) {
+		j->named[i] = NAMED_COORDINATOR;
+		j->t->coordinator = 1;
+		return gv_cluster_add_finding(j->c, GV_FIND_COORDINATOR, 0, -1, 1,
+					      "every one of rank 0's %d pairs with the others failed (%s) while %zu pairs of "
+					      "the other nodes were measured: rank 0's own network is the likely cause, not "
+					      "its peers", tried, cluster_fig_words(j->f), nv);
+	}
+	j->named[i] = NAMED_UNREACHABLE;
+	j->t->reject = 1;
+	return gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
+				      "unreachable: every one of its %d pairs failed (%s) while %zu other pairs were "
+				      "measured", tried, cluster_fig_words(j->f), nv);
+}
+
 /*
- * A node whose every tried pair failed while other pairs were measured is unreachable (a bad
- * node); rank 0 so is the coordinator, whose own network is then the likely cause (the run is
- * 3: what it measured of the others went through it).
+ * A node whose every pair with a present peer failed while other pairs were measured is
+ * unreachable (a bad node; its pairs with a missing or lost peer say nothing of it); rank 0 so,
+ * over at least 2 such pairs, is the coordinator, whose own network is then the likely cause (the
+ * run is 3: what it measured of the others went through it).
  */
 static int name_unreachable(struct pjudge *j, size_t nv)
 {
-	for (int i = 0; i < j->c->nnodes; i++) {
-		if (j->c->nodes[i].state != GV_NODE_OK || !j->tried[i] || j->failed[i] != j->tried[i] || !nv)
-			continue;
-		if (i == 0) {
-			j->named[i] = NAMED_COORDINATOR;
-			j->t->coordinator = 1;
-			if (gv_cluster_add_finding(j->c, GV_FIND_COORDINATOR, 0, -1, 1,
-						   "every one of rank 0's %d pairs failed (%s) while %zu pairs of the other "
-						   "nodes were measured: rank 0's own network is the likely cause, not its "
-						   "peers", j->tried[i], cluster_fig_words(j->f), nv))
-				return -1;
-			continue;
-		}
-		j->named[i] = NAMED_UNREACHABLE;
-		j->t->reject = 1;
-		if (gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
-					   "unreachable: every one of its %d pairs failed (%s) while %zu other pairs "
-					   "were measured", j->tried[i], cluster_fig_words(j->f), nv))
-			return -1;
+	int n = j->c->nnodes, *tried = calloc((size_t)n, sizeof *tried), *failed = calloc((size_t)n, sizeof *failed);
+	if (!tried || !failed) {
+		free(tried);
+		free(failed);
+		return -1;
 	}
-	return 0;
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		if (p->state == GV_PAIR_SKIPPED || j->r->left_out[k] || j->c->nodes[p->a].state != GV_NODE_OK ||
+		    j->c->nodes[p->b].state != GV_NODE_OK)
+			continue;
+		tried[p->a]++, tried[p->b]++;
+		if (p->state == GV_PAIR_FAILED)
+			failed[p->a]++, failed[p->b]++;
+	}
+	int rc = 0;
+	for (int i = 0; !rc && i < n; i++)
+		if (j->c->nodes[i].state == GV_NODE_OK && tried[i] && failed[i] == tried[i] && nv && (i || tried[i] >= 2))
+			rc = name_one_unreachable(j, i, tried[i], nv);
+	free(tried);
+	free(failed);
+	return rc;
 }
 
 /* Failed pairs no named, missing or lost node explains: named (up to FAILED_LISTED), the run 3. */
