@@ -8,9 +8,10 @@
  *     is judged on its pairs with peers that are neither candidates nor named: bad when that
  *     share of them is slow too.
  *  2. The fewest nodes covering the rest (greedy set cover).  Of the bad pairs no named node
- *     explains, the node common to the most is named, while it is common to at least 2 of them
- *     and at least half of its own tried pairs are bad (or it is a candidate): its other pairs are
- *     slow too, so the link explanation fails for it, even under bad_node_share.  Ties: the more
+ *     explains, the node common to the most is named, while it is common to at least 3 of them,
+ *     or to 2 when at least half of its own tried pairs are bad (or it is a candidate): its other
+ *     pairs are slow too, so the link explanation fails for it, even under bad_node_share (two bad
+ *     pairs among many stay two links: two bad routes meeting at a node happen).  Ties: the more
  *     bad pairs it explains, then the larger share of its own pairs bad, then the lower rank.
  *  3. A named node whose pairs go bad, good and bad again over the rounds (or good, bad, good)
  *     is intermittent (a flapping port or cable): named so, with the rounds.
@@ -84,7 +85,7 @@ static void cover(struct pjudge *j, int *nbad, int *cov)
 		double best_share = 0;
 		for (int i = 0; i < n; i++) {
 			double share = j->tried[i] ? (double)nbad[i] / j->tried[i] : 0;
-			if (j->named[i] || cov[i] < 2 || (share < 0.5 && !j->cand[i]))
+			if (j->named[i] || cov[i] < 2 || (share < 0.5 && !j->cand[i] && cov[i] < 3))
 				continue;
 			if (best < 0 || cov[i] > cov[best] || (cov[i] == cov[best] && share > best_share)) {
 				best = i;

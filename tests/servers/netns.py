@@ -119,16 +119,24 @@ class Cluster:
         transmit side; a NIC or cable fault in one direction)."""
         self._egress(i, self.rate // factor)
 
-    def flap(self, i, down_s=1.5, up_s=3.0, times=6):
-        """Node i's port going down and up on a timer, as a flapping port does: the bridge's end of
-        its veth down for down_s, then up for up_s, `times` times, in a thread started now (join it
-        before leaving the cluster).  The timer is the fault's own, not a wait for some state."""
+    def flap(self, i, when, down_s):
+        """Node i's port going down and up, as a flapping port does: each time when() says so (it is
+        polled every 50 ms and given how many flaps were made; it returns True to flap now, None to
+        stop), the bridge's end of its veth goes down for down_s and comes back up.  In a thread
+        started now; join it before leaving the cluster.  A test ties when() to what it watches (the
+        rounds rank 0 logs), so the pattern does not depend on how fast a loaded machine runs."""
         def run():
-            for _ in range(times):
-                sh("ip", "link", "set", self.host_if[i], "down", check=False)
-                time.sleep(down_s)
-                sh("ip", "link", "set", self.host_if[i], "up", check=False)
-                time.sleep(up_s)
+            done = 0
+            while True:
+                go = when(done)
+                if go is None:
+                    return
+                if go:
+                    sh("ip", "link", "set", self.host_if[i], "down", check=False)
+                    time.sleep(down_s)
+                    sh("ip", "link", "set", self.host_if[i], "up", check=False)
+                    done += 1
+                time.sleep(0.05)
         t = threading.Thread(target=run, daemon=True)
         t.start()
         return t
