@@ -17,11 +17,14 @@ from servers.loopback import free_port  # noqa: E402,F401
 # fabric; its straggler margin is wide because four fingerprints share two cores here.  A pair is slow
 # under 0.4 of what healthy pairs reach: a node slowed to a fifth is at 0.2, while healthy pairs of
 # ranks starved of CPU beside two busy loops a core fell to 0.64 of the best (3 runs of four nodes,
-# load average 20 to 26, 2026-11-28): 0.4 leaves each side room.
+# load average 20 to 26, 2026-11-28): 0.4 leaves each side room.  CPU steal is the test's own doing
+# (a node's gate would reject its own run on it under load): tolerated, with the reason.
 POLICY = """name: cluster-test
 rules:
   - metric: host.membw.copy.gbps
     min: 0.001
+tolerate_flags:
+  - {code: CPU_STEAL, reason: the test's nodes share two cores with each other and with busy loops}
 cluster:
   - metric: cluster.node.verdict
     unmeasured: reported
