@@ -164,9 +164,12 @@ static int check_findings(const struct said *doc, const struct gv_cluster *c, ch
 	struct gv_cluster_finding *mine = malloc((c->nfindings + 1) * sizeof *mine);
 	if (!mine)
 		return refuse(why, wlen, "out of memory");
-	memcpy(mine, c->findings, c->nfindings * sizeof *mine);
-	qsort(mine, c->nfindings, sizeof *mine, cmp_finding);
-	qsort(doc->findings, doc->n, sizeof *doc->findings, cmp_finding);
+	if (c->nfindings) {   /* NULL with none: memcpy and qsort take no NULL */
+		memcpy(mine, c->findings, c->nfindings * sizeof *mine);
+		qsort(mine, c->nfindings, sizeof *mine, cmp_finding);
+	}
+	if (doc->n)
+		qsort(doc->findings, doc->n, sizeof *doc->findings, cmp_finding);
 	size_t i = 0;
 	while (i < doc->n && i < c->nfindings && !cmp_finding(&doc->findings[i], &mine[i]))
 		i++;
