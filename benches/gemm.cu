@@ -572,7 +572,7 @@ fail:
 
 /* The metrics this bench reports (struct metric_info, benches/bench.h). */
 static const struct metric_info gemm_metrics[] = {
-	{ "gemm.*.tflops", "TFLOP/s", "GEMM", R, METRIC_PEAK_GEMM },
+	{ "gemm.*.tflops", "TFLOP/s", "GEMM", R | METRIC_LOW_SPREAD, METRIC_PEAK_GEMM },
 	/* standard/full: the shape search's best shape, steady state (not a peak-rule figure: another shape) */
 	{ "gemm.*.best_shape.tflops", "TFLOP/s", "GEMM best shape", R, METRIC_PEAK_NONE },
 	/* added by the harness from the reference table (runners/run.c) */

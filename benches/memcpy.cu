@@ -510,13 +510,13 @@ static int memcpy_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 
 /* The metrics this bench reports (struct metric_info, benches/bench.h). */
 static const struct metric_info memcpy_metrics[] = {
-	{ "memcpy.h2d.pinned.gbps", "GB/s", "H2D pinned", R | G, METRIC_PEAK_PCIE },
-	{ "memcpy.d2h.pinned.gbps", "GB/s", "D2H pinned", R | G, METRIC_PEAK_PCIE },
+	{ "memcpy.h2d.pinned.gbps", "GB/s", "H2D pinned", R | G | METRIC_LOW_SPREAD, METRIC_PEAK_PCIE },
+	{ "memcpy.d2h.pinned.gbps", "GB/s", "D2H pinned", R | G | METRIC_LOW_SPREAD, METRIC_PEAK_PCIE },
 	{ "memcpy.bidir.pinned.gbps", "GB/s", "bidirectional pinned", R | G, METRIC_PEAK_PCIE_BIDIR },
 	{ "memcpy.h2d.pageable.gbps", "GB/s", "H2D pageable", R | G, METRIC_PEAK_PCIE },
 	{ "memcpy.d2h.pageable.gbps", "GB/s", "D2H pageable", R | G, METRIC_PEAK_PCIE },
 	{ "memcpy.bidir.pageable.gbps", "GB/s", "bidirectional pageable", R | G, METRIC_PEAK_PCIE_BIDIR },
-	{ "memcpy.d2d.gbps", "GB/s", "device to device", R | G, METRIC_PEAK_NONE },
+	{ "memcpy.d2d.gbps", "GB/s", "device to device", R | G | METRIC_LOW_SPREAD, METRIC_PEAK_NONE },
 	{ "memcpy.h2d.pct_of_link", "%", "H2D % of link", G, METRIC_PEAK_PERCENT },
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };

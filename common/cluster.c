@@ -25,6 +25,7 @@ struct gv_cluster *gv_cluster_new(int n)
 	c->nnodes = n;
 	c->stated_gbps = NAN;
 	c->pair_median_gbps = NAN;
+	c->pair_healthy_gbps = NAN;
 	c->deadline_s = NAN;
 	c->verdict = -1;
 	for (int i = 0; i < n; i++) {

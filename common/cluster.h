@@ -125,6 +125,7 @@ struct gv_cluster {
 	double stated_gbps;               /* the instance type's stated network rate, GB/s per node; NAN unknown */
 	char stated_source[256];          /* where that rate is stated */
 	double pair_median_gbps;          /* the cluster median: each node's own median pair figure (slower direction), their median; NAN none */
+	double pair_healthy_gbps;         /* what healthy pairs reach host to host: the 0.9 quantile of the pairs' slower directions (judge/cluster_pairs.c); NAN none */
 	int verdict;                      /* 0 accept, 1 reject, 3 could not measure, -1 not judged */
 	char policy[80];                  /* the policy's name and digest the verdict used */
 	int authenticated;                /* 1: every rank proved the job's token (GPUVET_CLUSTER_TOKEN); 0: the run was not authenticated */

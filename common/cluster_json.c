@@ -2,7 +2,8 @@
  * cluster_json.c - a cluster run's JSON: the one writer and the one reader
  * (common/cluster.h).  The same document is what rank 0 prints with --json,
  * what `cluster show --json` prints and what a rank sends; NAN is null.
- * "drain" is derived from the findings for scripts and is ignored on read.
+ * "drain" and "links" are derived from the findings for scripts and are
+ * ignored on read.
  * The reader trusts nothing: every index is checked against nnodes, every
  * string bounded, every count against what n nodes can have.
  */
@@ -80,6 +81,26 @@ static json_t *drain_json(const struct gv_cluster *c)
 	return a;
 }
 
+/* The bad links, once each, with the first finding that names them: the pairs a provisioning script re-places. */
+static json_t *links_json(const struct gv_cluster *c)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < c->nfindings; i++) {
+		const struct gv_cluster_finding *f = &c->findings[i];
+		int seen = 0;
+		if (f->kind != GV_FIND_BAD_LINK || f->rank < 0 || f->peer < 0 || f->rank >= c->nnodes || f->peer >= c->nnodes)
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = c->findings[j].kind == GV_FIND_BAD_LINK && c->findings[j].rank == f->rank &&
+			       c->findings[j].peer == f->peer;
+		if (!seen)
+			json_array_append_new(a, json_pack("{s:i,s:i,s:s,s:s,s:s}", "a", f->rank, "b", f->peer, "host_a",
+							   c->nodes[f->rank].host, "host_b", c->nodes[f->peer].host, "why",
+							   f->evidence));
+	}
+	return a;
+}
+
 static json_t *cluster_json(const struct gv_cluster *c, int with_pairs)
 {
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:i,s:i,s:s?,s:i,s:s,s:{s:o,s:s},s:o}", "uuid", c->uuid,
@@ -90,6 +111,7 @@ static json_t *cluster_json(const struct gv_cluster *c, int with_pairs)
 			      "pair_median_gbps", num(c->pair_median_gbps));
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "pair_healthy_gbps", num(c->pair_healthy_gbps));
 	json_object_set_new(o, "authenticated", json_boolean(c->authenticated));
 	json_object_set_new(o, "deadline_s", num(c->deadline_s));
 	json_t *nodes = json_array(), *pairs = json_array(), *pts = json_array(), *finds = json_array();
@@ -111,6 +133,7 @@ static json_t *cluster_json(const struct gv_cluster *c, int with_pairs)
 	json_object_set_new(o, "allreduce", json_pack("{s:o,s:s}", "points", pts ? pts : json_null(), "why", c->ar_why));
 	json_object_set_new(o, "findings", finds);
 	json_object_set_new(o, "drain", drain_json(c));
+	json_object_set_new(o, "links", links_json(c));
 	return o;
 }
 
@@ -420,6 +443,7 @@ struct gv_cluster *gv_cluster_from_json(const json_t *doc, char *err, size_t err
 	    str(&r, doc, "policy", c->policy, sizeof c->policy) ||
 	    integer(&r, doc, "nrounds", 0, GV_CLUSTER_MAX_NODES, 0, &c->nrounds) || verdict_member(&r, doc, &c->verdict) ||
 	    real(&r, doc, "pair_median_gbps", &c->pair_median_gbps) || real(&r, doc, "deadline_s", &c->deadline_s) ||
+	    real(&r, doc, "pair_healthy_gbps", &c->pair_healthy_gbps) ||
 	    boolean(&r, doc, "authenticated", &c->authenticated) ||
 	    real(&r, st, "gbps", &c->stated_gbps) || str(&r, st, "source", c->stated_source, sizeof c->stated_source) ||
 	    read_lists(&r, doc, c)) {

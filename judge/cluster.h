@@ -15,6 +15,18 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/*
+ * What a cluster figure can physically be (a policy's limits and `cluster import`'s checks).
+ * GB/s: NVLink 5's 1.8 TB/s per GPU, both directions together, is the fastest link any GPU or
+ * NIC has (B200/GB200); no pair of endpoints, no all-reduce's busbw per GPU and no NIC carries
+ * more, so 2,000 GB/s bounds every rate with room.  Latency: 100 s: a pair's 210 round trips
+ * (10 warm-up, 200 timed) fit in its deadline, --pair-timeout at most 3,600 s, so the median round
+ * trip is under 18 s and the latency, half of it, under 9 s.  Clock skew: 1e10 s (317 years) either way, past any clock a node can hold since 1970.
+ */
+#define CLUSTER_MAX_GBPS 2000.0
+#define CLUSTER_MAX_LAT_US 1e8
+#define CLUSTER_MAX_SKEW_S 1e10
+
 enum cluster_pairs { CLUSTER_PAIRS_ALL = 0, CLUSTER_PAIRS_RING, CLUSTER_PAIRS_BISECT };
 int cluster_pairs_parse(const char *s, enum cluster_pairs *k);   /* "all"|"ring"|"bisect"; -1 */
 const char *cluster_pairs_name(enum cluster_pairs k);
@@ -31,6 +43,8 @@ int cluster_stated_rate(const char *provider, const char *instance_type, double 
 /* The same row's network cards (interfaces the rate is spread over; 1 when the source
  * names none): a single endpoint's pair is judged against gbps / cards. */
 int cluster_stated_cards(const char *provider, const char *instance_type);
+/* The provider's stated single-flow limit (one TCP connection), GB/s, and where it is stated; -1 none. */
+int cluster_flow_rate(const char *provider, double *gbps, const char **source);
 /* A node's figures for the straggler analysis, from its fingerprint (the JSON a run loads as). */
 int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n);
 struct policy;
@@ -39,7 +53,8 @@ struct policy;
  * before cluster_analyse() judges them; p NULL: the built-in policy.  The count, or -1 on OOM. */
 int cluster_suspects(const struct gv_cluster *c, const struct policy *p, int *ranks, int max);
 /* Fills c->pair_median_gbps (the median of the nodes' own median pair figures: robust to a bad
- * node on small clusters, close to the plain median of the pairs on large ones), c->stated_* (when the
+ * node on small clusters, close to the plain median of the pairs on large ones),
+ * c->pair_healthy_gbps (what healthy pairs reach: the reference pairs are judged against), c->stated_* (when the
  * nodes name one type), c->findings (replacing any) and
  * c->verdict (0 accept / 1 reject / 3 could not measure), with p's fabric rules (p NULL: the
  * built-in default policy's).  The verdict is accept only when every node is present and

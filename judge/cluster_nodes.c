@@ -1,16 +1,26 @@
 /*
  * cluster_nodes.c - a node's own figures for the straggler analysis
- * (cluster_node_metrics) and the stragglers themselves
- * (cluster_find_stragglers, judge/cluster_int.h).
+ * (cluster_node_metrics), the suspects rank 0 has measure again
+ * (cluster_suspects) and the stragglers (cluster_find_stragglers,
+ * judge/cluster_int.h).  docs/cluster.md "Stragglers".
  *
- * Which figures, and which way is better, come from the benches' declared
- * metric rows (benches/bench.h metric_info): every throughput
- * (METRIC_RANKABLE, more is better) and every latency (METRIC_LOWER_IS_BETTER
- * in us or ms, less is better).  Counts and percentages are left out: a
- * relative margin around a median near zero means nothing.  A per-GPU
- * metric is reduced to the node's worst GPU (a node is as slow as its
- * slowest GPU in a synchronous step); a metric with only an instance row
- * (the all-reduce, ingest) keeps that row, its worst when repeated.
+ * Only figures whose noise is known to be small count, so that a node is
+ * never drained on one noisy figure: a metric whose row says its spread is
+ * small (METRIC_LOW_SPREAD: GEMM, device memory, pinned copies), or one whose
+ * row's params say it was measured more than once (best_of, passes or reps of
+ * 2 or more: host memory bandwidth, /dev/shm staging); never a figure taken
+ * once (JPEG decode, fio, object store).  Which way is better comes from the
+ * bench's row: throughputs (METRIC_RANKABLE) and latencies in us or ms
+ * (METRIC_LOWER_IS_BETTER); a per-GPU metric is reduced to the node's worst
+ * GPU (a synchronous step waits for it).
+ *
+ * The margin is the cluster's own: for each figure, the median of the nodes
+ * and their median absolute deviation (MAD); a node is off when its figure is
+ * further from the median than the larger of the policy's fraction
+ * (max_fraction_below_median / _above_) and spread_multiple robust standard
+ * deviations (1.4826 x MAD, the normal's sigma).  A node off on any figure is
+ * a suspect; rank 0 has the suspects measure again (metric.remeasured), and a
+ * suspect is a straggler only when the figure measured again is off too.
  */
 #include "judge/cluster.h"
 #include "judge/cluster_int.h"
@@ -21,6 +31,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define MAD_SIGMA 1.4826   /* a normal distribution's standard deviation over its median absolute deviation */
 
 /* 1: more is better, 0: less is better, -1: not a straggler figure. */
 static int direction(const char *name, const char *unit)
@@ -33,6 +45,25 @@ static int direction(const char *name, const char *unit)
 	if ((mi->flags & METRIC_LOWER_IS_BETTER) && unit && (!strcmp(unit, "us") || !strcmp(unit, "ms")))
 		return 0;
 	return -1;
+}
+
+/* How many times a row's figure was measured, as its params say (best_of, passes, reps); 1 when they do not. */
+static long repeated(const json_t *params)
+{
+	static const char *const keys[] = { "best_of", "passes", "reps" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const json_t *v = json_object_get(params, keys[i]);
+		if (json_is_integer(v))
+			return (long)json_integer_value(v);
+	}
+	return 1;
+}
+
+/* A figure the straggler analysis may judge: its noise is known to be small, or it was measured more than once. */
+static int quiet(const char *name, const json_t *row)
+{
+	const struct metric_info *mi = metric_info_find(name);
+	return (mi && (mi->flags & METRIC_LOW_SPREAD)) || repeated(json_object_get(row, "params")) >= 2;
 }
 
 static struct gv_cluster_metric *find_metric(struct gv_cluster_node *n, const char *name)
@@ -70,7 +101,7 @@ int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n)
 			const json_t *val = json_object_get(row, "value");
 			int gpu = (int)json_integer_value(json_object_get(row, "gpu"));
 			if (!name || strlen(name) >= sizeof n->metrics->name || !json_is_number(val) ||
-			    !isfinite(json_number_value(val)) || (pass == 0) != (gpu >= 0))
+			    !isfinite(json_number_value(val)) || (pass == 0) != (gpu >= 0) || !quiet(name, row))
 				continue;
 			int dir = direction(name, json_string_value(json_object_get(row, "unit")));
 			if (dir < 0)
@@ -91,55 +122,100 @@ int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n)
 	return 0;
 }
 
-/* The cluster median of each metric name the nodes report (at least 3 nodes), computed once. */
+/* Each figure the nodes report (at least 3 nodes): the median, the MAD and how many, computed once. */
 struct medians {
 	char (*name)[64];
-	double *med;
+	double *med, *mad;
 	size_t *count;
 	size_t n;
 };
 
-static int build_medians(const struct gv_cluster *c, struct medians *md)
+static int counted(const struct gv_cluster *c, const unsigned char *shared, int i)
+{
+	return c->nodes[i].state == GV_NODE_OK && !(shared && shared[i]);
+}
+
+/* The nodes' values of one figure (from node j on, earlier nodes lack it) into vals; how many. */
+static size_t values_of(const struct gv_cluster *c, const unsigned char *shared, int j, const char *name, double *vals)
+{
+	size_t nv = 0;
+	for (int i = j; i < c->nnodes; i++)
+		for (size_t q = 0; counted(c, shared, i) && q < c->nodes[i].nmetrics; q++)
+			if (!strcmp(c->nodes[i].metrics[q].name, name) && isfinite(c->nodes[i].metrics[q].value))
+				vals[nv++] = c->nodes[i].metrics[q].value;
+	return nv;
+}
+
+static int build_medians(const struct gv_cluster *c, const unsigned char *shared, struct medians *md)
 {
 	size_t cap = 0;
 	for (int j = 0; j < c->nnodes; j++)
-		cap += c->nodes[j].state == GV_NODE_OK ? c->nodes[j].nmetrics : 0;
+		cap += counted(c, shared, j) ? c->nodes[j].nmetrics : 0;
 	md->name = calloc(cap ? cap : 1, sizeof *md->name);
 	md->med = calloc(cap ? cap : 1, sizeof *md->med);
+	md->mad = calloc(cap ? cap : 1, sizeof *md->mad);
 	md->count = calloc(cap ? cap : 1, sizeof *md->count);
 	double *vals = malloc((size_t)c->nnodes * sizeof *vals);
-	if (!md->name || !md->med || !md->count || !vals) {
+	if (!md->name || !md->med || !md->mad || !md->count || !vals) {
 		free(vals);
 		return -1;
 	}
 	for (int j = 0; j < c->nnodes; j++)
-		for (size_t k = 0; c->nodes[j].state == GV_NODE_OK && k < c->nodes[j].nmetrics; k++) {
+		for (size_t k = 0; counted(c, shared, j) && k < c->nodes[j].nmetrics; k++) {
 			const char *name = c->nodes[j].metrics[k].name;
 			size_t u = 0;
 			while (u < md->n && strcmp(md->name[u], name))
 				u++;
 			if (u < md->n)
 				continue;
-			size_t nv = 0;
-			for (int i = j; i < c->nnodes; i++)   /* earlier nodes lack it, or it would be known */
-				for (size_t q = 0; c->nodes[i].state == GV_NODE_OK && q < c->nodes[i].nmetrics; q++)
-					if (!strcmp(c->nodes[i].metrics[q].name, name) && isfinite(c->nodes[i].metrics[q].value))
-						vals[nv++] = c->nodes[i].metrics[q].value;
+			size_t nv = values_of(c, shared, j, name, vals);
+			double med = gv_median_inplace(vals, nv);
+			for (size_t q = 0; q < nv; q++)
+				vals[q] = fabs(vals[q] - med);
 			snprintf(md->name[md->n], sizeof md->name[0], "%s", name);
 			md->count[md->n] = nv;
-			md->med[md->n++] = gv_median_inplace(vals, nv);
+			md->mad[md->n] = gv_median_inplace(vals, nv);
+			md->med[md->n++] = med;
 		}
 	free(vals);
 	return 0;
 }
 
-/* The worst of node i's metrics against the cluster median; 1 when it is a straggler. */
+static void free_medians(struct medians *md)
+{
+	free(md->name);
+	free(md->med);
+	free(md->mad);
+	free(md->count);
+}
+
+/* How far v is from the median on the bad side, as a fraction of it (negative: the good side). */
+static double off_by(const struct gv_cluster_metric *x, double v, double med)
+{
+	return !(med > 0) || !isfinite(v) ? 0 : x->higher_better ? 1 - v / med : v / med - 1;
+}
+
+/* The margin of figure u for x's direction: 0 when the policy has no check that way. */
+static double margin_of(const struct gv_cluster_metric *x, const struct cluster_rules *r, const struct medians *md,
+			size_t u)
+{
+	double floor = x->higher_better ? r->pc.node_below : r->pc.node_above;
+	if (!(floor > 0) || !(md->med[u] > 0))
+		return 0;
+	double spread = r->pc.node_spread * MAD_SIGMA * md->mad[u] / md->med[u];
+	return spread > floor ? spread : floor;
+}
+
+/*
+ * Node i against the medians: suspect on some figure (return 1, 2 when measured again and still
+ * off on one, in which case why says so).
+ */
 static int straggles(const struct gv_cluster *c, int i, const struct cluster_rules *r, const struct medians *md,
 		     char *why, size_t whylen)
 {
 	const struct gv_cluster_node *n = &c->nodes[i];
 	double worst = 0;
-	int count = 0;
+	int suspect = 0, confirmed = 0;
 	for (size_t m = 0; m < n->nmetrics; m++) {
 		const struct gv_cluster_metric *x = &n->metrics[m];
 		size_t u = 0;
@@ -147,48 +223,64 @@ static int straggles(const struct gv_cluster *c, int i, const struct cluster_rul
 			u++;
 		if (u == md->n || md->count[u] < 3 || !isfinite(x->value))
 			continue;   /* a median of two says nothing about which one is off */
-		double med = md->med[u];
-		double off = !(med > 0) ? 0 : x->higher_better ? 1 - x->value / med : x->value / med - 1;
-		double margin = x->higher_better ? r->pc.node_below : r->pc.node_above;
+		double margin = margin_of(x, r, md, u), off = off_by(x, x->value, md->med[u]);
 		if (!(margin > 0) || !(off > margin))
 			continue;
-		count++;
+		suspect = 1;
+		double again = off_by(x, x->remeasured, md->med[u]);
+		if (!isfinite(x->remeasured) || !(again > margin))
+			continue;
+		confirmed++;
 		if (off > worst) {
 			worst = off;
-			snprintf(why, whylen, "%s %.4g is %.0f%% %s the median %.4g of %zu nodes (allowed %.0f%%)", x->name,
-				 x->value, 100 * off, x->higher_better ? "under" : "over", med, md->count[u], 100 * margin);
+			snprintf(why, whylen, "%s %.4g is %.0f%% %s the median %.4g of %zu nodes, and %.4g measured again (%.0f%%); "
+				 "the margin %.0f%% is the larger of the policy's %.0f%% and %.3g robust deviations (MAD %.3g)",
+				 x->name, x->value, 100 * off, x->higher_better ? "under" : "over", md->med[u], md->count[u],
+				 x->remeasured, 100 * again, 100 * margin,
+				 100 * (x->higher_better ? r->pc.node_below : r->pc.node_above), r->pc.node_spread, md->mad[u]);
 		}
 	}
-	if (count > 1) {
+	if (confirmed > 1) {
 		size_t l = strlen(why);
-		snprintf(why + l, whylen - l, ", and %d more figure%s", count - 1, count - 1 == 1 ? "" : "s");
+		snprintf(why + l, whylen - l, ", and %d more figure%s", confirmed - 1, confirmed - 1 == 1 ? "" : "s");
 	}
-	return count > 0;
+	return confirmed ? 2 : suspect;
 }
 
 int cluster_find_stragglers(struct gv_cluster *c, const struct cluster_rules *r, struct cluster_tally *t)
 {
 	struct medians md = { 0 };
-	int rc = build_medians(c, &md);
+	int rc = build_medians(c, r->shared, &md);
 	for (int i = 0; !rc && i < c->nnodes; i++) {
-		char why[300] = "";
-		if (c->nodes[i].state != GV_NODE_OK || !straggles(c, i, r, &md, why, sizeof why))
+		char why[384] = "";
+		if (!counted(c, r->shared, i) || straggles(c, i, r, &md, why, sizeof why) != 2)
 			continue;
-		rc = gv_cluster_add_finding(c, GV_FIND_STRAGGLER, i, -1, 1, "straggler: %s", why);
+		rc = gv_cluster_add_finding(c, GV_FIND_STRAGGLER, i, -1, 1, "%s", why);
 		t->reject = 1;
 	}
-	free(md.name);
-	free(md.med);
-	free(md.count);
+	free_medians(&md);
 	return rc;
 }
 
-/* Not yet: no node is a suspect, so none is measured again (#56 fills this in). */
 int cluster_suspects(const struct gv_cluster *c, const struct policy *p, int *ranks, int max)
 {
-	(void)c;
-	(void)p;
-	(void)ranks;
-	(void)max;
-	return 0;
+	struct cluster_rules r;
+	struct medians md = { 0 };
+	char err[256];
+	int n = -1;
+	memset(&r, 0, sizeof r);
+	r.shared = calloc((size_t)c->nnodes, 1);
+	if (r.shared && !cluster_rules_of(p, &r, NULL, 0, err, sizeof err)) {
+		cluster_shared_hosts(c, r.shared, NULL);
+		if (!build_medians(c, r.shared, &md))
+			n = 0;
+	}
+	for (int i = 0; n >= 0 && i < c->nnodes && n < max; i++) {
+		char why[384];
+		if (counted(c, r.shared, i) && straggles(c, i, &r, &md, why, sizeof why))
+			ranks[n++] = i;
+	}
+	free(r.shared);
+	free_medians(&md);
+	return n;
 }

@@ -1,20 +1,21 @@
 /*
- * cluster_pairs.c - the pair matrix judged (judge/cluster_int.h): a pair's
- * figure is its slower direction; a pair is slow under the policy's
- * fraction of the cluster median or of the stated rate per network card.
+ * cluster_pairs.c - one figure of the pair matrix judged (judge/cluster_int.h): the references a
+ * pair is held to and which pairs are slow; cluster_locate.c then names the nodes and links that
+ * explain them.  A pair's figure is its slower direction (a latency: its one figure).
  *
- * The cluster median is the median of the nodes' own medians (node_median).
- *
- * Bad nodes (docs/cluster.md "The analysis"): a candidate is a node with at
- * least 2 measured pairs of which at least bad_node_share are slow.  Two
- * neighbours of a bad node share its slow pair, so a candidate is named only
- * on its pairs with peers that are not candidates themselves ("independent"
- * pairs): bad when that share of them is slow too.  A candidate with no
- * independent pair (all its peers are candidates: a ring whose two
- * neighbours are bad) is named only when a slow pair of it is left
- * unexplained by the nodes named so far.  Every slow pair with no bad node
- * at either end is a bad link (both nodes named, not drained: the link or
- * the route is at fault, and the provisioning script gets the pair).
+ * The references (docs/cluster.md "The analysis"), each a policy key of the figure's rule:
+ *  - the healthy pairs' figure (min_fraction_of_healthy; a latency: max_factor_of_healthy): the
+ *    0.9 quantile of the pairs' figures (a latency's 0.1), so a majority of slow pairs cannot
+ *    define normal: with 2 of 4 nodes slow only 1 pair of 6 is healthy, with 4 of 8, 6 of 28;
+ *  - the cluster median (min_fraction_of_median): the median of the nodes' own medians;
+ *  - the type's stated rate (min_fraction_of_stated): a network card's share over an RDMA
+ *    provider, one flow's limit over tcp where the provider states one (judge/cluster_rate.c);
+ *  - the slower node's NIC rate (min_fraction_of_link), over an RDMA provider only: one TCP
+ *    socket is bound by a core, not by the NIC;
+ *  - an absolute floor (min; a latency: max).
+ * When even the healthy pairs miss the stated rate, the NIC rate or the absolute floor, that is
+ * the whole fabric: one cluster-wide finding, and that reference is not held against each pair
+ * (the nodes are still told apart by the relative ones).
  */
 #include "judge/cluster_int.h"
 #include "common/stats.h"
@@ -26,53 +27,43 @@
 
 #define FAILED_LISTED 16   /* failed pairs named one by one; the rest counted in one finding */
 
-double cluster_pair_figure(const struct gv_cluster_pair *p, enum cluster_fig f)
+/* A bound, tightened by another (the higher floor of a rate, the lower ceiling of a latency). */
+static void tighten(const struct pjudge *j, double v, unsigned bit, double *b, unsigned *which)
 {
-	double ab = f == CLUSTER_FIG_HOST ? p->gbps_ab : p->nccl_gbps_ab;
-	double ba = f == CLUSTER_FIG_HOST ? p->gbps_ba : p->nccl_gbps_ba;
-	if (p->state != GV_PAIR_MEASURED || !isfinite(ab) || !isfinite(ba))
-		return NAN;
-	return ab < ba ? ab : ba;
+	if (!(v > 0) || !isfinite(v))
+		return;
+	if (j->hb ? v > *b : v < *b) {
+		*b = v;
+		*which = bit;
+	}
 }
 
-struct pjudge {
-	struct gv_cluster *c;
-	enum cluster_fig f;
-	const struct cluster_rules *r;
-	struct cluster_tally *t;
-	double median, floor, stated;  /* stated: the per-card floor in force (0: off) */
-	size_t nv;                     /* pairs with a figure */
-	unsigned char *slow;           /* per pair */
-	int *measured, *nslow, *tried, *failed;
-	unsigned char *cand, *bad;
-};
-
-static const char *what(enum cluster_fig f)
+double cluster_pair_bound(const struct pjudge *j, size_t k, unsigned *which)
 {
-	return f == CLUSTER_FIG_HOST ? "host to host" : "GPU to GPU (NCCL)";
+	double b = j->hb ? 0 : INFINITY;
+	*which = 0;
+	tighten(j, j->rel, SLOW_HEALTHY, &b, which);
+	tighten(j, j->med, SLOW_MEDIAN, &b, which);
+	tighten(j, j->stated, SLOW_STATED, &b, which);
+	tighten(j, j->abs, SLOW_ABS, &b, which);
+	if (j->of_link > 0)
+		tighten(j, j->of_link * cluster_pair_link(j->c, &j->c->pairs[k]), SLOW_LINK, &b, which);
+	return b;
 }
 
-/* ", 0.2 of the stated 12.5 GB/s per network card" or "" */
-static void vs_stated(const struct pjudge *j, double v, char *buf, size_t size)
+static int worse(const struct pjudge *j, double v, double bound)
 {
-	if (isfinite(j->r->stated_card) && j->r->stated_card > 0)
-		snprintf(buf, size, ", %.2f of the stated %.4g GB/s per network card", v / j->r->stated_card,
-			 j->r->stated_card);
-	else if (isfinite(j->r->stated_node) && j->r->stated_node > 0)
-		snprintf(buf, size, " (stated %.4g GB/s per node: not a single stream's bound over %s)", j->r->stated_node,
-			 j->c->transport[0] ? j->c->transport : "this provider");
-	else
-		snprintf(buf, size, " (no stated rate for the type)");
+	return isfinite(v) && (j->hb ? v < bound : v > bound);
 }
 
-/* Counts per node; returns how many figures there are (into vals). */
+/* Counts per node; the figures into vals; how many. */
 static size_t tally_pairs(struct pjudge *j, double *vals)
 {
 	size_t nv = 0;
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
 		double v = cluster_pair_figure(p, j->f);
-		if (p->state == GV_PAIR_SKIPPED)
+		if (p->state == GV_PAIR_SKIPPED || j->r->left_out[k])
 			continue;
 		j->tried[p->a]++, j->tried[p->b]++;
 		if (p->state == GV_PAIR_FAILED)
@@ -85,147 +76,157 @@ static size_t tally_pairs(struct pjudge *j, double *vals)
 	return nv;
 }
 
-static int set_floor(struct pjudge *j)
+/* One cluster-wide finding: even the healthy pairs miss a reference (vs: how far, and which). */
+static int fabric_slow(struct pjudge *j, const char *vs)
+{
+	j->t->reject = 1;
+	return gv_cluster_add_finding(j->c, GV_FIND_FABRIC_RULE, -1, -1, 0,
+				      "the fabric as a whole is %s (%s): even the healthy pairs %s %.4g %s, %s (%s)%s",
+				      j->hb ? "slow" : "slow to answer", cluster_fig_words(j->f), j->hb ? "reach only" : "take",
+				      j->healthy, j->hb ? "GB/s" : "us", vs, j->c->transport[0] ? j->c->transport : "provider unknown",
+				      j->nv == 1 ? "; one pair cannot tell a node from the link: neither is drained, a third "
+						   "node would" : "");
+}
+
+/* The median of the nodes' NIC rates, GB/s; NAN when none states one. */
+static double links_median(const struct gv_cluster *c)
+{
+	double *v = malloc((size_t)c->nnodes * sizeof *v), m = NAN;
+	size_t n = 0;
+	for (int i = 0; v && i < c->nnodes; i++)
+		if (c->nodes[i].state == GV_NODE_OK && c->nodes[i].link_gbps > 0)
+			v[n++] = c->nodes[i].link_gbps;
+	if (n)
+		m = gv_median_inplace(v, n);
+	free(v);
+	return m;
+}
+
+static int rdma(const struct gv_cluster *c)
+{
+	return strstr(c->transport, "efa") || strstr(c->transport, "verbs");
+}
+
+/* The references in force for this figure, each checked first against the healthy pairs. */
+static int set_bounds(struct pjudge *j)
 {
 	const struct policy_cluster *pc = &j->r->pc;
-	double of_med = j->f == CLUSTER_FIG_HOST ? pc->pair_of_median : pc->nccl_of_median;
-	double of_st = j->f == CLUSTER_FIG_HOST ? pc->pair_of_stated : pc->nccl_of_stated;
-	j->stated = of_st > 0 && isfinite(j->r->stated_card) ? of_st * j->r->stated_card : 0;
-	if (j->stated > 0 && j->median < j->stated) {
-		/* the whole fabric under its stated rate: one cluster-wide finding; nodes judged against the median */
-		j->t->reject = 1;
-		if (gv_cluster_add_finding(j->c, GV_FIND_FABRIC_RULE, -1, -1, 0,
-					   "the fabric as a whole is slow (%s): the pairs' median %.4g GB/s is %.2f of the "
-					   "stated %.4g GB/s per network card, under the %.2f required (%s)%s", what(j->f),
-					   j->median, j->median / j->r->stated_card, j->r->stated_card, of_st,
-					   j->c->transport[0] ? j->c->transport : "provider unknown",
-					   j->nv == 1 ? "; one pair cannot tell a node from the link: neither is drained, a "
-							"third node would" : ""))
+	char what[160];
+	double of_h = j->f == CLUSTER_FIG_HOST ? pc->pair_of_healthy : j->f == CLUSTER_FIG_NCCL ? pc->nccl_of_healthy : 0;
+	double of_m = j->f == CLUSTER_FIG_HOST ? pc->pair_of_median : j->f == CLUSTER_FIG_NCCL ? pc->nccl_of_median : 0;
+	double of_s = j->f == CLUSTER_FIG_HOST ? pc->pair_of_stated : j->f == CLUSTER_FIG_NCCL ? pc->nccl_of_stated : 0;
+	j->abs = j->f == CLUSTER_FIG_HOST ? pc->pair_min_gbps : j->f == CLUSTER_FIG_NCCL ? pc->nccl_min_gbps : pc->lat_max_us;
+	j->rel = j->f == CLUSTER_FIG_LAT ? pc->lat_of_healthy * j->healthy : of_h * j->healthy;
+	j->med = of_m * j->median;
+	j->stated = of_s > 0 && isfinite(j->r->stated_one) ? of_s * j->r->stated_one : 0;
+	j->of_link = j->f == CLUSTER_FIG_HOST && rdma(j->c) ? pc->pair_of_link : 0;
+	if (j->stated > 0 && worse(j, j->healthy, j->stated)) {
+		snprintf(what, sizeof what, "%.2f of the stated %.4g GB/s per %s, under the %.2f required",
+			 j->healthy / j->r->stated_one, j->r->stated_one, j->r->stated_per, of_s);
+		if (fabric_slow(j, what))
 			return -1;
 		j->stated = 0;
 	}
-	j->floor = of_med > 0 ? of_med * j->median : 0;
-	if (j->stated > j->floor)
-		j->floor = j->stated;
-	for (size_t k = 0; k < j->c->npairs; k++) {
-		double v = cluster_pair_figure(&j->c->pairs[k], j->f);
-		j->slow[k] = isfinite(v) && v < j->floor;
-		if (j->slow[k])
-			j->nslow[j->c->pairs[k].a]++, j->nslow[j->c->pairs[k].b]++;
-	}
-	return 0;
-}
-
-static void find_bad(struct pjudge *j)
-{
-	int n = j->c->nnodes;
-	double share = j->r->pc.bad_node_share > 0 ? j->r->pc.bad_node_share : 1;
-	for (int i = 0; i < n; i++)
-		j->cand[i] = j->measured[i] >= 2 && j->nslow[i] >= share * j->measured[i] - 1e-9;
-	int *im = calloc((size_t)n, sizeof *im), *is = calloc((size_t)n, sizeof *is);
-	if (!im || !is)
-		goto out;
-	for (size_t k = 0; k < j->c->npairs; k++) {
-		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (!isfinite(cluster_pair_figure(p, j->f)))
-			continue;
-		if (!j->cand[p->b])
-			im[p->a]++, is[p->a] += j->slow[k];
-		if (!j->cand[p->a])
-			im[p->b]++, is[p->b] += j->slow[k];
-	}
-	for (int i = 0; i < n; i++)
-		j->bad[i] = j->cand[i] && im[i] > 0 && is[i] >= share * im[i] - 1e-9;
-	/* candidates without an independent pair: named when a slow pair of theirs is left unexplained */
-	for (size_t k = 0; k < j->c->npairs; k++) {
-		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (!j->slow[k] || j->bad[p->a] || j->bad[p->b])
-			continue;
-		for (int e = 0; e < 2; e++) {
-			int i = e ? p->b : p->a;
-			if (j->cand[i] && im[i] == 0)
-				j->bad[i] = 2;   /* 2: named in this pass (its other slow pairs are explained by it) */
-		}
-	}
-out:
-	free(im);
-	free(is);
-}
-
-static int already(const struct gv_cluster *c, int kind, int rank, int peer)
-{
-	for (size_t i = 0; i < c->nfindings; i++)
-		if (c->findings[i].kind == kind && c->findings[i].rank == rank && c->findings[i].peer == peer)
-			return 1;
-	return 0;
-}
-
-static int name_bad_nodes(struct pjudge *j, double *vals)
-{
-	for (int i = 0; i < j->c->nnodes; i++) {
-		if (!j->bad[i] || already(j->c, GV_FIND_BAD_NODE, i, -1))
-			continue;
-		size_t nv = 0;
-		for (size_t k = 0; k < j->c->npairs; k++)
-			if ((j->c->pairs[k].a == i || j->c->pairs[k].b == i) && isfinite(cluster_pair_figure(&j->c->pairs[k], j->f)))
-				vals[nv++] = cluster_pair_figure(&j->c->pairs[k], j->f);
-		double own = gv_median_inplace(vals, nv);
-		char st[192];
-		vs_stated(j, own, st, sizeof st);
-		j->t->reject = 1;
-		if (gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
-					   "bad node: %d of its %d measured pairs are slow (%s): their median %.4g GB/s is "
-					   "%.2f of the cluster median %.4g GB/s%s", j->nslow[i], j->measured[i], what(j->f),
-					   own, j->median > 0 ? own / j->median : 0, j->median, st))
+	if (j->abs > 0 && worse(j, j->healthy, j->abs)) {
+		snprintf(what, sizeof what, "%s the policy's %s %.4g %s", j->hb ? "under" : "over", j->hb ? "min" : "max",
+			 j->abs, j->hb ? "GB/s" : "us");
+		if (fabric_slow(j, what))
 			return -1;
+		j->abs = 0;
+	}
+	double lm = links_median(j->c);
+	if (j->of_link > 0 && isfinite(lm) && worse(j, j->healthy, j->of_link * lm)) {
+		snprintf(what, sizeof what, "%.2f of the nodes' NIC rate %.4g GB/s (their median), under the %.2f required",
+			 j->healthy / lm, lm, j->of_link);
+		if (fabric_slow(j, what))
+			return -1;
+		j->of_link = 0;
 	}
 	return 0;
 }
 
-static int name_bad_links(struct pjudge *j)
+/* Which pairs are slow, against which references, and which way. */
+static void mark_slow(struct pjudge *j)
 {
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (!j->slow[k] || j->bad[p->a] || j->bad[p->b] || already(j->c, GV_FIND_BAD_LINK, p->a, p->b))
-			continue;
 		double v = cluster_pair_figure(p, j->f);
-		double ab = j->f == CLUSTER_FIG_HOST ? p->gbps_ab : p->nccl_gbps_ab;
-		double ba = j->f == CLUSTER_FIG_HOST ? p->gbps_ba : p->nccl_gbps_ba;
-		char st[192];
-		vs_stated(j, v, st, sizeof st);
-		int alone = j->measured[p->a] < 2 || j->measured[p->b] < 2;
-		j->t->reject = 1;
-		if (gv_cluster_add_finding(j->c, GV_FIND_BAD_LINK, p->a, p->b, 0,
-					   "bad link or route between ranks %d (%s) and %d (%s): %.4g GB/s %s (%.4g one way, "
-					   "%.4g the other) is %.2f of the cluster median %.4g GB/s%s; %s", p->a,
-					   j->c->nodes[p->a].host, p->b, j->c->nodes[p->b].host, v, what(j->f), ab, ba,
-					   j->median > 0 ? v / j->median : 0, j->median, st,
-					   alone ? "with one measured pair per node a slow link cannot be told from a slow "
-						   "node (a third node would)" : "the other pairs of both nodes are not slow"))
-			return -1;
+		unsigned which;
+		j->slow[k] = j->way[k] = 0;
+		if (!isfinite(v) || j->r->left_out[k])
+			continue;
+		double b = cluster_pair_bound(j, k, &which);
+		if (!worse(j, v, b))
+			continue;
+		double refs[] = { j->rel, j->med, j->stated, j->of_link * cluster_pair_link(j->c, p), j->abs };   /* SLOW_* order */
+		for (unsigned i = 0; i < sizeof refs / sizeof refs[0]; i++)
+			if (refs[i] > 0 && worse(j, v, refs[i]))
+				j->slow[k] |= (unsigned char)(1u << i);
+		if (j->f != CLUSTER_FIG_LAT)
+			j->way[k] = (unsigned char)(worse(j, cluster_pair_way(p, j->f, 1), b) | worse(j, cluster_pair_way(p, j->f, 0), b) << 1);
+		j->nslow[p->a]++, j->nslow[p->b]++;
 	}
-	return 0;
 }
 
-/* Failed pairs: a node whose every tried pair failed, while others measured, is unreachable (a bad node). */
-static int name_failed(struct pjudge *j, size_t nv)
+/* Node i, whose every pair with a present peer (tried) failed while nv others were measured. */
+static int name_one_unreachable(struct pjudge *j, int i, int tried, size_t nv)
+{
+	if (i == 0) {
+		j->named[i] = NAMED_COORDINATOR;
+		j->t->coordinator = 1;
+		return gv_cluster_add_finding(j->c, GV_FIND_COORDINATOR, 0, -1, 1,
+					      "every one of rank 0's %d pairs with the others failed (%s) while %zu pairs of "
+					      "the other nodes were measured: rank 0's own network is the likely cause, not "
+					      "its peers", tried, cluster_fig_words(j->f), nv);
+	}
+	j->named[i] = NAMED_UNREACHABLE;
+	j->t->reject = 1;
+	return gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
+				      "unreachable: every one of its %d pairs failed (%s) while %zu other pairs were "
+				      "measured", tried, cluster_fig_words(j->f), nv);
+}
+
+/*
+ * A node whose every pair with a present peer failed while other pairs were measured is
+ * unreachable (a bad node; its pairs with a missing or lost peer say nothing of it); rank 0 so,
+ * over at least 2 such pairs, is the coordinator, whose own network is then the likely cause (the
+ * run is 3: what it measured of the others went through it).
+ */
+static int name_unreachable(struct pjudge *j, size_t nv)
+{
+	int n = j->c->nnodes, *tried = calloc((size_t)n, sizeof *tried), *failed = calloc((size_t)n, sizeof *failed);
+	if (!tried || !failed) {
+		free(tried);
+		free(failed);
+		return -1;
+	}
+	for (size_t k = 0; k < j->c->npairs; k++) {
+		const struct gv_cluster_pair *p = &j->c->pairs[k];
+		if (p->state == GV_PAIR_SKIPPED || j->r->left_out[k] || j->c->nodes[p->a].state != GV_NODE_OK ||
+		    j->c->nodes[p->b].state != GV_NODE_OK)
+			continue;
+		tried[p->a]++, tried[p->b]++;
+		if (p->state == GV_PAIR_FAILED)
+			failed[p->a]++, failed[p->b]++;
+	}
+	int rc = 0;
+	for (int i = 0; !rc && i < n; i++)
+		if (j->c->nodes[i].state == GV_NODE_OK && tried[i] && failed[i] == tried[i] && nv && (i || tried[i] >= 2))
+			rc = name_one_unreachable(j, i, tried[i], nv);
+	free(tried);
+	free(failed);
+	return rc;
+}
+
+/* Failed pairs no named, missing or lost node explains: named (up to FAILED_LISTED), the run 3. */
+static int name_failed(struct pjudge *j)
 {
 	size_t listed = 0, unexplained = 0;
-	for (int i = 0; i < j->c->nnodes; i++)
-		j->bad[i] = j->c->nodes[i].state == GV_NODE_OK && j->tried[i] > 0 && j->failed[i] == j->tried[i] && nv > 0;
-	for (int i = 0; i < j->c->nnodes; i++)
-		if (j->bad[i]) {
-			j->t->reject = 1;
-			if (gv_cluster_add_finding(j->c, GV_FIND_BAD_NODE, i, -1, 1,
-						   "unreachable: every one of its %d pairs failed (%s) while %zu other pairs "
-						   "were measured", j->tried[i], what(j->f), nv))
-				return -1;
-		}
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (p->state != GV_PAIR_FAILED || j->bad[p->a] || j->bad[p->b] ||
+		if (p->state != GV_PAIR_FAILED || j->r->left_out[k] || j->named[p->a] || j->named[p->b] ||
 		    j->c->nodes[p->a].state != GV_NODE_OK || j->c->nodes[p->b].state != GV_NODE_OK)
-			continue;   /* explained: an unreachable, missing or lost node (named on its own) */
+			continue;
 		j->t->unmeasured = 1;
 		unexplained++;
 		if (listed++ < FAILED_LISTED &&
@@ -259,7 +260,7 @@ static double node_median(struct pjudge *j, double *vals)
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
 		double v = cluster_pair_figure(p, j->f);
-		if (isfinite(v)) {
+		if (isfinite(v) && !j->r->left_out[k]) {
 			all[at[p->a] + fill[p->a]++] = v;
 			all[at[p->b] + fill[p->b]++] = v;
 		}
@@ -276,48 +277,63 @@ out:
 	return med;
 }
 
-int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
-			double *median)
+/* Nodes a finding of an earlier figure named already: they explain their pairs here too. */
+static void named_before(struct pjudge *j)
 {
-	struct pjudge j = { .c = c, .f = f, .r = r, .t = t };
+	for (size_t i = 0; i < j->c->nfindings; i++) {
+		const struct gv_cluster_finding *x = &j->c->findings[i];
+		if (x->drain && x->rank >= 0 && x->rank < j->c->nnodes && !j->named[x->rank] &&
+		    (x->kind == GV_FIND_BAD_NODE || x->kind == GV_FIND_INTERMITTENT || x->kind == GV_FIND_COORDINATOR))
+			j->named[x->rank] = NAMED_BEFORE;
+	}
+}
+
+static int judge(struct pjudge *j, double *vals, double *median, double *healthy)
+{
+	size_t nv = tally_pairs(j, vals);
+	named_before(j);
+	if (j->f == CLUSTER_FIG_HOST && name_unreachable(j, nv))
+		return -1;
+	j->nv = nv;
+	if (nv) {
+		*healthy = j->healthy = cluster_healthy(vals, nv, j->hb);
+		*median = j->median = node_median(j, vals);
+		if (isnan(j->median) || set_bounds(j))
+			return -1;
+		mark_slow(j);
+		if (cluster_locate(j))
+			return -1;
+	}
+	return j->f == CLUSTER_FIG_HOST ? name_failed(j) : 0;
+}
+
+int cluster_judge_pairs(struct gv_cluster *c, enum cluster_fig f, const struct cluster_rules *r, struct cluster_tally *t,
+			double *median, double *healthy)
+{
+	struct pjudge j = { .c = c, .f = f, .r = r, .t = t, .hb = f != CLUSTER_FIG_LAT };
 	size_t n = (size_t)c->nnodes;
 	int rc = -1;
 	size_t nvals = c->npairs > n ? c->npairs : n;   /* a figure per pair, then a median per node */
 	double *vals = malloc((nvals ? nvals : 1) * sizeof *vals);
 	j.slow = calloc(c->npairs ? c->npairs : 1, 1);
+	j.way = calloc(c->npairs ? c->npairs : 1, 1);
 	j.measured = calloc(n, sizeof(int));
 	j.nslow = calloc(n, sizeof(int));
 	j.tried = calloc(n, sizeof(int));
 	j.failed = calloc(n, sizeof(int));
 	j.cand = calloc(n, 1);
-	j.bad = calloc(n, 1);
-	*median = NAN;
-	if (!vals || !j.slow || !j.measured || !j.nslow || !j.tried || !j.failed || !j.cand || !j.bad)
-		goto out;
-	size_t nv = tally_pairs(&j, vals);
-	if (f == CLUSTER_FIG_HOST && name_failed(&j, nv))
-		goto out;
-	j.nv = nv;
-	if (nv) {
-		*median = j.median = node_median(&j, vals);
-		if (isnan(j.median))
-			goto out;
-		memset(j.bad, 0, n);
-		if (set_floor(&j))
-			goto out;
-		find_bad(&j);
-		if (name_bad_nodes(&j, vals) || name_bad_links(&j))
-			goto out;
-	}
-	rc = 0;
-out:
+	j.named = calloc(n, 1);
+	*median = *healthy = NAN;
+	if (vals && j.slow && j.way && j.measured && j.nslow && j.tried && j.failed && j.cand && j.named)
+		rc = judge(&j, vals, median, healthy);
 	free(vals);
 	free(j.slow);
+	free(j.way);
 	free(j.measured);
 	free(j.nslow);
 	free(j.tried);
 	free(j.failed);
 	free(j.cand);
-	free(j.bad);
+	free(j.named);
 	return rc;
 }

@@ -93,3 +93,30 @@ int cluster_stated_cards(const char *provider, const char *instance_type)
 	const struct rate_row *r = find(provider, instance_type);
 	return r ? r->cards : 1;
 }
+
+/*
+ * The single-flow limit a provider states: one TCP connection (libfabric's tcp provider carries a
+ * pair over one) never reaches a card's share of a large instance, so over tcp a pair is held to
+ * the lower of the two.  One row per provider, quoted from its documentation.
+ */
+static const struct {
+	const char *provider;
+	double gbps;        /* GB/s = the stated Gbps / 8 */
+	const char *source;
+} flows[] = {
+	{ "aws", 5.0 / 8, "5 Gbps, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/ec2-instance-network-bandwidth.html "
+			  "(\"Bandwidth for single-flow traffic is limited to 5 Gbps when instances are not in the same "
+			  "cluster placement group\"; up to 10 Gbps within one)" },
+};
+
+int cluster_flow_rate(const char *provider, double *gbps, const char **source)
+{
+	for (size_t i = 0; provider && i < sizeof flows / sizeof flows[0]; i++)
+		if (!strcasecmp(flows[i].provider, provider)) {
+			*gbps = flows[i].gbps;
+			if (source)
+				*source = flows[i].source;
+			return 0;
+		}
+	return -1;
+}

@@ -49,23 +49,7 @@ struct policy_tolerate {
 #define POLICY_DIGEST_LEN 72              /* "sha256:" + 64 hex digits + NUL */
 #define POLICY_BUILTIN_NAME "default"     /* reserved: only the built-in text may carry it */
 
-/*
- * The fabric rules of a cluster run (the `cluster:` section; judge/policy_cluster.c,
- * docs/acceptance.md "Fabric rules"; judge/cluster.h applies them).  Fractions; 0: the
- * check is off.  A policy without the section takes the built-in default's.
- */
-struct policy_cluster {
-	int line;                         /* the section's line, 0 when the policy has none */
-	double pair_of_median;            /* cluster.pair.gbps min_fraction_of_median */
-	double pair_of_stated;            /* cluster.pair.gbps min_fraction_of_stated (per network card) */
-	double bad_node_share;            /* cluster.pair.gbps bad_node_share: a node this share of whose pairs is slow */
-	double nccl_of_median;            /* cluster.nccl_pair.gbps min_fraction_of_median */
-	double nccl_of_stated;            /* cluster.nccl_pair.gbps min_fraction_of_stated (per network card) */
-	double ar_of_stated;              /* cluster.allreduce.busbw.gbps min_fraction_of_stated (per node) */
-	double node_below;                /* cluster.node.* max_fraction_below_median (throughputs) */
-	double node_above;                /* cluster.node.* max_fraction_above_median (latencies) */
-	int node_unmeasured_reported;     /* cluster.node.verdict unmeasured: reported (not counted) */
-};
+#include "judge/policy_cluster.h"   /* struct policy_cluster: the `cluster:` section's fabric rules */
 
 struct policy {
 	char *name;                       /* for display; the verdict's key is digest */

@@ -38,6 +38,7 @@ void cluster_tally(const struct gv_cluster *c, struct cluster_tally *t)
 			v[nv++] = s;
 	}
 	t->median = !isnan(c->pair_median_gbps) ? c->pair_median_gbps : nv ? gv_median_inplace(v, nv) : NAN;
+	t->healthy = !isnan(c->pair_healthy_gbps) ? c->pair_healthy_gbps : t->median;
 	free(v);
 	unsigned char *drained = gv_calloc((size_t)c->nnodes + 1, 1);
 	for (size_t i = 0; i < c->nfindings; i++) {

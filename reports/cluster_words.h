@@ -18,6 +18,7 @@ struct cluster_tally {
 	int links;                          /* bad links that drain no node */
 	int others;                         /* the other findings that drain no node */
 	double median;                      /* the analysis's pair median, else the median of the slower directions; NaN none */
+	double healthy;                     /* what healthy pairs reach (the analysis's reference), else median; NaN none */
 };
 
 /* A pair's slower direction host to host (GB/s), NaN when it was not measured. */

@@ -170,7 +170,8 @@ static void page_head(FILE *f, const struct rdoc *d, const struct report_page *p
 		   "<title>gpuvet report</title>\n<style>%s</style>\n</head>\n<body>\n",
 		css_h, js_h, GPUVET_VERSION, REPORT_CSS);
 	fputs("<header>", f);
-	rep_headline(f, d, pg);
+	if (!rep_cluster_headline(f, d, pg))
+		rep_headline(f, d, pg);
 	fprintf(f, "<p>gpuvet report, generated %s by ", d->generated_at);
 	html_esc(f, gv_version_line());   /* the build too: commit, date, release tarball or not */
 	fputs(" from ", f);

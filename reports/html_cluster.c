@@ -1,7 +1,7 @@
 /*
  * html_cluster.c - the report's Cluster section (issue 49): the newest stored cluster run's
  * verdict and why, the nodes to drain (host, rank, address, why), the other findings, the pair
- * matrix as an SVG heat map (each cell the pair's slower direction against the cluster median;
+ * matrix as an SVG heat map (each cell the pair's slower direction against what healthy pairs reach;
  * failed and unmeasured pairs marked; above HEAT_CELLS nodes a cell is a block of ranks and shows
  * its slowest pair) and the all-reduce curve.  No section when the store holds no cluster run.
  */
@@ -51,12 +51,13 @@ int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen)
 
 /* ---- the heat map ---- */
 
-/* The colour of a pair's slower direction as a fraction of the cluster median: display bins only. */
+/* The colour of a pair's slower direction as a fraction of what healthy pairs reach (the analysis's
+ * reference; a run stored before it had one: the cluster median): display bins only. */
 static const struct {
 	double from;
 	const char *color, *label;
 } heat_bins[] = {
-	{ 0.90, "#2166ac", "90 % of the median and over" },
+	{ 0.90, "#2166ac", "90 % of healthy and over" },
 	{ 0.75, "#92c5de", "75 to 90 %" },
 	{ 0.50, "#fddbc7", "50 to 75 %" },
 	{ 0.25, "#ef8a62", "25 to 50 %" },
@@ -139,7 +140,7 @@ static void heat_tooltip(FILE *f, const struct gv_cluster *c, const struct heat 
 		const struct gv_cluster_pair *p = &c->pairs[e->worst];
 		svg_fmt_num(p->gbps_ab, ab, sizeof ab);
 		svg_fmt_num(p->gbps_ba, ba, sizeof ba);
-		fprintf(f, ": %spair %d-%d %s / %s GB/s (%.0f %% of the median)", h->k > 1 ? "slowest " : "", p->a, p->b,
+		fprintf(f, ": %spair %d-%d %s / %s GB/s (%.0f %% of healthy)", h->k > 1 ? "slowest " : "", p->a, p->b,
 			ab, ba, 100 * e->frac);
 	}
 	if (e->failed)
@@ -226,7 +227,7 @@ static void heat_map(FILE *f, const struct gv_cluster *c, double median)
 		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\" data-cells=\"%d\" data-ranks-per-cell=\"%d\">\n",
 		width, height, width, height, h.n, h.k);
 	fprintf(f, "<text class=\"ct\" x=\"%d\" y=\"14\">Pairs host to host: the slower direction against the "
-		"cluster median</text>\n", left);
+		"rate healthy pairs reach</text>\n", left);
 	heat_labels(f, c, &h, left, top, cs);
 	heat_cells(f, c, &h, left, top, cs);
 	heat_legend(f, left > 60 ? 10 : left, top + side + 18);
@@ -306,7 +307,8 @@ static void nodes_table(FILE *f, const struct gv_cluster *c)
 	static const char *const verdicts[] = { "accept", "reject", "?", "unmeasurable" };
 	fprintf(f, "<details><summary>Nodes (%d)</summary>\n<div class=\"scroll\"><table id=\"cluster-nodes\"><thead><tr>"
 		"<th>rank</th><th>host</th><th>address</th><th>state</th><th>instance type</th><th>GPUs</th>"
-		"<th>own verdict</th><th>run</th><th>why</th></tr></thead><tbody>\n", c->nnodes);
+		"<th>own verdict</th><th>clock vs rank 0</th><th>NIC rate</th><th>run</th><th>why</th></tr></thead><tbody>\n",
+		c->nnodes);
 	for (int r = 0; r < c->nnodes && r < NODE_ROWS; r++) {
 		const struct gv_cluster_node *n = &c->nodes[r];
 		fprintf(f, "<tr><td class=n>%d</td>", r);
@@ -317,6 +319,8 @@ static void nodes_table(FILE *f, const struct gv_cluster *c)
 		fprintf(f, "<td class=n>%d</td><td>", n->ngpus);
 		rep_badge(f, n->verdict >= 0 && n->verdict <= 3 ? verdicts[n->verdict] : NULL);
 		fputs("</td>", f);
+		rep_td_num(f, n->clock_skew_s, " s");
+		rep_td_num(f, n->link_gbps, " GB/s");
 		rep_td_text(f, n->run_uuid[0] ? n->run_uuid : NULL);
 		rep_td_text(f, n->why);
 		fputs("</tr>\n", f);
@@ -357,6 +361,49 @@ static void allreduce_chart(FILE *f, const struct gv_cluster *c)
 	free(alg);
 }
 
+/* Whether the cluster run is the store's newest item: no run shown first, or that run is one of
+ * the cluster's own nodes' runs (they start after the cluster run does), or it started before it. */
+static int cluster_newest(const struct gv_cluster *c, const struct run_sum *top)
+{
+	if (!top)
+		return 1;
+	if (top->forced)
+		return 0;   /* the page was asked for that run */
+	for (int i = 0; top->uuid && i < c->nnodes; i++)
+		if (!strcmp(c->nodes[i].run_uuid, top->uuid))
+			return 1;
+	return top->started && strncmp(top->started, c->started_at, 19) < 0;
+}
+
+int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
+{
+	const struct gv_cluster *c = d->cluster;
+	struct cluster_tally t;
+	char why[512];
+	if (!c || !cluster_newest(c, pg->top))
+		return 0;
+	cluster_tally(c, &t);
+	cluster_why(c, &t, why, sizeof why);
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s\">Cluster %s: ", c->verdict == 0 ? "good" : c->verdict == 1 ? "bad" : "warn",
+		cluster_verdict_word(c->verdict));
+	html_esc(f, why);
+	fputs("<br><small>the newest item of the store is this cluster run (<a href=\"#cluster\">Cluster</a>): ", f);
+	html_esc(f, c->uuid);
+	fputs(", started ", f);
+	html_esc(f, rep_orq(c->started_at));
+	fputs("</small></h1>", f);
+	return 1;
+}
+
+/* The run's trust and bounds: authenticated or not, its deadline. */
+static void trust_words(FILE *f, const struct gv_cluster *c)
+{
+	fputs(c->authenticated ? "; authenticated (every rank proved the job's token)" :
+	      "; <b>not authenticated</b> (no GPUVET_CLUSTER_TOKEN: anyone who reached rank 0 could take part)", f);
+	if (isfinite(c->deadline_s))
+		fprintf(f, "; deadline %.0f s", c->deadline_s);
+}
+
 void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	(void)pg;
@@ -382,6 +429,7 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 	fprintf(f, ", median %s GB/s, schedule ", med);
 	html_esc(f, rep_orq(c->schedule));
 	fprintf(f, " in %d rounds", c->nrounds);
+	trust_words(f, c);
 	if (d->clusters > 1)
 		fprintf(f, "; the newest of %zu cluster runs stored (<code>gpuvet cluster show ID</code> for the others)",
 			d->clusters);
@@ -389,7 +437,7 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 	drain_table(f, c);
 	findings_table(f, c);
 	if (c->npairs)
-		heat_map(f, c, t.median > 0 ? t.median : NAN);
+		heat_map(f, c, t.healthy > 0 ? t.healthy : NAN);
 	allreduce_chart(f, c);
 	nodes_table(f, c);
 	fputs("</section>\n", f);

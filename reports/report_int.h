@@ -288,6 +288,8 @@ void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *p
 /* html_cluster.c: the newest cluster run into d (none: d->cluster NULL); 0, or -1 with err */
 int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen);
 void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* The page's headline when the newest item of the store is the cluster run: its verdict and why; 1 said, 0 not. */
+int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);

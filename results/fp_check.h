@@ -62,6 +62,15 @@ int fp_check_rows(const struct jtree *t, uint32_t fp, char *err, size_t errlen);
 /* How far ahead of this machine's clock a run may say it started: a day (clocks drift, zones differ). */
 #define FP_MAX_FUTURE_S 86400
 
+struct gpu_ref;
+/*
+ * One stored date (field names it: "run.started_at") that fp_iso8601 accepts, checked as a run's
+ * are: not more than FP_MAX_FUTURE_S ahead of this machine's clock, not before model (NULL: any)
+ * was announced.  0 (also for a text that is no such date: its syntax is checked apart), or -1
+ * with one line in err.  fp_check_rows and `cluster import` (a cluster run's start) call it.
+ */
+int fp_check_time(const char *field, const char *s, const struct gpu_ref *model, char *err, size_t errlen);
+
 /*
  * The model gpu (a node of inventory.gpus) is: its NVML name and memory
  * resolved through the reference table (common/gpus.h gpu_ref_match), as

@@ -97,27 +97,33 @@ static int check_model(const struct jtree *t, uint32_t fp, const struct gpu_ref 
 	return 0;   /* an inventory without gpus: the label is kept for the price list, never judged on (fpq_gpu_ref) */
 }
 
-/* started_at (and finished_at) within the machine's clock and the model's life. */
-static int check_times(const struct jtree *t, uint32_t fp, const struct gpu_ref *model, char *err, size_t errlen)
+int fp_check_time(const char *field, const char *s, const struct gpu_ref *model, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "started_at", "finished_at" };
 	char now[48], when[48];
 	time_t limit = time(NULL) + FP_MAX_FUTURE_S;
 	struct tm u;
-	if (!gmtime_r(&limit, &u))
+	if (!s || fp_iso8601_utc(s, when, sizeof when) || !gmtime_r(&limit, &u))
 		return 0;
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%S", &u);
-	for (size_t k = 0; k < 2; k++) {
-		const char *s = jt_str(t, jt_get(t, jt_get(t, fp, "run"), keys[k]));
-		if (!s || fp_iso8601_utc(s, when, sizeof when))
-			continue;
-		if (strncmp(when, now, 19) > 0)
-			return gv_fp_refuse(err, errlen, "run.%s %.19sZ is more than a day ahead of this machine's clock "
-				      "(a wrong clock or a forged date; docs/acceptance.md)", keys[k], when);
-		if (model && model->released && strncmp(when, model->released, 7) < 0)
-			return gv_fp_refuse(err, errlen, "run.%s %.19sZ is before the %s was announced (%s; a wrong clock or a "
-				      "forged date)", keys[k], when, model->key, model->released);
-	}
+	if (strncmp(when, now, 19) > 0)
+		snprintf(err, errlen, "%s %.19sZ is more than a day ahead of this machine's clock (a wrong clock or a "
+			 "forged date; docs/acceptance.md)", field, when);
+	else if (model && model->released && strncmp(when, model->released, 7) < 0)
+		snprintf(err, errlen, "%s %.19sZ is before the %s was announced (%s; a wrong clock or a forged date)", field,
+			 when, model->key, model->released);
+	else
+		return 0;
+	return -1;
+}
+
+/* started_at (and finished_at) within the machine's clock and the model's life. */
+static int check_times(const struct jtree *t, uint32_t fp, const struct gpu_ref *model, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "run.started_at", "run.finished_at" };
+	char why[320];
+	for (size_t k = 0; k < 2; k++)
+		if (fp_check_time(keys[k], jt_str(t, jt_get(t, jt_get(t, fp, "run"), keys[k] + 4)), model, why, sizeof why))
+			return gv_fp_refuse(err, errlen, "%s", why);
 	return 0;
 }
 

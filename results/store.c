@@ -170,6 +170,8 @@ static const char *const migrations[] = {
 	"  run_id INTEGER PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,"
 	"  git_commit TEXT, built_at TEXT,"
 	"  release INTEGER NOT NULL DEFAULT 0 CHECK (release IN (0, 1)));",
+	/* 9 -> 10 (issue 56): the cluster tables' new columns, added where missing (sto_cluster_columns) */
+	"",
 };
 
 #define N_MIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -447,7 +449,8 @@ static int samples_to_series(struct store *s)
 }
 
 /* The steps of a migration SQL cannot do, run after its SQL. */
-static int (*const migration_code[N_MIGRATIONS])(struct store *) = { [4] = samples_to_series };
+static int (*const migration_code[N_MIGRATIONS])(struct store *) = { [4] = samples_to_series,
+								     [9] = sto_cluster_columns };
 
 /* Migrates under the write lock, re-reading the header there. */
 static int migrate(struct store *s)

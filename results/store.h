@@ -35,13 +35,15 @@ enum store_rc {
 	STORE_CORRUPT = 6,    /* PRAGMA quick_check failed on open: refused, untouched */
 };
 
-#define STORE_SCHEMA_VERSION 9   /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
+#define STORE_SCHEMA_VERSION 10  /* 2: flags.remediation; 3: metrics_head index; 4: runs_list, benches_list;
                                     5: series (a blob of points per series) replaces samples;
                                     6: verdicts keyed by policy digest, imported ones marked;
                                     7: metrics_name dropped (no read uses it);
                                     8: cluster runs (clusters, cluster_nodes, _metrics, _pairs,
                                        _allreduce, _findings);
-                                    9: run_builds (the gpuvet build that measured a run) */
+                                    9: run_builds (the gpuvet build that measured a run)
+                                    10: a cluster run's authentication and deadline, a node's clock
+                                       skew and NIC rate, a figure measured again (#56) */
 #define STORE_POINT_BYTES 16     /* a stored point: x then y, little-endian IEEE-754 binary64 */
 #define STORE_READ_MIN_VERSION 2 /* the oldest schema read read-only without migrating (3 and 4 add only
                                     indexes; a store before 5 has its samples read a row per point) */

@@ -2,7 +2,9 @@
  * store_cluster.c - cluster runs in the store (issue 49; store.h, the tables: store_int.h
  * STORE_CLUSTER_SCHEMA): one transaction writes a cluster run whole, a read gives it back as
  * the struct gv_cluster every layer shares (common/cluster.h), a merge copies those another
- * store has and this one lacks.  A store older than schema 8 (read read-only) has none.
+ * store has and this one lacks.  A store older than schema 8 (read read-only) has none; one of
+ * schema 8 has no authentication, deadline, clock skew, NIC rate or figure measured again (#56):
+ * read as unknown (NULL, NAN).
  */
 #include "results/store.h"
 #include "results/store_int.h"
@@ -19,6 +21,12 @@
 static int has_clusters(struct store *s)
 {
 	return s->version >= STORE_CLUSTER_VERSION;
+}
+
+/* The columns of #56 (a store read read-only at schema 8 has none: their figures are unknown). */
+static int has_v2(struct store *s)
+{
+	return s->version >= STORE_CLUSTER_V2;
 }
 
 /* ---- writing ---- */
@@ -40,6 +48,9 @@ static int bind_run(sqlite3_stmt *st, const struct gv_cluster *c)
 	sqlite3_bind_int(st, 13, c->verdict);
 	store_bind_text(st, 14, c->policy);
 	store_bind_text(st, 15, c->ar_why);
+	sqlite3_bind_int(st, 16, c->authenticated != 0);
+	sto_bind_real(st, 17, c->deadline_s);
+	sto_bind_real(st, 18, c->pair_healthy_gbps);
 	return 0;
 }
 
@@ -56,10 +67,11 @@ static int put_nodes(struct store *s, int64_t id, const struct gv_cluster *c)
 {
 	sqlite3_stmt *st, *mt;
 	if (store_prepare(s, "INSERT INTO cluster_nodes (cluster_id, rank, state, host, addr, run_uuid, provider,"
-			  " instance_type, gpu_model, ngpus, verdict, why) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &st))
+			  " instance_type, gpu_model, ngpus, verdict, why, clock_skew_s, link_gbps, link_source)"
+			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
-	if (store_prepare(s, "INSERT INTO cluster_metrics (cluster_id, rank, seq, name, value, higher_better)"
-			  " VALUES (?,?,?,?,?,?)", &mt)) {
+	if (store_prepare(s, "INSERT INTO cluster_metrics (cluster_id, rank, seq, name, value, higher_better, remeasured)"
+			  " VALUES (?,?,?,?,?,?,?)", &mt)) {
 		sqlite3_finalize(st);
 		return STORE_ERR;
 	}
@@ -78,6 +90,9 @@ static int put_nodes(struct store *s, int64_t id, const struct gv_cluster *c)
 		sqlite3_bind_int(st, 10, n->ngpus);
 		sqlite3_bind_int(st, 11, n->verdict);
 		store_bind_text(st, 12, n->why);
+		sto_bind_real(st, 13, n->clock_skew_s);
+		sto_bind_real(st, 14, n->link_gbps);
+		store_bind_text(st, 15, n->link_source);
 		rc = step_row(s, st, "storing a cluster node");
 		for (size_t m = 0; m < n->nmetrics && rc == STORE_OK; m++) {
 			sqlite3_bind_int64(mt, 1, id);
@@ -86,6 +101,7 @@ static int put_nodes(struct store *s, int64_t id, const struct gv_cluster *c)
 			store_bind_text(mt, 4, n->metrics[m].name);
 			sto_bind_real(mt, 5, n->metrics[m].value);
 			sqlite3_bind_int(mt, 6, n->metrics[m].higher_better != 0);
+			sto_bind_real(mt, 7, n->metrics[m].remeasured);
 			rc = step_row(s, mt, "storing a cluster node's metric");
 		}
 	}
@@ -224,8 +240,8 @@ static int put_all(struct store *s, const struct gv_cluster *c)
 		return there > 0 ? same_as_stored(s, old, c) : STORE_ERR;
 	sqlite3_stmt *st;
 	if (store_prepare(s, "INSERT INTO clusters (uuid, started_at, engine, schedule, transport, nccl_net, profile,"
-			  " nnodes, nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
+			  " nnodes, nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why,"
+			  " authenticated, deadline_s, pair_healthy_gbps) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st))
 		return STORE_ERR;
 	bind_run(st, c);
 	if (sto_step_done(s, st, "storing the cluster run"))
@@ -297,9 +313,12 @@ static int name_index(const char *(*names)(int), int n, const unsigned char *t)
 static int load_run(struct store *s, int64_t id, struct gv_cluster **out)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT uuid, started_at, engine, schedule, transport, nccl_net, profile, nnodes, nrounds,"
-			  " stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why FROM clusters WHERE id = ?",
-			  &st))
+	if (store_prepare(s, has_v2(s) ? "SELECT uuid, started_at, engine, schedule, transport, nccl_net, profile, nnodes,"
+			  " nrounds, stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why, authenticated,"
+			  " deadline_s, pair_healthy_gbps FROM clusters WHERE id = ?" :
+			  "SELECT uuid, started_at, engine, schedule, transport, nccl_net, profile, nnodes, nrounds,"
+			  " stated_gbps, stated_source, pair_median_gbps, verdict, policy, ar_why, 0, NULL, NULL FROM clusters"
+			  " WHERE id = ?", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
@@ -325,6 +344,9 @@ static int load_run(struct store *s, int64_t id, struct gv_cluster **out)
 	c->verdict = sqlite3_column_int(st, 12);
 	col_text(st, 13, c->policy, sizeof c->policy);
 	col_text(st, 14, c->ar_why, sizeof c->ar_why);
+	c->authenticated = sqlite3_column_int(st, 15) != 0;
+	c->deadline_s = col_real(st, 16);
+	c->pair_healthy_gbps = col_real(st, 17);
 	sqlite3_finalize(st);
 	*out = c;
 	return STORE_OK;
@@ -339,8 +361,11 @@ static int bad_row(struct store *s, const struct gv_cluster *c, const char *what
 static int load_nodes(struct store *s, int64_t id, struct gv_cluster *c)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT rank, state, host, addr, run_uuid, provider, instance_type, gpu_model, ngpus,"
-			  " verdict, why FROM cluster_nodes WHERE cluster_id = ? ORDER BY rank", &st))
+	if (store_prepare(s, has_v2(s) ? "SELECT rank, state, host, addr, run_uuid, provider, instance_type, gpu_model,"
+			  " ngpus, verdict, why, clock_skew_s, link_gbps, link_source FROM cluster_nodes WHERE cluster_id = ?"
+			  " ORDER BY rank" :
+			  "SELECT rank, state, host, addr, run_uuid, provider, instance_type, gpu_model, ngpus, verdict, why,"
+			  " NULL, NULL, NULL FROM cluster_nodes WHERE cluster_id = ? ORDER BY rank", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, id);
 	int rc;
@@ -363,6 +388,9 @@ static int load_nodes(struct store *s, int64_t id, struct gv_cluster *c)
 		n->ngpus = sqlite3_column_int(st, 8);
 		n->verdict = sqlite3_column_int(st, 9);
 		col_text(st, 10, n->why, sizeof n->why);
+		n->clock_skew_s = col_real(st, 11);
+		n->link_gbps = col_real(st, 12);
+		col_text(st, 13, n->link_source, sizeof n->link_source);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the cluster nodes");
@@ -371,7 +399,9 @@ static int load_nodes(struct store *s, int64_t id, struct gv_cluster *c)
 static int load_metrics(struct store *s, int64_t id, struct gv_cluster *c)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT rank, name, value, higher_better FROM cluster_metrics WHERE cluster_id = ?"
+	if (store_prepare(s, has_v2(s) ? "SELECT rank, name, value, higher_better, remeasured FROM cluster_metrics"
+			  " WHERE cluster_id = ? ORDER BY rank, seq" :
+			  "SELECT rank, name, value, higher_better, NULL FROM cluster_metrics WHERE cluster_id = ?"
 			  " ORDER BY rank, seq", &st))
 		return STORE_ERR;
 	sqlite3_bind_int64(st, 1, id);
@@ -389,6 +419,7 @@ static int load_metrics(struct store *s, int64_t id, struct gv_cluster *c)
 		col_text(st, 1, m->name, sizeof m->name);
 		m->value = col_real(st, 2);
 		m->higher_better = sqlite3_column_int(st, 3);
+		m->remeasured = col_real(st, 4);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the cluster nodes' metrics");

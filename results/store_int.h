@@ -83,6 +83,13 @@ struct store_run_row store_run_at(sqlite3_stmt *st);
 	"  drain INTEGER NOT NULL DEFAULT 0 CHECK (drain IN (0, 1)), evidence TEXT," \
 	"  PRIMARY KEY (cluster_id, seq));"
 #define STORE_CLUSTER_VERSION 8   /* the first schema with the cluster tables */
+#define STORE_CLUSTER_V2 10       /* clusters.authenticated, deadline_s, pair_healthy_gbps; cluster_nodes.clock_skew_s, link_gbps,
+				     link_source; cluster_metrics.remeasured (#56) */
+/*
+ * Migration 9 -> 10 (store_cluster.c): each of those columns added unless the table has it already
+ * (a store whose user_version was set back by hand has them; ALTER TABLE ADD COLUMN would fail).
+ */
+int sto_cluster_columns(struct store *s);
 
 /* ---- store_util.c: below every store file; they all call down into it, it calls none of them ---- */
 /* The live-run lock on run_id (F_WRLCK takes it, F_UNLCK drops it): fcntl's 0, or -1. */

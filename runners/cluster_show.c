@@ -114,12 +114,12 @@ static void slowest_line(const struct gv_cluster *c, const struct cluster_tally 
 			ix[n++] = i;
 	qsort_r(ix, n, sizeof *ix, cmp_slower, (void *)c);
 	if (n)
-		fputs("  slowest (a->b / b->a, % of the median):", out);
+		fputs("  slowest (a->b / b->a, % of what healthy pairs reach):", out);
 	for (size_t k = 0; k < n && k < SHOW_PAIRS; k++) {
 		const struct gv_cluster_pair *p = &c->pairs[ix[k]];
 		fprintf(out, "%s %d-%d %s / %s GB/s", k ? "," : "", p->a, p->b, num(p->gbps_ab), num(p->gbps_ba));
-		if (t->median > 0)
-			fprintf(out, " (%.0f %%)", 100 * cluster_pair_slower(p) / t->median);
+		if (t->healthy > 0)
+			fprintf(out, " (%.0f %%)", 100 * cluster_pair_slower(p) / t->healthy);
 	}
 	if (n)
 		fputc('\n', out);
@@ -168,6 +168,8 @@ static void pairs_lines(const struct gv_cluster *c, const struct cluster_tally *
 		fprintf(out, " over libfabric %s", tx(c->transport));
 	fprintf(out, " in %d round%s (schedule %s); median %s GB/s (slower direction)", c->nrounds,
 		c->nrounds == 1 ? "" : "s", tx(c->schedule), num(t->median));
+	if (!isnan(c->pair_healthy_gbps))
+		fprintf(out, ", healthy pairs %s GB/s", num(c->pair_healthy_gbps));
 	if (!isnan(c->stated_gbps))
 		fprintf(out, ", stated %s GB/s per node (%s)", num(c->stated_gbps), tx(c->stated_source));
 	double *lat = gv_calloc(c->npairs ? c->npairs : 1, sizeof *lat);
@@ -208,6 +210,48 @@ static void allreduce_line(const struct gv_cluster *c, FILE *out)
 	fprintf(out, "; %zu sizes from %s to %s\n", c->nar, lo, hi);
 }
 
+/* The nodes' clocks and NICs as the runtime measured them, when it did: "Nodes: clocks within 0.4 s of rank 0's; NIC ..." */
+static void nodes_line(const struct gv_cluster *c, FILE *out)
+{
+	double worst = 0, link = NAN;
+	int skews = 0, links = 0, same = 1, at = -1;
+	const char *src = NULL;
+	for (int i = 0; i < c->nnodes; i++) {
+		const struct gv_cluster_node *n = &c->nodes[i];
+		if (isfinite(n->clock_skew_s) && (skews++, fabs(n->clock_skew_s) >= fabs(worst))) {
+			worst = n->clock_skew_s;
+			at = i;
+		}
+		if (n->link_gbps > 0) {
+			same &= !links || n->link_gbps == link;
+			link = links++ ? (n->link_gbps < link ? n->link_gbps : link) : n->link_gbps;
+			src = src ? src : n->link_source;
+		}
+	}
+	if (!skews && !links)
+		return;
+	fputs("Nodes:", out);
+	if (skews)
+		fprintf(out, " clocks within %s s of rank 0's (the farthest: rank %d, %+.3g s)", num(fabs(worst)), at, worst);
+	if (links)
+		fprintf(out, "%s NIC rate %s%s GB/s%s stated on %d of %d nodes (%s)", skews ? ";" : "", same ? "" : "from ",
+			num(link), same ? "" : " (they differ)", links, c->nnodes, tx(src));
+	fputc('\n', out);
+}
+
+/* The last line: the cluster run itself, how it was run and under what trust. */
+static void run_line(const struct gv_cluster *c, FILE *out)
+{
+	fprintf(out, "Cluster run %s: %d nodes by %s, started %s, profile %s", tx(c->uuid), c->nnodes, tx(c->engine),
+		tx(c->started_at), tx(c->profile));
+	if (c->policy[0])
+		fprintf(out, ", policy %s", tx(c->policy));
+	if (isfinite(c->deadline_s))
+		fprintf(out, ", deadline %s s", num(c->deadline_s));
+	fprintf(out, ", %s\n", c->authenticated ? "authenticated (every rank proved the job's token)" :
+		"not authenticated (no GPUVET_CLUSTER_TOKEN: anyone who reached rank 0 could take part)");
+}
+
 void cluster_print_text(const struct gv_cluster *c, FILE *out)
 {
 	struct cluster_tally t;
@@ -217,11 +261,8 @@ void cluster_print_text(const struct gv_cluster *c, FILE *out)
 	finding_lines(c, out);
 	pairs_lines(c, &t, out);
 	allreduce_line(c, out);
-	fprintf(out, "Cluster run %s: %d nodes by %s, started %s, profile %s", tx(c->uuid), c->nnodes, tx(c->engine),
-		tx(c->started_at), tx(c->profile));
-	if (c->policy[0])
-		fprintf(out, ", policy %s", tx(c->policy));
-	fputc('\n', out);
+	nodes_line(c, out);
+	run_line(c, out);
 }
 
 /* ---- `gpuvet cluster show` ---- */

@@ -6,9 +6,11 @@
 #ifndef GPUVET_CLUSTER_SHOW_H
 #define GPUVET_CLUSTER_SHOW_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 struct gv_cluster;
+struct policy;
 struct gv_global;
 struct gv_cmd_doc;
 
@@ -33,6 +35,14 @@ extern const struct gv_cmd_doc cmd_cluster_show_doc;
  * 0 when every file was stored or already present; 2 when one could not be (said, one line each).
  */
 int cluster_import(int argc, char **argv, const struct gv_global *g);
+/*
+ * A cluster run from outside (doc, read into c by gv_cluster_from_json) checked before it is stored
+ * (runners/cluster_verify.c): its figures within physical bounds, its start a date as runs' are, and
+ * its verdict, findings, drain and links lists, exit code, median and stated rate what the analysis
+ * derives again from its pairs and nodes under p (NULL: the built-in policy).  0, c then holding the
+ * findings derived; or -1 with why naming the field.
+ */
+int cluster_verify(const json_t *doc, struct gv_cluster *c, const struct policy *p, char *why, size_t wlen);
 extern const struct gv_cmd_doc cmd_cluster_import_doc;
 
 #endif

@@ -261,14 +261,15 @@ CLUSTER_UUIDS = {"reject": "c1a5e7e1-0b5e-4a11-9d3a-5e7e10000001", "accept": "c1
 
 def write_cluster(db, kind, cid=None):
     """Stores one made-up cluster run of KIND (reject, accept, big: tests/unit/test_store_cluster.c says what
-    each holds) into db through the store's own writer, until `gpuvet cluster run` stores real ones (#49)."""
+    each holds; KIND-judged: its findings and verdict made by the analysis, as `gpuvet cluster run` stores
+    them) into db through the store's own writer, until `gpuvet cluster run` stores real ones (#49)."""
     test_dir = Path(os.environ.get("GPUVET_TEST_DIR", Path(__file__).resolve().parent.parent / "build" / "tests"))
     cmd = [str(test_dir / "test_store_cluster"), "--write", str(db), kind] + ([cid] if cid else [])
     env = dict(os.environ, GPUVET_NO_METADATA="1")
     env.setdefault("ASAN_OPTIONS", "protect_shadow_gap=0:detect_leaks=1")
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert p.returncode == 0, (cmd, p.stdout, p.stderr)
-    return cid or CLUSTER_UUIDS[kind]
+    return cid or CLUSTER_UUIDS[kind.replace("-judged", "")]
 
 
 # ---- the release tarball of `make dist` (issue #59: test_dist.py, test_deploy.py) ----

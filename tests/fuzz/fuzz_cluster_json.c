@@ -3,11 +3,15 @@
  * on arbitrary bytes: what rank 0 receives from a rank and what the store
  * gives back.  Must never crash or leak; whatever it reads, the writer
  * writes and the reader reads again to the same document (one shape), and
- * the streaming writer prints it byte for byte as json_dumps does.
+ * the streaming writer prints it byte for byte as json_dumps does.  Then
+ * what `cluster import` does with it (runners/cluster_verify.c: its figures
+ * and dates checked, its verdict derived again by the analysis), which must
+ * either refuse it with a reason or leave a judged run (#56).
  * Seeds (corpus/fuzz_cluster_json/): the document test_cluster_json.c's
  * sample writes, and hand-made edge cases.
  */
 #include "common/cluster.h"
+#include "runners/cluster_show.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(w2);
 		json_decref(w);
 		gv_cluster_free(d);
+		err[0] = 0;
+		if (cluster_verify(j, c, NULL, err, sizeof err) ? !err[0] : (c->verdict != 0 && c->verdict != 1 && c->verdict != 3))
+			abort();
 	}
 	gv_cluster_free(c);
 	json_decref(j);

@@ -14,16 +14,22 @@ from servers.loopback import free_port  # noqa: E402,F401
 
 # The nodes here have no GPU, so their own gate could never accept them (a GPU instance is judged with
 # its GPUs): this policy reports the nodes' own verdicts without letting them decide, and judges the
-# fabric; its straggler margin is wide because four fingerprints share two cores here.
+# fabric; its straggler margin is wide because four fingerprints share two cores here.  A pair is slow
+# under 0.4 of what healthy pairs reach: a node slowed to a fifth is at 0.2, while healthy pairs of
+# ranks starved of CPU beside two busy loops a core fell to 0.64 of the best (3 runs of four nodes,
+# load average 20 to 26, 2026-11-28): 0.4 leaves each side room.  CPU steal is the test's own doing
+# (a node's gate would reject its own run on it under load): tolerated, with the reason.
 POLICY = """name: cluster-test
 rules:
   - metric: host.membw.copy.gbps
     min: 0.001
+tolerate_flags:
+  - {code: CPU_STEAL, reason: the test's nodes share two cores with each other and with busy loops}
 cluster:
   - metric: cluster.node.verdict
     unmeasured: reported
   - metric: cluster.pair.gbps
-    min_fraction_of_median: 0.6
+    min_fraction_of_healthy: 0.4
   - metric: cluster.node.*
     max_fraction_below_median: 0.9
     max_fraction_above_median: 1
@@ -31,7 +37,7 @@ cluster:
 
 # The fault tests' pairs run unshaped (loopback) beside other tests on two cores, where a pair's rate
 # varies twofold from one moment to the next: only a pair at a tenth of the others is slow there.
-FAULT_POLICY = POLICY.replace("min_fraction_of_median: 0.6", "min_fraction_of_median: 0.1")
+FAULT_POLICY = POLICY.replace("min_fraction_of_healthy: 0.4", "min_fraction_of_healthy: 0.1")
 
 BENCH = ["--bench", "host"]
 

@@ -37,6 +37,23 @@ def test_text_says_the_verdict_first_then_what_to_drain(gpuvet):
     assert p.stderr == ""
 
 
+def test_the_nodes_clocks_nics_and_the_runs_trust_are_said(gpuvet):
+    """#56: what the runtime measured of each node (its clock against rank 0's, its NIC's own rate)
+    and whether the run was authenticated, where a person reads the run."""
+    write_cluster(gpuvet.db, "accept")
+    out = lines(gpuvet("cluster", "show", check=0))
+    assert "Nodes: clocks within 0.5 s of rank 0's (the farthest: rank 2, +0.5 s); NIC rate 12.5 GB/s stated on 3 of 3 " \
+           "nodes (libfabric efa rdmap16s0 100 Gbps)" in out, out
+    assert out[-1].endswith(", deadline 900 s, authenticated (every rank proved the job's token)"), out
+    write_cluster(gpuvet.db, "reject")
+    out = lines(gpuvet("cluster", "show", check=0))
+    assert out[-1].endswith("not authenticated (no GPUVET_CLUSTER_TOKEN: anyone who reached rank 0 could take part)"), out
+    assert not [x for x in out if x.startswith("Nodes:")]                 # nothing measured of them: nothing said
+    doc = json.loads(gpuvet("cluster", "show", "1", "--json", check=0).stdout)
+    assert doc["authenticated"] is True and doc["nodes"][1]["clock_skew_s"] == 0.25
+    assert doc["nodes"][1]["metrics"][0]["remeasured"] == 183.5
+
+
 def test_newest_by_default_number_or_prefix_otherwise(gpuvet):
     rej = write_cluster(gpuvet.db, "reject", "5eed0123-4567-4890-8abc-def012345678")
     write_cluster(gpuvet.db, "accept")

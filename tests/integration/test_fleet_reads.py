@@ -51,7 +51,7 @@ def test_old_store_prints_what_old_main_printed(gpuvet, tmp_path, args, golden):
     assert p.stderr == ""
     assert schema(db) == 2      # list and export only read: nothing written, the next write migrates
     assert gpuvet("--db", db, "rank", "--json", db=False).returncode in (0, 2)
-    assert schema(db) == 8      # rank opens read-write: migrated forward, nothing lost
+    assert schema(db) == 10     # rank opens read-write: migrated forward, nothing lost
     con = sqlite3.connect(db)
     assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
     assert con.execute("SELECT count(*) FROM metrics").fetchone()[0] > 100
@@ -76,7 +76,7 @@ def test_samples_survive_the_move_to_one_row_per_series(gpuvet, tmp_path):
     before = gpuvet.json("--db", db, "results", "export", "--format", "json", db=False)  # read-only, a row a point
     assert schema(db) == 2
     gpuvet("--db", db, "rank", "--json", db=False, check=2)                                 # read-write: migrates
-    assert schema(db) == 8
+    assert schema(db) == 10
     after = gpuvet.json("--db", db, "results", "export", "--format", "json", db=False)
     assert before == after
     assert sum(len(s["points"]) for fp in after for s in fp["samples"]) == points
@@ -123,7 +123,7 @@ def test_how_each_reading_command_opens_the_store(gpuvet, tmp_path):
     for args in (("results", "list"), ("results", "export", "--format", "csv")):    # an old schema, as it is
         assert "opened read-only" in gpuvet("-v", "--db", db, *args, db=False, check=0).stderr
     p = gpuvet("-v", "--db", db, "rank", "--json", db=False, check=None)     # migrates, loads the catalogs
-    assert "opened read-write" in p.stderr and schema(db) == 8
+    assert "opened read-write" in p.stderr and schema(db) == 10
     for args in (("rank", "--json"), ("report", "-o", str(tmp_path / "r.html")), ("results", "list"),
                  ("results", "export", "--format", "csv")):
         p = gpuvet("-v", "--db", db, *args, db=False, check=None)

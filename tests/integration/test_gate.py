@@ -263,7 +263,7 @@ def test_a_version_5_store_migrates_and_its_verdicts_count_for_nothing(gpuvet, t
     assert {b["uuid"] for f in res["fleet"] for b in f["baseline_runs"]} == set(runs)
     assert "fleet baseline is rebuilt" in p.stderr
     db = sqlite3.connect(gpuvet.db)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 9
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 10
     assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     db.close()
     assert gpuvet.json("results", "show", runs[0])["verdicts"][0] == old[0]   # migrated, kept

@@ -59,6 +59,34 @@ def test_the_section_names_the_node_to_drain_and_draws_the_pairs(gpuvet, tmp_pat
     assert len(p.tables["cluster-nodes"]) == 4
 
 
+def test_the_report_opens_on_the_cluster_verdict_when_it_is_the_newest(gpuvet, tmp_path):
+    """#56: a store whose newest item is a cluster run heads the page with the cluster's verdict, not one
+    node's banner; a run after it heads the page as before."""
+    write_cluster(gpuvet.db, "reject")
+    out = tmp_path / "r.html"
+    gpuvet("report", "-o", out, check=0)
+    html = out.read_text()
+    head = html[html.index("<header>"):html.index("</header>")]
+    assert '<h1 id="verdict" class="bad">Cluster REJECT: 1 node to drain, 1 bad link, 1 of 6 pairs not measured' in head
+    assert CLUSTER_UUIDS["reject"] in head and 'href="#cluster"' in head
+    gpuvet("run", "--bench", "null", "-q", check=0, env=NULL)           # a run after it: the page opens on that run
+    gpuvet("report", "-o", out, check=0)
+    html = out.read_text()
+    assert "Cluster REJECT" not in html[html.index("<header>"):html.index("</header>")]
+
+
+def test_the_nodes_clocks_nics_and_the_runs_trust(gpuvet, tmp_path):
+    store_with(gpuvet, "accept")
+    out = tmp_path / "r.html"
+    gpuvet("report", "-o", out, check=0)
+    sec = cluster_section(out.read_text())
+    assert "; authenticated (every rank proved the job's token); deadline 900 s" in sec, sec[:2000]
+    p = parse(sec)
+    rows = p.tables["cluster-nodes"]
+    assert [r[7] for r in rows] == ["0 s", "0.250 s", "0.500 s"], rows
+    assert [r[8] for r in rows] == ["12.50 GB/s"] * 3, [r[8] for r in rows]
+
+
 def test_no_section_without_a_cluster_run(gpuvet, tmp_path):
     store_with(gpuvet)
     out = tmp_path / "r.html"

@@ -12,6 +12,8 @@ import os
 import secrets
 import shutil
 import subprocess
+import threading
+import time
 
 
 def available():
@@ -111,6 +113,33 @@ class Cluster:
         down: no carrier, nothing in or out, no reset sent to anyone).  tc's netem and drop action
         need kernel modules this machine's kernel does not have."""
         sh("ip", "link", "set", self.host_if[i], "down")
+
+    def slow_sending(self, i, factor=5):
+        """Node i sends at 1/factor of the rate and receives at the full rate: a one-way fault (its
+        transmit side; a NIC or cable fault in one direction)."""
+        self._egress(i, self.rate // factor)
+
+    def flap(self, i, when, down_s):
+        """Node i's port going down and up, as a flapping port does: each time when() says so (it is
+        polled every 50 ms and given how many flaps were made; it returns True to flap now, None to
+        stop), the bridge's end of its veth goes down for down_s and comes back up.  In a thread
+        started now; join it before leaving the cluster.  A test ties when() to what it watches (the
+        rounds rank 0 logs), so the pattern does not depend on how fast a loaded machine runs."""
+        def run():
+            done = 0
+            while True:
+                go = when(done)
+                if go is None:
+                    return
+                if go:
+                    sh("ip", "link", "set", self.host_if[i], "down", check=False)
+                    time.sleep(down_s)
+                    sh("ip", "link", "set", self.host_if[i], "up", check=False)
+                    done += 1
+                time.sleep(0.05)
+        t = threading.Thread(target=run, daemon=True)
+        t.start()
+        return t
 
     def cmd(self, i, argv):
         """argv run inside node i's namespace."""

@@ -5,7 +5,8 @@
  * at a healthy rate with lognormal noise, each node's GEMM and host-to-device
  * figures with lognormal noise, and the plants: bad nodes (every pair at a
  * fifth), bad links (one pair at a fifth, its nodes healthy) and a straggler
- * (its GEMM at 0.75 of the others').  Deterministic: a fixed seed.
+ * (its GEMM at 0.75 of the others', and so again when measured a second time).
+ * Deterministic: a fixed seed.
  *
  * The noise: pairs 3 % (one fabric, one provider, one message size: a few
  * percent, as the tc-shaped namespaces and published pairwise tables show),
@@ -65,12 +66,14 @@ static int synth_is_link(const struct synth_plants *pl, int a, int b)
 	return 0;
 }
 
-static void synth_metric(struct gv_cluster_node *n, const char *name, double v, int hb)
+/* A figure; again: the same measured again (rank 0 has its suspects measure again), NAN when not. */
+static void synth_metric(struct gv_cluster_node *n, const char *name, double v, int hb, double again)
 {
 	struct gv_cluster_metric *m = &n->metrics[n->nmetrics++];
 	snprintf(m->name, sizeof m->name, "%s", name);
 	m->value = v;
 	m->higher_better = hb;
+	m->remeasured = again;
 }
 
 /* The cluster with its pairs measured; NULL on OOM.  *sched_s: the schedule's time. */
@@ -95,8 +98,10 @@ static struct gv_cluster *synth_cluster(int n, enum cluster_pairs k, const struc
 			gv_cluster_free(c);
 			return NULL;
 		}
-		synth_metric(nd, "gemm.bf16.tflops", 720 * synth_lognormal(0.03) * (i == pl->straggler ? 0.75 : 1), 1);
-		synth_metric(nd, "memcpy.h2d.pinned.gbps", 55 * synth_lognormal(0.02), 1);
+		double slow = i == pl->straggler ? 0.75 : 1;
+		synth_metric(nd, "gemm.bf16.tflops", 720 * synth_lognormal(0.03) * slow, 1,
+			     slow < 1 ? 720 * synth_lognormal(0.03) * slow : NAN);
+		synth_metric(nd, "memcpy.h2d.pinned.gbps", 55 * synth_lognormal(0.02), 1, NAN);
 	}
 	if (cluster_schedule(n, k, &c->pairs, &c->npairs, &c->nrounds)) {
 		gv_cluster_free(c);

@@ -6,72 +6,9 @@
  * `cluster:` section: the built-in default's values and every refusal with
  * its line number.
  */
-#include "judge/cluster.h"
-#include "judge/policy.h"
-#include "tests/unit/t.h"
+#include "tests/unit/cluster_cases.h"
 
 #include <jansson.h>
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* n healthy nodes, schedule all, every pair at rate gbps with a little spread. */
-static struct gv_cluster *healthy(int n, double gbps)
-{
-	struct gv_cluster *c = gv_cluster_new(n);
-	snprintf(c->transport, sizeof c->transport, "tcp");
-	for (int i = 0; i < n; i++) {
-		c->nodes[i].state = GV_NODE_OK;
-		c->nodes[i].verdict = 0;
-		snprintf(c->nodes[i].host, sizeof c->nodes[i].host, "node%d", i);
-	}
-	CHECK(cluster_schedule(n, CLUSTER_PAIRS_ALL, &c->pairs, &c->npairs, &c->nrounds) == 0);
-	for (size_t k = 0; k < c->npairs; k++) {
-		struct gv_cluster_pair *p = &c->pairs[k];
-		p->state = GV_PAIR_MEASURED;
-		p->gbps_ab = gbps * (1 + 0.01 * (double)((k * 7) % 5));
-		p->gbps_ba = gbps * (1 - 0.01 * (double)((k * 3) % 4));
-		p->lat_us = 20;
-	}
-	return c;
-}
-
-/* Scales every pair of node i (both ways), or the pair (i, j) when j >= 0. */
-static void slow(struct gv_cluster *c, int i, int j, double f)
-{
-	for (size_t k = 0; k < c->npairs; k++) {
-		struct gv_cluster_pair *p = &c->pairs[k];
-		if ((p->a == i || p->b == i) && (j < 0 || p->a == j || p->b == j)) {
-			p->gbps_ab *= f;
-			p->gbps_ba *= f;
-		}
-	}
-}
-
-static int count(const struct gv_cluster *c, int kind, int rank, int peer)
-{
-	int n = 0;
-	for (size_t i = 0; i < c->nfindings; i++)
-		n += c->findings[i].kind == kind && (rank < -1 || c->findings[i].rank == rank) &&
-		     (peer < -1 || c->findings[i].peer == peer);
-	return n;
-}
-
-static const char *evidence(const struct gv_cluster *c, int kind)
-{
-	for (size_t i = 0; i < c->nfindings; i++)
-		if (c->findings[i].kind == kind)
-			return c->findings[i].evidence;
-	return "";
-}
-
-static void analyse(struct gv_cluster *c)
-{
-	char err[256] = "";
-	CHECK(cluster_analyse(c, NULL, err, sizeof err) == 0);
-	if (err[0])
-		fprintf(stderr, "%s\n", err);
-}
 
 static void test_analyse_healthy(void)
 {
@@ -98,7 +35,7 @@ static void test_analyse_bad_node(void)
 	CHECK(count(c, GV_FIND_BAD_LINK, -2, -2) == 0);
 	CHECK(c->findings[0].drain == 1);
 	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "3 of its 3 measured pairs") != NULL);
-	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "of the cluster median") != NULL);
+	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "of the healthy pairs'") != NULL);
 	gv_cluster_free(c);
 	/* a ring whose two neighbours of node 2 are bad: node 2 is not named */
 	c = gv_cluster_new(8);
@@ -178,6 +115,11 @@ static void test_analyse_json_again(void)
 			CHECK_STR(back->findings[i].evidence, c->findings[i].evidence);
 		json_t *drain = json_object_get(doc, "drain");
 		CHECK(json_array_size(drain) == 1 && json_integer_value(json_object_get(json_array_get(drain, 0), "rank")) == 0);
+		/* the bad links as a list of their own, as docs/cluster.md says (#56) */
+		json_t *links = json_object_get(doc, "links"), *l0 = json_array_get(links, 0);
+		CHECK(json_array_size(links) == 1 && json_integer_value(json_object_get(l0, "a")) == 1 &&
+		      json_integer_value(json_object_get(l0, "b")) == 3);
+		CHECK_STR(json_string_value(json_object_get(l0, "host_b")), "node3");
 	}
 	gv_cluster_free(back);
 	json_decref(doc);
@@ -272,16 +214,16 @@ static void test_analyse_presence(void)
 
 static void test_analyse_failed(void)
 {
-	/* every pair of node 0 failed while the others measured: unreachable, drained, rejected */
+	/* every pair of node 1 failed while the others measured: unreachable, drained, rejected */
 	struct gv_cluster *c = healthy(5, 1.0);
 	for (size_t k = 0; k < c->npairs; k++)
-		if (c->pairs[k].a == 0) {
+		if (c->pairs[k].a == 1 || c->pairs[k].b == 1) {
 			c->pairs[k].state = GV_PAIR_FAILED;
 			snprintf(c->pairs[k].why, sizeof c->pairs[k].why, "timed out after 20000 ms");
 		}
 	analyse(c);
 	CHECK(c->verdict == 1);
-	CHECK(count(c, GV_FIND_BAD_NODE, 0, -1) == 1);
+	CHECK(count(c, GV_FIND_BAD_NODE, 1, -1) == 1);
 	CHECK(strstr(evidence(c, GV_FIND_BAD_NODE), "unreachable") != NULL);
 	CHECK(count(c, GV_FIND_FABRIC_RULE, -2, -2) == 0);
 	gv_cluster_free(c);
@@ -301,21 +243,12 @@ static void test_analyse_failed(void)
 	gv_cluster_free(c);
 }
 
-static void give(struct gv_cluster_node *n, const char *name, double v, int hb)
-{
-	n->metrics = realloc(n->metrics, (n->nmetrics + 1) * sizeof *n->metrics);
-	struct gv_cluster_metric *m = &n->metrics[n->nmetrics++];
-	snprintf(m->name, sizeof m->name, "%s", name);
-	m->value = v;
-	m->higher_better = hb;
-}
-
 static void test_analyse_straggler(void)
 {
 	struct gv_cluster *c = healthy(5, 1.0);
 	for (int i = 0; i < 5; i++) {
-		give(&c->nodes[i], "gemm.bf16.tflops", i == 2 ? 560 : 700 + i, 1);
-		give(&c->nodes[i], "nvme.randread.p99_us", i == 4 ? 400 : 100, 0);
+		give_again(&c->nodes[i], "gemm.bf16.tflops", i == 2 ? 560 : 700 + i, 1, i == 2 ? 565 : NAN);
+		give_again(&c->nodes[i], "nvme.randread.p99_us", i == 4 ? 400 : 100, 0, i == 4 ? 390 : NAN);
 		give(&c->nodes[i], "memcpy.h2d.pinned.gbps", i == 1 ? 52 : 55, 1);   /* 5 % under: noise */
 	}
 	analyse(c);
@@ -367,10 +300,15 @@ static void test_policy_cluster(void)
 	char err[256];
 	CHECK(policy_load(NULL, &p, err, sizeof err) == 0);
 	CHECK(p->cluster.line > 0);
-	CHECK_NEAR(p->cluster.pair_of_median, 0.6, 1e-12);
+	CHECK_NEAR(p->cluster.pair_of_healthy, 0.6, 1e-12);
+	CHECK_NEAR(p->cluster.pair_of_link, 0.5, 1e-12);
+	CHECK_NEAR(p->cluster.lat_of_healthy, 3, 1e-12);
+	CHECK_NEAR(p->cluster.node_spread, 3, 1e-12);
+	CHECK_NEAR(p->cluster.skew_max_s, 300, 1e-12);
+	CHECK(p->cluster.pair_of_median == 0 && p->cluster.pair_min_gbps == 0 && p->cluster.lat_max_us == 0);
 	CHECK_NEAR(p->cluster.pair_of_stated, 0.5, 1e-12);
 	CHECK_NEAR(p->cluster.bad_node_share, 0.75, 1e-12);
-	CHECK_NEAR(p->cluster.nccl_of_median, 0.6, 1e-12);
+	CHECK_NEAR(p->cluster.nccl_of_healthy, 0.6, 1e-12);
 	CHECK_NEAR(p->cluster.ar_of_stated, 0.6, 1e-12);
 	CHECK_NEAR(p->cluster.node_below, 0.15, 1e-12);
 	CHECK_NEAR(p->cluster.node_above, 0.5, 1e-12);
@@ -459,7 +397,52 @@ static void test_policy_cluster_errors(void)
 	}
 }
 
-TEST_MAIN(T(test_policy_cluster), T(test_policy_nodes_reported), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
+/*
+ * The section is its table of keys (#57's defect: a `switch` on row position beside the table let a
+ * removed row leave its rule silently off): every row sets its own field and no other, no two rows
+ * set one field, and each number kind refuses a value out of its range.
+ */
+static void test_policy_cluster_keys(void)
+{
+	size_t n = policy_cluster_keys();
+	CHECK(n >= 19);
+	for (size_t i = 0; i < n; i++) {
+		const char *metric, *key;
+		size_t off, off2;
+		CHECK(policy_cluster_key(i, &metric, &key, &off) == 0);
+		for (size_t k = 0; k < i; k++) {
+			const char *m2, *k2;
+			CHECK(policy_cluster_key(k, &m2, &k2, &off2) == 0 && off2 != off);
+		}
+		char text[512], err[256] = "";
+		int word = !strcmp(key, "unmeasured");
+		snprintf(text, sizeof text, "name: t\nrules:\n  - {metric: memcpy.h2d.pinned.gbps, min: 1}\ncluster:\n"
+			 "  - metric: %s\n    %s: %s\n", metric, key, word ? "reported" : "1");
+		struct policy *p = NULL;
+		CHECK(parse(text, err, sizeof err, &p) == 0);
+		if (!p) {
+			fprintf(stderr, "%s %s: %s\n", metric, key, err);
+			continue;
+		}
+		struct policy_cluster want;
+		memset(&want, 0, sizeof want);
+		want.line = p->cluster.line;
+		want.bad_node_share = 1;   /* no share given: every pair */
+		*(double *)(void *)((char *)&want + off) = 1;   /* every field a double, a word's 0 or 1 */
+		CHECK(memcmp(&want, &p->cluster, sizeof want) == 0);
+		policy_free(p);
+		if (word)
+			continue;
+		snprintf(text, sizeof text, "name: t\nrules:\n  - {metric: memcpy.h2d.pinned.gbps, min: 1}\ncluster:\n"
+			 "  - metric: %s\n    %s: 1e12\n", metric, key);
+		CHECK(parse(text, err, sizeof err, &p) == -1 && strstr(err, "must be in") != NULL);
+	}
+	const char *metric, *key;
+	size_t off;
+	CHECK(policy_cluster_key(n, &metric, &key, &off) == -1);
+}
+
+TEST_MAIN(T(test_policy_cluster), T(test_policy_cluster_keys), T(test_policy_nodes_reported), T(test_policy_cluster_errors), T(test_analyse_healthy), T(test_analyse_bad_node),
 	  T(test_analyse_three), T(test_analyse_nccl), T(test_analyse_json_again),
 	  T(test_analyse_bad_link), T(test_analyse_two_nodes), T(test_analyse_presence), T(test_analyse_failed),
 	  T(test_analyse_straggler), T(test_analyse_allreduce))

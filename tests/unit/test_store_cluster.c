@@ -7,12 +7,15 @@
  *
  * `test_store_cluster --write DB KIND [UUID]` stores one made-up cluster run of KIND (reject:
  * four nodes, one bad node to drain, a bad link, a failed pair, no all-reduce; accept: three
- * nodes with an all-reduce curve; big: 100 nodes, one bad; huge: 1,024 nodes, every pair) into DB for the integration tests
+ * nodes with an all-reduce curve; big: 100 nodes, one bad; huge: 1,024 nodes, every pair; KIND-judged:
+ * the same judged by the analysis, as a real run stores it) into DB for the integration tests
  * (tests/integration/test_cluster_show.py, test_report_cluster.py) until `gpuvet cluster run`
  * stores real ones.  The figures are invented, shaped like a libfabric tcp run over veth.
  */
 #include "tests/unit/t.h"
 #include "common/cluster.h"
+#include "judge/cluster.h"
+#include "judge/policy.h"
 #include "results/store.h"
 
 #include <math.h>
@@ -52,6 +55,7 @@ static void add_metric(struct gv_cluster_node *n, const char *name, double v, in
 	snprintf(m->name, sizeof m->name, "%s", name);
 	m->value = v;
 	m->higher_better = hb;
+	m->remeasured = NAN;
 }
 
 /* Node i's fixed columns: host, address, its run, type. */
@@ -135,9 +139,16 @@ static struct gv_cluster *cluster_accept(const char *uuid)
 		fill_node(c, i, "gpu-%d");
 		c->nodes[i].ngpus = 8;
 		snprintf(c->nodes[i].gpu_model, sizeof c->nodes[i].gpu_model, "H100-SXM");
+		c->nodes[i].clock_skew_s = i ? 0.25 * i : 0;   /* #56: what the runtime measures */
+		c->nodes[i].link_gbps = 12.5;
+		snprintf(c->nodes[i].link_source, sizeof c->nodes[i].link_source, "libfabric efa rdmap%ds0 100 Gbps", i + 16);
 	}
+	c->nodes[1].metrics[0].remeasured = 183.5;
+	c->authenticated = 1;
+	c->deadline_s = 900;
 	fill_pairs(c, -1, -1, -1);
 	c->pair_median_gbps = 11.7;
+	c->pair_healthy_gbps = 11.8;
 	c->ar = calloc(8, sizeof *c->ar);
 	for (int i = 0; i < 8; i++) {
 		struct gv_cluster_ar_point *p = &c->ar[c->nar++];
@@ -213,6 +224,8 @@ static void check_same(const struct gv_cluster *a, const struct gv_cluster *b)
 	CHECK_STR(a->ar_why, b->ar_why);
 	CHECK_STR(a->stated_source, b->stated_source);
 	CHECK(a->nnodes == b->nnodes && a->nrounds == b->nrounds && a->verdict == b->verdict);
+	CHECK(a->authenticated == b->authenticated && same_num(a->deadline_s, b->deadline_s));
+	CHECK(same_num(a->pair_healthy_gbps, b->pair_healthy_gbps));
 	CHECK(same_num(a->stated_gbps, b->stated_gbps) && same_num(a->pair_median_gbps, b->pair_median_gbps));
 	for (int i = 0; i < a->nnodes && i < b->nnodes; i++) {
 		const struct gv_cluster_node *x = &a->nodes[i], *y = &b->nodes[i];
@@ -220,10 +233,13 @@ static void check_same(const struct gv_cluster *a, const struct gv_cluster *b)
 		CHECK(!strcmp(x->host, y->host) && !strcmp(x->addr, y->addr) && !strcmp(x->run_uuid, y->run_uuid));
 		CHECK(!strcmp(x->provider, y->provider) && !strcmp(x->instance_type, y->instance_type));
 		CHECK(!strcmp(x->gpu_model, y->gpu_model) && !strcmp(x->why, y->why));
+		CHECK(same_num(x->clock_skew_s, y->clock_skew_s) && same_num(x->link_gbps, y->link_gbps));
+		CHECK_STR(x->link_source, y->link_source);
 		CHECK(x->nmetrics == y->nmetrics);
 		for (size_t m = 0; m < x->nmetrics && m < y->nmetrics; m++)
 			CHECK(!strcmp(x->metrics[m].name, y->metrics[m].name) &&
 			      same_num(x->metrics[m].value, y->metrics[m].value) &&
+			      same_num(x->metrics[m].remeasured, y->metrics[m].remeasured) &&
 			      x->metrics[m].higher_better == y->metrics[m].higher_better);
 	}
 	CHECK(a->npairs == b->npairs && a->nar == b->nar && a->nfindings == b->nfindings);
@@ -400,6 +416,63 @@ static void test_migrate_from_7(void)
 	CHECK(count(p, "SELECT count(*) FROM metrics") == 1 && count(p, "SELECT count(*) FROM clusters") == 1);
 }
 
+/*
+ * A schema-8 store (this schema without #56's columns) reads read-only as it is, those figures
+ * unknown; read-write it migrates to the current schema and keeps its cluster run; a store set back to 8 by hand,
+ * its columns still there, migrates too (a column is added only where missing).
+ */
+static void test_migrate_from_8(void)
+{
+	const char *p = tmp_db("v8.db");
+	struct store *s;
+	struct gv_cluster *a = cluster_accept(NULL), *got = NULL;
+	CHECK(store_open(p, &s) == STORE_OK && store_put_cluster(s, a) == STORE_OK);
+	store_close(s);
+	sqlite3 *db;
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "ALTER TABLE clusters DROP COLUMN authenticated; ALTER TABLE clusters DROP COLUMN deadline_s;"
+			   " ALTER TABLE clusters DROP COLUMN pair_healthy_gbps;"
+			   " ALTER TABLE cluster_nodes DROP COLUMN clock_skew_s; ALTER TABLE cluster_nodes DROP COLUMN link_gbps;"
+			   " ALTER TABLE cluster_nodes DROP COLUMN link_source; ALTER TABLE cluster_metrics DROP COLUMN remeasured;"
+			   " PRAGMA user_version=8", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(store_open_readonly(p, &s) == STORE_OK);
+	if (s) {
+		CHECK(store_schema_version(s) == 8 && store_load_cluster(s, NULL, &got) == 0);
+		CHECK(got && got->authenticated == 0 && isnan(got->deadline_s) && isnan(got->nodes[1].clock_skew_s) &&
+		      isnan(got->nodes[1].link_gbps) && !got->nodes[1].link_source[0] && isnan(got->nodes[1].metrics[0].remeasured));
+		CHECK(got && got->nodes[1].metrics[0].value == a->nodes[1].metrics[0].value);
+		gv_cluster_free(got);
+		got = NULL;
+		store_close(s);
+	}
+	CHECK(count(p, "PRAGMA user_version") == 8);
+	for (int again = 0; again < 2; again++) {
+		CHECK(store_open(p, &s) == STORE_OK);   /* read-write: migrated (the second time: set back, columns kept) */
+		if (!s)
+			break;
+		CHECK(store_schema_version(s) == STORE_SCHEMA_VERSION && store_load_cluster(s, UUID_ACCEPT, &got) == 0);
+		CHECK(got && isnan(got->nodes[1].clock_skew_s) && got->nodes[2].ngpus == 8);
+		gv_cluster_free(got);
+		got = NULL;
+		struct gv_cluster *b = cluster_accept("c1a5e7e1-0b5e-4a11-9d3a-5e7e1000000b");
+		if (again)
+			snprintf(b->uuid, sizeof b->uuid, "c1a5e7e1-0b5e-4a11-9d3a-5e7e1000000c");
+		CHECK(store_put_cluster(s, b) == STORE_OK && store_load_cluster(s, b->uuid, &got) == 0);
+		if (got)
+			check_same(b, got);   /* the new columns round-trip */
+		gv_cluster_free(got);
+		got = NULL;
+		gv_cluster_free(b);
+		store_close(s);
+		CHECK(count(p, "PRAGMA user_version") == STORE_SCHEMA_VERSION);
+		CHECK(sqlite3_open(p, &db) == SQLITE_OK && sqlite3_exec(db, "PRAGMA user_version=8", NULL, NULL, NULL) == SQLITE_OK);
+		sqlite3_close(db);
+	}
+	CHECK(count(p, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'") == 0);
+	gv_cluster_free(a);
+}
+
 static int count_row(void *ud, const struct store_cluster_row *r)
 {
 	int *n = ud;
@@ -510,15 +583,38 @@ static void test_put_under_malloc_failure(void)
 	sqlite3_initialize();
 }
 
+/*
+ * KIND-judged: its findings, verdict, median and stated rate made by the analysis under the built-in
+ * policy, as `gpuvet cluster run` would store them (what `cluster import` derives again and accepts).
+ */
+static int judged(struct gv_cluster *c)
+{
+	struct policy *p = NULL;
+	char err[256];
+	int rc = policy_load(NULL, &p, err, sizeof err) || cluster_analyse(c, p, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "test_store_cluster: %s\n", err);
+	policy_free(p);
+	return rc;
+}
+
 /* --write DB KIND [UUID]: one made-up cluster run into DB, for the integration tests. */
 static int write_one(const char *db, const char *kind, const char *uuid)
 {
-	struct gv_cluster *c = !strcmp(kind, "reject") ? cluster_reject(uuid) : !strcmp(kind, "accept") ?
-		cluster_accept(uuid) : !strcmp(kind, "big") ? cluster_big() : !strcmp(kind, "huge") ? cluster_huge() : NULL;
-	struct store *s;
+	size_t l = strlen(kind);
+	int judge = l > 7 && !strcmp(kind + l - 7, "-judged");
+	char base[32];
+	snprintf(base, sizeof base, "%.*s", (int)(judge ? l - 7 : l), kind);
+	struct gv_cluster *c = !strcmp(base, "reject") ? cluster_reject(uuid) : !strcmp(base, "accept") ?
+		cluster_accept(uuid) : !strcmp(base, "big") ? cluster_big() : !strcmp(base, "huge") ? cluster_huge() : NULL;
+	struct store *s = NULL;
 	if (!c) {
-		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big, huge)\n", kind);
+		fprintf(stderr, "test_store_cluster: unknown kind '%s' (reject, accept, big, huge, each also -judged)\n", kind);
 		return 2;
+	}
+	if (judge && judged(c)) {
+		gv_cluster_free(c);
+		return 1;
 	}
 	int rc = store_open(db, &s);
 	if (rc == STORE_OK)
@@ -535,7 +631,7 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "--write"))
 		return write_one(argv[2], argv[3], argc > 4 ? argv[4] : NULL);
 	static const struct t_case cases[] = {
-		T(test_round_trip), T(test_dup_left_alone), T(test_migrate_from_7), T(test_merge),
+		T(test_round_trip), T(test_dup_left_alone), T(test_migrate_from_7), T(test_migrate_from_8), T(test_merge),
 		T(test_put_under_malloc_failure),
 	};
 	int passed = 0, failed = 0;
