@@ -71,26 +71,29 @@ enum cost_arch cost_arch_of(const char *k)
  * Of the sustained GEMM rate of the job's dtype (the reference of common/gpus.c, or what the type's runs
  * measured) a step achieves, in the FLOPs convention of cost_model.c.  Each row: its fitting cases (ids of
  * judge/cost_published.csv, marked fitted there), the value being the geometric mean of what they need.
+ * Fitted against the 2026-11-22 references (H100-SXM 746 bf16 / 1565 fp8, H200 823.1 / 1568.1) and carried
+ * over to the median references of issue 58 (688.9 / 1314.5, 680.3 / 1280.6) by the geometric mean of old /
+ * new over each row's fitting cases: the same tokens/s on the fitting GPUs, within 0.1-1.5 % elsewhere.
  */
 const struct cost_eff cost_effs[] = {
-	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 0, 0.570, "foundry-h100-7b-2k, foundry-h100-13b-2k",
-	  FOUNDRY " (H100 80GB BF16, 8 GPUs); gpuvet's own H100 job-cost step 0.524 (tests/fixtures/gpu/h100-2026-11-25)" },
-	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 1, 0.316, "titan-h100-8b-fp8",
+	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 0, 0.617, "foundry-h100-7b-2k, foundry-h100-13b-2k",
+	  FOUNDRY " (H100 80GB BF16, 8 GPUs); gpuvet's own H100 job-cost step 0.567 (tests/fixtures/gpu/h100-2026-11-25)" },
+	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 1, 0.376, "titan-h100-8b-fp8",
 	  TITAN " table 1 (FSDP + torch.compile + Float8, Llama 3.1 8B, 8 GPUs): Float8 only on nn.Linear" },
 	{ STACK_PYTORCH, COST_TRAIN, ARCH_AMPERE, 0, 0.715, "foundry-a100-7b-2k, foundry-a100-13b-2k",
 	  FOUNDRY " (A100 80GB BF16, 8 GPUs)" },
-	{ STACK_PYTORCH, COST_LORA, ARCH_HOPPER, 0, 0.61, "automodel-8b-lora",
-	  AUTOMODEL " (LoRA, DGX-H100 BF16); gpuvet's own H100 job-cost step 0.436" },
-	{ STACK_MEGATRON, COST_TRAIN, ARCH_HOPPER, 1, 0.508, "nemo-llama2-7b, mbridge-8b",
+	{ STACK_PYTORCH, COST_LORA, ARCH_HOPPER, 0, 0.661, "automodel-8b-lora",
+	  AUTOMODEL " (LoRA, DGX-H100 BF16); gpuvet's own H100 job-cost step 0.472" },
+	{ STACK_MEGATRON, COST_TRAIN, ARCH_HOPPER, 1, 0.605, "nemo-llama2-7b, mbridge-8b",
 	  NEMO " and " MBRIDGE ", DGX-H100 FP8" },
 	{ STACK_MEGATRON, COST_TRAIN, ARCH_BLACKWELL, 1, 0.498, "mbridge-b200-8b", MBRIDGE ", DGX-B200 FP8" },
-	{ STACK_MEGATRON, COST_LORA, ARCH_HOPPER, 1, 0.53, "nemo-llama2-7b-lora", NEMO " (finetuning, LoRA FP8)" },
-	{ STACK_TRTLLM, COST_INFER, ARCH_HOPPER, 1, 0.645, "trt10-h100-8b-128-128, trt10-h200-8b-1000-1000",
+	{ STACK_MEGATRON, COST_LORA, ARCH_HOPPER, 1, 0.631, "nemo-llama2-7b-lora", NEMO " (finetuning, LoRA FP8)" },
+	{ STACK_TRTLLM, COST_INFER, ARCH_HOPPER, 1, 0.779, "trt10-h100-8b-128-128, trt10-h200-8b-1000-1000",
 	  TRT10 " (FP8, trtllm-bench max throughput)" },
 	{ STACK_TRTLLM, COST_INFER, ARCH_AMPERE, 0, 0.75, "trt09-a100-mistral-128-128", TRT09 " (A100 FP16)" },
-	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 1, 0.53, "vllm-sm-h200-8b-10000-500",
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 1, 0.649, "vllm-sm-h200-8b-10000-500",
 	  VLLMSM " (H200, Llama 3.1 8B FP8 weights, 50 requests of 10,000 + 500 tokens)" },
-	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 0, 0.59, "vllm-sm-h200-32b-10000-500",
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 0, 0.714, "vllm-sm-h200-32b-10000-500",
 	  VLLMSM " (2x H200, QwQ-32B BF16 TP2, 50 requests of 10,000 + 500 tokens)" },
 };
 const size_t cost_effs_count = sizeof cost_effs / sizeof cost_effs[0];
