@@ -28,6 +28,33 @@ static void print_gpu(FILE *out, const json_t *item)
 		fprintf(out, "gpu %lld", (long long)g);
 }
 
+/*
+ * "        threshold: TEXT" under a check, broken at spaces so no line passes 160 columns (the terminal promise);
+ * the continuation lines indented under TEXT.
+ */
+static void print_detail(FILE *out, const char *label, const char *text)
+{
+	const size_t width = 160, indent = 8 + strlen(label) + 2;
+	size_t col = indent;
+	fprintf(out, "        %s: ", label);
+	text += strspn(text, " ");
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + w > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, w, out);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 /* The root cause of an unmeasurable verdict: the entry with neither metric nor flag (no GPU at all), else NULL. */
 static const json_t *root_cause(const json_t *unm)
 {
@@ -113,20 +140,21 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		fprintf(out, "CANNOT MEASURE: %s\n", why);
 	json_array_foreach(failed, i, e) {
 		if (json_object_get(e, "flag")) {
-			fprintf(out, "  FAIL  flag %s (%s): %s\n        threshold: %s\n", jstr(e, "flag"), jstr(e, "severity"),
-				jstr(e, "message"), jstr(e, "source"));
+			fprintf(out, "  FAIL  flag %s (%s): %s\n", jstr(e, "flag"), jstr(e, "severity"), jstr(e, "message"));
+			print_detail(out, "threshold", jstr(e, "source"));
 			if (*jstr(e, "remediation"))
 				fprintf(out, "        what to do: %s\n", jstr(e, "remediation"));
 		} else if (!strcmp(jstr(e, "kind"), "bench")) {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
-			fprintf(out, "): %s\n        threshold: %s\n", jstr(e, "reason"), jstr(e, "source"));
+			fprintf(out, "): %s\n", jstr(e, "reason"));
+			print_detail(out, "threshold", jstr(e, "source"));
 		} else {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
-			fprintf(out, ") = %.4g %s, needs %s %.4g %s\n        threshold: %s\n",
-				json_number_value(json_object_get(e, "value")), jstr(e, "unit"), jstr(e, "op"),
-				json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "source"));
+			fprintf(out, ") = %.4g %s, needs %s %.4g %s\n", json_number_value(json_object_get(e, "value")),
+				jstr(e, "unit"), jstr(e, "op"), json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"));
+			print_detail(out, "threshold", jstr(e, "source"));
 		}
 	}
 	/* no GPU at all: one line names what could not be measured, the cause is said once above */

@@ -268,3 +268,20 @@ def write_cluster(db, kind, cid=None):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
     assert p.returncode == 0, (cmd, p.stdout, p.stderr)
     return cid or CLUSTER_UUIDS[kind]
+
+
+DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")
+
+
+def gpu_reference(key, metric="gemm.bf16.tflops"):
+    """A model's one reference figure as common/gpus.c gives it (gpu_references[]: given_tflops per dtype,
+    h2d_gbps, d2h_gbps), read from the source, so a test holds what the reference is, not an old number."""
+    import re
+    src = (Path(__file__).resolve().parent.parent / "common" / "gpus.c").read_text()
+    row = re.search(r'\{ \.key = "%s",(.*?)\.source' % re.escape(key), src[src.index("gpu_references[] = {"):], re.S)
+    assert row, key
+    if metric.startswith("gemm."):
+        given = [float(x) for x in re.search(r"\.given_tflops = \{([^}]*)\}", row.group(1)).group(1).split(",")]
+        return given[DTYPES.index(metric.split(".")[1])]
+    field = {"memcpy.h2d.pinned.gbps": "h2d_gbps", "memcpy.d2h.pinned.gbps": "d2h_gbps"}[metric]
+    return float(re.search(r"\.%s = ([0-9.]+)" % field, row.group(1)).group(1))

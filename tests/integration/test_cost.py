@@ -11,10 +11,11 @@ import statistics
 import pytest
 
 from conftest import FIXTURES
+from helpers import gpu_reference
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
 QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
-H100_REF_BF16 = 746.0   # common/gpus.c, the H100-SXM reference
+H100_REF_BF16 = gpu_reference("H100-SXM")   # common/gpus.c, the H100-SXM reference
 FIELDS = ("provider", "instance_type", "region", "gpu_model", "gpu_count", "instances", "fits",
           "tokens_per_s_per_gpu", "tokens_per_s_per_gpu_low", "tokens_per_s_per_gpu_high",
           "usd_per_million_tokens", "usd_per_million_tokens_low", "usd_per_million_tokens_high",
