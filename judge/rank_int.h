@@ -47,7 +47,11 @@ struct sku {
 	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
 	double other_usd_h;
 	/* where (judge/rank_price.c) */
-	char *run_region;       /* the region its runs were tagged with (the first run's); NULL none */
+	char *run_region;       /* the region most of its runs were tagged with (the first such); NULL none */
+	/* every region its runs came from, with how many (the first RANK_RUN_REGIONS; the rest counted in rr_more) */
+#define RANK_RUN_REGIONS 6
+	struct { char name[40]; int runs; } rr[RANK_RUN_REGIONS];
+	int nrr, rr_more;
 	char zone[64];          /* spot: the region's lowest zone the price is of */
 	char price_note[192];   /* "priced at R2; no price in R" when not priced where it ran */
 	/* runs */
@@ -154,12 +158,18 @@ struct rank_unpriced {
 int rank_rankable(const char *m);
 /* The metric's instance-level row is already per GPU (a link or a rank), not an instance total. */
 int rank_per_gpu_scope(const char *m);
+/*
+ * The metric is the GPUs' (its bench needs a GPU: gemm, memcpy, allreduce, soak, ingest): another type's GPUs of
+ * the same model, or the model's reference, estimate it.  Else it is the host's (host memory, JPEG decode, NVMe,
+ * object store): no other instance type tells it, and it never scales with the GPU count (issue 58 item 9).
+ */
+int rank_of_the_gpus(const char *m);
 double rank_sku_gpus(const struct sku *k);
 const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
-/* qsort's order of the rows: catalogued before custom, measured before estimates, value per dollar, then names. */
+/* qsort's order of the rows: catalogued before custom, then value per dollar (measured first on a tie), then names. */
 int rank_cmp_rows(const void *a, const void *b);
 
 /* judge/rank_value.c */

@@ -26,7 +26,8 @@ static const struct gv_opt rank_opts[] = {
 	{ .name = "per", .has_arg = required_argument, .val = 'p', .arg = "instance|gpu",
 	  .help = "value per instance-hour (default) or per GPU over the price per " "GPU-hour" },
 	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
-	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference; "
+	  .help = "also list priced types never measured, ranked with the measured ones by value per dollar, marked: "
+		  "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference; "
 	  "those without a price in the market are listed under the table with why" },
 	GV_OPT_ROW_INCLUDE_FLAGGED('f'),
 	GV_OPT_ROW_MAX_AGE('a'),
@@ -113,6 +114,26 @@ static void print_other_profiles(json_t *row)
 	}
 }
 
+/* A type measured in more than one region: every region under its row, with its runs ("runs in us-west-2 (6), ..."). */
+static void print_run_regions(json_t *row)
+{
+	json_t *rr = json_object_get(row, "run_regions"), *e;
+	size_t i;
+	char line[1024];
+	size_t n = 0;
+	if (json_array_size(rr) < 2)
+		return;
+	n += (size_t)snprintf(line, sizeof line, "     runs in");
+	json_array_foreach(rr, i, e)
+		if (n < sizeof line)
+			n += (size_t)snprintf(line + n, sizeof line - n, "%s %s (%lld)", i ? "," : "",
+					      json_is_string(json_object_get(e, "region")) ? str(e, "region") : "other regions",
+					      (long long)json_integer_value(json_object_get(e, "runs")));
+	if (n < sizeof line)
+		snprintf(line + n, sizeof line - n, "; priced in %s", str(row, "region")[0] ? str(row, "region") : "(any)");
+	gv_table_line(line, 0);
+}
+
 /*
  * The price a row used, as a number into the list of price sources printed under the table
  * ("[1] import:deal.csv, captured 2026-11-01"): a column of a few characters, however long the
@@ -149,42 +170,6 @@ static void print_sources(json_t *srcs)
 		ident_escape(json_string_value(json_array_get(e, 1)), at, sizeof at);
 		printf("  [%zu] %s, captured %s\n", i + 1, src, at[0] ? at : "(date unknown)");
 	}
-}
-
-/* A terminal table's widest line: the rest behind --wide (and in --json). */
-#define TABLE_WIDTH 160
-
-/* line, cut to TABLE_WIDTH columns with "..." unless wide (never inside a UTF-8 character) */
-static void emit(const char *line, int wide)
-{
-	size_t n = strlen(line), cut = TABLE_WIDTH - 3;
-	if (wide || n <= TABLE_WIDTH) {
-		printf("%s\n", line);
-		return;
-	}
-	while (cut > 0 && ((unsigned char)line[cut] & 0xC0) == 0x80)
-		cut--;
-	printf("%.*s...\n", (int)cut, line);
-}
-
-/* A paragraph under a table, broken at spaces to fit TABLE_WIDTH columns. */
-static void wrapped(const char *text)
-{
-	const char *p = text, *nl;
-	while ((nl = strchr(p, '\n')) && nl - p <= TABLE_WIDTH) {
-		printf("%.*s\n", (int)(nl - p), p);
-		p = nl + 1;
-	}
-	while (strlen(p) > TABLE_WIDTH) {
-		const char *sp = p + TABLE_WIDTH;
-		while (sp > p && *sp != ' ')
-			sp--;
-		if (sp == p)
-			break;
-		printf("%.*s\n", (int)(sp - p), p);
-		p = sp + 1;
-	}
-	printf("%s\n", p);
 }
 
 struct rank_view {
@@ -248,7 +233,8 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 		n += (size_t)snprintf(line + n, sizeof line - n, " %-15s", spread);
 	if (n < sizeof line)
 		snprintf(line + n, sizeof line - n, " %s", flags[0] ? flags : "-");
-	emit(line, v->wide);
+	gv_table_line(line, v->wide);
+	print_run_regions(row);
 	print_other_profiles(row);
 	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
 		printf("     ^ %s\n", str(row, "price_note"));
@@ -325,7 +311,7 @@ static void print_table(json_t *r, int wide)
 	if (v.wide)
 		n += (size_t)snprintf(head + n, sizeof head - n, " %-15s", "MIN-MAX");
 	snprintf(head + n, sizeof head - n, " %s", "FLAGS / BASIS");
-	emit(head, 1);
+	gv_table_line(head, 1);
 	json_t *srcs = json_array();
 	json_array_foreach(rows, i, row)
 		print_row(row, &v, srcs);
@@ -340,14 +326,14 @@ static void print_table(json_t *r, int wide)
 				 ranking_spot ? ": " RANK_SPOT_NOTE : "",
 				 json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components") ?
 				 "; score = weighted mean of the components over fixed units (docs/ranking.md)" : "");
-	wrapped(note);
+	gv_table_note(note);
 	free(note);
-	wrapped("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = "
+	gv_table_note("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = "
 		"quick runs (not shown to equal the sustained figure); estimate = never measured on the type; one row per "
 		"type, its other profiles under it (docs/ranking.md)");
 	if (any_est)
-		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets "
-		       "(--wide: in full)\n");
+		printf("est. = estimate, not measured: ranked with the measured types by value per dollar, its basis in "
+		       "brackets (--wide: in full)\n");
 	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
 	if (left)
 		printf("%lld run(s) with critical flags left out (--include-flagged to count them)\n", (long long)left);
@@ -355,8 +341,8 @@ static void print_table(json_t *r, int wide)
 	json_t *unranked = json_object_get(r, "unranked");
 	if (json_array_size(unranked))
 		printf("%zu priced instance type(s) without an estimate:\n", json_array_size(unranked));
-	json_array_foreach(unranked, i, row)
-		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
+	for (i = 0; i < json_array_size(unranked);)   /* a provider's types with one why: one line */
+		i = gv_print_unpriced(unranked, i);
 }
 
 int cmd_rank(int argc, char **argv, const struct gv_global *g)

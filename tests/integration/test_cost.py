@@ -92,7 +92,11 @@ def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
     # --gpus 1: only one-GPU types fit, the others say why
     assert all(r["gpu_count"] == 1 for r in res["rows"] if r["fits"])
     assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"] and row(res, "p5.48xlarge")["bound"] is None
-    assert res["rows"][0]["estimate"] is False      # measured before estimates
+    # ranked by $/Mtok, measured and estimated together (#58 item 10): rank 1 is the cheapest row
+    ranked = [r for r in res["rows"] if r["fits"]]
+    assert [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
+    usd = [r["usd_per_million_tokens"] for r in ranked]
+    assert usd == sorted(usd) and {r["estimate"] for r in ranked} == {True, False}
     table = gpuvet(*args[:-1], check=0).stdout
     assert f"measured, {len(QUICK)} quick run(s)" in table and "est." in table
 
