@@ -54,6 +54,8 @@ struct sku {
 	int nrr, rr_more;
 	char zone[64];          /* spot: the region's lowest zone the price is of */
 	char price_note[192];   /* "priced at R2; no price in R" when not priced where it ran */
+	char dearer_note[192];  /* ranking spot: the spot price is dearer than on-demand for the type (rank_price.c) */
+	char band_note[256];    /* its price outside its GPU model's plausible band (rank_price_bands) */
 	/* runs */
 	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
@@ -243,6 +245,9 @@ long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows);
 /* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
  * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
 json_t *rank_stale_json(struct sku *const *order, size_t n);
+json_t *rank_undated_json(struct sku *const *order, size_t n);
+/* The kept rows' prices against their GPU models' plausible bands (band_note); 0, or -1 with c->err. */
+int rank_price_bands(struct ctx *c, struct sku *const *order, size_t n);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

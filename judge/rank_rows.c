@@ -4,6 +4,7 @@
  * docs/ranking.md is the user's account of every field).
  */
 #include "judge/rank_int.h"
+#include "pricing/catalog.h"
 #include "judge/identity.h"
 #include "benches/bench.h"
 #include "common/gpus.h"
@@ -213,6 +214,8 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	json_object_set_new(row, "currency", json_string("USD"));
 	json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
 	json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
+	/* false: price_captured_at is the day an undated snapshot was copied, not the price's own date */
+	json_object_set_new(row, "price_date_known", json_boolean(!k->source || price_source_dated(k->source)));
 	json_object_set_new(row, "value", json_real(k->value));
 	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
 	json_object_set_new(row, "runs",
@@ -229,6 +232,8 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	json_object_set_new(row, "run_region", !k->estimate && k->run_region ? json_string(k->run_region) : json_null());
 	json_object_set_new(row, "run_regions", run_regions_json(k));
 	json_object_set_new(row, "price_note", k->price_note[0] ? json_string(k->price_note) : json_null());
+	json_object_set_new(row, "spot_dearer_note", k->dearer_note[0] ? json_string(k->dearer_note) : json_null());
+	json_object_set_new(row, "price_band_note", k->band_note[0] ? json_string(k->band_note) : json_null());
 	market_columns(c, k, row);
 	memory_columns(c, k, row);
 	rank_basis_columns(k, row);

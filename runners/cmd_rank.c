@@ -165,10 +165,12 @@ static void print_sources(json_t *srcs)
 		return;
 	printf("SRC: where each row's price comes from:\n");
 	json_array_foreach(srcs, i, e) {
-		char src[1024], at[64];
+		char src[1024];
 		ident_escape(json_string_value(json_array_get(e, 0)), src, sizeof src);
-		ident_escape(json_string_value(json_array_get(e, 1)), at, sizeof at);
-		printf("  [%zu] %s, captured %s\n", i + 1, src, at[0] ? at : "(date unknown)");
+		char words[96];
+		printf("  [%zu] %s, %s\n", i + 1, src,
+		       price_date_words(json_string_value(json_array_get(e, 0)), json_string_value(json_array_get(e, 1)),
+					words, sizeof words));
 	}
 }
 
@@ -212,13 +214,14 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 	human(val, sizeof val, num(row, "value"));
 	human(vpd, sizeof vpd, num(row, "value_per_dollar"));
 	size_t sn = source_number(srcs, row);
-	if (sn)
-		snprintf(src, sizeof src, "[%zu]", sn);
+	if (sn)   /* a spot price whose date is unknown (an undated snapshot's): marked, said under the table */
+		snprintf(src, sizeof src, "[%zu]%s", sn, v->ranking_spot && json_is_false(json_object_get(row,
+			 "price_date_known")) ? "?" : "");
 	n = (size_t)snprintf(line, sizeof line, "%-4lld %-8s %-23s %-12s %-13s ",
 			     (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"),
 			     str(row, "instance_type"), region[0] ? region : "(any)", gpus);
 	n += (size_t)snprintf(line + n, sizeof line - n, "%-8s ", prof ? prof : "-");
-	n += (size_t)snprintf(line + n, sizeof line - n, "%-9s %8.4f %-3s %8s %8s", str(row, "basis"),
+	n += (size_t)snprintf(line + n, sizeof line - n, "%-9s %8.4f %-4s %7s %8s", str(row, "basis"),
 			      num(row, "price_per_hour"), src, val, vpd);
 	if (v->spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
@@ -238,6 +241,13 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 	print_other_profiles(row);
 	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
 		printf("     ^ %s\n", str(row, "price_note"));
+	if (json_is_string(json_object_get(row, "spot_dearer_note")))   /* spot dearer than on-demand: named */
+		printf("     ^ %s\n", str(row, "spot_dearer_note"));
+	if (json_is_string(json_object_get(row, "price_band_note"))) {   /* an outlier price: named */
+		char *l = gv_asprintf("     ^ %s", str(row, "price_band_note"));
+		gv_table_wrap(l, 7);
+		free(l);
+	}
 }
 
 /*
@@ -302,7 +312,7 @@ static void print_table(json_t *r, int wide)
 	size_t n = (size_t)snprintf(head, sizeof head, "%-4s %-8s %-23s %-12s %-13s ", "RANK", "PROVIDER",
 				    "INSTANCE TYPE", "REGION", "GPUS");
 	n += (size_t)snprintf(head + n, sizeof head - n, "%-8s ", "PROFILE");
-	n += (size_t)snprintf(head + n, sizeof head - n, "%-9s %8s %-3s %8s %8s", "BASIS", phead, "SRC", "VALUE",
+	n += (size_t)snprintf(head + n, sizeof head - n, "%-9s %8s %-4s %7s %8s", "BASIS", phead, "SRC", "VALUE",
 			      per_gpu ? "PER $/GPU-h" : "PER $/h");
 	if (v.spot_cols)
 		n += (size_t)snprintf(head + n, sizeof head - n, " %9s %12s", ranking_spot ? "OD $/h" : "SPOT $/h",
@@ -391,6 +401,12 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 	}
 	size_t i;
 	json_t *st;
+	if (o.market && !strcmp(o.market, "spot") && !json)   /* spot prices change hourly: a copy date is no age */
+		json_array_foreach(json_object_get(r, "undated_prices"), i, st)
+			fprintf(stderr, "gpuvet: note: %s spot prices used here (%s) are of unknown age (marked ?): copied on %s "
+				"from a snapshot whose own date is unknown, and spot prices change every few hours; `gpuvet "
+				"prices update` fetches current ones\n", str(st, "provider"), str(st, "source"),
+				str(st, "copied_at"));
 	json_array_foreach(json_object_get(r, "stale_prices"), i, st) /* once per provider and date */
 		fprintf(stderr, "gpuvet: warning: %s prices used here (%s) were captured on %s, %lld days ago (older than"
 			" %d days): refresh with `gpuvet prices update`, import newer ones, or leave them out with"
