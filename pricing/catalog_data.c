@@ -44,7 +44,7 @@ const char *price_date_words(const char *source, const char *captured_at, char *
 	else if (!price_source_dated(source))
 		snprintf(buf, n, "copied %.10s, source date unknown", captured_at);
 	else
-		snprintf(buf, n, "captured %.10s", captured_at);
+		snprintf(buf, n, "captured %s", captured_at);
 	return buf;
 }
 

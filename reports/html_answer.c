@@ -27,7 +27,7 @@
 /*
  * How a run stands under the page's policy, in one word or three, and its CSS class: a verdict
  * word ("Healthy", "Reject") only where that policy's verdict was recorded here (judge/standing.h);
- * otherwise what is true (no GPU measured, or the policy's verdict as a preview, not gated).
+ * otherwise what is true (no GPU measured, or the policy's verdict as a preview, not judged).
  */
 static const char *health_word(const struct run_sum *r, const struct standing *st, const char **cls)
 {
@@ -36,8 +36,8 @@ static const char *health_word(const struct run_sum *r, const struct standing *s
 	case STANDING_NO_GPU: *cls = "warn"; return "No GPU measured on this machine";
 	case STANDING_REJECTED: return "Reject";
 	case STANDING_WOULD_REJECT: return "Would be rejected";
-	case STANDING_UNMEASURABLE: *cls = "warn"; return "Not judged";
-	case STANDING_WOULD_UNMEASURABLE: *cls = "warn"; return "Could not be judged";
+	case STANDING_UNMEASURABLE: *cls = "warn"; return "Unmeasurable";
+	case STANDING_WOULD_UNMEASURABLE: *cls = "warn"; return "Would be unmeasurable";
 	case STANDING_WOULD_ACCEPT: *cls = "warn"; return "Would be accepted";
 	case STANDING_ACCEPTED: break;
 	}
@@ -57,13 +57,13 @@ static const char *health_word(const struct run_sum *r, const struct standing *s
 static const char *verdict_words(const char *v)
 {
 	if (!v)
-		return "not gated";
+		return "not judged";
 	if (!strcmp(v, "accept"))
 		return "accepted";
 	if (!strcmp(v, "reject"))
 		return "rejected";
 	if (!strcmp(v, "unmeasurable"))
-		return "could not be judged";
+		return "unmeasurable";
 	return v;
 }
 
@@ -116,7 +116,7 @@ static void run_words(FILE *f, const struct run_sum *r, const struct standing *s
 	} else if (st->kind != STANDING_NO_GPU) {
 		fputs(" (instance type unknown)", f);
 	}
-	fprintf(f, " (%s", st->kind == STANDING_NO_GPU ? "not judged" : st->kind >= STANDING_WOULD_ACCEPT ? "not gated" :
+	fprintf(f, " (%s", st->kind == STANDING_NO_GPU || st->kind >= STANDING_WOULD_ACCEPT ? "not judged" :
 		standing_words(st->kind));
 	json_t *tol = json_array_get(json_object_get(st->detail, "tolerated"), 0);
 	if (st->kind == STANDING_ACCEPTED && tol) {

@@ -166,7 +166,7 @@ void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page
 	fprintf(f, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>runs</div>"
 		   "<div class=\"card\"><b>%zu</b>instance types</div>"
 		   "<div class=\"card\"><b>%d</b>accepted</div><div class=\"card\"><b>%d</b>rejected</div>"
-		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not gated</div>",
+		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not judged</div>",
 		a->runs, nsku, a->verd[0], a->verd[1], a->verd[2], a->verd[3]);
 	if (a->incomplete)
 		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", a->incomplete);

@@ -262,6 +262,8 @@ struct store_list_row {
 	const char *finished_at;
 	int benches_ok, benches;   /* benches but the harness, and those that were ok */
 	int flags;
+	const char *verdict;       /* the latest verdict judged here (not imported), any policy; NULL none */
+	const char *raised;        /* its critical and warning flag codes, worst first, comma-joined; NULL none */
 };
 typedef int (*store_list_fn)(void *ud, const struct store_list_row *r);
 int store_each_list_row(struct store *s, store_list_fn fn, void *ud);

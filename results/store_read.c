@@ -265,13 +265,19 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 	 * one pass over each table above, or, for ids too sparse for an array,
 	 * from a range of a covering index per run.
 	 */
-	if (store_prepare(s, lc.c
-		? "SELECT " STORE_RUN_COLS ", r.finished_at, 0, 0, 0 FROM runs r ORDER BY r.started_at, r.id"
-		: "SELECT " STORE_RUN_COLS ", r.finished_at,"
-		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
-		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
-		  " (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
-		  " FROM runs r ORDER BY r.started_at, r.id", &st)) {
+	/* the verdict (imported ones are history: schema 6 marks them) and the flags a person reads in the list:
+	   an index range each (the verdicts' unique key and flags_run) */
+	char *sql = gv_asprintf("SELECT " STORE_RUN_COLS ", r.finished_at, %s,"
+		" (SELECT v.verdict FROM verdicts v WHERE v.run_id = r.id%s ORDER BY v.at DESC, v.id DESC LIMIT 1),"
+		" (SELECT group_concat(code, ',') FROM (SELECT DISTINCT f.code FROM flags f WHERE f.run_id = r.id"
+		"  AND f.severity IN ('critical', 'warning') ORDER BY f.severity = 'warning', f.code))"
+		" FROM runs r ORDER BY r.started_at, r.id", lc.c ? "0, 0, 0" :
+		"(SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
+		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
+		" (SELECT count(*) FROM flags f WHERE f.run_id = r.id)", store_schema_version(s) >= 6 ? " AND NOT v.imported" : "");
+	int prc = store_prepare(s, sql, &st);
+	free(sql);
+	if (prc) {
 		free(lc.c);
 		return STORE_ERR;
 	}
@@ -284,6 +290,8 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 			.benches = in ? lc.c[id][0] : sqlite3_column_int(st, 13),
 			.benches_ok = in ? lc.c[id][1] : sqlite3_column_int(st, 14),
 			.flags = in ? lc.c[id][2] : sqlite3_column_int(st, 15),
+			.verdict = (const char *)sqlite3_column_text(st, 16),
+			.raised = (const char *)sqlite3_column_text(st, 17),
 		};
 		r.run.status = shown_status(s, id, r.run.status);
 		if (fn(ud, &r))

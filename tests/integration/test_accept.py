@@ -146,7 +146,7 @@ def test_reject_wins_over_unmeasurable(gpuvet, tmp_path):
 def test_cpu_only_run_with_accept_exits_3(gpuvet):
     p = gpuvet("run", "--profile", "quick", "--accept")
     assert p.returncode == 3, p.stdout + p.stderr
-    assert "CANNOT MEASURE" in p.stdout
+    assert "UNMEASURABLE" in p.stdout
     assert "no gpu" in p.stdout or "driver" in p.stdout
     p = gpuvet("accept", check=3)
     run = gpuvet.json("results", "list", "--json")[0]
@@ -306,13 +306,13 @@ def test_run_gates_before_it_writes(gpuvet, tmp_path):
     assert p.returncode == 3, p.stderr                      # no GPU here: cannot measure
     fp = json.loads(p.stdout)                               # stdout is still one document
     assert [v["verdict"] for v in fp["verdicts"]] == ["unmeasurable"]
-    assert "CANNOT MEASURE" in p.stderr                     # the verdict's text beside it
+    assert "UNMEASURABLE" in p.stderr                     # the verdict's text beside it
     html = rep.read_text()
     assert "Not gated" not in html and "unmeasurable" in html
     # without --json the verdict follows the summary on stdout
     p = gpuvet("run", "--profile", "quick", "--bench", "gemm", "--accept")
     assert p.returncode == 3
-    assert p.stdout.index("CANNOT MEASURE") > p.stdout.index("gemm")
+    assert p.stdout.index("UNMEASURABLE") > p.stdout.index("gemm")
 
 
 @pytest.mark.parametrize("policy", sorted((ROOT / "contrib" / "policies").glob("*.yaml")),

@@ -95,7 +95,7 @@ def test_1_an_ungated_run_at_55_percent_is_a_preview_of_a_rejection(gpuvet, tmp_
     gpuvet("results", "import", scaled(tmp_path, 0.55), check=0)
     page = report(gpuvet, tmp_path)
     assert page.h1.startswith("Would be rejected: run 1, 1 \u00d7 H100-SXM"), page.h1
-    assert "not gated" in page.h1 and "not a recorded verdict" in page.h1 and "gemm.bf16.tflops" in page.h1
+    assert "not judged" in page.h1 and "not a recorded verdict" in page.h1 and "gemm.bf16.tflops" in page.h1
     assert page.h1_class == "bad" and "Healthy" not in page.h1
     # the clean capture, ungated: a preview too, never the green word
     gpuvet("results", "import", STANDARD, check=0)
@@ -138,7 +138,7 @@ def test_2_a_verdict_without_a_digest_is_not_current(gpuvet, tmp_path):
     with sqlite3.connect(gpuvet.db) as db:
         db.execute("UPDATE verdicts SET policy_digest = ''")
     page = report(gpuvet, tmp_path)
-    assert page.h1.startswith("Would be accepted: run 1") and "not gated" in page.h1, page.h1
+    assert page.h1.startswith("Would be accepted: run 1") and "not judged" in page.h1, page.h1
     assert "(accepted)" not in page.h1 and page.h1_class != "good"
     assert "no digest" in page.ids["answer"]
 

@@ -301,7 +301,7 @@ def test_report_counts_each_runs_verdict_flags_and_bf16_on_that_run(gpuvet, flee
     page = out.read_text()
     cards = dict((lab, int(v)) for v, lab in re.findall(r'<div class="card"><b>(\d+)</b>([a-z ]+)</div>', page))
     verdicts = list(latest.values())
-    assert (cards["accepted"], cards["rejected"], cards["unmeasurable"], cards["not gated"]) == \
+    assert (cards["accepted"], cards["rejected"], cards["unmeasurable"], cards["not judged"]) == \
         (verdicts.count("accept"), verdicts.count("reject"), verdicts.count("unmeasurable"), RUNS - len(verdicts))
     skus = page[page.index('id="skus"'):]
     skus = skus[:skus.index("</table>")]
