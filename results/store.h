@@ -142,6 +142,12 @@ int store_latest_run(struct store *s, int64_t *run_id);
 int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id);
 /* All run ids, oldest first; *ids is malloc'd. */
 int store_list_runs(struct store *s, int64_t **ids, size_t *n);
+/*
+ * The runs without a verdict of the policy with this digest judged here (an imported one is history), started
+ * at or after since (an ISO 8601 prefix; NULL: any), oldest first: what `accept --all` and `--since` gate.
+ * *ids malloc'd.  A store_rc.
+ */
+int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 

@@ -32,6 +32,20 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 	return store_step_ids(s, st, ids, n, "finding the fleet's accepted runs");
 }
 
+int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	*ids = NULL;
+	if (store_prepare(s,
+		"SELECT r.id FROM runs r WHERE (?2 IS NULL OR r.started_at >= ?2) AND NOT EXISTS (SELECT 1 FROM verdicts v "
+		"WHERE v.run_id = r.id AND v.policy_digest = ?1 AND v.imported = 0) ORDER BY r.started_at, r.id", &st))
+		return STORE_ERR;
+	sqlite3_bind_text(st, 1, digest ? digest : "", -1, SQLITE_TRANSIENT);
+	store_bind_text(st, 2, since);
+	return store_step_ids(s, st, ids, n, "finding the runs not yet judged");
+}
+
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
