@@ -163,11 +163,109 @@ static void headline_of(FILE *f, const char *tag, const struct run_sum *r, const
 	fprintf(f, "</%s>", tag);
 }
 
+/* ---- the fleet: more than one run, none asked for ---- */
+
+/* A count that links to its runs: a lone one to its row, several to the runs table filtered by word (report.js). */
+static void count_link(FILE *f, long n, int64_t lone, const char *filter, const char *words)
+{
+	char num[32];
+	snprintf(num, sizeof num, "%ld", n);
+	if (n == 1 && lone > 0)
+		fprintf(f, "<a href=\"#r-%lld\">", (long long)lone);
+	else if (n > 1)
+		fprintf(f, "<a href=\"#filter=runlist:%s\">", filter);
+	fprintf(f, "%s %s", num, words);
+	if (n >= 1 && (n > 1 || lone > 0))
+		fputs("</a>", f);
+}
+
+/*
+ * The page's heading when it covers more than one run: the fleet, its runs and instance types, how the page's
+ * policy judged them (each count a link to its runs), the class of its worst.  The newest run follows in the
+ * answer (rep_section_answer).
+ */
+static void fleet_headline(FILE *f, const struct rdoc *d)
+{
+	const struct rep_agg *a = &d->agg;
+	size_t types = rep_agg_types(a);
+	const char *cls = a->verd[1] ? "bad" : a->verd[2] || a->verd[3] ? "warn" : "good";
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s fleet\">Fleet: %zu runs of %zu instance type%s: ", cls, a->runs, types,
+		types == 1 ? "" : "s");
+	count_link(f, a->verd[0], a->verd_example[0], "accepted", "accepted");
+	fputs(", ", f);
+	count_link(f, a->verd[1], a->verd_example[1], "rejected", "rejected");
+	fputs(", ", f);
+	count_link(f, a->verd[2], a->verd_example[2], "unmeasurable", "unmeasurable");
+	fputs(", ", f);
+	count_link(f, a->verd[3], a->verd_example[3], "not%20judged", "not judged");
+	fputs("</h1>", f);
+}
+
+static int cmp_fc_worst(const void *x, const void *y)
+{
+	const struct rep_flag_count *a = x, *b = y;
+	if (a->sev != b->sev)
+		return a->sev - b->sev;
+	if (a->runs != b->runs)   /* the lone critical run first: the one to act on */
+		return a->runs - b->runs;
+	return strcmp(a->code, b->code);
+}
+
+/* Under the fleet's heading: why runs were rejected (the top reasons), and each critical and warning flag. */
+static void fleet_facts(FILE *f, const struct rdoc *d)
+{
+	const struct rep_agg *a = &d->agg;
+	struct rep_flag_count fc[sizeof a->fc / sizeof a->fc[0]];
+	size_t n = 0;
+	fputs("<div id=\"fleet\">", f);
+	if (d->nreasons) {
+		fputs("<p>Rejected for: ", f);
+		for (size_t i = 0; i < d->nreasons; i++) {
+			fputs(i ? "; " : "", f);
+			fputs("<code>", f);
+			html_esc(f, d->reasons[i].what);
+			fputs("</code> on ", f);
+			count_link(f, d->reasons[i].runs, d->reasons[i].example, "reject", d->reasons[i].runs == 1 ? "run" : "runs");
+		}
+		fputs(".</p>\n", f);
+	}
+	for (size_t k = 0; k < a->nfc; k++)
+		if (a->fc[k].sev <= 1)   /* critical and warning: info is no finding */
+			fc[n++] = a->fc[k];
+	qsort(fc, n, sizeof *fc, cmp_fc_worst);
+	if (n) {
+		fputs("<p>Flags: ", f);
+		for (size_t k = 0; k < n; k++) {
+			fputs(k ? "; " : "", f);
+			fprintf(f, "<b class=\"%s\">%s</b> <code>", rep_sev_name(fc[k].sev), rep_sev_name(fc[k].sev));
+			html_esc(f, fc[k].code);
+			fputs("</code> on ", f);
+			count_link(f, fc[k].runs, fc[k].example, fc[k].code, fc[k].runs == 1 ? "run" : "runs");   /* [A-Z0-9_] */
+			if (fc[k].runs == 1 && fc[k].example > 0)
+				fprintf(f, " (run %lld)", (long long)fc[k].example);
+		}
+		fputs(".</p>\n", f);
+	} else {
+		fputs("<p>No run raised a critical or warning flag.</p>\n", f);
+	}
+	fputs("<p class=\"muted\">The newest run:</p></div>\n", f);
+}
+
+/*
+ * The page's first heading, in this order (each kind its own function):
+ *   - the newest cluster run, when it is the store's newest item: its verdict (html_cluster.c; issue 56);
+ *   - more than one run and none asked for (--run): the fleet (fleet_headline), the newest run below it;
+ *   - else the run it is about (headline_of).
+ */
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	struct standing st;
 	json_t *fp;
 
+	if (pg->fleet) {
+		fleet_headline(f, d);
+		return;
+	}
 	if (!pg->top) {
 		fputs("<h1 id=\"verdict\">No run stored yet</h1>", f);
 		return;
@@ -368,8 +466,8 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 		if (v) {
 			char why[768];
 			fputs("<p class=\"why\">", f);
-			rep_badge(f, rep_jstr(v, "verdict"));
-			fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+			rep_badge(f, rep_jstr(v, "verdict"));   /* the verdict's word, then by whom */
+			fputs(" by ", f);
 			policy_words(f, p->name, p->source, p->digest);
 			fputs(": ", f);
 			html_esc(f, accept_reason_sentence(json_object_get(v, "detail"), rep_jstr(v, "verdict"), why, sizeof why));
@@ -378,7 +476,7 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 	} else if (v) {
 		fputs("<p>", f);
 		rep_badge(f, rep_jstr(v, "verdict"));
-		fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+		fputs(" by ", f);
 		policy_words(f, p->name, p->source, p->digest);
 		if (rep_jstr(v, "at")) {
 			fputs(", ", f);
@@ -388,7 +486,7 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 		html_esc(f, st->reason);
 		fputs(".</p>\n", f);
 	} else {
-		fputs("<p>Not gated by ", f);
+		fputs("<p>Not judged by ", f);
 		policy_words(f, p->name, p->source, p->digest);
 		fprintf(f, ": it %s (a preview without the fleet baseline, not recorded; <code>gpuvet accept --run %lld"
 			   "</code> records it).</p>\n<p class=\"why\">Why: ", standing_words(st->kind), (long long)r->id);
@@ -565,8 +663,10 @@ void rep_section_answer(FILE *f, const struct rdoc *d, const struct report_page 
 		fputs(" (<code>gpuvet report --policy FILE</code> judges by another); another policy's, an imported or "
 		      "an undigested verdict is shown as history.</p>\n", f);
 	}
-	for (size_t i = 0; i < nt; i++)
-		answer_run(f, d, pg, &d->runs[tg[i]], i == 0);
+	if (pg->fleet)
+		fleet_facts(f, d);
+	for (size_t i = 0; i < nt; i++)   /* under a fleet's heading the newest run has a heading of its own */
+		answer_run(f, d, pg, &d->runs[tg[i]], i == 0 && !pg->fleet);
 	newer_without_gpu(f, d, pg);
 	best_per_workload(f, d);
 	fputs("</section>\n", f);

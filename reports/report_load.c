@@ -371,6 +371,19 @@ static void page_policy_end(struct store *s, struct policy *builtin)
 	policy_free(builtin);
 }
 
+/* A reason runs were rejected (store_reject_reasons), kept while there is room: the most frequent come first. */
+static int take_reason(void *ud, const char *reason, int64_t runs, int64_t newest_run)
+{
+	struct rdoc *d = ud;
+	if (d->nreasons == sizeof d->reasons / sizeof d->reasons[0])
+		return 1;
+	struct rep_reason *r = &d->reasons[d->nreasons++];
+	gv_strlcpy(r->what, reason ? reason : "?", sizeof r->what);
+	r->runs = (long)runs;
+	r->example = newest_run;
+	return 0;
+}
+
 /* The newest cluster run (html_cluster.c; none: d->cluster NULL) and the prices; -1 with err when the first fails. */
 static int load_cluster_prices(struct store *s, const struct report_opts *o, struct rdoc *d, json_t **sources,
 			       char *price_err, size_t plen, char *err, size_t errlen)
@@ -426,6 +439,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 		goto out;
 	}
 	rc = -1;
+	if (store_reject_reasons(s, d.policy->digest, take_reason, &d))   /* the fleet headline's reasons */
+		gv_debug("report: %s", store_errmsg(s));
 	step_done("reading the runs' summaries", &t0);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;

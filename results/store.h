@@ -148,6 +148,13 @@ int store_list_runs(struct store *s, int64_t **ids, size_t *n);
  * *ids malloc'd.  A store_rc.
  */
 int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n);
+/*
+ * The reasons runs were rejected by the policy with this digest (judged here): each first failed check (a flag
+ * code or a metric) with how many rejections it decided and the newest such run, most first; fn non-zero stops.
+ * A store_rc (a store older than schema 6 has no digests: none).
+ */
+typedef int (*store_reason_fn)(void *ud, const char *reason, int64_t runs, int64_t newest_run);
+int store_reject_reasons(struct store *s, const char *digest, store_reason_fn fn, void *ud);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 

@@ -32,6 +32,25 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 	return store_step_ids(s, st, ids, n, "finding the fleet's accepted runs");
 }
 
+int store_reject_reasons(struct store *s, const char *digest, store_reason_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (store_schema_version(s) < 6)   /* no digest to know the page's policy's verdicts by: none said */
+		return STORE_OK;
+	if (store_prepare(s,
+		"SELECT coalesce(json_extract(detail, '$.failed[0].flag'), json_extract(detail, '$.failed[0].metric'), '?'),"
+		" count(*), max(run_id) FROM verdicts WHERE policy_digest = ?1 AND verdict = 'reject' AND imported = 0"
+		" AND json_valid(detail) GROUP BY 1 ORDER BY 2 DESC, 1", &st))
+		return STORE_ERR;
+	sqlite3_bind_text(st, 1, digest ? digest : "", -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(ud, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)))
+			break;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the rejections' reasons");
+}
+
 int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *st;

@@ -118,10 +118,13 @@ def section(html, ident):
 @needs_chromium
 def test_first_heading_is_the_verdict(gpuvet, tmp_path):
     build_store(gpuvet, tmp_path)
-    got = probe(report(gpuvet, tmp_path), tmp_path)
-    # the newest run (the H200 standard profile, accepted, only the info-level power cap flag)
-    assert got["firstHeading"].startswith("Healthy: run 6, 1 \u00d7 H200"), got["firstHeading"]
-    assert "(accepted)" in got["firstHeading"]
+    out = report(gpuvet, tmp_path)
+    got = probe(out, tmp_path)
+    # six runs: the fleet first (issue 58), then the newest run (the H200 standard profile, accepted, only the
+    # info-level power cap flag) under a heading of its own
+    assert got["firstHeading"].startswith("Fleet: 6 runs of 2 instance types: "), got["firstHeading"]
+    answer = section(out.read_text(), "answer")
+    assert re.search(r'<h2 class="good">Healthy: run 6, 1 \u00d7 H200.*\(accepted\)</h2>', answer)
     # a run asked for with --run: the contended H100, rejected, with what to do
     out = report(gpuvet, tmp_path, "--run", "3", name="r3.html")
     got = probe(out, tmp_path)

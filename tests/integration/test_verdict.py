@@ -53,7 +53,7 @@ def test_default_policy_accepts_the_clean_h100_and_rejects_it_at_60_percent(gpuv
     gpuvet("report", "-o", out, "--run", "2", check=0)
     html = out.read_text()
     first = html[html.index('id="answer"'):]
-    assert "rejected by the policy" in first[:3000]
+    assert "rejected</b> by the policy" in first[:3000]       # the verdict's word in its badge
     assert "Why: gemm.bf16.tflops on gpu 0 is 411.6 TFLOP/s, under the %.4g TFLOP/s needed (reference)" % (
         0.75 * H100_BF16) in first
 
