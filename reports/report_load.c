@@ -384,12 +384,17 @@ static int take_reason(void *ud, const char *reason, int64_t runs, int64_t newes
 	return 0;
 }
 
-/* The newest cluster run (html_cluster.c; none: d->cluster NULL) and the prices; -1 with err when the first fails. */
+/*
+ * The newest cluster run (html_cluster.c; none: d->cluster NULL), why the page's policy rejected runs (the fleet
+ * headline's reasons) and the prices; -1 with err when the first fails.
+ */
 static int load_cluster_prices(struct store *s, const struct report_opts *o, struct rdoc *d, json_t **sources,
 			       char *price_err, size_t plen, char *err, size_t errlen)
 {
 	if (rep_cluster_load(s, d, err, errlen))
 		return -1;
+	if (store_reject_reasons(s, d->policy->digest, take_reason, d))   /* a page without them, said with -v */
+		gv_debug("report: %s", store_errmsg(s));
 	d->prices = load_prices(s, o->max_age_days, sources, price_err, plen);
 	d->price_sources = *sources;
 	d->prices_error = price_err[0] ? price_err : NULL;
@@ -439,8 +444,6 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 		goto out;
 	}
 	rc = -1;
-	if (store_reject_reasons(s, d.policy->digest, take_reason, &d))   /* the fleet headline's reasons */
-		gv_debug("report: %s", store_errmsg(s));
 	step_done("reading the runs' summaries", &t0);
 	/* fingerprints are loaded one at a time while the detail is written */
 	d.store = s;
