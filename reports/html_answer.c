@@ -602,20 +602,75 @@ static void workload_row(FILE *f, json_t *rk, json_t *row)
 	rep_basis_words(f, row, rep_jstr(rk, "unit"));
 }
 
+/* "lambda gpu_1x_gh200 $0.0866/Mtok (estimate: reference (sustained))", a row of `gpuvet cost` */
+static void cost_row_words(FILE *f, json_t *row)
+{
+	const char *src = rep_jstr(json_object_get(row, "inputs"), "gemm_source");
+	html_esc(f, rep_orq(rep_jstr(row, "provider")));
+	fputs(" ", f);
+	html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+	fprintf(f, " $%.3g/Mtok (", rep_jnum(row, "usd_per_million_tokens"));
+	if (json_is_true(json_object_get(row, "estimate"))) {
+		fputs("<i>estimate</i>: ", f);   /* its GEMM's basis, the part before the figures */
+		html_esc_n(f, src ? src : "reference", src ? strcspn(src, ":") : 9);
+	} else {
+		fprintf(f, "measured, %zu ", json_array_size(json_object_get(row, "runs")));
+		html_esc(f, rep_orq(rep_jstr(row, "profile")));
+		fputs(" run(s)", f);
+	}
+	fputs(")", f);
+}
+
 /*
- * The second question on the first screen: the instance types with the most per dollar for
- * training (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, in
- * the order of their value per dollar, measured and estimated rows together, each marked
- * ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
+ * The reference jobs priced by `gpuvet cost` (report_costs.c): the three cheapest per million tokens of each,
+ * measured and estimated together as cost ranks them, and the best measured type beside them when it is not
+ * one of the three; the job and the command that prints the same figures said.
+ */
+static int jobs_per_dollar(FILE *f, const struct rdoc *d, int any)
+{
+	size_t k, i;
+	json_t *w;
+	json_array_foreach(d->workloads, k, w) {
+		json_t *rows = json_object_get(json_object_get(w, "result"), "rows"), *row;
+		size_t shown = 0, measured_shown = 0;
+		if (!json_array_size(rows) || !json_is_true(json_object_get(json_array_get(rows, 0), "fits")))
+			continue;
+		if (!any++)
+			fputs("<h3>Most per dollar, by workload</h3>\n<ul class=\"workloads\">\n", f);
+		fputs("<li><b>", f);
+		html_esc(f, rep_jstr(w, "label"));
+		fputs("</b>: ", f);
+		json_array_foreach(rows, i, row) {
+			int est = json_is_true(json_object_get(row, "estimate"));
+			if (!json_is_true(json_object_get(row, "fits")) || (shown >= 3 && (est || measured_shown)))
+				continue;
+			fputs(shown ? "; " : "", f);
+			if (shown >= 3)
+				fputs("<i>best measured</i>: ", f);
+			cost_row_words(f, row);
+			measured_shown |= !est;
+			shown++;
+		}
+		fputs(" <small>(<code>", f);
+		html_esc(f, rep_jstr(w, "command"));
+		fputs("</code>, on-demand)</small></li>\n", f);
+	}
+	return any;
+}
+
+/*
+ * The second question on the first screen: the instance types with the most per dollar for the reference jobs
+ * (jobs_per_dollar: dollars per million tokens from `gpuvet cost`), then BF16 matrix multiply and data-heavy work
+ * (score.data) per $/h, three each, in the order of their value per dollar, measured and estimated rows together,
+ * each marked ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
  */
 static void best_per_workload(FILE *f, const struct rdoc *d)
 {
 	static const struct { const char *label, *metric; } wl[] = {
-		{ "Training (BF16 GEMM)", "gemm.bf16.tflops" },
-		{ "Inference (FP16 GEMM)", "gemm.fp16.tflops" },
-		{ "Data-heavy (NVMe and object store score)", "score.data" },
+		{ "BF16 matrix multiply per $/h", "gemm.bf16.tflops" },
+		{ "Data-heavy (NVMe and object store score) per $/h", "score.data" },
 	};
-	int any = 0;
+	int any = jobs_per_dollar(f, d, 0);
 	for (size_t w = 0; w < sizeof wl / sizeof wl[0]; w++) {
 		json_t *rk = ranking_of(d, wl[w].metric), *rows = json_object_get(rk, "rows"), *row, **best;
 		size_t i, n = 0;

@@ -182,6 +182,7 @@ struct rdoc {
 	/* why the page's policy rejected runs: each first failed check, most first (the fleet headline) */
 	struct rep_reason { char what[64]; long runs; int64_t example; } reasons[4];
 	size_t nreasons;
+	json_t *workloads;       /* the reference jobs priced by `gpuvet cost` (report_costs.c); NULL: none */
 	size_t clusters;         /* how many cluster runs the store holds */
 };
 
@@ -296,6 +297,8 @@ void rep_section_cost(FILE *f, const struct rdoc *d, const struct report_page *p
 /* html_cluster.c: the newest cluster run into d (none: d->cluster NULL); 0, or -1 with err */
 int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen);
 void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* report_costs.c: [{"label", "command", "result": cost_compute's (or {"error"})}] for the reference jobs */
+json_t *rep_workload_costs(struct store *s, const struct report_opts *o);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);

@@ -143,3 +143,28 @@ def test_the_first_screen_fits_a_phone(gpuvet, tmp_path):
     assert got["scrollWidth"] <= 390, got
     assert got["digestRight"] <= 390, got            # the policy's digest wraps
     assert got["wideElements"] == [], got["wideElements"]
+
+
+def test_serving_is_ranked_by_the_serving_model_as_cost_prints_it(gpuvet, tmp_path):
+    """Item 2: "most per dollar" per workload from `gpuvet cost` for named reference jobs, in $/Mtok with
+    the basis and the command that prints the same figures; GEMM per dollar stays, as what it is."""
+    out = example(gpuvet, tmp_path)
+    html = out.read_text()
+    work = html[html.index("Most per dollar, by workload"):]
+    work = work[:work.index("</ul>")]
+    assert "Inference (FP16 GEMM)" not in html and "<b>BF16 matrix multiply per $/h</b>" in work
+    for label, args in (("Serving Llama 3.1 8B (1000 + 1000 tokens a request)",
+                         ("--model", "llama-3.1-8b", "--task", "infer")),
+                        ("Serving Llama 3.1 70B (1000 + 1000 tokens a request)",
+                         ("--model", "llama-3.1-70b", "--task", "infer")),
+                        ("Training Llama 3.1 8B (seq 8192)", ("--model", "llama-3.1-8b", "--task", "train",
+                                                              "--seq", "8192"))):
+        line = re.search(r"<li><b>%s</b>: (.*?)</li>" % re.escape(label), work).group(1)
+        cmd = "gpuvet cost " + " ".join(args) + " --estimates"
+        assert f"<code>{cmd}</code>" in line
+        rows = [r for r in gpuvet.json("cost", *args, "--estimates", "--json")["rows"] if r["fits"]]
+        for r in rows[:3]:        # the same figures, in the same order
+            assert f"{r['provider']} {r['instance_type']} ${r['usd_per_million_tokens']:.3g}/Mtok" in line, line
+        assert line.index(rows[0]["instance_type"]) < line.index(rows[2]["instance_type"])
+    serve = re.search(r"<li><b>Serving Llama 3.1 8B.*?</li>", work).group(0)
+    assert "<i>best measured</i>: aws p5.4xlarge $" in serve and "(measured, 1 standard run(s))" in serve
