@@ -66,7 +66,8 @@ static json_t *rank_of(struct store *s, const struct cost_opts *o, const char *m
 {
 	struct rank_opts ro = { .metric = metric, .market = o->market, .region = o->region, .per = "gpu",
 				.include_estimates = estimates, .include_flagged = o->include_flagged,
-				.max_age_days = o->max_age_days };
+				.max_age_days = o->max_age_days, .estimates_max = o->estimates_max,
+				.left_out_max = o->left_out_max };
 	json_t *r = NULL;
 	return rank_compute(s, &ro, &r, err, errlen) < 0 ? NULL : r;
 }

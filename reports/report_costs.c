@@ -42,7 +42,9 @@ json_t *rep_workload_costs(struct store *s, const struct report_opts *o)
 {
 	json_t *out = json_array();
 	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
-		struct cost_opts co = { .include_estimates = !o->no_estimates, .max_age_days = o->max_age_days };
+		/* bounded as the page's rankings are: its memory does not grow with the catalog */
+		struct cost_opts co = { .include_estimates = !o->no_estimates, .max_age_days = o->max_age_days,
+					.estimates_max = REPORT_ESTIMATES_MAX, .left_out_max = -1 };
 		char err[512] = "", cmd[256];
 		json_t *r = NULL;
 		snprintf(cmd, sizeof cmd, "gpuvet cost --model %s --task %s%s%s", jobs[i].model, cost_task_name(jobs[i].task),
