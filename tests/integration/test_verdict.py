@@ -178,9 +178,12 @@ def test_the_reports_first_screen_answers_both_questions(gpuvet, tmp_path):
     assert "accepted by the policy default" in text
     assert "Why: every one of its" in text
     assert "Most per dollar, by workload" in text
-    training = next(ln for ln in text.splitlines() if ln.startswith("Training (BF16 GEMM): "))
+    training = next(ln for ln in text.splitlines() if ln.startswith("BF16 matrix multiply per $/h: "))
     # the most per dollar first, measured and estimated together, each marked (issue 48 item 5)
     assert "aws p5.4xlarge " in training
     assert "TFLOP/s per $/h, measured (sustained)" in training                    # what the figure is (issue 40)
     assert "TFLOP/s per $/h (estimate: reference, " in training                   # estimates, marked
-    assert any(ln.startswith("Inference (FP16 GEMM): ") for ln in text.splitlines())
+    # serving priced by the serving model, as `gpuvet cost` prints it (issue 58 item 2), not by a GEMM
+    assert any(ln.startswith("Serving Llama 3.1 8B (1000 + 1000 tokens a request): ") and "/Mtok" in ln
+               for ln in text.splitlines())
+    assert "Inference (FP16 GEMM)" not in text
