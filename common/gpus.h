@@ -65,9 +65,12 @@ const struct gpu_ref *gpu_ref_match(const char *nvml_name, double mem_gib);
  * read it through gpu_reference_gemm / gpu_reference_metric, never the row.
  *
  * Kinds, strongest first:
- *   measured   gpuvet's own clean captures of the model (tests/fixtures/gpu/):
- *              the best clean run per dtype, so a reference is never below
- *              what a clean GPU of the model measured
+ *   measured   gpuvet's own clean captures of the model (tests/fixtures/gpu/,
+ *              the folders named in captures): per dtype the median of the
+ *              clean runs' steady-state figure (the gemm bench's window median
+ *              after the GPU settled at its power limit), the same statistic
+ *              for every measured model; a run is clean when gpuvet raises no
+ *              critical flag on it (tests/unit/test_references.c recomputes it)
  *   sustained  a published figure after the GPU settled at its power limit
  *   burst      a published best-shape short-run figure (mamf-finder style)
  *   estimate   nothing published: the datasheet peak x the achieved/peak
@@ -81,6 +84,8 @@ struct gpu_reference {
 	const char *key;                        /* the gpu_ref key */
 	double given_tflops[GPU_DTYPE_COUNT];   /* figures given (kind below); 0: derived (estimate) */
 	enum gpu_ref_kind kind;                 /* of the given figures */
+	const char *captures;                   /* measured: the folders of tests/fixtures/gpu/ the figures are the
+						   median of (space-separated); NULL for other kinds */
 	const char *near;                       /* nothing given: the model whose ratio estimates this one */
 	double h2d_gbps, d2h_gbps;              /* pinned host<->device copies, 0 unknown */
 	/* the soak bench (sustained GEMM at the power limit), median over its seconds; 0 unknown */

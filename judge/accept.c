@@ -28,6 +28,40 @@ static void print_gpu(FILE *out, const json_t *item)
 		fprintf(out, "gpu %lld", (long long)g);
 }
 
+/*
+ * prefix then text ("        threshold: TEXT", "  note: TEXT"), broken at spaces so no line passes 160 columns (the
+ * terminal promise); the continuation lines indented under TEXT.
+ */
+static void print_wrapped(FILE *out, const char *prefix, const char *text)
+{
+	const size_t width = 160, indent = strlen(prefix);
+	size_t col = indent;
+	fputs(prefix, out);
+	text += strspn(text, " ");
+	while (*text) {
+		size_t w = strcspn(text, " ");
+		if (col > indent && col + 1 + w > width) {
+			fprintf(out, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, w, out);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
+static void print_detail(FILE *out, const char *label, const char *text)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof prefix, "        %s: ", label);
+	print_wrapped(out, prefix, text);
+}
+
 /* The root cause of an unmeasurable verdict: the entry with neither metric nor flag (no GPU at all), else NULL. */
 static const json_t *root_cause(const json_t *unm)
 {
@@ -96,10 +130,12 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 	char why[768];
 	size_t i;
 	json_t *e;
-	fprintf(out, "run %lld (%.8s) %s: %s x%lld%s%s%s%s\npolicy %s (%s, %.19s)\n",
-		(long long)json_integer_value(json_object_get(run, "id")), jstr(run, "uuid"), jstr(run, "hostname"),
-		*jstr(run, "gpu_model") ? jstr(run, "gpu_model") : "unknown gpu",
+	/* the host named as one ("on host vm"), never a bare word that reads as a label */
+	fprintf(out, "run %lld (%.8s) on host %s: %lld x %s%s%s%s%s\npolicy %s (%s, %.19s)\n",
+		(long long)json_integer_value(json_object_get(run, "id")), jstr(run, "uuid"),
+		*jstr(run, "hostname") ? jstr(run, "hostname") : "(unnamed)",
 		(long long)json_integer_value(json_object_get(run, "gpu_count")),
+		*jstr(run, "gpu_model") ? jstr(run, "gpu_model") : "unknown GPU",
 		*jstr(run, "provider") ? ", " : "", jstr(run, "provider"), *jstr(run, "instance_type") ? " " : "",
 		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"), jstr(res, "policy_digest"));
 	accept_reason_sentence(res, verdict, why, sizeof why);
@@ -110,23 +146,24 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 	else if (!strcmp(verdict, "reject"))
 		fprintf(out, "REJECT: %zu check(s) failed\n", json_array_size(failed));
 	else
-		fprintf(out, "CANNOT MEASURE: %s\n", why);
+		fprintf(out, "UNMEASURABLE: %s\n", why);
 	json_array_foreach(failed, i, e) {
 		if (json_object_get(e, "flag")) {
-			fprintf(out, "  FAIL  flag %s (%s): %s\n        threshold: %s\n", jstr(e, "flag"), jstr(e, "severity"),
-				jstr(e, "message"), jstr(e, "source"));
+			fprintf(out, "  FAIL  flag %s (%s): %s\n", jstr(e, "flag"), jstr(e, "severity"), jstr(e, "message"));
+			print_detail(out, "threshold", jstr(e, "source"));
 			if (*jstr(e, "remediation"))
 				fprintf(out, "        what to do: %s\n", jstr(e, "remediation"));
 		} else if (!strcmp(jstr(e, "kind"), "bench")) {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
-			fprintf(out, "): %s\n        threshold: %s\n", jstr(e, "reason"), jstr(e, "source"));
+			fprintf(out, "): %s\n", jstr(e, "reason"));
+			print_detail(out, "threshold", jstr(e, "source"));
 		} else {
 			fprintf(out, "  FAIL  %s (", jstr(e, "metric"));
 			print_gpu(out, e);
-			fprintf(out, ") = %.4g %s, needs %s %.4g %s\n        threshold: %s\n",
-				json_number_value(json_object_get(e, "value")), jstr(e, "unit"), jstr(e, "op"),
-				json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"), jstr(e, "source"));
+			fprintf(out, ") = %.4g %s, needs %s %.4g %s\n", json_number_value(json_object_get(e, "value")),
+				jstr(e, "unit"), jstr(e, "op"), json_number_value(json_object_get(e, "threshold")), jstr(e, "unit"));
+			print_detail(out, "threshold", jstr(e, "source"));
 		}
 	}
 	/* no GPU at all: one line names what could not be measured, the cause is said once above */
@@ -169,7 +206,7 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		fputc('\n', out);
 	}
 	json_array_foreach(json_object_get(res, "notes"), i, e)
-		fprintf(out, "  note: %s\n", json_string_value(e));
+		print_wrapped(out, "  note: ", json_string_value(e));
 	if (strcmp(verdict, "accept"))
 		fprintf(out, "  %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
 }
@@ -220,7 +257,7 @@ static void name_lost_baseline(struct store *s, const struct policy *p, const js
 		if (!lost && (store_legacy_accepts(s, p->name, p->digest, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
 						  &lost) || !lost))
 			return;
-		snprintf(msg, sizeof msg, "%.*s lost in an upgrade: %lld run(s) of this sku accepted by policy '%s' under "
+		snprintf(msg, sizeof msg, "%.*s lost in an upgrade: %lld run(s) of this instance type accepted by policy '%s' under "
 			 "an earlier gpuvet, whose store kept no policy text with its verdicts, count for nothing until "
 			 "judged again with this policy (gpuvet accept --run ID --policy FILE); fleet threshold not applied",
 			 (int)(has - t), t, lost, p->name);

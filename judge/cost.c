@@ -67,7 +67,8 @@ static json_t *rank_of(struct store *s, const struct cost_opts *o, const char *m
 {
 	struct rank_opts ro = { .metric = metric, .market = o->market, .region = o->region, .per = "gpu",
 				.include_estimates = estimates, .include_flagged = o->include_flagged,
-				.max_age_days = o->max_age_days };
+				.max_age_days = o->max_age_days, .estimates_max = o->estimates_max,
+				.left_out_max = o->left_out_max };
 	json_t *r = NULL;
 	return rank_compute(s, &ro, &r, err, errlen) < 0 ? NULL : r;
 }
@@ -333,6 +334,11 @@ static void pred_fields(json_t *o, const struct cost_job *j, const struct cost_p
 	json_object_set_new(o, "bytes_per_token", known && inf ? jnum(p->bytes_per_token) : json_null());
 	json_object_set_new(o, "prefill_tokens_per_s_per_gpu", fits && inf ? jnum(p->prefill_tps_gpu) : json_null());
 	json_object_set_new(o, "concurrency", fits && inf ? jnum(p->concurrency) : json_null());
+	/* a request the machine lowered (the KV cache holds fewer in flight than --concurrency asked): said */
+	json_object_set_new(o, "concurrency_asked", inf && j->concurrency > 0 && !j->decode_only ?
+			    json_integer(j->concurrency) : json_null());
+	json_object_set_new(o, "concurrency_lowered", json_boolean(fits && inf && !j->decode_only && j->concurrency > 0 &&
+								   p->concurrency < j->concurrency));
 	band_json(o, "ttft_s", fits && inf ? p->ttft_s : NAN, fits && inf ? p->ttft_lo : NAN, fits && inf ? p->ttft_hi : NAN);
 	band_json(o, "itl_s", fits && inf ? p->itl_s : NAN, fits && inf ? p->itl_lo : NAN, fits && inf ? p->itl_hi : NAN);
 	json_object_set_new(o, "band_note", p->band_note ? json_string(p->band_note) : json_null());
@@ -354,6 +360,11 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	char basis[800];
 	basis_of(row, ids, in, basis, sizeof basis);
 	stack_basis(&j, &p, basis, sizeof basis);
+	if (p.fits && j.task == COST_INFER && !j.decode_only && j.concurrency > 0 && p.concurrency < j.concurrency) {
+		size_t w = strlen(basis);
+		snprintf(basis + w, sizeof basis - w, "; at most %.0f in flight (--concurrency %d): the KV cache holds no more",
+			 p.concurrency, j.concurrency);
+	}
 	double usd_gpu_h = num(row, "price_per_hour");
 	json_object_set_new(o, "provider", json_string(str(row, "provider")));
 	json_object_set_new(o, "instance_type", json_string(str(row, "instance_type")));
@@ -390,19 +401,22 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	return o;
 }
 
-/* Fitting rows first (measured before estimates, each cheapest first), then the ones that do not fit. */
+/*
+ * Fitting rows first, cheapest per million tokens first, measured and estimated together (each marked: rank 1
+ * is the cheapest row, whatever its basis; a tie goes to the measured one), then the ones that do not fit.
+ */
 static int cmp_rows(const void *a, const void *b)
 {
 	const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
 	int fx = json_is_true(json_object_get(x, "fits")), fy = json_is_true(json_object_get(y, "fits"));
 	if (fx != fy)
 		return fy - fx;
-	int ex = json_is_true(json_object_get(x, "estimate")), ey = json_is_true(json_object_get(y, "estimate"));
-	if (fx && ex != ey)
-		return ex - ey;
 	double ux = num(x, "usd_per_million_tokens"), uy = num(y, "usd_per_million_tokens");
 	if (fx && ux != uy)
 		return ux < uy ? -1 : 1;
+	int ex = json_is_true(json_object_get(x, "estimate")), ey = json_is_true(json_object_get(y, "estimate"));
+	if (fx && ex != ey)
+		return ex - ey;
 	int c = strcmp(str(x, "provider"), str(y, "provider"));
 	return c ? c : strcmp(str(x, "instance_type"), str(y, "instance_type"));
 }
@@ -462,8 +476,9 @@ static json_t *rows_of(const struct cost_opts *o, const struct figs *f, const st
 	}
 	qsort(v, n, sizeof *v, cmp_rows);
 	json_t *out = json_array();
-	for (i = 0; i < n; i++) {
-		json_object_set_new(v[i], "rank", json_integer((json_int_t)i + 1));
+	for (i = 0; i < n; i++) {   /* a rank for the rows that fit; the others are listed, not ranked */
+		json_object_set_new(v[i], "rank", json_is_true(json_object_get(v[i], "fits")) ?
+				    json_integer((json_int_t)i + 1) : json_null());
 		json_array_append_new(out, v[i]);
 	}
 	free(v);

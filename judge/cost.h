@@ -23,6 +23,9 @@ struct cost_opts {
 				   types without a price in market in "unpriced"; without, "estimates_that_fit" */
 	int include_flagged;
 	int max_age_days;       /* > 0: leave out prices captured longer ago (as rank's) */
+	int estimates_max;      /* > 0: the estimates of the rankings it reads bounded as rank's (the report's jobs:
+				   the types with the most GEMM per dollar, a page's worth, not a 1.1 M-type catalog) */
+	int left_out_max;       /* as rank's: 0 RANK_LEFT_OUT_MAX, < 0 none listed */
 };
 
 /*

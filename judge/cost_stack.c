@@ -74,12 +74,14 @@ enum cost_arch cost_arch_of(const char *k)
  * its own spread, the band of every prediction made with it: the lowest and highest published / predicted of
  * the stack's cases of the task in the record (`gpuvet cost --published`, the cases known to fall outside
  * left out, each with its reason in tests/unit/test_cost_model.c).  Megatron's LoRA, 3 cases, takes its
- * training's spread with them.
+ * training's spread with them.  Fitted against the 2026-11-22 references (H100-SXM 746 bf16 / 1565 fp8, H200
+ * 823.1 / 1568.1) and carried over to the median references of issue 58 (688.9 / 1314.5, 680.3 / 1280.6) by the
+ * geometric mean of old / new over each row's fitting cases: the same tokens/s on the fitting GPUs.
  */
 const struct cost_eff cost_effs[] = {
-	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 0, 0.570, 0.87, 1.11, "foundry-h100-7b-2k, foundry-h100-13b-2k",
-	  FOUNDRY " (H100 80GB BF16, 8 GPUs); gpuvet's own H100 job-cost step 0.524 (tests/fixtures/gpu/h100-2026-11-25)" },
-	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 1, 0.354, 0.87, 1.11, "titan-h100-8b-fp8",
+	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 0, 0.617, 0.87, 1.11, "foundry-h100-7b-2k, foundry-h100-13b-2k",
+	  FOUNDRY " (H100 80GB BF16, 8 GPUs); gpuvet's own H100 job-cost step 0.567 (tests/fixtures/gpu/h100-2026-11-25)" },
+	{ STACK_PYTORCH, COST_TRAIN, ARCH_HOPPER, 1, 0.421, 0.87, 1.11, "titan-h100-8b-fp8",
 	  TITAN " table 1 (FSDP + torch.compile + Float8, Llama 3.1 8B, 8 GPUs, checkpointing): Float8 only on "
 	  "nn.Linear" },
 	{ STACK_PYTORCH, COST_TRAIN, ARCH_AMPERE, 0, 0.715, 0.87, 1.11, "foundry-a100-7b-2k, foundry-a100-13b-2k",
@@ -87,19 +89,19 @@ const struct cost_eff cost_effs[] = {
 	/* the low end reaches gpuvet's own plain PyTorch LoRA step (unfused adapters, no torch.compile): 0.72 of the
 	 * centre on an H100 (tests/fixtures/gpu/h100-2026-11-25), 0.81-0.86 on an H200 (h200-2026-11-28); NeMo
 	 * Automodel's fused recipes 0.88-1.03 */
-	{ STACK_PYTORCH, COST_LORA, ARCH_HOPPER, 0, 0.61, 0.70, 1.04, "automodel-8b-lora",
+	{ STACK_PYTORCH, COST_LORA, ARCH_HOPPER, 0, 0.661, 0.70, 1.04, "automodel-8b-lora",
 	  AUTOMODEL " (LoRA, DGX-H100 BF16, 1 GPU); its FSDP2 rows on 8 and 16 GPUs check it with "
 	  "lora_checkpoint_time_factor" },
-	{ STACK_MEGATRON, COST_TRAIN, ARCH_HOPPER, 1, 0.508, 0.87, 1.15, "nemo-llama2-7b, mbridge-8b",
+	{ STACK_MEGATRON, COST_TRAIN, ARCH_HOPPER, 1, 0.605, 0.87, 1.15, "nemo-llama2-7b, mbridge-8b",
 	  NEMO " and " MBRIDGE ", DGX-H100 FP8" },
 	{ STACK_MEGATRON, COST_TRAIN, ARCH_BLACKWELL, 1, 0.498, 0.87, 1.15, "mbridge-b200-8b", MBRIDGE ", DGX-B200 FP8" },
-	{ STACK_MEGATRON, COST_LORA, ARCH_HOPPER, 1, 0.53, 0.87, 1.15, "nemo-llama2-7b-lora", NEMO " (finetuning, LoRA FP8)" },
-	{ STACK_TRTLLM, COST_INFER, ARCH_HOPPER, 1, 0.645, 0.82, 1.20, "trt10-h100-8b-128-128, trt10-h200-8b-1000-1000",
+	{ STACK_MEGATRON, COST_LORA, ARCH_HOPPER, 1, 0.631, 0.87, 1.15, "nemo-llama2-7b-lora", NEMO " (finetuning, LoRA FP8)" },
+	{ STACK_TRTLLM, COST_INFER, ARCH_HOPPER, 1, 0.779, 0.82, 1.20, "trt10-h100-8b-128-128, trt10-h200-8b-1000-1000",
 	  TRT10 " (FP8, trtllm-bench max throughput)" },
 	{ STACK_TRTLLM, COST_INFER, ARCH_AMPERE, 0, 0.75, 0.82, 1.20, "trt09-a100-mistral-128-128", TRT09 " (A100 FP16)" },
-	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 1, 0.53, 0.85, 1.03, "vllm-sm-h200-8b-10000-500",
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 1, 0.649, 0.85, 1.03, "vllm-sm-h200-8b-10000-500",
 	  VLLMSM " (H200, Llama 3.1 8B FP8 weights, 50 requests of 10,000 + 500 tokens)" },
-	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 0, 0.59, 0.85, 1.03, "vllm-sm-h200-32b-10000-500",
+	{ STACK_VLLM, COST_INFER, ARCH_HOPPER, 0, 0.714, 0.85, 1.03, "vllm-sm-h200-32b-10000-500",
 	  VLLMSM " (2x H200, QwQ-32B BF16 TP2, 50 requests of 10,000 + 500 tokens)" },
 };
 const size_t cost_effs_count = sizeof cost_effs / sizeof cost_effs[0];

@@ -107,9 +107,9 @@ static int unknown_sku(const struct prov *p, const struct identity *id, char *er
 	if (id->origin)
 		snprintf(from, sizeof from, " (from %s)", id->origin);
 	if (near)
-		snprintf(err, errlen, "unknown SKU %s for %s%s; did you mean %s?", id->sku, id->provider, from, near);
+		snprintf(err, errlen, "unknown instance type %s for %s%s; did you mean %s?", id->sku, id->provider, from, near);
 	else
-		snprintf(err, errlen, "unknown SKU %s for %s%s; to store a machine the catalog does not know, add --custom",
+		snprintf(err, errlen, "unknown instance type %s for %s%s; to store a machine the catalog does not know, add --custom",
 			 id->sku, id->provider, from);
 	free(names);
 	return -1;
@@ -148,7 +148,7 @@ int identity_check(struct identity_checker *c, const struct identity *id, char *
 	char known[512];
 	if (!named(id->provider)) {
 		if (named(id->sku) || named(id->region)) {
-			snprintf(err, errlen, "%s %s needs its provider (--provider)", named(id->sku) ? "SKU" : "region",
+			snprintf(err, errlen, "%s %s needs its provider (--provider)", named(id->sku) ? "an instance type" : "a region",
 				 named(id->sku) ? id->sku : id->region);
 			return -1;
 		}

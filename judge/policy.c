@@ -767,7 +767,7 @@ static void rule_fleet(const struct policy *p, const struct policy_rule *r, int 
 			      v <= med * r->fleet_max);
 		}
 	} else {
-		note(res, "rule %s: fleet baseline for %s has %zu accepted run(s) of this sku, fewer than %d; "
+		note(res, "rule %s: fleet baseline for %s has %zu accepted run(s) of this instance type, fewer than %d; "
 		     "fleet threshold not applied", r->metrics[0], name, k, p->fleet_min_runs);
 	}
 	json_decref(runs);

@@ -310,7 +310,7 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 	json_array_extend(unpriced, un.list);
 	qsort(order, nrows, sizeof *order, rank_cmp_rows);
 	long est_left = rank_keep_rows(c, order, &nrows);
-	if (est_left < 0)   /* a read error, said in err */
+	if (est_left < 0 || rank_price_bands(c, order, nrows) < 0)   /* a read error, said in err */
 		goto done;
 	/* custom machines are numbered apart: they rank only among themselves */
 	for (size_t r = 0, first_custom = nrows; r < nrows; r++) {
@@ -319,7 +319,7 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 		json_array_append_new(rows, rank_row_json(c, order[r], r < first_custom ? r + 1 : r - first_custom + 1,
 						     composite));
 	}
-	json_t *stale = rank_stale_json(order, nrows);
+	json_t *stale = rank_stale_json(order, nrows), *undated = rank_undated_json(order, nrows);
 
 	const char *unit = composite ? "score" : gathered_unit(c, metric);
 	*out = rank_result_json(o, metric, market, per, unit ? unit : default_unit(metric), &cp, composite, rows, unpriced,
@@ -331,6 +331,7 @@ static int rank_result(struct ctx *c, const char *metric, int composite, const c
 		json_object_set_new(*out, "unpriced_left_out", json_integer((json_int_t)un.left));
 	}
 	json_object_set_new(*out, "stale_prices", stale);
+	json_object_set_new(*out, "undated_prices", undated);
 	json_object_set_new(*out, "estimates_left_out", json_integer((json_int_t)(est_left + est_streamed)));
 	rc = 0;
 done:

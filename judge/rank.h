@@ -14,7 +14,7 @@ struct rank_opts {
 	const char *market;     /* "on_demand" (default) or "spot" */
 	const char *region;     /* NULL: any */
 	const char *per;        /* "instance" (default) or "gpu" */
-	int include_estimates;  /* list priced SKUs with no run, after the measured ones, marked with their basis */
+	int include_estimates;  /* list priced SKUs with no run, ranked with the measured ones, marked with their basis */
 	int include_flagged;    /* count runs with critical flags too (default: left out, counted) */
 	int max_age_days;       /* > 0: leave out prices captured longer ago */
 	int left_out_max;       /* runs listed in "left_out": 0 RANK_LEFT_OUT_MAX, < 0 none (all are counted) */

@@ -92,6 +92,33 @@ static void add_value(struct sku *k, const char *name, double v)
 	m->v[m->n++] = v;
 }
 
+/*
+ * A run of k tagged with region: counted, and k priced where most of its runs ran (the first region to reach
+ * the most), so a type measured in two regions is never labelled with one of them unsaid (rank_rows.c lists each).
+ */
+static void count_region(struct sku *k, const char *region)
+{
+	int i = 0, best = 0;
+	while (i < k->nrr && strncmp(k->rr[i].name, region, sizeof k->rr[i].name - 1))   /* a long name: its head */
+		i++;
+	if (i == k->nrr && k->nrr == RANK_RUN_REGIONS) {
+		k->rr_more++;
+		return;
+	}
+	if (i == k->nrr) {
+		gv_strlcpy(k->rr[i].name, region, sizeof k->rr[i].name);
+		k->nrr++;
+	}
+	k->rr[i].runs++;
+	for (int j = 0; j < k->nrr; j++)
+		if (k->run_region && !strncmp(k->rr[j].name, k->run_region, sizeof k->rr[j].name - 1))
+			best = k->rr[j].runs;
+	if (!k->run_region || k->rr[i].runs > best) {
+		free(k->run_region);
+		k->run_region = gv_strdup(region);
+	}
+}
+
 /* Every run names its SKU entry (one per profile), its GPU count and model; a run keeps its SKU's index. */
 static int take_run(void *ud, const struct store_run_row *r)
 {
@@ -119,8 +146,8 @@ static int take_run(void *ud, const struct store_run_row *r)
 		k->run_gpus = (double)r->gpu_count;
 	if (!k->run_gpu_model && r->gpu_model)
 		k->run_gpu_model = gv_strdup(r->gpu_model);
-	if (!k->run_region && r->region && *r->region)
-		k->run_region = gv_strdup(r->region);
+	if (r->region && *r->region)
+		count_region(k, r->region);
 	return 0;
 }
 

@@ -47,9 +47,15 @@ struct sku {
 	int other_priced, other_prio;   /* the other market (spot beside on-demand, or on-demand) */
 	double other_usd_h;
 	/* where (judge/rank_price.c) */
-	char *run_region;       /* the region its runs were tagged with (the first run's); NULL none */
+	char *run_region;       /* the region most of its runs were tagged with (the first such); NULL none */
+	/* every region its runs came from, with how many (the first RANK_RUN_REGIONS; the rest counted in rr_more) */
+#define RANK_RUN_REGIONS 6
+	struct { char name[40]; int runs; } rr[RANK_RUN_REGIONS];
+	int nrr, rr_more;
 	char zone[64];          /* spot: the region's lowest zone the price is of */
 	char price_note[192];   /* "priced at R2; no price in R" when not priced where it ran */
+	char dearer_note[192];  /* ranking spot: the spot price is dearer than on-demand for the type (rank_price.c) */
+	char band_note[256];    /* its price outside its GPU model's plausible band (rank_price_bands) */
 	/* runs */
 	long nhave;             /* runs of this SKU that have one of the metrics asked for */
 	double run_gpus;        /* gpu count reported by the runs */
@@ -154,12 +160,18 @@ struct rank_unpriced {
 int rank_rankable(const char *m);
 /* The metric's instance-level row is already per GPU (a link or a rank), not an instance total. */
 int rank_per_gpu_scope(const char *m);
+/*
+ * The metric is the GPUs' (its bench needs a GPU: gemm, memcpy, allreduce, soak, ingest): another type's GPUs of
+ * the same model, or the model's reference, estimate it.  Else it is the host's (host memory, JPEG decode, NVMe,
+ * object store): no other instance type tells it, and it never scales with the GPU count (issue 58 item 9).
+ */
+int rank_of_the_gpus(const char *m);
 double rank_sku_gpus(const struct sku *k);
 const char *rank_sku_model(const struct sku *k);
 double rank_per_price(const struct rank_opts *o, const struct sku *k);
 int rank_median_of(struct sku *k, const char *metric, double *out);
 const char *rank_market_of(const struct ctx *c);
-/* qsort's order of the rows: catalogued before custom, measured before estimates, value per dollar, then names. */
+/* qsort's order of the rows: catalogued before custom, then value per dollar (measured first on a tie), then names. */
 int rank_cmp_rows(const void *a, const void *b);
 
 /* judge/rank_value.c */
@@ -233,6 +245,9 @@ long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows);
 /* The prices the ranked rows use that are older than PRICE_STALE_DAYS: one {provider, source, captured_at,
  * age_days} per provider and capture date ("stale_prices": warned about once by the CLI and the report). */
 json_t *rank_stale_json(struct sku *const *order, size_t n);
+json_t *rank_undated_json(struct sku *const *order, size_t n);
+/* The kept rows' prices against their GPU models' plausible bands (band_note); 0, or -1 with c->err. */
+int rank_price_bands(struct ctx *c, struct sku *const *order, size_t n);
 
 /* judge/rank_rows.c */
 /* k's value: the metric's, or the score over the components that apply (fixed units). */

@@ -139,6 +139,31 @@ static void take_choice(struct sku *k, const struct price_choice *ch)
 	gv_strlcpy(k->price_note, ch->note, sizeof k->price_note);
 }
 
+/*
+ * Ranking spot: a spot price dearer than on-demand for the same type is named (issue 58 item 8): than on-demand
+ * where its runs ran (a type priced in another region for want of spot there), else in its own region.
+ */
+static int spot_dearer(struct ctx *c, struct sku *k)
+{
+	struct price_choice ch;
+	k->dearer_note[0] = '\0';
+	if (strcmp(rank_market_of(c), "spot") || !k->priced || !(k->usd_h > 0))
+		return 0;
+	if (k->run_region && *k->run_region && !c->o->region && (!k->region || strcmp(k->region, k->run_region))) {
+		if (catalog_choose_price(c->db, k->provider, k->itype, "on_demand", k->run_region, c->o->max_age_days, &ch,
+					 c->err, c->errlen) < 0)
+			return -1;
+		if (ch.found && !ch.elsewhere && ch.row.usd_per_hour < k->usd_h)
+			snprintf(k->dearer_note, sizeof k->dearer_note, "spot $%.4g/h in %s is dearer than on-demand $%.4g/h "
+				 "in %s, where its runs ran", k->usd_h, k->region && *k->region ? k->region : "(any)",
+				 ch.row.usd_per_hour, k->run_region);
+	} else if (k->other_priced && k->other_usd_h < k->usd_h) {
+		snprintf(k->dearer_note, sizeof k->dearer_note, "spot $%.4g/h is dearer than on-demand $%.4g/h in %s",
+			 k->usd_h, k->other_usd_h, k->region && *k->region ? k->region : "the same region");
+	}
+	return 0;
+}
+
 /* The other market's price of k, in k's region (none elsewhere: never another region's unsaid). */
 static int price_other(struct ctx *c, struct sku *k)
 {
@@ -152,7 +177,7 @@ static int price_other(struct ctx *c, struct sku *k)
 	k->other_priced = ch.found && !ch.elsewhere;
 	k->other_prio = ch.found ? price_source_priority(ch.row.rec.source) : 0;
 	k->other_usd_h = k->other_priced ? ch.row.usd_per_hour : NAN;
-	return 0;
+	return spot_dearer(c, k);
 }
 
 /*
@@ -201,13 +226,35 @@ long rank_keep_rows(struct ctx *c, struct sku **order, size_t *nrows)
 	return left;
 }
 
+/* The sources the rows were priced from whose own date is unknown (pricing: price_source_dated), once each. */
+json_t *rank_undated_json(struct sku *const *order, size_t n)
+{
+	json_t *out = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct sku *k = order[i];
+		size_t j;
+		json_t *e;
+		int seen = 0;
+		if (!k->source || price_source_dated(k->source))
+			continue;
+		json_array_foreach(out, j, e)
+			seen |= !strcmp(json_string_value(json_object_get(e, "source")), k->source);
+		if (!seen)
+			json_array_append_new(out, json_pack("{s:s,s:s,s:s%}", "provider", k->provider, "source", k->source,
+							     "copied_at", k->captured ? k->captured : "",
+							     k->captured ? (size_t)(strlen(k->captured) < 10 ? strlen(k->captured) : 10) : 0));
+	}
+	return out;
+}
+
+/* Staleness from the source's own date where it is known: a copy date of an undated snapshot says nothing of it. */
 json_t *rank_stale_json(struct sku *const *order, size_t n)
 {
 	json_t *out = json_array();
 	time_t now = time(NULL);
 	for (size_t i = 0; i < n; i++) {
 		const struct sku *k = order[i];
-		long age = k->captured ? price_age_days(k->captured, now) : -1;
+		long age = k->captured ? price_source_age_days(k->source, k->captured, now) : -1;
 		if (age <= PRICE_STALE_DAYS)
 			continue;
 		char date[11];
@@ -224,4 +271,22 @@ json_t *rank_stale_json(struct sku *const *order, size_t n)
 							     (json_int_t)age));
 	}
 	return out;
+}
+
+/* Each kept row's price held to its GPU model's plausible band in the market (pricing/catalog_band.c). */
+int rank_price_bands(struct ctx *c, struct sku *const *order, size_t n)
+{
+	struct price_bands *b = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct sku *k = order[i];
+		double gpus = rank_sku_gpus(k);
+		k->band_note[0] = '\0';
+		if (!k->priced || !(k->usd_h > 0) || !(gpus > 0) || !rank_sku_model(k))
+			continue;
+		if (!b && !(b = price_bands_load(c->db, rank_market_of(c), c->o->max_age_days, c->err, c->errlen)))
+			return -1;
+		price_band_check(b, rank_sku_model(k), k->usd_h / gpus, k->band_note, sizeof k->band_note);
+	}
+	price_bands_free(b);
+	return 0;
 }

@@ -4,6 +4,7 @@
  * docs/ranking.md is the user's account of every field).
  */
 #include "judge/rank_int.h"
+#include "pricing/catalog.h"
 #include "judge/identity.h"
 #include "benches/bench.h"
 #include "common/gpus.h"
@@ -44,6 +45,28 @@ static const struct score_unit *score_unit_of(const char *m)
 }
 
 /* min, max and coefficient of variation (percent; 0 for one run) of the SKU's values of metric */
+/* Every region the type's runs came from, most runs first, and how many ran there (an estimate: null). */
+static json_t *run_regions_json(const struct sku *k)
+{
+	int order[RANK_RUN_REGIONS];
+	if (k->estimate || !k->nrr)
+		return json_null();
+	for (int i = 0; i < k->nrr; i++) {
+		int j = i;
+		while (j > 0 && k->rr[order[j - 1]].runs < k->rr[i].runs) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = i;
+	}
+	json_t *a = json_array();
+	for (int i = 0; i < k->nrr; i++)
+		json_array_append_new(a, json_pack("{s:s,s:i}", "region", k->rr[order[i]].name, "runs", k->rr[order[i]].runs));
+	if (k->rr_more)
+		json_array_append_new(a, json_pack("{s:n,s:i}", "region", "runs", k->rr_more));
+	return a;
+}
+
 static json_t *spread_json(const struct sku *k, const char *metric)
 {
 	for (size_t i = 0; i < k->nm; i++) {
@@ -109,7 +132,10 @@ json_t *rank_unranked_json(const struct sku *k, const char *metric)
 	const char *model = rank_sku_model(k);
 	const struct gpu_ref *ref = gpu_ref_find(model);
 	char why[200], dt[16];
-	if (!model)
+	if (!rank_of_the_gpus(metric))
+		snprintf(why, sizeof why, "%s is the host's, not the GPUs': only runs of this instance type tell it (never "
+			 "estimated from another type or scaled by GPUs)", metric);
+	else if (!model)
 		snprintf(why, sizeof why, "the catalog names no GPU model for it");
 	else if (!ref)
 		snprintf(why, sizeof why, "GPU model %s has no reference in gpuvet's table (docs/acceptance.md)", model);
@@ -188,6 +214,8 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	json_object_set_new(row, "currency", json_string("USD"));
 	json_object_set_new(row, "price_source", json_string(k->source ? k->source : ""));
 	json_object_set_new(row, "price_captured_at", json_string(k->captured ? k->captured : ""));
+	/* false: price_captured_at is the day an undated snapshot was copied, not the price's own date */
+	json_object_set_new(row, "price_date_known", json_boolean(!k->source || price_source_dated(k->source)));
 	json_object_set_new(row, "value", json_real(k->value));
 	json_object_set_new(row, "value_per_dollar", json_real(k->vpd));
 	json_object_set_new(row, "runs",
@@ -202,7 +230,10 @@ json_t *rank_row_json(struct ctx *c, const struct sku *k, size_t rank, int compo
 	/* where: spot is the region's lowest zone; a run priced elsewhere than it ran says so */
 	json_object_set_new(row, "zone", k->zone[0] ? json_string(k->zone) : json_null());
 	json_object_set_new(row, "run_region", !k->estimate && k->run_region ? json_string(k->run_region) : json_null());
+	json_object_set_new(row, "run_regions", run_regions_json(k));
 	json_object_set_new(row, "price_note", k->price_note[0] ? json_string(k->price_note) : json_null());
+	json_object_set_new(row, "spot_dearer_note", k->dearer_note[0] ? json_string(k->dearer_note) : json_null());
+	json_object_set_new(row, "price_band_note", k->band_note[0] ? json_string(k->band_note) : json_null());
 	market_columns(c, k, row);
 	memory_columns(c, k, row);
 	rank_basis_columns(k, row);

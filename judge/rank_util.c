@@ -28,6 +28,13 @@ int rank_per_gpu_scope(const char *m)
 	return mi && (mi->flags & METRIC_PER_GPU);
 }
 
+int rank_of_the_gpus(const char *m)
+{
+	const char *owner = metric_owner(m);
+	const struct bench *b = owner ? bench_find(owner) : NULL;
+	return b && (b->flags & BENCH_NEEDS_GPU);
+}
+
 int rank_median_of(struct sku *k, const char *metric, double *out)
 {
 	for (size_t i = 0; i < k->nm; i++) {
@@ -68,10 +75,11 @@ int rank_cmp_rows(const void *a, const void *b)
 	int cx = identity_is_custom(x->provider), cy = identity_is_custom(y->provider);
 	if (cx != cy)
 		return cx - cy; /* custom machines rank only among themselves, after the catalogued ones */
-	if (x->estimate != y->estimate)
-		return x->estimate - y->estimate; /* every measured SKU before every estimate */
+	/* measured and estimated rows ranked together by value per dollar, each marked: rank 1 is the best row */
 	if (x->vpd != y->vpd)
 		return x->vpd < y->vpd ? 1 : -1;
+	if (x->estimate != y->estimate)
+		return x->estimate - y->estimate; /* a tie goes to the measured type */
 	int c = strcmp(x->provider, y->provider);
 	if (!c)
 		c = strcmp(x->itype, y->itype);

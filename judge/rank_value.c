@@ -84,7 +84,7 @@ static int estimate_of(const struct ctx *c, struct sku *k, const char *metric, d
 	const char *model = rank_sku_model(k), *src = NULL, *prof = NULL;
 	double per = 0, gpus = rank_per_gpu_scope(metric) ? 1 : rank_sku_gpus(k);
 	size_t nrun = 0;
-	if (!model || !(gpus > 0))
+	if (!model || !(gpus > 0) || !rank_of_the_gpus(metric))   /* a host figure: only the type's own runs tell it */
 		return -1;
 	if (measured_per_gpu(c, k, metric, &per, &nrun, &prof) == 0) {
 		snprintf(k->basis, sizeof k->basis, "measured: %s, median of %zu stored %s run(s) (%s), %.4g per GPU",

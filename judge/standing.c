@@ -25,10 +25,10 @@ const char *standing_words(enum standing_kind k)
 	case STANDING_NO_GPU: return "no GPU measured";
 	case STANDING_ACCEPTED: return "accepted";
 	case STANDING_REJECTED: return "rejected";
-	case STANDING_UNMEASURABLE: return "could not be judged";
+	case STANDING_UNMEASURABLE: return "unmeasurable";
 	case STANDING_WOULD_ACCEPT: return "would be accepted";
 	case STANDING_WOULD_REJECT: return "would be rejected";
-	case STANDING_WOULD_UNMEASURABLE: return "could not be judged";
+	case STANDING_WOULD_UNMEASURABLE: return "would be unmeasurable";
 	}
 	return "?";
 }

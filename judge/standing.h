@@ -37,7 +37,7 @@ int standing_of(const struct policy *p, const json_t *fp, struct standing *out);
 void standing_free(struct standing *st);
 /* True for a verdict recorded here by the policy with this digest (not imported, digest known). */
 int standing_verdict_is_of(const json_t *verdict, const char *digest);
-/* "accepted", "rejected", "could not be judged", "would be accepted" (a preview), ... */
+/* "accepted", "rejected", "unmeasurable", "would be accepted" (a preview), ...: README "Words and units" */
 const char *standing_words(enum standing_kind k);
 
 #endif

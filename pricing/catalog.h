@@ -228,6 +228,16 @@ int price_gpu_matches(const struct gpu_want *w, const char *gpu_model, double gp
 
 /* Whole days from captured_at (YYYY-MM-DD...) to now; -1 when it is not a date. */
 long price_age_days(const char *captured_at, time_t now);
+/*
+ * What a price's date is (catalog_data.c): 1 when source's captured_at is the source's own date (a fetch, an
+ * import, a dated snapshot), 0 when it is only the day gpuvet copied an undated snapshot (catalog:aws,
+ * catalog:lambda: pricing/catalog/README.md).  The words for it, "captured 2024-12-30" or "copied 2026-11-25,
+ * source date unknown" ("date unknown" without one), into buf; and its age in days from the source's own date,
+ * -1 when that is unknown (so no staleness is claimed from a copy date).
+ */
+int price_source_dated(const char *source);
+const char *price_date_words(const char *source, const char *captured_at, char *buf, size_t n);
+long price_source_age_days(const char *source, const char *captured_at, time_t now);
 
 /* One market's price of an offer: the winning source's cheapest row (imports > fetched > shipped). */
 struct price_side {
@@ -237,6 +247,19 @@ struct price_side {
 	double usd_per_unit;
 	char currency[4], source[128], captured_at[32], zone[64], fx_captured_at[32];
 };
+/*
+ * A GPU model's plausible price per GPU-hour in one market (catalog_band.c, issue 58 item 8): the median of the
+ * stored prices of the model in the market (USD-rated, GPU count known), and the band from a third of it to 3x
+ * it; a model with fewer than PRICE_BAND_MIN_PRICES prices has no band.  price_band_check: 1 with the note when
+ * usd_per_gpu_hour is outside (a spot price is never flagged high: at or under its on-demand is the cap), else 0.
+ */
+#define PRICE_BAND_FACTOR 3.0
+#define PRICE_BAND_MIN_PRICES 5
+struct price_bands;
+struct price_bands *price_bands_load(sqlite3 *db, const char *market, int max_age_days, char *err, size_t errlen);
+int price_band_check(const struct price_bands *b, const char *model, double usd_per_gpu_hour, char *note, size_t n);
+void price_bands_free(struct price_bands *b);
+
 /* ---- a spot price's zones, and one type's price in a market and region (catalog_choose.c) ---- */
 
 /* Which source wins a price: import: 2 > fetched 1 > shipped catalog: 0. */
@@ -318,6 +341,7 @@ struct catalog_shipped {
 	const char *file;      /* "aws.csv" */
 	const char *data;      /* embedded at build time (common/embed.h) */
 	const char *end;
+	int undated;           /* 1: its captured_at is the day gpuvet copied the rows, the snapshot's own date unknown */
 };
 extern const struct catalog_shipped catalog_shipped[];
 extern const size_t catalog_shipped_count;

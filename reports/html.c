@@ -223,6 +223,7 @@ int report_render_doc(const struct rdoc *d, FILE *f)
 	pg.policy = d->policy ? d->policy : builtin;
 	pg.nt = rep_answer_targets(d, pg.tg, sizeof pg.tg / sizeof pg.tg[0]);
 	pg.top = pg.nt ? &d->runs[pg.tg[0]] : NULL;
+	pg.fleet = d->agg.runs > 1 && pg.top && !pg.top->forced;   /* --run asks about runs: they head the page */
 	page_head(f, d, &pg);
 	for (size_t i = 0; i < sizeof report_sections / sizeof report_sections[0]; i++)
 		report_sections[i].render(f, d, &pg);
@@ -234,6 +235,35 @@ int report_render_doc(const struct rdoc *d, FILE *f)
 static void now_iso(char *buf, size_t size)
 {
 	gv_iso8601((long)time(NULL), buf, size);
+}
+
+/* Why runs were rejected, from the fingerprints in memory: each rejected run's latest verdict's first failed check. */
+static void reasons_mem(struct rdoc *d, json_t *const *fps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct run_sum *r = &d->runs[i];
+		json_t *vs = json_object_get(fps[i], "verdicts"), *v, *fail;
+		size_t j, k;
+		const char *what = NULL;
+		if (!r->verdict || strcmp(r->verdict, "reject"))
+			continue;
+		json_array_foreach(vs, j, v)   /* the run's verdict: its latest judged here (report_sum_add_verdict) */
+			if (!json_is_true(json_object_get(v, "imported")) && r->verdict_at && rep_jstr(v, "at") &&
+			    !strcmp(rep_jstr(v, "at"), r->verdict_at)) {
+				fail = json_array_get(json_object_get(json_object_get(v, "detail"), "failed"), 0);
+				what = rep_jstr(fail, "flag") ? rep_jstr(fail, "flag") : rep_jstr(fail, "metric");
+			}
+		for (k = 0; k < d->nreasons && strcmp(d->reasons[k].what, what ? what : "?"); k++)
+			;
+		if (k == d->nreasons && k < sizeof d->reasons / sizeof d->reasons[0]) {
+			gv_strlcpy(d->reasons[k].what, what ? what : "?", sizeof d->reasons[k].what);
+			d->nreasons++;
+		}
+		if (k < d->nreasons) {
+			d->reasons[k].runs++;
+			d->reasons[k].example = r->id > d->reasons[k].example ? r->id : d->reasons[k].example;
+		}
+	}
 }
 
 int report_render(const struct report_input *in, FILE *out)
@@ -253,6 +283,7 @@ int report_render(const struct report_input *in, FILE *out)
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
 		rep_agg_add(&d.agg, &d.runs[i], i);
 	}
+	reasons_mem(&d, in->fps, in->n_fps);
 	report_pick_detail(&d.agg, d.runs, d.n);
 	rep_agg_medians_mem(&d.agg, d.runs, d.n, 1);   /* the fleet is these runs */
 	rep_agg_note_detail(&d.agg, d.runs, d.n);

@@ -27,7 +27,7 @@
 /*
  * How a run stands under the page's policy, in one word or three, and its CSS class: a verdict
  * word ("Healthy", "Reject") only where that policy's verdict was recorded here (judge/standing.h);
- * otherwise what is true (no GPU measured, or the policy's verdict as a preview, not gated).
+ * otherwise what is true (no GPU measured, or the policy's verdict as a preview, not judged).
  */
 static const char *health_word(const struct run_sum *r, const struct standing *st, const char **cls)
 {
@@ -36,8 +36,8 @@ static const char *health_word(const struct run_sum *r, const struct standing *s
 	case STANDING_NO_GPU: *cls = "warn"; return "No GPU measured on this machine";
 	case STANDING_REJECTED: return "Reject";
 	case STANDING_WOULD_REJECT: return "Would be rejected";
-	case STANDING_UNMEASURABLE: *cls = "warn"; return "Not judged";
-	case STANDING_WOULD_UNMEASURABLE: *cls = "warn"; return "Could not be judged";
+	case STANDING_UNMEASURABLE: *cls = "warn"; return "Unmeasurable";
+	case STANDING_WOULD_UNMEASURABLE: *cls = "warn"; return "Would be unmeasurable";
 	case STANDING_WOULD_ACCEPT: *cls = "warn"; return "Would be accepted";
 	case STANDING_ACCEPTED: break;
 	}
@@ -57,13 +57,13 @@ static const char *health_word(const struct run_sum *r, const struct standing *s
 static const char *verdict_words(const char *v)
 {
 	if (!v)
-		return "not gated";
+		return "not judged";
 	if (!strcmp(v, "accept"))
 		return "accepted";
 	if (!strcmp(v, "reject"))
 		return "rejected";
 	if (!strcmp(v, "unmeasurable"))
-		return "could not be judged";
+		return "unmeasurable";
 	return v;
 }
 
@@ -116,7 +116,7 @@ static void run_words(FILE *f, const struct run_sum *r, const struct standing *s
 	} else if (st->kind != STANDING_NO_GPU) {
 		fputs(" (instance type unknown)", f);
 	}
-	fprintf(f, " (%s", st->kind == STANDING_NO_GPU ? "not judged" : st->kind >= STANDING_WOULD_ACCEPT ? "not gated" :
+	fprintf(f, " (%s", st->kind == STANDING_NO_GPU || st->kind >= STANDING_WOULD_ACCEPT ? "not judged" :
 		standing_words(st->kind));
 	json_t *tol = json_array_get(json_object_get(st->detail, "tolerated"), 0);
 	if (st->kind == STANDING_ACCEPTED && tol) {
@@ -163,11 +163,109 @@ static void headline_of(FILE *f, const char *tag, const struct run_sum *r, const
 	fprintf(f, "</%s>", tag);
 }
 
+/* ---- the fleet: more than one run, none asked for ---- */
+
+/* A count that links to its runs: a lone one to its row, several to the runs table filtered by word (report.js). */
+static void count_link(FILE *f, long n, int64_t lone, const char *filter, const char *words)
+{
+	char num[32];
+	snprintf(num, sizeof num, "%ld", n);
+	if (n == 1 && lone > 0)
+		fprintf(f, "<a href=\"#r-%lld\">", (long long)lone);
+	else if (n > 1)
+		fprintf(f, "<a href=\"#filter=runlist:%s\">", filter);
+	fprintf(f, "%s %s", num, words);
+	if (n >= 1 && (n > 1 || lone > 0))
+		fputs("</a>", f);
+}
+
+/*
+ * The page's heading when it covers more than one run: the fleet, its runs and instance types, how the page's
+ * policy judged them (each count a link to its runs), the class of its worst.  The newest run follows in the
+ * answer (rep_section_answer).
+ */
+static void fleet_headline(FILE *f, const struct rdoc *d)
+{
+	const struct rep_agg *a = &d->agg;
+	size_t types = rep_agg_types(a);
+	const char *cls = a->verd[1] ? "bad" : a->verd[2] || a->verd[3] ? "warn" : "good";
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s fleet\">Fleet: %zu runs of %zu instance type%s: ", cls, a->runs, types,
+		types == 1 ? "" : "s");
+	count_link(f, a->verd[0], a->verd_example[0], "accepted", "accepted");
+	fputs(", ", f);
+	count_link(f, a->verd[1], a->verd_example[1], "rejected", "rejected");
+	fputs(", ", f);
+	count_link(f, a->verd[2], a->verd_example[2], "unmeasurable", "unmeasurable");
+	fputs(", ", f);
+	count_link(f, a->verd[3], a->verd_example[3], "not%20judged", "not judged");
+	fputs("</h1>", f);
+}
+
+static int cmp_fc_worst(const void *x, const void *y)
+{
+	const struct rep_flag_count *a = x, *b = y;
+	if (a->sev != b->sev)
+		return a->sev - b->sev;
+	if (a->runs != b->runs)   /* the lone critical run first: the one to act on */
+		return a->runs - b->runs;
+	return strcmp(a->code, b->code);
+}
+
+/* Under the fleet's heading: why runs were rejected (the top reasons), and each critical and warning flag. */
+static void fleet_facts(FILE *f, const struct rdoc *d)
+{
+	const struct rep_agg *a = &d->agg;
+	struct rep_flag_count fc[sizeof a->fc / sizeof a->fc[0]];
+	size_t n = 0;
+	fputs("<div id=\"fleet\">", f);
+	if (d->nreasons) {
+		fputs("<p>Rejected for: ", f);
+		for (size_t i = 0; i < d->nreasons; i++) {
+			fputs(i ? "; " : "", f);
+			fputs("<code>", f);
+			html_esc(f, d->reasons[i].what);
+			fputs("</code> on ", f);
+			count_link(f, d->reasons[i].runs, d->reasons[i].example, "reject", d->reasons[i].runs == 1 ? "run" : "runs");
+		}
+		fputs(".</p>\n", f);
+	}
+	for (size_t k = 0; k < a->nfc; k++)
+		if (a->fc[k].sev <= 1)   /* critical and warning: info is no finding */
+			fc[n++] = a->fc[k];
+	qsort(fc, n, sizeof *fc, cmp_fc_worst);
+	if (n) {
+		fputs("<p>Flags: ", f);
+		for (size_t k = 0; k < n; k++) {
+			fputs(k ? "; " : "", f);
+			fprintf(f, "<b class=\"%s\">%s</b> <code>", rep_sev_name(fc[k].sev), rep_sev_name(fc[k].sev));
+			html_esc(f, fc[k].code);
+			fputs("</code> on ", f);
+			count_link(f, fc[k].runs, fc[k].example, fc[k].code, fc[k].runs == 1 ? "run" : "runs");   /* [A-Z0-9_] */
+			if (fc[k].runs == 1 && fc[k].example > 0)
+				fprintf(f, " (run %lld)", (long long)fc[k].example);
+		}
+		fputs(".</p>\n", f);
+	} else {
+		fputs("<p>No run raised a critical or warning flag.</p>\n", f);
+	}
+	fputs("<p class=\"muted\">The newest run:</p></div>\n", f);
+}
+
+/*
+ * The page's first heading, in this order (each kind its own function):
+ *   - the newest cluster run, when it is the store's newest item: its verdict (html_cluster.c; issue 56);
+ *   - more than one run and none asked for (--run): the fleet (fleet_headline), the newest run below it;
+ *   - else the run it is about (headline_of).
+ */
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	struct standing st;
 	json_t *fp;
 
+	if (pg->fleet) {
+		fleet_headline(f, d);
+		return;
+	}
 	if (!pg->top) {
 		fputs("<h1 id=\"verdict\">No run stored yet</h1>", f);
 		return;
@@ -368,8 +466,8 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 		if (v) {
 			char why[768];
 			fputs("<p class=\"why\">", f);
-			rep_badge(f, rep_jstr(v, "verdict"));
-			fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+			rep_badge(f, rep_jstr(v, "verdict"));   /* the verdict's word, then by whom */
+			fputs(" by ", f);
 			policy_words(f, p->name, p->source, p->digest);
 			fputs(": ", f);
 			html_esc(f, accept_reason_sentence(json_object_get(v, "detail"), rep_jstr(v, "verdict"), why, sizeof why));
@@ -378,7 +476,7 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 	} else if (v) {
 		fputs("<p>", f);
 		rep_badge(f, rep_jstr(v, "verdict"));
-		fprintf(f, " %s by ", verdict_words(rep_jstr(v, "verdict")));
+		fputs(" by ", f);
 		policy_words(f, p->name, p->source, p->digest);
 		if (rep_jstr(v, "at")) {
 			fputs(", ", f);
@@ -388,7 +486,7 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 		html_esc(f, st->reason);
 		fputs(".</p>\n", f);
 	} else {
-		fputs("<p>Not gated by ", f);
+		fputs("<p>Not judged by ", f);
 		policy_words(f, p->name, p->source, p->digest);
 		fprintf(f, ": it %s (a preview without the fleet baseline, not recorded; <code>gpuvet accept --run %lld"
 			   "</code> records it).</p>\n<p class=\"why\">Why: ", standing_words(st->kind), (long long)r->id);
@@ -504,20 +602,75 @@ static void workload_row(FILE *f, json_t *rk, json_t *row)
 	rep_basis_words(f, row, rep_jstr(rk, "unit"));
 }
 
+/* "lambda gpu_1x_gh200 $0.0866/Mtok (estimate: reference (sustained))", a row of `gpuvet cost` */
+static void cost_row_words(FILE *f, json_t *row)
+{
+	const char *src = rep_jstr(json_object_get(row, "inputs"), "gemm_source");
+	html_esc(f, rep_orq(rep_jstr(row, "provider")));
+	fputs(" ", f);
+	html_esc(f, rep_orq(rep_jstr(row, "instance_type")));
+	fprintf(f, " $%.3g/Mtok (", rep_jnum(row, "usd_per_million_tokens"));
+	if (json_is_true(json_object_get(row, "estimate"))) {
+		fputs("<i>estimate</i>: ", f);   /* its GEMM's basis, the part before the figures */
+		html_esc_n(f, src ? src : "reference", src ? strcspn(src, ":") : 9);
+	} else {
+		fprintf(f, "measured, %zu ", json_array_size(json_object_get(row, "runs")));
+		html_esc(f, rep_orq(rep_jstr(row, "profile")));
+		fputs(" run(s)", f);
+	}
+	fputs(")", f);
+}
+
 /*
- * The second question on the first screen: the instance types with the most per dollar for
- * training (BF16 GEMM), inference (FP16 GEMM) and data-heavy work (score.data), three each, in
- * the order of their value per dollar, measured and estimated rows together, each marked
- * ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
+ * The reference jobs priced by `gpuvet cost` (report_costs.c): the three cheapest per million tokens of each,
+ * measured and estimated together as cost ranks them, and the best measured type beside them when it is not
+ * one of the three; the job and the command that prints the same figures said.
+ */
+static int jobs_per_dollar(FILE *f, const struct rdoc *d, int any)
+{
+	size_t k, i;
+	json_t *w;
+	json_array_foreach(d->workloads, k, w) {
+		json_t *rows = json_object_get(json_object_get(w, "result"), "rows"), *row;
+		size_t shown = 0, measured_shown = 0;
+		if (!json_array_size(rows) || !json_is_true(json_object_get(json_array_get(rows, 0), "fits")))
+			continue;
+		if (!any++)
+			fputs("<h3>Most per dollar, by workload</h3>\n<ul class=\"workloads\">\n", f);
+		fputs("<li><b>", f);
+		html_esc(f, rep_jstr(w, "label"));
+		fputs("</b>: ", f);
+		json_array_foreach(rows, i, row) {
+			int est = json_is_true(json_object_get(row, "estimate"));
+			if (!json_is_true(json_object_get(row, "fits")) || (shown >= 3 && (est || measured_shown)))
+				continue;
+			fputs(shown ? "; " : "", f);
+			if (shown >= 3)
+				fputs("<i>best measured</i>: ", f);
+			cost_row_words(f, row);
+			measured_shown |= !est;
+			shown++;
+		}
+		fputs(" <small>(<code>", f);
+		html_esc(f, rep_jstr(w, "command"));
+		fputs("</code>, on-demand)</small></li>\n", f);
+	}
+	return any;
+}
+
+/*
+ * The second question on the first screen: the instance types with the most per dollar for the reference jobs
+ * (jobs_per_dollar: dollars per million tokens from `gpuvet cost`), then BF16 matrix multiply and data-heavy work
+ * (score.data) per $/h, three each, in the order of their value per dollar, measured and estimated rows together,
+ * each marked ("measured" and its basis, or "estimate" and from what). A row without a price has no place.
  */
 static void best_per_workload(FILE *f, const struct rdoc *d)
 {
 	static const struct { const char *label, *metric; } wl[] = {
-		{ "Training (BF16 GEMM)", "gemm.bf16.tflops" },
-		{ "Inference (FP16 GEMM)", "gemm.fp16.tflops" },
-		{ "Data-heavy (NVMe and object store score)", "score.data" },
+		{ "BF16 matrix multiply per $/h", "gemm.bf16.tflops" },
+		{ "Data-heavy (NVMe and object store score) per $/h", "score.data" },
 	};
-	int any = 0;
+	int any = jobs_per_dollar(f, d, 0);
 	for (size_t w = 0; w < sizeof wl / sizeof wl[0]; w++) {
 		json_t *rk = ranking_of(d, wl[w].metric), *rows = json_object_get(rk, "rows"), *row, **best;
 		size_t i, n = 0;
@@ -565,8 +718,10 @@ void rep_section_answer(FILE *f, const struct rdoc *d, const struct report_page 
 		fputs(" (<code>gpuvet report --policy FILE</code> judges by another); another policy's, an imported or "
 		      "an undigested verdict is shown as history.</p>\n", f);
 	}
-	for (size_t i = 0; i < nt; i++)
-		answer_run(f, d, pg, &d->runs[tg[i]], i == 0);
+	if (pg->fleet)
+		fleet_facts(f, d);
+	for (size_t i = 0; i < nt; i++)   /* under a fleet's heading the newest run has a heading of its own */
+		answer_run(f, d, pg, &d->runs[tg[i]], i == 0 && !pg->fleet);
 	newer_without_gpu(f, d, pg);
 	best_per_workload(f, d);
 	fputs("</section>\n", f);

@@ -332,13 +332,34 @@ static void human_list(FILE *f, json_t *arr)
 	fputs("</ul>", f);
 }
 
-static void verdict_detail(FILE *f, json_t *det)
+/*
+ * A verdict's reasons: first what decided it, in the sentence the CLI says (judge/accept.h: what failed, or what
+ * could not be measured and why), then each check not measured with why, then the checks passed and the notes.
+ */
+static void verdict_detail(FILE *f, const char *verdict, json_t *det)
 {
-	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes");
+	json_t *passed = json_object_get(det, "passed"), *notes = json_object_get(det, "notes"), *u;
+	char why[768];
+	size_t i;
 
 	if (!json_is_array(passed) && !json_is_array(notes)) {
 		rep_json_human(f, NULL, det, 0);
 		return;
+	}
+	html_esc(f, accept_reason_sentence(det, verdict ? verdict : "", why, sizeof why));
+	if (json_array_size(json_object_get(det, "unmeasurable"))) {
+		fputs("<ul>", f);
+		json_array_foreach(json_object_get(det, "unmeasurable"), i, u) {
+			const char *what = rep_jstr(u, "flag") ? rep_jstr(u, "flag") : rep_jstr(u, "metric");
+			fputs("<li>NOT MEASURED ", f);
+			html_esc(f, what ? what : "the run");
+			fputs(": ", f);
+			html_esc(f, rep_orq(rep_jstr(u, "reason")));
+			fputs("</li>", f);
+		}
+		fputs("</ul>", f);
+	} else {
+		fputs(". ", f);
 	}
 	fprintf(f, "%zu check%s passed", json_array_size(passed), json_array_size(passed) == 1 ? "" : "s");
 	if (json_array_size(notes)) {
@@ -352,7 +373,7 @@ static void verdicts_block(FILE *f, json_t *fp)
 	json_t *v;
 	size_t i;
 
-	if (!table_open(f, fp, "verdicts", "<p>Not gated: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
+	if (!table_open(f, fp, "verdicts", "<p>Not judged: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
 			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
 		return;
 	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
@@ -370,7 +391,7 @@ static void verdicts_block(FILE *f, json_t *fp)
 		if (json_array_size(reasons)) {
 			human_list(f, reasons);
 		} else {
-			verdict_detail(f, json_object_get(v, "detail"));
+			verdict_detail(f, rep_jstr(v, "verdict"), json_object_get(v, "detail"));
 		}
 		fputs("</td></tr>\n", f);
 	}

@@ -86,7 +86,8 @@ static void listed_rows(FILE *f, json_t *groups)
 			rep_td_text(f, rep_jstr(p, "unit"));
 			rep_td_num(f, rep_jnum(p, "usd_per_hour"), NULL);
 			rep_td_text(f, rep_jstr(p, "source"));
-			rep_td_text(f, rep_jstr(p, "captured_at"));
+			char when[96];   /* a copy date of an undated snapshot is said so */
+			rep_td_text(f, price_date_words(rep_jstr(p, "source"), rep_jstr(p, "captured_at"), when, sizeof when));
 			fputs("</tr>\n", f);
 		}
 	}
@@ -156,7 +157,7 @@ void rep_prices_table(FILE *f, const struct rdoc *d)
 		"<div class=\"scroll\"><table class=\"sortable\" id=\"prices\"><thead><tr><th>GPU model</th>"
 		"<th>market</th><th>provider</th><th>instance type</th><th>region</th><th>price</th>"
 		"<th>currency</th><th>per</th><th>$/h <small>US dollars per hour</small></th><th>source</th>"
-		"<th>captured</th></tr></thead><tbody>\n", PRICE_CHEAPEST_PER_MODEL);
+		"<th>date</th></tr></thead><tbody>\n", PRICE_CHEAPEST_PER_MODEL);
 	listed_rows(f, d->prices);
 	fputs("</tbody></table></div>\n", f);
 	fprintf(f, "<p class=\"muted\">%lld of %lld stored prices listed", listed, total);

@@ -46,13 +46,14 @@ static void sources_table(FILE *f, const struct rdoc *d)
 	if (!json_array_size(d->price_sources))
 		return;
 	fputs("<h4>Price sources</h4>\n<table><thead><tr><th>source</th><th>provider</th>"
-	      "<th>prices captured</th><th>loaded into this store</th>"
+	      "<th>prices' date</th><th>loaded into this store</th>"
 	      "<th>status</th><th>rows</th><th>message</th></tr></thead><tbody>\n", f);
 	json_array_foreach(d->price_sources, i, p) {
 		fputs("<tr>", f);
 		rep_td_text(f, rep_jstr(p, "source"));
 		rep_td_text(f, rep_jstr(p, "provider"));
-		rep_td_text(f, rep_jstr(p, "captured_at") ? rep_jstr(p, "captured_at") : "\xE2\x80\x94");
+		char when[96];
+		rep_td_text(f, price_date_words(rep_jstr(p, "source"), rep_jstr(p, "captured_at"), when, sizeof when));
 		rep_td_text(f, rep_jstr(p, "fetched_at"));
 		rep_td_text(f, rep_jstr(p, "status"));
 		rep_td_num(f, rep_jnum(p, "rows"), NULL);

@@ -410,8 +410,10 @@ static void ranking_row(FILE *f, const struct rdoc *d, json_t *row, json_t *spot
 	fputs("<td><small>", f);
 	html_esc(f, rep_orq(rep_jstr(row, "price_source")));
 	if (rep_jstr(row, "price_captured_at")) {
+		char when[96];
 		fputs(", ", f);
-		html_esc(f, rep_jstr(row, "price_captured_at"));
+		html_esc(f, price_date_words(rep_jstr(row, "price_source"), rep_jstr(row, "price_captured_at"), when,
+					     sizeof when));
 	}
 	fputs("</small></td></tr>\n", f);
 }

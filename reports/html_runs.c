@@ -55,10 +55,12 @@ void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *p
 	fputs("<th>benches<br><small>ok/skip/fail</small></th></tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
+		/* a row is an anchor (#r-ID): the fleet headline's counts link to the runs they count */
 		if (r->detail)
-			fprintf(f, "<tr><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id, (long long)r->id);
+			fprintf(f, "<tr id=\"r-%lld\"><td class=n><a href=\"#run-%lld\">%lld</a></td>", (long long)r->id,
+				(long long)r->id, (long long)r->id);
 		else
-			fprintf(f, "<tr><td class=n>%lld</td>", (long long)r->id);
+			fprintf(f, "<tr id=\"r-%lld\"><td class=n>%lld</td>", (long long)r->id, (long long)r->id);
 		started_cell(f, r->started);
 		rep_td_text(f, r->host);
 		fputs("<td>", f);

@@ -109,7 +109,7 @@ static void sku_table(FILE *f, const struct rdoc *d)
 	for (size_t k = 0; k < d->agg.nsku; k++)
 		sk[k] = &d->agg.sku[k];
 	qsort(sk, d->agg.nsku, sizeof *sk, cmp_sku_key);
-	fputs("<h3>Instance types</h3>\n<div class=\"scroll\"><table class=\"sortable\" id=\"skus\"><thead><tr>"
+	fputs("<h3>Instance types, by region</h3>\n<div class=\"scroll\"><table class=\"sortable\" id=\"skus\"><thead><tr>"
 	      "<th>provider</th><th>instance type</th><th>region</th><th>GPUs</th><th>runs</th>"
 	      "<th>accepted</th><th>rejected</th><th>with critical flags</th>"
 	      "<th>BF16 GEMM <small>TFLOP/s, as ranked: the most sustained profile's median</small></th>"
@@ -155,10 +155,7 @@ void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page
 {
 	(void)pg;
 	const struct rep_agg *a = &d->agg;
-	size_t nsku = 0;
-
-	for (size_t k = 0; k < a->nsku; k++)
-		nsku += a->sku[k].runs > 0;
+	size_t nsku = rep_agg_types(a);   /* instance types, whatever their regions: the table below has a row per region */
 	fputs("<section id=\"summary\"><h2>Summary</h2>\n", f);
 	if (a->synthetic)
 		fprintf(f, "<p class=\"demo\"><b>Synthetic demo data:</b> %d of these runs are labelled "
@@ -166,7 +163,7 @@ void rep_section_summary(FILE *f, const struct rdoc *d, const struct report_page
 	fprintf(f, "<div class=\"cards\"><div class=\"card\"><b>%zu</b>runs</div>"
 		   "<div class=\"card\"><b>%zu</b>instance types</div>"
 		   "<div class=\"card\"><b>%d</b>accepted</div><div class=\"card\"><b>%d</b>rejected</div>"
-		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not gated</div>",
+		   "<div class=\"card\"><b>%d</b>unmeasurable</div><div class=\"card\"><b>%d</b>not judged</div>",
 		a->runs, nsku, a->verd[0], a->verd[1], a->verd[2], a->verd[3]);
 	if (a->incomplete)
 		fprintf(f, "<div class=\"card\"><b>%d</b>incomplete</div>", a->incomplete);

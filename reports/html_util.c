@@ -209,15 +209,15 @@ void rep_badge(FILE *f, const char *what)
 {
 	const char *cls = "info";
 
-	if (!what || !*what) {
-		fputs("<span class=\"muted\">none</span>", f);
+	if (!what || !*what) {   /* README "Words and units": one word per state */
+		fputs("<span class=\"muted\">not judged</span>", f);
 		return;
 	}
 	if (!strcmp(what, "accept") || !strcmp(what, "reject") || !strcmp(what, "unmeasurable") ||
 	    !strcmp(what, "incomplete"))
 		cls = what;
 	fprintf(f, "<b class=\"badge %s\">", cls);
-	html_esc(f, what);
+	html_esc(f, !strcmp(what, "accept") ? "accepted" : !strcmp(what, "reject") ? "rejected" : what);
 	fputs("</b>", f);
 }
 

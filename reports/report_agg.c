@@ -166,6 +166,7 @@ struct flag_walk {
 	struct rep_agg *a;
 	uint64_t seq;
 	int64_t detail_id;   /* > 0: only note this detailed run as the code's example */
+	int64_t run_id;      /* the run counted */
 };
 
 static void count_flag(void *ud, const char *p, size_t len, int sev)
@@ -196,6 +197,8 @@ static void count_flag(void *ud, const char *p, size_t len, int sev)
 			a->fc[k].last_seq = w->seq;
 			a->fc[k].runs++;
 		}
+		if (w->run_id > a->fc[k].example)
+			a->fc[k].example = w->run_id;
 		if (sev < a->fc[k].sev)
 			a->fc[k].sev = sev;
 	}
@@ -207,10 +210,31 @@ static void count_flag(void *ud, const char *p, size_t len, int sev)
  * per code): its place in the page's order from rep_agg_add, its id from
  * the full-store pass (report_scan.c), which reads the flags in id order.
  */
-void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key)
+void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key, int64_t run_id)
 {
-	struct flag_walk fw = { a, run_key, 0 };
+	struct flag_walk fw = { a, run_key, 0, run_id };
 	rep_each_flag(flags, count_flag, &fw);
+}
+
+static int cmp_type(const void *x, const void *y)
+{
+	const struct rep_sku *a = *(const struct rep_sku *const *)x, *b = *(const struct rep_sku *const *)y;
+	int c = strcmp(a->provider ? a->provider : "", b->provider ? b->provider : "");
+	return c ? c : strcmp(a->itype ? a->itype : "", b->itype ? b->itype : "");
+}
+
+size_t rep_agg_types(const struct rep_agg *a)
+{
+	const struct rep_sku **v = gv_malloc((a->nsku ? a->nsku : 1) * sizeof *v);
+	size_t n = 0, types = 0;
+	for (size_t k = 0; k < a->nsku; k++)
+		if (a->sku[k].runs)
+			v[n++] = &a->sku[k];
+	qsort(v, n, sizeof *v, cmp_type);   /* a type's regions side by side: each type counted once */
+	for (size_t k = 0; k < n; k++)
+		types += k == 0 || cmp_type(&v[k - 1], &v[k]) != 0;
+	free(v);
+	return types;
 }
 
 /* cur again when s equals it (the runs of a type mostly share their columns: no hash), else s interned. */
@@ -261,13 +285,16 @@ void rep_agg_add(struct rep_agg *a, const struct run_sum *r, uint64_t seq)
 	struct rep_sku *s = rep_agg_sku(a, r->sku, 1);
 	const char *v = r->verdict;
 
+	int vi = !v ? 3 : !strcmp(v, "accept") ? 0 : !strcmp(v, "reject") ? 1 : 2;
 	a->runs++;
-	a->verd[!v ? 3 : !strcmp(v, "accept") ? 0 : !strcmp(v, "reject") ? 1 : 2]++;
+	a->verd[vi]++;
+	if (r->id > a->verd_example[vi])
+		a->verd_example[vi] = r->id;
 	a->incomplete += r->status && strcmp(r->status, "complete") != 0;
 	a->synthetic += r->host && strstr(r->host, "synthetic") != NULL;
 	for (size_t h = 0; h < N_HEAD; h++)
 		a->head_present[h] |= isfinite(r->head[h]) != 0;
-	rep_agg_add_flags(a, r->flags, seq);
+	rep_agg_add_flags(a, r->flags, seq, r->id);
 	count_version(a, r->version);
 	count_model(a, r->gpu_model);
 
@@ -296,7 +323,7 @@ void rep_agg_note_detail(struct rep_agg *a, const struct run_sum *runs, size_t n
 {
 	for (size_t i = 0; i < n; i++)
 		if (runs[i].detail) {
-			struct flag_walk fw = { a, 0, runs[i].id };
+			struct flag_walk fw = { a, 0, runs[i].id, 0 };
 			rep_each_flag(runs[i].flags, count_flag, &fw);
 		}
 }

@@ -81,6 +81,7 @@ struct rep_flag_count {
 	char code[48];
 	int sev, runs;
 	int64_t latest_detail;    /* a run with detail that has the flag, 0 if none */
+	int64_t example;          /* the newest run id that has it (any run: listed in the runs table, flagged) */
 	uint64_t last_seq;        /* the last run counted, to count each run once */
 };
 
@@ -94,6 +95,7 @@ struct rep_agg {
 	struct rep_strs *strs;
 	size_t runs;              /* the runs the page covers */
 	int verd[4], incomplete, synthetic;   /* accept, reject, unmeasurable, none */
+	int64_t verd_example[4];  /* of each, the newest run id (the fleet headline links a lone one to its row) */
 	int head_present[N_HEAD];
 	struct rep_sku *sku;
 	size_t nsku, sku_cap, *sku_ix;
@@ -119,7 +121,9 @@ void rep_agg_note_detail(struct rep_agg *a, const struct run_sum *runs, size_t n
 void rep_agg_medians_mem(struct rep_agg *a, const struct run_sum *runs, size_t n, int soak);
 double rep_agg_fleet_soak(const struct rep_agg *a, const struct run_sum *r, size_t *nruns);
 void rep_each_flag(const char *flags, void (*fn)(void *ud, const char *code, size_t len, int sev), void *ud);
-void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key);
+void rep_agg_add_flags(struct rep_agg *a, const char *flags, uint64_t run_key, int64_t run_id);
+/* Instance types the page covers, whatever their regions (provider and type): the summary's count. */
+size_t rep_agg_types(const struct rep_agg *a);
 
 /*
  * A run's facts the full-store pass looks up by id (report_scan.c): its
@@ -175,6 +179,10 @@ struct rdoc {
 	struct rep_agg agg;      /* every run the page covers; runs holds only those shown */
 	size_t unlisted;         /* runs left out of the runs table by the size rule */
 	struct gv_cluster *cluster;   /* the newest stored cluster run (html_cluster.c), NULL: none */
+	/* why the page's policy rejected runs: each first failed check, most first (the fleet headline) */
+	struct rep_reason { char what[64]; long runs; int64_t example; } reasons[4];
+	size_t nreasons;
+	json_t *workloads;       /* the reference jobs priced by `gpuvet cost` (report_costs.c); NULL: none */
 	size_t clusters;         /* how many cluster runs the store holds */
 };
 
@@ -229,6 +237,7 @@ int report_render_doc(const struct rdoc *d, FILE *f);
 struct policy;
 struct report_page {
 	size_t tg[8], nt;
+	int fleet;                     /* the page covers more than one run and none was asked for: the fleet heads it */
 	const struct run_sum *top;
 	const struct policy *policy;   /* the one policy every verdict of the page is by (report --policy) */
 };
@@ -290,6 +299,8 @@ int rep_cluster_load(struct store *s, struct rdoc *d, char *err, size_t errlen);
 void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* The page's headline when the newest item of the store is the cluster run: its verdict and why; 1 said, 0 not. */
 int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);
+/* report_costs.c: [{"label", "command", "result": cost_compute's (or {"error"})}] for the reference jobs */
+json_t *rep_workload_costs(struct store *s, const struct report_opts *o);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);

@@ -371,12 +371,31 @@ static void page_policy_end(struct store *s, struct policy *builtin)
 	policy_free(builtin);
 }
 
-/* The newest cluster run (html_cluster.c; none: d->cluster NULL) and the prices; -1 with err when the first fails. */
+/* A reason runs were rejected (store_reject_reasons), kept while there is room: the most frequent come first. */
+static int take_reason(void *ud, const char *reason, int64_t runs, int64_t newest_run)
+{
+	struct rdoc *d = ud;
+	if (d->nreasons == sizeof d->reasons / sizeof d->reasons[0])
+		return 1;
+	struct rep_reason *r = &d->reasons[d->nreasons++];
+	gv_strlcpy(r->what, reason ? reason : "?", sizeof r->what);
+	r->runs = (long)runs;
+	r->example = newest_run;
+	return 0;
+}
+
+/*
+ * The newest cluster run (html_cluster.c; none: d->cluster NULL), why the page's policy rejected runs (the fleet
+ * headline's reasons), the reference jobs priced (report_costs.c) and the prices; -1 with err when the first fails.
+ */
 static int load_cluster_prices(struct store *s, const struct report_opts *o, struct rdoc *d, json_t **sources,
 			       char *price_err, size_t plen, char *err, size_t errlen)
 {
 	if (rep_cluster_load(s, d, err, errlen))
 		return -1;
+	if (store_reject_reasons(s, d->policy->digest, take_reason, d))   /* a page without them, said with -v */
+		gv_debug("report: %s", store_errmsg(s));
+	d->workloads = rep_workload_costs(s, o);   /* the first screen's jobs, as `gpuvet cost` prices them */
 	d->prices = load_prices(s, o->max_age_days, sources, price_err, plen);
 	d->price_sources = *sources;
 	d->prices_error = price_err[0] ? price_err : NULL;
@@ -411,11 +430,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	 */
 	if (store_read_cache(s, 16))
 		gv_debug("report: %s", store_errmsg(s));
-	/*
-	 * Read transactions around our own reading: one snapshot per phase and no
-	 * lock taken per statement.  Not around the rankings, which run on
-	 * connections of their own.
-	 */
+	/* Read transactions around our own reading: one snapshot per phase and no lock taken per statement.  Not
+	   around the rankings, which run on connections of their own. */
 	rep_rankings_start(&ranks, s, o);   /* the rankings' reading, beside the summaries' */
 	in_txn = store_read_begin(s);
 	rc = load_summaries(s, o, &d, err, errlen);
@@ -443,7 +459,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	gv_iso8601((long)time(NULL), now, sizeof now);
 	d.generated_at = now;
 	d.max_age_days = o->max_age_days;
-	step_done("reading prices", &t0);
+	step_done("reading prices and pricing the reference jobs", &t0);
 	{
 		struct counted cnt = { out, 0 };
 		cookie_io_functions_t io = { .write = counted_write };
@@ -478,6 +494,7 @@ out:
 	rep_agg_free(&d.agg);
 	rep_strs_free(d.strs);
 	json_decref(d.rankings);
+	json_decref(d.workloads);
 	json_decref(d.prices);
 	json_decref(sources);
 	gv_cluster_free(d.cluster);

@@ -75,7 +75,7 @@ static int take_flag(void *ud, int64_t run_id, const char *text, double value)
 	(void)value;
 	if (!b || !text)
 		return 0;
-	rep_agg_add_flags(w->a, text, (uint64_t)run_id);
+	rep_agg_add_flags(w->a, text, (uint64_t)run_id, run_id);
 	rep_each_flag(text, note_sev, b);
 	return 0;
 }

@@ -147,6 +147,19 @@ int store_latest_run(struct store *s, int64_t *run_id);
 int store_resolve_run(struct store *s, const char *id_or_uuid, int64_t *run_id);
 /* All run ids, oldest first; *ids is malloc'd. */
 int store_list_runs(struct store *s, int64_t **ids, size_t *n);
+/*
+ * The runs without a verdict of the policy with this digest judged here (an imported one is history), started
+ * at or after since (an ISO 8601 prefix; NULL: any), oldest first: what `accept --all` and `--since` gate.
+ * *ids malloc'd.  A store_rc.
+ */
+int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n);
+/*
+ * The reasons runs were rejected by the policy with this digest (judged here): each first failed check (a flag
+ * code or a metric) with how many rejections it decided and the newest such run, most first; fn non-zero stops.
+ * A store_rc (a store older than schema 6 has no digests: none).
+ */
+typedef int (*store_reason_fn)(void *ud, const char *reason, int64_t runs, int64_t newest_run);
+int store_reject_reasons(struct store *s, const char *digest, store_reason_fn fn, void *ud);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
 
@@ -267,6 +280,8 @@ struct store_list_row {
 	const char *finished_at;
 	int benches_ok, benches;   /* benches but the harness, and those that were ok */
 	int flags;
+	const char *verdict;       /* the latest verdict judged here (not imported), any policy; NULL none */
+	const char *raised;        /* its critical and warning flag codes, worst first, comma-joined; NULL none */
 };
 typedef int (*store_list_fn)(void *ud, const struct store_list_row *r);
 int store_each_list_row(struct store *s, store_list_fn fn, void *ud);

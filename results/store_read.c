@@ -32,6 +32,39 @@ int store_fleet_candidates(struct store *s, int64_t run_id, const char *digest, 
 	return store_step_ids(s, st, ids, n, "finding the fleet's accepted runs");
 }
 
+int store_reject_reasons(struct store *s, const char *digest, store_reason_fn fn, void *ud)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (store_schema_version(s) < 6)   /* no digest to know the page's policy's verdicts by: none said */
+		return STORE_OK;
+	if (store_prepare(s,
+		"SELECT coalesce(json_extract(detail, '$.failed[0].flag'), json_extract(detail, '$.failed[0].metric'), '?'),"
+		" count(*), max(run_id) FROM verdicts WHERE policy_digest = ?1 AND verdict = 'reject' AND imported = 0"
+		" AND json_valid(detail) GROUP BY 1 ORDER BY 2 DESC, 1", &st))
+		return STORE_ERR;
+	sqlite3_bind_text(st, 1, digest ? digest : "", -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (fn(ud, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)))
+			break;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the rejections' reasons");
+}
+
+int store_unjudged_runs(struct store *s, const char *digest, const char *since, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	*ids = NULL;
+	if (store_prepare(s,
+		"SELECT r.id FROM runs r WHERE (?2 IS NULL OR r.started_at >= ?2) AND NOT EXISTS (SELECT 1 FROM verdicts v "
+		"WHERE v.run_id = r.id AND v.policy_digest = ?1 AND v.imported = 0) ORDER BY r.started_at, r.id", &st))
+		return STORE_ERR;
+	sqlite3_bind_text(st, 1, digest ? digest : "", -1, SQLITE_TRANSIENT);
+	store_bind_text(st, 2, since);
+	return store_step_ids(s, st, ids, n, "finding the runs not yet judged");
+}
+
 int store_each_run_sku(struct store *s, store_run_fn fn, void *ud)
 {
 	sqlite3_stmt *st;
@@ -265,13 +298,19 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 	 * one pass over each table above, or, for ids too sparse for an array,
 	 * from a range of a covering index per run.
 	 */
-	if (store_prepare(s, lc.c
-		? "SELECT " STORE_RUN_COLS ", r.finished_at, 0, 0, 0 FROM runs r ORDER BY r.started_at, r.id"
-		: "SELECT " STORE_RUN_COLS ", r.finished_at,"
-		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
-		  " (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
-		  " (SELECT count(*) FROM flags f WHERE f.run_id = r.id)"
-		  " FROM runs r ORDER BY r.started_at, r.id", &st)) {
+	/* the verdict (imported ones are history: schema 6 marks them) and the flags a person reads in the list:
+	   an index range each (the verdicts' unique key and flags_run) */
+	char *sql = gv_asprintf("SELECT " STORE_RUN_COLS ", r.finished_at, %s,"
+		" (SELECT v.verdict FROM verdicts v WHERE v.run_id = r.id%s ORDER BY v.at DESC, v.id DESC LIMIT 1),"
+		" (SELECT group_concat(code, ',') FROM (SELECT DISTINCT f.code FROM flags f WHERE f.run_id = r.id"
+		"  AND f.severity IN ('critical', 'warning') ORDER BY f.severity = 'warning', f.code))"
+		" FROM runs r ORDER BY r.started_at, r.id", lc.c ? "0, 0, 0" :
+		"(SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
+		" (SELECT count(*) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness' AND b.status = 'ok'),"
+		" (SELECT count(*) FROM flags f WHERE f.run_id = r.id)", store_schema_version(s) >= 6 ? " AND NOT v.imported" : "");
+	int prc = store_prepare(s, sql, &st);
+	free(sql);
+	if (prc) {
 		free(lc.c);
 		return STORE_ERR;
 	}
@@ -284,6 +323,8 @@ int store_each_list_row(struct store *s, store_list_fn fn, void *ud)
 			.benches = in ? lc.c[id][0] : sqlite3_column_int(st, 13),
 			.benches_ok = in ? lc.c[id][1] : sqlite3_column_int(st, 14),
 			.flags = in ? lc.c[id][2] : sqlite3_column_int(st, 15),
+			.verdict = (const char *)sqlite3_column_text(st, 16),
+			.raised = (const char *)sqlite3_column_text(st, 17),
 		};
 		r.run.status = shown_status(s, id, r.run.status);
 		if (fn(ud, &r))

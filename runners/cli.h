@@ -93,4 +93,13 @@ int gv_check_identity(const char *cmd, const char *opt, const char *value);
  */
 size_t gv_print_unpriced(const json_t *list, size_t i);
 
+/* A terminal table's widest line (docs: "Terminal tables stop at 160 columns"); --wide and --json have the rest. */
+#define GV_TABLE_WIDTH 160
+/* One line of a table, cut to GV_TABLE_WIDTH columns with "..." unless wide. */
+void gv_table_line(const char *line, int wide);
+/* A paragraph under a table, broken at spaces (and at its own newlines) to fit GV_TABLE_WIDTH columns. */
+void gv_table_note(const char *text);
+/* The same, its continuation lines indented by indent columns (an item of a list under a table). */
+void gv_table_wrap(const char *text, int indent);
+
 #endif

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *gv_db_path(const struct gv_global *g)
@@ -67,13 +68,59 @@ size_t gv_print_unpriced(const json_t *list, size_t i)
 	       json_is_true(json_object_get(json_array_get(list, k), "estimate")) == est)
 		k++;
 	char p[4 * IDENT_MAX + 16], t[4 * IDENT_MAX + 16], why[2048];
-	const char *kind = est ? "est." : "measured";
+	/* an entry without "estimate" (rank's unranked types) is neither: no kind said */
+	const char *kind = est ? "est. " : json_object_get(r, "estimate") ? "measured " : "";
 	shown(r, "provider", p, sizeof p);
 	shown(r, "instance_type", t, sizeof t);
 	shown(r, "why", why, sizeof why);
+	char *line;
 	if (k - i == 1)
-		printf("  %s %s (%s): %s\n", p, t, kind, why);
+		line = gv_asprintf("  %s %s%s%.*s%s: %s", p, t, *kind ? " (" : "", (int)(*kind ? strlen(kind) - 1 : 0), kind,
+				   *kind ? ")" : "", why);
 	else
-		printf("  %s, %zu types (%s %s...): %s\n", p, k - i, kind, t, why);
+		line = gv_asprintf("  %s, %zu types (%s%s...): %s", p, k - i, kind, t, why);
+	gv_table_wrap(line, 4);
+	free(line);
 	return k;
+}
+
+void gv_table_line(const char *line, int wide)
+{
+	size_t n = strlen(line), cut = GV_TABLE_WIDTH - 3;
+	if (wide || n <= GV_TABLE_WIDTH) {
+		printf("%s\n", line);
+		return;
+	}
+	while (cut > 0 && ((unsigned char)line[cut] & 0xC0) == 0x80)   /* never inside a UTF-8 character */
+		cut--;
+	printf("%.*s...\n", (int)cut, line);
+}
+
+void gv_table_wrap(const char *text, int indent)
+{
+	const char *p = text, *nl;
+	int first = 1;
+	size_t width = GV_TABLE_WIDTH;
+	while ((nl = strchr(p, '\n')) && (size_t)(nl - p) <= width) {
+		printf("%*s%.*s\n", first ? 0 : indent, "", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	while (strlen(p) > width) {
+		const char *sp = p + width;
+		while (sp > p && *sp != ' ')
+			sp--;
+		if (sp == p)
+			break;
+		printf("%*s%.*s\n", first ? 0 : indent, "", (int)(sp - p), p);
+		p = sp + 1;
+		if (first)
+			width -= (size_t)indent;
+		first = 0;
+	}
+	printf("%*s%s\n", first ? 0 : indent, "", p);
+}
+
+void gv_table_note(const char *text)
+{
+	gv_table_wrap(text, 0);
 }

@@ -10,6 +10,7 @@
 #include "judge/policy.h"
 #include "common/util.h"
 #include "results/store.h"
+#include "pricing/catalog.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -21,7 +22,12 @@ static const struct gv_opt accept_opts[] = {
 	  .help = "YAML policy (docs/acceptance.md); default: the built-in one" },
 	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
 	  .help = "run number or uuid prefix (default: the run stored last)" },
-	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the verdict as one JSON object" },
+	{ .name = "all", .has_arg = no_argument, .val = 'a', .arg = NULL,
+	  .help = "every run this policy has not judged yet, oldest first, in one process: a line each, then the counts" },
+	{ .name = "since", .has_arg = required_argument, .val = 'S', .arg = "DATE",
+	  .help = "as --all, for the runs started on or after DATE (YYYY-MM-DD[THH:MM:SSZ])" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL,
+	  .help = "the verdict as one JSON object (--all, --since: an array of them)" },
 	{ .name = "show-policy", .has_arg = no_argument, .val = 's', .arg = NULL,
 	  .help = "print the policy that would be applied and exit" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
@@ -30,7 +36,7 @@ static const struct gv_opt accept_opts[] = {
 
 const struct gv_cmd_doc cmd_accept_doc = {
 	.name = "accept",
-	.synopsis = "accept [RUN] [--policy FILE] [--run ID|UUID] [--json] [--show-policy]",
+	.synopsis = "accept [RUN] [--policy FILE] [--run ID|UUID | --all | --since DATE] [--json] [--show-policy]",
 	.about = "Gates a stored run (default: the one stored last, never the latest date a\n"
 		"run carries) against an acceptance policy (the built-in one unless --policy,\n"
 		"see --show-policy) and records the verdict with the run.\n"
@@ -39,8 +45,9 @@ const struct gv_cmd_doc cmd_accept_doc = {
 		"then every check as one table: result (PASS, FAIL, NOT MEASURED, TOLERATED),\n"
 		"check, GPU, measured, needed, threshold source.",
 	.opts = accept_opts,
-	.more = "exit: 0 accept, 1 reject, 3 could not measure what the policy requires,\n"
-		"      2 usage error, malformed policy, no such run, a verdict not recorded",
+	.more = "exit: 0 accept, 1 reject, 3 unmeasurable: could not measure what the policy requires,\n"
+		"      2 usage error, malformed policy, no such run, a verdict not recorded;\n"
+		"      --all, --since: 1 when any run was rejected, else 3 when any was unmeasurable, else 0",
 };
 
 /* Every check of the verdict just recorded by the policy at path (NULL: built-in), as a table. */
@@ -61,12 +68,88 @@ static void print_checks(struct store *s, int64_t run_id, const char *path)
 	policy_free(p);
 }
 
+/* "run 12 (b095eb88) on host vm, aws p5.4xlarge: REJECT: why", the verdict fp now holds last */
+static void one_line(int64_t id, const json_t *fp)
+{
+	const json_t *run = json_object_get(fp, "run"), *vs = json_object_get(fp, "verdicts");
+	const json_t *v = json_array_get(vs, json_array_size(vs) - 1);
+	const char *verdict = json_string_value(json_object_get(v, "verdict")), *host, *prov, *itype;
+	char why[768];
+	host = json_string_value(json_object_get(run, "hostname"));
+	prov = json_string_value(json_object_get(run, "provider"));
+	itype = json_string_value(json_object_get(run, "instance_type"));
+	accept_reason_sentence(json_object_get(v, "detail"), verdict ? verdict : "", why, sizeof why);
+	char line[1280];
+	snprintf(line, sizeof line, "run %lld (%.8s) on host %s%s%s%s%s: %s: %s", (long long)id,
+	       json_string_value(json_object_get(run, "uuid")) ? json_string_value(json_object_get(run, "uuid")) : "?",
+	       host && *host ? host : "(unnamed)", prov && *prov ? ", " : "", prov && *prov ? prov : "",
+	       itype && *itype ? " " : "", itype && *itype ? itype : "",
+	       !verdict ? "NOT RECORDED" : !strcmp(verdict, "accept") ? "ACCEPT" : !strcmp(verdict, "reject") ? "REJECT" :
+	       "UNMEASURABLE", why);
+	gv_table_line(line, 0);   /* 160 columns: `accept RUN` has the whole of it */
+}
+
+/*
+ * --all, --since: every run the policy has not judged yet (since: started on or after it), oldest first, so each
+ * one's fleet baseline holds the runs accepted before it, as it would have judging them one by one; one policy
+ * read once, one process.  The exit code the worst: 1 any reject, else 3 any unmeasurable, else 0; 2 on an error.
+ */
+static int accept_many(struct store *s, const char *path, const char *since, int json)
+{
+	struct policy *p;
+	char err[512];
+	int64_t *ids = NULL;
+	size_t n = 0, count[4] = { 0 };
+	int rc = policy_load(path, &p, err, sizeof err), worst = GV_EXIT_OK;
+	if (rc) {
+		gv_err(rc == -2 ? "cannot read policy '%s': %s" : "policy '%s': %s", path ? path : "built-in", err);
+		return GV_EXIT_USAGE;
+	}
+	if (store_unjudged_runs(s, p->digest, since, &ids, &n)) {
+		gv_err("%s", store_errmsg(s));
+		policy_free(p);
+		return GV_EXIT_USAGE;
+	}
+	if (json)
+		fputs("[", stdout);
+	for (size_t i = 0; i < n; i++) {
+		json_t *fp;
+		if (store_load_fingerprint(s, ids[i], &fp)) {
+			gv_err("run %lld: %s", (long long)ids[i], store_errmsg(s));
+			worst = GV_EXIT_USAGE;
+			continue;
+		}
+		FILE *sink = json ? stdout : fopen("/dev/null", "w");
+		if (json)
+			fputs(i ? ",\n" : "\n", stdout);
+		int v = sink ? accept_judge(s, ids[i], p, fp, NULL, json, sink) : GV_EXIT_USAGE;
+		if (sink && !json)
+			fclose(sink);
+		if (!json)
+			one_line(ids[i], fp);
+		json_decref(fp);
+		count[v == GV_EXIT_OK ? 0 : v == GV_EXIT_REJECT ? 1 : v == GV_EXIT_UNMEASURABLE ? 2 : 3]++;
+		if (v == GV_EXIT_USAGE || (worst != GV_EXIT_USAGE && (v == GV_EXIT_REJECT ||
+									(v == GV_EXIT_UNMEASURABLE && worst == GV_EXIT_OK))))
+			worst = v;
+	}
+	if (json)
+		fputs(n ? "\n]\n" : "]\n", stdout);
+	else
+		printf("%zu run(s) not yet judged by policy %s%s%s: %zu accepted, %zu rejected, %zu unmeasurable%s\n", n,
+		       p->name, since ? ", started since " : "", since ? since : "", count[0], count[1], count[2],
+		       count[3] ? " (some verdicts not recorded: see above)" : "");
+	free(ids);
+	policy_free(p);
+	return worst;
+}
+
 int cmd_accept(int argc, char **argv, const struct gv_global *g)
 {
-	struct option lopts[8];
-	gv_opts_getopt(accept_opts, lopts, 8);
-	const char *policy = NULL, *run = NULL;
-	int json = 0, show = 0, c;
+	struct option lopts[10];
+	gv_opts_getopt(accept_opts, lopts, 10);
+	const char *policy = NULL, *run = NULL, *since = NULL;
+	int json = 0, show = 0, all = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -79,6 +162,8 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 			break;
 		case 'j': json = 1; break;
 		case 's': show = 1; break;
+		case 'a': all = 1; break;
+		case 'S': since = optarg; break;
 		case 'h': gv_cmd_help(&cmd_accept_doc, stdout); return GV_EXIT_OK;
 		default:
 			return gv_usage_error("accept", "unknown option or missing value in '%s'", argv[optind - 1]);
@@ -89,6 +174,11 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 		run = argv[optind++];
 	if (optind < argc)
 		return gv_usage_error("accept", "unexpected argument '%s'", argv[optind]);
+	if ((all || since) && run)
+		return gv_usage_error("accept", "a run and --all or --since: choose one");
+	char why[96];
+	if (since && price_date_check(since, 0, why, sizeof why))
+		return gv_usage_error("accept", "--since must be a date, YYYY-MM-DD[THH:MM:SSZ], not '%s': %s", since, why);
 	if (show) {
 		struct policy *p;
 		char err[512];
@@ -120,6 +210,12 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	struct store *s;
 	if (gv_open_reading(g, GV_READ_RECORD, &s))
 		return GV_EXIT_USAGE;
+	if (all || since) {
+		accept_legacy_rebuild(s);
+		int many = accept_many(s, policy, since, json);
+		store_close(s);
+		return fflush(stdout) != 0 ? GV_EXIT_USAGE : many;
+	}
 	int64_t run_id;
 	int rc = run ? store_resolve_run(s, run, &run_id) : store_latest_run(s, &run_id);
 	if (rc) {

@@ -73,6 +73,9 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "the published throughputs the model is checked against, each predicted with its band (no store)" },
 	{ .name = "markdown", .has_arg = no_argument, .val = 'm', .arg = NULL,
 	  .help = "with --published: the table as Markdown (docs/cost.md's)" },
+	{ .name = "wide", .has_arg = no_argument, .val = 'w', .arg = NULL,
+	  .help = "every column (the bands, job hours), whole cells and each type the job does not fit on its own line; by "
+		  "default lines stop at 160 columns" },
 	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "the rows as JSON for scripts" },
 	{ .name = "help", .has_arg = no_argument, .val = 'h', .arg = NULL, .help = "this text" },
 	{ .name = NULL },
@@ -84,7 +87,7 @@ const struct gv_cmd_doc cmd_cost_doc = {
 		"                   [--task train|lora|infer] [--stack NAME] [--seq S] [--tokens T]\n"
 		"                   [--precision bf16|fp8] [--gpus N] [--prompt-tokens N] [--output-tokens N]\n"
 		"                   [--concurrency N] [--kv-dtype bf16|fp8] [--batch B] [--context C]\n"
-		"                   [--market M] [--region R] [--estimates] [--max-age DAYS] [--json]\n"
+		"                   [--market M] [--region R] [--estimates] [--max-age DAYS] [--wide] [--json]\n"
 		"       gpuvet cost --published [--json | --markdown]",
 	.about = "What a job costs on each priced instance type: whether it fits and how many GPUs\n"
 		"and instances it needs, tokens per second per GPU and per instance, US dollars per\n"
@@ -92,8 +95,9 @@ const struct gv_cmd_doc cmd_cost_doc = {
 		"memory bandwidth, memory capacity, interconnect, host feed), each with a low-high\n"
 		"band.  Predicted from what the type's runs measured (GEMM rate, device-memory\n"
 		"bandwidth, all-reduce bus bandwidth, host copies); what they did not measure comes\n"
-		"from the GPU model's reference and the row says so.  Measured types first, then\n"
-		"estimates, each cheapest first; types the job does not fit are listed with why.",
+		"from the GPU model's reference and the row says so.  The types the job fits are\n"
+		"ranked cheapest per million tokens first, measured and estimated together, each\n"
+		"marked; the types it does not fit are listed with why, one line per reason.",
 	.opts = cost_opts,
 	.more = "The stacks, the model, its conventions, every constant's source and the published check: docs/cost.md.",
 };
@@ -101,7 +105,7 @@ const struct gv_cmd_doc cmd_cost_doc = {
 struct args {
 	struct cost_opts o;
 	const char *model, *task, *precision, *run, *stack, *kv;
-	int json, markdown, published, have[8], seq_given, context_given, batch_given, serve_given;
+	int json, markdown, published, wide, have[8], seq_given, context_given, batch_given, serve_given;
 };
 
 /* The long name of the option getopt returned as C. */
@@ -236,6 +240,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return -1;
 			break;
 		case 'j': a->json = 1; break;
+		case 'w': a->wide = 1; break;
 		case 'h': gv_cmd_help(&cmd_cost_doc, stdout); return 1;
 		case '?': return gv_opt_refused("cost", argc, argv, opts), -1;
 		default:
@@ -291,47 +296,147 @@ static const char *human(char *buf, size_t size, double v)
 	return buf;
 }
 
-static void print_row(json_t *r)
+/* What a row stands on, in short (--wide: the fuller words): measured or est., a lowered request, serving's latencies. */
+static void row_basis(json_t *r, int wide, char *basis, size_t n)
 {
-	char gpus[48], a[24], b[24], c[24], d[24], e[24], f[24], g[64], inst[16] = "-", basis[320];
-	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
-	int fits = json_is_true(json_object_get(r, "fits"));
-	if (fits)
-		snprintf(inst, sizeof inst, "%.0f", num(r, "instances"));
-	const char *region = str(r, "region");
-	printf("%-4.0f %-8s %-24s %-12s %-16s %-4s %5s %9s %17s", num(r, "rank"), str(r, "provider"),
-	       str(r, "instance_type"), region[0] ? region : "(any)", gpus, fits ? "yes" : "no", inst,
-	       human(a, sizeof a, num(r, "tokens_per_s_per_gpu")),
-	       fits ? (snprintf(g, sizeof g, "%s-%s", human(b, sizeof b, num(r, "tokens_per_s_per_gpu_low")),
-				human(c, sizeof c, num(r, "tokens_per_s_per_gpu_high"))), g) : "-");
+	char b[24], c[24];
+	size_t w;
 	if (json_is_true(json_object_get(r, "estimate")))
-		snprintf(basis, sizeof basis, "est.");
+		w = (size_t)snprintf(basis, n, "est.");
 	else
-		snprintf(basis, sizeof basis, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
-			 str(r, "profile"));
-	if (fits && json_is_string(json_object_get(r, "layout"))) {   /* the layout the stack would choose */
-		size_t w = strlen(basis);
-		snprintf(basis + w, sizeof basis - w, "; %s", str(r, "layout"));
-	}
-	if (fits && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
-		size_t w = strlen(basis);
+		w = (size_t)snprintf(basis, n, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
+				     str(r, "profile"));
+	if (w < n && json_is_string(json_object_get(r, "layout")))   /* the layout the stack would choose */
+		w += (size_t)snprintf(basis + w, n - w, "; %s", str(r, "layout"));
+	if (w < n && json_is_true(json_object_get(r, "concurrency_lowered")))   /* the machine lowered the request */
+		w += (size_t)snprintf(basis + w, n - w, "; at most %.0f in flight (asked %.0f)", num(r, "concurrency"),
+				      num(r, "concurrency_asked"));
+	if (w < n && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
 		if (isfinite(num(r, "ttft_s")))
-			w += (size_t)snprintf(basis + w, sizeof basis - w, "; TTFT %s ms",
-					      human(b, sizeof b, num(r, "ttft_s") * 1e3));
-		snprintf(basis + w, sizeof basis - w, "%s ITL %s ms", isfinite(num(r, "ttft_s")) ? "," : ";",
-			 human(c, sizeof c, num(r, "itl_s") * 1e3));
+			w += (size_t)snprintf(basis + w, n - w, "; TTFT %s ms", human(b, sizeof b, num(r, "ttft_s") * 1e3));
+		if (w < n)
+			w += (size_t)snprintf(basis + w, n - w, "%s ITL %s ms", isfinite(num(r, "ttft_s")) ? "," : ";",
+					      human(c, sizeof c, num(r, "itl_s") * 1e3));
 	}
-	if (fits && json_is_string(json_object_get(r, "zone"))) {   /* spot: which zone, and that it is the lowest */
-		size_t w = strlen(basis);
-		snprintf(basis + w, sizeof basis - w, "; spot in %s, its region's lowest zone", str(r, "zone"));
+	if (w < n && json_is_string(json_object_get(r, "zone")))   /* spot: which zone, and that it is the lowest */
+		w += (size_t)snprintf(basis + w, n - w, "; spot in %s, its region's lowest zone", str(r, "zone"));
+	if (w < n && json_is_string(json_object_get(r, "band_note")))
+		w += (size_t)snprintf(basis + w, n - w, "; wide band (no published fit)");
+	if (w < n && wide)
+		snprintf(basis + w, n - w, " (%s)", str(r, "basis"));
+}
+
+/* One row: the ones that fit ranked, those that do not (--wide) with why and no rank. */
+static void print_row(json_t *r, int wide)
+{
+	char gpus[48], rank[16] = "-", inst[16] = "-", a[24], b[24], c[24], d[24], e[24], f[24], g[64], basis[1200],
+		line[2048];
+	int fits = json_is_true(json_object_get(r, "fits"));
+	snprintf(gpus, sizeof gpus, "%.0fx %s", num(r, "gpu_count"), str(r, "gpu_model"));
+	if (fits) {
+		snprintf(inst, sizeof inst, "%.0f", num(r, "instances"));
+		snprintf(rank, sizeof rank, "%.0f", num(r, "rank"));
+		row_basis(r, wide, basis, sizeof basis);
+	} else {
+		snprintf(basis, sizeof basis, "does not fit: %s", str(r, "why"));
 	}
-	if (fits && json_is_string(json_object_get(r, "band_note"))) {
-		size_t w = strlen(basis);
-		snprintf(basis + w, sizeof basis - w, "; wide band: outside the published record");
+	const char *region = str(r, "region");
+	size_t n = (size_t)snprintf(line, sizeof line, "%-4s %-8s %-23s %-14s %-15s %4s %9s", rank, str(r, "provider"),
+				    str(r, "instance_type"), region[0] ? region : "(any)", gpus, inst,
+				    human(a, sizeof a, num(r, "tokens_per_s_per_gpu")));
+	if (wide)
+		n += (size_t)snprintf(line + n, sizeof line - n, " %17s",
+				      fits ? (snprintf(g, sizeof g, "%s-%s", human(b, sizeof b, num(r, "tokens_per_s_per_gpu_low")),
+						       human(c, sizeof c, num(r, "tokens_per_s_per_gpu_high"))), g) : "-");
+	n += (size_t)snprintf(line + n, sizeof line - n, " %8s", human(d, sizeof d, num(r, "usd_per_million_tokens")));
+	if (wide)
+		n += (size_t)snprintf(line + n, sizeof line - n, " %9s", human(e, sizeof e, num(r, "job_hours")));
+	snprintf(line + n, sizeof line - n, " %9s %-16s %s", human(f, sizeof f, num(r, "job_usd")),
+		 json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", basis);
+	gv_table_line(line, wide);
+}
+
+/* The rows that do not fit, one line per reason: the bound (memory capacity: too small) or the why's words. */
+struct no_fit {
+	char key[160], why[300], example[160], measured[200];
+	int n, gmin, gmax;
+	double mmin, mmax;
+};
+
+/* The why with its numbers taken out: rows that differ only in counts share a line. */
+static void why_key(const char *why, char *key, size_t n)
+{
+	size_t k = 0;
+	for (const char *p = why; *p && k + 1 < n; p++)
+		if (!(*p >= '0' && *p <= '9') && !(*p == '.' && k && key[k - 1] == '#'))
+			key[k++] = *p;
+		else if (!k || key[k - 1] != '#')
+			key[k++] = '#';
+	key[k] = '\0';
+}
+
+static void print_no_fit(json_t *rows)
+{
+	struct no_fit g[16];
+	size_t ng = 0, i, total = 0;
+	json_t *r;
+	json_array_foreach(rows, i, r) {
+		char key[160];
+		if (json_is_true(json_object_get(r, "fits")))
+			continue;
+		total++;
+		if (!strcmp(str(r, "bound"), "memory capacity"))
+			snprintf(key, sizeof key, "too small for the job (memory capacity)");
+		else
+			why_key(str(r, "why"), key, sizeof key);
+		size_t k = 0;
+		while (k < ng && strcmp(g[k].key, key))
+			k++;
+		if (k == ng && ng == sizeof g / sizeof g[0])
+			k = ng - 1;   /* more kinds than lines: the last line takes the rest */
+		else if (k == ng) {
+			memset(&g[ng], 0, sizeof g[ng]);
+			gv_strlcpy(g[ng].key, key, sizeof g[ng].key);
+			gv_strlcpy(g[ng].why, str(r, "why"), sizeof g[ng].why);
+			snprintf(g[ng].example, sizeof g[ng].example, "%s %s", str(r, "provider"), str(r, "instance_type"));
+			g[ng].gmin = INT32_MAX;
+			g[ng].mmin = INFINITY;
+			ng++;
+		}
+		int gc = (int)num(r, "gpu_count");
+		double mem = num(r, "gpu_memory_gib");
+		if (!json_is_true(json_object_get(r, "estimate"))) {   /* a type the user measured is named, never counted away */
+			size_t w = strlen(g[k].measured);
+			snprintf(g[k].measured + w, sizeof g[k].measured - w, "%s%s %s", w ? ", " : "", str(r, "provider"),
+				 str(r, "instance_type"));
+		}
+		g[k].n++;
+		g[k].gmin = gc < g[k].gmin ? gc : g[k].gmin;
+		g[k].gmax = gc > g[k].gmax ? gc : g[k].gmax;
+		if (isfinite(mem)) {
+			g[k].mmin = fmin(g[k].mmin, mem);
+			g[k].mmax = fmax(g[k].mmax, mem);
+		}
 	}
-	printf(" %9s %10s %10s %-16s %s\n", human(d, sizeof d, num(r, "usd_per_million_tokens")),
-	       human(e, sizeof e, num(r, "job_hours")), human(f, sizeof f, num(r, "job_usd")),
-	       json_is_string(json_object_get(r, "bound")) ? str(r, "bound") : "-", fits ? basis : str(r, "why"));
+	if (!total)
+		return;
+	printf("\n%zu instance type(s) do not fit, not ranked (--wide lists each, --json has each with why):\n", total);
+	for (size_t k = 0; k < ng; k++) {
+		char line[1024], gr[32], mr[48] = "";
+		snprintf(gr, sizeof gr, g[k].gmin == g[k].gmax ? "%d" : "%d-%d", g[k].gmin, g[k].gmax);
+		if (isfinite(g[k].mmin))
+			snprintf(mr, sizeof mr, g[k].mmin == g[k].mmax ? " of %.0f GiB" : " of %.0f-%.0f GiB", g[k].mmin, g[k].mmax);
+		size_t w;
+		if (!strncmp(g[k].key, "too small", 9))
+			w = (size_t)snprintf(line, sizeof line, "  %d type(s) too small: %s GPUs%s", g[k].n, gr, mr);
+		else
+			w = (size_t)snprintf(line, sizeof line, "  %d type(s) of %s GPUs%s", g[k].n, gr, mr);
+		if (g[k].measured[0] && w < sizeof line)
+			w += (size_t)snprintf(line + w, sizeof line - w, ", measured among them: %s", g[k].measured);
+		if (w < sizeof line)
+			snprintf(line + w, sizeof line - w, "; %s%s: %s", g[k].n > 1 ? "e.g. " : "", g[k].example, g[k].why);
+		gv_table_line(line, 0);
+	}
 }
 
 /* What the table leaves out, said: types without a price in the market, estimates not asked for. */
@@ -348,34 +453,60 @@ static void print_left_out(json_t *res)
 		printf("%lld more type(s) fit as estimates: add --estimates\n", (long long)more);
 }
 
-static void print_table(json_t *res)
+static void print_table(json_t *res, int wide)
 {
 	json_t *job = json_object_get(res, "job"), *m = json_object_get(job, "model"), *rows = json_object_get(res, "rows");
 	char t[24];
-	printf("job: %s %s, %.3g B parameters, seq %.0f, %s tokens, %s", str(job, "task"), str(m, "name"),
-	       num(m, "params") / 1e9, num(job, "seq"), human(t, sizeof t, num(job, "tokens")), str(job, "precision"));
-	/* human() prints "-" for no concurrency: as many as fit */
-	printf(", stack %s", str(job, "stack"));
-	if (!strcmp(str(job, "task"), "infer") && json_is_true(json_object_get(job, "decode_only")))
-		printf(", decode alone: batch %.0f, context %.0f", num(job, "batch"), num(job, "context"));
-	else if (!strcmp(str(job, "task"), "infer"))
-		printf(", %.0f prompt + %.0f output tokens per request, concurrency %s, KV cache %s", num(job, "prompt_tokens"),
-		       num(job, "output_tokens"), human(t, sizeof t, num(job, "concurrency")), str(job, "kv_dtype"));
-	printf("; %s prices%s\n\n", str(res, "market"),
-	       !strcmp(str(res, "market"), "spot") ? " (" RANK_SPOT_NOTE ")" : "");
-	printf("%-4s %-8s %-24s %-12s %-16s %-4s %5s %9s %17s %9s %10s %10s %-16s %s\n", "RANK", "PROVIDER",
-	       "INSTANCE TYPE", "REGION", "GPUS", "FITS", "INST", "TOK/S/GPU", "(LOW-HIGH)", "$/Mtok", "JOB HOURS",
-	       "JOB $", "BOUND", "BASIS / WHY NOT");
-	size_t i;
+	char jl[1024], conc[40];
+	size_t w = (size_t)snprintf(jl, sizeof jl, "job: %s %s, %.3g B parameters, seq %.0f, %s tokens, %s, stack %s",
+				    str(job, "task"), str(m, "name"), num(m, "params") / 1e9, num(job, "seq"),
+				    human(t, sizeof t, num(job, "tokens")), str(job, "precision"), str(job, "stack"));
+	/* no --concurrency: as many as the KV cache holds, up to the stack's default */
+	snprintf(conc, sizeof conc, json_is_number(json_object_get(job, "concurrency")) ? "%.0f" : "as many as fit",
+		 num(job, "concurrency"));
+	if (w < sizeof jl && !strcmp(str(job, "task"), "infer") && json_is_true(json_object_get(job, "decode_only")))
+		w += (size_t)snprintf(jl + w, sizeof jl - w, ", decode alone: batch %.0f, context %.0f", num(job, "batch"),
+				      num(job, "context"));
+	else if (w < sizeof jl && !strcmp(str(job, "task"), "infer"))
+		w += (size_t)snprintf(jl + w, sizeof jl - w, ", %.0f prompt + %.0f output tokens per request, concurrency %s, "
+				      "KV cache %s", num(job, "prompt_tokens"), num(job, "output_tokens"), conc,
+				      str(job, "kv_dtype"));
+	if (w < sizeof jl)
+		snprintf(jl + w, sizeof jl - w, "; %s prices%s", str(res, "market"),
+			 !strcmp(str(res, "market"), "spot") ? " (" RANK_SPOT_NOTE ")" : "");
+	gv_table_note(jl);
+	printf("\n");
+	char head[512];
+	size_t n = (size_t)snprintf(head, sizeof head, "%-4s %-8s %-23s %-14s %-15s %4s %9s", "RANK", "PROVIDER",
+				    "INSTANCE TYPE", "REGION", "GPUS", "INST", "TOK/S/GPU");
+	if (wide)
+		n += (size_t)snprintf(head + n, sizeof head - n, " %17s", "(LOW-HIGH)");
+	n += (size_t)snprintf(head + n, sizeof head - n, " %8s", "$/Mtok");
+	if (wide)
+		n += (size_t)snprintf(head + n, sizeof head - n, " %9s", "JOB HOURS");
+	snprintf(head + n, sizeof head - n, " %9s %-16s %s", "JOB $", "BOUND", "BASIS");
+	gv_table_line(head, 1);
+	size_t i, nfit = 0;
 	json_t *r;
-	json_array_foreach(rows, i, r)
-		print_row(r);
+	json_array_foreach(rows, i, r) {   /* ranked: the rows that fit, cheapest first, measured and estimated together */
+		if (json_is_true(json_object_get(r, "fits")))
+			nfit++;
+		if (json_is_true(json_object_get(r, "fits")) || wide)
+			print_row(r, wide);
+	}
+	if (!wide)
+		print_no_fit(rows);
 	if (!json_array_size(rows))
 		printf("(no instance type has both a %s price and a %s figure%s)\n", str(res, "market"), str(res, "metric"),
 		       strcmp(str(res, "market"), "on_demand") ? ": gpuvet prices update or gpuvet prices import FILE" : "");
-	printf("\nTOK/S/GPU: tokens per second per GPU of the instances used; $/Mtok: US dollars per million "
-	       "tokens; INST: instances of the type the job needs; est. = estimate from the GPU model's "
-	       "reference, not measured (--json has each row's basis and the band of every figure)\n");
+	else if (!nfit)
+		printf("(the job fits no priced instance type: see why below)\n");
+	printf("\n");
+	gv_table_note("RANK: the types the job fits, cheapest per million tokens first, measured and estimated together; "
+		      "TOK/S/GPU: tokens per second per GPU of the instances used; $/Mtok: US dollars per million tokens; "
+		      "INST: instances of the type the job needs; measured = from the type's runs, est. = estimate from the "
+		      "GPU model's runs or reference (--wide: every column, the bands and each row's basis in full; --json: "
+		      "everything)");
 	json_t *un = json_object_get(res, "unranked");
 	if (json_array_size(un))
 		printf("%zu priced instance type(s) without a %s figure:\n", json_array_size(un), str(res, "metric"));
@@ -439,7 +570,7 @@ int cmd_cost(int argc, char **argv, const struct gv_global *g)
 			puts(t);
 		free(t);
 	} else {
-		print_table(r);
+		print_table(r, a.wide);
 	}
 	json_decref(r);
 	return GV_EXIT_OK;

@@ -276,7 +276,7 @@ struct list_ctx {
 /* Remembers a shown price's source when it is older than PRICE_STALE_DAYS (its oldest date). */
 static long note_age(struct list_ctx *c, const char *provider, const char *source, const char *captured_at)
 {
-	long age = price_age_days(captured_at, c->now);
+	long age = price_source_age_days(source, captured_at, c->now);   /* a copy date is no age: -1 */
 	if (age < 0 || age <= c->max_age)
 		return age;
 	for (size_t i = 0; i < c->nstale; i++)
@@ -374,7 +374,7 @@ static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const 
 {
 	if (!s->have)
 		return json_null();
-	long age = price_age_days(s->captured_at, c->now);
+	long age = price_source_age_days(s->source, s->captured_at, c->now);
 	json_t *o = json_object();
 	json_object_set_new(o, "price_per_hour", json_real(s->hourly));
 	json_object_set_new(o, "currency", json_string(s->currency));
@@ -820,14 +820,17 @@ static int source_row(void *ud, const struct price_source *ps)
 		json_object_set_new(o, "provider", json_string(or_empty(ps->provider)));
 		json_object_set_new(o, "fetched_at", json_string(or_empty(ps->fetched_at)));
 		json_object_set_new(o, "captured_at", ps->captured_at ? json_string(ps->captured_at) : json_null());
+		/* false: captured_at is the day an undated snapshot was copied (pricing/catalog/README.md) */
+		json_object_set_new(o, "source_date_known", json_boolean(price_source_dated(ps->source)));
 		json_object_set_new(o, "status", json_string(or_empty(ps->status)));
 		json_object_set_new(o, "message", json_string(or_empty(ps->message)));
 		json_object_set_new(o, "rows", json_integer(ps->rows));
 		json_array_append_new(so->arr, o);
 	} else {
-		printf("%-24s %-8s %-11s %-20s %-7s %7ld  %s\n", or_empty(ps->source), or_empty(ps->provider),
-		       ps->captured_at ? ps->captured_at : "-", or_empty(ps->fetched_at), or_empty(ps->status), ps->rows,
-		       or_empty(ps->message));
+		char when[96];
+		printf("%-18s %-8s %-38s %-20s %-7s %7ld  %s\n", or_empty(ps->source), or_empty(ps->provider),
+		       price_date_words(ps->source, ps->captured_at, when, sizeof when), or_empty(ps->fetched_at),
+		       or_empty(ps->status), ps->rows, or_empty(ps->message));
 	}
 	return 0;
 }
@@ -843,8 +846,8 @@ static int cmd_sources(int argc, char **argv, struct store *s)
 	struct listing so = { .json = json, .arr = json_array() };
 	char err[512];
 	if (!json)
-		printf("%-24s %-8s %-11s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "CAPTURED", "LOADED", "STATUS", "ROWS",
-		       "MESSAGE");
+		printf("%-18s %-8s %-38s %-20s %-7s %7s  %s\n", "SOURCE", "PROVIDER", "PRICES' DATE", "LOADED", "STATUS",
+		       "ROWS", "MESSAGE");
 	return end_listing(&so, catalog_sources(db, source_row, &so, err, sizeof err), err, NULL);
 }
 

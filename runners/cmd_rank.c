@@ -26,7 +26,8 @@ static const struct gv_opt rank_opts[] = {
 	{ .name = "per", .has_arg = required_argument, .val = 'p', .arg = "instance|gpu",
 	  .help = "value per instance-hour (default) or per GPU over the price per " "GPU-hour" },
 	{ .name = "estimates", .has_arg = no_argument, .val = 'e', .arg = NULL,
-	  .help = "also list priced types never measured, after the measured ones, marked: " "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference; "
+	  .help = "also list priced types never measured, ranked with the measured ones by value per dollar, marked: "
+		  "the median per-GPU value of stored runs of the same model x GPU count, else the model's reference; "
 	  "those without a price in the market are listed under the table with why" },
 	GV_OPT_ROW_INCLUDE_FLAGGED('f'),
 	GV_OPT_ROW_MAX_AGE('a'),
@@ -113,6 +114,26 @@ static void print_other_profiles(json_t *row)
 	}
 }
 
+/* A type measured in more than one region: every region under its row, with its runs ("runs in us-west-2 (6), ..."). */
+static void print_run_regions(json_t *row)
+{
+	json_t *rr = json_object_get(row, "run_regions"), *e;
+	size_t i;
+	char line[1024];
+	size_t n = 0;
+	if (json_array_size(rr) < 2)
+		return;
+	n += (size_t)snprintf(line, sizeof line, "     runs in");
+	json_array_foreach(rr, i, e)
+		if (n < sizeof line)
+			n += (size_t)snprintf(line + n, sizeof line - n, "%s %s (%lld)", i ? "," : "",
+					      json_is_string(json_object_get(e, "region")) ? str(e, "region") : "other regions",
+					      (long long)json_integer_value(json_object_get(e, "runs")));
+	if (n < sizeof line)
+		snprintf(line + n, sizeof line - n, "; priced in %s", str(row, "region")[0] ? str(row, "region") : "(any)");
+	gv_table_line(line, 0);
+}
+
 /*
  * The price a row used, as a number into the list of price sources printed under the table
  * ("[1] import:deal.csv, captured 2026-11-01"): a column of a few characters, however long the
@@ -144,47 +165,13 @@ static void print_sources(json_t *srcs)
 		return;
 	printf("SRC: where each row's price comes from:\n");
 	json_array_foreach(srcs, i, e) {
-		char src[1024], at[64];
+		char src[1024];
 		ident_escape(json_string_value(json_array_get(e, 0)), src, sizeof src);
-		ident_escape(json_string_value(json_array_get(e, 1)), at, sizeof at);
-		printf("  [%zu] %s, captured %s\n", i + 1, src, at[0] ? at : "(date unknown)");
+		char words[96];
+		printf("  [%zu] %s, %s\n", i + 1, src,
+		       price_date_words(json_string_value(json_array_get(e, 0)), json_string_value(json_array_get(e, 1)),
+					words, sizeof words));
 	}
-}
-
-/* A terminal table's widest line: the rest behind --wide (and in --json). */
-#define TABLE_WIDTH 160
-
-/* line, cut to TABLE_WIDTH columns with "..." unless wide (never inside a UTF-8 character) */
-static void emit(const char *line, int wide)
-{
-	size_t n = strlen(line), cut = TABLE_WIDTH - 3;
-	if (wide || n <= TABLE_WIDTH) {
-		printf("%s\n", line);
-		return;
-	}
-	while (cut > 0 && ((unsigned char)line[cut] & 0xC0) == 0x80)
-		cut--;
-	printf("%.*s...\n", (int)cut, line);
-}
-
-/* A paragraph under a table, broken at spaces to fit TABLE_WIDTH columns. */
-static void wrapped(const char *text)
-{
-	const char *p = text, *nl;
-	while ((nl = strchr(p, '\n')) && nl - p <= TABLE_WIDTH) {
-		printf("%.*s\n", (int)(nl - p), p);
-		p = nl + 1;
-	}
-	while (strlen(p) > TABLE_WIDTH) {
-		const char *sp = p + TABLE_WIDTH;
-		while (sp > p && *sp != ' ')
-			sp--;
-		if (sp == p)
-			break;
-		printf("%.*s\n", (int)(sp - p), p);
-		p = sp + 1;
-	}
-	printf("%s\n", p);
 }
 
 struct rank_view {
@@ -227,13 +214,14 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 	human(val, sizeof val, num(row, "value"));
 	human(vpd, sizeof vpd, num(row, "value_per_dollar"));
 	size_t sn = source_number(srcs, row);
-	if (sn)
-		snprintf(src, sizeof src, "[%zu]", sn);
+	if (sn)   /* a spot price whose date is unknown (an undated snapshot's): marked, said under the table */
+		snprintf(src, sizeof src, "[%zu]%s", sn, v->ranking_spot && json_is_false(json_object_get(row,
+			 "price_date_known")) ? "?" : "");
 	n = (size_t)snprintf(line, sizeof line, "%-4lld %-8s %-23s %-12s %-13s ",
 			     (long long)json_integer_value(json_object_get(row, "rank")), str(row, "provider"),
 			     str(row, "instance_type"), region[0] ? region : "(any)", gpus);
 	n += (size_t)snprintf(line + n, sizeof line - n, "%-8s ", prof ? prof : "-");
-	n += (size_t)snprintf(line + n, sizeof line - n, "%-9s %8.4f %-3s %8s %8s", str(row, "basis"),
+	n += (size_t)snprintf(line + n, sizeof line - n, "%-9s %8.4f %-4s %7s %8s", str(row, "basis"),
 			      num(row, "price_per_hour"), src, val, vpd);
 	if (v->spot_cols) {
 		/* the other market's figures: spot when ranking on-demand, on-demand when ranking spot */
@@ -248,10 +236,18 @@ static void print_row(json_t *row, const struct rank_view *v, json_t *srcs)
 		n += (size_t)snprintf(line + n, sizeof line - n, " %-15s", spread);
 	if (n < sizeof line)
 		snprintf(line + n, sizeof line - n, " %s", flags[0] ? flags : "-");
-	emit(line, v->wide);
+	gv_table_line(line, v->wide);
+	print_run_regions(row);
 	print_other_profiles(row);
 	if (json_is_string(json_object_get(row, "price_note"))) /* not priced where it ran: said under the row */
 		printf("     ^ %s\n", str(row, "price_note"));
+	if (json_is_string(json_object_get(row, "spot_dearer_note")))   /* spot dearer than on-demand: named */
+		printf("     ^ %s\n", str(row, "spot_dearer_note"));
+	if (json_is_string(json_object_get(row, "price_band_note"))) {   /* an outlier price: named */
+		char *l = gv_asprintf("     ^ %s", str(row, "price_band_note"));
+		gv_table_wrap(l, 7);
+		free(l);
+	}
 }
 
 /*
@@ -316,7 +312,7 @@ static void print_table(json_t *r, int wide)
 	size_t n = (size_t)snprintf(head, sizeof head, "%-4s %-8s %-23s %-12s %-13s ", "RANK", "PROVIDER",
 				    "INSTANCE TYPE", "REGION", "GPUS");
 	n += (size_t)snprintf(head + n, sizeof head - n, "%-8s ", "PROFILE");
-	n += (size_t)snprintf(head + n, sizeof head - n, "%-9s %8s %-3s %8s %8s", "BASIS", phead, "SRC", "VALUE",
+	n += (size_t)snprintf(head + n, sizeof head - n, "%-9s %8s %-4s %7s %8s", "BASIS", phead, "SRC", "VALUE",
 			      per_gpu ? "PER $/GPU-h" : "PER $/h");
 	if (v.spot_cols)
 		n += (size_t)snprintf(head + n, sizeof head - n, " %9s %12s", ranking_spot ? "OD $/h" : "SPOT $/h",
@@ -325,7 +321,7 @@ static void print_table(json_t *r, int wide)
 	if (v.wide)
 		n += (size_t)snprintf(head + n, sizeof head - n, " %-15s", "MIN-MAX");
 	snprintf(head + n, sizeof head - n, " %s", "FLAGS / BASIS");
-	emit(head, 1);
+	gv_table_line(head, 1);
 	json_t *srcs = json_array();
 	json_array_foreach(rows, i, row)
 		print_row(row, &v, srcs);
@@ -340,14 +336,14 @@ static void print_table(json_t *r, int wide)
 				 ranking_spot ? ": " RANK_SPOT_NOTE : "",
 				 json_array_size(rows) && json_object_get(json_array_get(rows, 0), "components") ?
 				 "; score = weighted mean of the components over fixed units (docs/ranking.md)" : "");
-	wrapped(note);
+	gv_table_note(note);
 	free(note);
-	wrapped("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = "
+	gv_table_note("BASIS: sustained = standard or full runs (timed after the GPU settled at its power limit); burst = "
 		"quick runs (not shown to equal the sustained figure); estimate = never measured on the type; one row per "
 		"type, its other profiles under it (docs/ranking.md)");
 	if (any_est)
-		printf("est. = estimate, not measured: listed after every measured type, its basis in brackets "
-		       "(--wide: in full)\n");
+		printf("est. = estimate, not measured: ranked with the measured types by value per dollar, its basis in "
+		       "brackets (--wide: in full)\n");
 	json_int_t left = json_integer_value(json_object_get(r, "runs_left_out"));
 	if (left)
 		printf("%lld run(s) with critical flags left out (--include-flagged to count them)\n", (long long)left);
@@ -355,8 +351,8 @@ static void print_table(json_t *r, int wide)
 	json_t *unranked = json_object_get(r, "unranked");
 	if (json_array_size(unranked))
 		printf("%zu priced instance type(s) without an estimate:\n", json_array_size(unranked));
-	json_array_foreach(unranked, i, row)
-		printf("  %s %s: %s\n", str(row, "provider"), str(row, "instance_type"), str(row, "why"));
+	for (i = 0; i < json_array_size(unranked);)   /* a provider's types with one why: one line */
+		i = gv_print_unpriced(unranked, i);
 }
 
 int cmd_rank(int argc, char **argv, const struct gv_global *g)
@@ -405,6 +401,12 @@ int cmd_rank(int argc, char **argv, const struct gv_global *g)
 	}
 	size_t i;
 	json_t *st;
+	if (o.market && !strcmp(o.market, "spot") && !json)   /* spot prices change hourly: a copy date is no age */
+		json_array_foreach(json_object_get(r, "undated_prices"), i, st)
+			fprintf(stderr, "gpuvet: note: %s spot prices used here (%s) are of unknown age (marked ?): copied on %s "
+				"from a snapshot whose own date is unknown, and spot prices change every few hours; `gpuvet "
+				"prices update` fetches current ones\n", str(st, "provider"), str(st, "source"),
+				str(st, "copied_at"));
 	json_array_foreach(json_object_get(r, "stale_prices"), i, st) /* once per provider and date */
 		fprintf(stderr, "gpuvet: warning: %s prices used here (%s) were captured on %s, %lld days ago (older than"
 			" %d days): refresh with `gpuvet prices update`, import newer ones, or leave them out with"

@@ -24,9 +24,10 @@
 #include <unistd.h>
 
 static const struct gv_opt results_opts[] = {
-	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL, .help = "list: the runs as JSON" },
+	{ .name = "json", .has_arg = no_argument, .val = 'j', .arg = NULL,
+	  .help = "list: the runs as JSON; show: the JSON fingerprint (the default in a pipe)" },
 	{ .name = "text", .has_arg = no_argument, .val = 't', .arg = NULL,
-	  .help = "show: the run as text for a person (default: the JSON fingerprint)" },
+	  .help = "show: the run as text for a person (the default on a terminal)" },
 	{ .name = "format", .has_arg = required_argument, .val = 'f', .arg = "json|csv|prometheus",
 	  .help = "export: the format" },
 	{ .name = "run", .has_arg = required_argument, .val = 'r', .arg = "ID",
@@ -51,7 +52,8 @@ static const struct gv_opt results_opts[] = {
 const struct gv_cmd_doc cmd_results_doc = {
 	.name = "results",
 	.synopsis = "results list [--json]\n"
-		"       gpuvet results show [ID|UUID] [--text]       (default: the run stored last; JSON fingerprint)\n"
+		"       gpuvet results show [ID|UUID] [--text|--json] (default: the run stored last; text on a terminal,\n"
+		"                                                    the JSON fingerprint in a pipe)\n"
 		"       gpuvet results export --format json|csv|prometheus [--run ID] [-o FILE]\n"
 		"       gpuvet results export --format json --to s3://BUCKET/PREFIX/ [--endpoint URL]\n"
 		"                                                    (one object per run, UUID.json, never overwritten)\n"
@@ -63,7 +65,7 @@ const struct gv_cmd_doc cmd_results_doc = {
 		"       gpuvet results tag RUN [--provider P] [--sku TYPE] [--region R] [--custom [NAME]]\n"
 		"                                                    (name what a run was on, after the fact)",
 	.about = "The store of runs.  A run is named by its number or a prefix (4+ characters) of\n"
-		"its uuid.  A provider, SKU and region must be in the price catalog, and the SKU's\n"
+		"its uuid.  A provider, instance type and region must be in the price catalog, and the type's\n"
 		"GPUs what the run measured; --custom stores a machine the catalog does not know\n"
 		"(provider custom[:P]).",
 	.opts = results_opts,
@@ -162,6 +164,26 @@ static int row_ascii(const struct store_list_row *l)
 	return 1;
 }
 
+/* The critical and warning flag codes a run raised ("A,B", worst first) as an array. */
+static json_t *raised_json(const char *raised)
+{
+	json_t *a = json_array();
+	for (const char *p = raised; p && *p;) {
+		size_t n = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	return a;
+}
+
+/* A verdict as a person reads it in the list (README "Words and units"): one word per state. */
+static const char *verdict_word(const char *v)
+{
+	if (!v)
+		return "not judged";
+	return !strcmp(v, "accept") ? "accepted" : !strcmp(v, "reject") ? "rejected" : "unmeasurable";
+}
+
 /* One element of `list --json`, as json_dumpf writes an array of objects with JSON_INDENT(2). */
 static void list_json_row(const struct store_list_row *l, int first)
 {
@@ -173,6 +195,8 @@ static void list_json_row(const struct store_list_row *l, int first)
 		json_object_set_new(run, "benches_ok", json_integer(l->benches_ok));
 		json_object_set_new(run, "benches", json_integer(l->benches));
 		json_object_set_new(run, "flags", json_integer(l->flags));
+		json_object_set_new(run, "verdict", l->verdict ? json_string(l->verdict) : json_null());
+		json_object_set_new(run, "raised", raised_json(l->raised));
 		char *t = json_dumps(run, JSON_INDENT(2));
 		for (const char *p = t, *nl; *p; p = nl + 1) {
 			if (!(nl = strchr(p, '\n'))) {
@@ -195,8 +219,16 @@ static void list_json_row(const struct store_list_row *l, int first)
 		printf(",\n    \"%s\": ", keys[i]);
 		json_out(v[i]);
 	}
-	printf(",\n    \"gpu_count\": %d,\n    \"benches_ok\": %d,\n    \"benches\": %d,\n    \"flags\": %d\n  }",
+	printf(",\n    \"gpu_count\": %d,\n    \"benches_ok\": %d,\n    \"benches\": %d,\n    \"flags\": %d,\n    \"verdict\": ",
 	       r->gpu_count, l->benches_ok, l->benches, l->flags);
+	json_out(l->verdict);
+	fputs(",\n    \"raised\": [", stdout);
+	for (const char *p = l->raised; p && *p;) {   /* flag codes: [A-Z0-9_], as the judge names them */
+		size_t n = strcspn(p, ",");
+		printf("%s\n      \"%.*s\"", p == l->raised ? "" : ",", (int)n, p);
+		p += n + (p[n] == ',');
+	}
+	fputs(l->raised && *l->raised ? "\n    ]\n  }" : "]\n  }", stdout);
 }
 
 static int list_row(void *ud, const struct store_list_row *l)
@@ -206,14 +238,18 @@ static int list_row(void *ud, const struct store_list_row *l)
 	if (w->as_json) {
 		list_json_row(l, w->n == 0);
 	} else {
-		char gpus[48];
+		char gpus[48], benches[24], line[2048];
 		if (!w->n)
-			printf("%-5s %-8s %-20s %-10s %-8s %-9s %-22s %-12s %s\n", "id", "uuid", "started", "status",
-			       "profile", "provider", "instance type", "gpus", "benches ok");
+			printf("%-5s %-8s %-20s %-10s %-8s %-9s %-22s %-14s %-13s %-7s %-12s %s\n", "id", "uuid", "started",
+			       "status", "profile", "provider", "instance type", "region", "gpus", "benches", "verdict",
+			       "flags (critical, warning)");
 		snprintf(gpus, sizeof gpus, "%lld %s", (long long)r->gpu_count, jp(r->gpu_model, ""));
-		printf("%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-12s %d/%d\n", (long long)r->id,
-		       jp(r->uuid, "?"), jp(r->started_at, "?"), jp(r->status, "?"), jp(r->profile, "?"),
-		       jp(r->provider, "unknown"), jp(r->instance_type, "-"), gpus, l->benches_ok, l->benches);
+		snprintf(benches, sizeof benches, "%d/%d", l->benches_ok, l->benches);
+		snprintf(line, sizeof line, "%-5lld %-8.8s %-20s %-10s %-8s %-9s %-22s %-14s %-13s %-7s %-12s %s",
+			 (long long)r->id, jp(r->uuid, "?"), jp(r->started_at, "?"), jp(r->status, "?"), jp(r->profile, "?"),
+			 jp(r->provider, "unknown"), jp(r->instance_type, "-"), jp(r->region, "-")[0] ? jp(r->region, "-") : "-",
+			 gpus, benches, verdict_word(l->verdict), l->raised && *l->raised ? jp(l->raised, "-") : "-");
+		gv_table_line(line, 0);
 	}
 	w->n++;
 	return 0;
@@ -253,8 +289,14 @@ static int resolve(struct store *s, const char *id, int64_t *run_id)
 	return 0;
 }
 
+/*
+ * text: 1 --text, 0 --json, -1 neither: the run as text to a terminal (a person reading), the JSON fingerprint
+ * into a pipe or a file (a script's `results show | jq`, as before), as `git` and `ls` decide by isatty.
+ */
 static int cmd_show(struct store *s, const char *id, int text)
 {
+	if (text < 0)
+		text = isatty(STDOUT_FILENO);
 	int64_t run_id;
 	json_t *fp;
 	if (resolve(s, id, &run_id))
@@ -466,7 +508,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 {
 	struct option lopts[16];
 	gv_opts_getopt(results_opts, lopts, 16);
-	int as_json = 0, text = 0, c;
+	int as_json = 0, text = -1, c;
 	const char *format = NULL, *run = NULL, *outpath = NULL, *to = NULL;
 	struct naming nm = { 0 };
 	if (argc < 2) {
@@ -511,6 +553,8 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 	char **args = argv + 1 + optind;
 	struct store *s;
 	int rc;
+	if (text >= 0 && as_json)
+		return gv_usage_error("results", "--text and --json: choose one");
 	if (!strcmp(sub, "list")) {
 		if (nargs)
 			return gv_usage_error("results", "list takes no argument");
@@ -522,7 +566,7 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 			return gv_usage_error("results", "show takes one run");
 		if ((rc = gv_open_reading(g, GV_READ_ROWS, &s)))   /* a read: read-only where the store allows */
 			return rc;
-		rc = cmd_show(s, nargs ? args[0] : run, text);
+		rc = cmd_show(s, nargs ? args[0] : run, text >= 0 ? text : as_json ? 0 : -1);
 	} else if (!strcmp(sub, "export")) {
 		if (nargs)
 			return gv_usage_error("results", "unexpected argument '%s'", args[0]);

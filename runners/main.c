@@ -75,10 +75,8 @@ static int help(int argc, char **argv)
 		usage(stdout);
 		return GV_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "man") && argc == 2) {
-		gv_man_page(stdout);
-		return GV_EXIT_OK;
-	}
+	if (!strcmp(argv[1], "man") && argc == 2)   /* paged on a terminal, the roff source in a pipe */
+		return gv_man_page_show();
 	if (!strcmp(argv[1], "markdown") && argc == 2) {
 		gv_options_markdown(stdout);
 		return GV_EXIT_OK;

@@ -9,6 +9,9 @@
 #include "common/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const struct gv_cmd_doc *const gv_cmd_docs[] = {
 	&cmd_run_doc, &cmd_inventory_doc, &cmd_accept_doc, &cmd_rank_doc, &cmd_cost_doc, &cmd_report_doc,
@@ -143,4 +146,24 @@ void gv_options_markdown(FILE *f)
 	      "     do not edit below; `make docs` rewrites it -->\n## Every command's options\n\n", f);
 	for (size_t i = 0; gv_cmd_docs[i]; i++)
 		md_command(f, gv_cmd_docs[i]);
+}
+
+int gv_man_page_show(void)
+{
+	if (isatty(STDOUT_FILENO)) {
+		FILE *p;
+		fflush(stdout);
+		/* man found and run: its own pager on the terminal; not found (127): the source below, with a word */
+		if ((p = popen("command -v man >/dev/null 2>&1 && exec man -l -", "w"))) {
+			gv_man_page(p);
+			int st = pclose(p);
+			if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				return GV_EXIT_OK;
+			if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) != 127)
+				return GV_EXIT_USAGE;   /* man said why on the terminal */
+		}
+		fputs("gpuvet: man(1) is not installed here: the page's roff source follows (man -l FILE shows it)\n", stderr);
+	}
+	gv_man_page(stdout);
+	return GV_EXIT_OK;
 }

@@ -17,6 +17,12 @@ struct gv_cmd_doc;
 extern const struct gv_cmd_doc *const gv_cmd_docs[];
 /* The man page gpuvet.1 (roff, man(7) macros) from every command's table. */
 void gv_man_page(FILE *f);
+/*
+ * `gpuvet help man`: to a terminal, the page formatted and paged by `man -l -` (as man(1) shows an installed
+ * page; $MANPAGER/$PAGER apply); into a pipe or a file, or where man cannot be run, the roff source, for
+ * `> gpuvet.1`.  An exit code (0, or 2 when the page could not be written).
+ */
+int gv_man_page_show(void);
 /* docs/options.md from the same tables. */
 void gv_options_markdown(FILE *f);
 

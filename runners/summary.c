@@ -111,9 +111,9 @@ void summary_standing(const json_t *fp, FILE *f)
 	if (st.kind == STANDING_NO_GPU)
 		fprintf(f, "\nNo GPU measured on this machine: %s; nothing for a GPU policy to judge.\n", st.reason);
 	else if (st.kind >= STANDING_WOULD_ACCEPT)
-		fprintf(f, "\nNot gated: the built-in policy %s it (%s); a preview, not recorded: "
+		fprintf(f, "\nNot judged: the built-in policy would find it %s (%s); a preview, not recorded: "
 			   "'gpuvet accept %lld' records a verdict.\n",
-			st.kind == STANDING_WOULD_ACCEPT ? "would accept" : st.kind == STANDING_WOULD_REJECT ? "would reject" :
-			"could not judge", st.reason, id);
+			st.kind == STANDING_WOULD_ACCEPT ? "accepted" : st.kind == STANDING_WOULD_REJECT ? "rejected" :
+			"unmeasurable", st.reason, id);
 	standing_free(&st);
 }

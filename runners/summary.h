@@ -7,7 +7,7 @@
 
 void summary_print(const json_t *fingerprint, FILE *f);
 /*
- * The run's standing in one line, for a run not gated here (judge/standing.h): "No GPU measured on
+ * The run's standing in one line, for a run not judged here (judge/standing.h): "No GPU measured on
  * this machine: WHY", or the built-in policy's verdict as a preview, said not to be recorded; never
  * a verdict word the run did not earn.
  */

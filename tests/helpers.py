@@ -272,6 +272,50 @@ def write_cluster(db, kind, cid=None):
     return cid or CLUSTER_UUIDS[kind.replace("-judged", "")]
 
 
+DTYPES = ("fp32", "tf32", "fp16", "bf16", "fp8")
+
+
+def gpu_reference(key, metric="gemm.bf16.tflops"):
+    """A model's one reference figure as common/gpus.c gives it (gpu_references[]: given_tflops per dtype,
+    h2d_gbps, d2h_gbps), read from the source, so a test holds what the reference is, not an old number."""
+    import re
+    src = (Path(__file__).resolve().parent.parent / "common" / "gpus.c").read_text()
+    row = re.search(r'\{ \.key = "%s",(.*?)\.source' % re.escape(key), src[src.index("gpu_references[] = {"):], re.S)
+    assert row, key
+    if metric.startswith("gemm."):
+        given = [float(x) for x in re.search(r"\.given_tflops = \{([^}]*)\}", row.group(1)).group(1).split(",")]
+        return given[DTYPES.index(metric.split(".")[1])]
+    field = {"memcpy.h2d.pinned.gbps": "h2d_gbps", "memcpy.d2h.pinned.gbps": "d2h_gbps"}[metric]
+    return float(re.search(r"\.%s = ([0-9.]+)" % field, row.group(1)).group(1))
+
+
+def on_terminal(args, env, timeout=60):
+    """(exit code, output) of a command run with its stdout, stderr and stdin on a pseudo-terminal, as a
+    person at a shell runs it (isatty true): for what a command prints to a terminal and not to a pipe."""
+    import pty
+    import select
+    master, slave = pty.openpty()
+    p = subprocess.Popen([str(a) for a in args], stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    out, until = b"", time.monotonic() + timeout
+    while time.monotonic() < until:
+        r, _, _ = select.select([master], [], [], 1.0)
+        if not r:
+            if p.poll() is not None:
+                break
+            continue
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:      # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    rc = p.wait(timeout=max(1.0, until - time.monotonic()))
+    os.close(master)
+    return rc, out.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
 # ---- the release tarball of `make dist` (issue #59: test_dist.py, test_deploy.py) ----
 
 def _dist():

@@ -32,11 +32,12 @@ Array.prototype.forEach.call(document.querySelectorAll('table.sortable'),functio
  t.parentNode.insertBefore(box,t);
  inp.addEventListener('input',function(){filter(t,inp.value,out);});
  if(t.id)boxes[t.id]={t:t,inp:inp,out:out};});
-location.hash.replace(/^#/,'').split('&').forEach(function(p){var m;
+function fromHash(scroll){location.hash.replace(/^#/,'').split('&').forEach(function(p){var m;
  try{p=decodeURIComponent(p);}catch(e){return;}
  if((m=/^sort=([A-Za-z0-9_-]+):([0-9]+):(asc|desc)$/.exec(p))&&boxes[m[1]]){
   var t=boxes[m[1]].t;if(+m[2]<head(t).length)sortBy(t,+m[2],m[3]==='asc'?1:-1);}
  else if((m=/^filter=([A-Za-z0-9_-]+):([^]*)$/.exec(p))&&boxes[m[1]]){
-  var b=boxes[m[1]];b.inp.value=m[2];filter(b.t,m[2],b.out);}});
+  var b=boxes[m[1]];b.inp.value=m[2];filter(b.t,m[2],b.out);if(scroll)b.inp.scrollIntoView();}});}
+fromHash(false);window.addEventListener('hashchange',function(){fromHash(true);});
 document.documentElement.setAttribute('data-js','ready');
 })();

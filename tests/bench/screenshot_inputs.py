@@ -58,7 +58,7 @@ def build(bin_, d):
 
 
 def inputs(bin_, d):
-    """What the picture shows that the code decides: names, references, prices."""
+    """What the picture shows that the code decides: the heading, the policy's digest, names, references, prices."""
     html, db = build(bin_, d)
     page = html.read_text()
     answer = page[page.index('id="answer"'):page.index("</section>", page.index('id="answer"'))]
@@ -66,7 +66,12 @@ def inputs(bin_, d):
     refs = sorted(set(re.findall(r"of the (\S+) reference \(([^)]+)\)", text)) |
                   set(re.findall(r"of a healthy (\S+) \(([^)]+)\)", text)))
     rank = json.loads(gpuvet(bin_, db, "rank", "--json").stdout)
+    head = re.search(r'<h1 id="verdict"[^>]*>(.*?)</h1>', page, re.S).group(1)
+    digest = re.search(r'id="page-policy">.*?<code>(sha256:[0-9a-f]+)</code>', page, re.S).group(1)
     return {
+        # the first screen's words: its heading, and the digest of the policy every verdict is by
+        "first_heading": re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", head)).strip(),
+        "policy_digest": digest,
         "runs": [{"capture": r[0], "provider": r[1], "instance_type": r[2], "custom": r[3]} for r in RUNS],
         "references_quoted": [list(x) for x in refs],
         "ranked": [[x["provider"], x["instance_type"], x["price_per_hour"], x["price_source"]]

@@ -24,8 +24,9 @@ def fingerprints():
 def test_every_capture_imports_and_reads_back(gpuvet):
     files = fingerprints()
     # 2026-11-22: h100 quick, standard, soak, peer, 6 contention, 4 light; h200 3.  2026-11-25 (h100): fidelity
-    # 7 + 9, jobcost 2, peer 3, sdc 1, tenant 1, contention 6, nccl 1.  2026-11-26 (h100): proof 8 + 8
-    assert len(files) == 63
+    # 7 + 9, jobcost 2, peer 3, sdc 1, tenant 1, contention 6, nccl 1.  2026-11-26 (h100): proof 8 + 8.
+    # 2026-11-28 (h200): quick 1, jobcost 2, peer 3, peer-memcpy 5, memcpy-standard 4, sdc 1, tenant 1
+    assert len(files) == 80
     p = gpuvet("results", "import", *files)
     assert p.returncode == 0, p.stderr
     runs = json.loads(gpuvet("results", "list", "--json", check=0).stdout)

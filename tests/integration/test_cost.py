@@ -11,10 +11,11 @@ import statistics
 import pytest
 
 from conftest import FIXTURES
+from helpers import gpu_reference
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
 QUICK = [H100 / "contention" / f"clean-{i}.json" for i in (1, 2, 3)] + [H100 / "quick-profile.json"]
-H100_REF_BF16 = 746.0   # common/gpus.c, the H100-SXM reference
+H100_REF_BF16 = gpu_reference("H100-SXM")   # common/gpus.c, the H100-SXM reference
 FIELDS = ("provider", "instance_type", "region", "gpu_model", "gpu_count", "instances", "fits",
           "tokens_per_s_per_gpu", "tokens_per_s_per_gpu_low", "tokens_per_s_per_gpu_high",
           "usd_per_million_tokens", "usd_per_million_tokens_low", "usd_per_million_tokens_high",
@@ -91,7 +92,11 @@ def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
     # --gpus 1: only one-GPU types fit, the others say why
     assert all(r["gpu_count"] == 1 for r in res["rows"] if r["fits"])
     assert "more than --gpus 1" in row(res, "p5.48xlarge")["why"] and row(res, "p5.48xlarge")["bound"] is None
-    assert res["rows"][0]["estimate"] is False      # measured before estimates
+    # ranked by $/Mtok, measured and estimated together (#58 item 10): rank 1 is the cheapest row
+    ranked = [r for r in res["rows"] if r["fits"]]
+    assert [r["rank"] for r in ranked] == list(range(1, len(ranked) + 1))
+    usd = [r["usd_per_million_tokens"] for r in ranked]
+    assert usd == sorted(usd) and {r["estimate"] for r in ranked} == {True, False}
     table = gpuvet(*args[:-1], check=0).stdout
     assert f"measured, {len(QUICK)} quick run(s)" in table and "est." in table
 

@@ -56,7 +56,7 @@ def test_8_a_spot_row_says_its_zone_and_that_it_is_the_lowest(gpuvet):
     assert both
     for r in both:                                                  # the zone rank priced it at
         assert zones[(r["provider"], r["instance_type"])] == r["zone"]
-    out = gpuvet("cost", *args).stdout
+    out = gpuvet("cost", *args, "--wide").stdout   # every cell whole
     assert "spot prices (each region's lowest zone, interruptible)" in out.splitlines()[0]
     for r in fitting:
         line = next(ln for ln in out.splitlines() if f" {r['instance_type']} " in ln)

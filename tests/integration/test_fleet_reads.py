@@ -167,7 +167,7 @@ def test_report_bounds_runs_table_and_says_what_it_left_out(gpuvet, tmp_path):
     out = tmp_path / "r.html"
     p = gpuvet("--db", db, "-v", "report", "-o", out, db=False, check=0, timeout=300)
     html = out.read_text()
-    rows = re.findall(r"<tr><td class=n>(?:<a href=\"#run-\d+\">)?(\d+)", html.split('id="runlist"')[1]
+    rows = re.findall(r"<tr id=\"r-\d+\"><td class=n>(?:<a href=\"#run-\d+\">)?(\d+)", html.split('id="runlist"')[1]
                       .split("</table>")[0])
     assert len(rows) == 2000                       # REPORT_ROWS_MAX
     m = re.search(r'id="runs-left-out">(\d+) more runs left out', html)

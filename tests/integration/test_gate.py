@@ -1,5 +1,5 @@
 """Issue 34, a gate that cannot be fooled: the six ways a hostile user got exit 0 for a machine
-that must be rejected, each now ending in REJECT (exit 1), CANNOT MEASURE (exit 3) or a refused
+that must be rejected, each now ending in REJECT (exit 1), UNMEASURABLE (exit 3) or a refused
 import (exit 2); the migration of a version-5 store's verdicts; and a metamorphic test over every
 real capture under tests/fixtures/gpu/: each degraded in each way is never accepted by the
 default policy.  The captures are read, never edited: every degraded copy is made here."""
@@ -161,7 +161,7 @@ def test_5_imported_verdicts_are_history_and_count_for_nothing(gpuvet, tmp_path)
     report = tmp_path / "r.html"
     gpuvet("report", "--run", u, "-o", report, check=0)
     head = report.read_text().split('id="verdict"')[1][:400]
-    assert "accepted" not in head and "not gated" in head
+    assert "accepted" not in head and "not judged" in head
     gpuvet("accept", "--run", u, check=1)
     # five low runs carrying accepts of the same digest: not a fleet
     for _ in range(5):

@@ -1,6 +1,6 @@
 """Issue 52, a gate that cannot be fooled, round two (items 1 to 4 and the smaller values): the
 reproductions of a probe on f4570a0, each a real capture of tests/fixtures/gpu/h100-2026-11-22/
-edited here and imported, each now ending in REJECT (exit 1), CANNOT MEASURE (exit 3) or a
+edited here and imported, each now ending in REJECT (exit 1), UNMEASURABLE (exit 3) or a
 refused import (exit 2) naming what is wrong.  A plain accept judges the run stored last, never
 the latest date a run carries; the GPU model is the one the inventory's devices resolve to;
 every metric row is under the bench that declares it; values are within physical bounds; the
@@ -114,7 +114,7 @@ def test_2_a_label_without_a_device_is_never_judged_on(gpuvet, tmp_path):
     fp["inventory"]["gpus"] = []
     put(gpuvet, tmp_path, fp, check=0)   # kept, for the price list; no reference is read from it
     p = gpuvet("accept", "--policy", INFERENCE, check=3)
-    assert "CANNOT MEASURE" in p.stdout
+    assert "UNMEASURABLE" in p.stdout
 
 
 def test_2_a_label_naming_a_model_no_device_shows_is_refused(gpuvet, tmp_path):

@@ -2,7 +2,7 @@
 flags_series) decides what a reading of each soak series is, and both the coverage rule and the
 throttle, decay and pcie checks judge what it returns.  Thirty clock-event masks of -1, three
 readings repeated ten times, a PCIe generation of 1e300 and a soak rate of -1 are no evidence:
-CANNOT MEASURE (exit 3) or REJECT (exit 1), never ACCEPT.  Each passed the checks on f4570a0."""
+UNMEASURABLE (exit 3) or REJECT (exit 1), never ACCEPT.  Each passed the checks on f4570a0."""
 import json
 import uuid
 from pathlib import Path

@@ -44,9 +44,9 @@ def test_tag_refuses_a_sku_whose_gpus_are_not_the_runs(gpuvet):
 def test_tag_refuses_names_the_catalog_does_not_know_with_a_suggestion(gpuvet):
     gpuvet("results", "import", H100, check=0)
     p = gpuvet("results", "tag", "1", "--provider", "aws", "--sku", "p5.4xlarg", "--region", "us-east-1", check=2)
-    assert one_line(p).endswith("unknown SKU p5.4xlarg for aws; did you mean p5.4xlarge?")
+    assert one_line(p).endswith("unknown instance type p5.4xlarg for aws; did you mean p5.4xlarge?")
     p = gpuvet("results", "tag", "1", "--provider", "aws", "--sku", "z9.metal", check=2)
-    assert one_line(p).endswith("unknown SKU z9.metal for aws; to store a machine the catalog does not know, add --custom")
+    assert one_line(p).endswith("unknown instance type z9.metal for aws; to store a machine the catalog does not know, add --custom")
     p = gpuvet("results", "tag", "1", "--provider", "awz", "--sku", "p5.4xlarge", check=2)
     assert "unknown provider awz (alibaba, aws, lambda)" in one_line(p)
     p = gpuvet("results", "tag", "1", "--provider", "aws", "--sku", "p5.4xlarge", "--region", "eu-west-9", check=2)

@@ -50,7 +50,7 @@ def test_price_sources_say_when_the_prices_were_captured(gpuvet):
     aws = next(r for r in rows if r["source"] == "catalog:aws")
     assert aws["captured_at"] == "2026-11-25" and aws["fetched_at"] != aws["captured_at"]
     head = gpuvet("prices", "sources", check=0).stdout.splitlines()[0]
-    assert "CAPTURED" in head and "LOADED" in head and "FETCHED" not in head
+    assert "PRICES' DATE" in head and "LOADED" in head and "FETCHED" not in head   # what the date is, said per row (#58)
 
 
 def test_an_instance_wide_rule_says_all_gpus(gpuvet, tmp_path):

@@ -3,7 +3,7 @@
 invisible and control characters refused, so the built-in name `default` and its look-alikes are
 reserved; a tolerate_flags reason is visible text, at least one word (`reason: ok` is one, three
 spaces or a zero-width space are none), and the message says what is wrong; a rule on a metric no
-bench can report (a dtype gemm does not run) is a policy error at load (exit 2), not CANNOT MEASURE.
+bench can report (a dtype gemm does not run) is a policy error at load (exit 2), not UNMEASURABLE.
 Each look-alike name, each empty reason, `reason: ok` and the gemm.bf99 rule behaved otherwise on
 f4570a0."""
 import json

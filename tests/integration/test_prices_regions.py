@@ -8,6 +8,7 @@ import statistics
 import pytest
 
 from conftest import FIXTURES
+from helpers import gpu_reference
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
 
@@ -153,8 +154,8 @@ def test_prices_cheapest_answers_where_a_gpu_rents_for_least(gpuvet):
     p5 = next(r for r in rows if r["instance_type"] == "p5.48xlarge" and r["region"] == "us-east-1")
     assert p5["usd_per_gpu_hour"] == pytest.approx(6.88) and p5["interruptible"] is False
     # throughput beside it: the model's reference with no run stored, per dollar of that row
-    assert p5["tflops_per_gpu"] == 746.0 and p5["throughput_basis"].startswith("reference (measured)")
-    assert p5["tflops_per_usd_gpu_hour"] == pytest.approx(746.0 / 6.88)
+    assert p5["tflops_per_gpu"] == gpu_reference("H100-SXM") and p5["throughput_basis"].startswith("reference (measured)")
+    assert p5["tflops_per_usd_gpu_hour"] == pytest.approx(gpu_reference("H100-SXM") / 6.88)
     # spot: each region's lowest zone, interruptible, cheapest first
     spot = gpuvet.json("prices", "cheapest", "--gpu", "H100", "--count", "8", "--market", "spot", "--json")
     assert spot and all(r["interruptible"] and r["zone"] and r["market"] == "spot" for r in spot)

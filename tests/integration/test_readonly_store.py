@@ -63,7 +63,7 @@ def test_accept_on_a_store_that_may_only_be_read_prints_its_verdict_then_exits_2
     top, db = readonly_store
     p = read(db, "accept")
     assert p.returncode == 2, (p.stdout, p.stderr)
-    assert [ln for ln in p.stdout.splitlines() if ln.startswith(("ACCEPT", "REJECT", "CANNOT MEASURE"))], p.stdout
+    assert [ln for ln in p.stdout.splitlines() if ln.startswith(("ACCEPT", "REJECT", "UNMEASURABLE"))], p.stdout
     assert "the verdict was not recorded in the store: the store can only be read here" in p.stderr, p.stderr
     assert "attempt to write" not in p.stderr
 

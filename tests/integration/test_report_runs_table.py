@@ -20,7 +20,7 @@ def busbw_cells(html):
     heads = re.findall(r"<th>(.*?)</th>", table.split("</thead>")[0])
     col = next(i for i, h in enumerate(heads) if h.startswith("all-reduce busbw"))
     out = {}
-    for tr in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S):
+    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>")[1], re.S):   # a row is an anchor: <tr id=..>
         cells = re.findall(r"<td[^>]*>.*?</td>", tr, re.S)
         run = int(re.sub(r"<[^>]+>", "", cells[0]))
         out[run] = cells[col]

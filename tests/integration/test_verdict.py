@@ -16,6 +16,9 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import FIXTURES
+from helpers import gpu_reference
+
+H100_BF16 = gpu_reference("H100-SXM")
 
 H100 = FIXTURES / "gpu" / "h100-2026-11-22"
 STANDARD = H100 / "standard-profile.json"
@@ -43,28 +46,29 @@ def test_default_policy_accepts_the_clean_h100_and_rejects_it_at_60_percent(gpuv
     assert bad["verdict"] == "reject"
     f = bad["failed"][0]
     assert (f["metric"], f["gpu"], f["kind"]) == ("gemm.bf16.tflops", 0, "reference")
-    assert f["threshold"] == pytest.approx(0.75 * 746.0)
-    assert "H100-SXM reference 746 TFLOP/s (measured)" in f["source"]
+    assert f["threshold"] == pytest.approx(0.75 * H100_BF16)
+    assert "H100-SXM reference %g TFLOP/s (measured)" % H100_BF16 in f["source"]
     # and the 60 % GPU is not "Healthy (accepted)" in the report's first screen
     out = tmp_path / "r.html"
     gpuvet("report", "-o", out, "--run", "2", check=0)
     html = out.read_text()
     first = html[html.index('id="answer"'):]
-    assert "rejected by the policy" in first[:3000]
-    assert re.search(r"Why: gemm\.bf16\.tflops on gpu 0 is 411\.6 TFLOP/s, under the 559\.5 TFLOP/s needed "
-                     r"\(reference\)", first)
+    assert "rejected</b> by the policy" in first[:3000]       # the verdict's word in its badge
+    assert "Why: gemm.bf16.tflops on gpu 0 is 411.6 TFLOP/s, under the %.4g TFLOP/s needed (reference)" % (
+        0.75 * H100_BF16) in first
 
 
 def test_the_margin_is_the_documented_one(gpuvet):
     text = gpuvet("accept", "--show-policy", check=0).stdout
     assert "min_fraction_of_reference: 0.75" in text and "gpu: each" in text
-    assert "0.858 of its model's" in text          # the reasoning sits beside the rule
+    assert "0.949\n  #     of its model's reference" in text          # the reasoning sits beside the rule
 
 
 def test_a_gpu_just_under_the_floor_is_rejected_and_just_over_accepted(gpuvet, tmp_path):
-    # the H100 standard capture measured 686.0: 0.75 x 746 = 559.5 is 81.6 % of it
-    gpuvet("results", "import", scaled(tmp_path, STANDARD, 559.4 / 686.0, "a.json"),
-           scaled(tmp_path, STANDARD, 559.6 / 686.0, "b.json"), check=0)
+    # the H100 standard capture measured 686.0; the floor is 0.75 x the H100's reference
+    floor = 0.75 * H100_BF16
+    gpuvet("results", "import", scaled(tmp_path, STANDARD, (floor - 0.1) / 686.0, "a.json"),
+           scaled(tmp_path, STANDARD, (floor + 0.1) / 686.0, "b.json"), check=0)
     assert [gpuvet("accept", str(i)).returncode for i in (1, 2)] == [1, 0]
 
 
@@ -72,8 +76,8 @@ def test_no_gpu_says_one_reason(gpuvet):
     # this machine has no GPU: one cause, said once, in the CLI and the report
     p = gpuvet("run", "--bench", "host", "--accept", env={"GPUVET_TEST_BENCHES": "1"})
     assert p.returncode == 3, p.stdout + p.stderr
-    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("CANNOT MEASURE"))
-    assert line.startswith("CANNOT MEASURE: no GPU could be measured: ")
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("UNMEASURABLE"))
+    assert line.startswith("UNMEASURABLE: no GPU could be measured: ")
     assert p.stdout.count("libnvidia-ml") <= 2      # the bench table once, the verdict once
 
 
@@ -174,9 +178,12 @@ def test_the_reports_first_screen_answers_both_questions(gpuvet, tmp_path):
     assert "accepted by the policy default" in text
     assert "Why: every one of its" in text
     assert "Most per dollar, by workload" in text
-    training = next(ln for ln in text.splitlines() if ln.startswith("Training (BF16 GEMM): "))
+    training = next(ln for ln in text.splitlines() if ln.startswith("BF16 matrix multiply per $/h: "))
     # the most per dollar first, measured and estimated together, each marked (issue 48 item 5)
     assert "aws p5.4xlarge " in training
     assert "TFLOP/s per $/h, measured (sustained)" in training                    # what the figure is (issue 40)
     assert "TFLOP/s per $/h (estimate: reference, " in training                   # estimates, marked
-    assert any(ln.startswith("Inference (FP16 GEMM): ") for ln in text.splitlines())
+    # serving priced by the serving model, as `gpuvet cost` prints it (issue 58 item 2), not by a GEMM
+    assert any(ln.startswith("Serving Llama 3.1 8B (1000 + 1000 tokens a request): ") and "/Mtok" in ln
+               for ln in text.splitlines())
+    assert "Inference (FP16 GEMM)" not in text

@@ -268,7 +268,7 @@ static void gm_say(const struct gm_world *w, const struct gm_case *c, FILE *out)
 		fprintf(out, " %s", gm_mut_names[c->muts[i]]);
 	fprintf(out, "%s: %s\n", c->merged ? ", merged through another store" : "",
 		!c->imported ? "import refused" : c->verdict == 0 ? "ACCEPT" : c->verdict == 1 ? "REJECT" :
-		c->verdict == 3 ? "CANNOT MEASURE" : "error");
+		c->verdict == 3 ? "UNMEASURABLE" : "error");
 }
 
 /* Whether a clean copy of the capture is accepted by the built-in policy (the fleet degradation needs three). */

@@ -499,7 +499,9 @@ static void test_below_achievable(void)
 		below++;
 		if (!strcmp(json_string_value(json_object_get(e, "metric")), "gemm.bf16.tflops")) {
 			hit = 1;
-			CHECK_NEAR(json_number_value(json_object_get(e, "reference_value")), 823.1, 1e-9);
+			double ref;
+			CHECK(gpu_reference_gemm("H200", GPU_BF16, &ref, NULL, NULL) == 0);
+			CHECK_NEAR(json_number_value(json_object_get(e, "reference_value")), ref, 1e-9);
 			CHECK(!strcmp(json_string_value(json_object_get(e, "reference_kind")), "measured"));
 		}
 	}
@@ -535,16 +537,21 @@ static void test_below_achievable(void)
 }
 
 /*
- * The one reference is never below what a clean capture of the model measured: every
- * gemm.<dtype>.tflops row (each GPU and the instance) of every clean capture of 2026-11-22.
+ * A clean capture never reads as below its reference: every gemm.<dtype>.tflops row (each GPU and the
+ * instance) of every clean capture, the burst-timed ones of 2026-11-22 (above the median reference) and
+ * the steady-state ones the references are the median of (tests/unit/test_references.c), sits at or
+ * over FLAG_REF_ACHIEVABLE_FRAC of its model's reference, so none raises BELOW_REFERENCE.
  */
-static void test_reference_never_below_a_clean_capture(void)
+static void test_clean_captures_above_the_reference_line(void)
 {
 	static const char *const clean[] = {
 		"h100-2026-11-22/quick-profile.json", "h100-2026-11-22/standard-profile.json",
 		"h100-2026-11-22/peer-run-fingerprint.json", "h100-2026-11-22/contention/clean-1.json",
 		"h100-2026-11-22/contention/clean-2.json", "h100-2026-11-22/contention/clean-3.json",
 		"h200-2026-11-22/quick-profile.json", "h200-2026-11-22/standard-profile.json",
+		"h100-2026-11-25/fidelity-1/quick-5.json", "h100-2026-11-25/fidelity-1/standard.json",
+		"h200-2026-11-28/peer/fingerprint-1.json", "h200-2026-11-28/jobcost/fingerprint-1.json",
+		"h200-2026-11-28/quick/fingerprint.json",
 	};
 	int rows = 0;
 	for (size_t f = 0; f < sizeof clean / sizeof clean[0]; f++) {
@@ -562,13 +569,17 @@ static void test_reference_never_below_a_clean_capture(void)
 			if (!per_gpu || gpu_reference_metric(ref->key, name, &r, NULL, NULL))
 				continue;
 			rows++;
-			if (!(v <= r + 1e-9))
-				fprintf(stderr, "%s: %s %.1f above the %s reference %.1f\n", clean[f], name, v, ref->key, r);
-			CHECK(v <= r + 1e-9);
+			if (!(v >= FLAG_REF_ACHIEVABLE_FRAC * r))
+				fprintf(stderr, "%s: %s %.1f under %.2f x the %s reference %.1f\n", clean[f], name, v,
+					FLAG_REF_ACHIEVABLE_FRAC, ref->key, r);
+			CHECK(v >= FLAG_REF_ACHIEVABLE_FRAC * r);
 		}
+		json_t *flags = flags_compute(fp);
+		CHECK(!find_flag(flags, "BELOW_REFERENCE", -2));
+		json_decref(flags);
 		json_decref(fp);
 	}
-	CHECK(rows >= 8 * 5);
+	CHECK(rows >= 13 * 5);
 }
 
 static void test_achievable_table(void)
@@ -585,9 +596,9 @@ static void test_achievable_table(void)
 			CHECK(a->given_tflops[d] <= r->peak_tflops[d]);   /* achieved never above peak */
 	}
 	CHECK(gpu_reference_metric("H100-SXM", "gemm.bf16.tflops", &v, &kind, &src) == 0);
-	CHECK_NEAR(v, 746.0, 1e-9);
+	CHECK(v == gpu_reference_find("H100-SXM")->given_tflops[GPU_BF16]);   /* its captures' median: test_references.c */
 	CHECK(kind == GPU_REF_MEASURED);
-	CHECK(src && strstr(src, "h100-2026-11-22"));
+	CHECK(src && strstr(src, "h100-2026-11-25") && strstr(src, "median"));
 	CHECK(gpu_reference_metric("H100-SXM", "gemm.bf16.pct_of_peak", &v, NULL, NULL) == -1);
 	CHECK(gpu_reference_metric("H100-SXM", "gemm.xx.tflops", &v, NULL, NULL) == -1);
 	CHECK(gpu_reference_metric("A100-80-SXM", "gemm.bf16.tflops", &v, &kind, NULL) == 0 && kind == GPU_REF_SUSTAINED);
@@ -624,5 +635,5 @@ static void test_remediation(void)
 
 TEST_MAIN(T(test_contention_without_foreign), T(test_even_tenant_seen_twice), T(test_window_threshold_edges), T(test_contention_with_foreign_and_switch),
 	  T(test_efficiency_needs_company), T(test_power_capped_gpu_is_not_shared), T(test_node_outlier),
-	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_reference_never_below_a_clean_capture),
+	  T(test_data_corruption), T(test_passive_health), T(test_below_achievable), T(test_achievable_table), T(test_clean_captures_above_the_reference_line),
 	  T(test_remediation))

@@ -465,7 +465,7 @@ static void test_report_write_store(void)
 	CHECK(rc == 0);
 	CHECK(strstr(out, "<table class=\"sortable\" id=\"rank\">") != NULL);
 	CHECK(strstr(out, "No ranking") == NULL);
-	CHECK(strstr(out, "unit test, 2026-11-20") != NULL);     /* the price's source in its row */
+	CHECK(strstr(out, "unit test, captured 2026-11-20") != NULL);     /* the price's source and date in its row */
 	CHECK(count(out, "<section class=\"run\" id=\"run-") == 6);
 	CHECK(count(out, "aria-label=\"Soak: SM clock") == 2);
 	CHECK(strstr(out, "THROTTLE_THERMAL") != NULL);

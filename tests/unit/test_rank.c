@@ -215,16 +215,19 @@ static void test_estimates_are_marked(void)
 		CHECK(strncmp(json_string_value(json_object_get(ref, "estimate_basis")), "measured: H100-SXM, median of 3",
 			      31) == 0);
 	}
-	/* a measured type is never an estimate, even with a reference row, and comes first */
+	/* a measured type is never an estimate, even with a reference row; measured and estimated rows ranked
+	 * together by value per dollar (issue 58 item 10: rank 1 is the best row, whatever its basis) */
 	CHECK(json_is_false(json_object_get(row_of(r, "big"), "estimate")));
 	CHECK(json_is_null(json_object_get(row_of(r, "big"), "estimate_basis")));
 	size_t i;
 	json_t *row;
 	int seen_est = 0;
+	double last = INFINITY;
 	json_array_foreach(json_object_get(r, "rows"), i, row) {
-		int est = json_is_true(json_object_get(row, "estimate"));
-		CHECK(!seen_est || est);
-		seen_est |= est;
+		double vpd = num(row, "value_per_dollar");
+		CHECK(vpd <= last);
+		last = vpd;
+		seen_est |= json_is_true(json_object_get(row, "estimate"));
 	}
 	CHECK(seen_est);
 	json_decref(r);

@@ -26,7 +26,7 @@ case $rc in
 0) exit 0 ;;
 1 | 3)
 	# the verdict line, and the run it judged (a plain accept judges the run stored last)
-	verdict=$(printf '%s\n' "$out" | grep -m 1 -E '^(REJECT|CANNOT MEASURE)')
+	verdict=$(printf '%s\n' "$out" | grep -m 1 -E '^(REJECT|UNMEASURABLE)')
 	run=$(printf '%s\n' "$out" | sed -n 's/^judging run \([0-9]*\),.*/run \1/p')
 	echo "gpuvet-prolog: job ${SLURM_JOB_ID:-?} refused on $(hostname -s): $verdict (${run:-run ?})" >&2
 	exit 1 ;;
