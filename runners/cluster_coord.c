@@ -128,6 +128,7 @@ static void arrive(struct coord *k, int wait_ms)
 	rdzv_set_late_why(k->x.r, late);
 	rdzv_set_admit(k->x.r, admit, k);
 	int got = rdzv_gather_hellos(k->x.r, cluster_budget_ms(&k->x, wait_ms));
+	say("%d of %d ranks arrived after %.1f s (--wait %d s)", got + 1, c->nnodes, bench_now() - t0, wait_ms / 1000);
 	cluster_node_open(k->x.n, rdzv_local_addr(k->x.r));   /* the address the others reached us at */
 	json_t *mine = cluster_node_hello(k->x.n);
 	take_hello(k, 0, mine, rdzv_local_addr(k->x.r));
@@ -157,7 +158,6 @@ static void arrive(struct coord *k, int wait_ms)
 		}
 	free(pending);
 	clear(k);
-	say("%d of %d ranks arrived", got + 1, c->nnodes);
 }
 
 /* A node's fingerprint, received: into this store as an ordinary run (flags derived, as an import), and its figures. */

@@ -2,6 +2,7 @@
 the rendezvous port taken, a node whose link drops every packet (during the pairs, and during a
 long fingerprint).  Each ends in a named node and
 exit 3 or 1, never a hang (every wait has a deadline), and never a lost node run."""
+import re
 import signal
 import socket
 import subprocess
@@ -23,9 +24,6 @@ def loopback_args(tmp_path, port, *extra):
 
 def test_a_rank_that_never_arrives_is_named(gpuvet, tmp_path):
     ranks = ch.Ranks(gpuvet, tmp_path, 4, loopback_args(tmp_path, free_port(), "--wait", "8"), skip=(3,), pre=["-v"])
-    # the missing rank costs rank 0 its --wait, however long the fingerprints take on this machine
-    assert wait_for(lambda: "3 of 4 ranks arrived" in ranks.err(0), within(8)), ranks.err(0)
-    arrived_after = time.monotonic() - ranks.started
     res = ranks.wait()
     rc, doc = ch.rank0_json(res)
     assert rc == 3 and doc["verdict"] == "unmeasurable", doc["findings"]
@@ -41,7 +39,9 @@ def test_a_rank_that_never_arrives_is_named(gpuvet, tmp_path):
     assert [res[i][0] for i in (1, 2)] == [0, 0]
     for i in (0, 1, 2):
         assert doc["nodes"][i]["run_uuid"] in ch.runs_in(tmp_path / f"node{i}.db")
-    assert arrived_after < within(8), arrived_after
+    # the missing rank cost rank 0 its --wait and no more, however long the fingerprints took here
+    arrived = re.search(r"3 of 4 ranks arrived after ([0-9.]+) s", res[0][2])
+    assert arrived and 8 <= float(arrived.group(1)) < 8 + 5, res[0][2][-2000:]
 
 
 def test_a_rank_killed_mid_pair_is_named_and_the_rest_go_on(gpuvet, tmp_path):

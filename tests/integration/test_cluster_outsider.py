@@ -38,6 +38,11 @@ def answer(p, timeout=120):
     return json.loads(out)
 
 
+def listening(c, i, port):
+    """Whether node i has a socket listening on port (rank 0 ready for the outsider), seen from inside."""
+    return f":{port} " in c.ip(i, "ss", "-ltnH", check=False).stdout
+
+
 def vm_kib(pid, field):
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
@@ -45,11 +50,12 @@ def vm_kib(pid, field):
 
 def test_an_outsider_takes_no_rank_and_holds_nothing(gpuvet, tmp_path):
     with ch.netns.Cluster(5) as c:
-        where = f"{c.addr(0)}:{free_port()}"
+        port = free_port()
+        where = f"{c.addr(0)}:{port}"
         args = ["--rendezvous", where, "--policy", ch.policy(tmp_path, ch.FAULT_POLICY), "--bench", "null", "--json",
                 "--wait", "60", "--pair-timeout", "5"]
         ranks = ch.Ranks(gpuvet, tmp_path, 4, args, cluster=c, env=NULL, skip=(1, 2, 3), pre=["-v"])
-        assert wait_for(lambda: "the run's deadline" in ranks.err(0), within(20)), ranks.err(0)
+        assert wait_for(lambda: listening(c, 0, port), within(20)), ranks.err(0)
         pid = ranks.procs[0].pid
         # (c) four sockets of 32 MiB each without a hello, at once
         before = vm_kib(pid, "VmHWM")
