@@ -16,7 +16,9 @@ from servers.loopback import free_port  # noqa: E402,F401
 
 # The nodes here have no GPU, so their own gate could never accept them (a GPU instance is judged with
 # its GPUs): this policy reports the nodes' own verdicts without letting them decide, and judges the
-# fabric; its straggler margin is wide because four fingerprints share two cores here.
+# fabric; its straggler margin is wide because four fingerprints share two cores here.  A slowed link
+# (netns.slow_node, slow_route) measures 0.20 of the others; an unslowed one, with two busy loops a
+# core beside the sanitizer build, was seen at 0.49 of the median (2026-11-28): 0.35 lies between.
 POLICY = """name: cluster-test
 rules:
   - metric: host.membw.copy.gbps
@@ -25,7 +27,7 @@ cluster:
   - metric: cluster.node.verdict
     unmeasured: reported
   - metric: cluster.pair.gbps
-    min_fraction_of_median: 0.6
+    min_fraction_of_median: 0.35
   - metric: cluster.node.*
     max_fraction_below_median: 0.9
     max_fraction_above_median: 1
@@ -33,7 +35,7 @@ cluster:
 
 # The fault tests' pairs run unshaped (loopback) beside other tests on two cores, where a pair's rate
 # varies twofold from one moment to the next: only a pair at a tenth of the others is slow there.
-FAULT_POLICY = POLICY.replace("min_fraction_of_median: 0.6", "min_fraction_of_median: 0.1")
+FAULT_POLICY = POLICY.replace("min_fraction_of_median: 0.35", "min_fraction_of_median: 0.1")
 
 # Each node's fingerprint: the test-only null bench (GPUVET_TEST_BENCHES=1, which every rank here gets).
 # What these tests judge is the fabric and the runtime; a real bench's fingerprint on every rank of
