@@ -11,6 +11,7 @@
  */
 #include "tests/unit/t.h"
 #include "platform/rendezvous.h"
+#include "tests/unit/rdzv_t.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -24,37 +25,9 @@
 
 #define SLACK_MS 5000
 
-static long long ms_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int exit_code(pid_t p)
-{
-	int st = 0;
-	if (waitpid(p, &st, 0) != p)
-		return 200;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-}
-
-/* A listening rank 0 on 127.0.0.1, port from the kernel; addr gets "127.0.0.1:PORT". */
-static struct rdzv *listen_tok(int size, char addr[64], const char *token)
-{
-	struct rdzv *r = NULL;
-	char err[256];
-	if (rdzv_listen("127.0.0.1:0", size, token, &r, err, sizeof err)) {
-		fprintf(stderr, "listen: %s\n", err);
-		return NULL;
-	}
-	snprintf(addr, 64, "127.0.0.1:%d", rdzv_port(r));
-	return r;
-}
-
 static struct rdzv *listen_any(int size, char addr[64])
 {
-	return listen_tok(size, addr, NULL);
+	return listen_tok(size, NULL, addr);
 }
 
 /* A rank > 0 holding token: connects, answers each {"n":N} with {"echo":N*10,"big":...same size}, until {"bye":1}. */

@@ -15,6 +15,7 @@
 #include "platform/rendezvous.h"
 #include "platform/rendezvous_wire.h"
 #include "common/crypto.h"
+#include "tests/unit/rdzv_t.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -28,33 +29,6 @@
 #include <unistd.h>
 
 #define TOKEN "test-token-0123456789abcdef"
-
-static long long ms_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int exit_code(pid_t p)
-{
-	int st = 0;
-	if (waitpid(p, &st, 0) != p)
-		return 200;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-}
-
-static struct rdzv *listen_tok(int size, const char *token, char addr[64])
-{
-	struct rdzv *r = NULL;
-	char err[256];
-	if (rdzv_listen("127.0.0.1:0", size, token, &r, err, sizeof err)) {
-		fprintf(stderr, "listen: %s\n", err);
-		return NULL;
-	}
-	snprintf(addr, 64, "127.0.0.1:%d", rdzv_port(r));
-	return r;
-}
 
 /* What a hand-made client does, and what it must see. */
 struct raw {
