@@ -107,15 +107,21 @@ static int admit(void *arg, int rank, const json_t *hello, json_t *welcome, char
 	return 0;
 }
 
-/* A rank that never arrived: its host from the engine where it says, and why a connection claiming it was refused. */
-static void never_arrived(struct coord *k, int i, int wait_ms)
+/*
+ * A rank that never arrived: its host from the engine where it says, how long rank 0 waited (its
+ * --wait, or less when the deadline came first) and why a connection claiming it was refused.
+ */
+static void never_arrived(struct coord *k, int i, int waited_ms, int wait_ms)
 {
 	struct gv_cluster_node *nd = &k->x.c->nodes[i];
 	const char *refused = rdzv_refused_why(k->x.r, i);
+	char cut[48] = "";
+	if (waited_ms < wait_ms)
+		snprintf(cut, sizeof cut, ", cut by --deadline %d", k->x.deadline_s);
 	if (cluster_rank_host(k->e, i, nd->host, sizeof nd->host))
 		nd->host[0] = '\0';
-	snprintf(nd->why, sizeof nd->why, "rank 0 waited %d s for it, --wait %d%s%.190s", wait_ms / 1000, wait_ms / 1000,
-		 refused ? "; " : "", refused ? refused : "");
+	snprintf(nd->why, sizeof nd->why, "rank 0 waited %d s for it, --wait %d%s%s%.180s", waited_ms / 1000,
+		 wait_ms / 1000, cut, refused ? "; " : "", refused ? refused : "");
 }
 
 /* Every rank's hello, then its "ready" (sent once it has opened its fabric on the address it reached us from). */
@@ -127,7 +133,8 @@ static void arrive(struct coord *k, int wait_ms)
 	snprintf(late, sizeof late, "it arrived after rank 0 stopped waiting for ranks (--wait %d s)", wait_ms / 1000);
 	rdzv_set_late_why(k->x.r, late);
 	rdzv_set_admit(k->x.r, admit, k);
-	int got = rdzv_gather_hellos(k->x.r, cluster_budget_ms(&k->x, wait_ms));
+	int waited = cluster_budget_ms(&k->x, wait_ms);
+	int got = rdzv_gather_hellos(k->x.r, waited);
 	say("%d of %d ranks arrived after %.1f s (--wait %d s)", got + 1, c->nnodes, bench_now() - t0, wait_ms / 1000);
 	cluster_node_open(k->x.n, rdzv_local_addr(k->x.r));   /* the address the others reached us at */
 	json_t *mine = cluster_node_hello(k->x.n);
@@ -145,7 +152,7 @@ static void arrive(struct coord *k, int wait_ms)
 	}
 	for (int i = 1; i < c->nnodes; i++)
 		if (!pending || !pending[i])
-			never_arrived(k, i, wait_ms);
+			never_arrived(k, i, waited, wait_ms);
 	int left = wait_ms - cluster_ms(bench_now() - t0);
 	k->x.step = "its ready message";
 	k->x.cut = 0;
