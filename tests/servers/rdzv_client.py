@@ -38,9 +38,18 @@ def seq8(n):
 class Conn:
     """One connection to rank 0: lines in, lines out."""
 
-    def __init__(self, hostport, timeout=10.0):
+    def __init__(self, hostport, timeout=10.0, patience=60.0):
+        """Connects, again every 0.1 s for up to `patience` seconds: rank 0 may not listen yet."""
         host, port = hostport.rsplit(":", 1)
-        self.s = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
+        until = time.monotonic() + patience
+        while True:
+            try:
+                self.s = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > until:
+                    raise
+                time.sleep(0.1)
         self.buf = b""
 
     def line(self, timeout=10.0):
