@@ -482,7 +482,7 @@ static int finish(struct coord *k)
 			rc = GV_EXIT_USAGE;
 	} else if (!gv_quiet) {
 		cluster_print_text(c, stdout);
-		if (!c->authenticated)
+		if (!c->authenticated)   /* once cluster_print_text says it (#56's analysis side), this line goes */
 			printf("not authenticated: GPUVET_CLUSTER_TOKEN was not set, so anyone who could reach rank 0's port "
 			       "could have taken a rank or sent figures (docs/cluster.md, \"The per-job secret\")\n");
 	}

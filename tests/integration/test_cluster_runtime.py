@@ -59,7 +59,7 @@ def test_a_run_without_a_token_says_it_is_not_authenticated(gpuvet, tmp_path):
     res = ch.Ranks(gpuvet, tmp_path, 2, args(tmp_path, free_port(), "--wait", "30", json_out=False), env=NULL,
                    token=None).wait()
     out = res[0][1]
-    assert "not authenticated: GPUVET_CLUSTER_TOKEN was not set" in out, out
+    assert "not authenticated" in out and "GPUVET_CLUSTER_TOKEN" in out, out
     assert [r[0] for r in res.values()] == [res[0][0], res[1][0]] and res[1][0] != 2
     # as JSON: "authenticated": false; a rank holding a token while rank 0 has none is refused and told so
     (tmp_path / "j").mkdir()
