@@ -242,6 +242,19 @@ const char *fabric_addr(const struct fabric *f) { return f ? f->addr : ""; }
 const char *fabric_lib_version(const struct fabric *f) { return f ? f->version : ""; }
 const char *fabric_wait(const struct fabric *f) { return !f ? "" : f->cq_wait ? "sleep" : "poll"; }
 
+int fabric_link_speed(const struct fabric *f, double *bits_per_s, char *nic, size_t niclen)
+{
+	const struct fid_nic *n = f && f->info ? f->info->nic : NULL;
+	if (niclen)
+		nic[0] = '\0';
+	if (!n || !n->link_attr || !n->link_attr->speed)
+		return -1;
+	*bits_per_s = (double)n->link_attr->speed;
+	if (n->device_attr && n->device_attr->name)
+		gv_strlcpy(nic, n->device_attr->name, niclen);
+	return 0;
+}
+
 static int hexval(char c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;

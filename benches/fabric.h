@@ -45,5 +45,8 @@ void fabric_close(struct fabric *f);
 const char *fabric_lib_version(const struct fabric *f);
 /* How completions are waited for, "poll" or "sleep" (GPUVET_FABRIC_WAIT; fabric.c says which when). */
 const char *fabric_wait(const struct fabric *f);
+/* The chosen endpoint's NIC link rate as libfabric states it (fi_info's nic->link_attr->speed,
+ * bits/s) and the NIC's name ("" when it has none); -1 when the provider gives none. */
+int fabric_link_speed(const struct fabric *f, double *bits_per_s, char *nic, size_t niclen);
 
 #endif

@@ -16,6 +16,9 @@
  *   tree          makes a gpuvet-null-* work directory in GPUVET_NULL_WORKDIR
  *                 with a file in it, starts a process in a session of its own
  *                 (as fio's job processes), then hangs: nothing may outlive the bench
+ * In every mode that reports, GPUVET_NULL_GBPS=A[,B...] adds null.rate.gbps, a
+ * throughput (a cluster run's straggler figure): A the first time, B the next
+ * (the calls counted in the file GPUVET_NULL_COUNTER, when set), the last after.
  */
 #include "benches/bench.h"
 
@@ -65,6 +68,28 @@ static int null_tree(struct bench_ctx *ctx)
 		pause();
 }
 
+/* GPUVET_NULL_GBPS=A[,B...]: null.rate.gbps, the n-th value on the n-th call as GPUVET_NULL_COUNTER counts them. */
+static void null_rate(struct bench_ctx *ctx)
+{
+	const char *list = getenv("GPUVET_NULL_GBPS"), *counter = getenv("GPUVET_NULL_COUNTER");
+	if (!list)
+		return;
+	long calls = 0;
+	if (counter) {   /* one byte appended per call: the file's size counts the calls before this one */
+		int fd = open(counter, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			calls = lseek(fd, 0, SEEK_END);
+			ssize_t w = write(fd, "x", 1);
+			(void)w;
+			close(fd);
+		}
+	}
+	const char *p = list;
+	for (long i = 0; i < calls && strchr(p, ','); i++)
+		p = strchr(p, ',') + 1;
+	bench_metric(ctx, "null.rate.gbps", -1, strtod(p, NULL), "GB/s", "{\"reps\":3}");   /* a figure of several reps */
+}
+
 static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 {
 	(void)cfg;
@@ -80,6 +105,7 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 		return BENCH_FAIL;
 	}
 	bench_metric(ctx, "null.value.count", -1, strcmp(mode, "impossible") ? 42 : -1, "count", "{\"mode\":\"null\"}");
+	null_rate(ctx);
 	if (!strcmp(mode, "tree"))
 		return null_tree(ctx);
 	if (!strcmp(mode, "crash")) {
@@ -113,6 +139,7 @@ static int null_run(struct bench_ctx *ctx, const struct bench_config *cfg)
 static const struct metric_info null_metrics[] = {
 	{ "null.value.count", "count", "test value", 0, METRIC_PEAK_NONE },
 	{ "null.after_garbage.count", "count", "test value", 0, METRIC_PEAK_NONE },
+	{ "null.rate.gbps", "GB/s", "test rate", METRIC_RANKABLE, METRIC_PEAK_NONE },
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };
 

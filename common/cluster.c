@@ -33,6 +33,7 @@ struct gv_cluster *gv_cluster_new(int n)
 		c->nodes[i].state = GV_NODE_MISSING;
 		c->nodes[i].verdict = -1;
 		c->nodes[i].clock_skew_s = NAN;
+		c->nodes[i].clock_skew_unc_s = NAN;
 		c->nodes[i].link_gbps = NAN;
 	}
 	return c;

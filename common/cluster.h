@@ -51,6 +51,7 @@ struct gv_cluster_node {
 	struct gv_cluster_metric *metrics;
 	size_t nmetrics;
 	double clock_skew_s;              /* its clock minus rank 0's when its hello arrived, seconds; NAN unknown */
+	double clock_skew_unc_s;          /* half the hello's round trip: the true skew lies within clock_skew_s +- this; NAN unknown */
 	double link_gbps;                 /* its NIC's own stated rate (sysfs speed, libfabric link attributes), GB/s; NAN unknown */
 	char link_source[96];             /* where that rate was read ("sysfs eth0 speed 400 Mb/s"), "" unknown */
 };

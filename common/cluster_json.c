@@ -48,6 +48,7 @@ static json_t *node_json(const struct gv_cluster_node *n)
 			      n->why);
 	if (o) {
 		json_object_set_new(o, "clock_skew_s", num(n->clock_skew_s));
+		json_object_set_new(o, "clock_skew_unc_s", num(n->clock_skew_unc_s));
 		json_object_set_new(o, "link_gbps", num(n->link_gbps));
 		json_object_set_new(o, "link_source", json_string(n->link_source));
 		json_object_set_new(o, "metrics", gv_cluster_metrics_to_json(n));
@@ -330,7 +331,8 @@ static int read_node(struct rd *r, const json_t *o, struct gv_cluster *c)
 	    str(r, o, "gpu_model", n->gpu_model, sizeof n->gpu_model) || str(r, o, "why", n->why, sizeof n->why) ||
 	    integer(r, o, "ngpus", 0, 1024, 0, &n->ngpus) ||
 	    named(r, o, "state", gv_node_state_name, 3, GV_NODE_MISSING, &n->state) || verdict_member(r, o, &n->verdict) ||
-	    real(r, o, "clock_skew_s", &n->clock_skew_s) || real(r, o, "link_gbps", &n->link_gbps) ||
+	    real(r, o, "clock_skew_s", &n->clock_skew_s) || real(r, o, "clock_skew_unc_s", &n->clock_skew_unc_s) ||
+	    real(r, o, "link_gbps", &n->link_gbps) ||
 	    str(r, o, "link_source", n->link_source, sizeof n->link_source))
 		return -1;
 	return gv_cluster_metrics_from_json(json_object_get(o, "metrics"), n, r->err, r->errlen);

@@ -11,6 +11,7 @@
 #include "runners/cluster_show.h"
 #include "runners/hooks.h"
 #include "platform/rendezvous.h"
+#include "platform/hostlist.h"
 #include "judge/cluster.h"
 #include "judge/policy.h"
 #include "benches/nccl_pair.h"
@@ -78,6 +79,49 @@ static void take_hello(struct coord *k, int i, const json_t *h, const char *addr
 	k->nccl_why[i] = gv_strdup(jstr(h, "nccl_why"));
 	if (!k->x.c->transport[0] && json_string_value(json_object_get(h, "provider")))
 		snprintf(k->x.c->transport, sizeof k->x.c->transport, "%s", jstr(h, "provider"));
+	const json_t *lg = json_object_get(h, "link_gbps");
+	nd->link_gbps = json_is_number(lg) && json_number_value(lg) > 0 ? json_number_value(lg) : NAN;
+	snprintf(nd->link_source, sizeof nd->link_source, "%s", isnan(nd->link_gbps) ? "" : jstr(h, "link_source"));
+}
+
+/*
+ * rank 0's say on a hello whose proof holds: under Slurm with one task per node, a rank must come
+ * from the address its host in SLURM_JOB_NODELIST resolves to (where it resolves;
+ * GPUVET_CLUSTER_ADDR_CHECK=0 turns it off).  The welcome carries rank 0's host and the time left
+ * before the run's deadline.
+ */
+static int admit(void *arg, int rank, const json_t *hello, json_t *welcome, char *why, size_t whylen)
+{
+	struct coord *k = arg;
+	const char *addr = jstr(hello, "addr"), *off = getenv("GPUVET_CLUSTER_ADDR_CHECK");
+	char host[256], seen[160];
+	if (!(off && !strcmp(off, "0")) && !cluster_rank_host(k->e, rank, host, sizeof host) &&
+	    hostlist_resolves_to(host, addr, seen, sizeof seen) == 0) {
+		snprintf(why, whylen, "rank %d came from %.60s, but its host in SLURM_JOB_NODELIST, %.60s, is %.60s", rank,
+			 addr, host, seen);
+		return -1;
+	}
+	json_object_set_new(welcome, "host", json_string(k->x.n->host));
+	json_object_set_new(welcome, "deadline_s", json_integer(k->x.deadline_s));
+	json_object_set_new(welcome, "deadline_left_s", json_real(k->x.deadline_at - bench_now()));
+	return 0;
+}
+
+/*
+ * A rank that never arrived: its host from the engine where it says, how long rank 0 waited (its
+ * --wait, or less when the deadline came first) and why a connection claiming it was refused.
+ */
+static void never_arrived(struct coord *k, int i, int waited_ms, int wait_ms)
+{
+	struct gv_cluster_node *nd = &k->x.c->nodes[i];
+	const char *refused = rdzv_refused_why(k->x.r, i);
+	char cut[48] = "";
+	if (waited_ms < wait_ms)
+		snprintf(cut, sizeof cut, ", cut by --deadline %d", k->x.deadline_s);
+	if (cluster_rank_host(k->e, i, nd->host, sizeof nd->host))
+		nd->host[0] = '\0';
+	snprintf(nd->why, sizeof nd->why, "rank 0 waited %d s for it, --wait %d%s%s%.180s", waited_ms / 1000,
+		 wait_ms / 1000, cut, refused ? "; " : "", refused ? refused : "");
 }
 
 /* Every rank's hello, then its "ready" (sent once it has opened its fabric on the address it reached us from). */
@@ -85,22 +129,35 @@ static void arrive(struct coord *k, int wait_ms)
 {
 	struct gv_cluster *c = k->x.c;
 	double t0 = bench_now();
-	int got = rdzv_gather_hellos(k->x.r, wait_ms);
+	char late[160];
+	snprintf(late, sizeof late, "it arrived after rank 0 stopped waiting for ranks (--wait %d s)", wait_ms / 1000);
+	rdzv_set_late_why(k->x.r, late);
+	rdzv_set_admit(k->x.r, admit, k);
+	int waited = cluster_budget_ms(&k->x, wait_ms);
+	int got = rdzv_gather_hellos(k->x.r, waited);
+	say("%d of %d ranks arrived after %.1f s (--wait %d s)", got + 1, c->nnodes, bench_now() - t0, wait_ms / 1000);
 	cluster_node_open(k->x.n, rdzv_local_addr(k->x.r));   /* the address the others reached us at */
 	json_t *mine = cluster_node_hello(k->x.n);
 	take_hello(k, 0, mine, rdzv_local_addr(k->x.r));
+	c->nodes[0].clock_skew_s = c->nodes[0].clock_skew_unc_s = 0;
 	json_decref(mine);
 	char *pending = calloc((size_t)c->nnodes, 1);
-	for (int i = 1; pending && i < c->nnodes; i++)
-		if ((pending[i] = rdzv_hello(k->x.r, i) != NULL))
+	for (int i = 1; pending && i < c->nnodes; i++) {
+		const json_t *h = rdzv_hello(k->x.r, i), *sk = json_object_get(h, "clock_skew_s"),
+			     *unc = json_object_get(h, "clock_skew_unc_s");
+		if ((pending[i] = h != NULL))
 			c->nodes[i].state = GV_NODE_OK;   /* from now on, silence makes it lost */
+		c->nodes[i].clock_skew_s = json_is_number(sk) ? json_number_value(sk) : NAN;
+		c->nodes[i].clock_skew_unc_s = json_is_number(unc) ? json_number_value(unc) : NAN;
+	}
 	for (int i = 1; i < c->nnodes; i++)
 		if (!pending || !pending[i])
-			snprintf(c->nodes[i].why, sizeof c->nodes[i].why, "it never arrived at the rendezvous within %d s",
-				 wait_ms / 1000);
+			never_arrived(k, i, waited, wait_ms);
 	int left = wait_ms - cluster_ms(bench_now() - t0);
+	k->x.step = "its ready message";
+	k->x.cut = 0;
 	if (pending)
-		cluster_collect(&k->x, "ready", pending, k->replies, left > 10000 ? left : 10000);
+		cluster_collect(&k->x, "ready", pending, k->replies, cluster_budget_ms(&k->x, left > 10000 ? left : 10000));
 	for (int i = 1; i < c->nnodes; i++)
 		if (k->replies[i]) {
 			const json_t *h = rdzv_hello(k->x.r, i);
@@ -108,7 +165,6 @@ static void arrive(struct coord *k, int wait_ms)
 		}
 	free(pending);
 	clear(k);
-	say("%d of %d ranks arrived", got + 1, c->nnodes);
 }
 
 /* A node's fingerprint, received: into this store as an ordinary run (flags derived, as an import), and its figures. */
@@ -119,7 +175,8 @@ static void take_fingerprint(struct coord *k, int i, json_t *rep)
 	const json_t *run = json_object_get(fp, "run");
 	if (!json_is_true(json_object_get(rep, "ok")) || !fp) {
 		nd->verdict = GV_EXIT_UNMEASURABLE;
-		snprintf(nd->why, sizeof nd->why, "no fingerprint: %s", jstr(rep, "why"));
+		if (nd->state == GV_NODE_OK)
+			snprintf(nd->why, sizeof nd->why, "no fingerprint: %s", jstr(rep, "why"));
 		return;
 	}
 	snprintf(nd->run_uuid, sizeof nd->run_uuid, "%s", jstr(run, "uuid"));
@@ -127,7 +184,8 @@ static void take_fingerprint(struct coord *k, int i, json_t *rep)
 	snprintf(nd->instance_type, sizeof nd->instance_type, "%s", jstr(run, "instance_type"));
 	snprintf(nd->gpu_model, sizeof nd->gpu_model, "%s", jstr(run, "gpu_model"));
 	nd->verdict = (int)json_integer_value(json_object_get(rep, "verdict"));
-	snprintf(nd->why, sizeof nd->why, "%s", jstr(rep, "why"));
+	if (nd->state == GV_NODE_OK)   /* a node named lost keeps why */
+		snprintf(nd->why, sizeof nd->why, "%s", jstr(rep, "why"));
 	cluster_node_metrics(fp, nd);
 	if (i == 0)
 		return;   /* rank 0's run is in this store already */
@@ -148,6 +206,7 @@ static void fingerprints(struct coord *k)
 		if (c->nodes[i].state == GV_NODE_OK)
 			k->msgs[i] = json_pack("{s:s}", "op", "fingerprint");
 	say("every node takes its fingerprint (up to %d s)", k->x.n->fingerprint_s);
+	k->x.step = "its fingerprint";
 	cluster_exchange(&k->x, k->msgs, k->replies, cluster_ms(k->x.n->fingerprint_s + 60.0), 0);
 	for (int i = 0; i < c->nnodes; i++)
 		if (k->replies[i])
@@ -155,7 +214,7 @@ static void fingerprints(struct coord *k)
 	clear(k);
 }
 
-/* Why a pair cannot be tried: a node gone or without a fabric; NULL when it can. */
+/* Why a pair cannot be tried: a node gone or without a fabric, or both ranks on one host; NULL when it can. */
 static const char *untriable(const struct coord *k, int a, int b, char *buf, size_t len)
 {
 	const struct gv_cluster_node *nodes = k->x.c->nodes;
@@ -163,11 +222,30 @@ static const char *untriable(const struct coord *k, int a, int b, char *buf, siz
 		int r = j ? b : a;
 		if (nodes[r].state != GV_NODE_OK || !k->fabric[r]) {
 			snprintf(buf, len, "rank %d %s", r, nodes[r].state == GV_NODE_MISSING ? "never arrived"
-						 : nodes[r].state == GV_NODE_LOST ? "was lost" : "has no fabric");
+						 : nodes[r].state == GV_NODE_LOST ? "dropped out" : "has no fabric");
 			return buf;
 		}
 	}
+	if (nodes[a].host[0] && !strcmp(nodes[a].host, nodes[b].host) && !strcmp(nodes[a].addr, nodes[b].addr)) {
+		snprintf(buf, len, "both ranks are on host %.50s (%.40s): no link between them", nodes[a].host, nodes[a].addr);
+		return buf;
+	}
 	return NULL;
+}
+
+/* Every pair from `first` on not yet tried is skipped: the run's deadline leaves no time for it. */
+static void out_of_time(struct coord *k, size_t first, int nccl)
+{
+	struct gv_cluster *c = k->x.c;
+	for (size_t i = first; i < c->npairs; i++) {
+		struct gv_cluster_pair *p = &c->pairs[i];
+		if (nccl || p->state != GV_PAIR_SKIPPED || p->why[0])
+			continue;
+		snprintf(p->why, sizeof p->why, "not tried: the run's deadline (--deadline %d s) left no time for round %d",
+			 k->x.deadline_s, p->round + 1);
+	}
+	cluster_name_slow(&k->x);
+	say("the run's deadline leaves no time for the %s rounds left", nccl ? "NCCL" : "host");
 }
 
 static json_t *pair_msg(const struct coord *k, const char *op, int peer, int lower, int timeout_ms)
@@ -191,7 +269,11 @@ static void take_pair(struct coord *k, struct gv_cluster_pair *p, int nccl)
 	const json_t *good = json_is_true(json_object_get(ra, "ok")) ? ra : json_is_true(json_object_get(rb, "ok")) ? rb : NULL;
 	if (!good) {
 		const json_t *bad = ra && jstr(ra, "why")[0] ? ra : rb;
-		if (!nccl) {
+		const struct gv_cluster_node *na = &k->x.c->nodes[p->a], *nb = &k->x.c->nodes[p->b];
+		if (!nccl && (na->state == GV_NODE_LOST || nb->state == GV_NODE_LOST)) {   /* no evidence on the other side */
+			p->state = GV_PAIR_SKIPPED;
+			snprintf(p->why, sizeof p->why, "rank %d dropped out during it", na->state == GV_NODE_LOST ? p->a : p->b);
+		} else if (!nccl) {
 			p->state = GV_PAIR_FAILED;
 			snprintf(p->why, sizeof p->why, "%s", bad ? jstr(bad, "why") : "neither side answered");
 		}
@@ -212,17 +294,33 @@ static void take_pair(struct coord *k, struct gv_cluster_pair *p, int nccl)
 	p->lat_us = json_is_number(lat) ? json_number_value(lat) : NAN;
 }
 
+/*
+ * A round's waits within the run's deadline: the pair's own timeout (what each side is told) and
+ * the exchange's; 0 when the deadline leaves too little for a pair (under 2 s of it).
+ */
+static int round_budget(const struct coord *k, int pair_ms, int *tmo)
+{
+	int budget = cluster_budget_ms(&k->x, pair_ms + 15000);
+	*tmo = budget - 5000 < pair_ms ? budget - 5000 : pair_ms;
+	return *tmo >= 2000;
+}
+
 /* Round by round, the pairs the schedule names: both sides at once, every pair of a round side by side. */
 static void host_rounds(struct coord *k)
 {
 	struct gv_cluster *c = k->x.c;
-	int tmo = cluster_ms(k->x.n->o->pair_timeout_s);
 	size_t first = 0;
+	char step[48];
 	for (int round = 0; round < c->nrounds; round++) {
 		size_t end = first;
-		char buf[96];
+		char buf[160];
+		int tmo;
 		while (end < c->npairs && c->pairs[end].round == round)
 			end++;
+		if (!round_budget(k, cluster_ms(k->x.n->o->pair_timeout_s), &tmo)) {
+			out_of_time(k, first, 0);
+			return;
+		}
 		for (size_t i = first; i < end; i++) {
 			struct gv_cluster_pair *p = &c->pairs[i];
 			const char *why = untriable(k, p->a, p->b, buf, sizeof buf);
@@ -235,6 +333,8 @@ static void host_rounds(struct coord *k)
 			k->msgs[p->b] = pair_msg(k, "pair", p->a, 0, tmo);
 		}
 		say("round %d of %d: %zu pairs", round + 1, c->nrounds, end - first);
+		snprintf(step, sizeof step, "its pair of round %d of %d", round + 1, c->nrounds);
+		k->x.step = step;
 		cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
 		for (size_t i = first; i < end; i++)
 			if (c->pairs[i].state != GV_PAIR_SKIPPED || !c->pairs[i].why[0])
@@ -261,8 +361,15 @@ static int all_gpus(const struct coord *k, char *buf, size_t len)
 static void nccl_rounds(struct coord *k)
 {
 	struct gv_cluster *c = k->x.c;
-	int tmo = cluster_ms(k->x.n->o->pair_timeout_s * 2.0);
+	int tmo;
 	for (int round = 0; round < c->nrounds; round++) {
+		/* the id's exchange (up to 30 s) and then the pair (its timeout and 15 s) must both fit */
+		int want = cluster_ms(k->x.n->o->pair_timeout_s * 2.0);
+		if (!round_budget(k, want + 30000, &tmo) || (tmo = tmo - 30000 < want ? tmo - 30000 : want) < 2000) {
+			out_of_time(k, 0, 1);
+			return;
+		}
+		k->x.step = "its NCCL id";
 		for (size_t i = 0; i < c->npairs; i++)
 			if (c->pairs[i].round == round && c->pairs[i].state == GV_PAIR_MEASURED)
 				k->msgs[c->pairs[i].a] = json_pack("{s:s}", "op", "nccl_uid");
@@ -281,6 +388,7 @@ static void nccl_rounds(struct coord *k)
 			json_object_set(k->msgs[p->a], "uid", uids[p->a]);
 			json_object_set(k->msgs[p->b], "uid", uids[p->a]);
 		}
+		k->x.step = "its NCCL pair";
 		cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
 		for (size_t i = 0; i < c->npairs; i++)
 			if (c->pairs[i].round == round && c->pairs[i].state == GV_PAIR_MEASURED)
@@ -305,7 +413,13 @@ static void allreduce(struct coord *k)
 	for (int i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].state == GV_NODE_OK)
 			total += k->ngpus[i];
-	int tmo = cluster_ms(k->x.n->o->pair_timeout_s * 4.0), first = 0;
+	int tmo = cluster_budget_ms(&k->x, cluster_ms(k->x.n->o->pair_timeout_s * 4.0) + 15000) - 15000, first = 0;
+	if (tmo < 2000) {
+		snprintf(c->ar_why, sizeof c->ar_why, "not run: the run's deadline (--deadline %d s) left no time for it",
+			 k->x.deadline_s);
+		cluster_name_slow(&k->x);
+		return;
+	}
 	for (int i = 0; i < c->nnodes; i++)
 		if (c->nodes[i].state == GV_NODE_OK) {
 			k->msgs[i] = json_pack("{s:s,s:s,s:i,s:i,s:f,s:i}", "op", "allreduce", "uid", hex, "first_rank",
@@ -313,6 +427,7 @@ static void allreduce(struct coord *k)
 			first += k->ngpus[i];
 		}
 	say("all-reduce over %d GPUs", total);
+	k->x.step = "its part of the all-reduce";
 	cluster_exchange(&k->x, k->msgs, k->replies, tmo + 15000, 1);
 	const json_t *r0 = k->replies[0], *pt;
 	size_t i;
@@ -340,8 +455,12 @@ static json_t *node_line(const struct gv_cluster *c, int i, const struct policy 
 	int rc = f ? GV_EXIT_REJECT : nd->verdict == GV_EXIT_REJECT ? GV_EXIT_REJECT
 				     : unmeasured ? GV_EXIT_UNMEASURABLE : GV_EXIT_OK;
 	char line[1024];
-	snprintf(line, sizeof line, "rank %d %.127s (%.63s): %s%.383s%.255s", i, nd->host, nd->addr, f ? "drain: " : "",
-		 f ? f->evidence : rc == GV_EXIT_OK ? "ok" : "its own gate: ", f || rc == GV_EXIT_OK ? "" : nd->why);
+	if (f)   /* the finding's kind, then its evidence (which never repeats the kind) */
+		snprintf(line, sizeof line, "rank %d %.127s (%.63s): drain: %s: %.383s", i, nd->host, nd->addr,
+			 gv_finding_name(f->kind), f->evidence);
+	else
+		snprintf(line, sizeof line, "rank %d %.127s (%.63s): %s%.255s", i, nd->host, nd->addr,
+			 rc == GV_EXIT_OK ? "ok" : "its own gate: ", rc == GV_EXIT_OK ? "" : nd->why);
 	return json_pack("{s:i,s:s,s:s,s:b,s:i,s:s,s:s}", "rank", i, "host", nd->host, "addr", nd->addr, "drain", f != NULL,
 			 "exit_code", rc, "line", line, "cluster_run", c->uuid);
 }
@@ -352,6 +471,8 @@ static int finish(struct coord *k)
 	struct gv_cluster *c = k->x.c;
 	char err[256];
 	int rc = GV_EXIT_OK;
+	c->authenticated = rdzv_authenticated(k->x.r);
+	c->deadline_s = k->x.deadline_s;
 	if (cluster_analyse(c, k->x.n->pol, err, sizeof err)) {
 		gv_err("cluster: %s", err);
 		c->verdict = GV_EXIT_UNMEASURABLE;
@@ -364,11 +485,11 @@ static int finish(struct coord *k)
 		if (gv_cluster_write_json(c, stdout))
 			rc = GV_EXIT_USAGE;
 	} else if (!gv_quiet) {
-		cluster_print_text(c, stdout);
+		cluster_print_text(c, stdout);   /* its summary says whether the run was authenticated */
 	}
 	fflush(stdout);
 	for (int i = 1; i < c->nnodes; i++)
-		if (c->nodes[i].state == GV_NODE_OK) {
+		if (rdzv_alive(k->x.r, i)) {   /* a rank named slow is still told its line */
 			json_t *m = json_pack("{s:s,s:o}", "op", "done", "node", node_line(c, i, k->x.n->pol));
 			if (rdzv_send(k->x.r, i, m, 10000, err, sizeof err))
 				gv_debug("cluster: rank %d not told its line: %s", i, err);
@@ -398,14 +519,21 @@ int cluster_coordinate(struct cluster_node *n, struct rdzv *r, const struct clus
 	if (!c || !(k.fabric = calloc((size_t)e->size, sizeof *k.fabric)) || !(k.ngpus = calloc((size_t)e->size, sizeof *k.ngpus)) ||
 	    !(k.nccl_why = calloc((size_t)e->size, sizeof *k.nccl_why)) ||
 	    !(k.msgs = calloc((size_t)e->size, sizeof *k.msgs)) || !(k.replies = calloc((size_t)e->size, sizeof *k.replies)) ||
+	    !(k.x.alone_s = calloc((size_t)e->size, sizeof *k.x.alone_s)) ||
 	    cluster_schedule(e->size, kind, &c->pairs, &c->npairs, &c->nrounds)) {
 		gv_err("cluster: out of memory for %d nodes", e->size);
 		gv_cluster_free(c);
 		return GV_EXIT_USAGE;
 	}
 	describe(c, n, e, kind);
+	k.x.deadline_s = n->o->deadline_s ? n->o->deadline_s
+				: cluster_default_deadline(n->fingerprint_s, n->o->wait_s, n->o->pair_timeout_s, c->nrounds);
+	k.x.deadline_at = n->t_start + k.x.deadline_s;
+	k.x.reserve_s = 10 + 0.02 * e->size;
+	say("the run's deadline: %d s", k.x.deadline_s);
 	arrive(&k, cluster_ms(n->o->wait_s));
 	fingerprints(&k);
+	cluster_remeasure(&k.x);
 	host_rounds(&k);
 	char why[200];
 	if (all_gpus(&k, why, sizeof why)) {
@@ -424,6 +552,7 @@ int cluster_coordinate(struct cluster_node *n, struct rdzv *r, const struct clus
 	free(k.ngpus);
 	free(k.msgs);
 	free(k.replies);
+	free(k.x.alone_s);
 	gv_cluster_free(c);
 	return rc;
 }

@@ -4,8 +4,8 @@
  * Indexed Job.  gpuvet never starts ranks itself.
  */
 #include "runners/cluster_int.h"
+#include "platform/hostlist.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,30 +25,14 @@ static long env_num(const char *name)
 
 int cluster_first_host(const char *hostlist, char *out, size_t outlen)
 {
-	size_t n = 0;
-	const char *p = hostlist;
-	if (!p || !*p || *p == ',' || *p == '[')
+	return hostlist_nth(hostlist, 0, out, outlen);
+}
+
+int cluster_rank_host(const struct cluster_engine *e, int rank, char *out, size_t outlen)
+{
+	if (!e->nodelist || hostlist_count(e->nodelist) != e->size)
 		return -1;
-	while (*p && *p != ',') {
-		if (*p == '[') {   /* the first number of the range list, its zero padding kept */
-			p++;
-			if (!isdigit((unsigned char)*p))
-				return -1;
-			while (isdigit((unsigned char)*p) && n + 1 < outlen)
-				out[n++] = *p++;
-			while (*p && *p != ']')
-				p++;
-			if (*p != ']')
-				return -1;
-			p++;
-			continue;
-		}
-		if (isspace((unsigned char)*p) || *p == ']' || n + 1 >= outlen)
-			return -1;
-		out[n++] = *p++;
-	}
-	out[n] = 0;
-	return n ? 0 : -1;
+	return hostlist_nth(e->nodelist, rank, out, outlen);
 }
 
 /* mpirun's own address from OMPI_MCA_orte_hnp_uri ("JOBID;tcp://10.0.0.1,10.0.1.1:PORT;tcp6://..."). */
@@ -83,6 +67,7 @@ static int from_slurm(struct cluster_engine *e, char *err, size_t errlen)
 	e->size = (int)sz;
 	const char *nl = getenv("SLURM_JOB_NODELIST") ? getenv("SLURM_JOB_NODELIST") : getenv("SLURM_NODELIST");
 	char host[256];
+	e->nodelist = nl;
 	if (nl && !cluster_first_host(nl, host, sizeof host)) {
 		snprintf(e->rendezvous, sizeof e->rendezvous, "%s:%d", host, CLUSTER_DEFAULT_PORT);
 		e->listen_any = 1;

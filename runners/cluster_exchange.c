@@ -28,6 +28,22 @@ void cluster_mark_lost(struct gv_cluster *c, int rank, const char *fmt, ...)
 	gv_debug("cluster: rank %d lost: %s", rank, nd->why);
 }
 
+int cluster_budget_ms(const struct cluster_xchg *x, int want_ms)
+{
+	if (!(x->deadline_at > 0))
+		return want_ms;
+	double left = x->deadline_at - x->reserve_s - bench_now();
+	int ms = cluster_ms(left);
+	return ms < want_ms ? ms : want_ms;
+}
+
+int cluster_default_deadline(int fingerprint_s, int wait_s, int pair_timeout_s, int rounds)
+{
+	double d = wait_s + 2.0 * (fingerprint_s + 60) + 10.0 * rounds + 3.0 * (pair_timeout_s + 15) +
+		   (4.0 * pair_timeout_s + 15) + 60;
+	return d > 30 * 86400.0 ? 30 * 86400 : (int)d;
+}
+
 /* Is this the reply awaited from a rank: the op asked for, or the reply to the last instruction? */
 static int awaited(const struct cluster_xchg *x, const char *op, const json_t *m)
 {
@@ -40,9 +56,18 @@ static int awaited(const struct cluster_xchg *x, const char *op, const json_t *m
 	return !strcmp(got, "reply") && json_is_integer(seq) && json_integer_value(seq) == x->seq;
 }
 
+void cluster_name_slow(struct cluster_xchg *x)
+{
+	double floor = x->deadline_s * 0.1 > 5 ? x->deadline_s * 0.1 : 5;
+	for (int i = 1; x->alone_s && i < x->c->nnodes; i++)
+		if (x->alone_s[i] >= floor)
+			cluster_mark_lost(x->c, i, "too slow: rank 0 waited %.0f s for it alone (after every other rank had "
+					  "answered) and the run's deadline (--deadline %d s) ran out", x->alone_s[i], x->deadline_s);
+}
+
 void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json_t **replies, int timeout_ms)
 {
-	double end = bench_now() + timeout_ms / 1000.0;
+	double end = bench_now() + timeout_ms / 1000.0, prev = bench_now();
 	int left = 0;
 	for (int i = 1; i < x->c->nnodes; i++)
 		left += pending[i] != 0;
@@ -59,23 +84,39 @@ void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json
 			continue;
 		}
 		if (!m) {
-			cluster_mark_lost(x->c, from, "its connection to rank 0 was lost: %s", err[0] ? err : "closed");
+			cluster_mark_lost(x->c, from, "its connection to rank 0 dropped: %s", err[0] ? err : "closed");
 		} else if (!pending[from] || !awaited(x, op, m)) {
 			json_decref(m);   /* a late answer to an instruction already given up on */
 			continue;
 		} else {
 			replies[from] = m;
+			double now = bench_now();
+			if (left == 1 && x->alone_s && now - prev > 1.0)   /* the last to answer: rank 0 waited for it alone */
+				x->alone_s[from] += now - prev;
+			prev = now;
 		}
 		if (pending[from]) {
 			pending[from] = 0;
 			left--;
 		}
 	}
+	int late = 0;
+	char silent[96];
 	for (int i = 1; i < x->c->nnodes; i++)
 		if (pending[i]) {
-			cluster_mark_lost(x->c, i, "it did not answer rank 0 within %d s", timeout_ms / 1000);
+			late = 1;
+			if (rdzv_silent(x->r, i, silent, sizeof silent))   /* its link, not its answer, is what is missing */
+				cluster_mark_lost(x->c, i, "its connection to rank 0 dropped: %s", silent);
+			else if (x->cut)
+				cluster_mark_lost(x->c, i, "too slow: it had not answered rank 0 (%s) by the run's deadline "
+						  "(--deadline %d s)", x->step ? x->step : "?", x->deadline_s);
+			else
+				cluster_mark_lost(x->c, i, "it did not answer rank 0 (%s) within %d s", x->step ? x->step : "?",
+						  (timeout_ms + 500) / 1000);
 			pending[i] = 0;
 		}
+	if (x->cut && late)   /* the deadline ran out on this step: who made it so */
+		cluster_name_slow(x);
 }
 
 struct local {
@@ -96,6 +137,9 @@ void cluster_exchange(struct cluster_xchg *x, json_t **msgs, json_t **replies, i
 	char *pending = calloc((size_t)n, 1);
 	if (!pending)
 		return;
+	int budget = cluster_budget_ms(x, timeout_ms);
+	x->cut = budget < timeout_ms;
+	timeout_ms = budget;
 	x->seq++;
 	for (int i = 0; i < n; i++)
 		replies[i] = NULL;

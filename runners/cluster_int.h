@@ -24,6 +24,7 @@ struct cluster_engine {
 	int rank, size;
 	char rendezvous[320];       /* the HOST:PORT the engine implies, "" none */
 	int listen_any;             /* rank 0 listens on every address (a default rendezvous) */
+	const char *nodelist;       /* Slurm's SLURM_JOB_NODELIST (the environment's), NULL otherwise */
 };
 
 /*
@@ -36,6 +37,9 @@ struct cluster_engine {
 int cluster_engine_detect(int size_opt, struct cluster_engine *e, char *err, size_t errlen);
 /* The first host of a Slurm hostlist ("gpu[07-09,12],cpu1" -> "gpu07"); -1 when it is not one. */
 int cluster_first_host(const char *hostlist, char *out, size_t outlen);
+/* The host rank R runs on as the engine says: under Slurm with one task per node (the node list
+ * names exactly size hosts) the R-th host of SLURM_JOB_NODELIST; -1 when the engine does not say. */
+int cluster_rank_host(const struct cluster_engine *e, int rank, char *out, size_t outlen);
 
 /* What every rank was told on its command line. */
 struct cluster_opts {
@@ -47,6 +51,7 @@ struct cluster_opts {
 	int size;                   /* --size N (Kubernetes) */
 	int wait_s;                 /* --wait: how long rank 0 waits for every rank to arrive */
 	int pair_timeout_s;         /* --pair-timeout: one pair, both ways and latency */
+	int deadline_s;             /* --deadline: the whole run; 0 until rank 0 sets its default (cluster_default_deadline) */
 	int json;
 	int help;
 };
@@ -73,6 +78,13 @@ struct cluster_node {
 	char nccl_why[200];
 	char host[128];
 	int fingerprint_s;          /* the selection's deadline, all benches: how long a fingerprint may take */
+	const char *token;          /* GPUVET_CLUSTER_TOKEN, NULL: none (not authenticated) */
+	double t_start;             /* bench_now() when the command started: the run's deadline counts from here */
+	double link_gbps;           /* the NIC's own stated rate, GB/s, NAN unknown (cluster_node_open) */
+	char link_source[96];       /* where it was read, or why unknown */
+	/* ranks > 0, from rank 0's welcome */
+	char rank0_host[128];       /* rank 0's host name */
+	double deadline_at;         /* bench_now() by which rank 0 ends the run (its deadline), 0 unknown */
 };
 
 /* Opens this rank's fabric endpoint on src_ip and, the first time, asks NCCL for GPUs (reasons kept when not). */
@@ -99,6 +111,12 @@ struct cluster_xchg {
 	struct rdzv *r;
 	struct gv_cluster *c;       /* node states: a rank lost or missing is sent nothing */
 	int seq;                    /* of the last instruction sent: a late reply to an earlier one is dropped */
+	double deadline_at;         /* bench_now() by which the run ends (--deadline), 0: none */
+	int deadline_s;
+	double reserve_s;           /* kept before it for the verdict: analysis, store, output, every rank's line */
+	const char *step;           /* what the exchange asks ("its fingerprint", "round 3 of 7"), for a lost rank's why */
+	int cut;                    /* the last exchange's wait was cut short by the deadline */
+	double *alone_s;            /* per rank: how long rank 0 waited for it alone, every other rank answered */
 };
 /*
  * Sends msgs[i] to every rank i that has one (rank 0's own carried out
@@ -111,6 +129,21 @@ struct cluster_xchg {
 void cluster_exchange(struct cluster_xchg *x, json_t **msgs, json_t **replies, int timeout_ms, int beside);
 /* The first message op of every rank with pending[i] set, as cluster_exchange collects replies. */
 void cluster_collect(struct cluster_xchg *x, const char *op, char *pending, json_t **replies, int timeout_ms);
+/* The milliseconds a wait may take: want_ms, or what is left before the deadline less the reserve
+ * when that is shorter (0 when nothing is left). */
+int cluster_budget_ms(const struct cluster_xchg *x, int want_ms);
+/*
+ * The default --deadline, seconds, for a node's fingerprint time F (its selection's bench
+ * deadlines added up), --wait W, --pair-timeout P and the schedule's rounds R:
+ * W + 2 (F + 60) + 10 R + 3 (P + 15) + (4 P + 15) + 60 (docs/cluster.md "One deadline").
+ */
+int cluster_default_deadline(int fingerprint_s, int wait_s, int pair_timeout_s, int rounds);
+/* rank 0, after the fingerprints: the suspect stragglers measure their figures' benches again,
+ * filling gv_cluster_metric.remeasured (cluster_remeasure.c). */
+void cluster_remeasure(struct cluster_xchg *x);
+/* When the deadline runs out: the ranks rank 0 waited for alone a tenth of the deadline (5 s at least)
+ * are named too slow (lost), as the cause. */
+void cluster_name_slow(struct cluster_xchg *x);
 /* A rank that was there is lost from now on, with why (the first reason is kept). */
 void cluster_mark_lost(struct gv_cluster *c, int rank, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -12,6 +12,7 @@
 #include "judge/policy.h"
 #include "benches/fabric.h"
 #include "benches/nccl_pair.h"
+#include "platform/nic.h"
 #include "common/cluster.h"
 #include "common/util.h"
 #include "results/store.h"
@@ -22,6 +23,26 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The NIC's own stated rate: over efa or verbs what libfabric says of the endpoint's NIC (its link
+ * attributes), else the kernel's speed of the interface that holds this node's address.
+ */
+static void node_link(struct cluster_node *n)
+{
+	const char *prov = n->fab ? fabric_provider(n->fab) : "";
+	double bps;
+	char nic[64];
+	n->link_gbps = NAN;
+	if ((!strncmp(prov, "efa", 3) || !strncmp(prov, "verbs", 5)) && !fabric_link_speed(n->fab, &bps, nic, sizeof nic)) {
+		n->link_gbps = bps / 8e9;
+		snprintf(n->link_source, sizeof n->link_source, "libfabric %.20s %.30s link speed %.0f Gb/s", prov,
+			 nic[0] ? nic : "NIC", bps / 1e9);
+		return;
+	}
+	if (nic_link_rate(n->src_ip, NULL, &n->link_gbps, n->link_source, sizeof n->link_source))
+		n->link_gbps = NAN;
+}
+
 void cluster_node_open(struct cluster_node *n, const char *src_ip)
 {
 	char err[200];
@@ -31,6 +52,7 @@ void cluster_node_open(struct cluster_node *n, const char *src_ip)
 		n->fab = NULL;
 		snprintf(n->fab_why, sizeof n->fab_why, "%s", err);
 	}
+	node_link(n);
 	if (n->nccl_asked)
 		return;
 	n->nccl_asked = 1;   /* once, before any thread: NCCL's log settings are set with setenv */
@@ -48,9 +70,12 @@ void cluster_node_close(struct cluster_node *n)
 
 json_t *cluster_node_hello(const struct cluster_node *n)
 {
-	return json_pack("{s:s,s:s?,s:s?,s:s,s:i,s:s}", "host", n->host, "fabric", n->fab ? fabric_addr(n->fab) : NULL,
-			 "provider", n->fab ? fabric_provider(n->fab) : NULL, "fabric_why", n->fab_why, "ngpus", n->ngpus,
-			 "nccl_why", n->nccl_why);
+	json_t *h = json_pack("{s:s,s:s?,s:s?,s:s,s:i,s:s,s:s}", "host", n->host, "fabric", n->fab ? fabric_addr(n->fab) : NULL,
+			      "provider", n->fab ? fabric_provider(n->fab) : NULL, "fabric_why", n->fab_why, "ngpus", n->ngpus,
+			      "nccl_why", n->nccl_why, "link_source", n->link_source);
+	if (!isnan(n->link_gbps))
+		json_object_set_new(h, "link_gbps", json_real(n->link_gbps));
+	return h;
 }
 
 static json_t *reply(const char *of, int ok, const char *why)
@@ -98,6 +123,40 @@ static json_t *fingerprint(struct cluster_node *n)
 	json_decref(flags);
 	json_t *r = reply("fingerprint", 1, why);
 	json_object_set_new(r, "verdict", json_integer(rc));
+	json_object_set_new(r, "fingerprint", fp);
+	return r;
+}
+
+/*
+ * The benches rank 0 names measured again, into a store of their own in memory: the fingerprint
+ * goes back to rank 0, nothing is kept here (the first run is this node's stored run).
+ */
+static json_t *remeasure(struct cluster_node *n, const json_t *msg)
+{
+	const json_t *names = json_object_get(msg, "benches"), *v;
+	size_t i, k = 0;
+	const struct bench **sel = gv_calloc(json_array_size(names) + 1, sizeof *sel);
+	json_array_foreach(names, i, v) {
+		const struct bench *b = json_string_value(v) ? bench_find(json_string_value(v)) : NULL;
+		if (b)
+			sel[k++] = b;
+	}
+	struct store *mem = NULL;
+	json_t *fp = NULL, *r = NULL;
+	int64_t run_id;
+	int interrupted = 0;
+	struct run_request rq = { .cfg = n->cfg, .benches = sel, .inv = n->inv, .progress = 0 };
+	if (!k)
+		r = reply("remeasure", 0, "rank 0 named no bench this gpuvet knows");
+	else if (store_open(":memory:", &mem))
+		r = reply("remeasure", 0, store_open_error());
+	else if (run_execute(mem, &rq, &run_id, &interrupted) < 0 || store_load_fingerprint(mem, run_id, &fp))
+		r = reply("remeasure", 0, "the benches could not be run again (their message is on this node's stderr)");
+	store_close(mem);
+	free(sel);
+	if (r)
+		return r;
+	r = reply("remeasure", !interrupted, interrupted ? "its run was interrupted" : "");
 	json_object_set_new(r, "fingerprint", fp);
 	return r;
 }
@@ -184,6 +243,8 @@ json_t *cluster_node_do(struct cluster_node *n, const json_t *msg)
 		return reply("?", 0, "an instruction without an op");
 	if (!strcmp(op, "fingerprint"))
 		return fingerprint(n);
+	if (!strcmp(op, "remeasure"))
+		return remeasure(n, msg);
 	if (!strcmp(op, "pair"))
 		return fabric_side(n, msg);
 	if (!strcmp(op, "nccl_uid") || !strcmp(op, "nccl_pair") || !strcmp(op, "allreduce"))

@@ -43,24 +43,45 @@ static int done(const struct cluster_node *n, const json_t *msg)
 	return rc;
 }
 
+/* rank 0's wait past its deadline: its verdict and every rank's line come within the deadline; this is slack. */
+#define AFTER_DEADLINE_S 60.0
+
+/* A wait of want_ms, no longer than until rank 0's deadline (and some slack) has passed. */
+static int within_deadline(const struct cluster_node *n, int want_ms)
+{
+	if (!(n->deadline_at > 0))
+		return want_ms;
+	int ms = cluster_ms(n->deadline_at + AFTER_DEADLINE_S - bench_now());
+	return ms < want_ms ? ms : want_ms;
+}
+
+static int gone(const struct cluster_node *n, const char *where, const char *err)
+{
+	if (!strncmp(err, "rank 0 ", 7))   /* the rendezvous' own words begin with whom: said once */
+		err += 7;
+	gv_err("cluster: rank %d: rank 0 (host %s) went away%s%s; this node is not judged by the cluster (its own run is "
+	       "in its store)", n->rank, n->rank0_host[0] ? n->rank0_host : where, err[0] ? ": " : "", err);
+	return GV_EXIT_UNMEASURABLE;
+}
+
 int cluster_work(struct cluster_node *n, struct rdzv *r)
 {
 	/* the first instruction comes once every rank has arrived: a rendezvous nobody drives (a port another
 	 * program holds) is given up on then, not after a whole run's silence */
-	int wait = cluster_ms(n->o->wait_s + 20.0);
+	int wait = within_deadline(n, cluster_ms(n->o->wait_s + 20.0));
+	const char *where = n->o->rendezvous ? n->o->rendezvous : "?";
 	for (;;) {
 		int from = 0;
 		json_t *msg = NULL;
 		char err[256] = "";
 		int rc = rdzv_recv(r, &from, &msg, wait, err, sizeof err);
 		if (rc == 1) {
-			gv_err("cluster: rank %d: rank 0 said nothing for %d s; giving up", n->rank, wait / 1000);
+			gv_err("cluster: rank %d: rank 0 (host %s) said nothing for %d s; giving up", n->rank, n->rank0_host,
+			       wait / 1000);
 			return GV_EXIT_UNMEASURABLE;
 		}
-		if (rc < 0 || !msg) {
-			gv_err("cluster: rank %d: rank 0 went away%s%s", n->rank, err[0] ? ": " : "", err);
-			return GV_EXIT_UNMEASURABLE;
-		}
+		if (rc < 0 || !msg)
+			return gone(n, where, err);
 		const char *op = json_string_value(json_object_get(msg, "op"));
 		if (op && !strcmp(op, "done")) {
 			rc = done(n, msg);
@@ -69,13 +90,19 @@ int cluster_work(struct cluster_node *n, struct rdzv *r)
 		}
 		json_t *rep = cluster_node_do(n, msg);
 		json_object_set(rep, "seq", json_object_get(msg, "seq"));
-		wait = idle_ms(n, op);
+		wait = within_deadline(n, idle_ms(n, op));
 		json_decref(msg);
 		rc = rdzv_send(r, 0, rep, wait, err, sizeof err);
 		json_decref(rep);
-		if (rc) {
-			gv_err("cluster: rank %d: cannot answer rank 0: %s", n->rank, err);
-			return GV_EXIT_UNMEASURABLE;
+		if (rc) {   /* rank 0 may have ended the run while this rank worked: its line may be waiting */
+			if (rdzv_recv(r, &from, &msg, 0, err, sizeof err) == 0 && msg &&
+			    !strcmp(json_string_value(json_object_get(msg, "op")) ? json_string_value(json_object_get(msg, "op")) : "", "done")) {
+				rc = done(n, msg);
+				json_decref(msg);
+				return rc;
+			}
+			json_decref(msg);
+			return gone(n, where, err);
 		}
 	}
 }

@@ -9,6 +9,7 @@
 #include "runners/cluster_show.h"
 #include "runners/run.h"
 #include "platform/rendezvous.h"
+#include "platform/rendezvous_wire.h"
 #include "judge/cluster.h"
 #include "judge/policy.h"
 #include "common/util.h"
@@ -47,6 +48,9 @@ static const struct gv_opt cluster_run_opts[] = {
 	{ .name = "pair-timeout", .has_arg = required_argument, .arg = "SECONDS",
 	  .help = "the longest one pair may take, both ways and latency (default 30)",
 	  .type = GV_OPT_INT, .off = A(pair_timeout_s), .min = 2, .max = 3600 },
+	{ .name = "deadline", .has_arg = required_argument, .arg = "SECONDS",
+	  .help = "the whole run's deadline, every phase inside it; a rank that answers late is named (default: from the profile and the size, docs/cluster.md)",
+	  .type = GV_OPT_INT, .off = A(deadline_s), .min = 10, .max = 30 * 86400 },
 	{ .name = "json", .has_arg = no_argument, .help = "rank 0: the cluster run as JSON; other ranks: their line as JSON",
 	  .type = GV_OPT_FLAG, .off = A(json) },
 	{ .name = "help", .has_arg = no_argument, .help = "this text", .type = GV_OPT_FLAG, .off = A(help) },
@@ -57,7 +61,7 @@ static const struct gv_opt cluster_run_opts[] = {
 
 const struct gv_cmd_doc cmd_cluster_run_doc = {
 	.name = "cluster run",
-	.synopsis = "cluster run [--rendezvous HOST:PORT] [--pairs all|ring|bisect] [--profile P] [--json]",
+	.synopsis = "cluster run [--rendezvous HOST:PORT] [--pairs all|ring|bisect] [--profile P] [--deadline S] [--json]",
 	.about = "Vets a cluster: started on every node by the cluster's engine (srun,\n"
 		"mpirun, a Kubernetes Indexed Job), never by gpuvet. Every node stores its own\n"
 		"fingerprint; every pair of nodes is measured in rounds of disjoint pairs\n"
@@ -65,11 +69,14 @@ const struct gv_cmd_doc cmd_cluster_run_doc = {
 		"Rank 0 prints the cluster verdict and the nodes to drain (host, rank,\n"
 		"address, why) and stores the cluster run; every other rank prints its line.\n"
 		"Rank and size: SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/SIZE, or\n"
-		"JOB_COMPLETION_INDEX with --size. docs/cluster.md.",
+		"JOB_COMPLETION_INDEX with --size. The job's secret: GPUVET_CLUSTER_TOKEN, the\n"
+		"same on every rank (at least 16 characters); without it the run works but is\n"
+		"not authenticated, and says so. docs/cluster.md.",
 	.opts = cluster_run_opts,
 	.more = "exit (rank 0): 0 accept, 1 reject, 3 could not measure (a node missing or\n"
-		"      lost, pairs that failed), 2 usage error; other ranks: 1 when their node\n"
-		"      is to be drained, else their own gate's 0 or 3",
+		"      lost, pairs that failed, rank 0's own link gone), 2 usage error; other\n"
+		"      ranks: 1 when their node is to be drained, else their own gate's 0 or 3;\n"
+		"      3 when refused by rank 0 or when rank 0 went away",
 };
 
 static const struct gv_opt cluster_opts_none[] = { { .name = NULL } };
@@ -137,6 +144,47 @@ static int node_setup(struct cluster_node *n, const struct cluster_opts *o, stru
 	return 0;
 }
 
+/* A test's shifted clock (GPUVET_TEST_CLOCK_SHIFT_S seconds), read only where test benches are allowed. */
+static double clock_shift(void)
+{
+	const char *v = getenv("GPUVET_TEST_CLOCK_SHIFT_S");
+	double d = 0;
+	if (!v || !bench_test_benches_allowed() || gv_parse_double(v, &d))
+		return 0;
+	return d;
+}
+
+/* A rank > 0 joins: connects, is welcomed (rank 0's host, the time left of the run), opens its fabric, says ready. */
+static int join(struct cluster_node *n, const struct cluster_engine *e, const char *where, struct rdzv **r)
+{
+	char err[512];
+	json_t *hello = json_pack("{s:s}", "host", n->host);
+	struct rdzv_join j = { .token = n->token, .clock_shift_s = clock_shift() };
+	int wait = cluster_ms(n->o->wait_s + 10.0);
+	int rc = rdzv_connect(where, e->rank, e->size, &j, hello, wait, r, err, sizeof err);
+	json_decref(hello);
+	if (rc) {
+		gv_err("cluster: rank %d: %s", e->rank, err);
+		return GV_EXIT_UNMEASURABLE;
+	}
+	const json_t *w = rdzv_welcome(*r), *left = json_object_get(w, "deadline_left_s");
+	snprintf(n->rank0_host, sizeof n->rank0_host, "%s", json_string_value(json_object_get(w, "host")) ?
+		 json_string_value(json_object_get(w, "host")) : "?");
+	n->deadline_at = json_is_number(left) ? bench_now() + json_number_value(left) : 0;
+	if (!rdzv_authenticated(*r))
+		gv_debug("cluster: rank %d: not authenticated (no GPUVET_CLUSTER_TOKEN)", e->rank);
+	cluster_node_open(n, rdzv_local_addr(*r));
+	json_t *ready = cluster_node_hello(n);
+	json_object_set_new(ready, "op", json_string("ready"));
+	rc = rdzv_send(*r, 0, ready, wait, err, sizeof err);
+	json_decref(ready);
+	if (rc) {
+		gv_err("cluster: rank %d: rank 0 (%s) went away: %s", e->rank, n->rank0_host, err);
+		return GV_EXIT_UNMEASURABLE;
+	}
+	return cluster_work(n, *r);
+}
+
 /* Rank 0 listens, the others connect; then each does its part. */
 static int meet(struct cluster_node *n, const struct cluster_engine *e, const char *where)
 {
@@ -146,29 +194,32 @@ static int meet(struct cluster_node *n, const struct cluster_engine *e, const ch
 	if (e->rank == 0) {
 		const char *port = strrchr(where, ':');
 		snprintf(any, sizeof any, "*%s", port ? port : "");
-		if (rdzv_listen(!n->o->rendezvous && e->listen_any ? any : where, e->size, &r, err, sizeof err)) {
+		if (rdzv_listen(!n->o->rendezvous && e->listen_any ? any : where, e->size, n->token, &r, err, sizeof err)) {
 			gv_err("cluster: %s", err);
 			return GV_EXIT_UNMEASURABLE;
 		}
 		rc = cluster_coordinate(n, r, e);
 	} else {
-		json_t *hello = json_pack("{s:s}", "host", n->host);
-		int wait = cluster_ms(n->o->wait_s + 10.0);
-		if (rdzv_connect(where, e->rank, e->size, hello, wait, &r, err, sizeof err)) {
-			json_decref(hello);
-			gv_err("cluster: rank %d: %s", e->rank, err);
-			return GV_EXIT_UNMEASURABLE;
-		}
-		json_decref(hello);
-		cluster_node_open(n, rdzv_local_addr(r));
-		json_t *ready = cluster_node_hello(n);
-		json_object_set_new(ready, "op", json_string("ready"));
-		rc = rdzv_send(r, 0, ready, wait, err, sizeof err);
-		json_decref(ready);
-		rc = rc ? (gv_err("cluster: rank %d: %s", e->rank, err), GV_EXIT_UNMEASURABLE) : cluster_work(n, r);
+		rc = join(n, e, where, &r);
 	}
 	rdzv_close(r);
 	return rc;
+}
+
+/* The job's secret from the environment: NULL none; -1 with a usage error when it is set but unfit. */
+static int job_token(const char **token)
+{
+	const char *t = getenv("GPUVET_CLUSTER_TOKEN");
+	*token = NULL;
+	if (!t)
+		return 0;
+	size_t n = strlen(t);
+	if (n < 16 || n > RDZV_TOKEN_MAX)
+		return gv_usage_error("cluster run", "GPUVET_CLUSTER_TOKEN has %zu characters: give every rank the same secret "
+				      "of 16 to %d (e.g. head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n'), or unset it",
+				      n, RDZV_TOKEN_MAX);
+	*token = t;
+	return 0;
 }
 
 static int cluster_run(int argc, char **argv, const struct gv_global *g)
@@ -189,8 +240,10 @@ static int cluster_run(int argc, char **argv, const struct gv_global *g)
 	if (!where)
 		return gv_usage_error("cluster run", "no rendezvous under %s: give --rendezvous HOST:PORT (rank 0's address)",
 				      e.name);
-	struct cluster_node n = { .o = &o, .rank = e.rank, .size = e.size };
+	struct cluster_node n = { .o = &o, .rank = e.rank, .size = e.size, .t_start = bench_now() };
 	struct policy *pol = NULL;
+	if ((rc = job_token(&n.token)))
+		return rc;
 	if ((rc = node_setup(&n, &o, &pol))) {
 		free(n.sel);
 		return rc;

@@ -217,9 +217,16 @@ cluster)
 	D=$OUT/cluster
 	mkdir -p "$D"
 	PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	GPUVET_CLUSTER_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	export GPUVET_CLUSTER_TOKEN
+	# two ranks on one host are not paired (#56): each "node" gets a host name of its own (a UTS namespace)
+	UNS="unshare --uts"
+	[ "$(id -u)" = 0 ] || UNS="unshare --uts --map-root-user"
 	rank() {   # the lead's engine detection reads Slurm's variables; one GPU per "node"
 		mkdir -p "$D/node$1"
-		CUDA_VISIBLE_DEVICES=$1 SLURM_PROCID=$1 SLURM_NTASKS=2 "$GV" --db "$D/node$1/gpuvet.db" cluster run \
+		# shellcheck disable=SC2016  # $0 and $@ are the inner shell's
+		CUDA_VISIBLE_DEVICES=$1 SLURM_PROCID=$1 SLURM_NTASKS=2 $UNS sh -c 'hostname "gpuvet-node$0" && exec "$@"' "$1" \
+			"$GV" --db "$D/node$1/gpuvet.db" cluster run \
 			--rendezvous "127.0.0.1:$PORT" --profile quick --bench memcpy --wait 120 --json \
 			> "$D/rank$1.json" 2> "$D/rank$1.err"
 	}

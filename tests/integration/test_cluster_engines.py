@@ -39,7 +39,8 @@ def test_through_mpirun(gpuvet, tmp_path, slow):
             c.slow_node(slow)
         p = subprocess.run(["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "4", "sh", "-c",
                             task_script(c, tmp_path, "OMPI_COMM_WORLD_RANK")],
-                           capture_output=True, text=True, timeout=400, env=gpuvet.env)
+                           capture_output=True, text=True, timeout=400,
+                           env={**gpuvet.env, **ch.TEST_ENV, "GPUVET_CLUSTER_TOKEN": ch.TOKEN})
     rcs, doc = outcome(tmp_path, 4)
     assert doc["engine"] == "mpi" and len(ch.measured(doc)) == 6, (p.stderr[-2000:], doc["pairs"])
     if slow is None:
@@ -54,7 +55,8 @@ def test_through_slurm(gpuvet, tmp_path, slow):
     with slurm.Slurm(str(tmp_path / "slurm")) as s, ch.netns.Cluster(4) as c:
         if slow is not None:
             c.slow_node(slow)
-        p = s.srun(["-n", "4", "sh", "-c", task_script(c, tmp_path, "SLURM_PROCID")], timeout=400, env=gpuvet.env)
+        p = s.srun(["-n", "4", "sh", "-c", task_script(c, tmp_path, "SLURM_PROCID")], timeout=400,
+                   env={**gpuvet.env, **ch.TEST_ENV, "GPUVET_CLUSTER_TOKEN": ch.TOKEN})
     rcs, doc = outcome(tmp_path, 4)
     assert doc["engine"] == "slurm" and len(ch.measured(doc)) == 6, (p.stderr[-2000:], doc["pairs"])
     if slow is None:

@@ -58,6 +58,7 @@ echo "$@" >> {tmp_path}/scontrol.log
 """,
         "gpuvet": f"""#!/bin/sh
 echo "$SLURM_PROCID $*" >> {tmp_path}/gpuvet.log
+echo "$SLURM_PROCID ${{GPUVET_CLUSTER_TOKEN:-none}}" >> {tmp_path}/tokens.log
 if [ "$SLURM_PROCID" = 0 ]; then cat {tmp_path}/rank0.json; exit {rank0_rc}; fi
 echo "rank $SLURM_PROCID: its own line"
 exit {other_rc}
@@ -86,13 +87,14 @@ def test_sbatch_runs_one_task_per_node_and_rank_0_decides(tmp_path):
     # rank 0 rejects, every other rank exits 0: the job exits 1
     p = run_sbatch(tmp_path, stubs(tmp_path, rank0_rc=1), "--pairs", "ring")
     assert p.returncode == 1, p.stdout + p.stderr
-    assert (tmp_path / "srun.log").read_text().split()[:2] == ["--ntasks-per-node=1", "--kill-on-bad-exit=0"]
+    assert (tmp_path / "srun.log").read_text().split()[:3] == ["--ntasks-per-node=1", "--kill-on-bad-exit=0",
+                                                               "--export=ALL,GPUVET_CLUSTER_TOKEN"]
     runs = gpuvet_calls(tmp_path)
     assert [r for r, _ in runs] == ["0", "1", "2", "3"]
     store = tmp_path / "store"
     for rank, argv in runs:
         # each node's store on its local disk; no --rendezvous: gpuvet's default is the first node of the list
-        assert argv.startswith(f"--db {store}/gpuvet.db cluster run --profile quick --wait 300 --pairs ring")
+        assert argv.startswith(f"--db {store}/gpuvet.db cluster run --profile quick --wait 300 --deadline 3300 --pairs ring")
         assert "--rendezvous" not in argv and "--policy" not in argv
         assert argv.endswith("--json") == (rank == "0")
     # rank 0's --json lands in the submission directory; the other ranks' lines in the job's output
@@ -126,7 +128,7 @@ def test_sbatch_accepts_whatever_the_other_ranks_exit_with(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert not (tmp_path / "scontrol.log").exists()
     for _, argv in gpuvet_calls(tmp_path):
-        assert f"cluster run --policy {pol} --profile standard --wait 60" in argv
+        assert f"cluster run --policy {pol} --profile standard --wait 60 --deadline 3300" in argv
 
 
 def test_sbatch_without_rank_0_is_an_error_not_an_accept(tmp_path):
@@ -140,13 +142,40 @@ def test_sbatch_refuses_to_run_outside_slurm(tmp_path):
     assert not (tmp_path / "gpuvet.log").exists()
 
 
+def tokens(tmp_path):
+    return dict(line.split(" ", 1) for line in (tmp_path / "tokens.log").read_text().splitlines())
+
+
+def test_sbatch_makes_a_token_per_job_for_every_rank(tmp_path):
+    """#56: the batch script makes the job's secret and srun's environment carries it to every rank,
+    the same on each, a new one per job, never on a command line; one the environment gives is used."""
+    bindir = stubs(tmp_path, rank0_rc=0)
+    p = run_sbatch(tmp_path, bindir)
+    assert p.returncode == 0, p.stderr
+    first = tokens(tmp_path)
+    assert sorted(first) == ["0", "1", "2", "3"] and len(set(first.values())) == 1, first
+    token = first["0"]
+    assert len(token) == 64 and all(c in "0123456789abcdef" for c in token), token
+    assert token not in (tmp_path / "srun.log").read_text() + (tmp_path / "gpuvet.log").read_text()
+    (tmp_path / "tokens.log").unlink()
+    assert run_sbatch(tmp_path, bindir).returncode == 0
+    assert set(tokens(tmp_path).values()) != {token}   # a new job, a new secret
+    (tmp_path / "tokens.log").unlink()
+    (tmp_path / "gpuvet.log").unlink()
+    given = "site-given-token-" + "7" * 20
+    assert run_sbatch(tmp_path, bindir, GPUVET_CLUSTER_TOKEN=given, GPUVET_DEADLINE_S=900).returncode == 0
+    assert set(tokens(tmp_path).values()) == {given}
+    assert all("--deadline 900" in argv for _, argv in gpuvet_calls(tmp_path))
+
+
 def test_sbatch_directives():
     head = [line for line in SBATCH.read_text().splitlines() if line.startswith("#SBATCH")]
     assert "#SBATCH --ntasks-per-node=1" in head and "#SBATCH --exclusive" in head
     assert not any("--nodes" in line or " -N" in line for line in head)   # the size is the user's: sbatch -N
 
 
-VARS = {"JOB": "gpuvet-cluster", "N": "4", "IMAGE": "registry.example.com/gpuvet:0.1.0", "GPUS": "8"}
+VARS = {"JOB": "gpuvet-cluster", "N": "4", "IMAGE": "registry.example.com/gpuvet:0.1.0", "GPUS": "8",
+        "TOKEN": "ab" * 32}
 
 
 def k8s_cluster_docs(**over):
@@ -157,7 +186,7 @@ def k8s_cluster_docs(**over):
 def test_k8s_cluster_manifests_pass_the_kubernetes_schema():
     kv = pytest.importorskip("kubernetes_validate")
     docs = k8s_cluster_docs()
-    assert set(docs) == {"Service", "Job"}
+    assert set(docs) == {"Secret", "Service", "Job"}
     for d in docs.values():
         kv.validate(d, "1.37.0", strict=True)
     bad = json.loads(json.dumps(docs["Job"]))
@@ -190,6 +219,14 @@ def test_k8s_cluster_job_meets_at_pod_0_through_the_headless_service():
     assert all(labels.get(k) == v for k, v in term["labelSelector"]["matchLabels"].items())
     # host networking resolves the Service's names only with this DNS policy
     assert pod["hostNetwork"] is True and pod["dnsPolicy"] == "ClusterFirstWithHostNet"
+    # the job's secret: a Secret of the Job's name, read by every pod as GPUVET_CLUSTER_TOKEN (#56)
+    secret = docs["Secret"]
+    assert secret["metadata"]["namespace"] == job["metadata"]["namespace"]
+    assert secret["stringData"]["token"] == VARS["TOKEN"]
+    env = {e["name"]: e for e in c["env"]}
+    ref = env["GPUVET_CLUSTER_TOKEN"]["valueFrom"]["secretKeyRef"]
+    assert ref == {"name": secret["metadata"]["name"], "key": "token"}
+    assert "--deadline 6600" in script and 6600 < spec["activeDeadlineSeconds"]
     if shutil.which("shellcheck"):
         p = subprocess.run(["shellcheck", "-s", "sh", "-"], input=script, capture_output=True, text=True)
         assert p.returncode == 0, p.stdout
@@ -210,6 +247,8 @@ def test_k8s_cluster_readme_command_with_a_stub_kubectl(tmp_path):
     assert (tmp_path / "args").read_text().split() == ["create", "-f", "-"]
     docs = {d["kind"]: d for d in yaml.safe_load_all((tmp_path / "stdin").read_text()) if d}
     assert docs["Job"]["spec"]["completions"] == 16 and docs["Service"]["metadata"]["name"] == "gpuvet-cluster"
+    token = docs["Secret"]["stringData"]["token"]   # made by the README's line: 32 random bytes as hex
+    assert len(token) == 64 and all(ch in "0123456789abcdef" for ch in token), token
     script = docs["Job"]["spec"]["template"]["spec"]["containers"][0]["command"][-1]
     assert "--rendezvous gpuvet-cluster-0.gpuvet-cluster:29517" in script
     assert "$rc" in script and "$JOB_COMPLETION_INDEX" in script and "SHELL-SIDE" not in script

@@ -4,12 +4,14 @@
  * chose.  All ranks arrive and talk both ways (a 1 MiB message too); a rank
  * that never arrives; a rank killed mid-conversation (reported once, the
  * others go on); a rank that connects before rank 0 listens; the port already
- * taken; garbage, a duplicate rank and an oversized line; rank 0 gone.  Time
- * bounds are the timeout plus 5 s: they fail only a wait that ignores its
- * deadline.  Plus the HOST:PORT parser.
+ * taken; rank 0 gone.  Time bounds are the timeout plus 5 s: they fail only a
+ * wait that ignores its deadline.  Plus the HOST:PORT parser.  What rank 0
+ * refuses (garbage, the token, idlers, a flood, a late rank):
+ * test_rendezvous_auth.c.
  */
 #include "tests/unit/t.h"
 #include "platform/rendezvous.h"
+#include "tests/unit/rdzv_t.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -23,41 +25,19 @@
 
 #define SLACK_MS 5000
 
-static long long ms_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int exit_code(pid_t p)
-{
-	int st = 0;
-	if (waitpid(p, &st, 0) != p)
-		return 200;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 100 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-}
-
-/* A listening rank 0 on 127.0.0.1, port from the kernel; addr gets "127.0.0.1:PORT". */
 static struct rdzv *listen_any(int size, char addr[64])
 {
-	struct rdzv *r = NULL;
-	char err[256];
-	if (rdzv_listen("127.0.0.1:0", size, &r, err, sizeof err)) {
-		fprintf(stderr, "listen: %s\n", err);
-		return NULL;
-	}
-	snprintf(addr, 64, "127.0.0.1:%d", rdzv_port(r));
-	return r;
+	return listen_tok(size, NULL, addr);
 }
 
-/* A rank > 0: connects, answers each {"n":N} with {"echo":N*10,"big":...same size}, until {"bye":1}. */
-static int echo_rank(const char *addr, int rank, int size)
+/* A rank > 0 holding token: connects, answers each {"n":N} with {"echo":N*10,"big":...same size}, until {"bye":1}. */
+static int echo_rank_tok(const char *addr, int rank, int size, const char *token)
 {
 	struct rdzv *r;
 	char err[256];
 	json_t *hello = json_pack("{s:s}", "host", "node");
-	int rc = rdzv_connect(addr, rank, size, hello, 10000, &r, err, sizeof err);
+	struct rdzv_join j = { .token = token };
+	int rc = rdzv_connect(addr, rank, size, &j, hello, 10000, &r, err, sizeof err);
 	json_decref(hello);
 	if (rc) {
 		fprintf(stderr, "rank %d: %s\n", rank, err);
@@ -91,7 +71,7 @@ static pid_t spawn_echo(const char *addr, int rank, int size)
 {
 	pid_t p = fork();
 	if (p == 0)
-		_exit(echo_rank(addr, rank, size));
+		_exit(echo_rank_tok(addr, rank, size, NULL));
 	return p;
 }
 
@@ -246,7 +226,7 @@ static void test_rank_connects_before_rank0_listens(void)
 	usleep(700 * 1000);   /* the child is refused and retries meanwhile */
 	struct rdzv *r = NULL;
 	char err[256];
-	CHECK(rdzv_listen(addr, 2, &r, err, sizeof err) == 0);
+	CHECK(rdzv_listen(addr, 2, NULL, &r, err, sizeof err) == 0);
 	if (!r) {
 		kill(k, SIGKILL);
 		exit_code(k);
@@ -264,104 +244,24 @@ static void test_port_taken(void)
 	char addr[64], err[256];
 	struct rdzv *r = listen_any(2, addr), *r2 = NULL;
 	CHECK(r != NULL);
-	CHECK(rdzv_listen(addr, 2, &r2, err, sizeof err) == -1 && r2 == NULL);
+	CHECK(rdzv_listen(addr, 2, NULL, &r2, err, sizeof err) == -1 && r2 == NULL);
 	CHECK(strstr(err, "Address already in use") != NULL);
 	CHECK(strstr(err, addr) != NULL && strstr(err, "cannot listen on") == err);
 	CHECK(strchr(err, '\n') == NULL);
 	rdzv_close(r);
 	/* no rendezvous there: connect gives up at its deadline, naming the address */
 	long long t0 = ms_now();
-	CHECK(rdzv_connect(addr, 1, 2, NULL, 600, &r2, err, sizeof err) == -1);
+	CHECK(rdzv_connect(addr, 1, 2, NULL, NULL, 600, &r2, err, sizeof err) == -1);
 	CHECK(ms_now() - t0 >= 500 && ms_now() - t0 < 600 + SLACK_MS);
 	CHECK(strstr(err, addr) != NULL);
-	CHECK(rdzv_listen("127.0.0.1", 2, &r2, err, sizeof err) == -1 && strstr(err, "no port"));
-}
-
-/* A raw client: connects, sends `pre` (a hello line or not), then `len` bytes of `fill`, then waits to be closed. */
-static int raw_rank(int port, const char *pre, size_t len, char fill)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a))
-		return 1;
-	struct timeval tv = { .tv_sec = 30 };   /* a rank 0 that neither reads nor closes fails the test, not hangs it */
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	if (send(fd, pre, strlen(pre), MSG_NOSIGNAL) < 0)
-		return 2;
-	char *b = malloc(1 << 20);
-	memset(b, fill, 1 << 20);
-	while (len > 0) {
-		ssize_t w = send(fd, b, len < (1u << 20) ? len : 1u << 20, MSG_NOSIGNAL);
-		if (w <= 0)
-			break;   /* rank 0 closed on us: fine */
-		len -= (size_t)w;
-	}
-	free(b);
-	char c;
-	while (recv(fd, &c, 1, 0) > 0)
-		;
-	close(fd);
-	return 0;
-}
-
-static pid_t spawn_raw(int port, const char *pre, size_t len, char fill)
-{
-	pid_t p = fork();
-	if (p == 0)
-		_exit(raw_rank(port, pre, len, fill));
-	return p;
-}
-
-static void test_garbage_and_oversized(void)
-{
-	char addr[64], err[256];
-	struct rdzv *r = listen_any(5, addr);
-	CHECK(r != NULL);
-	if (!r)
-		return;
-	int port = rdzv_port(r);
-	/* refused at the hello: not JSON, out of range, the wrong size, then a duplicate of rank 1 */
-	pid_t bad[4] = { spawn_raw(port, "hello?\n", 0, 0), spawn_raw(port, "{\"rank\":9}\n", 0, 0),
-			 spawn_raw(port, "{\"rank\":3,\"size\":7}\n", 0, 0), 0 };
-	pid_t k1 = spawn_raw(port, "{\"rank\":1}\n{\"ok\":1}\nnot json\n", 0, 0);
-	pid_t k2 = spawn_raw(port, "{\"rank\":2}\n", RDZV_MAX_MSG + (2u << 20), 'a');
-	CHECK(rdzv_gather_hellos(r, 1500) == 2);
-	for (int i = 0; i < 3; i++)
-		CHECK(exit_code(bad[i]) == 0);   /* each was closed by rank 0 */
-	bad[3] = spawn_raw(port, "{\"rank\":1}\n", 0, 0);
-	CHECK(rdzv_gather_hellos(r, 1000) == 2);
-	CHECK(exit_code(bad[3]) == 0);
-	CHECK(rdzv_hello(r, 3) == NULL && rdzv_hello(r, 4) == NULL);
-	/* rank 1: its good line first, then its garbage ends it; rank 2: a line over the cap */
-	int got1 = 0, dead1 = 0, dead2 = 0, from;
-	json_t *m;
-	long long t0 = ms_now();
-	while (!(dead1 && dead2) && ms_now() - t0 < 20000) {
-		if (rdzv_recv(r, &from, &m, 20000, err, sizeof err))
-			break;
-		if (from == 1 && m)
-			got1 += !dead1 && json_object_get(m, "ok") != NULL;
-		else if (from == 1)
-			dead1++;
-		else if (from == 2)
-			dead2 += m == NULL;
-		json_decref(m);
-	}
-	if (!(got1 == 1 && dead1 == 1 && dead2 == 1))
-		fprintf(stderr, "got1 %d dead1 %d dead2 %d after %lld ms: %s\n", got1, dead1, dead2, ms_now() - t0, err);
-	CHECK(got1 == 1 && dead1 == 1 && dead2 == 1);
-	CHECK(rdzv_recv(r, &from, &m, 1000, err, sizeof err) == -1);
-	CHECK(exit_code(k1) == 0 && exit_code(k2) == 0);
-	rdzv_close(r);
+	CHECK(rdzv_listen("127.0.0.1", 2, NULL, &r2, err, sizeof err) == -1 && strstr(err, "no port"));
 }
 
 static int orphan_rank(const char *addr)
 {
 	struct rdzv *r;
 	char err[256];
-	if (rdzv_connect(addr, 1, 2, NULL, 10000, &r, err, sizeof err))
+	if (rdzv_connect(addr, 1, 2, NULL, NULL, 10000, &r, err, sizeof err))
 		return 1;
 	int from;
 	json_t *m;
@@ -397,7 +297,7 @@ static int timeout_rank(const char *addr)
 {
 	struct rdzv *r;
 	char err[256];
-	if (rdzv_connect(addr, 1, 2, NULL, 10000, &r, err, sizeof err))
+	if (rdzv_connect(addr, 1, 2, NULL, NULL, 10000, &r, err, sizeof err))
 		return 1;
 	int from;
 	json_t *m;
@@ -423,40 +323,58 @@ static void test_recv_times_out(void)
 	rdzv_close(r);
 }
 
+/* A child that connects to addr as rank 1 of 2 with hello {"host": host} and waits to be closed; its exit says it was welcomed. */
+static pid_t spawn_join(const char *addr, const char *host, const char *want_local)
+{
+	pid_t p = fork();
+	if (p)
+		return p;
+	struct rdzv *c = NULL;
+	char err[256];
+	json_t *h = json_pack("{s:s}", "host", host);
+	if (rdzv_connect(addr, 1, 2, NULL, h, 10000, &c, err, sizeof err)) {
+		fprintf(stderr, "join %s: %s\n", addr, err);
+		_exit(1);
+	}
+	int ok = !want_local || !strcmp(rdzv_local_addr(c), want_local);
+	int from;
+	json_t *m = NULL;
+	rdzv_recv(c, &from, &m, 10000, err, sizeof err);   /* until rank 0 closes */
+	rdzv_close(c);
+	_exit(ok ? 0 : 2);
+}
+
 static void test_ipv6_and_any(void)
 {
-	struct rdzv *r = NULL, *c = NULL;
+	struct rdzv *r = NULL;
 	char err[256], addr[64];
-	if (rdzv_listen("[::1]:0", 2, &r, err, sizeof err)) {
+	if (rdzv_listen("[::1]:0", 2, NULL, &r, err, sizeof err)) {
 		printf("skipped: no IPv6 loopback here (%s)\n", err);
 	} else {
 		snprintf(addr, sizeof addr, "[::1]:%d", rdzv_port(r));
-		CHECK(rdzv_connect(addr, 1, 2, NULL, 10000, &c, err, sizeof err) == 0);
+		pid_t k = spawn_join(addr, "node", "::1");
 		CHECK(rdzv_gather_hellos(r, 10000) == 1);
-		CHECK_STR(rdzv_local_addr(c), "::1");
 		CHECK_STR(json_string_value(json_object_get(rdzv_hello(r, 1), "addr")), "::1");
-		rdzv_close(c);
 		rdzv_close(r);
+		CHECK(exit_code(k) == 0);
 	}
 	/* "*": any address, an IPv4 client seen as IPv4 (not ::ffff:) */
-	CHECK(rdzv_listen("*:0", 2, &r, err, sizeof err) == 0);
+	CHECK(rdzv_listen("*:0", 2, NULL, &r, err, sizeof err) == 0);
 	snprintf(addr, sizeof addr, "127.0.0.1:%d", rdzv_port(r));
-	CHECK(rdzv_connect(addr, 1, 2, NULL, 10000, &c, err, sizeof err) == 0);
+	pid_t k = spawn_join(addr, "node", "127.0.0.1");
 	CHECK(rdzv_gather_hellos(r, 10000) == 1);
 	CHECK_STR(json_string_value(json_object_get(rdzv_hello(r, 1), "addr")), "127.0.0.1");
 	CHECK_STR(rdzv_local_addr(r), "127.0.0.1");
-	rdzv_close(c);
 	rdzv_close(r);
+	CHECK(exit_code(k) == 0);
 	/* a name: every address it resolves to is tried (localhost may be ::1 first) */
-	CHECK(rdzv_listen("127.0.0.1:0", 2, &r, err, sizeof err) == 0);
+	CHECK(rdzv_listen("127.0.0.1:0", 2, NULL, &r, err, sizeof err) == 0);
 	snprintf(addr, sizeof addr, "localhost:%d", rdzv_port(r));
-	json_t *h = json_pack("{s:s}", "host", "by-name");
-	CHECK(rdzv_connect(addr, 1, 2, h, 10000, &c, err, sizeof err) == 0);
-	json_decref(h);
+	k = spawn_join(addr, "by-name", NULL);
 	CHECK(rdzv_gather_hellos(r, 10000) == 1);
 	CHECK_STR(json_string_value(json_object_get(rdzv_hello(r, 1), "host")), "by-name");
-	rdzv_close(c);
 	rdzv_close(r);
+	CHECK(exit_code(k) == 0);
 }
 
 static void test_parse_hostport(void)
@@ -490,4 +408,4 @@ static void test_parse_hostport(void)
 
 TEST_MAIN(T(test_parse_hostport), T(test_all_ranks_arrive_and_talk), T(test_rank_that_never_arrives),
 	  T(test_rank_killed_mid_conversation), T(test_rank_connects_before_rank0_listens), T(test_port_taken),
-	  T(test_garbage_and_oversized), T(test_rank0_gone), T(test_recv_times_out), T(test_ipv6_and_any))
+	  T(test_rank0_gone), T(test_recv_times_out), T(test_ipv6_and_any))
