@@ -57,6 +57,34 @@ static void states_of(const struct cost_job *j, int fsdp, double *per_group, dou
 		*sharded = cost_k(CK_TRAIN_BYTES_PER_PARAM) * N;
 }
 
+/* What checkpointing costs p's step in time (1: none). */
+static double ckpt_time(const struct cost_job *j, const struct cost_pred *p)
+{
+	return !p->checkpointing ? 1 : cost_k(j->task == COST_LORA ? CK_LORA_CKPT_TIME_FACTOR : CK_CKPT_TIME_FACTOR);
+}
+
+/* Tokens per GPU between two data-parallel exchanges: FSDP's micro-batch, Megatron's step of micro-batches. */
+static double dp_batch(const struct cost_job *j, const struct cost_pred *p)
+{
+	return p->fsdp ? fmax(j->seq, cost_k(CK_FSDP_BATCH_TOKENS)) : j->seq * cost_k(CK_PIPELINE_MICROBATCHES);
+}
+
+/*
+ * The DRAM bytes a PyTorch step moves per token of a model-parallel group besides its GEMMs and attention: its
+ * layers' elementwise kernels (norms, rotary, SwiGLU, residual adds, casts; recomputed with checkpointing), the loss
+ * over the fp32 logits, and the optimizer over the trainable parameters (sharded over every GPU, once per micro-batch
+ * of dp_batch tokens).  They weigh most where the GEMMs are small beside them: a small hidden size, a large
+ * vocabulary, one GPU (docs/cost.md, "Small models on one GPU").
+ */
+static double torch_step_bytes(const struct cost_job *j, const struct cost_pred *p)
+{
+	double ckpt = ckpt_time(j, p), batch = dp_batch(j, p);
+	const struct cost_shape *m = &j->shape;
+	double trainable = j->task == COST_LORA ? adapter_bytes(j) / cost_k(CK_TRAIN_BYTES_PER_PARAM) : cost_shape_params(m);
+	return ckpt * cost_k(CK_TORCH_LAYER_BYTES) * m->layers * m->hidden + cost_k(CK_LOSS_BYTES) * m->vocab +
+	       cost_k(CK_OPTIMIZER_BYTES) * trainable * (p->tp * p->pp * p->cp) / p->gpus_used / batch;
+}
+
 /*
  * Training or LoRA tokens/s per GPU at one end of the band (the measured figures' spread; the constants at their
  * value), for p's layout; *b the bound.
@@ -65,11 +93,13 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 			 enum cost_end e, enum cost_bound *b)
 {
 	enum cost_stack s = cost_job_stack(j->task, j->stack);
-	double N = cost_shape_params(&j->shape), S = j->seq, t = p->tp, m = p->tp * p->pp * p->cp;
+	double N = cost_shape_params(&j->shape), t = p->tp, m = p->tp * p->pp * p->cp;
 	double D = (double)p->gpus_used / m, gemm = cost_pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12;
-	double ckpt = !p->checkpointing ? 1 : cost_k(j->task == COST_LORA ? CK_LORA_CKPT_TIME_FACTOR : CK_CKPT_TIME_FACTOR);
-	/* seconds per token of one model-parallel group */
+	double ckpt = ckpt_time(j, p), mem = cost_pick(h->mem_gbps, h->mem_lo, h->mem_hi, e) * 1e9, batch = dp_batch(j, p);
+	/* seconds per token of one model-parallel group: the GEMMs and attention, then (PyTorch) its other DRAM traffic */
 	double t_comp = p->flops_per_token * ckpt / (m * eff * gemm);
+	if (s == STACK_PYTORCH && isfinite(mem) && mem > 0)
+		t_comp += torch_step_bytes(j, p) / (m * mem);
 	double bubble = p->pp > 1 ? (p->pp - 1) / (cost_k(CK_PIPELINE_MICROBATCHES) * cost_k(CK_PIPELINE_VIRTUAL)) : 0;
 	double t_tp = 0, t_dp = 0;
 	/* Megatron overlaps its tensor-parallel collectives with the GEMMs (tp_comm_overlap); torch's are exposed */
@@ -81,7 +111,6 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 		 * weights gathered twice, sharded by FSDP2 over every GPU); Megatron's distributed optimizer once a step */
 		int fsdp = p->fsdp;
 		double passes = j->task == COST_TRAIN ? (fsdp ? 3 : 2) : (fsdp ? 2 : 0);
-		double batch = fsdp ? fmax(S, cost_k(CK_FSDP_BATCH_TOKENS)) : S * cost_k(CK_PIPELINE_MICROBATCHES);
 		double inter = isfinite(h->inter_gbps) && h->inter_gbps > 0 ? h->inter_gbps : cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 		double bw = p->instances > 1 ? (isfinite(h->busbw_gbps) && h->busbw_gbps < inter ? h->busbw_gbps : inter)
 					     : h->busbw_gbps;
@@ -220,6 +249,8 @@ static int train_predict(const struct cost_job *j, const struct cost_hw *h, stru
 	p->tps_hi = train_rate(j, h, p, eff, END_HI, &b) * hi;
 	p->tps_gpu = train_rate(j, h, p, eff, END_MID, &b);
 	p->bound = b;
+	if (cost_job_stack(j->task, j->stack) == STACK_PYTORCH)
+		p->bytes_per_token = torch_step_bytes(j, p);
 	return 1;
 }
 
