@@ -128,24 +128,36 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 	return tps;
 }
 
-/* Why no layout fits: the plain one's reason, for the row. */
-static void train_why(const struct cost_job *j, const struct cost_hw *h, double usable, double states,
-		      struct cost_pred *p)
+/*
+ * Why no layout fits, for the row: the layout of the fewest GPUs the search tried (c; none when even checkpointed
+ * activations outgrow a GPU), stated, and what stops it: --gpus, or instances of a type that are not spanned.
+ */
+static void train_why(const struct cost_job *j, const struct cost_hw *h, const struct cost_pred *c, struct cost_pred *p)
 {
-	int limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
-	int g = cost_gpus_for(usable, activations(j, 1), states);
-	p->gpus_needed = g ? g : cost_gpus_for(usable, activations(j, 0), states);
+	double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION), grp, shard;
+	int mb = cost_job_stack(j->task, j->stack) == STACK_PYTORCH ? (int)cost_k(CK_TORCH_MICROBATCH) : 1;
+	char how[128];
 	p->checkpointing = 1;
-	if (!g)
-		snprintf(p->why, sizeof p->why, "one sequence of %d tokens needs %.1f GiB of activations even with "
-			 "checkpointing, more than a GPU's usable %.1f GiB", j->seq, activations(j, 1) / COST_GIB,
+	if (!c->gpus_needed) {
+		snprintf(p->why, sizeof p->why, "a micro-batch of %d x %d tokens needs %.1f GiB of activations even with "
+			 "checkpointing, more than a GPU's usable %.1f GiB", mb, j->seq, activations(j, 1) / COST_GIB,
 			 usable / COST_GIB);
-	else if (g > limit)
-		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB (%.0f GiB of %s), more than --gpus %d", g,
-			 h->mem_gib, states / COST_GIB,
-			 j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights", j->max_gpus);
+		return;
+	}
+	struct cost_pred l = *c;
+	l.gpus_used = c->gpus_needed, l.dp = c->gpus_needed / (c->tp * c->pp * c->cp);
+	cost_layout_text(j, &l);
+	snprintf(how, sizeof how, "as %.80s, activations %.1f of %.1f usable GiB a GPU", l.layout,
+		 activations(j, c->checkpointing) / (c->tp * c->cp) / COST_GIB, usable / COST_GIB);
+	p->gpus_needed = c->gpus_needed, p->checkpointing = c->checkpointing, p->fsdp = c->fsdp;
+	p->tp = c->tp, p->pp = c->pp, p->cp = c->cp;
+	states_of(j, c->fsdp, &grp, &shard);
+	if (j->max_gpus > 0 && c->gpus_needed > j->max_gpus)
+		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB for %.0f GiB of %s, more than --gpus %d; %s",
+			 c->gpus_needed, h->mem_gib, (grp + shard) / COST_GIB,
+			 j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights", j->max_gpus, how);
 	else
-		cost_instances_for(j, h, g, p);
+		cost_instances_for(j, h, c->gpus_needed, how, p);
 }
 
 /* The GPUs a layout needs (a multiple of its model-parallel group); 0: none. */
@@ -166,7 +178,7 @@ static int layout_try(const struct cost_job *j, const struct cost_hw *h, struct 
 {
 	int g = layout_gpus(j, h, c);
 	c->gpus_needed = g;
-	if (!g || g > limit || !(c->instances = cost_instances_for(j, h, g, c)))
+	if (!g || g > limit || !(c->instances = cost_instances_for(j, h, g, NULL, c)))
 		return 0;
 	c->gpus_used = c->instances * h->gpus;
 	c->dp = c->gpus_used / (c->tp * c->pp * c->cp);
@@ -200,7 +212,7 @@ static int layout_better(int meg, const struct cost_pred *c, double tps, const s
 static int train_fit(const struct cost_job *j, const struct cost_hw *h, double eff, struct cost_pred *p)
 {
 	int meg = cost_job_stack(j->task, j->stack) == STACK_MEGATRON, limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
-	struct cost_pred best = { 0 }, c;
+	struct cost_pred best = { 0 }, fewest = { 0 }, c;
 	double best_tps = 0;
 	enum cost_bound b;
 	for (int ck = 0; ck < 2; ck++)
@@ -213,17 +225,18 @@ static int train_fit(const struct cost_job *j, const struct cost_hw *h, double e
 							continue;
 						c = *p;
 						c.tp = t, c.pp = pp, c.cp = cp, c.checkpointing = ck, c.fsdp = fs;
-						if (!layout_try(j, h, &c, limit))
+						if (!layout_try(j, h, &c, limit)) {
+							if (c.gpus_needed && (!fewest.gpus_needed || c.gpus_needed < fewest.gpus_needed))
+								fewest = c;
 							continue;
+						}
 						double tps = train_rate(j, h, &c, eff, END_MID, &b);
 						if (layout_better(meg, &c, tps, &best, best_tps))
 							best = c, best_tps = tps;
 					}
 	double grp, shard;
 	if (!best.instances) {
-		double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION);
-		states_of(j, 1, &grp, &shard);
-		train_why(j, h, usable, grp + shard, p);
+		train_why(j, h, &fewest, p);
 		return 0;
 	}
 	*p = best;

@@ -254,6 +254,16 @@ static void test_fit_and_instances(void)
 	j.max_gpus = 1;
 	CHECK(!cost_predict(&j, &h, &tr));
 	CHECK(strstr(tr.why, "--gpus 1") != NULL);
+	/* what does not fit says the GPUs of the layout of the fewest the search tried, and names it: 8B at 8,192 tokens
+	 * on 4 x 16 GiB needs 12 GPUs as TP 4 (3.5 GiB of activations each), not the 268 of TP 1 (14.0 of its 14.4 GiB) */
+	struct cost_job k = { .shape = *cost_preset_find("llama-3.1-8b"), .task = COST_TRAIN, .seq = 8192, .tokens = 1e9 };
+	struct cost_hw t4 = ref_hw("T4", 4, 0);
+	CHECK(!cost_predict(&k, &t4, &tr));
+	CHECK(tr.gpus_needed == 12 && tr.tp == 4 && strstr(tr.why, "needs 12 GPUs of 16 GiB") != NULL);
+	CHECK(strstr(tr.why, "TP 4, activation checkpointing") != NULL && strstr(tr.why, "instance of 4") != NULL);
+	t4 = ref_hw("T4", 1, 0);
+	CHECK(!cost_predict(&k, &t4, &tr));
+	CHECK(tr.gpus_needed == 268 && strstr(tr.why, "activations 14.0 of 14.4 usable GiB") != NULL);
 }
 
 /* run --job: the job on the real H100 capture's own figures (tests/fixtures/gpu/h100-2026-11-22). */
