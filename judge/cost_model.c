@@ -76,7 +76,9 @@ const struct cost_const cost_consts[CK_COUNT] = {
 	[CK_CKPT_TIME_FACTOR] = { "checkpoint_time_factor", 1.12, 1.12, 1.12, "x step time",
 		"fitted on the published record (cost_published.csv foundry-a100-30b-2k): llm-foundry's checkpointed "
 		"rows reach a higher hardware utilization than their plain ones (A100 30B: MFU 55.3 %, HFU 73.7 %; "
-		"7B without: MFU 64.2 %), so the 4/3 of the FLOPs costs less than 4/3 of the time" },
+		"7B without: MFU 64.2 %), so the 4/3 of the FLOPs costs less than 4/3 of the time; with PyTorch's DRAM traffic "
+		"charged apart (torch_layer_bytes_per_token_hidden) that row is 0.97 of its prediction; not refitted, as "
+		"Megatron's checkpointed 70B rows share it" },
 	[CK_LOGIT_BYTES] = { "logit_bytes", 4, 4, 4, "bytes per token per vocabulary entry",
 		"fp32 logits for the loss (Hugging Face transformers LlamaForCausalLM upcasts logits to float)" },
 	[CK_USABLE_MEMORY_FRACTION] = { "usable_memory_fraction", 0.90, 0.90, 0.90, "of GPU memory",
@@ -129,11 +131,12 @@ const struct cost_const cost_consts[CK_COUNT] = {
 		"(local batch size 2), NVIDIA-NeMo/Automodel's LoRA benchmark recipes (local batch size 2, micro-batch "
 		"2: examples/llm_finetune/llama3_3/custom_llama3_3_70b_instruct_peft_benchmark.yaml at 2013a4dd6); "
 		"Megatron's NeMo rows run micro-batch 1" },
-	[CK_LORA_CKPT_TIME_FACTOR] = { "lora_checkpoint_time_factor", 1.34, 1.34, 1.34, "x step time",
+	[CK_LORA_CKPT_TIME_FACTOR] = { "lora_checkpoint_time_factor", 1.46, 1.46, 1.46, "x step time",
 		"fitted on the published record (cost_published.csv automodel-70b-lora: NeMo Automodel's Llama 3 70B "
 		"LoRA on 8x H100, FSDP2 + TP 2 + activation checkpointing, 1,091.85 tokens/s/GPU): a LoRA step has no "
 		"weight-gradient GEMMs, so the recomputed forward (2 N of its 4 N) costs it more than full training's "
-		"checkpoint_time_factor (2 N of 6 N)" },
+		"checkpoint_time_factor (2 N of 6 N); 1.34 before PyTorch's DRAM traffic was charged apart "
+		"(torch_layer_bytes_per_token_hidden): the 8B LoRA the efficiency is fitted on carries more of it" },
 	[CK_LORA_RANK] = { "lora_rank", 16, 16, 16, "",
 		"the adapters' rank on every linear layer (NeMo Automodel's LoRA recipes: dim 16, match_all_linear); their "
 		"weights, gradients and AdamW states are held at train_bytes_per_param, about 0.2 % of a 70B model" },
@@ -142,6 +145,23 @@ const struct cost_const cost_consts[CK_COUNT] = {
 	[CK_MAX_CONCURRENCY_TRTLLM] = { "max_concurrency_trtllm", 2048, 2048, 2048, "requests",
 		"TensorRT-LLM BuildConfig max_batch_size, 2048 by default; the perf-overview runs (v1.0) capture "
 		"CUDA graphs up to 8192" },
+	[CK_TORCH_LAYER_BYTES] = { "torch_layer_bytes_per_token_hidden", 250, 214, 286, "bytes per token per layer per hidden",
+		"what a PyTorch step's elementwise kernels (norms, rotary, SwiGLU, residual adds, casts; forward and backward) "
+		"move at the DRAM rate besides its GEMMs and attention. " GPU1125 " and the H200 of tests/fixtures/gpu/"
+		"h200-2026-11-28: the same training step ran 9.4 % faster on the H200 at the same GEMM rate (679.6 against "
+		"690.6 TFLOP/s) and 1.41x the DRAM rate, so a third of the H100's step is DRAM-bound: 22.8 MB per token, of "
+		"which the loss and the optimizer (loss_bytes_per_token_vocab, optimizer_bytes_per_param) are 13.5; the rest "
+		"over 16 layers x 2,048 is 286 (214 with the H100's other round; the H200's first read its GEMM rate low, "
+		"645.9). Fused stacks (llm-foundry, torch.compile) move less: the stack's spread holds both" },
+	[CK_LOSS_BYTES] = { "loss_bytes_per_token_vocab", 48, 48, 48, "bytes per token per vocabulary entry",
+		"PyTorch's cross-entropy over upcast logits (transformers' LlamaForCausalLM, llm-foundry, gpuvet's step), "
+		"counted in 4-byte fp32 elements: the upcast (2 read, 4 written), log_softmax (max, sum, then the output: 3 "
+		"reads, 1 write), the loss gradient's zeros (1 write), log_softmax's backward (the gradient read twice, the "
+		"output once, 1 write), the gradient back to bf16 (4 read, 2 written): 6 + 16 + 4 + 16 + 6" },
+	[CK_OPTIMIZER_BYTES] = { "optimizer_bytes_per_param", 40, 40, 40, "bytes per trainable parameter per step",
+		"PyTorch's fused AdamW (torch.optim.AdamW(fused=True)) reads the fp32 weight, gradient and two moments and "
+		"writes the weight and moments (28), the bf16 gradient is widened to fp32 (2 + 4) and the weight cast to "
+		"bf16 for the forward (4 + 2); sharded over the job's GPUs, once per fsdp_batch_tokens tokens per GPU" },
 };
 
 double cost_k(enum cost_k k)

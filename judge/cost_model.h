@@ -56,6 +56,9 @@ enum cost_k {
 	CK_LORA_RANK,             /* the adapters' rank (their state: weights, gradients, AdamW) */
 	CK_MAX_CONCURRENCY_VLLM,  /* requests a vLLM engine runs at once by default */
 	CK_MAX_CONCURRENCY_TRTLLM,/* requests a TensorRT-LLM engine runs at once by default */
+	CK_TORCH_LAYER_BYTES,     /* PyTorch: DRAM bytes of a layer's elementwise kernels per token per hidden unit */
+	CK_LOSS_BYTES,            /* PyTorch: DRAM bytes of the loss over fp32 logits per token per vocabulary entry */
+	CK_OPTIMIZER_BYTES,       /* PyTorch: DRAM bytes per trainable parameter per optimizer step */
 	CK_COUNT
 };
 
@@ -146,7 +149,8 @@ struct cost_pred {
 	char layout[120];       /* the layout chosen, in words (FSDP / TP / PP / CP / checkpointing; serving: the copies) */
 	double mem_gib_per_gpu; /* what the job holds on each GPU */
 	double flops_per_token; /* model FLOPs (docs/cost.md convention) */
-	double bytes_per_token; /* inference decode: DRAM bytes read per generated token */
+	double bytes_per_token; /* inference decode: DRAM bytes read per generated token; PyTorch training and LoRA: the
+				   step's DRAM bytes per token besides its GEMMs and attention (cost_predict.c) */
 	double tps_gpu, tps_lo, tps_hi;   /* tokens/s per GPU of the instances used (idle GPUs counted) */
 	double prefill_tps_gpu;           /* inference: prompt tokens/s per GPU, compute-bound */
 	enum cost_bound bound;

@@ -57,6 +57,34 @@ static void states_of(const struct cost_job *j, int fsdp, double *per_group, dou
 		*sharded = cost_k(CK_TRAIN_BYTES_PER_PARAM) * N;
 }
 
+/* What checkpointing costs p's step in time (1: none). */
+static double ckpt_time(const struct cost_job *j, const struct cost_pred *p)
+{
+	return !p->checkpointing ? 1 : cost_k(j->task == COST_LORA ? CK_LORA_CKPT_TIME_FACTOR : CK_CKPT_TIME_FACTOR);
+}
+
+/* Tokens per GPU between two data-parallel exchanges: FSDP's micro-batch, Megatron's step of micro-batches. */
+static double dp_batch(const struct cost_job *j, const struct cost_pred *p)
+{
+	return p->fsdp ? fmax(j->seq, cost_k(CK_FSDP_BATCH_TOKENS)) : j->seq * cost_k(CK_PIPELINE_MICROBATCHES);
+}
+
+/*
+ * The DRAM bytes a PyTorch step moves per token of a model-parallel group besides its GEMMs and attention: its
+ * layers' elementwise kernels (norms, rotary, SwiGLU, residual adds, casts; recomputed with checkpointing), the loss
+ * over the fp32 logits, and the optimizer over the trainable parameters (sharded over every GPU, once per micro-batch
+ * of dp_batch tokens).  They weigh most where the GEMMs are small beside them: a small hidden size, a large
+ * vocabulary, one GPU (docs/cost.md, "Small models on one GPU").
+ */
+static double torch_step_bytes(const struct cost_job *j, const struct cost_pred *p)
+{
+	double ckpt = ckpt_time(j, p), batch = dp_batch(j, p);
+	const struct cost_shape *m = &j->shape;
+	double trainable = j->task == COST_LORA ? adapter_bytes(j) / cost_k(CK_TRAIN_BYTES_PER_PARAM) : cost_shape_params(m);
+	return ckpt * cost_k(CK_TORCH_LAYER_BYTES) * m->layers * m->hidden + cost_k(CK_LOSS_BYTES) * m->vocab +
+	       cost_k(CK_OPTIMIZER_BYTES) * trainable * (p->tp * p->pp * p->cp) / p->gpus_used / batch;
+}
+
 /*
  * Training or LoRA tokens/s per GPU at one end of the band (the measured figures' spread; the constants at their
  * value), for p's layout; *b the bound.
@@ -65,11 +93,13 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 			 enum cost_end e, enum cost_bound *b)
 {
 	enum cost_stack s = cost_job_stack(j->task, j->stack);
-	double N = cost_shape_params(&j->shape), S = j->seq, t = p->tp, m = p->tp * p->pp * p->cp;
+	double N = cost_shape_params(&j->shape), t = p->tp, m = p->tp * p->pp * p->cp;
 	double D = (double)p->gpus_used / m, gemm = cost_pick(h->gemm_tflops, h->gemm_lo, h->gemm_hi, e) * 1e12;
-	double ckpt = !p->checkpointing ? 1 : cost_k(j->task == COST_LORA ? CK_LORA_CKPT_TIME_FACTOR : CK_CKPT_TIME_FACTOR);
-	/* seconds per token of one model-parallel group */
+	double ckpt = ckpt_time(j, p), mem = cost_pick(h->mem_gbps, h->mem_lo, h->mem_hi, e) * 1e9, batch = dp_batch(j, p);
+	/* seconds per token of one model-parallel group: the GEMMs and attention, then (PyTorch) its other DRAM traffic */
 	double t_comp = p->flops_per_token * ckpt / (m * eff * gemm);
+	if (s == STACK_PYTORCH && isfinite(mem) && mem > 0)
+		t_comp += torch_step_bytes(j, p) / (m * mem);
 	double bubble = p->pp > 1 ? (p->pp - 1) / (cost_k(CK_PIPELINE_MICROBATCHES) * cost_k(CK_PIPELINE_VIRTUAL)) : 0;
 	double t_tp = 0, t_dp = 0;
 	/* Megatron overlaps its tensor-parallel collectives with the GEMMs (tp_comm_overlap); torch's are exposed */
@@ -81,7 +111,6 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 		 * weights gathered twice, sharded by FSDP2 over every GPU); Megatron's distributed optimizer once a step */
 		int fsdp = p->fsdp;
 		double passes = j->task == COST_TRAIN ? (fsdp ? 3 : 2) : (fsdp ? 2 : 0);
-		double batch = fsdp ? fmax(S, cost_k(CK_FSDP_BATCH_TOKENS)) : S * cost_k(CK_PIPELINE_MICROBATCHES);
 		double inter = isfinite(h->inter_gbps) && h->inter_gbps > 0 ? h->inter_gbps : cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 		double bw = p->instances > 1 ? (isfinite(h->busbw_gbps) && h->busbw_gbps < inter ? h->busbw_gbps : inter)
 					     : h->busbw_gbps;
@@ -99,24 +128,36 @@ static double train_rate(const struct cost_job *j, const struct cost_hw *h, cons
 	return tps;
 }
 
-/* Why no layout fits: the plain one's reason, for the row. */
-static void train_why(const struct cost_job *j, const struct cost_hw *h, double usable, double states,
-		      struct cost_pred *p)
+/*
+ * Why no layout fits, for the row: the layout of the fewest GPUs the search tried (c; none when even checkpointed
+ * activations outgrow a GPU), stated, and what stops it: --gpus, or instances of a type that are not spanned.
+ */
+static void train_why(const struct cost_job *j, const struct cost_hw *h, const struct cost_pred *c, struct cost_pred *p)
 {
-	int limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
-	int g = cost_gpus_for(usable, activations(j, 1), states);
-	p->gpus_needed = g ? g : cost_gpus_for(usable, activations(j, 0), states);
+	double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION), grp, shard;
+	int mb = cost_job_stack(j->task, j->stack) == STACK_PYTORCH ? (int)cost_k(CK_TORCH_MICROBATCH) : 1;
+	char how[128];
 	p->checkpointing = 1;
-	if (!g)
-		snprintf(p->why, sizeof p->why, "one sequence of %d tokens needs %.1f GiB of activations even with "
-			 "checkpointing, more than a GPU's usable %.1f GiB", j->seq, activations(j, 1) / COST_GIB,
+	if (!c->gpus_needed) {
+		snprintf(p->why, sizeof p->why, "a micro-batch of %d x %d tokens needs %.1f GiB of activations even with "
+			 "checkpointing, more than a GPU's usable %.1f GiB", mb, j->seq, activations(j, 1) / COST_GIB,
 			 usable / COST_GIB);
-	else if (g > limit)
-		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB (%.0f GiB of %s), more than --gpus %d", g,
-			 h->mem_gib, states / COST_GIB,
-			 j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights", j->max_gpus);
+		return;
+	}
+	struct cost_pred l = *c;
+	l.gpus_used = c->gpus_needed, l.dp = c->gpus_needed / (c->tp * c->pp * c->cp);
+	cost_layout_text(j, &l);
+	snprintf(how, sizeof how, "as %.80s, activations %.1f of %.1f usable GiB a GPU", l.layout,
+		 activations(j, c->checkpointing) / (c->tp * c->cp) / COST_GIB, usable / COST_GIB);
+	p->gpus_needed = c->gpus_needed, p->checkpointing = c->checkpointing, p->fsdp = c->fsdp;
+	p->tp = c->tp, p->pp = c->pp, p->cp = c->cp;
+	states_of(j, c->fsdp, &grp, &shard);
+	if (j->max_gpus > 0 && c->gpus_needed > j->max_gpus)
+		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB for %.0f GiB of %s, more than --gpus %d; %s",
+			 c->gpus_needed, h->mem_gib, (grp + shard) / COST_GIB,
+			 j->task == COST_TRAIN ? "weights, gradients and AdamW states" : "weights", j->max_gpus, how);
 	else
-		cost_instances_for(j, h, g, p);
+		cost_instances_for(j, h, c->gpus_needed, how, p);
 }
 
 /* The GPUs a layout needs (a multiple of its model-parallel group); 0: none. */
@@ -137,7 +178,7 @@ static int layout_try(const struct cost_job *j, const struct cost_hw *h, struct 
 {
 	int g = layout_gpus(j, h, c);
 	c->gpus_needed = g;
-	if (!g || g > limit || !(c->instances = cost_instances_for(j, h, g, c)))
+	if (!g || g > limit || !(c->instances = cost_instances_for(j, h, g, NULL, c)))
 		return 0;
 	c->gpus_used = c->instances * h->gpus;
 	c->dp = c->gpus_used / (c->tp * c->pp * c->cp);
@@ -171,7 +212,7 @@ static int layout_better(int meg, const struct cost_pred *c, double tps, const s
 static int train_fit(const struct cost_job *j, const struct cost_hw *h, double eff, struct cost_pred *p)
 {
 	int meg = cost_job_stack(j->task, j->stack) == STACK_MEGATRON, limit = j->max_gpus > 0 ? j->max_gpus : COST_MAX_GPUS;
-	struct cost_pred best = { 0 }, c;
+	struct cost_pred best = { 0 }, fewest = { 0 }, c;
 	double best_tps = 0;
 	enum cost_bound b;
 	for (int ck = 0; ck < 2; ck++)
@@ -184,17 +225,18 @@ static int train_fit(const struct cost_job *j, const struct cost_hw *h, double e
 							continue;
 						c = *p;
 						c.tp = t, c.pp = pp, c.cp = cp, c.checkpointing = ck, c.fsdp = fs;
-						if (!layout_try(j, h, &c, limit))
+						if (!layout_try(j, h, &c, limit)) {
+							if (c.gpus_needed && (!fewest.gpus_needed || c.gpus_needed < fewest.gpus_needed))
+								fewest = c;
 							continue;
+						}
 						double tps = train_rate(j, h, &c, eff, END_MID, &b);
 						if (layout_better(meg, &c, tps, &best, best_tps))
 							best = c, best_tps = tps;
 					}
 	double grp, shard;
 	if (!best.instances) {
-		double usable = h->mem_gib * COST_GIB * cost_k(CK_USABLE_MEMORY_FRACTION);
-		states_of(j, 1, &grp, &shard);
-		train_why(j, h, usable, grp + shard, p);
+		train_why(j, h, &fewest, p);
 		return 0;
 	}
 	*p = best;
@@ -220,6 +262,8 @@ static int train_predict(const struct cost_job *j, const struct cost_hw *h, stru
 	p->tps_hi = train_rate(j, h, p, eff, END_HI, &b) * hi;
 	p->tps_gpu = train_rate(j, h, p, eff, END_MID, &b);
 	p->bound = b;
+	if (cost_job_stack(j->task, j->stack) == STACK_PYTORCH)
+		p->bytes_per_token = torch_step_bytes(j, p);
 	return 1;
 }
 

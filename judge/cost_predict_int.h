@@ -23,8 +23,8 @@ double cost_k_at(enum cost_k k, enum cost_end e);
 double cost_pick(double mid, double lo, double hi, enum cost_end e);
 /* GPUs whose usable memory holds `sharded` bytes spread over them plus `fixed` bytes each; 0 when none can. */
 int cost_gpus_for(double usable, double fixed, double sharded);
-/* Instances of h for g GPUs within --gpus; 0 with p->why when they exceed it. */
-int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, struct cost_pred *p);
+/* Instances of h for g GPUs within --gpus; 0 with p->why when they exceed it (how: the layout in words, or NULL). */
+int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, const char *how, struct cost_pred *p);
 /* The band's multipliers: the efficiency row's own spread (wider, with p->band_note, outside the record). */
 void cost_band_of(const struct cost_eff *e, int covered, struct cost_pred *p, double *lo, double *hi);
 /* The layout p holds, in words, into p->layout. */

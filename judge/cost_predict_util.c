@@ -29,17 +29,19 @@ int cost_gpus_for(double usable, double fixed, double sharded)
 	return g < 1 ? 1 : g > COST_MAX_GPUS ? 0 : (int)g;
 }
 
-int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, struct cost_pred *p)
+int cost_instances_for(const struct cost_job *j, const struct cost_hw *h, int g, const char *how, struct cost_pred *p)
 {
 	int n = (g + h->gpus - 1) / h->gpus;
+	const char *sep = how ? "; " : "";
 	if (n > 1 && h->gpus < cost_k(CK_CLUSTER_MIN_GPUS)) {
 		snprintf(p->why, sizeof p->why, "needs %d GPUs of %.0f GiB: more than one instance of %d, and only "
-			 "%.0f-GPU types are spanned (cluster fabric)", g, h->mem_gib, h->gpus, cost_k(CK_CLUSTER_MIN_GPUS));
+			 "%.0f-GPU types are spanned (cluster fabric)%s%s", g, h->mem_gib, h->gpus,
+			 cost_k(CK_CLUSTER_MIN_GPUS), sep, how ? how : "");
 		return 0;
 	}
 	if (j->max_gpus > 0 && (long)n * h->gpus > j->max_gpus) {
-		snprintf(p->why, sizeof p->why, "needs %d GPU(s) (%d instance(s) of %d), more than --gpus %d", g, n,
-			 h->gpus, j->max_gpus);
+		snprintf(p->why, sizeof p->why, "needs %d GPU(s) (%d instance(s) of %d), more than --gpus %d%s%s", g, n,
+			 h->gpus, j->max_gpus, sep, how ? how : "");
 		return 0;
 	}
 	return n;

@@ -38,7 +38,7 @@ static int decode_fit(const struct cost_job *j, const struct cost_hw *h, struct 
 			 g ? ", more than --gpus allows" : "");
 		return 0;
 	}
-	if (!(p->instances = cost_instances_for(j, h, g, p)))
+	if (!(p->instances = cost_instances_for(j, h, g, NULL, p)))
 		return 0;
 	p->gpus_used = p->instances * h->gpus;
 	p->replica_gpus = g <= h->gpus ? g : p->gpus_used;
