@@ -4,6 +4,7 @@
  */
 #include "judge/accept.h"
 #include "judge/policy.h"
+#include "judge/derive.h"
 #include "results/fpq.h"
 #include "results/store.h"
 #include "common/util.h"
@@ -190,12 +191,10 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, con
 	gv_debug("fleet baseline: %zu candidate run(s)%s", n, scan ? " (full scan)" : "");
 	for (size_t i = 0; i < n; i++) {
 		json_t *o;
-		if (ids[i] == run_id || store_load_fingerprint(s, ids[i], &o))
+		if (ids[i] == run_id || !(o = derive_load(s, ids[i], STORE_RUN_NO_SERIES)))
 			continue;
-		if (policy_same_fleet(fp, o, digest)) {
-			json_object_del(o, "samples");
+		if (policy_same_fleet(fp, o, digest))
 			json_array_append(fleet, o);
-		}
 		json_decref(o);
 	}
 	free(ids);
@@ -294,7 +293,7 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		gv_err("policy '%s': %s", policy_path ? policy_path : "built-in", err);
 		return GV_EXIT_USAGE;
 	}
-	if (store_load_fingerprint(s, run_id, &fp)) {
+	if (!(fp = derive_load(s, run_id, STORE_RUN_ALL))) {   /* judged on what gpuvet derives from its evidence */
 		gv_err("%s", store_errmsg(s));
 		policy_free(p);
 		return GV_EXIT_USAGE;

@@ -60,7 +60,7 @@ static json_t *soak_evidence(const struct soak_gpu *sg)
 static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *out)
 {
 	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	double maxtemp = flags_series_max(fpq_series(fp, "soak.temp.c", sg->gpu));
+	double maxtemp = flags_series_max(flags_raw_series(fp, "soak.temp.c", sg->gpu));
 
 	/* THROTTLE_THERMAL: HW thermal at all, or SW thermal beyond a transient. */
 	double hw = sg->bit_s[R_HW_THERMAL], sw = sg->bit_s[R_SW_THERMAL];
@@ -87,8 +87,8 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 	if (pc >= FLAG_POWER_MIN_S) {
 		double limit = 0, power = 0, x0 = 0, x1 = 0;
 		int n;
-		const json_t *lp = fpq_series(fp, "soak.power_limit.w", sg->gpu);
-		const json_t *pp = fpq_series(fp, "soak.power.w", sg->gpu);
+		const json_t *lp = flags_raw_series(fp, "soak.power_limit.w", sg->gpu);
+		const json_t *pp = flags_raw_series(fp, "soak.power.w", sg->gpu);
 		if (fpq_series_span(lp, &x0, &x1) || fpq_series_median(lp, x0, x1, &limit, &n))
 			limit = 0;
 		if (fpq_series_span(pp, &x0, &x1) || fpq_series_median(pp, x0, x1, &power, &n))
@@ -312,7 +312,7 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
 		if (fpq_metric_value(fp, "soak.sdc.mismatches", g, &mm) || mm < FLAG_SDC_MIN_MISMATCHES)
 			continue;
 		const json_t *par = json_object_get(fpq_metric(fp, "soak.sdc.mismatches", g), "params");
-		const json_t *pts = fpq_series(fp, "soak.sdc.mismatch", g);
+		const json_t *pts = flags_raw_series(fp, "soak.sdc.mismatch", g);
 		json_t *its = json_array(), *p;
 		double checked = 0, first = -1;
 		size_t i;

@@ -83,6 +83,19 @@
 #define FLAG_EVIDENCE_MIN_READINGS 10    /* and at least 10 s of them: the quick profile soaks 30 s; a soak that
 					    declares 2 s proves nothing about throttling under sustained load */
 /*
+ * The soak's set-up before its first reading (CUDA context, cuBLASLt, NVML), which the harness's
+ * measured duration of the bench includes: 0.43-0.66 s on the one-GPU captures (tests/fixtures/gpu:
+ * the bench's duration_s less its declared duration); 2 s and 1 s per GPU leave room for a
+ * machine of 8 that opens its GPUs one after the other.
+ */
+#define FLAG_SOAK_SETUP_S          2.0
+#define FLAG_SOAK_SETUP_PER_GPU_S  1.0
+/*
+ * The soak's length in seconds from its evidence (judge/flags_evidence.c): the longest of its
+ * declared duration, its series' timestamps and its measured duration less its set-up; 0 without a soak.
+ */
+double flags_soak_seconds(const json_t *fingerprint);
+/*
  * Whether every GPU of the run has finite readings of a soak series for at
  * least FLAG_EVIDENCE_MIN_SHARE of the soak's seconds.
  */

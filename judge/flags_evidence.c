@@ -13,8 +13,9 @@
  * every bit any of them set: the worst).  A check that passes says the
  * machine had none of the trouble it looks for, so a series counts only
  * when every GPU of the run has readings for at least
- * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (its config's duration_s,
- * or the points stored when more), and for at least
+ * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (flags_soak_seconds: the longest
+ * of its declared duration, its series' own timestamps and the bench's measured
+ * duration less its set-up, or the points stored when more), and for at least
  * FLAG_EVIDENCE_MIN_READINGS seconds.  One reading of 30, 30 null ones,
  * thirty masks of -1, three readings repeated ten times, a rate of -1 or a
  * soak that declares 2 s is no evidence: the check is not measured (exit 3).
@@ -22,6 +23,7 @@
 #include "judge/flags.h"
 #include "judge/flags_int.h"
 #include "results/fpq.h"
+#include "benches/bench.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -84,9 +86,14 @@ static int cmp_pt(const void *a, const void *b)
 	return p->at < q->at ? -1 : p->at > q->at;
 }
 
+const json_t *flags_raw_series(const json_t *fp, const char *series, int gpu)
+{
+	return fpq_series(fp, series_owner(series), series, gpu);
+}
+
 json_t *flags_series(const json_t *fp, const char *series, int gpu)
 {
-	const json_t *pts = fpq_series(fp, series, gpu);
+	const json_t *pts = flags_raw_series(fp, series, gpu);
 	size_t i, n = 0, cap = json_array_size(pts);
 	json_t *p, *out = json_array();
 	int mask = !strcmp(series, "soak.clock_events.mask");
@@ -116,30 +123,63 @@ json_t *flags_series(const json_t *fp, const char *series, int gpu)
 	return out;
 }
 
-/* The soak's length in seconds as its config echo declares it; 0 when it does not. */
-static double soak_seconds(const json_t *fp)
+/* A soak series' largest time (its own timestamps, every gpu): the soak sampled at least that long. */
+static double soak_last_x(const json_t *fp, int ngpu)
+{
+	static const char *const series[] = { "soak.clock_events.mask", "soak.tflops", "soak.sm_clock.mhz", "soak.temp.c",
+					      "soak.power.w", "soak.pcie.gen" };
+	double last = 0;
+	for (size_t k = 0; k < sizeof series / sizeof series[0]; k++)
+		for (int g = 0; g < ngpu; g++) {
+			size_t i;
+			json_t *p;
+			json_array_foreach(flags_raw_series(fp, series[k], g), i, p) {
+				json_t *x = json_array_get(p, 0);
+				if (json_is_number(x) && json_number_value(x) > last && json_number_value(x) < 1e7)
+					last = json_number_value(x);
+			}
+		}
+	return last;
+}
+
+/*
+ * The soak's length in seconds, from its evidence: the longest of what its config echo declares
+ * (duration_s), what its own series' timestamps show, and what the harness measured the bench took
+ * (its duration_s) less the set-up before the first reading (FLAG_SOAK_SETUP_S).  Removing or
+ * lowering the declared length does not shorten it: 10 readings of a 30 s soak stay a third of it.
+ * 0 when the run has no soak.
+ */
+double flags_soak_seconds(const json_t *fp)
 {
 	size_t i;
 	json_t *b;
+	int ngpu = fpq_gpu_count(fp);
+	double len = 0;
 	json_array_foreach(json_object_get(fp, "benches"), i, b) {
 		const char *n = json_string_value(json_object_get(b, "name"));
-		json_t *d = json_object_get(json_object_get(b, "config"), "duration_s");
-		if (n && !strcmp(n, "soak") && json_is_number(d) && json_number_value(d) > 0 &&
-		    json_number_value(d) < 1e7)
-			return json_number_value(d);
+		json_t *d = json_object_get(json_object_get(b, "config"), "duration_s"), *ran = json_object_get(b, "duration_s");
+		if (!n || strcmp(n, "soak"))
+			continue;
+		if (json_is_number(d) && json_number_value(d) > 0 && json_number_value(d) < 1e7)
+			len = json_number_value(d);
+		double setup = FLAG_SOAK_SETUP_S + FLAG_SOAK_SETUP_PER_GPU_S * (ngpu > 0 ? ngpu : 1);
+		if (json_is_number(ran) && json_number_value(ran) - setup > len && json_number_value(ran) < 1e7)
+			len = json_number_value(ran) - setup;
+		break;
 	}
-	return 0;
+	double last = soak_last_x(fp, ngpu);
+	return last > len ? last : len;
 }
 
 int flags_series_covered(const json_t *fp, const char *series)
 {
 	int ngpu = fpq_gpu_count(fp);
-	double want = soak_seconds(fp);
+	double want = flags_soak_seconds(fp);
 	if (ngpu < 1)
 		return 0;
 	for (int g = 0; g < ngpu; g++) {
 		json_t *valid = flags_series(fp, series, g);
-		size_t n = json_array_size(fpq_series(fp, series, g)), readings = json_array_size(valid);
+		size_t n = json_array_size(flags_raw_series(fp, series, g)), readings = json_array_size(valid);
 		json_decref(valid);
 		double expect = want > (double)n ? want : (double)n;
 		if (readings < FLAG_EVIDENCE_MIN_READINGS || readings < FLAG_EVIDENCE_MIN_SHARE * expect)

@@ -233,7 +233,7 @@ static int xid_is_app(int code)
 
 static int xid_flag(const json_t *fp, int gpu, json_t *out)
 {
-	const json_t *pts = fpq_series(fp, "soak.xid", gpu);
+	const json_t *pts = flags_raw_series(fp, "soak.xid", gpu);
 	double count = 0;
 	int hw = 0;
 	size_t i;
@@ -274,7 +274,7 @@ static void steal_flag(const json_t *fp, json_t *out)
 		return;
 	flags_add(out, "CPU_STEAL", st >= FLAG_STEAL_CRIT_PCT ? "critical" : "warning",
 		 json_pack("{s:i,s:f,s:f,s:{s:f,s:f}}", "gpu", -1, "steal_pct", st, "max_per_second_pct",
-			   flags_series_max(fpq_series(fp, "host.cpu_steal.pct", -1)), "thresholds",
+			   flags_series_max(flags_raw_series(fp, "host.cpu_steal.pct", -1)), "thresholds",
 			   "FLAG_STEAL_WARN_PCT", FLAG_STEAL_WARN_PCT, "FLAG_STEAL_CRIT_PCT", FLAG_STEAL_CRIT_PCT),
 		 "hypervisor steal took %.1f%% of cpu time during the run", st);
 }

@@ -37,6 +37,12 @@ void flags_add(json_t *out, const char *code, const char *severity, json_t *evid
  */
 int flags_reading_valid(const char *series, double y);
 /*
+ * The points of a series of gpu as stored under the bench that declares it
+ * (benches/bench.h series_owner), never a copy under another bench; NULL
+ * when none (flags_evidence.c).
+ */
+const json_t *flags_raw_series(const json_t *fp, const char *series, int gpu);
+/*
  * The readings of a soak series of gpu that every check and the coverage rule
  * judge: valid points (flags_reading_valid) sorted by x, one per distinct
  * second.  A new array of [x, y] (never NULL): the caller json_decref()s it.

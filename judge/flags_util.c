@@ -131,8 +131,8 @@ int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
 				sg->bit_s[r] += sg->period;
 	}
 	json_decref(pts);
-	sg->thermal_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.thermal_s", gpu));
-	sg->power_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.power_s", gpu));
+	sg->thermal_viol_s = flags_series_max(flags_raw_series(fp, "soak.throttle.thermal_s", gpu));
+	sg->power_viol_s = flags_series_max(flags_raw_series(fp, "soak.throttle.power_s", gpu));
 	return 0;
 }
 
@@ -202,7 +202,7 @@ int flags_any_series(const json_t *fp, const char *series)
 {
 	int n = fpq_gpu_count(fp);
 	for (int g = -1; g < n; g++)
-		if (json_array_size(fpq_series(fp, series, g)))
+		if (json_array_size(flags_raw_series(fp, series, g)))
 			return 1;
 	return 0;
 }

@@ -673,15 +673,17 @@ static const char *bench_timing(const json_t *fp, const char *metric)
 }
 
 /*
- * Whether two runs timed metric `name` the same way: gemm declares "timing":
- * "steady" since steady-state timing; burst-timed runs before it declared
- * nothing, and their GEMM figures sit about 5 % higher on a power-capped GPU,
- * so a fleet baseline never mixes the two.
+ * Whether two runs timed metric `name` the same way, by the class derive()
+ * found in each run's rows (judge/derive.c timing_rows: steady-timed GEMM rows
+ * carry their window's parameters, burst-timed ones their repetitions; their
+ * figures sit about 5 % apart on a power-capped GPU), never by what a file's
+ * config says.  A run whose rows show no class is compared with every run:
+ * removing the evidence never takes a run out of its fleet.
  */
 static int same_timing(const json_t *fp, const json_t *other, const char *name)
 {
 	const char *a = bench_timing(fp, name), *b = bench_timing(other, name);
-	return a == b || (a && b && !strcmp(a, b));
+	return !a || !b || !strcmp(a, b);
 }
 
 /*
@@ -796,8 +798,15 @@ static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, i
 		judge(res, check_obj(r, name, gpu, v, unit, "<=", r->max, "absolute", src), v <= r->max);
 	}
 	if (r->has_ref_min) {
-		const struct gpu_ref *ref = fpq_gpu_ref(fp);
-		double rv = metric_reference(name, gpu, fpq_gpu_count(fp), ref, desc, sizeof desc);
+		const struct gpu_ref *ref;
+		char mwhy[300];
+		double rv = 0;
+		if (fpq_gpu_model(fp, &ref, mwhy, sizeof mwhy) != FPQ_MODEL_RESOLVED) {
+			/* no model, no reference: not measured (exit 3), never skipped with a note */
+			rule_unmeasured(p, r, gpu, name, mwhy, 0, res);
+			return;
+		}
+		rv = metric_reference(name, gpu, fpq_gpu_count(fp), ref, desc, sizeof desc);
 		if (rv > 0) {
 			snprintf(src, sizeof src, "reference: %s x %.3g (policy %s, rule %s min_fraction_of_reference %.3g)",
 				 desc, r->ref_min, p->name, r->metrics[0], r->ref_min);

@@ -1,11 +1,13 @@
 /* fpq.c - read-only queries on a fingerprint; see fpq.h. */
 #include "results/fpq.h"
 #include "common/gpus.h"
+#include "common/gpu_evidence.h"
 #include "common/mindex.h"
 #include "common/stats.h"
 #include "common/util.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,16 +76,17 @@ int fpq_metric_value(const json_t *fp, const char *name, int gpu, double *v)
 	return 0;
 }
 
-const json_t *fpq_series(const json_t *fp, const char *series, int gpu)
+const json_t *fpq_series(const json_t *fp, const char *bench, const char *series, int gpu)
 {
 	size_t i;
 	json_t *s;
 	json_array_foreach(json_object_get(fp, "samples"), i, s) {
 		const char *n = json_string_value(json_object_get(s, "series"));
+		const char *b = json_string_value(json_object_get(s, "bench"));
 		json_t *g = json_object_get(s, "gpu");
 		json_t *p = json_object_get(s, "points");
-		if (n && !strcmp(n, series) && json_is_integer(g) && json_integer_value(g) == gpu &&
-		    json_is_array(p))
+		if (n && !strcmp(n, series) && json_is_integer(g) && json_integer_value(g) == gpu && json_is_array(p) &&
+		    (!bench || (b && !strcmp(b, bench))))
 			return p;
 	}
 	return NULL;
@@ -148,22 +151,39 @@ const char *fpq_run_str(const json_t *fp, const char *key)
 	return json_string_value(json_object_get(json_object_get(fp, "run"), key));
 }
 
+static long pci_device(const json_t *g)
+{
+	const json_t *v = json_object_get(g, "pci_device_id");
+	return gpu_pci_device_id(json_string_value(v), json_is_integer(v) ? json_integer_value(v) : -1);
+}
+
+int fpq_gpu_model(const json_t *fp, const struct gpu_ref **ref, char *why, size_t whylen)
+{
+	/* the device (its NVML name, memory and pci device id, as `gpuvet run` resolves it), never a label */
+	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
+	double bytes = 0;
+	char buf[256];
+	*ref = NULL;
+	if (!g0) {
+		snprintf(why, whylen, "the inventory lists no gpu");
+		return FPQ_MODEL_NONE;
+	}
+	if (fpq_num(g0, &bytes, "memory_bytes", NULL))
+		bytes = 0;
+	const char *vm = fpq_str(g0, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
+	int vgpu = vm && strcasestr(vm, "vgpu") && !strcasestr(vm, "host");
+	if (gpu_resolve_device(fpq_str(g0, "name", NULL), bytes, pci_device(g0), vgpu, ref, buf, sizeof buf) ==
+	    GPU_EV_RESOLVED)
+		return FPQ_MODEL_RESOLVED;
+	snprintf(why, whylen, "gpu 0 resolves to no model gpuvet knows: %s", buf);
+	return FPQ_MODEL_UNKNOWN;
+}
+
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
 {
-	/* the device first (its NVML name and memory, as `gpuvet run` resolves it), never a label over it */
-	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
-	const char *name = fpq_str(g0, "name", NULL), *key;
 	const struct gpu_ref *r;
-	double bytes = 0;
-	if (name) {
-		if (fpq_num(g0, &bytes, "memory_bytes", NULL) || !(bytes > 0 && bytes < 1e15))
-			bytes = 0;
-		return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
-	}
-	key = fpq_str(g0, "reference_model", NULL);   /* a device NVML could not name: what the run resolved */
-	if (key && (r = gpu_ref_find(key)))
-		return r;
-	return NULL;   /* no device: run.gpu_model is a label, never judged on */
+	char why[256];
+	return fpq_gpu_model(fp, &r, why, sizeof why) == FPQ_MODEL_RESOLVED ? r : NULL;
 }
 
 static const json_t *path_get(const json_t *obj, const char *path)

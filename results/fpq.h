@@ -17,8 +17,12 @@ struct gpu_ref;
 const json_t *fpq_metric(const json_t *fp, const char *name, int gpu);
 /* 0 and *v when the metric exists with a numeric value, else -1. */
 int fpq_metric_value(const json_t *fp, const char *name, int gpu, double *v);
-/* The points array [[x,y],...] of one series of one GPU, or NULL. */
-const json_t *fpq_series(const json_t *fp, const char *series, int gpu);
+/*
+ * The points array [[x,y],...] of one series of one GPU under bench (the one
+ * that declares it: benches/bench.h series_owner; NULL: under any), or NULL.
+ * A copy of a series under another bench is never read for it.
+ */
+const json_t *fpq_series(const json_t *fp, const char *bench, const char *series, int gpu);
 /* A bench's status ("ok", "skipped", ...) or NULL when it did not run; reason in *reason. */
 const char *fpq_bench_status(const json_t *fp, const char *bench, const char **reason);
 
@@ -27,10 +31,15 @@ const json_t *fpq_gpus(const json_t *fp);
 /* Number of GPUs: inventory, else run.gpu_count, else highest GPU index in metrics/samples + 1. */
 int fpq_gpu_count(const json_t *fp);
 /*
- * The reference row of the run's GPU model, from the evidence: GPU 0's NVML
- * name and memory (gpu_ref_match), else its reference_model; never
- * run.gpu_model, a label.  NULL when none (no GPU in the inventory).
+ * The run's GPU model from the evidence (common/gpu_evidence.h): GPU 0's NVML
+ * name held to its memory and pci device id; never run.gpu_model or a GPU's
+ * reference_model, labels.  NONE: the inventory lists no GPU; UNKNOWN: a
+ * device gpuvet cannot resolve (no name, a name of no model, or one its memory
+ * or device id contradicts), why in words; RESOLVED with *ref.
  */
+enum { FPQ_MODEL_NONE = 0, FPQ_MODEL_RESOLVED, FPQ_MODEL_UNKNOWN };
+int fpq_gpu_model(const json_t *fp, const struct gpu_ref **ref, char *why, size_t whylen);
+/* The model when RESOLVED, else NULL. */
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp);
 /* run.<key> as a string, or NULL. */
 const char *fpq_run_str(const json_t *fp, const char *key);

