@@ -180,7 +180,7 @@ static int catalog_gpus(struct import_checks *k, const struct price_rec *r, char
 		return 0;
 	const char *model = (const char *)sqlite3_column_text(k->gpus, 0);
 	double count = sqlite3_column_double(k->gpus, 1);
-	if ((r->gpu_model[0] && !gpu_same_model(r->gpu_model, model)) || (!isnan(r->gpu_count) && r->gpu_count != count)) {
+	if ((r->gpu_model[0] && !gpu_same_model(r->gpu_model, model) && strcasecmp(r->gpu_model, model)) || (!isnan(r->gpu_count) && r->gpu_count != count)) {
 		char shown[96], given[160];
 		ident_escape(r->instance_type, shown, sizeof shown);
 		ident_escape(r->gpu_model[0] ? r->gpu_model : model, given, sizeof given);

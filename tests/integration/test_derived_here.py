@@ -164,3 +164,43 @@ def test_p5_a_derived_percentage_is_never_the_files(gpuvet, tmp_path):
     shown = gpuvet.json("results", "show")
     pct = [m for m in shown["metrics"] if m["name"] == "memcpy.h2d.pct_of_link" and m["gpu"] == 0]
     assert len(pct) == 1 and pct[0]["params"]["of"] == "memcpy.h2d.pinned.gbps"
+
+
+PRICES = "provider,instance_type,region,gpu_model,gpu_count,market,price,unit,currency,captured_at\n"
+
+
+def test_p8_a_price_cannot_redeclare_a_catalogued_types_gpus(gpuvet, tmp_path):
+    f = tmp_path / "prices.csv"
+    f.write_text(PRICES + "aws,p5.4xlarge,us-east-1,H200,8,on_demand,6.88,hour,USD,2026-11-20\n")
+    r = gpuvet("prices", "import", f, check=2)
+    assert "aws p5.4xlarge is 1 x H100-SXM in the shipped catalog; the file says 8 x H200" in r.stderr
+    # its own name of the same model and count, or none, is taken
+    f.write_text(PRICES + "aws,p5.4xlarge,us-east-1,H100-SXM,1,on_demand,6.88,hour,USD,2026-11-20\n"
+                 "aws,p5.48xlarge,us-east-1,,,on_demand,55.04,hour,USD,2026-11-20\n")
+    gpuvet("prices", "import", f, check=0)
+    # a type the catalog does not know is said by name, with the letters that differ
+    f.write_text(PRICES + "aws,p5.4xIarge,us-east-1,H100-SXM,1,on_demand,6.88,hour,USD,2026-11-20\n")
+    r = gpuvet("prices", "import", f, check=0)
+    assert "aws p5.4xIarge is no instance type of the shipped aws catalog (did you mean p5.4xlarge; 'I' for 'l'?)" \
+        in r.stderr
+
+
+def test_p11_rates_beyond_physics_are_refused_and_a_zero_gemm_is_not_priced(gpuvet, tmp_path):
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    for m in fp["metrics"]:
+        if m["name"] in ("memcpy.d2d.gbps", "ingest.gbps", "allreduce.algbw.gbps"):
+            m["value"] = 1e200
+    r = put(gpuvet, tmp_path, fp, check=2)
+    assert "is outside its physical bounds" in r.stderr
+    for v in (0.0, 1e-300):
+        fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+        fp["run"].update(provider="aws", instance_type="p5.4xlarge", region="us-east-1")
+        for m in fp["metrics"]:
+            if m["name"].startswith("gemm.") and m["name"].endswith(".tflops"):
+                m["value"] = v
+        fp["metrics"] = [m for m in fp["metrics"] if ".pct_of_" not in m["name"]]
+        put(gpuvet, tmp_path, fp, check=0)
+        out = gpuvet("cost", "--model", "llama-3.1-8b", "--task", "infer", "--json", check=0).stdout
+        row = next(x for x in json.loads(out)["rows"] if x["instance_type"] == "p5.4xlarge")
+        assert "not measured: its GEMM rate is" in json.dumps(row), row
+        gpuvet("results", "list", check=0)

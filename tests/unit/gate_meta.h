@@ -14,7 +14,10 @@
  * shifted or repeated, series thinned or padded with invalid points, the
  * run dated anywhere, flags and verdicts of its own, benches listed or
  * configured anew, the run merged through another store, runs accepted by
- * other policies stored before it.  The victim is stored last, as a node
+ * other policies stored before it; and (issue 57) any derived figure edited,
+ * nulled or removed, any series or metric moved under another listed bench,
+ * any config key dropped or added, the inventory's GPU names renamed, nulled
+ * or removed, its memory sizes changed.  The victim is stored last, as a node
  * stores the run it has just measured, and judged as a plain `gpuvet
  * accept` judges (the run stored last, the built-in policy): its verdict
  * must never be ACCEPT.  A refused import (exit 2) is a pass.  Everything
