@@ -38,6 +38,15 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 		 int json, FILE *out);
 
 /*
+ * The same on the typed run (results/fprun.h) the caller loaded and derived
+ * (judge/derive.h): what accept_run and accept_judge call.  *verdict, when not
+ * NULL, gets the verdict's object once recorded (a new reference).
+ */
+struct fprun;
+int accept_judge_run(struct store *s, int64_t run_id, const struct policy *p, struct fprun *r, const json_t *run_flags,
+		     int json, FILE *out, json_t **verdict);
+
+/*
  * After an upgrade from a store whose verdicts name no policy text (schema
  * 5 or older): judges again, with the built-in policy, every run an earlier
  * built-in judged and this one has not, in the order the store took them,

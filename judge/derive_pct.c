@@ -287,13 +287,18 @@ int derive_percentages(struct fprun *r, unsigned how, char *err, size_t errlen)
 
 void derive_flags(struct fprun *r)
 {
-	json_t *fp = fprun_to_json(r), *flags = flags_compute(fp), *f;
+	json_t *flags = flags_compute_run(r), *f;
 	size_t i;
 	const char *why;
 	/* the file's flag of a code its evidence cannot judge (no soak, no inventory) stays: a claim against the run */
-	json_array_foreach(json_object_get(fp, "flags"), i, f)
-		if (flags_measurable(fp, json_string_value(json_object_get(f, "code")), &why) == 0)
-			json_array_append(flags, f);
+	for (size_t k = 0; k < r->nflags; k++)
+		if (flags_measurable_run(r, r->flags[k].code, &why) == 0) {
+			json_t *ev = r->flags[k].evidence ? json_loads(r->flags[k].evidence, 0, NULL) : NULL;
+			json_array_append_new(flags, json_pack("{s:s,s:s?,s:s?,s:o,s:s?}", "code", r->flags[k].code,
+							       "severity", r->flags[k].severity, "message", r->flags[k].message,
+							       "evidence", ev ? ev : json_object(), "remediation",
+							       r->flags[k].remediation));
+		}
 	fprun_clear_flags(r);
 	json_array_foreach(flags, i, f) {
 		char *ev = json_dumps(json_object_get(f, "evidence"), JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -304,5 +309,4 @@ void derive_flags(struct fprun *r)
 		free(ev);
 	}
 	json_decref(flags);
-	json_decref(fp);
 }
