@@ -21,7 +21,10 @@
 
 #define DRV_KV 12
 
-/* The derived figures: a percentage and the rate it is of, one row per rule. */
+/*
+ * The derived figures: a percentage and the rate it is of, one row per rule.  Every one is named
+ * *.pct_of_* (results/run_digest.c leaves them out of a run's digest: a store holds gpuvet's).
+ */
 const struct derive_row derive_rows[] = {
 	{ "gemm.*.pct_of_peak", "gemm.*.tflops", DERIVE_PCT_OF_PEAK },
 	{ "memcpy.h2d.pct_of_link", "memcpy.h2d.pinned.gbps", DERIVE_PCT_OF_LINK },

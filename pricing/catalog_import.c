@@ -167,6 +167,15 @@ static void warn_unknown_type(struct import_checks *k, const struct price_rec *r
 	       line, r->provider, shown, r->provider, near ? " (did you mean " : "", near ? near : "", diff, near ? "?)" : "");
 }
 
+/* The catalog's model in the file's words: its key, or a leading part of it ("A100" of A100-40-SXM, "h100"). */
+static int same_family(const char *mine, const char *cat)
+{
+	size_t n = strlen(mine);
+	if (gpu_same_model(mine, cat) || !strcasecmp(mine, cat))
+		return 1;
+	return n && !strncasecmp(mine, cat, n) && cat[n] == '-';
+}
+
 /*
  * A type the shipped catalog knows keeps its GPUs: a row that names another model or count is
  * refused with both (a price never re-declares what `results tag` and the identity check hold a
@@ -180,7 +189,7 @@ static int catalog_gpus(struct import_checks *k, const struct price_rec *r, char
 		return 0;
 	const char *model = (const char *)sqlite3_column_text(k->gpus, 0);
 	double count = sqlite3_column_double(k->gpus, 1);
-	if ((r->gpu_model[0] && !gpu_same_model(r->gpu_model, model) && strcasecmp(r->gpu_model, model)) || (!isnan(r->gpu_count) && r->gpu_count != count)) {
+	if ((r->gpu_model[0] && !same_family(r->gpu_model, model)) || (!isnan(r->gpu_count) && r->gpu_count != count)) {
 		char shown[96], given[160];
 		ident_escape(r->instance_type, shown, sizeof shown);
 		ident_escape(r->gpu_model[0] ? r->gpu_model : model, given, sizeof given);
