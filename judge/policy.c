@@ -369,8 +369,13 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
 				return policy_perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
 					    POLICY_BUILTIN_NAME);
-			/* compared as a reader sees it: Default, DEFAULT, "default ", a fullwidth or Cyrillic look-alike */
-			if (!strcmp(folded, POLICY_BUILTIN_NAME) && !c->builtin)
+			/*
+			 * compared as a reader sees it (common/ident_fold.c: its confusables skeleton): Default, "default ",
+			 * défault, a fullwidth, Cyrillic, small-capital or squared look-alike; and a name that starts with
+			 * the word, "default (built-in)", which reads as the built-in one annotated
+			 */
+			size_t bl = strlen(POLICY_BUILTIN_NAME);
+			if (!strncmp(folded, POLICY_BUILTIN_NAME, bl) && !isalnum((unsigned char)folded[bl]) && !c->builtin)
 				return policy_perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
 					    "name of its own", s, POLICY_BUILTIN_NAME);
 			free(p->name);

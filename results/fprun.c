@@ -79,6 +79,16 @@ void *fprun_alloc(struct fprun *r, size_t n)
 	return p;
 }
 
+const char *fprun_copy(struct fprun *r, const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *c = arena_get(r->arena, n);
+	memcpy(c, s, n);
+	return c;
+}
+
 static void intern_grow(struct fp_arena *a)
 {
 	const char **old = a->slot;

@@ -25,6 +25,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct gpu_ref;
 
@@ -96,6 +97,7 @@ struct fp_metric {
 	unsigned flags;          /* FPM_* */
 	double value;            /* NaN: null, not measured */
 	struct fp_obj params;
+	const char *params_text; /* the params as read (compact JSON), written back as they were; NULL when derived */
 	const char *of;          /* a derived figure: the metric it is a percentage of (its companion), or NULL */
 };
 
@@ -179,6 +181,8 @@ struct fprun *fprun_new(void);
 void fprun_free(struct fprun *r);
 /* A copy of s in the run's arena (interned: one copy of each text); NULL for NULL. */
 const char *fprun_str(struct fprun *r, const char *s);
+/* A copy of s in the run's arena, not interned (a text of its own, a row's params); NULL for NULL. */
+const char *fprun_copy(struct fprun *r, const char *s);
 /* n bytes of the run's arena, zeroed; freed with the run. */
 void *fprun_alloc(struct fprun *r, size_t n);
 /* A metric row appended (its strings interned); returns it. */
@@ -216,6 +220,11 @@ struct fp_obj fprun_decode_obj(struct fprun *r, const struct jtree *t, uint32_t 
  * Where derive() ran, a bench's config says the timing class it derived, not the file's.
  */
 json_t *fprun_to_json(const struct fprun *r);
+/*
+ * The run as a fingerprint document written to f a row at a time (`results show`): the same
+ * document as fprun_to_json's, never whole in memory; a row a line.  0, or -1 on a write error.
+ */
+int fprun_write(const struct fprun *r, FILE *f);
 /* An object's members as compact JSON text (malloc'd), NULL when it is absent. */
 char *fprun_obj_text(const struct fp_obj *o);
 

@@ -255,7 +255,11 @@ static void decode_metrics(struct fprun *r, const struct jtree *t, uint32_t a)
 		struct fp_metric *m = fprun_add_metric(r, jt_str(t, jt_get(t, e, "bench")), jt_str(t, jt_get(t, e, "name")),
 						       tgpu(t, e), tnum(t, jt_get(t, e, "value")),
 						       jt_str(t, jt_get(t, e, "unit")));
-		m->params = fprun_decode_obj(r, t, jt_get(t, e, "params"));
+		uint32_t pm = jt_get(t, e, "params");
+		char *text = jt_text(t, pm);
+		m->params = fprun_decode_obj(r, t, pm);
+		m->params_text = fprun_copy(r, text);
+		free(text);
 		m->of = fp_obj_str(&m->params, "of");
 	}
 }

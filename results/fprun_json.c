@@ -9,6 +9,7 @@
 #include "common/util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,16 +85,13 @@ static json_t *head_json(const struct fp_head *h)
 	return run;
 }
 
+static json_t *metric_row(const struct fp_metric *m);
+
 static json_t *rows_json(const struct fprun *r)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		const struct fp_metric *m = &r->metrics[i];
-		json_t *o = json_pack("{s:s,s:s,s:i,s:o,s:o}", "bench", m->bench, "name", m->name, "gpu", m->gpu, "value",
-				      num_or_null(m->value), "unit", str_or_null(m->unit));
-		json_object_set_new(o, "params", m->params.present ? obj_json(&m->params) : json_object());
-		json_array_append_new(a, o);
-	}
+	for (size_t i = 0; i < r->nmetrics; i++)
+		json_array_append_new(a, metric_row(&r->metrics[i]));
 	return a;
 }
 
@@ -172,4 +170,59 @@ json_t *fprun_to_json(const struct fprun *r)
 	json_object_set_new(fp, "metrics", rows_json(r));
 	json_object_set_new(fp, "samples", series_json(r));
 	return flags_verdicts_json(r, fp);
+}
+
+/* One row of a list, compact, on a line of its own; the reference is taken. */
+static int write_row(FILE *f, json_t *row, int first)
+{
+	int rc = fputs(first ? "\n    " : ",\n    ", f) < 0 || json_dumpf(row, f, JSON_COMPACT | JSON_ENSURE_ASCII |
+								   JSON_REAL_PRECISION(17)) < 0;
+	json_decref(row);
+	return rc;
+}
+
+static int write_list_end(FILE *f, size_t n)
+{
+	return fputs(n ? "\n  ]" : "]", f) < 0;
+}
+
+static json_t *metric_row(const struct fp_metric *m)
+{
+	json_t *o = json_pack("{s:s,s:s,s:i,s:o,s:o}", "bench", m->bench, "name", m->name, "gpu", m->gpu, "value",
+			      num_or_null(m->value), "unit", str_or_null(m->unit));
+	json_object_set_new(o, "params", m->params.present ? obj_json(&m->params) : json_object());
+	return o;
+}
+
+int fprun_write(const struct fprun *r, FILE *f)
+{
+	json_t *head = head_json(&r->run), *inv = text_json(r->inv.text), *b = benches_json(r);
+	int rc = fputs("{\n  \"schema\": \"" FINGERPRINT_SCHEMA "\",\n  \"run\": ", f) < 0 ||
+		 json_dumpf(head, f, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 || fputs(",\n  \"inventory\": ", f) < 0 ||
+		 json_dumpf(inv, f, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ENCODE_ANY) < 0 ||
+		 fputs(",\n  \"benches\": ", f) < 0 || json_dumpf(b, f, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ||
+		 fputs(",\n  \"metrics\": [", f) < 0;
+	json_decref(head);
+	json_decref(inv);
+	json_decref(b);
+	/* a row at a time: the document is never whole in memory (a run of a million metrics) */
+	for (size_t i = 0; !rc && i < r->nmetrics; i++)
+		rc = write_row(f, metric_row(&r->metrics[i]), i == 0);
+	rc = rc || write_list_end(f, r->nmetrics) || fputs(",\n  \"samples\": [", f) < 0;
+	for (size_t i = 0; !rc && i < r->nseries; i++) {
+		const struct fp_series *s = &r->series[i];
+		json_t *pts = json_array();
+		for (size_t j = 0; j < s->n; j++)
+			json_array_append_new(pts, json_pack("[oo]", num_or_null(s->xy[2 * j]), num_or_null(s->xy[2 * j + 1])));
+		rc = write_row(f, json_pack("{s:s,s:s,s:i,s:o}", "bench", s->bench, "series", s->name, "gpu", s->gpu, "points",
+					    pts), i == 0);
+	}
+	json_t *fv = json_object();
+	flags_verdicts_json(r, fv);
+	rc = rc || write_list_end(f, r->nseries) || fputs(",\n  \"flags\": ", f) < 0 ||
+	     json_dumpf(json_object_get(fv, "flags"), f, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 ||
+	     fputs(",\n  \"verdicts\": ", f) < 0 ||
+	     json_dumpf(json_object_get(fv, "verdicts"), f, JSON_COMPACT | JSON_ENSURE_ASCII) < 0 || fputs("\n}\n", f) < 0;
+	json_decref(fv);
+	return rc ? -1 : 0;
 }

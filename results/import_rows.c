@@ -185,7 +185,9 @@ static void derived_rows(struct store_import_rows *r)
 	r->metrics = gv_calloc(d->nmetrics + 1, sizeof *r->metrics);
 	for (size_t i = 0; i < d->nmetrics; i++, r->nmetrics++) {
 		const struct fp_metric *m = &d->metrics[i];
-		r->metrics[i] = (struct ir_metric){ m->bench, m->name, m->unit, m->gpu, m->value, fprun_obj_text(&m->params) };
+		/* a row's params written as they were read; a derived row's as derive() made them */
+		r->metrics[i] = (struct ir_metric){ m->bench, m->name, m->unit, m->gpu, m->value,
+						    m->params_text ? gv_strdup(m->params_text) : fprun_obj_text(&m->params) };
 	}
 	r->flags = gv_calloc(d->nflags + 1, sizeof *r->flags);
 	for (size_t i = 0; i < d->nflags; i++, r->nflags++) {

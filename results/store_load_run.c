@@ -107,7 +107,9 @@ static int load_metrics(struct store *s, int64_t run_id, struct fprun *r)
 		struct fp_metric *m = fprun_add_metric(r, (const char *)sqlite3_column_text(st, 0),
 						       (const char *)sqlite3_column_text(st, 1), sqlite3_column_int(st, 2),
 						       col_num(st, 3), (const char *)sqlite3_column_text(st, 4));
-		m->params = fprun_decode_obj_text(r, (const char *)sqlite3_column_text(st, 5));
+		const char *text = (const char *)sqlite3_column_text(st, 5);
+		m->params = fprun_decode_obj_text(r, text);
+		m->params_text = fprun_copy(r, text);
 		m->of = fp_obj_str(&m->params, "of");
 	}
 	sqlite3_finalize(st);

@@ -260,7 +260,9 @@ int collect_import(struct store *s, int n, char **args, struct naming *nm)
 	tally_open(&t);
 	for (size_t i = 0; i < cp.n && !rc; i++) {
 		char why[160];
-		if (lenient && !collect_paths_is_fingerprint(cp.path[i], why, sizeof why)) {
+		if (cp.why[i] || (lenient && !collect_paths_is_fingerprint(cp.path[i], why, sizeof why))) {
+			if (cp.why[i])
+				snprintf(why, sizeof why, "%s", cp.why[i]);
 			skipped++;
 			if (!gv_quiet && t.fl)   /* in order with the files' lines, printed with them */
 				fprintf(t.fl, "%s: skipped: %s\n", cp.path[i], why);

@@ -204,3 +204,38 @@ def test_p11_rates_beyond_physics_are_refused_and_a_zero_gemm_is_not_priced(gpuv
         row = next(x for x in json.loads(out)["rows"] if x["instance_type"] == "p5.4xlarge")
         assert "not measured: its GEMM rate is" in json.dumps(row), row
         gpuvet("results", "list", check=0)
+
+
+# ---- the small ones of the same probe ----
+
+def test_a_price_over_the_limit_is_said_in_full(gpuvet, tmp_path):
+    f = tmp_path / "prices.csv"
+    f.write_text(PRICES + "aws,p5.4xlarge,us-east-1,,,on_demand,1000001,hour,USD,2026-11-20\n")
+    r = gpuvet("prices", "import", f, check=2)
+    assert "price 1000001 per hour is not believable (over 1000000 per hour)" in r.stderr
+
+
+def test_custom_equals_name_is_custom_name(gpuvet, tmp_path):
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    p = tmp_path / "run.json"
+    p.write_text(json.dumps(fp))
+    gpuvet("results", "import", p, "--custom=myh100", check=0)
+    runs = json.loads(gpuvet("results", "list", "--json", check=0).stdout)
+    assert [r["provider"] for r in runs] == ["custom:myh100"]
+
+
+def test_import_of_a_directory_names_every_entry_it_skips(gpuvet, tmp_path):
+    import os
+    d = tmp_path / "captures"
+    d.mkdir()
+    fp = load("h100-2026-11-25/fidelity-2/quick-all.json")
+    (d / "run.json").write_text(json.dumps(fp))
+    os.mkfifo(d / "pipe")
+    os.symlink("/dev/null", d / "null-link")
+    os.symlink(d / "gone", d / "dangling")
+    (d / ".hidden.json").write_text("{}")
+    r = gpuvet("results", "import", d, check=0)
+    for name, why in (("pipe", "a FIFO, not a file"), ("null-link", "a link to a device, not a file"),
+                      ("dangling", "a link to nothing"), (".hidden.json", "a hidden entry")):
+        assert f"{d / name}: skipped: {why}" in r.stdout, r.stdout
+    assert "1 run(s) imported" in r.stdout
