@@ -312,7 +312,7 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 }
 
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       const char *picked, FILE *out)
+	       const char *picked, FILE *out, json_t **verdict)
 {
 	struct policy *p;
 	char err[512];
@@ -334,7 +334,7 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 	derive(r, 0, err, sizeof err);   /* judged on what gpuvet derives from its evidence, an old run's too */
 	if (picked && !json)
 		fprintf(out, "judging run %lld, %s (docs/acceptance.md)\n", (long long)run_id, picked);
-	rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, NULL);
+	rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, verdict);
 	fprun_free(r);
 	policy_free(p);
 	return rc;

@@ -22,10 +22,11 @@ struct store;
  * on stderr naming the file and line), including a verdict printed but not
  * recorded in the store.  picked: why this run (a plain `gpuvet accept`:
  * "the run stored last in this store"), said on the text output's first
- * line, or NULL.
+ * line, or NULL.  *verdict, when not NULL, gets the recorded verdict's detail (a new reference,
+ * NULL when none was recorded): the run and the policy are read once.
  */
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       const char *picked, FILE *out);
+	       const char *picked, FILE *out, json_t **verdict);
 
 struct policy;
 /*

@@ -111,7 +111,11 @@ struct fpts flags_series(const struct fprun *r, const char *series, int gpu)
 			continue;
 		v[n++] = (struct pt){ x, y, i };
 	}
-	qsort(v, n, sizeof *v, cmp_pt);
+	size_t sorted = 1;
+	while (sorted < n && cmp_pt(&v[sorted - 1], &v[sorted]) <= 0)
+		sorted++;
+	if (sorted < n)   /* a soak's seconds come in order: sorted only when they do not */
+		qsort(v, n, sizeof *v, cmp_pt);
 	for (size_t i = 0; i < n; i++) {
 		double *prev = out.n ? &out.xy[2 * (out.n - 1)] : NULL;
 		if (prev && v[i].x - prev[0] < READING_MIN_GAP_S) {

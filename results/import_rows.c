@@ -129,7 +129,8 @@ static int metric_rows(struct store_import_rows *r, const struct jtree *t, uint3
 		o->bench = bench ? bench : "";
 		o->gpu = jgpu(t, e);
 		o->unit = jstr(t, e, "unit");
-		o->params = jt_text(t, jt_get(t, e, "params"));
+		/* with a derived run the rows written are its own (derived_rows): these only checked */
+		o->params = r->run ? NULL : jt_text(t, jt_get(t, e, "params"));
 		r->nmetrics++;
 	}
 	return 0;
@@ -235,7 +236,7 @@ static int flag_rows(struct store_import_rows *r, const struct jtree *t, uint32_
 			return refuse(r, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
 		o->message = jstr(t, e, "message");
 		o->remediation = jstr(t, e, "remediation");
-		o->evidence = jt_text(t, jt_get(t, e, "evidence"));
+		o->evidence = r->run ? NULL : jt_text(t, jt_get(t, e, "evidence"));
 		r->nflags++;
 	}
 	return 0;

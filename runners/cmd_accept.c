@@ -43,24 +43,6 @@ const struct gv_cmd_doc cmd_accept_doc = {
 		"      2 usage error, malformed policy, no such run, a verdict not recorded",
 };
 
-/* Every check of the verdict just recorded by the policy at path (NULL: built-in), as a table. */
-static void print_checks(struct store *s, int64_t run_id, const char *path)
-{
-	struct policy *p;
-	char err[256];
-	json_t *fp;
-	if (policy_load(path, &p, err, sizeof err))
-		return;   /* read a moment ago by the gate: said there if it no longer reads */
-	if (store_load_fingerprint(s, run_id, &fp)) {
-		gv_debug("accept: the checks' table: %s", store_errmsg(s));
-		policy_free(p);
-		return;
-	}
-	accept_table_print(accept_table_newest(fp, p->digest), stdout);
-	json_decref(fp);
-	policy_free(p);
-}
-
 int cmd_accept(int argc, char **argv, const struct gv_global *g)
 {
 	struct option lopts[8];
@@ -132,9 +114,12 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	}
 	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
 	/* a plain accept says which run it judges: the one stored last, never the latest date a run carries */
-	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout);
-	if (!json && rc != GV_EXIT_USAGE)
-		print_checks(s, run_id, policy);
+	json_t *verdict = NULL;   /* every check of the verdict just recorded, as a table: the run loaded once */
+	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout,
+			json ? NULL : &verdict);
+	if (verdict && rc != GV_EXIT_USAGE)
+		accept_table_print(verdict, stdout);
+	json_decref(verdict);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");
