@@ -289,12 +289,10 @@ int accept_judge_run(struct store *s, int64_t run_id, const struct policy *p, st
 int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
 		 int json, FILE *out)
 {
-	struct fprun *r = fprun_from_json(fp);
+	struct fprun *r = derive_from_json(fp);
 	json_t *res = NULL;
-	char err[8];
 	if (!r)
 		r = fprun_new();
-	derive(r, 0, err, sizeof err);
 	int rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, &res);
 	fprun_free(r);
 	if (res) {   /* the fingerprint in hand holds it as one loaded from the store would */

@@ -125,13 +125,20 @@ json_t *derive_load(struct store *s, int64_t run_id, unsigned parts)
 	return fp;
 }
 
-json_t *derive_json(const json_t *fp)
+struct fprun *derive_from_json(const json_t *fp)
 {
 	struct fprun *r = fprun_from_json(fp);
 	char err[8];
+	if (r)
+		derive(r, 0, err, sizeof err);
+	return r;
+}
+
+json_t *derive_json(const json_t *fp)
+{
+	struct fprun *r = derive_from_json(fp);
 	if (!r)
 		return NULL;
-	derive(r, 0, err, sizeof err);
 	json_t *out = fprun_to_json(r);
 	fprun_free(r);
 	return out;

@@ -49,6 +49,8 @@ int derive_import(struct fprun *r, char *err, size_t errlen);
  * out as a fingerprint document.  NULL with the store's error.
  */
 json_t *derive_load(struct store *s, int64_t run_id, unsigned parts);
+/* A fingerprint document decoded once into the typed run and derived (fprun_free it); NULL when not one. */
+struct fprun *derive_from_json(const json_t *fp);
 /* A fingerprint document derived (the in-memory one `run` holds): a new reference, NULL when not one. */
 json_t *derive_json(const json_t *fp);
 /*

@@ -9,19 +9,9 @@
 #include "judge/derive.h"
 #include "results/fprun.h"
 
-/* fp decoded and derived; NULL when it is not an object. */
-static struct fprun *derived(const json_t *fp)
-{
-	struct fprun *r = fprun_from_json(fp);
-	char err[8];
-	if (r)
-		derive(r, 0, err, sizeof err);
-	return r;
-}
-
 json_t *flags_compute(const json_t *fp)
 {
-	struct fprun *r = derived(fp);
+	struct fprun *r = derive_from_json(fp);
 	json_t *out = r ? flags_compute_run(r) : json_array();
 	fprun_free(r);
 	return out;
@@ -29,7 +19,7 @@ json_t *flags_compute(const json_t *fp)
 
 int flags_measurable(const json_t *fp, const char *code, const char **why)
 {
-	struct fprun *r = derived(fp);
+	struct fprun *r = derive_from_json(fp);
 	int rc;
 	if (!r) {
 		*why = "not a fingerprint";

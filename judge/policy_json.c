@@ -13,18 +13,10 @@
 
 #include <stdlib.h>
 
-static struct fprun *derived(const json_t *fp)
-{
-	struct fprun *r = fprun_from_json(fp);
-	char err[8];
-	if (r)
-		derive(r, 0, err, sizeof err);
-	return r;
-}
 
 int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 {
-	struct fprun *a = derived(fp), *b = fp == other ? a : derived(other);
+	struct fprun *a = derive_from_json(fp), *b = fp == other ? a : derive_from_json(other);
 	int same = a && b && fp != other && policy_same_fleet_run(a, b, digest);
 	fprun_free(a);
 	if (b != a)
@@ -35,12 +27,12 @@ int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
 enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
 					  const json_t *run_flags, json_t **result)
 {
-	struct fprun *r = derived(fp);
+	struct fprun *r = derive_from_json(fp);
 	size_t n = json_array_size(fleet), k = 0, i;
 	struct fprun **runs = gv_calloc(n ? n : 1, sizeof *runs);
 	json_t *o;
 	json_array_foreach(fleet, i, o)
-		if ((runs[k] = derived(o)))
+		if ((runs[k] = derive_from_json(o)))
 			k++;
 	if (!r)
 		r = fprun_new();   /* not a fingerprint: judged as a run of nothing (no gpu visible) */

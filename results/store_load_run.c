@@ -29,37 +29,24 @@ static double col_num(sqlite3_stmt *st, int i)
 static int load_head(struct store *s, int64_t run_id, struct fprun *r)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT uuid, status, profile, gpuvet_version, hostname, started_at, finished_at, provider,"
-		       " instance_type, region, gpu_model, gpu_count, inventory FROM runs WHERE id = ?", &st))
-		return STORE_ERR;
-	sqlite3_bind_int64(st, 1, run_id);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (rc == SQLITE_DONE) {
-			sto_set_err(s, "no run %lld in the store", (long long)run_id);
-			return STORE_NOTFOUND;
-		}
-		return store_fail(s, "reading the run");
-	}
+	int rc = sto_run_head(s, run_id, &st);
+	if (rc)
+		return rc;
 	struct fp_head *h = &r->run;
-	const char *status = (const char *)sqlite3_column_text(st, 1);
-	/* a run still marked running is live while its writer holds its lock, else it was killed */
-	int live = status && !strcmp(status, "running") && sto_run_is_live(s, run_id);
 	h->id = run_id;
-	h->uuid = col(r, st, 0);
-	h->status = fprun_str(r, status && !strcmp(status, "complete") ? "complete" : live ? "running" : "incomplete");
-	h->profile = col(r, st, 2);
-	h->version = col(r, st, 3);
-	h->hostname = col(r, st, 4);
-	h->started_at = col(r, st, 5);
-	h->finished_at = col(r, st, 6);
-	h->provider = col(r, st, 7);
-	h->instance_type = col(r, st, 8);
-	h->region = col(r, st, 9);
-	h->gpu_model = col(r, st, 10);
-	h->gpu_count = sqlite3_column_int(st, 11);
-	const char *inv = (const char *)sqlite3_column_text(st, 12);
+	h->uuid = col(r, st, 1);
+	h->status = fprun_str(r, sto_run_status(s, run_id, (const char *)sqlite3_column_text(st, 2)));
+	h->profile = col(r, st, 3);
+	h->version = col(r, st, 4);
+	h->hostname = col(r, st, 5);
+	h->started_at = col(r, st, 6);
+	h->finished_at = col(r, st, 7);
+	h->provider = col(r, st, 8);
+	h->instance_type = col(r, st, 9);
+	h->region = col(r, st, 10);
+	h->gpu_model = col(r, st, 11);
+	h->gpu_count = sqlite3_column_int(st, 12);
+	const char *inv = (const char *)sqlite3_column_text(st, 13);
 	struct jtree t;
 	if (inv && !jt_parse(&t, inv, strlen(inv)))
 		fprun_decode_inventory(r, &t, 1);
