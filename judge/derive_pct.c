@@ -136,7 +136,7 @@ static int width_ok(double w)
  * and width, a raw reading), within what the inventory says GPU and slot can do; else the link the
  * inventory found trained.  0 when neither is known.
  */
-static double trained_link(struct fprun *r, int gpu, double *gen, double *width)
+static double trained_link(struct fprun *r, int gpu, double *gen, double *width, int *own)
 {
 	const struct fp_metric *p = fprun_metric(r, "memcpy.h2d.pct_of_link", gpu);
 	const struct fp_gpu *g = fprun_gpu(r, gpu);
@@ -146,7 +146,9 @@ static double trained_link(struct fprun *r, int gpu, double *gen, double *width)
 	    (!g || !(wi > g->pcie_width_max))) {
 		*gen = ge;
 		*width = wi;
+		*own = 1;
 	} else if (g && g->pcie_gen >= 1 && g->pcie_gen <= 6 && width_ok(g->pcie_width)) {
+		*own = 0;
 		*gen = g->pcie_gen;
 		*width = g->pcie_width;
 	} else {
@@ -163,13 +165,16 @@ static void link_rows(struct fprun *r, struct drvs *ds)
 		for (size_t i = 0; i < r->nmetrics; i++) {
 			const struct fp_metric *m = &r->metrics[i];
 			double gen = 0, width = 0, link, v;
-			int fresh;
+			int fresh, own = 0;
 			if (strcmp(m->name, "memcpy.h2d.pinned.gbps") || !isfinite(m->value) || (pass == 0) != (m->gpu >= 0))
 				continue;
-			link = trained_link(r, m->gpu >= 0 ? m->gpu : 0, &gen, &width);
+			link = trained_link(r, m->gpu >= 0 ? m->gpu : 0, &gen, &width, &own);
 			if (!(link > 0))
 				continue;
 			v = m->gpu < 0 && nper ? gv_median(per, nper) : 100.0 * m->value / link;
+			/* the inventory reads the link at idle, where a GPU may run it slower: a copy past it is left underived */
+			if (!own && !(m->gpu < 0 && nper) && v > 100)
+				continue;
 			struct drv *d = drv_at(ds, r, "memcpy.h2d.pct_of_link", m->gpu, v, &fresh);
 			if (!d)
 				continue;
