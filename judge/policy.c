@@ -40,6 +40,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,97 @@ static int metric_has_reference(const char *m)
 	return 1;
 }
 
+/* A rule's 'metric': one name or a list of alternatives, each a metric some bench reports. */
+static int parse_metrics(struct pctx *c, yaml_node_t *k, yaml_node_t *v, struct policy_rule *r)
+{
+	if (r->nmetrics)
+		return policy_perr(c, k, "'metric' given twice");
+	yaml_node_item_t one = 0, *it = &one, *top = &one + 1;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		it = v->data.sequence.items.start;
+		top = v->data.sequence.items.top;
+		if (it == top)
+			return policy_perr(c, v, "'metric' list is empty");
+	}
+	for (; it < top; it++) {
+		yaml_node_t *e = v->type == YAML_SEQUENCE_NODE ? yaml_document_get_node(c->doc, *it) : v;
+		if (r->nmetrics >= POLICY_MAX_ALTS)
+			return policy_perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
+		if (!policy_scalar(e) || !metric_name_ok(policy_scalar(e)))
+			return policy_perr(c, e, "not a metric name (dotted, lowercase)");
+		if (!metric_info_find(policy_scalar(e)))
+			return policy_perr(c, e, UNKNOWN_METRIC, policy_scalar(e));
+		r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(e));
+	}
+	return 0;
+}
+
+static int parse_gpu(struct pctx *c, yaml_node_t *v, struct policy_rule *r)
+{
+	const char *s = policy_scalar(v);
+	long g;
+	if (s && !strcmp(s, "instance"))
+		r->gpu = -1;
+	else if (s && !strcmp(s, "each"))
+		r->gpu = POLICY_GPU_EACH;
+	else if (s && !gv_parse_long(s, -1, 4095, &g))
+		r->gpu = (int)g;
+	else
+		return policy_perr(c, v, "'gpu' must be instance, each or a gpu index");
+	return 0;
+}
+
+/*
+ * A rule's keys, as runners/opts.h has options: each names its field, its kind and its range (a
+ * number outside (lo, hi] refused; lo == hi: any), and where "it was given" is kept.  The one list:
+ * the parser reads it, and the error for an unknown key names its keys.
+ */
+enum rule_kind { RK_METRIC, RK_GPU, RK_NUMBER, RK_BOOL };
+#define RF(f) offsetof(struct policy_rule, f)
+static const struct {
+	const char *key;
+	enum rule_kind kind;
+	size_t off, has;   /* the value's field, and its "given" flag (RK_NUMBER) */
+	double lo, hi;
+} rule_keys[] = {
+	{ "metric", RK_METRIC, 0, 0, 0, 0 },
+	{ "gpu", RK_GPU, 0, 0, 0, 0 },
+	{ "min", RK_NUMBER, RF(min), RF(has_min), 0, 0 },
+	{ "max", RK_NUMBER, RF(max), RF(has_max), 0, 0 },
+	{ "min_fraction_of_reference", RK_NUMBER, RF(ref_min), RF(has_ref_min), 0, 10 },
+	{ "min_fraction_of_fleet", RK_NUMBER, RF(fleet_min), RF(has_fleet_min), 0, 10 },
+	{ "max_fraction_of_fleet", RK_NUMBER, RF(fleet_max), RF(has_fleet_max), 0, 10 },
+	{ "optional", RK_BOOL, RF(optional), 0, 0, 0 },
+};
+#undef RF
+
+static int parse_rule_key(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const char *key, struct policy_rule *r)
+{
+	char *base = (char *)r;
+	for (size_t i = 0; i < sizeof rule_keys / sizeof rule_keys[0]; i++) {
+		if (strcmp(key, rule_keys[i].key))
+			continue;
+		switch (rule_keys[i].kind) {
+		case RK_METRIC: return parse_metrics(c, k, v, r);
+		case RK_GPU: return parse_gpu(c, v, r);
+		case RK_BOOL: return get_bool(c, v, key, (int *)(void *)(base + rule_keys[i].off));
+		case RK_NUMBER: {
+			double *d = (double *)(void *)(base + rule_keys[i].off);
+			if (policy_get_number(c, v, key, d))
+				return -1;
+			if (rule_keys[i].hi > rule_keys[i].lo && (*d <= rule_keys[i].lo || *d > rule_keys[i].hi))
+				return policy_perr(c, v, "'%s' must be in (%g, %g]", key, rule_keys[i].lo, rule_keys[i].hi);
+			*(int *)(void *)(base + rule_keys[i].has) = 1;
+			return 0;
+		}
+		}
+	}
+	char known[320] = "";
+	for (size_t i = 0, n = 0; i < sizeof rule_keys / sizeof rule_keys[0] && n < sizeof known; i++)
+		n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", rule_keys[i].key);
+	return policy_perr(c, k, "unknown rule key '%s' (%s)", key, known);
+}
+
 static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 {
 	yaml_node_pair_t *pair;
@@ -152,76 +244,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 		const char *key = policy_pair_kv(c, pair, &k, &v);
 		if (!key)
 			return policy_perr(c, k, "rule keys must be plain words");
-		if (!strcmp(key, "metric")) {
-			if (r->nmetrics)
-				return policy_perr(c, k, "'metric' given twice");
-			if (v->type == YAML_SEQUENCE_NODE) {
-				yaml_node_item_t *it;
-				for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-					yaml_node_t *e = yaml_document_get_node(c->doc, *it);
-					if (r->nmetrics >= POLICY_MAX_ALTS)
-						return policy_perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
-					if (!policy_scalar(e) || !metric_name_ok(policy_scalar(e)))
-						return policy_perr(c, e, "not a metric name (dotted, lowercase)");
-					if (!metric_info_find(policy_scalar(e)))
-						return policy_perr(c, e, UNKNOWN_METRIC, policy_scalar(e));
-					r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(e));
-				}
-				if (!r->nmetrics)
-					return policy_perr(c, v, "'metric' list is empty");
-			} else {
-				if (!policy_scalar(v) || !metric_name_ok(policy_scalar(v)))
-					return policy_perr(c, v, "not a metric name (dotted, lowercase)");
-				if (!metric_info_find(policy_scalar(v)))
-					return policy_perr(c, v, UNKNOWN_METRIC, policy_scalar(v));
-				r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(v));
-			}
-		} else if (!strcmp(key, "gpu")) {
-			const char *s = policy_scalar(v);
-			long g;
-			if (s && !strcmp(s, "instance"))
-				r->gpu = -1;
-			else if (s && !strcmp(s, "each"))
-				r->gpu = POLICY_GPU_EACH;
-			else if (s && !gv_parse_long(s, -1, 4095, &g))
-				r->gpu = (int)g;
-			else
-				return policy_perr(c, v, "'gpu' must be instance, each or a gpu index");
-		} else if (!strcmp(key, "min")) {
-			if (policy_get_number(c, v, key, &r->min))
-				return -1;
-			r->has_min = 1;
-		} else if (!strcmp(key, "max")) {
-			if (policy_get_number(c, v, key, &r->max))
-				return -1;
-			r->has_max = 1;
-		} else if (!strcmp(key, "min_fraction_of_reference")) {
-			if (policy_get_number(c, v, key, &r->ref_min))
-				return -1;
-			if (r->ref_min <= 0 || r->ref_min > 10)
-				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
-			r->has_ref_min = 1;
-		} else if (!strcmp(key, "min_fraction_of_fleet") || !strcmp(key, "max_fraction_of_fleet")) {
-			int is_min = key[1] == 'i';
-			double f;
-			if (policy_get_number(c, v, key, &f))
-				return -1;
-			if (f <= 0 || f > 10)
-				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
-			if (is_min) {
-				r->fleet_min = f;
-				r->has_fleet_min = 1;
-			} else {
-				r->fleet_max = f;
-				r->has_fleet_max = 1;
-			}
-		} else if (!strcmp(key, "optional")) {
-			if (get_bool(c, v, key, &r->optional))
-				return -1;
-		} else {
-			return policy_perr(c, k, "unknown rule key '%s' (metric, gpu, min, max, min_fraction_of_reference, "
-				    "min_fraction_of_fleet, max_fraction_of_fleet, optional)", key);
-		}
+		if (parse_rule_key(c, k, v, key, r))
+			return -1;
 	}
 	if (!r->nmetrics)
 		return policy_perr(c, n, "rule without 'metric'");
