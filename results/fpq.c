@@ -13,6 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
+static int fpq_num(const json_t *obj, double *v, ...);
+static const char *fpq_str(const json_t *obj, ...);
+
 /*
  * A run's metrics indexed once by (name, gpu) (common/mindex.h), so the rules that look up a metric
  * per GPU and per rule are linear in the run, not a scan of it per lookup.  One array at a time per
@@ -62,49 +65,6 @@ const json_t *fpq_metric(const json_t *fp, const char *name, int gpu)
 		json_t *g = json_object_get(m, "gpu");
 		if (n && !strcmp(n, name) && json_is_integer(g) && json_integer_value(g) == gpu)
 			return m;
-	}
-	return NULL;
-}
-
-int fpq_metric_value(const json_t *fp, const char *name, int gpu, double *v)
-{
-	const json_t *m = fpq_metric(fp, name, gpu);
-	json_t *val = m ? json_object_get(m, "value") : NULL;
-	if (!json_is_number(val))
-		return -1;
-	*v = json_number_value(val);
-	return 0;
-}
-
-const json_t *fpq_series(const json_t *fp, const char *bench, const char *series, int gpu)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(fp, "samples"), i, s) {
-		const char *n = json_string_value(json_object_get(s, "series"));
-		const char *b = json_string_value(json_object_get(s, "bench"));
-		json_t *g = json_object_get(s, "gpu");
-		json_t *p = json_object_get(s, "points");
-		if (n && !strcmp(n, series) && json_is_integer(g) && json_integer_value(g) == gpu && json_is_array(p) &&
-		    (!bench || (b && !strcmp(b, bench))))
-			return p;
-	}
-	return NULL;
-}
-
-const char *fpq_bench_status(const json_t *fp, const char *bench, const char **reason)
-{
-	size_t i;
-	json_t *b;
-	if (reason)
-		*reason = NULL;
-	json_array_foreach(json_object_get(fp, "benches"), i, b) {
-		const char *n = json_string_value(json_object_get(b, "name"));
-		if (n && !strcmp(n, bench)) {
-			if (reason)
-				*reason = json_string_value(json_object_get(b, "reason"));
-			return json_string_value(json_object_get(b, "status"));
-		}
 	}
 	return NULL;
 }
@@ -226,7 +186,7 @@ static int to_num(const json_t *j, double *v)
 	return gv_parse_double(s, v);
 }
 
-int fpq_num(const json_t *obj, double *v, ...)
+static int fpq_num(const json_t *obj, double *v, ...)
 {
 	va_list ap;
 	const char *p;
@@ -243,7 +203,7 @@ int fpq_num(const json_t *obj, double *v, ...)
 	return rc;
 }
 
-const char *fpq_str(const json_t *obj, ...)
+static const char *fpq_str(const json_t *obj, ...)
 {
 	va_list ap;
 	const char *p, *r = NULL;
@@ -256,49 +216,3 @@ const char *fpq_str(const json_t *obj, ...)
 	return r;
 }
 
-static int point_xy(const json_t *p, double *x, double *y)
-{
-	json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
-	if (!json_is_number(jx) || !json_is_number(jy))
-		return -1;
-	*x = json_number_value(jx);
-	*y = json_number_value(jy);
-	return 0;
-}
-
-int fpq_series_median(const json_t *points, double x0, double x1, double *median, int *n)
-{
-	size_t cap = json_array_size(points), k = 0, i;
-	json_t *p;
-	double x, y;
-	*n = 0;
-	if (!cap)
-		return -1;
-	double *v = gv_malloc(cap * sizeof *v);
-	json_array_foreach(points, i, p)
-		if (!point_xy(p, &x, &y) && x >= x0 && x <= x1)
-			v[k++] = y;
-	*n = (int)k;
-	if (k)
-		*median = gv_median_inplace(v, k);
-	free(v);
-	return k ? 0 : -1;
-}
-
-int fpq_series_span(const json_t *points, double *x0, double *x1)
-{
-	size_t i;
-	json_t *p;
-	double x, y;
-	int any = 0;
-	json_array_foreach(points, i, p) {
-		if (point_xy(p, &x, &y))
-			continue;
-		if (!any || x < *x0)
-			*x0 = x;
-		if (!any || x > *x1)
-			*x1 = x;
-		any = 1;
-	}
-	return any ? 0 : -1;
-}
