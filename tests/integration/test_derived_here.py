@@ -239,3 +239,18 @@ def test_import_of_a_directory_names_every_entry_it_skips(gpuvet, tmp_path):
                       ("dangling", "a link to nothing"), (".hidden.json", "a hidden entry")):
         assert f"{d / name}: skipped: {why}" in r.stdout, r.stdout
     assert "1 run(s) imported" in r.stdout
+
+
+def test_the_report_shows_a_percentage_beside_the_rate_it_is_of(gpuvet, tmp_path):
+    """The metrics table's "% of peak" matched by the percentage's companion (params.of), never by
+    name prefix: the pageable copy (7.5 GB/s) is not shown at the pinned copy's 87.62 %."""
+    import re
+    put(gpuvet, tmp_path, load("h100-2026-11-22/standard-profile.json"), check=0)
+    page = tmp_path / "r.html"
+    gpuvet("report", "-o", page, check=0)
+    html = page.read_text()
+    rows = {m.group(1) + "@" + m.group(2): m.group(0)
+            for m in re.finditer(r"<tr><td><code>(memcpy\.h2d\.p[a-z]+\.gbps)</code></td><td class=n>(\d+)</td>.*?</tr>",
+                                 html)}
+    assert "87.62" in rows["memcpy.h2d.pinned.gbps@0"], rows
+    assert "87.6" not in rows["memcpy.h2d.pageable.gbps@0"], rows
