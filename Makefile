@@ -44,7 +44,7 @@ NVCCFLAGS += -std=c++17 -I. -I$(NVML_INC) \
              -Werror all-warnings \
              -Xcompiler -Wall,-Wextra,-Werror,-Wno-unused-parameter$(if $(SAN),$(comma)-fsanitize=address$(comma)-fsanitize=undefined$(comma)-fno-omit-frame-pointer)
 LDFLAGS   += $(SANFLAGS) -pthread -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64
-LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid \
+LDLIBS    += -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid -licui18n -licuuc \
              -lyaml -lturbojpeg -lcudart_static -lstdc++ -ldl -lrt -lm
 
 C_SRCS    := $(filter-out runners/main.c,$(wildcard common/*.c platform/*.c benches/*.c results/*.c pricing/*.c judge/*.c reports/*.c runners/*.c))
@@ -55,7 +55,7 @@ TESTS     := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 
 # Debian packages needed to build and run (and, for tests, the test servers).
-APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev \
+APT_BUILD := gcc make libsqlite3-dev sqlite3 libjansson-dev libcsv-dev libcurl4-openssl-dev libssl-dev libyaml-dev libicu-dev \
              libhwloc-dev hwloc uuid-dev fio libturbojpeg0-dev pkg-config python3 python3-pip libfabric-dev
 # the cluster tests: fi_pingpong (the fabric's peer), OpenMPI's and Slurm's launchers, namespaces and tc;
 # the bare-system test: a minimal Debian root (mmdebstrap, tests/integration/test_dist.py)

@@ -483,6 +483,9 @@ static const struct metric_info allreduce_metrics[] = {
 #undef G
 #undef L
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const allreduce_series[] = { "allreduce.busbw.gbps", "allreduce.algbw.gbps", "allreduce.time.us", NULL };
+
 extern "C" const struct bench bench_allreduce = {
 	.name = "allreduce",
 	.summary = "NCCL all-reduce algbw/busbw over all local GPUs (across nodes: gpuvet cluster run)",
@@ -491,4 +494,5 @@ extern "C" const struct bench bench_allreduce = {
 	.probe = allreduce_probe,
 	.run = allreduce_run,
 	.metrics = allreduce_metrics,
+	.series = allreduce_series,
 };

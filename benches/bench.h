@@ -105,6 +105,7 @@ struct bench {
 #ifdef __cplusplus
 	const struct metric_info *metrics = nullptr;  /* a .cu bench may leave it out without a warning */
 	const char *const *words = nullptr;
+	const char *const *series = nullptr;
 #else
 	const struct metric_info *metrics;
 	/*
@@ -114,6 +115,13 @@ struct bench {
 	 * at load (exit 2), not left unmeasured on every machine.
 	 */
 	const char *const *words;
+	/*
+	 * Every series (bench_sample) the bench reports, NULL-terminated, a '*'
+	 * standing for one dotted word as in metric rows: a series belongs under
+	 * the bench that declares it and no other (an import refuses a soak series
+	 * under gemm, bench_fp_check), and the judge reads it there only.
+	 */
+	const char *const *series;
 #endif
 };
 
@@ -215,6 +223,8 @@ const char *metric_label(const char *name, char *buf, size_t size);
  * fingerprint belongs under that bench and no other (bench_fp_check).
  */
 const char *metric_owner(const char *name);
+/* The bench that declares a series ("harness" for host.cpu_steal.pct); NULL when none does. */
+const char *series_owner(const char *name);
 /*
  * Whether a value of a metric or series is physically possible
  * (benches/metric_bounds.c, the table of bounds beside these rows): a rate

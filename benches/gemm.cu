@@ -584,6 +584,9 @@ static const struct metric_info gemm_metrics[] = {
 #undef G
 #undef L
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const gemm_series[] = { "gemm.*.tflops", NULL };
+
 extern "C" const struct bench bench_gemm = {
 	.name = "gemm",
 	.summary = "cuBLASLt GEMM FP32/TF32/FP16/BF16/FP8 TFLOP/s, every GPU at once and each alone",
@@ -593,4 +596,5 @@ extern "C" const struct bench bench_gemm = {
 	.run = gemm_run,
 	.metrics = gemm_metrics,
 	.words = gemm_dtype_words,
+	.series = gemm_series,
 };

@@ -641,6 +641,9 @@ static const struct metric_info host_metrics[] = {
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const host_series[] = { "host.membw.copy.gbps", "host.membw.triad.gbps", NULL };
+
 const struct bench bench_host = {
 	.name = "host",
 	.summary = "can the host feed its gpus: numa memory bandwidth, jpeg decode, /dev/shm staging",
@@ -648,4 +651,5 @@ const struct bench bench_host = {
 	.deadline_s = host_deadline,
 	.run = host_run,
 	.metrics = host_metrics,
+	.series = host_series,
 };

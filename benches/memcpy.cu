@@ -525,6 +525,9 @@ static const struct metric_info memcpy_metrics[] = {
 #undef G
 #undef L
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const memcpy_series[] = { "memcpy.*.pinned.gbps", "memcpy.*.pageable.gbps", "memcpy.d2d.gbps", NULL };
+
 extern "C" const struct bench bench_memcpy = {
 	.name = "memcpy",
 	.summary = "host<->device copy GB/s, pinned and pageable, bidirectional, D2D; % of the PCIe link",
@@ -533,4 +536,5 @@ extern "C" const struct bench bench_memcpy = {
 	.probe = memcpy_probe,
 	.run = memcpy_run,
 	.metrics = memcpy_metrics,
+	.series = memcpy_series,
 };

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum bound_hi { HI_ABS = 0, HI_GEMM };   /* hi as given, or 2x the fastest known peak x GPUs */
+enum bound_hi { HI_ABS = 0, HI_GEMM, HI_MEMBW };   /* hi as given; 2x the fastest known peak x GPUs; 2x the fastest memory */
 
 struct metric_bound {
 	const char *name;   /* a metric or series name, '*' standing for one dotted word */
@@ -35,6 +35,9 @@ struct metric_bound {
 
 #define GEMM(n) { n, 0, 0, HI_GEMM, "at most twice the fastest known GPU's datasheet peak per GPU" }
 #define NVML(n, h, w) { n, -1, h, HI_ABS, w }
+#define MEMBW(n) { n, 0, 0, HI_MEMBW, "at most twice the fastest known GPU's memory bandwidth" }
+/* NVLink-C2C, the fastest host-to-GPU link known (GH200), carries 450 GB/s a direction: twice that */
+#define HOSTLINK(n, h) { n, 0, h, HI_ABS, "at most twice the fastest host-to-GPU link known (NVLink-C2C, 450 GB/s a direction)" }
 
 /* Metrics (rows of each bench's metric table) and series, by name; first match wins. */
 static const struct metric_bound bounds[] = {
@@ -53,6 +56,16 @@ static const struct metric_bound bounds[] = {
 	NVML("soak.power_limit.w", 5000, "a board power limit in W"),
 	NVML("soak.clock_events.mask", 4294967295.0, "a 32-bit mask of NVML clock-event reasons"),
 	NVML("soak.throttle.*", 1e7, "seconds of a run"),
+	/* every rate has an upper bound (issue 57: a copy of 1e200 GB/s was imported) */
+	HOSTLINK("memcpy.bidir.pinned.gbps", 1800), HOSTLINK("memcpy.bidir.pageable.gbps", 1800),
+	HOSTLINK("memcpy.*.pinned.gbps", 900), HOSTLINK("memcpy.*.pageable.gbps", 900),
+	HOSTLINK("ingest.gbps", 900),
+	MEMBW("memcpy.d2d.gbps"), MEMBW("allreduce.*.gbps"),
+	{ "nvme.*.gbps", 0, 1000, HI_ABS, "a local disk array: 32 PCIe gen5 drives read 450 GB/s" },
+	{ "nvme.randread.kiops", 0, 1e5, HI_ABS, "a local disk array: 100 M IOPS is 30 gen5 drives' worth" },
+	{ "objstore.*.gbps", 0, 1000, HI_ABS, "an instance's network: 3,200 Gbps is 400 GB/s" },
+	{ "host.membw.*.gbps", 0, 10000, HI_ABS, "host memory: 12 channels of DDR5 on two sockets move about 1,200 GB/s" },
+	{ "host.decode.*", 0, 1e7, HI_ABS, "images a second of a host's cores" },
 };
 
 /* Every other metric or series named with one of these ends is a rate, a count or a time: never negative. */
@@ -84,6 +97,16 @@ static double gemm_hi(const char *name)
 	return 2 * hi;
 }
 
+/* Twice the fastest memory bandwidth of any known GPU (a device copy or a collective moves no faster). */
+static double membw_hi(void)
+{
+	double hi = 0;
+	for (size_t i = 0; i < gpu_refs_count; i++)
+		if (gpu_refs[i].mem_bw_gbps > hi)
+			hi = gpu_refs[i].mem_bw_gbps;
+	return 2 * hi;
+}
+
 /* The bounds of a metric or series of one GPU (gpu -1: the instance row of gpus GPUs), and why. */
 static void bounds_of(const char *name, int gpu, int gpus, double *lo, double *hi, const char **why)
 {
@@ -95,8 +118,15 @@ static void bounds_of(const char *name, int gpu, int gpus, double *lo, double *h
 		if (!metric_name_matches(b->name, name))
 			continue;
 		*lo = b->lo;
-		*hi = b->rule == HI_GEMM ? gemm_hi(name) * (gpu < 0 && gpus > 1 ? gpus : 1) : b->hi;
+		*hi = b->rule == HI_GEMM ? gemm_hi(name) * (gpu < 0 && gpus > 1 ? gpus : 1) :
+		      b->rule == HI_MEMBW ? membw_hi() * (gpu < 0 && gpus > 1 ? gpus : 1) : b->hi;
 		*why = b->why;
+		return;
+	}
+	if (ends_with(name, ".gbps")) {   /* any other rate (a newer bench's): never negative, never 100 TB/s */
+		*lo = 0;
+		*hi = 1e5;
+		*why = "a rate in GB/s: no link gpuvet measures reaches 100 TB/s";
 		return;
 	}
 	for (size_t i = 0; i < sizeof nonneg_ends / sizeof nonneg_ends[0]; i++)
@@ -205,6 +235,11 @@ static int check_samples(const struct jtree *t, uint32_t fp, int gpus, char *err
 		int gpu = jt_get(t, s, "gpu") ? (int)jt_int(t, jt_get(t, s, "gpu")) : -1;
 		double lo, hi;
 		const char *why;
+		const char *owner = series_owner(series);
+		/* a series no bench declares (a newer gpuvet's) is kept; no rule or flag of this one reads it */
+		if (owner && (!bench || strcmp(bench, owner)))
+			return gv_fp_refuse(err, errlen, "samples[%zu] '%.60s' is under bench '%.40s'; bench '%s' declares it", i,
+				    series, bench ? bench : "", owner);
 		if (!listed(t, benches, bench))
 			return gv_fp_refuse(err, errlen, "samples[%zu] '%.60s' is under bench '%.40s', which the fingerprint's "
 				    "benches do not list", i, series ? series : "", bench ? bench : "");

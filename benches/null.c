@@ -143,6 +143,9 @@ static const struct metric_info null_metrics[] = {
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const null_series[] = { "null.series.count", NULL };
+
 const struct bench bench_null = {
 	.name = "null",
 	.summary = "test-only: drives the harness, measures nothing",
@@ -150,4 +153,5 @@ const struct bench bench_null = {
 	.deadline_s = null_deadline,
 	.run = null_run,
 	.metrics = null_metrics,
+	.series = null_series,
 };

@@ -549,6 +549,9 @@ static const struct metric_info soak_metric_rows[] = {
 #undef G
 #undef L
 
+/* The series it samples (struct bench .series): judged under this bench only. */
+static const char *const soak_series[] = { "soak.sm_clock.mhz", "soak.mem_clock.mhz", "soak.temp.c", "soak.power.w", "soak.power_limit.w", "soak.clock_events.mask", "soak.throttle.*", "soak.pcie.gen", "soak.pcie.width", "soak.xid", "soak.tflops", "soak.sdc.mismatch", NULL };
+
 extern "C" const struct bench bench_soak = {
 	.name = "soak",
 	.summary = "sustained tensor GEMM on every GPU with NVML clocks, power, throttle, XID sampled each second",
@@ -557,4 +560,5 @@ extern "C" const struct bench bench_soak = {
 	.probe = soak_probe,
 	.run = soak_run,
 	.metrics = soak_metric_rows,
+	.series = soak_series,
 };

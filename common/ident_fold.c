@@ -2,21 +2,31 @@
  * ident_fold.c - names compared as a reader sees them, and text that says
  * something (ident.h ident_fold, ident_words).
  *
- * No ICU: the folding is the part of Unicode NFKC that maps a character to
- * ASCII (fullwidth forms, mathematical and circled letters and digits,
- * letterlike symbols, super- and subscript digits, the f-ligatures, the
- * compatibility spaces), then ASCII case folding, then the Cyrillic and
- * Greek capitals and letters drawn like Latin ones (Unicode's confusables
- * for a-z), so `Default`, `DEFAULT`, `Ｄｅｆａｕｌｔ` and a `dеfault` with a
- * Cyrillic е fold alike.  Spaces at either end go, runs of them inside are
- * one.  Invisible characters (zero-width, joiners, soft hyphen, variation
- * selectors, tags, fillers) are refused, never folded away: a name that
- * reads the same as another but is not would be a second name.
+ * A name is first taken to Unicode's confusables skeleton (TR39, ICU's
+ * uspoof_getSkeleton, issue 57) after NFKD with its combining marks removed:
+ * `défault`, the squared 🄳, Lisu ꓒ and the like read as the Latin letters
+ * they are drawn as.  Then the part of NFKC that maps a character to ASCII
+ * (fullwidth forms, mathematical and circled letters and digits, letterlike
+ * symbols, super- and subscript digits, the f-ligatures, the compatibility
+ * spaces), ASCII case folding, and the Cyrillic, Greek and small-capital
+ * letters drawn like Latin ones that the skeleton keeps as they are (ᴅᴇꜰᴀᴜʟᴛ),
+ * so `Default`, `DEFAULT`, `Ｄｅｆａｕｌｔ` and a `dеfault` with a Cyrillic е
+ * fold alike.  Spaces at either end go, runs of them inside are one.
+ * Invisible characters (zero-width, joiners, soft hyphen, variation
+ * selectors, tags, fillers, the line and paragraph separators, the blank
+ * Braille pattern) are refused, never folded away: a name that reads the
+ * same as another but is not would be a second name.
  */
 #include "common/ident.h"
 
 #include <stdint.h>
 #include <string.h>
+#include <unicode/uchar.h>
+#include <unicode/unorm2.h>
+#include <unicode/uspoof.h>
+#include <unicode/ustring.h>
+
+#define SKEL_UNITS 1024   /* UTF-16 units of a name on its way to its skeleton (ident.h names are short) */
 
 static int is_invisible(uint32_t cp)
 {
@@ -25,7 +35,35 @@ static int is_invisible(uint32_t cp)
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2060 && cp <= 0x206f) || cp == 0x3164 ||
 	       (cp >= 0xfe00 && cp <= 0xfe0f) || cp == 0xfeff || cp == 0xffa0 || (cp >= 0xfff0 && cp <= 0xfffb) ||
 	       (cp >= 0x1bca0 && cp <= 0x1bca3) || (cp >= 0x1d173 && cp <= 0x1d17a) ||
-	       (cp >= 0xe0000 && cp <= 0xe0fff);
+	       (cp >= 0xe0000 && cp <= 0xe0fff) || cp == 0x2028 || cp == 0x2029 || cp == 0x2800;
+}
+
+/*
+ * s's confusables skeleton (TR39) after NFKD without its combining marks, as UTF-8 in out;
+ * 0, or -1 (out untouched) when ICU cannot say (too long, no data): the caller folds s itself.
+ */
+static int skeleton(const char *s, char *out, size_t outlen)
+{
+	UChar in[SKEL_UNITS], nf[SKEL_UNITS], bare[SKEL_UNITS], sk[SKEL_UNITS];
+	UErrorCode e = U_ZERO_ERROR;
+	int32_t n, m, k = 0, len;
+	u_strFromUTF8(in, SKEL_UNITS, &n, s, -1, &e);
+	const UNormalizer2 *nfkd = unorm2_getNFKDInstance(&e);
+	m = U_SUCCESS(e) ? unorm2_normalize(nfkd, in, n, nf, SKEL_UNITS, &e) : 0;
+	for (int32_t i = 0; U_SUCCESS(e) && i < m;) {
+		UChar32 c;
+		U16_NEXT(nf, i, m, c);
+		int8_t t = u_charType(c);
+		if (t != U_NON_SPACING_MARK && t != U_ENCLOSING_MARK && t != U_COMBINING_SPACING_MARK)
+			U16_APPEND_UNSAFE(bare, k, c);
+	}
+	USpoofChecker *sc = U_SUCCESS(e) ? uspoof_open(&e) : NULL;
+	len = U_SUCCESS(e) ? uspoof_getSkeleton(sc, 0, bare, k, sk, SKEL_UNITS, &e) : 0;
+	if (sc)
+		uspoof_close(sc);
+	if (U_SUCCESS(e))
+		u_strToUTF8(out, (int32_t)outlen, &n, sk, len, &e);
+	return U_SUCCESS(e) && e != U_STRING_NOT_TERMINATED_WARNING && (size_t)n < outlen ? 0 : -1;
 }
 
 static int is_space(uint32_t cp)
@@ -51,6 +89,8 @@ static const struct {
 	{ 0x269, 'i' }, { 0x26a, 'i' }, { 0x299, 'b' }, { 0x29c, 'h' }, { 0x1d00, 'a' }, { 0x1d04, 'c' },
 	{ 0x1d05, 'd' }, { 0x1d07, 'e' }, { 0x1d0b, 'k' }, { 0x1d0d, 'm' }, { 0x1d0f, 'o' }, { 0x1d18, 'p' },
 	{ 0x1d1b, 't' }, { 0x1d1c, 'u' }, { 0x1d20, 'v' }, { 0x1d21, 'w' }, { 0x1d22, 'z' },
+	{ 0xa730, 'f' }, { 0xa731, 's' }, { 0x29f, 'l' }, { 0x262, 'g' }, { 0x274, 'n' }, { 0x280, 'r' },
+	{ 0x28f, 'y' }, { 0x1d0a, 'j' },   /* small capitals the confusables skeleton keeps as they are */
 	{ 0x2102, 'c' }, { 0x210a, 'g' }, { 0x210b, 'h' }, { 0x210c, 'h' }, { 0x210d, 'h' }, { 0x210e, 'h' },
 	{ 0x2110, 'i' }, { 0x2111, 'i' }, { 0x2112, 'l' }, { 0x2113, 'l' }, { 0x2115, 'n' }, { 0x2119, 'p' },
 	{ 0x211a, 'q' }, { 0x211b, 'r' }, { 0x211c, 'r' }, { 0x211d, 'r' }, { 0x2124, 'z' }, { 0x2128, 'z' },
@@ -88,13 +128,33 @@ static char fold_one(uint32_t cp)
 
 static const char *const ligatures[] = { "ff", "fi", "fl", "ffi", "ffl", "st", "st" };   /* U+FB00..U+FB06 */
 
+/* Whether s holds an invisible character (checked on the name as given, before any folding). */
+static int has_invisible(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		size_t k = ident_utf8_next(p + i, n - i, &cp);
+		if (!k || is_invisible(cp))
+			return 1;
+		i += k;
+	}
+	return 0;
+}
+
 const char *ident_fold(const char *s, char *out, size_t outlen)
 {
+	char skel[4 * SKEL_UNITS];
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)p), w = 0;
 	int space = 0;
 	if (ident_check(s))
 		return ident_check(s);
+	if (has_invisible(p, n))
+		return "holds an invisible character (a zero-width space, joiner or the like)";
+	if (!skeleton((const char *)p, skel, sizeof skel)) {
+		p = (const unsigned char *)skel;
+		n = strlen(skel);
+	}
 	for (size_t i = 0; i < n;) {
 		uint32_t cp;
 		size_t k = ident_utf8_next(p + i, n - i, &cp);

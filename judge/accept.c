@@ -4,7 +4,8 @@
  */
 #include "judge/accept.h"
 #include "judge/policy.h"
-#include "results/fpq.h"
+#include "judge/derive.h"
+#include "results/fprun.h"
 #include "results/store.h"
 #include "common/util.h"
 #include "common/gpus.h"
@@ -121,23 +122,27 @@ const char *accept_reason_sentence(const json_t *detail, const char *verdict, ch
 	return buf;
 }
 
-static void print_text(FILE *out, const json_t *fp, const json_t *res)
+static const char *or_empty(const char *s)
 {
-	const json_t *run = json_object_get(fp, "run");
+	return s ? s : "";
+}
+
+static void print_text(FILE *out, const struct fprun *r, int64_t run_id, const json_t *res)
+{
+	const struct fp_head *run = &r->run;
 	const json_t *failed = json_object_get(res, "failed"), *unm = json_object_get(res, "unmeasurable");
 	const json_t *root = root_cause(unm);
 	const char *verdict = jstr(res, "verdict");
 	char why[768];
 	size_t i;
 	json_t *e;
-	/* the host named as one ("on host vm"), never a bare word that reads as a label */
-	fprintf(out, "run %lld (%.8s) on host %s: %lld x %s%s%s%s%s\npolicy %s (%s, %.19s)\n",
-		(long long)json_integer_value(json_object_get(run, "id")), jstr(run, "uuid"),
-		*jstr(run, "hostname") ? jstr(run, "hostname") : "(unnamed)",
-		(long long)json_integer_value(json_object_get(run, "gpu_count")),
-		*jstr(run, "gpu_model") ? jstr(run, "gpu_model") : "unknown GPU",
-		*jstr(run, "provider") ? ", " : "", jstr(run, "provider"), *jstr(run, "instance_type") ? " " : "",
-		jstr(run, "instance_type"), jstr(res, "policy"), jstr(res, "policy_source"), jstr(res, "policy_digest"));
+	/* the host named as one ("on host vm"), never a bare word that reads as a label; the model and the
+	 * count gpuvet derived (judge/derive.h), one of each */
+	fprintf(out, "run %lld (%.8s) on host %s: %d x %s%s%s%s%s\npolicy %s (%s, %.19s)\n", (long long)run_id,
+		or_empty(run->uuid), run->hostname && *run->hostname ? run->hostname : "(unnamed)", r->d.ngpu,
+		r->d.model ? r->d.model->key : "unknown GPU", run->provider && *run->provider ? ", " : "",
+		or_empty(run->provider), run->instance_type && *run->instance_type ? " " : "", or_empty(run->instance_type),
+		jstr(res, "policy"), jstr(res, "policy_source"), jstr(res, "policy_digest"));
 	accept_reason_sentence(res, verdict, why, sizeof why);
 	if (!strcmp(verdict, "accept") && json_array_size(json_object_get(res, "tolerated")))
 		fprintf(out, "ACCEPT: %zu check(s) passed; %s\n", json_array_size(json_object_get(res, "passed")), why);
@@ -211,29 +216,32 @@ static void print_text(FILE *out, const json_t *fp, const json_t *res)
 		fprintf(out, "  %zu check(s) passed\n", json_array_size(json_object_get(res, "passed")));
 }
 
-/* Fingerprints of the other runs of the same SKU that were accepted, without their samples. */
-static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, const char *digest)
+/* The other runs of the same SKU accepted here, derived, without their series (*n of them). */
+static struct fprun **load_fleet(struct store *s, int64_t run_id, const struct fprun *fp, const char *digest, size_t *n)
 {
 	int64_t *ids = NULL;
-	size_t n = 0;
-	json_t *fleet = json_array();
-	const struct gpu_ref *model = fpq_gpu_ref(fp);   /* the resolved model: stored runs carry its key */
-	int scan = store_fleet_candidates(s, run_id, digest, model ? model->key : "", fpq_gpu_count(fp),
-					  fpq_run_str(fp, "instance_type"), &ids, &n) != 0;
-	if (scan && store_list_runs(s, &ids, &n)) {
+	size_t nids = 0;
+	struct fprun **fleet = NULL;
+	const struct gpu_ref *model = fp->d.model;   /* the resolved model: stored runs carry its key */
+	int scan = store_fleet_candidates(s, run_id, digest, model ? model->key : "", fp->d.ngpu, fp->run.instance_type,
+					  &ids, &nids) != 0;
+	*n = 0;
+	if (scan && store_list_runs(s, &ids, &nids)) {
 		gv_debug("fleet baseline unavailable: %s", store_errmsg(s));
-		return fleet;
+		return NULL;
 	}
-	gv_debug("fleet baseline: %zu candidate run(s)%s", n, scan ? " (full scan)" : "");
-	for (size_t i = 0; i < n; i++) {
-		json_t *o;
-		if (ids[i] == run_id || store_load_fingerprint(s, ids[i], &o))
+	gv_debug("fleet baseline: %zu candidate run(s)%s", nids, scan ? " (full scan)" : "");
+	fleet = gv_calloc(nids ? nids : 1, sizeof *fleet);
+	for (size_t i = 0; i < nids; i++) {
+		struct fprun *o;
+		char err[8];
+		if (ids[i] == run_id || store_load_run(s, ids[i], STORE_RUN_NO_SERIES | STORE_RUN_NO_FLAGS, &o))
 			continue;
-		if (policy_same_fleet(fp, o, digest)) {
-			json_object_del(o, "samples");
-			json_array_append(fleet, o);
-		}
-		json_decref(o);
+		derive(o, 0, err, sizeof err);
+		if (policy_same_fleet_run(fp, o, digest))
+			fleet[(*n)++] = o;
+		else
+			fprun_free(o);
 	}
 	free(ids);
 	return fleet;
@@ -244,7 +252,7 @@ static json_t *load_fleet(struct store *s, int64_t run_id, const json_t *fp, con
  * accepts an earlier gpuvet stored by this policy's name without its text
  * (schema 5 or older) count for nothing until the runs are judged again.
  */
-static void name_lost_baseline(struct store *s, const struct policy *p, const json_t *fp, json_t *res)
+static void name_lost_baseline(struct store *s, const struct policy *p, const struct fprun *fp, json_t *res)
 {
 	long long lost = 0;
 	size_t i;
@@ -254,8 +262,7 @@ static void name_lost_baseline(struct store *s, const struct policy *p, const js
 		char msg[512];
 		if (!has || !strstr(t, "fleet threshold not applied"))
 			continue;
-		if (!lost && (store_legacy_accepts(s, p->name, p->digest, fpq_run_str(fp, "gpu_model"), fpq_gpu_count(fp),
-						  &lost) || !lost))
+		if (!lost && (store_legacy_accepts(s, p->name, p->digest, fp->run.gpu_model, fp->d.ngpu, &lost) || !lost))
 			return;
 		snprintf(msg, sizeof msg, "%.*s lost in an upgrade: %lld run(s) of this instance type accepted by policy '%s' under "
 			 "an earlier gpuvet, whose store kept no policy text with its verdicts, count for nothing until "
@@ -265,50 +272,49 @@ static void name_lost_baseline(struct store *s, const struct policy *p, const js
 	}
 }
 
-int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
-		 int json, FILE *out)
+/* The verdict recorded in the store; 0, or -1 with why (the verdict still printed, the exit code 2). */
+static int record(struct store *s, int64_t run_id, const struct policy *p, enum policy_verdict v, const json_t *res,
+		  char *why, size_t whylen)
 {
-	json_t *res, *fleet = NULL;
-	if (policy_needs_fleet(p))
-		fleet = load_fleet(s, run_id, fp, p->digest);
-	enum policy_verdict v = policy_evaluate_flags(p, fp, fleet, run_flags, &res);
-	if (fleet)
-		name_lost_baseline(s, p, fp, res);
-	json_t *run = json_object_get(fp, "run");
-	json_object_set_new(res, "run", json_pack("{s:I,s:O?,s:O?,s:O?,s:O?,s:O?}", "id", (json_int_t)run_id,
-		"uuid", json_object_get(run, "uuid"), "hostname", json_object_get(run, "hostname"),
-		"gpu_model", json_object_get(run, "gpu_model"), "gpu_count", json_object_get(run, "gpu_count"),
-		"instance_type", json_object_get(run, "instance_type")));
-	json_object_set_new(res, "exit_code", json_integer((int)v));
 	char *detail = json_dumps(res, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	int unrecorded = !detail || store_put_verdict(s, run_id, policy_verdict_name(v), p->name, p->digest, p->source,
-								   detail);
-	char why[600];
-	snprintf(why, sizeof why, "%s", !unrecorded ? "" : !detail ? "out of memory" :
+						       detail);
+	snprintf(why, whylen, "%s", !unrecorded ? "" : !detail ? "out of memory" :
 		 store_is_readonly(s) ? "the store can only be read here" : store_errmsg(s));
 	free(detail);
-	if (!unrecorded) {   /* the fingerprint in hand holds it as one loaded from the store would */
-		char at[32];
-		gv_iso8601((long)time(NULL), at, sizeof at);
-		if (!json_is_array(json_object_get(fp, "verdicts")))
-			json_object_set_new(fp, "verdicts", json_array());
-		json_array_append_new(json_object_get(fp, "verdicts"),
-				      json_pack("{s:s,s:s,s:s,s:O,s:s,s:s,s:b}", "verdict", policy_verdict_name(v), "policy",
-						p->name, "at", at, "detail", res, "policy_digest", p->digest, "policy_source",
-						p->source, "imported", 0));
-	}
+	return unrecorded ? -1 : 0;
+}
+
+int accept_judge_run(struct store *s, int64_t run_id, const struct policy *p, struct fprun *fp, const json_t *run_flags,
+		     int json, FILE *out, json_t **verdict)
+{
+	json_t *res;
+	struct fprun **fleet = NULL;
+	size_t nfleet = 0;
+	if (policy_needs_fleet(p))
+		fleet = load_fleet(s, run_id, fp, p->digest, &nfleet);
+	enum policy_verdict v = policy_evaluate_run(p, fp, fleet, nfleet, run_flags, &res);
+	if (fleet)
+		name_lost_baseline(s, p, fp, res);
+	for (size_t i = 0; i < nfleet; i++)
+		fprun_free(fleet[i]);
+	free(fleet);
+	json_object_set_new(res, "run", json_pack("{s:I,s:s?,s:s?,s:s?,s:i,s:s?}", "id", (json_int_t)run_id,
+		"uuid", fp->run.uuid, "hostname", fp->run.hostname,
+		"gpu_model", fp->d.model ? fp->d.model->key : fp->run.gpu_model, "gpu_count", fp->d.ngpu,
+		"instance_type", fp->run.instance_type));
+	json_object_set_new(res, "exit_code", json_integer((int)v));
+	char why[600];
+	int unrecorded = record(s, run_id, p, v, res, why, sizeof why);
 	if (json) {
 		json_dumpf(res, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', out);
 	} else {
-		int had_id = json_object_get(run, "id") != NULL;   /* the text names the run by number */
-		json_object_set_new(run, "id", json_integer(run_id));
-		print_text(out, fp, res);
-		if (!had_id)
-			json_object_del(run, "id");
+		print_text(out, fp, run_id, res);
 	}
+	if (verdict && !unrecorded)
+		*verdict = json_incref(res);
 	json_decref(res);
-	json_decref(fleet);
 	if (unrecorded) {   /* said after the verdict, and in the exit code: a script must not take it as stored */
 		fflush(out);
 		gv_err("the verdict was not recorded in the store: %s", why);
@@ -316,12 +322,35 @@ int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t
 	return unrecorded ? GV_EXIT_USAGE : (int)v;
 }
 
+int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
+		 int json, FILE *out)
+{
+	struct fprun *r = derive_from_json(fp);
+	json_t *res = NULL;
+	if (!r)
+		r = fprun_new();
+	int rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, &res);
+	fprun_free(r);
+	if (res) {   /* the fingerprint in hand holds it as one loaded from the store would */
+		char at[32];
+		gv_iso8601((long)time(NULL), at, sizeof at);
+		if (!json_is_array(json_object_get(fp, "verdicts")))
+			json_object_set_new(fp, "verdicts", json_array());
+		json_array_append_new(json_object_get(fp, "verdicts"),
+				      json_pack("{s:s,s:s,s:s,s:O,s:s,s:s,s:b}", "verdict", jstr(res, "verdict"), "policy",
+						p->name, "at", at, "detail", res, "policy_digest", p->digest, "policy_source",
+						p->source, "imported", 0));
+		json_decref(res);
+	}
+	return rc;
+}
+
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       const char *picked, FILE *out)
+	       const char *picked, FILE *out, json_t **verdict)
 {
 	struct policy *p;
 	char err[512];
-	json_t *fp;
+	struct fprun *r;
 	int rc = policy_load(policy_path, &p, err, sizeof err);
 	if (rc == -2) {
 		gv_err("cannot read policy '%s': %s", policy_path, err);
@@ -331,15 +360,16 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		gv_err("policy '%s': %s", policy_path ? policy_path : "built-in", err);
 		return GV_EXIT_USAGE;
 	}
-	if (store_load_fingerprint(s, run_id, &fp)) {
+	if (store_load_run(s, run_id, STORE_RUN_ALL, &r)) {
 		gv_err("%s", store_errmsg(s));
 		policy_free(p);
 		return GV_EXIT_USAGE;
 	}
+	derive(r, 0, err, sizeof err);   /* judged on what gpuvet derives from its evidence, an old run's too */
 	if (picked && !json)
 		fprintf(out, "judging run %lld, %s (docs/acceptance.md)\n", (long long)run_id, picked);
-	rc = accept_judge(s, run_id, p, fp, run_flags, json, out);
-	json_decref(fp);
+	rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, verdict);
+	fprun_free(r);
 	policy_free(p);
 	return rc;
 }

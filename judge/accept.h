@@ -22,10 +22,11 @@ struct store;
  * on stderr naming the file and line), including a verdict printed but not
  * recorded in the store.  picked: why this run (a plain `gpuvet accept`:
  * "the run stored last in this store"), said on the text output's first
- * line, or NULL.
+ * line, or NULL.  *verdict, when not NULL, gets the recorded verdict's detail (a new reference,
+ * NULL when none was recorded): the run and the policy are read once.
  */
 int accept_run(struct store *s, int64_t run_id, const char *policy_path, const json_t *run_flags, int json,
-	       const char *picked, FILE *out);
+	       const char *picked, FILE *out, json_t **verdict);
 
 struct policy;
 /*
@@ -36,6 +37,15 @@ struct policy;
  */
 int accept_judge(struct store *s, int64_t run_id, const struct policy *p, json_t *fp, const json_t *run_flags,
 		 int json, FILE *out);
+
+/*
+ * The same on the typed run (results/fprun.h) the caller loaded and derived
+ * (judge/derive.h): what accept_run and accept_judge call.  *verdict, when not
+ * NULL, gets the verdict's object once recorded (a new reference).
+ */
+struct fprun;
+int accept_judge_run(struct store *s, int64_t run_id, const struct policy *p, struct fprun *r, const json_t *run_flags,
+		     int json, FILE *out, json_t **verdict);
 
 /*
  * After an upgrade from a store whose verdicts name no policy text (schema

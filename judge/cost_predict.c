@@ -267,6 +267,9 @@ static int train_predict(const struct cost_job *j, const struct cost_hw *h, stru
 	return 1;
 }
 
+/* Under a thousandth of a TFLOP/s (a 1990s CPU) a GPU measured nothing. */
+#define COST_MIN_TFLOPS 1e-3
+
 int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_pred *p)
 {
 	memset(p, 0, sizeof *p);
@@ -274,7 +277,14 @@ int cost_predict(const struct cost_job *j, const struct cost_hw *h, struct cost_
 	p->bound = BOUND_CAPACITY;
 	p->tps_gpu = p->tps_lo = p->tps_hi = p->prefill_tps_gpu = NAN;
 	p->ttft_s = p->ttft_lo = p->ttft_hi = p->itl_s = p->itl_lo = p->itl_hi = p->concurrency = NAN;
-	if (h->gpus < 1 || !(h->mem_gib > 0) || !(h->gemm_tflops > 0)) {
+	/* a GEMM rate of 0 or next to it (1e-300) measured nothing: said so, never priced at $1e22/Mtok (issue 57) */
+	if (!(h->gemm_tflops >= COST_MIN_TFLOPS)) {
+		snprintf(p->why, sizeof p->why, "not measured: its GEMM rate is %g TFLOP/s per GPU, nothing to price",
+			 h->gemm_tflops);
+		p->bound = BOUND_NONE;
+		return 0;
+	}
+	if (h->gpus < 1 || !(h->mem_gib > 0)) {
 		snprintf(p->why, sizeof p->why, "the catalog gives no GPU count or memory for it");
 		p->bound = BOUND_NONE;
 		return 0;

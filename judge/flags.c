@@ -21,7 +21,6 @@
 #include "judge/flags.h"
 #include "judge/flags_int.h"
 #include "benches/bench.h"
-#include "results/fpq.h"
 #include "platform/inv_parse.h"
 #include "common/gpus.h"
 #include "common/stats.h"
@@ -57,10 +56,11 @@ static json_t *soak_evidence(const struct soak_gpu *sg)
 	return e;
 }
 
-static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *out)
+static void throttle_flags(const struct fprun *r, const struct soak_gpu *sg, json_t *out)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	double maxtemp = flags_series_max(fpq_series(fp, "soak.temp.c", sg->gpu));
+	const struct gpu_ref *ref = r->d.model;
+	struct fpts temp = flags_raw_series(r, "soak.temp.c", sg->gpu);
+	double maxtemp = flags_pts_max(&temp);
 
 	/* THROTTLE_THERMAL: HW thermal at all, or SW thermal beyond a transient. */
 	double hw = sg->bit_s[R_HW_THERMAL], sw = sg->bit_s[R_SW_THERMAL];
@@ -87,11 +87,11 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 	if (pc >= FLAG_POWER_MIN_S) {
 		double limit = 0, power = 0, x0 = 0, x1 = 0;
 		int n;
-		const json_t *lp = fpq_series(fp, "soak.power_limit.w", sg->gpu);
-		const json_t *pp = fpq_series(fp, "soak.power.w", sg->gpu);
-		if (fpq_series_span(lp, &x0, &x1) || fpq_series_median(lp, x0, x1, &limit, &n))
+		struct fpts lp = flags_raw_series(r, "soak.power_limit.w", sg->gpu);
+		struct fpts pp = flags_raw_series(r, "soak.power.w", sg->gpu);
+		if (flags_pts_span(&lp, &x0, &x1) || flags_pts_median(&lp, x0, x1, &limit, &n))
 			limit = 0;
-		if (fpq_series_span(pp, &x0, &x1) || fpq_series_median(pp, x0, x1, &power, &n))
+		if (flags_pts_span(&pp, &x0, &x1) || flags_pts_median(&pp, x0, x1, &power, &n))
 			power = 0;
 		double tdp = ref ? ref->tdp_w : 0;
 		int capped = tdp > 0 && limit > 0 && limit < FLAG_POWER_LIMIT_MIN_FRAC * tdp;
@@ -130,19 +130,19 @@ static void throttle_flags(const json_t *fp, const struct soak_gpu *sg, json_t *
 
 /* ---- decay: last window against first ---- */
 
-static int decay_of(const json_t *pts, double *first, double *last, double *window)
+static int decay_of(const struct fpts *pts, double *first, double *last, double *window)
 {
 	double x0 = 0, x1 = 0;
 	int n1, n2;
-	if (fpq_series_span(pts, &x0, &x1))
+	if (flags_pts_span(pts, &x0, &x1))
 		return -1;
 	double dur = x1 - x0, w = FLAG_DECAY_WINDOW_S;
 	if (dur < FLAG_DECAY_MIN_SOAK_S)
 		return -1;
 	if (dur < 2 * w)
 		w = dur / 3;
-	if (fpq_series_median(pts, x0, x0 + w - 1e-9, first, &n1) ||
-	    fpq_series_median(pts, x1 - w + 1e-9, x1, last, &n2) || !(*first > 0))
+	if (flags_pts_median(pts, x0, x0 + w - 1e-9, first, &n1) ||
+	    flags_pts_median(pts, x1 - w + 1e-9, x1, last, &n2) || !(*first > 0))
 		return -1;
 	*window = w;
 	return 0;
@@ -162,29 +162,29 @@ static void decay_flag(json_t *out, const char *code, const char *what, int gpu,
 		 gpu, what, drop, window, first, last);
 }
 
-static void decay_flags(const json_t *fp, int gpu, json_t *out)
+static void decay_flags(struct fprun *r, int gpu, json_t *out)
 {
 	double first, last, w;
-	json_t *clk = flags_series(fp, "soak.sm_clock.mhz", gpu), *tf = flags_series(fp, "soak.tflops", gpu);
-	if (!decay_of(clk, &first, &last, &w)) {
+	struct fpts clk = flags_series(r, "soak.sm_clock.mhz", gpu), tf = flags_series(r, "soak.tflops", gpu);
+	if (!decay_of(&clk, &first, &last, &w)) {
 		decay_flag(out, "CLOCK_DECAY", "SM clock (MHz)", gpu, first, last, w, "soak.sm_clock.mhz",
 			   FLAG_CLOCK_DECAY_PCT);
 	} else {
 		double d;
-		if (!fpq_metric_value(fp, "soak.sm_clock.drop_pct", gpu, &d) && d >= FLAG_CLOCK_DECAY_PCT)
+		if (!fprun_value(r, "soak.sm_clock.drop_pct", gpu, &d) && d >= FLAG_CLOCK_DECAY_PCT)
 			decay_flag(out, "CLOCK_DECAY", "SM clock (%)", gpu, 100, 100 - d, FLAG_DECAY_WINDOW_S,
 				   "soak.sm_clock.drop_pct", FLAG_CLOCK_DECAY_PCT);
 	}
-	if (!decay_of(tf, &first, &last, &w)) {
+	if (!decay_of(&tf, &first, &last, &w)) {
 		decay_flag(out, "PERF_DECAY", "throughput (TFLOP/s)", gpu, first, last, w, "soak.tflops",
 			   FLAG_PERF_DECAY_PCT);
-	} else if (!fpq_metric_value(fp, "soak.tflops.first_min", gpu, &first) &&
-		   !fpq_metric_value(fp, "soak.tflops.last_min", gpu, &last) && first > 0) {
+	} else if (!fprun_value(r, "soak.tflops.first_min", gpu, &first) &&
+		   !fprun_value(r, "soak.tflops.last_min", gpu, &last) && first > 0) {
 		decay_flag(out, "PERF_DECAY", "throughput (TFLOP/s)", gpu, first, last, FLAG_DECAY_WINDOW_S,
 			   "soak.tflops.first_min/last_min", FLAG_PERF_DECAY_PCT);
 	}
-	json_decref(clk);
-	json_decref(tf);
+	flags_pts_free(&clk);
+	flags_pts_free(&tf);
 }
 
 /* A throughput its bench declares against a hardware peak (benches' metric rows): a GEMM or a PCIe copy. */
@@ -202,24 +202,21 @@ static int measured_against_peak(const char *name)
  * (gemm.*.pct_of_peak, memcpy.*.pct_of_link) restate the same measurement
  * and raise nothing of their own.
  */
-static void below_reference_flags(const json_t *fp, json_t *out)
+static void below_reference_flags(const struct fprun *r, json_t *out)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_ref *ref = r->d.model;
 	double link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
-	size_t i;
-	json_t *m;
 	if (!ref)
 		return;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *name = json_string_value(json_object_get(m, "name"));
-		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
-		if (!name || !json_is_number(jv) || !json_is_integer(jg) || json_integer_value(jg) < 0 ||
-		    !measured_against_peak(name))
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct fp_metric *m = &r->metrics[i];
+		const char *name = m->name;
+		if (!isfinite(m->value) || m->gpu < 0 || !measured_against_peak(name))
 			continue;
-		double v = json_number_value(jv), ach = 0;
+		double v = m->value, ach = 0;
 		const char *src = NULL;
 		enum gpu_ref_kind kind;
-		int gpu = (int)json_integer_value(jg);
+		int gpu = m->gpu;
 		int copy = !strcmp(name, "memcpy.h2d.pinned.gbps") || !strcmp(name, "memcpy.d2h.pinned.gbps");
 		double floor;
 		if (!gpu_reference_floor(ref->key, name, &floor, NULL))
@@ -248,24 +245,21 @@ static void below_reference_flags(const json_t *fp, json_t *out)
 
 /* ---- a GPU that trails its node (per-GPU gemm rows) ---- */
 
-static void node_outlier_flags(const json_t *fp, json_t *out)
+static void node_outlier_flags(const struct fprun *r, json_t *out)
 {
-	json_t *by = json_object(), *worst = json_object(), *m, *row;
+	json_t *by = json_object(), *worst = json_object(), *row;
 	const char *name;
-	size_t i;
-	/* name -> {"gpu": value} */
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *n = json_string_value(json_object_get(m, "name"));
-		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
-		const struct metric_info *mi = metric_info_find(n);
-		if (!mi || mi->peak != METRIC_PEAK_GEMM || !json_is_number(jv) ||
-		    !json_is_integer(jg) || json_integer_value(jg) < 0 || !(json_number_value(jv) > 0))
+	/* name -> {"gpu": value}: the evidence it says, built as a JSON object once */
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct fp_metric *m = &r->metrics[i];
+		const struct metric_info *mi = metric_info_find(m->name);
+		if (!mi || mi->peak != METRIC_PEAK_GEMM || !isfinite(m->value) || m->gpu < 0 || !(m->value > 0))
 			continue;
 		char key[24];
-		snprintf(key, sizeof key, "%lld", (long long)json_integer_value(jg));
-		if (!json_object_get(by, n))
-			json_object_set_new(by, n, json_object());
-		json_object_set_new(json_object_get(by, n), key, json_real(json_number_value(jv)));
+		snprintf(key, sizeof key, "%d", m->gpu);
+		if (!json_object_get(by, m->name))
+			json_object_set_new(by, m->name, json_object());
+		json_object_set_new(json_object_get(by, m->name), key, json_real(m->value));
 	}
 	/* gpu -> the dtype where it trails the best most */
 	json_object_foreach(by, name, row) {
@@ -305,28 +299,27 @@ static void node_outlier_flags(const json_t *fp, json_t *out)
 
 /* ---- silent data corruption: a soak result that differs from the first one ---- */
 
-static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
+static void sdc_flags(struct fprun *r, int ngpu, json_t *out)
 {
 	for (int g = 0; g < ngpu; g++) {
 		double mm;
-		if (fpq_metric_value(fp, "soak.sdc.mismatches", g, &mm) || mm < FLAG_SDC_MIN_MISMATCHES)
+		if (fprun_value(r, "soak.sdc.mismatches", g, &mm) || mm < FLAG_SDC_MIN_MISMATCHES)
 			continue;
-		const json_t *par = json_object_get(fpq_metric(fp, "soak.sdc.mismatches", g), "params");
-		const json_t *pts = fpq_series(fp, "soak.sdc.mismatch", g);
-		json_t *its = json_array(), *p;
+		const struct fp_obj *par = &fprun_metric(r, "soak.sdc.mismatches", g)->params;
+		struct fpts pts = flags_raw_series(r, "soak.sdc.mismatch", g);
+		json_t *its = json_array();
 		double checked = 0, first = -1;
-		size_t i;
-		json_array_foreach(pts, i, p) {
-			json_t *jy = json_array_get(p, 1);
-			if (json_is_number(jy)) {
-				json_array_append_new(its, json_integer((json_int_t)json_number_value(jy)));
-				if (first < 0 || json_number_value(jy) < first)
-					first = json_number_value(jy);
+		for (size_t i = 0; i < pts.n; i++) {
+			double y = pts.xy[2 * i + 1];
+			if (isfinite(y)) {
+				json_array_append_new(its, json_integer((json_int_t)y));
+				if (first < 0 || y < first)
+					first = y;
 			}
 		}
-		if (fpq_num(par, &checked, "checked", NULL))
+		if (fp_obj_num(par, "checked", &checked))
 			checked = 0;
-		if (first < 0 && fpq_num(par, &first, "first_iteration", NULL))
+		if (first < 0 && fp_obj_num(par, "first_iteration", &first))
 			first = -1;
 		flags_add(out, "DATA_CORRUPTION", "critical",
 			 json_pack("{s:i,s:f,s:f,s:f,s:o,s:{s:i}}", "gpu", g, "mismatches", mm, "checked", checked,
@@ -337,27 +330,24 @@ static void sdc_flags(const json_t *fp, int ngpu, json_t *out)
 	}
 }
 
-json_t *flags_compute(const json_t *fp)
+json_t *flags_compute_run(struct fprun *r)
 {
 	json_t *out = json_array();
-	int ngpu = fpq_gpu_count(fp);
-	if (!json_is_object(fp))
-		return out;
+	int ngpu = r->d.ngpu;
 	for (int g = 0; g < ngpu; g++) {
 		struct soak_gpu sg;
-		if (!flags_soak_gpu_read(fp, g, &sg))
-			throttle_flags(fp, &sg, out);
+		if (!flags_soak_gpu_read(r, g, &sg))
+			throttle_flags(r, &sg, out);
 	}
 	for (int g = 0; g < ngpu; g++)
-		decay_flags(fp, g, out);
-	flags_contention(fp, ngpu, out);
-	flags_health(fp, ngpu, out);
-	below_reference_flags(fp, out);
-	flags_below_floor(fp, out);
-	node_outlier_flags(fp, out);
-	sdc_flags(fp, ngpu, out);
-	flags_host_starved(fp, out);
+		decay_flags(r, g, out);
+	flags_contention(r, ngpu, out);
+	flags_health(r, ngpu, out);
+	below_reference_flags(r, out);
+	flags_below_floor(r, out);
+	node_outlier_flags(r, out);
+	sdc_flags(r, ngpu, out);
+	flags_host_starved(r, out);
 	flags_finish(out);
 	return out;
 }
-

@@ -83,30 +83,48 @@
 #define FLAG_EVIDENCE_MIN_READINGS 10    /* and at least 10 s of them: the quick profile soaks 30 s; a soak that
 					    declares 2 s proves nothing about throttling under sustained load */
 /*
+ * The soak's set-up before its first reading (CUDA context, cuBLASLt, NVML), which the harness's
+ * measured duration of the bench includes: 0.43-0.66 s on the one-GPU captures (tests/fixtures/gpu:
+ * the bench's duration_s less its declared duration); 2 s and 1 s per GPU leave room for a
+ * machine of 8 that opens its GPUs one after the other.
+ */
+#define FLAG_SOAK_SETUP_S          2.0
+#define FLAG_SOAK_SETUP_PER_GPU_S  1.0
+/*
+ * The soak's length in seconds from its evidence (judge/flags_evidence.c): the longest of its
+ * declared duration, its series' timestamps and its measured duration less its set-up; 0 without a soak.
+ */
+struct fprun;
+double flags_soak_seconds(const struct fprun *r);
+/*
  * Whether every GPU of the run has finite readings of a soak series for at
  * least FLAG_EVIDENCE_MIN_SHARE of the soak's seconds.
  */
-int flags_series_covered(const json_t *fingerprint, const char *series);
+int flags_series_covered(const struct fprun *r, const char *series);
 
-/* Computes the flags of a fingerprint; a new JSON array (never NULL). */
+/*
+ * Computes the flags of a run, read as fields of the typed run (results/fprun.h)
+ * that derive() has derived (judge/derive.h: its model and GPU count); a new
+ * JSON array (never NULL).
+ */
+json_t *flags_compute_run(struct fprun *r);
+/* The same of a fingerprint document (flags_json.c): decoded and derived once, then flags_compute_run. */
 json_t *flags_compute(const json_t *fingerprint);
 
 /*
- * Whether the fingerprint holds the evidence that code needs (the soak's
- * samples for THROTTLE_*, the inventory's GPUs for ECC_ERRORS, ...): 1
- * yes, 0 no with the reason in *why (static text), -1 unknown code.
+ * Whether the run holds the evidence that code needs (the soak's samples for
+ * THROTTLE_*, the inventory's GPUs for ECC_ERRORS, ...): 1 yes, 0 no with the
+ * reason in *why (static text), -1 unknown code.  flags_measurable() is the
+ * same of a fingerprint document (flags_json.c).
  */
+int flags_measurable_run(struct fprun *r, const char *code, const char **why);
 int flags_measurable(const json_t *fingerprint, const char *code, const char **why);
 
 struct gpu_ref;
 /* Images/s a GPU of this model consumes training ResNet-50 (flags_host.c); -1 when unknown. */
 double flags_host_need_ips(const struct gpu_ref *ref);
-/* Appends HOST_STARVED to out when decode or memory bandwidth per GPU falls short. */
-void flags_host_starved(const json_t *fingerprint, json_t *out);
-/* Appends BELOW_FLOOR for pinned H2D or node all-reduce under the model's published floor. */
-void flags_below_floor(const json_t *fingerprint, json_t *out);
-/* Whether the fingerprint can be judged for BELOW_FLOOR (as flags_measurable). */
-int flags_floor_measurable(const json_t *fingerprint, const char **why);
+/* Whether the run can be judged for BELOW_FLOOR (as flags_measurable_run). */
+int flags_floor_measurable(struct fprun *r, const char **why);
 /*
  * The one-line remediation of a flag (code, severity, evidence.gpu), e.g.
  * "drain the node and ask the provider to replace gpu 3"; never NULL.
@@ -128,7 +146,7 @@ struct flag_def {
 	const char *code;            /* "THROTTLE_THERMAL" */
 	unsigned severities;         /* FLAG_SEV_* it may be raised at */
 	/* whether the fingerprint holds the evidence its check needs: 1, or 0 with *why (static text) */
-	int (*measured)(const json_t *fp, const char **why);
+	int (*measured)(struct fprun *r, const char **why);
 	const char *warning, *critical;   /* what to do, one line each; "%s" names the gpu */
 };
 /* The rows, ended by { NULL }. */

@@ -6,7 +6,6 @@
 #include "judge/flags.h"
 #include "judge/flags_int.h"
 #include "benches/bench.h"
-#include "results/fpq.h"
 #include "platform/inv_parse.h"
 #include "common/gpus.h"
 #include "common/stats.h"
@@ -67,31 +66,27 @@ static int slowed_at(const struct xm *v, size_t n, double x)
 	return 0;
 }
 
-static void dips_signal(const json_t *fp, int gpu, json_t *signals)
+static void dips_signal(const struct fprun *r, int gpu, json_t *signals)
 {
-	json_t *pts = flags_series(fp, "soak.tflops", gpu), *mpts = flags_series(fp, "soak.clock_events.mask", gpu);
+	struct fpts pts = flags_series(r, "soak.tflops", gpu), mpts = flags_series(r, "soak.clock_events.mask", gpu);
 	double x0 = 0, x1 = 0, med;
 	int n;
-	if (fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n) || n < 10 || !(med > 0)) {
-		json_decref(pts);
-		json_decref(mpts);
+	if (flags_pts_span(&pts, &x0, &x1) || flags_pts_median(&pts, x0, x1, &med, &n) || n < 10 || !(med > 0)) {
+		flags_pts_free(&pts);
+		flags_pts_free(&mpts);
 		return;
 	}
-	size_t nm = 0, i;
-	json_t *p;
-	struct xm *masks = gv_malloc((json_array_size(mpts) + 1) * sizeof *masks);
-	json_array_foreach(mpts, i, p)
-		if (!flags_mask_of(p, &masks[nm].x, &masks[nm].mask))
+	size_t nm = 0;
+	struct xm *masks = gv_malloc((mpts.n + 1) * sizeof *masks);
+	for (size_t i = 0; i < mpts.n; i++)
+		if (!flags_mask_of(&mpts, i, &masks[nm].x, &masks[nm].mask))
 			nm++;
 	qsort(masks, nm, sizeof *masks, cmp_xm);
 	int episodes = 0, in_dip = 0, dip_s = 0, throttled = 0;
 	double first_start = 0, last_start = 0;
-	json_array_foreach(pts, i, p) {
-		json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
-		if (!json_is_number(jx) || !json_is_number(jy))
-			continue;
-		double x = json_number_value(jx);
-		int dip = json_number_value(jy) < (1 - FLAG_DIP_FRAC) * med;
+	for (size_t i = 0; i < pts.n; i++) {
+		double x = pts.xy[2 * i], y = pts.xy[2 * i + 1];
+		int dip = y < (1 - FLAG_DIP_FRAC) * med;
 		if (dip) {
 			dip_s++;
 			if (!in_dip) {
@@ -105,8 +100,8 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 		in_dip = dip;
 	}
 	free(masks);
-	json_decref(pts);
-	json_decref(mpts);
+	flags_pts_free(&pts);
+	flags_pts_free(&mpts);
 	if (episodes >= FLAG_DIP_MIN_EPISODES && throttled <= FLAG_DIP_MAX_THROTTLED * dip_s)
 		json_array_append_new(signals, json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:f}", "signal", "dips", "gpu", gpu,
 			"episodes", episodes, "dip_seconds", dip_s, "throttled_dip_seconds", throttled,
@@ -115,22 +110,22 @@ static void dips_signal(const json_t *fp, int gpu, json_t *signals)
 }
 
 /* The soak's dtype and size (params of its first-window metric, else the bench's config). */
-static const char *soak_dtype(const json_t *fp, int gpu, double *m)
+static const char *soak_dtype(struct fprun *r, int gpu, double *m)
 {
-	const json_t *par = json_object_get(fpq_metric(fp, "soak.tflops.first_min", gpu), "params");
-	const char *dts = json_string_value(json_object_get(par, "dtype"));
-	if (fpq_num(par, m, "m", NULL))
+	const struct fp_metric *row = fprun_metric(r, "soak.tflops.first_min", gpu);
+	const struct fp_obj *par = row ? &row->params : NULL;
+	if (!par || fp_obj_num(par, "m", m))
 		*m = 0;
-	return dts;
+	return par ? fp_obj_str(par, "dtype") : NULL;
 }
 
 /* Median of a soak series of one GPU over all its points; -1 when fewer than min points. */
-static int soak_median(const json_t *fp, const char *series, int gpu, int min, double *med)
+static int soak_median(const struct fprun *r, const char *series, int gpu, int min, double *med)
 {
-	json_t *pts = flags_series(fp, series, gpu);
+	struct fpts pts = flags_series(r, series, gpu);
 	double x0 = 0, x1 = 0;
-	int n, bad = fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, med, &n) || n < min || !(*med > 0);
-	json_decref(pts);
+	int n, bad = flags_pts_span(&pts, &x0, &x1) || flags_pts_median(&pts, x0, x1, med, &n) || n < min || !(*med > 0);
+	flags_pts_free(&pts);
 	return bad ? -1 : 0;
 }
 
@@ -142,18 +137,18 @@ static int soak_median(const json_t *fp, const char *series, int gpu, int min, d
  * spends them.  Models without a soak reference fall back to "low" (below a fraction of peak).
  * Returns 1 when the model had a reference to judge against.
  */
-static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
+static int efficiency_signal(struct fprun *r, int gpu, json_t *signals)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_ref *ref = r->d.model;
 	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
 	double m = 0, tf, w, mhz;
-	const char *dts = soak_dtype(fp, gpu, &m);
+	const char *dts = soak_dtype(r, gpu, &m);
 	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !dts || strcmp(dts, a->soak_dtype) ||
 	    (m > 0 && m != (double)a->soak_m))
 		return 0;
-	if (soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &tf) ||
-	    soak_median(fp, "soak.power.w", gpu, FLAG_JITTER_MIN_SAMPLES, &w) ||
-	    soak_median(fp, "soak.sm_clock.mhz", gpu, FLAG_JITTER_MIN_SAMPLES, &mhz))
+	if (soak_median(r, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &tf) ||
+	    soak_median(r, "soak.power.w", gpu, FLAG_JITTER_MIN_SAMPLES, &w) ||
+	    soak_median(r, "soak.sm_clock.mhz", gpu, FLAG_JITTER_MIN_SAMPLES, &mhz))
 		return 1;
 	double rw = tf / w / a->soak_tflops_per_w, rc = tf / mhz / a->soak_tflops_per_mhz;
 	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
@@ -173,44 +168,42 @@ static int efficiency_signal(const json_t *fp, int gpu, json_t *signals)
  * neither dips nor jitter in the soak, only the lost work, which this and the soak's efficiency
  * then show twice.  Steady-timed runs only: a burst figure is not a sustained one.
  */
-static void window_signal(const json_t *fp, const json_t *m, json_t *signals)
+static void window_signal(const struct fprun *r, const struct fp_metric *m, json_t *signals)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_ref *ref = r->d.model;
 	const struct gpu_reference *a = ref ? gpu_reference_find(ref->key) : NULL;
-	const char *name = json_string_value(json_object_get(m, "name"));
-	const json_t *pm = json_object_get(m, "params");
+	const struct fp_obj *pm = &m->params;
 	char want[64];
-	double v, w, mhz, mm, nn, kk;
-	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !a->soak_dtype || !name)
+	double v = m->value, w, mhz, mm, nn, kk;
+	if (!a || !(a->soak_tflops_per_w > 0) || !(a->soak_tflops_per_mhz > 0) || !a->soak_dtype)
 		return;
 	snprintf(want, sizeof want, "gemm.%s.tflops", a->soak_dtype);
-	if (strcmp(name, want) || !json_is_integer(json_object_get(m, "gpu")) ||
-	    json_integer_value(json_object_get(m, "gpu")) < 0 || fpq_num(m, &v, "value", NULL) ||
-	    fpq_num(pm, &w, "power_w", NULL) || fpq_num(pm, &mhz, "sm_clock_mhz", NULL) ||
-	    fpq_num(pm, &mm, "m", NULL) || fpq_num(pm, &nn, "n", NULL) || fpq_num(pm, &kk, "k", NULL) ||
+	if (strcmp(m->name, want) || m->gpu < 0 || !isfinite(v) ||
+	    fp_obj_num(pm, "power_w", &w) || fp_obj_num(pm, "sm_clock_mhz", &mhz) ||
+	    fp_obj_num(pm, "m", &mm) || fp_obj_num(pm, "n", &nn) || fp_obj_num(pm, "k", &kk) ||
 	    mm != (double)a->soak_m || nn != (double)a->soak_m || kk != (double)a->soak_m || !(w > 0) || !(mhz > 0))
 		return;
-	const char *timing = fpq_str(pm, "timing", NULL);
+	const char *timing = fp_obj_str(pm, "timing");
 	if (!timing || strcmp(timing, "steady"))
 		return;
 	double rw = v / w / a->soak_tflops_per_w, rc = v / mhz / a->soak_tflops_per_mhz;
 	if (rw < FLAG_CONTENTION_EFF_FRAC && rc < FLAG_CONTENTION_EFF_FRAC)
-		json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "signal", "window",
-			"gpu", json_integer_value(json_object_get(m, "gpu")), "metric", name, "tflops", v, "power_w", w,
+		json_array_append_new(signals, json_pack("{s:s,s:i,s:s,s:f,s:f,s:f,s:f,s:f,s:s}", "signal", "window",
+			"gpu", m->gpu, "metric", m->name, "tflops", v, "power_w", w,
 			"sm_mhz", mhz, "fraction_per_w", rw, "fraction_per_mhz", rc, "reference", a->key));
 }
 
-static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, json_t *signals)
+static void low_signal(struct fprun *r, int gpu, const struct soak_gpu *sg, json_t *signals)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	json_t *pts = flags_series(fp, "soak.tflops", gpu);
+	const struct gpu_ref *ref = r->d.model;
+	struct fpts pts = flags_series(r, "soak.tflops", gpu);
 	double x0 = 0, x1 = 0, med, slow = 0, m;
-	int n, none = !ref || fpq_series_span(pts, &x0, &x1) || fpq_series_median(pts, x0, x1, &med, &n);
-	json_decref(pts);
+	int n, none = !ref || flags_pts_span(&pts, &x0, &x1) || flags_pts_median(&pts, x0, x1, &med, &n);
+	flags_pts_free(&pts);
 	if (none)
 		return;
 	/* the soak's dtype, else BF16, else FP16 */
-	const char *dts = soak_dtype(fp, gpu, &m);
+	const char *dts = soak_dtype(r, gpu, &m);
 	int dt = dts ? gpu_dtype_from_name(dts) : -1;
 	double peak = dt >= 0 && ref->peak_tflops[dt] > 0 ? ref->peak_tflops[dt] :
 		      ref->peak_tflops[GPU_BF16] > 0 ? ref->peak_tflops[GPU_BF16] : ref->peak_tflops[GPU_FP16];
@@ -230,21 +223,20 @@ static void low_signal(const json_t *fp, int gpu, const struct soak_gpu *sg, jso
  * median (the first second, the boost burst, left out) ignores a few isolated dips and a step
  * (decay), which have their own flags.
  */
-static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
+static void jitter_signal(const struct fprun *r, int gpu, json_t *signals)
 {
-	json_t *pts = flags_series(fp, "soak.tflops", gpu);
-	size_t n = json_array_size(pts), k = 0, i;
+	struct fpts pts = flags_series(r, "soak.tflops", gpu);
+	size_t n = pts.n, k = 0, i;
 	double med, prev = NAN;
-	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(fp, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med)) {
-		json_decref(pts);
+	if (n < FLAG_JITTER_MIN_SAMPLES + 1 || soak_median(r, "soak.tflops", gpu, FLAG_JITTER_MIN_SAMPLES, &med)) {
+		flags_pts_free(&pts);
 		return;
 	}
 	double *d = gv_malloc(n * sizeof *d);
 	for (i = 1; i < n; i++) {
-		json_t *jy = json_array_get(json_array_get(pts, i), 1);
-		if (!json_is_number(jy))
+		double y = pts.xy[2 * i + 1];
+		if (isnan(y))
 			continue;
-		double y = json_number_value(jy);
 		if (isfinite(prev))
 			d[k++] = fabs(y - prev);
 		prev = y;
@@ -260,7 +252,7 @@ static void jitter_signal(const json_t *fp, int gpu, json_t *signals)
 				"steps", (int)k));
 	}
 	free(d);
-	json_decref(pts);
+	flags_pts_free(&pts);
 }
 
 /* Whether GPUVET_TEST_HIDE_FOREIGN asks to judge as if the other tenant were invisible (a vGPU). */
@@ -281,44 +273,39 @@ static int has_kind(const json_t *signals, const char *const *names)
 	return 0;
 }
 
-static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
+static void contention_signals(struct fprun *r, int ngpu, json_t *signals)
 {
-	size_t i;
-	json_t *m, *g;
 	for (int gi = -1; gi < ngpu && !foreign_hidden(); gi++) {
 		double f;
-		if (!fpq_metric_value(fp, "soak.foreign_procs.count", gi, &f) && f > 0)
+		if (!fprun_value(r, "soak.foreign_procs.count", gi, &f) && f > 0)
 			json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "foreign", "gpu", gi,
 								 "processes", f));
 	}
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *name = json_string_value(json_object_get(m, "name"));
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct fp_metric *m = &r->metrics[i];
 		double sp;
-		json_t *pm = json_object_get(m, "params");
 		/* burst-timed runs (before steady timing) carry "spread"; steady ones "batch_spread" */
-		int hit = !fpq_num(pm, &sp, "spread", NULL) ? sp > FLAG_CONTENTION_SPREAD
-			  : !fpq_num(pm, &sp, "batch_spread", NULL) && sp > FLAG_CONTENTION_BATCH_SPREAD;
-		if (name && !strncmp(name, "gemm.", 5) && hit) {
-			json_t *jg = json_object_get(m, "gpu");
-			json_array_append_new(signals, json_pack("{s:s,s:I,s:s,s:f}", "signal", "spread", "gpu",
-				json_is_integer(jg) ? json_integer_value(jg) : -1, "metric", name, "spread", sp));
-		}
-		if (name && !strncmp(name, "gemm.", 5))
-			window_signal(fp, m, signals);
+		int hit = !fp_obj_num(&m->params, "spread", &sp) ? sp > FLAG_CONTENTION_SPREAD
+			  : !fp_obj_num(&m->params, "batch_spread", &sp) && sp > FLAG_CONTENTION_BATCH_SPREAD;
+		if (!strncmp(m->name, "gemm.", 5) && hit)
+			json_array_append_new(signals, json_pack("{s:s,s:i,s:s,s:f}", "signal", "spread", "gpu", m->gpu,
+								 "metric", m->name, "spread", sp));
+		if (!strncmp(m->name, "gemm.", 5))
+			window_signal(r, m, signals);
 	}
 	for (int gi = 0; gi < ngpu; gi++) {
 		struct soak_gpu sg;
-		int have = !flags_soak_gpu_read(fp, gi, &sg);
-		dips_signal(fp, gi, signals);
-		jitter_signal(fp, gi, signals);
-		if (!efficiency_signal(fp, gi, signals))
-			low_signal(fp, gi, have ? &sg : NULL, signals);
+		int have = !flags_soak_gpu_read(r, gi, &sg);
+		dips_signal(r, gi, signals);
+		jitter_signal(r, gi, signals);
+		if (!efficiency_signal(r, gi, signals))
+			low_signal(r, gi, have ? &sg : NULL, signals);
 	}
 	double st;
-	if (!fpq_metric_value(fp, "host.cpu_steal.pct", -1, &st) && st >= FLAG_CONTENTION_STEAL_PCT)
+	if (!fprun_value(r, "host.cpu_steal.pct", -1, &st) && st >= FLAG_CONTENTION_STEAL_PCT)
 		json_array_append_new(signals, json_pack("{s:s,s:i,s:f}", "signal", "steal", "gpu", -1, "steal_pct", st));
-	json_array_foreach(fpq_gpus(fp), i, g)
-		if (flags_inv_is_vgpu(g)) {
+	for (size_t i = 0; i < r->inv.ngpus; i++)
+		if (r->inv.gpus[i].vgpu) {
 			json_array_append_new(signals, json_pack("{s:s,s:I}", "signal", "vgpu", "gpu", (json_int_t)i));
 			break;
 		}
@@ -333,14 +320,14 @@ static void contention_signals(const json_t *fp, int ngpu, json_t *signals)
  *   two or more other kinds                warning
  * One number never raises it: throughput alone is a slow GPU (BELOW_REFERENCE), not a shared one.
  */
-void flags_contention(const json_t *fp, int ngpu, json_t *out)
+void flags_contention(struct fprun *r, int ngpu, json_t *out)
 {
 	static const char *const k_foreign[] = { "foreign", NULL }, *const k_thr[] = { "efficiency", "low", NULL },
 		*const k_spread[] = { "spread", NULL }, *const k_unsteady[] = { "dips", "jitter", NULL },
 		*const k_steal[] = { "steal", NULL }, *const k_vgpu[] = { "vgpu", NULL },
 		*const k_window[] = { "window", NULL };
 	json_t *signals = json_array(), *kinds = json_array();
-	contention_signals(fp, ngpu, signals);
+	contention_signals(r, ngpu, signals);
 	int foreign = has_kind(signals, k_foreign), thr = has_kind(signals, k_thr), others = 0;
 	const struct { const char *name; const char *const *sig; } kt[] = {
 		{ "throughput", k_thr }, { "spread", k_spread }, { "unsteady", k_unsteady }, { "steal", k_steal },

@@ -13,15 +13,16 @@
  * every bit any of them set: the worst).  A check that passes says the
  * machine had none of the trouble it looks for, so a series counts only
  * when every GPU of the run has readings for at least
- * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (its config's duration_s,
- * or the points stored when more), and for at least
+ * FLAG_EVIDENCE_MIN_SHARE of the soak's seconds (flags_soak_seconds: the longest
+ * of its declared duration, its series' own timestamps and the bench's measured
+ * duration less its set-up, or the points stored when more), and for at least
  * FLAG_EVIDENCE_MIN_READINGS seconds.  One reading of 30, 30 null ones,
  * thirty masks of -1, three readings repeated ten times, a rate of -1 or a
  * soak that declares 2 s is no evidence: the check is not measured (exit 3).
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
-#include "results/fpq.h"
+#include "benches/bench.h"
 #include "common/util.h"
 
 #include <math.h>
@@ -84,63 +85,101 @@ static int cmp_pt(const void *a, const void *b)
 	return p->at < q->at ? -1 : p->at > q->at;
 }
 
-json_t *flags_series(const json_t *fp, const char *series, int gpu)
+void flags_pts_free(struct fpts *p)
 {
-	const json_t *pts = fpq_series(fp, series, gpu);
-	size_t i, n = 0, cap = json_array_size(pts);
-	json_t *p, *out = json_array();
+	if (p->own)
+		free(p->xy);
+	p->xy = NULL;
+	p->n = 0;
+}
+
+struct fpts flags_raw_series(const struct fprun *r, const char *series, int gpu)
+{
+	const struct fp_series *s = fprun_series(r, series_owner(series), series, gpu);
+	return s ? (struct fpts){ s->xy, s->n, 0 } : (struct fpts){ NULL, 0, 0 };
+}
+
+struct fpts flags_series(const struct fprun *r, const char *series, int gpu)
+{
+	struct fpts raw = flags_raw_series(r, series, gpu), out = { gv_malloc((2 * raw.n + 1) * sizeof *out.xy), 0, 1 };
+	size_t n = 0;
 	int mask = !strcmp(series, "soak.clock_events.mask");
-	struct pt *v = gv_malloc((cap ? cap : 1) * sizeof *v);
-	json_array_foreach(pts, i, p) {
-		json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
-		if (!json_is_number(jx) || !json_is_number(jy))
-			continue;
-		double x = json_number_value(jx), y = json_number_value(jy);
+	struct pt *v = gv_malloc((raw.n ? raw.n : 1) * sizeof *v);
+	for (size_t i = 0; i < raw.n; i++) {
+		double x = raw.xy[2 * i], y = raw.xy[2 * i + 1];
 		if (!(x >= 0 && x < 1e9) || !flags_reading_valid(series, y))
 			continue;
 		v[n++] = (struct pt){ x, y, i };
 	}
-	qsort(v, n, sizeof *v, cmp_pt);
-	for (i = 0; i < n; i++) {
-		size_t last = json_array_size(out);
-		json_t *prev = last ? json_array_get(out, last - 1) : NULL;
-		if (prev && v[i].x - json_real_value(json_array_get(prev, 0)) < READING_MIN_GAP_S) {
+	size_t sorted = 1;
+	while (sorted < n && cmp_pt(&v[sorted - 1], &v[sorted]) <= 0)
+		sorted++;
+	if (sorted < n)   /* a soak's seconds come in order: sorted only when they do not */
+		qsort(v, n, sizeof *v, cmp_pt);
+	for (size_t i = 0; i < n; i++) {
+		double *prev = out.n ? &out.xy[2 * (out.n - 1)] : NULL;
+		if (prev && v[i].x - prev[0] < READING_MIN_GAP_S) {
 			if (mask)   /* one second, two masks: every reason either saw */
-				json_array_set_new(prev, 1, json_real((double)((unsigned long long)v[i].y |
-					(unsigned long long)json_real_value(json_array_get(prev, 1)))));
+				prev[1] = (double)((unsigned long long)v[i].y | (unsigned long long)prev[1]);
 			continue;
 		}
-		json_array_append_new(out, json_pack("[f,f]", v[i].x, v[i].y));
+		out.xy[2 * out.n] = v[i].x;
+		out.xy[2 * out.n + 1] = v[i].y;
+		out.n++;
 	}
 	free(v);
 	return out;
 }
 
-/* The soak's length in seconds as its config echo declares it; 0 when it does not. */
-static double soak_seconds(const json_t *fp)
+/* A soak series' largest time (its own timestamps, every gpu): the soak sampled at least that long. */
+static double soak_last_x(const struct fprun *r, int ngpu)
 {
-	size_t i;
-	json_t *b;
-	json_array_foreach(json_object_get(fp, "benches"), i, b) {
-		const char *n = json_string_value(json_object_get(b, "name"));
-		json_t *d = json_object_get(json_object_get(b, "config"), "duration_s");
-		if (n && !strcmp(n, "soak") && json_is_number(d) && json_number_value(d) > 0 &&
-		    json_number_value(d) < 1e7)
-			return json_number_value(d);
-	}
-	return 0;
+	static const char *const series[] = { "soak.clock_events.mask", "soak.tflops", "soak.sm_clock.mhz", "soak.temp.c",
+					      "soak.power.w", "soak.pcie.gen" };
+	double last = 0;
+	for (size_t k = 0; k < sizeof series / sizeof series[0]; k++)
+		for (int g = 0; g < ngpu; g++) {
+			struct fpts p = flags_raw_series(r, series[k], g);
+			for (size_t i = 0; i < p.n; i++)
+				if (p.xy[2 * i] > last && p.xy[2 * i] < 1e7)
+					last = p.xy[2 * i];
+		}
+	return last;
 }
 
-int flags_series_covered(const json_t *fp, const char *series)
+/*
+ * The soak's length in seconds, from its evidence: the longest of what its config echo declares
+ * (duration_s), what its own series' timestamps show, and what the harness measured the bench took
+ * (its duration_s) less the set-up before the first reading (FLAG_SOAK_SETUP_S).  Removing or
+ * lowering the declared length does not shorten it: 10 readings of a 30 s soak stay a third of it.
+ * 0 when the run has no soak.
+ */
+double flags_soak_seconds(const struct fprun *r)
 {
-	int ngpu = fpq_gpu_count(fp);
-	double want = soak_seconds(fp);
+	const struct fp_bench *b = fprun_bench(r, "soak");
+	int ngpu = r->d.ngpu;
+	double len = 0, d;
+	if (b) {
+		if (!fp_obj_num(&b->config, "duration_s", &d) && d > 0 && d < 1e7)
+			len = d;
+		double setup = FLAG_SOAK_SETUP_S + FLAG_SOAK_SETUP_PER_GPU_S * (ngpu > 0 ? ngpu : 1);
+		if (isfinite(b->duration_s) && b->duration_s - setup > len && b->duration_s < 1e7)
+			len = b->duration_s - setup;
+	}
+	double last = soak_last_x(r, ngpu);
+	return last > len ? last : len;
+}
+
+int flags_series_covered(const struct fprun *r, const char *series)
+{
+	int ngpu = r->d.ngpu;
+	double want = flags_soak_seconds(r);
 	if (ngpu < 1)
 		return 0;
 	for (int g = 0; g < ngpu; g++) {
-		json_t *valid = flags_series(fp, series, g);
-		size_t n = json_array_size(fpq_series(fp, series, g)), readings = json_array_size(valid);
-		json_decref(valid);
+		struct fpts valid = flags_series(r, series, g);
+		size_t n = flags_raw_series(r, series, g).n, readings = valid.n;
+		flags_pts_free(&valid);
 		double expect = want > (double)n ? want : (double)n;
 		if (readings < FLAG_EVIDENCE_MIN_READINGS || readings < FLAG_EVIDENCE_MIN_SHARE * expect)
 			return 0;

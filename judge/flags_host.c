@@ -25,9 +25,9 @@
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
-#include "results/fpq.h"
 #include "common/gpus.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,12 +43,12 @@ double flags_host_need_ips(const struct gpu_ref *ref)
 }
 
 /* Images/s per GPU: the bench's own per-GPU figure, else the instance figure over the run's GPUs. */
-static int decode_per_gpu(const json_t *fp, int ngpu, double *v)
+static int decode_per_gpu(struct fprun *r, int ngpu, double *v)
 {
 	double ips;
-	if (!fpq_metric_value(fp, "host.decode.images_per_s_per_gpu", -1, v))
+	if (!fprun_value(r, "host.decode.images_per_s_per_gpu", -1, v))
 		return 0;
-	if (ngpu > 0 && !fpq_metric_value(fp, "host.decode.images_per_s", -1, &ips)) {
+	if (ngpu > 0 && !fprun_value(r, "host.decode.images_per_s", -1, &ips)) {
 		*v = ips / ngpu;
 		return 0;
 	}
@@ -56,28 +56,28 @@ static int decode_per_gpu(const json_t *fp, int ngpu, double *v)
 }
 
 /* Triad GB/s per GPU of the node the headline was measured on (its GPUs), else over all GPUs. */
-static int membw_per_gpu(const json_t *fp, int ngpu, double *v, int *on_node)
+static int membw_per_gpu(struct fprun *r, int ngpu, double *v, int *on_node)
 {
-	const json_t *m = fpq_metric(fp, "host.membw.triad.gbps", -1);
-	json_t *val = m ? json_object_get(m, "value") : NULL;
-	json_t *k = m ? json_object_get(json_object_get(m, "params"), "gpus_on_node") : NULL;
-	if (!json_is_number(val) || ngpu <= 0)
+	const struct fp_metric *m = fprun_metric(r, "host.membw.triad.gbps", -1);
+	double k;
+	if (!m || !isfinite(m->value) || ngpu <= 0)
 		return -1;
-	*on_node = json_is_integer(k) && json_integer_value(k) > 0 && json_integer_value(k) <= ngpu
-			   ? (int)json_integer_value(k) : ngpu;
-	*v = json_number_value(val) / *on_node;
+	const struct fp_kv *kv = fp_obj_get(&m->params, "gpus_on_node");
+	*on_node = kv && kv->type == FPV_NUM && kv->is_int && !fp_obj_num(&m->params, "gpus_on_node", &k) && k > 0 &&
+		   k <= ngpu ? (int)k : ngpu;
+	*v = m->value / *on_node;
 	return 0;
 }
 
-void flags_host_starved(const json_t *fp, json_t *out)
+void flags_host_starved(struct fprun *r, json_t *out)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
-	int ngpu = fpq_gpu_count(fp), on_node = 0;
+	const struct gpu_ref *ref = r->d.model;
+	int ngpu = r->d.ngpu, on_node = 0;
 	double need = flags_host_need_ips(ref), dec = 0, bw = 0;
 	if (!(need > 0))
 		return;
+	int dec_ok = !decode_per_gpu(r, ngpu, &dec), bw_ok = !membw_per_gpu(r, ngpu, &bw, &on_node);
 	double need_bw = need * FLAG_HOST_BYTES_PER_IMAGE / 1e9;
-	int dec_ok = !decode_per_gpu(fp, ngpu, &dec), bw_ok = !membw_per_gpu(fp, ngpu, &bw, &on_node);
 	int dec_low = dec_ok && dec < need, bw_low = bw_ok && bw < need_bw;
 	if (!dec_low && !bw_low)
 		return;

@@ -23,8 +23,8 @@
 #include "judge/flags.h"
 #include "judge/flags_int.h"
 #include "common/gpus.h"
-#include "results/fpq.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,42 +33,36 @@ static void add(json_t *out, const char *severity, json_t *ev, const char *msg)
 	flags_add(out, "BELOW_FLOOR", severity, ev, "%s", msg);
 }
 
-static void h2d_floor(const json_t *fp, const char *key, json_t *out)
+static void h2d_floor(const struct fprun *r, const char *key, json_t *out)
 {
 	double floor = 0;
 	const char *src = NULL;
-	size_t i;
-	json_t *m;
 	if (gpu_reference_floor(key, "memcpy.h2d.pinned.gbps", &floor, &src))
 		return;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *name = json_string_value(json_object_get(m, "name"));
-		json_t *jv = json_object_get(m, "value"), *jg = json_object_get(m, "gpu");
-		if (!name || strcmp(name, "memcpy.h2d.pinned.gbps") || !json_is_number(jv) || !json_is_integer(jg) ||
-		    json_integer_value(jg) < 0 || !(json_number_value(jv) < floor))
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const struct fp_metric *m = &r->metrics[i];
+		if (strcmp(m->name, "memcpy.h2d.pinned.gbps") || !isfinite(m->value) || m->gpu < 0 || !(m->value < floor))
 			continue;
 		char msg[256];
-		int gpu = (int)json_integer_value(jg);
-		double v = json_number_value(jv);
 		snprintf(msg, sizeof msg, "gpu %d: pinned host-to-device copies run at %.1f GB/s, under the %s floor of %.0f GB/s",
-			 gpu, v, key, floor);
+			 m->gpu, m->value, key, floor);
 		add(out, "warning",
-		    json_pack("{s:i,s:s,s:f,s:f,s:s,s:s}", "gpu", gpu, "metric", "memcpy.h2d.pinned.gbps", "value", v,
-			      "floor_gbps", floor, "reference", key, "reference_source", src),
+		    json_pack("{s:i,s:s,s:f,s:f,s:s,s:s}", "gpu", m->gpu, "metric", "memcpy.h2d.pinned.gbps", "value",
+			      m->value, "floor_gbps", floor, "reference", key, "reference_source", src),
 		    msg);
 	}
 }
 
-static void allreduce_floor(const json_t *fp, const char *key, json_t *out)
+static void allreduce_floor(struct fprun *r, const char *key, json_t *out)
 {
-	const json_t *m = fpq_metric(fp, "allreduce.busbw.gbps", -1);
-	const json_t *p = m ? json_object_get(m, "params") : NULL;
-	double floor = 0, v = 0, ranks = 0, bytes = 0, mpi = 0;
-	const char *src = NULL, *tp = json_string_value(json_object_get(p, "transport"));
-	if (!m || gpu_reference_floor(key, "allreduce.busbw.gbps", &floor, &src) ||
-	    fpq_num(m, &v, "value", NULL) || fpq_num(p, &ranks, "ranks", NULL) || fpq_num(p, &bytes, "bytes", NULL))
+	const struct fp_metric *m = fprun_metric(r, "allreduce.busbw.gbps", -1);
+	const struct fp_obj *p = m ? &m->params : NULL;
+	double floor = 0, v = m ? m->value : NAN, ranks = 0, bytes = 0, mpi = 0;
+	const char *src = NULL, *tp = p ? fp_obj_str(p, "transport") : NULL;
+	if (!m || gpu_reference_floor(key, "allreduce.busbw.gbps", &floor, &src) || !isfinite(v) ||
+	    fp_obj_num(p, "ranks", &ranks) || fp_obj_num(p, "bytes", &bytes))
 		return;
-	if (!fpq_num(p, &mpi, "mpi", NULL) && mpi != 0)
+	if (!fp_obj_num(p, "mpi", &mpi) && mpi != 0)
 		return;   /* across nodes: the network's floor, not the node's */
 	if (ranks != FLAG_FLOOR_NODE_GPUS || bytes < FLAG_FLOOR_MIN_BYTES || !(v < floor))
 		return;
@@ -87,35 +81,33 @@ static void allreduce_floor(const json_t *fp, const char *key, json_t *out)
 	add(out, crit ? "critical" : "warning", ev, msg);
 }
 
-void flags_below_floor(const json_t *fp, json_t *out)
+void flags_below_floor(struct fprun *r, json_t *out)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_ref *ref = r->d.model;
 	if (!ref)
 		return;
-	h2d_floor(fp, ref->key, out);
-	allreduce_floor(fp, ref->key, out);
+	h2d_floor(r, ref->key, out);
+	allreduce_floor(r, ref->key, out);
 }
 
-static int any_row(const json_t *fp, const char *name)
+static int any_row(const struct fprun *r, const char *name)
 {
-	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m)
-		if (json_is_string(json_object_get(m, "name")) && !strcmp(json_string_value(json_object_get(m, "name")), name))
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
 			return 1;
 	return 0;
 }
 
-int flags_floor_measurable(const json_t *fp, const char **why)
+int flags_floor_measurable(struct fprun *r, const char **why)
 {
-	const struct gpu_ref *ref = fpq_gpu_ref(fp);
+	const struct gpu_ref *ref = r->d.model;
 	double f;
 	if (!ref || (gpu_reference_floor(ref->key, "memcpy.h2d.pinned.gbps", &f, NULL) &&
 		     gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &f, NULL))) {
 		*why = "needs gpus of a model with a published floor (H100, H200, A100)";
 		return 0;
 	}
-	if (any_row(fp, "memcpy.h2d.pinned.gbps") || any_row(fp, "allreduce.busbw.gbps"))
+	if (any_row(r, "memcpy.h2d.pinned.gbps") || any_row(r, "allreduce.busbw.gbps"))
 		return 1;
 	*why = "needs memcpy.h2d.pinned.gbps or allreduce.busbw.gbps";
 	return 0;

@@ -17,20 +17,19 @@
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
-#include "results/fpq.h"
+#include <math.h>
 
 #include <stdio.h>
 #include <string.h>
 
-static int soak_ok(const json_t *fp)
+static int soak_ok(const struct fprun *r)
 {
-	const char *soak = fpq_bench_status(fp, "soak", NULL);
-	return soak && !strcmp(soak, "ok");
+	return flags_soak_ok(r);
 }
 
 /* ---- whether each check had its evidence (a series counts only when it covers the soak: flags_evidence.c) ---- */
 
-static int m_throttle(const json_t *fp, const char **why)
+static int m_throttle(struct fprun *fp, const char **why)
 {
 	if (soak_ok(fp) && flags_series_covered(fp, "soak.clock_events.mask"))
 		return 1;
@@ -38,7 +37,7 @@ static int m_throttle(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_clock_decay(const json_t *fp, const char **why)
+static int m_clock_decay(struct fprun *fp, const char **why)
 {
 	if (soak_ok(fp) && (flags_series_covered(fp, "soak.sm_clock.mhz") ||
 			    (!flags_any_series(fp, "soak.sm_clock.mhz") && flags_any_metric(fp, "soak.sm_clock.drop_pct", ""))))
@@ -47,7 +46,7 @@ static int m_clock_decay(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_perf_decay(const json_t *fp, const char **why)
+static int m_perf_decay(struct fprun *fp, const char **why)
 {
 	if (soak_ok(fp) && (flags_series_covered(fp, "soak.tflops") ||
 			    (!flags_any_series(fp, "soak.tflops") && flags_any_metric(fp, "soak.tflops.first_min", ""))))
@@ -56,26 +55,29 @@ static int m_perf_decay(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_pcie(const json_t *fp, const char **why)
+static int m_pcie(struct fprun *fp, const char **why)
 {
 	double a, b;
-	if (soak_ok(fp) && flags_series_covered(fp, "soak.pcie.gen") && !flags_inv_pcie_max(flags_inv_gpu(fp, 0), &a, &b))
+	const struct fp_gpu *g0 = fprun_gpu(fp, 0);
+	(void)a;
+	(void)b;
+	if (soak_ok(fp) && flags_series_covered(fp, "soak.pcie.gen") && g0 && !isnan(g0->pcie_gen_max) &&
+	    !isnan(g0->pcie_width_max))
 		return 1;
 	*why = "needs pcie link samples under load (soak) on every gpu for 90% of its seconds and the inventory's "
 	       "link maximum";
 	return 0;
 }
 
-static int m_xid(const json_t *fp, const char **why)
+static int m_xid(struct fprun *fp, const char **why)
 {
-	if (soak_ok(fp) || json_is_array(json_object_get(json_object_get(json_object_get(fp, "inventory"),
-									   "xid_history"), "events")))
+	if (soak_ok(fp) || fp->inv.has_xid_history)
 		return 1;
 	*why = "needs the soak bench (xid events are watched during it) or a readable kernel log";
 	return 0;
 }
 
-static int m_contention(const json_t *fp, const char **why)
+static int m_contention(struct fprun *fp, const char **why)
 {
 	if (soak_ok(fp) || flags_any_metric(fp, "gemm.", ".tflops"))
 		return 1;
@@ -83,7 +85,7 @@ static int m_contention(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_sdc(const json_t *fp, const char **why)
+static int m_sdc(struct fprun *fp, const char **why)
 {
 	if (soak_ok(fp) && flags_any_metric(fp, "soak.sdc.mismatches", ""))
 		return 1;
@@ -91,9 +93,9 @@ static int m_sdc(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_node(const json_t *fp, const char **why)
+static int m_node(struct fprun *fp, const char **why)
 {
-	if (fpq_gpu_count(fp) < 2)
+	if (fp->d.ngpu < 2)
 		*why = "needs an instance with two or more gpus";
 	else if (flags_any_metric(fp, "gemm.", ".tflops"))
 		return 1;
@@ -102,7 +104,7 @@ static int m_node(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_steal(const json_t *fp, const char **why)
+static int m_steal(struct fprun *fp, const char **why)
 {
 	if (flags_any_metric(fp, "host.cpu_steal.pct", ""))
 		return 1;
@@ -110,27 +112,28 @@ static int m_steal(const json_t *fp, const char **why)
 	return 0;
 }
 
-static int m_reference(const json_t *fp, const char **why)
+static int m_reference(struct fprun *fp, const char **why)
 {
-	if (flags_any_metric(fp, "gemm.", ".pct_of_peak") || flags_any_metric(fp, "memcpy.", ".pct_of_link"))
+	if (fp->d.model && (flags_any_metric(fp, "gemm.", ".pct_of_peak") || flags_any_metric(fp, "memcpy.", ".pct_of_link")))
 		return 1;
-	*why = "needs gemm or memcpy metrics relative to the model's reference";
+	*why = fp->d.model ? "needs gemm or memcpy metrics relative to the model's reference" :
+	       "needs gpus of a model gpuvet resolves (a reference to compare with)";
 	return 0;
 }
 
-static int m_host(const json_t *fp, const char **why)
+static int m_host(struct fprun *fp, const char **why)
 {
 	if ((flags_any_metric(fp, "host.decode.images_per_s", "") || flags_any_metric(fp, "host.membw.triad.gbps", "")) &&
-	    fpq_gpu_count(fp) > 0 && flags_host_need_ips(fpq_gpu_ref(fp)) > 0)
+	    fp->d.ngpu > 0 && flags_host_need_ips(fp->d.model) > 0)
 		return 1;
 	*why = "needs the host bench and gpus of a model in the reference table";
 	return 0;
 }
 
 /* ECC_ERRORS, ROW_REMAP_PENDING, ECC_DISABLED, VGPU, MIG, NVLINK_DEGRADED, FIRMWARE_MISMATCH: the inventory's GPUs */
-static int m_inventory(const json_t *fp, const char **why)
+static int m_inventory(struct fprun *fp, const char **why)
 {
-	if (json_array_size(fpq_gpus(fp)))
+	if (fp->inv.ngpus)
 		return 1;
 	*why = "needs gpus in the inventory";
 	return 0;
@@ -257,7 +260,7 @@ const char *flags_remediation(const char *code, const char *severity, int gpu, c
 	return buf;
 }
 
-int flags_measurable(const json_t *fp, const char *code, const char **why)
+int flags_measurable_run(struct fprun *fp, const char *code, const char **why)
 {
 	const struct flag_def *d = flags_def_find(code);
 	*why = NULL;

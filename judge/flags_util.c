@@ -10,13 +10,14 @@
  */
 #include "judge/flags.h"
 #include "judge/flags_int.h"
-#include "results/fpq.h"
+#include "common/stats.h"
 #include "common/util.h"
 
 #include <math.h>
 #include <nvml.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -74,105 +75,96 @@ const char *flags_metric_not_applicable(const char *name, int gpus)
 }
 
 
-int flags_mask_of(const json_t *point, double *x, unsigned long long *mask)
+int flags_mask_of(const struct fpts *p, size_t i, double *x, unsigned long long *mask)
 {
-	json_t *jx = json_array_get(point, 0), *jy = json_array_get(point, 1);
-	if (!json_is_number(jx) || !json_is_number(jy))
+	double y = p->xy[2 * i + 1];
+	if (!isfinite(p->xy[2 * i]) || !flags_reading_valid("soak.clock_events.mask", y))
 		return -1;
-	double y = json_number_value(jy);
-	if (!flags_reading_valid("soak.clock_events.mask", y))
-		return -1;
-	*x = json_number_value(jx);
+	*x = p->xy[2 * i];
 	*mask = (unsigned long long)y;
 	return 0;
 }
 
-
-
-double flags_series_max(const json_t *pts)
+int flags_pts_span(const struct fpts *p, double *x0, double *x1)
 {
-	size_t i;
-	json_t *p;
-	double m = -1;
-	json_array_foreach(pts, i, p) {
-		json_t *y = json_array_get(p, 1);
-		if (json_is_number(y) && json_number_value(y) > m)
-			m = json_number_value(y);
+	int any = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		double x = p->xy[2 * i];
+		if (isnan(x) || isnan(p->xy[2 * i + 1]))
+			continue;
+		if (!any || x < *x0)
+			*x0 = x;
+		if (!any || x > *x1)
+			*x1 = x;
+		any = 1;
 	}
+	return any ? 0 : -1;
+}
+
+int flags_pts_median(const struct fpts *p, double x0, double x1, double *median, int *n)
+{
+	size_t k = 0;
+	*n = 0;
+	if (!p->n)
+		return -1;
+	double *v = gv_malloc(p->n * sizeof *v);
+	for (size_t i = 0; i < p->n; i++) {
+		double x = p->xy[2 * i], y = p->xy[2 * i + 1];
+		if (!isnan(x) && !isnan(y) && x >= x0 && x <= x1)
+			v[k++] = y;
+	}
+	*n = (int)k;
+	if (k)
+		*median = gv_median_inplace(v, k);
+	free(v);
+	return k ? 0 : -1;
+}
+
+double flags_pts_max(const struct fpts *p)
+{
+	double m = -1;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->xy[2 * i + 1] > m)
+			m = p->xy[2 * i + 1];
 	return m;
 }
 
-int flags_soak_gpu_read(const json_t *fp, int gpu, struct soak_gpu *sg)
+int flags_soak_gpu_read(const struct fprun *r, int gpu, struct soak_gpu *sg)
 {
-	json_t *pts = flags_series(fp, "soak.clock_events.mask", gpu);   /* the readings coverage counted */
+	struct fpts pts = flags_series(r, "soak.clock_events.mask", gpu);   /* the readings coverage counted */
 	double x0 = 0, x1 = 0, x;
 	unsigned long long mask;
-	size_t i;
-	json_t *p;
 	memset(sg, 0, sizeof *sg);
 	sg->gpu = gpu;
-	json_array_foreach(pts, i, p)
-		if (!flags_mask_of(p, &x, &mask))
+	for (size_t i = 0; i < pts.n; i++)
+		if (!flags_mask_of(&pts, i, &x, &mask))
 			sg->n++;
 	if (!sg->n) {
-		json_decref(pts);
+		flags_pts_free(&pts);
 		return -1;
 	}
-	fpq_series_span(pts, &x0, &x1);
+	flags_pts_span(&pts, &x0, &x1);
 	sg->period = sg->n > 1 ? (x1 - x0) / (sg->n - 1) : 1.0;
 	if (!(sg->period > 0.05 && sg->period < 60))
 		sg->period = 1.0;
 	sg->soak_s = sg->n * sg->period;
-	json_array_foreach(pts, i, p) {
-		if (flags_mask_of(p, &x, &mask))
+	for (size_t i = 0; i < pts.n; i++) {
+		if (flags_mask_of(&pts, i, &x, &mask))
 			continue;
-		for (int r = 0; r < R_COUNT; r++)
-			if (mask & reasons[r].bit)
-				sg->bit_s[r] += sg->period;
+		for (int k = 0; k < R_COUNT; k++)
+			if (mask & reasons[k].bit)
+				sg->bit_s[k] += sg->period;
 	}
-	json_decref(pts);
-	sg->thermal_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.thermal_s", gpu));
-	sg->power_viol_s = flags_series_max(fpq_series(fp, "soak.throttle.power_s", gpu));
+	flags_pts_free(&pts);
+	struct fpts th = flags_raw_series(r, "soak.throttle.thermal_s", gpu), pw = flags_raw_series(r, "soak.throttle.power_s", gpu);
+	sg->thermal_viol_s = flags_pts_max(&th);
+	sg->power_viol_s = flags_pts_max(&pw);
 	return 0;
 }
 
 const char *flags_reason_name(int r)
 {
 	return r >= 0 && r < R_COUNT ? reasons[r].name : "?";
-}
-
-/* ---- the inventory's GPUs ---- */
-
-const json_t *flags_inv_gpu(const json_t *fp, int gpu)
-{
-	size_t i;
-	json_t *g;
-	double idx;
-	json_array_foreach(fpq_gpus(fp), i, g)
-		if (!fpq_num(g, &idx, "index", NULL) && idx == (double)gpu)
-			return g;
-	return gpu >= 0 ? json_array_get(fpq_gpus(fp), (size_t)gpu) : NULL;
-}
-
-int flags_inv_pcie_max(const json_t *g, double *gen, double *width)
-{
-	if (fpq_num(g, gen, "pcie.max_gen", "pcie.gen_max", "pcie.link_gen_max", "pcie.max_link_gen",
-		    "pcie_gen_max", "pcie_max_gen", NULL))
-		return -1;
-	if (fpq_num(g, width, "pcie.max_width", "pcie.width_max", "pcie.link_width_max", "pcie.max_link_width",
-		    "pcie_width_max", "pcie_max_width", NULL))
-		return -1;
-	return 0;
-}
-
-int flags_inv_is_vgpu(const json_t *g)
-{
-	const char *s = fpq_str(g, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
-	double v;
-	if (s)
-		return strcasestr(s, "vgpu") && !strcasestr(s, "host");
-	/* nvmlGpuVirtualizationMode_t: NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2 */
-	return !fpq_num(g, &v, "virtualization_mode", "virtualization.mode", NULL) && v == 2;
 }
 
 /* ---- building flags ---- */
@@ -198,24 +190,28 @@ void flags_add(json_t *out, const char *code, const char *severity, json_t *evid
 					     "message", msg, "evidence", evidence));
 }
 
-int flags_any_series(const json_t *fp, const char *series)
+int flags_any_series(const struct fprun *r, const char *series)
 {
-	int n = fpq_gpu_count(fp);
-	for (int g = -1; g < n; g++)
-		if (json_array_size(fpq_series(fp, series, g)))
+	for (int g = -1; g < r->d.ngpu; g++)
+		if (flags_raw_series(r, series, g).n)
 			return 1;
 	return 0;
 }
 
-int flags_any_metric(const json_t *fp, const char *prefix, const char *suffix)
+int flags_any_metric(const struct fprun *r, const char *prefix, const char *suffix)
 {
-	size_t i, lp = strlen(prefix), ls = strlen(suffix);
-	json_t *m;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *n = json_string_value(json_object_get(m, "name"));
-		size_t ln = n ? strlen(n) : 0;
-		if (n && ln >= lp + ls && !strncmp(n, prefix, lp) && !strcmp(n + ln - ls, suffix))
+	size_t lp = strlen(prefix), ls = strlen(suffix);
+	for (size_t i = 0; i < r->nmetrics; i++) {
+		const char *n = r->metrics[i].name;
+		size_t ln = strlen(n);
+		if (ln >= lp + ls && !strncmp(n, prefix, lp) && !strcmp(n + ln - ls, suffix))
 			return 1;
 	}
 	return 0;
+}
+
+int flags_soak_ok(const struct fprun *r)
+{
+	const struct fp_bench *b = fprun_bench(r, "soak");
+	return b && b->status && !strcmp(b->status, "ok");
 }

@@ -1,6 +1,6 @@
 /*
  * metric_dups.c - one rule for a metric with more than one row (policy_int.h
- * policy_worst_of_duplicates): the judge takes its worst row.  A fingerprint
+ * policy_fold_duplicates): the judge takes its worst row.  A fingerprint
  * may hold two rows of one name and gpu (an import, or a harness that
  * derived a figure twice), under one bench or, in a store written before
  * imports checked which bench owns a metric (benches/metric_bounds.c), under
@@ -13,6 +13,7 @@
  * Rows are sorted by key once (n log n: an import may hold many rows).
  */
 #include "judge/policy_int.h"
+#include "results/fprun.h"
 #include "benches/bench.h"
 #include "common/util.h"
 
@@ -22,29 +23,17 @@
 
 struct key {
 	const char *name;
-	json_int_t gpu;
+	int gpu;
 	size_t idx;
 };
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
 
 static int cmp_key(const void *pa, const void *pb)
 {
 	const struct key *a = pa, *b = pb;
-	int c = cmp_str(a->name, b->name);
+	int c = strcmp(a->name, b->name);
 	if (!c)
 		c = (a->gpu > b->gpu) - (a->gpu < b->gpu);
 	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
-}
-
-/* The row's value as a double; NaN for null or anything not a finite number. */
-static double value_of(const json_t *m)
-{
-	json_t *v = json_object_get(m, "value");
-	return json_is_number(v) && isfinite(json_number_value(v)) ? json_number_value(v) : NAN;
 }
 
 static double worse(const char *name, double a, double b)
@@ -55,51 +44,39 @@ static double worse(const char *name, double a, double b)
 	return mi && (mi->flags & METRIC_LOWER_IS_BETTER) ? fmax(a, b) : fmin(a, b);
 }
 
-json_t *policy_worst_of_duplicates(const json_t *fp, size_t *nresolved)
+size_t policy_fold_duplicates(struct fprun *r)
 {
-	const json_t *ms = json_object_get(fp, "metrics");
-	size_t n = json_array_size(ms), i = 0;
-	*nresolved = 0;
+	size_t n = r->nmetrics, nresolved = 0;
 	if (n < 2)
-		return json_incref((json_t *)fp);
+		return 0;
 	struct key *k = gv_malloc(n * sizeof *k);
-	for (i = 0; i < n; i++) {
-		const json_t *m = json_array_get(ms, i), *g = json_object_get(m, "gpu");
-		k[i] = (struct key){ json_string_value(json_object_get(m, "name")), g ? json_integer_value(g) : -1, i };
-	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct key){ r->metrics[i].name, r->metrics[i].gpu, i };
 	qsort(k, n, sizeof *k, cmp_key);
-	/* keep[i]: the row that stands for row i's key at position i (its first), NULL for a folded one */
-	json_t **keep = gv_calloc(n, sizeof *keep);
+	unsigned char *drop = gv_calloc(n, 1);
 	for (size_t a = 0; a < n;) {
 		size_t b = a + 1;
-		double v = value_of(json_array_get(ms, k[a].idx));
-		while (b < n && !cmp_str(k[b].name, k[a].name) && k[b].gpu == k[a].gpu)
-			v = worse(k[a].name, v, value_of(json_array_get(ms, k[b++].idx)));
-		json_t *first = json_array_get(ms, k[a].idx);
-		if (b - a > 1) {
-			first = json_copy(first);
-			json_object_set_new(first, "value", isnan(v) ? json_null() : json_real(v));
-			(*nresolved)++;
-		} else {
-			json_incref(first);
+		double v = isfinite(r->metrics[k[a].idx].value) ? r->metrics[k[a].idx].value : NAN;
+		while (b < n && !strcmp(k[b].name, k[a].name) && k[b].gpu == k[a].gpu) {
+			double w = r->metrics[k[b].idx].value;
+			v = worse(k[a].name, v, isfinite(w) ? w : NAN);
+			drop[k[b++].idx] = 1;
 		}
-		keep[k[a].idx] = first;
+		if (b - a > 1) {   /* the key's first row stands for all of them, at their worst */
+			r->metrics[k[a].idx].value = v;
+			nresolved++;
+		}
 		a = b;
 	}
 	free(k);
-	json_t *out;
-	if (!*nresolved) {
-		out = json_incref((json_t *)fp);
-		for (i = 0; i < n; i++)
-			json_decref(keep[i]);
-	} else {
-		json_t *rows = json_array();
-		out = json_copy((json_t *)fp);   /* shallow: only the metrics list is new */
-		for (i = 0; i < n; i++)
-			if (keep[i])
-				json_array_append_new(rows, keep[i]);
-		json_object_set_new(out, "metrics", rows);
+	if (nresolved) {
+		size_t keep = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!drop[i])
+				r->metrics[keep++] = r->metrics[i];
+		r->nmetrics = keep;
+		fprun_reindex(r);
 	}
-	free(keep);
-	return out;
+	free(drop);
+	return nresolved;
 }

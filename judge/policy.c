@@ -40,6 +40,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,48 +125,6 @@ static int metric_name_ok(const char *s)
 	return 1;
 }
 
-/*
- * Reference value of a metric for a model, in the metric's unit; 0 when
- * there is none.  The rule is the peak rule of the metric's row, declared
- * beside its bench (benches/bench.h, enum metric_peak).
- */
-static double metric_reference(const char *m, int gpu, int ngpu, const struct gpu_ref *ref, char *desc, size_t dlen)
-{
-	const struct metric_info *mi = metric_info_find(m);
-	double link;
-	switch (mi ? mi->peak : METRIC_PEAK_NONE) {
-	case METRIC_PEAK_PERCENT:
-		snprintf(desc, dlen, "100%% (the metric is already relative to the reference)");
-		return 100.0;
-	case METRIC_PEAK_GEMM: {
-		/* the model's one reference (common/gpus.h), per GPU; the instance row counts the run's GPUs */
-		enum gpu_ref_kind kind;
-		double per;
-		int n = gpu < 0 ? (ngpu > 0 ? ngpu : 1) : 1;
-		if (!ref || gpu_reference_metric(ref->key, m, &per, &kind, NULL))
-			return 0;
-		snprintf(desc, dlen, "%s reference %.4g TFLOP/s (%s) x %d gpu(s)", ref->key, per, gpu_ref_kind_name(kind),
-			 n);
-		return per * n;
-	}
-	case METRIC_PEAK_PCIE:
-	case METRIC_PEAK_PCIE_BIDIR:
-		link = ref ? gpu_pcie_link_gbps(ref->pcie_gen, ref->pcie_width) : 0;
-		if (!(link > 0))
-			return 0;
-		snprintf(desc, dlen, "%s pcie gen%d x%d %.4g GB/s%s", ref->key, ref->pcie_gen, ref->pcie_width, link,
-			 mi->peak == METRIC_PEAK_PCIE_BIDIR ? " x 2 directions" : "");
-		return mi->peak == METRIC_PEAK_PCIE_BIDIR ? 2 * link : link;
-	case METRIC_PEAK_NVLINK:
-		if (!ref || !(ref->nvlink_gbps > 0))
-			return 0;
-		snprintf(desc, dlen, "%s nvlink %.4g GB/s per direction", ref->key, ref->nvlink_gbps / 2);
-		return ref->nvlink_gbps / 2;
-	default:
-		return 0;
-	}
-}
-
 /* Whether any model could give this metric a reference (parse-time check). */
 static int metric_has_reference(const char *m)
 {
@@ -177,6 +136,97 @@ static int metric_has_reference(const char *m)
 		return sscanf(m, "gemm.%15[a-z0-9].tflops", dt) == 1 && gpu_dtype_from_name(dt) >= 0;
 	}
 	return 1;
+}
+
+/* A rule's 'metric': one name or a list of alternatives, each a metric some bench reports. */
+static int parse_metrics(struct pctx *c, yaml_node_t *k, yaml_node_t *v, struct policy_rule *r)
+{
+	if (r->nmetrics)
+		return policy_perr(c, k, "'metric' given twice");
+	yaml_node_item_t one = 0, *it = &one, *top = &one + 1;
+	if (v->type == YAML_SEQUENCE_NODE) {
+		it = v->data.sequence.items.start;
+		top = v->data.sequence.items.top;
+		if (it == top)
+			return policy_perr(c, v, "'metric' list is empty");
+	}
+	for (; it < top; it++) {
+		yaml_node_t *e = v->type == YAML_SEQUENCE_NODE ? yaml_document_get_node(c->doc, *it) : v;
+		if (r->nmetrics >= POLICY_MAX_ALTS)
+			return policy_perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
+		if (!policy_scalar(e) || !metric_name_ok(policy_scalar(e)))
+			return policy_perr(c, e, "not a metric name (dotted, lowercase)");
+		if (!metric_info_find(policy_scalar(e)))
+			return policy_perr(c, e, UNKNOWN_METRIC, policy_scalar(e));
+		r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(e));
+	}
+	return 0;
+}
+
+static int parse_gpu(struct pctx *c, yaml_node_t *v, struct policy_rule *r)
+{
+	const char *s = policy_scalar(v);
+	long g;
+	if (s && !strcmp(s, "instance"))
+		r->gpu = -1;
+	else if (s && !strcmp(s, "each"))
+		r->gpu = POLICY_GPU_EACH;
+	else if (s && !gv_parse_long(s, -1, 4095, &g))
+		r->gpu = (int)g;
+	else
+		return policy_perr(c, v, "'gpu' must be instance, each or a gpu index");
+	return 0;
+}
+
+/*
+ * A rule's keys, as runners/opts.h has options: each names its field, its kind and its range (a
+ * number outside (lo, hi] refused; lo == hi: any), and where "it was given" is kept.  The one list:
+ * the parser reads it, and the error for an unknown key names its keys.
+ */
+enum rule_kind { RK_METRIC, RK_GPU, RK_NUMBER, RK_BOOL };
+#define RF(f) offsetof(struct policy_rule, f)
+static const struct {
+	const char *key;
+	enum rule_kind kind;
+	size_t off, has;   /* the value's field, and its "given" flag (RK_NUMBER) */
+	double lo, hi;
+} rule_keys[] = {
+	{ "metric", RK_METRIC, 0, 0, 0, 0 },
+	{ "gpu", RK_GPU, 0, 0, 0, 0 },
+	{ "min", RK_NUMBER, RF(min), RF(has_min), 0, 0 },
+	{ "max", RK_NUMBER, RF(max), RF(has_max), 0, 0 },
+	{ "min_fraction_of_reference", RK_NUMBER, RF(ref_min), RF(has_ref_min), 0, 10 },
+	{ "min_fraction_of_fleet", RK_NUMBER, RF(fleet_min), RF(has_fleet_min), 0, 10 },
+	{ "max_fraction_of_fleet", RK_NUMBER, RF(fleet_max), RF(has_fleet_max), 0, 10 },
+	{ "optional", RK_BOOL, RF(optional), 0, 0, 0 },
+};
+#undef RF
+
+static int parse_rule_key(struct pctx *c, yaml_node_t *k, yaml_node_t *v, const char *key, struct policy_rule *r)
+{
+	char *base = (char *)r;
+	for (size_t i = 0; i < sizeof rule_keys / sizeof rule_keys[0]; i++) {
+		if (strcmp(key, rule_keys[i].key))
+			continue;
+		switch (rule_keys[i].kind) {
+		case RK_METRIC: return parse_metrics(c, k, v, r);
+		case RK_GPU: return parse_gpu(c, v, r);
+		case RK_BOOL: return get_bool(c, v, key, (int *)(void *)(base + rule_keys[i].off));
+		case RK_NUMBER: {
+			double *d = (double *)(void *)(base + rule_keys[i].off);
+			if (policy_get_number(c, v, key, d))
+				return -1;
+			if (rule_keys[i].hi > rule_keys[i].lo && (*d <= rule_keys[i].lo || *d > rule_keys[i].hi))
+				return policy_perr(c, v, "'%s' must be in (%g, %g]", key, rule_keys[i].lo, rule_keys[i].hi);
+			*(int *)(void *)(base + rule_keys[i].has) = 1;
+			return 0;
+		}
+		}
+	}
+	char known[320] = "";
+	for (size_t i = 0, n = 0; i < sizeof rule_keys / sizeof rule_keys[0] && n < sizeof known; i++)
+		n += (size_t)snprintf(known + n, sizeof known - n, "%s%s", i ? ", " : "", rule_keys[i].key);
+	return policy_perr(c, k, "unknown rule key '%s' (%s)", key, known);
 }
 
 static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
@@ -194,76 +244,8 @@ static int parse_rule(struct pctx *c, yaml_node_t *n, struct policy_rule *r)
 		const char *key = policy_pair_kv(c, pair, &k, &v);
 		if (!key)
 			return policy_perr(c, k, "rule keys must be plain words");
-		if (!strcmp(key, "metric")) {
-			if (r->nmetrics)
-				return policy_perr(c, k, "'metric' given twice");
-			if (v->type == YAML_SEQUENCE_NODE) {
-				yaml_node_item_t *it;
-				for (it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
-					yaml_node_t *e = yaml_document_get_node(c->doc, *it);
-					if (r->nmetrics >= POLICY_MAX_ALTS)
-						return policy_perr(c, e, "at most %d metric alternatives", POLICY_MAX_ALTS);
-					if (!policy_scalar(e) || !metric_name_ok(policy_scalar(e)))
-						return policy_perr(c, e, "not a metric name (dotted, lowercase)");
-					if (!metric_info_find(policy_scalar(e)))
-						return policy_perr(c, e, UNKNOWN_METRIC, policy_scalar(e));
-					r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(e));
-				}
-				if (!r->nmetrics)
-					return policy_perr(c, v, "'metric' list is empty");
-			} else {
-				if (!policy_scalar(v) || !metric_name_ok(policy_scalar(v)))
-					return policy_perr(c, v, "not a metric name (dotted, lowercase)");
-				if (!metric_info_find(policy_scalar(v)))
-					return policy_perr(c, v, UNKNOWN_METRIC, policy_scalar(v));
-				r->metrics[r->nmetrics++] = gv_strdup(policy_scalar(v));
-			}
-		} else if (!strcmp(key, "gpu")) {
-			const char *s = policy_scalar(v);
-			long g;
-			if (s && !strcmp(s, "instance"))
-				r->gpu = -1;
-			else if (s && !strcmp(s, "each"))
-				r->gpu = POLICY_GPU_EACH;
-			else if (s && !gv_parse_long(s, -1, 4095, &g))
-				r->gpu = (int)g;
-			else
-				return policy_perr(c, v, "'gpu' must be instance, each or a gpu index");
-		} else if (!strcmp(key, "min")) {
-			if (policy_get_number(c, v, key, &r->min))
-				return -1;
-			r->has_min = 1;
-		} else if (!strcmp(key, "max")) {
-			if (policy_get_number(c, v, key, &r->max))
-				return -1;
-			r->has_max = 1;
-		} else if (!strcmp(key, "min_fraction_of_reference")) {
-			if (policy_get_number(c, v, key, &r->ref_min))
-				return -1;
-			if (r->ref_min <= 0 || r->ref_min > 10)
-				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
-			r->has_ref_min = 1;
-		} else if (!strcmp(key, "min_fraction_of_fleet") || !strcmp(key, "max_fraction_of_fleet")) {
-			int is_min = key[1] == 'i';
-			double f;
-			if (policy_get_number(c, v, key, &f))
-				return -1;
-			if (f <= 0 || f > 10)
-				return policy_perr(c, v, "'%s' must be in (0, 10]", key);
-			if (is_min) {
-				r->fleet_min = f;
-				r->has_fleet_min = 1;
-			} else {
-				r->fleet_max = f;
-				r->has_fleet_max = 1;
-			}
-		} else if (!strcmp(key, "optional")) {
-			if (get_bool(c, v, key, &r->optional))
-				return -1;
-		} else {
-			return policy_perr(c, k, "unknown rule key '%s' (metric, gpu, min, max, min_fraction_of_reference, "
-				    "min_fraction_of_fleet, max_fraction_of_fleet, optional)", key);
-		}
+		if (parse_rule_key(c, k, v, key, r))
+			return -1;
 	}
 	if (!r->nmetrics)
 		return policy_perr(c, n, "rule without 'metric'");
@@ -411,8 +393,13 @@ static int parse_root(struct pctx *c, yaml_node_t *root, struct policy *p)
 			if (!strcmp(s, POLICY_BUILTIN_NAME) && !c->builtin)
 				return policy_perr(c, v, "'name' %s is the built-in policy's; give an edited copy a name of its own",
 					    POLICY_BUILTIN_NAME);
-			/* compared as a reader sees it: Default, DEFAULT, "default ", a fullwidth or Cyrillic look-alike */
-			if (!strcmp(folded, POLICY_BUILTIN_NAME) && !c->builtin)
+			/*
+			 * compared as a reader sees it (common/ident_fold.c: its confusables skeleton): Default, "default ",
+			 * défault, a fullwidth, Cyrillic, small-capital or squared look-alike; and a name that starts with
+			 * the word, "default (built-in)", which reads as the built-in one annotated
+			 */
+			size_t bl = strlen(POLICY_BUILTIN_NAME);
+			if (!strncmp(folded, POLICY_BUILTIN_NAME, bl) && !isalnum((unsigned char)folded[bl]) && !c->builtin)
 				return policy_perr(c, v, "'name' '%s' reads as %s, the built-in policy's name; give an edited copy a "
 					    "name of its own", s, POLICY_BUILTIN_NAME);
 			free(p->name);
@@ -554,311 +541,3 @@ int policy_needs_fleet(const struct policy *p)
 	return 0;
 }
 
-/* ---- evaluation ---- */
-
-static int str_eq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
-
-/* Whether digest is the built-in policy's text's (computed once). */
-static int builtin_digest(const char *digest)
-{
-	static char d[POLICY_DIGEST_LEN];
-	if (!d[0])
-		policy_digest_of(policy_default_text(), strlen(policy_default_text()), d);
-	return str_eq(d, digest);
-}
-
-/*
- * Accepted here by the policy of this digest, and never judged otherwise by
- * it: an imported verdict (judged elsewhere, by whatever binary) and a
- * verdict of another policy count for nothing.  For the built-in policy, a
- * run an earlier version's built-in rejected or could not measure (a verdict
- * of schema 5 or older: named "default", no digest) stays out whatever it
- * is judged now: an upgrade never turns the runs the gate refused into the
- * baseline it judges others by (accept_legacy.c).
- */
-static int accepted(const json_t *fp, const char *digest)
-{
-	size_t i;
-	json_t *v;
-	int acc = 0, builtin = builtin_digest(digest);
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		const char *vd = json_string_value(json_object_get(v, "policy_digest"));
-		if (json_is_true(json_object_get(v, "imported")))
-			continue;
-		if (builtin && (!vd || !*vd) && str_eq(json_string_value(json_object_get(v, "policy")), POLICY_BUILTIN_NAME) &&
-		    !str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
-			return 0;
-		if (!str_eq(vd, digest))
-			continue;
-		if (!str_eq(json_string_value(json_object_get(v, "verdict")), "accept"))
-			return 0;
-		acc = 1;
-	}
-	return acc;
-}
-
-/* One instance type however it is spelled: white space around it and case are not the SKU ("P5.48XLARGE "). */
-static int same_sku(const char *a, const char *b)
-{
-	while (isspace((unsigned char)*a))
-		a++;
-	while (isspace((unsigned char)*b))
-		b++;
-	size_t na = strlen(a), nb = strlen(b);
-	while (na && isspace((unsigned char)a[na - 1]))
-		na--;
-	while (nb && isspace((unsigned char)b[nb - 1]))
-		nb--;
-	return na == nb && !strncasecmp(a, b, na);
-}
-
-int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest)
-{
-	/* the model each run's devices resolve to, never its label: "h100-sxm" and "H100-SXM5" are one H100 */
-	const struct gpu_ref *m1 = fpq_gpu_ref(fp), *m2 = fpq_gpu_ref(other);
-	const char *i1 = fpq_run_str(fp, "instance_type"), *i2 = fpq_run_str(other, "instance_type");
-	const char *u1 = fpq_run_str(fp, "uuid"), *u2 = fpq_run_str(other, "uuid");
-	if (!m1 || m1 != m2 || fpq_gpu_count(fp) != fpq_gpu_count(other))
-		return 0;
-	if (i1 && i2 && !same_sku(i1, i2))
-		return 0;
-	if (str_eq(u1, u2) || fp == other)
-		return 0;
-	return accepted(other, digest);
-}
-
-static json_t *check_obj(const struct policy_rule *r, const char *metric, int gpu, double value, const char *unit,
-			 const char *op, double threshold, const char *kind, const char *source)
-{
-	return json_pack("{s:i,s:s,s:i,s:f,s:s,s:s,s:f,s:s,s:s}", "rule_line", r->line, "metric", metric, "gpu", gpu,
-			 "value", value, "unit", unit ? unit : "", "op", op, "threshold", threshold, "kind", kind,
-			 "source", source);
-}
-
-static void judge(json_t *res, json_t *check, int pass)
-{
-	json_array_append_new(json_object_get(res, pass ? "passed" : "failed"), check);
-}
-
-static void note(json_t *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(json_t *res, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	size_t i;
-	json_t *n;
-	json_array_foreach(json_object_get(res, "notes"), i, n)   /* a rule judged per GPU notes once */
-		if (!strcmp(json_string_value(n), msg))
-			return;
-	json_array_append_new(json_object_get(res, "notes"), json_string(msg));
-}
-
-/* The "timing" a run's bench declared in its config echo ("steady"), NULL for none. */
-static const char *bench_timing(const json_t *fp, const char *metric)
-{
-	size_t i, len = strcspn(metric, ".");
-	json_t *b;
-	json_array_foreach(json_object_get(fp, "benches"), i, b) {
-		const char *n = json_string_value(json_object_get(b, "name"));
-		if (n && strlen(n) == len && !strncmp(n, metric, len))
-			return fpq_str(json_object_get(b, "config"), "timing", NULL);
-	}
-	return NULL;
-}
-
-/*
- * Whether two runs timed metric `name` the same way: gemm declares "timing":
- * "steady" since steady-state timing; burst-timed runs before it declared
- * nothing, and their GEMM figures sit about 5 % higher on a power-capped GPU,
- * so a fleet baseline never mixes the two.
- */
-static int same_timing(const json_t *fp, const json_t *other, const char *name)
-{
-	const char *a = bench_timing(fp, name), *b = bench_timing(other, name);
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/*
- * A rule the run cannot be judged on (policy_rule_metric says why): a failed
- * check when its bench failed, else a note when optional, else unmeasurable.
- */
-static void rule_unmeasured(const struct policy *p, const struct policy_rule *r, int gpu, const char *metric,
-			    const char *why, int failed, json_t *res)
-{
-	if (failed) {
-		char src[160];
-		snprintf(src, sizeof src, "policy %s, rule %s: a rule whose bench failed fails (no fallback)", p->name,
-			 r->metrics[0]);
-		json_array_append_new(json_object_get(res, "failed"),
-			json_pack("{s:i,s:s,s:i,s:s,s:s,s:s}", "rule_line", r->line, "metric", metric, "gpu", gpu,
-				  "kind", "bench", "reason", why, "source", src));
-		return;
-	}
-	if (r->optional) {
-		char where[24] = "all gpus";
-		if (gpu >= 0)
-			snprintf(where, sizeof where, "gpu %d", gpu);
-		note(res, "rule %s: %s (%s) not measured (%s); optional", r->metrics[0], metric, where, why);
-		return;
-	}
-	json_t *alts = json_array();
-	for (int i = 0; i < r->nmetrics; i++)
-		json_array_append_new(alts, json_string(r->metrics[i]));
-	json_array_append_new(json_object_get(res, "unmeasurable"),
-		json_pack("{s:i,s:s,s:o,s:i,s:s}", "rule_line", r->line, "metric", metric, "alternatives",
-			  alts, "gpu", gpu, "reason", why));
-}
-
-/* The rule's thresholds against the median of accepted runs of the same SKU, timed the same way. */
-static void rule_fleet(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
-		       const json_t *fleet, const char *name, double v, const char *unit, json_t *res)
-{
-	char src[512];
-	size_t i, k = 0, cap = json_array_size(fleet);
-	json_t *o, *runs = json_array();
-	double *vals = gv_malloc((cap ? cap : 1) * sizeof *vals);
-	json_array_foreach(fleet, i, o) {
-		double ov;
-		if (policy_same_fleet(fp, o, p->digest) && same_timing(fp, o, name) &&
-		    !fpq_metric_value(o, name, gpu, &ov) && isfinite(ov)) {
-			vals[k++] = ov;
-			json_array_append_new(runs, json_pack("{s:O?,s:O?}", "id", json_object_get(json_object_get(o, "run"), "id"),
-							      "uuid", json_object_get(json_object_get(o, "run"), "uuid")));
-		}
-	}
-	if ((int)k >= p->fleet_min_runs) {
-		double med = gv_median(vals, k), lo = vals[0], hi = vals[0];
-		for (size_t j = 1; j < k; j++) {
-			lo = vals[j] < lo ? vals[j] : lo;
-			hi = vals[j] > hi ? vals[j] : hi;
-		}
-		/* run-to-run spread of the metric across the fleet, stored with the verdict */
-		double spread = med != 0 ? (hi - lo) / fabs(med) : 0;
-		double margin = r->has_fleet_min ? 1 - r->fleet_min : r->fleet_max - 1;
-		if (r->has_fleet_min && r->has_fleet_max && r->fleet_max - 1 < margin)
-			margin = r->fleet_max - 1;
-		json_array_append_new(json_object_get(res, "fleet"),
-			json_pack("{s:s,s:i,s:I,s:f,s:f,s:f,s:f,s:O}", "metric", name, "gpu", gpu, "runs", (json_int_t)k,
-				  "median", med, "min", lo, "max", hi, "spread", spread, "baseline_runs", runs));
-		if (margin < 3 * spread)
-			note(res, "rule %s: the fleet's run-to-run spread of %s is %.1f%%; a %.0f%% margin is "
-			     "under 3x that, so noise may reject good machines", r->metrics[0], name, spread * 100,
-			     margin * 100);
-		const char *it = fpq_run_str(fp, "instance_type");
-		const char *model = fpq_gpu_ref(fp) ? fpq_gpu_ref(fp)->key : NULL;
-		if (r->has_fleet_min) {
-			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-				 "(policy %s, rule %s min_fraction_of_fleet %.3g)", med, k, model ? model : "?",
-				 fpq_gpu_count(fp), it ? " " : "", it ? it : "", r->fleet_min, p->name, r->metrics[0], r->fleet_min);
-			judge(res, check_obj(r, name, gpu, v, unit, ">=", med * r->fleet_min, "fleet", src),
-			      v >= med * r->fleet_min);
-		}
-		if (r->has_fleet_max) {
-			snprintf(src, sizeof src, "fleet: median %.4g of %zu accepted run(s) of %s x%d%s%s x %.3g "
-				 "(policy %s, rule %s max_fraction_of_fleet %.3g)", med, k, model ? model : "?",
-				 fpq_gpu_count(fp), it ? " " : "", it ? it : "", r->fleet_max, p->name, r->metrics[0], r->fleet_max);
-			judge(res, check_obj(r, name, gpu, v, unit, "<=", med * r->fleet_max, "fleet", src),
-			      v <= med * r->fleet_max);
-		}
-	} else {
-		note(res, "rule %s: fleet baseline for %s has %zu accepted run(s) of this instance type, fewer than %d; "
-		     "fleet threshold not applied", r->metrics[0], name, k, p->fleet_min_runs);
-	}
-	json_decref(runs);
-	free(vals);
-}
-
-static void eval_rule_gpu(const struct policy *p, const struct policy_rule *r, int gpu, const json_t *fp,
-			  const json_t *fleet, json_t *res)
-{
-	const char *name = NULL;
-	char src[512], desc[256], why[300];
-	int failed;
-	const json_t *m = policy_rule_metric(r, gpu, fp, &name, why, sizeof why, &failed);
-	if (!m) {
-		rule_unmeasured(p, r, gpu, name, why, failed, res);
-		return;
-	}
-	double v = json_number_value(json_object_get(m, "value"));
-	const char *unit = json_string_value(json_object_get(m, "unit"));
-	if (r->has_min) {
-		snprintf(src, sizeof src, "policy %s, rule %s min %.4g", p->name, r->metrics[0], r->min);
-		judge(res, check_obj(r, name, gpu, v, unit, ">=", r->min, "absolute", src), v >= r->min);
-	}
-	if (r->has_max) {
-		snprintf(src, sizeof src, "policy %s, rule %s max %.4g", p->name, r->metrics[0], r->max);
-		judge(res, check_obj(r, name, gpu, v, unit, "<=", r->max, "absolute", src), v <= r->max);
-	}
-	if (r->has_ref_min) {
-		const struct gpu_ref *ref = fpq_gpu_ref(fp);
-		double rv = metric_reference(name, gpu, fpq_gpu_count(fp), ref, desc, sizeof desc);
-		if (rv > 0) {
-			snprintf(src, sizeof src, "reference: %s x %.3g (policy %s, rule %s min_fraction_of_reference %.3g)",
-				 desc, r->ref_min, p->name, r->metrics[0], r->ref_min);
-			judge(res, check_obj(r, name, gpu, v, unit, ">=", rv * r->ref_min, "reference", src),
-			      v >= rv * r->ref_min);
-		} else {
-			const char *model = fpq_run_str(fp, "gpu_model");
-			note(res, "rule %s: no reference for %s on gpu model '%s' (gpuvet knows no published figure "
-			     "for it); min_fraction_of_reference not applied", r->metrics[0], name, model ? model : "unknown");
-		}
-	}
-	if (r->has_fleet_min || r->has_fleet_max)
-		rule_fleet(p, r, gpu, fp, fleet, name, v, unit, res);
-}
-
-enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, const json_t *fleet, json_t **result)
-{
-	return policy_evaluate_flags(p, fp, fleet, NULL, result);
-}
-
-enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *raw, const json_t *fleet,
-					  const json_t *run_flags, json_t **result)
-{
-	json_t *res = json_pack("{s:s,s:s,s:s,s:[],s:[],s:[],s:[],s:[],s:[]}", "policy", p->name, "policy_source",
-				p->source, "policy_digest", p->digest, "failed", "unmeasurable", "passed", "notes", "fleet",
-				"tolerated");
-	size_t ndup;
-	json_t *own = policy_worst_of_duplicates(raw, &ndup);   /* one row per metric: its worst */
-	const json_t *fp = own;
-	if (ndup)
-		note(res, "%zu metric(s) had more than one row of the same gpu; each is judged at its worst "
-		     "row (docs/acceptance.md)", ndup);
-	int ngpu = fpq_gpu_count(fp);
-	if (!json_array_size(fpq_gpus(fp)) && ngpu == 0) {
-		const char *e = json_string_value(json_object_get(json_object_get(fp, "inventory"), "gpu_error"));
-		json_array_append_new(json_object_get(res, "unmeasurable"),
-			json_pack("{s:i,s:s}", "rule_line", 0, "reason", e ? e : "no gpu visible"));
-	}
-	json_t *jc = json_object_get(json_object_get(fp, "run"), "gpu_count");
-	size_t ninv = json_array_size(fpq_gpus(fp));
-	if (ninv && json_is_integer(jc) && json_integer_value(jc) != (json_int_t)ninv) {
-		char why[160];   /* which count is the machine's is not known: nothing is judged on either */
-		snprintf(why, sizeof why, "run.gpu_count %lld disagrees with the inventory's %zu gpu(s)",
-			 (long long)json_integer_value(jc), ninv);
-		json_array_append_new(json_object_get(res, "unmeasurable"),
-			json_pack("{s:i,s:s,s:i,s:s}", "rule_line", 0, "metric", "run.gpu_count", "gpu", -1, "reason", why));
-	}
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct policy_rule *r = &p->rules[i];
-		if (r->gpu == POLICY_GPU_EACH) {
-			for (int g = 0; g < ngpu; g++)
-				eval_rule_gpu(p, r, g, fp, fleet, res);
-		} else {
-			eval_rule_gpu(p, r, r->gpu, fp, fleet, res);
-		}
-	}
-	policy_eval_flags(p, fp, run_flags, res);
-	enum policy_verdict v = json_array_size(json_object_get(res, "failed")) ? POLICY_REJECT :
-				json_array_size(json_object_get(res, "unmeasurable")) ? POLICY_UNMEASURABLE : POLICY_ACCEPT;
-	json_object_set_new(res, "verdict", json_string(policy_verdict_name(v)));
-	json_decref(own);
-	*result = res;
-	return v;
-}

@@ -87,6 +87,8 @@ int policy_needs_fleet(const struct policy *p);
  * and never rejected or left unmeasured by it.
  */
 int policy_same_fleet(const json_t *fp, const json_t *other, const char *digest);
+struct fprun;
+int policy_same_fleet_run(const struct fprun *fp, const struct fprun *other, const char *digest);
 /* The digest of a policy's text, "sha256:<64 hex>", into out[POLICY_DIGEST_LEN]. */
 void policy_digest_of(const char *text, size_t len, char out[POLICY_DIGEST_LEN]);
 
@@ -107,6 +109,15 @@ enum policy_verdict policy_evaluate(const struct policy *p, const json_t *fp, co
  */
 enum policy_verdict policy_evaluate_flags(const struct policy *p, const json_t *fp, const json_t *fleet,
 					  const json_t *run_flags, json_t **result);
+
+/*
+ * Judges the typed run r (results/fprun.h) that derive() has derived, against
+ * the fleet's runs (derived too; filtered here): what policy_evaluate_flags
+ * does on a document, reading fields.  r's duplicate rows are folded to their
+ * worst in place (judge/metric_dups.c).  policy_eval.c.
+ */
+enum policy_verdict policy_evaluate_run(const struct policy *p, struct fprun *r, struct fprun *const *fleet,
+					size_t nfleet, const json_t *run_flags, json_t **result);
 
 const char *policy_verdict_name(enum policy_verdict v);
 

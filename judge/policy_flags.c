@@ -9,6 +9,7 @@
  */
 #include "judge/policy_int.h"
 #include "judge/flags.h"
+#include "results/fprun.h"
 #include "common/crypto.h"
 
 #include <stdio.h>
@@ -54,7 +55,7 @@ static json_t *flag_failure(const json_t *f, int line, const char *src)
 			 "evidence", json_object_get(f, "evidence"), "remediation", rem);
 }
 
-static void reject_flags(const struct policy *p, const json_t *const lists[2], const json_t *fp, json_t *res)
+static void reject_flags(const struct policy *p, const json_t *const lists[2], struct fprun *fp, json_t *res)
 {
 	for (size_t i = 0; i < p->nflags; i++) {
 		const struct policy_flag *pf = &p->flags[i];
@@ -76,7 +77,7 @@ static void reject_flags(const struct policy *p, const json_t *const lists[2], c
 		if (hit)
 			continue;
 		const char *why;
-		if (flags_measurable(fp, pf->code, &why) == 1)
+		if (flags_measurable_run(fp, pf->code, &why) == 1)
 			json_array_append_new(json_object_get(res, "passed"),
 				json_pack("{s:i,s:s,s:s,s:s}", "rule_line", pf->line, "flag", pf->code, "kind", "flag",
 					  "source", src));
@@ -133,11 +134,27 @@ static void fail_closed(const struct policy *p, const json_t *const lists[2], js
 	}
 }
 
-void policy_eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res)
+/* The run's stored flags (an import's derived ones and its claims) as the flags' JSON shape. */
+static json_t *stored_flags(const struct fprun *r)
 {
-	json_t *computed = run_flags ? json_incref((json_t *)run_flags) : flags_compute(fp);
-	const json_t *lists[2] = { computed, json_object_get(fp, "flags") };
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->nflags; i++) {
+		const struct fp_flag *f = &r->flags[i];
+		json_t *ev = f->evidence ? json_loads(f->evidence, 0, NULL) : NULL;
+		json_array_append_new(a, json_pack("{s:s?,s:s?,s:s?,s:o,s:s?}", "code", f->code, "severity", f->severity,
+						   "message", f->message, "evidence", ev ? ev : json_object(), "remediation",
+						   f->remediation));
+	}
+	return a;
+}
+
+void policy_eval_flags(const struct policy *p, struct fprun *fp, const json_t *run_flags, json_t *res)
+{
+	json_t *computed = run_flags ? json_incref((json_t *)run_flags) : flags_compute_run(fp);
+	json_t *stored = stored_flags(fp);
+	const json_t *lists[2] = { computed, stored };
 	reject_flags(p, lists, fp, res);
 	fail_closed(p, lists, res);
 	json_decref(computed);
+	json_decref(stored);
 }

@@ -40,7 +40,8 @@ int policy_parse_cluster(struct pctx *c, yaml_node_t *k, yaml_node_t *v, struct 
  * fails unless tolerate_flags names its code (then listed in res
  * "tolerated" with the policy's reason).  Appends to res's lists.
  */
-void policy_eval_flags(const struct policy *p, const json_t *fp, const json_t *run_flags, json_t *res);
+struct fprun;
+void policy_eval_flags(const struct policy *p, struct fprun *r, const json_t *run_flags, json_t *res);
 
 /*
  * Which of a rule's alternatives the run is judged on, and whether it can
@@ -50,14 +51,15 @@ void policy_eval_flags(const struct policy *p, const json_t *fp, const json_t *r
  * the rule cannot be judged on this run, with *why set and *failed 1 when
  * the metric's bench failed (a failed check, not a missing figure).
  */
-const json_t *policy_rule_metric(const struct policy_rule *r, int gpu, const json_t *fp, const char **name,
-				 char *why, size_t whylen, int *failed);
+struct fp_metric;
+const struct fp_metric *policy_rule_metric(const struct policy_rule *r, int gpu, struct fprun *fp, const char **name,
+					   char *why, size_t whylen, int *failed);
 
 /*
- * fp with each metric that has more than one row (same bench, name, gpu)
- * folded into one row at its worst value (judge/metric_dups.c); a new
- * reference, fp itself when it has none.  *nresolved: how many were folded.
+ * Each metric of r that has more than one row (same name and gpu, whatever
+ * bench) folded in place into its first row at its worst value
+ * (judge/metric_dups.c); how many were folded.
  */
-json_t *policy_worst_of_duplicates(const json_t *fp, size_t *nresolved);
+size_t policy_fold_duplicates(struct fprun *r);
 
 #endif

@@ -9,7 +9,7 @@
  * report instead (docs/acceptance.md "Fail closed").
  */
 #include "judge/policy_int.h"
-#include "results/fpq.h"
+#include "results/fprun.h"
 #include "common/gpus.h"
 
 #include <math.h>
@@ -17,29 +17,29 @@
 #include <string.h>
 
 /* 1 when the run's GPU model is known to have no path for metric m (a GEMM dtype without a peak). */
-static int model_lacks(const json_t *fp, const char *m)
+static int model_lacks(const struct fprun *fp, const char *m)
 {
 	char dt[16];
 	int d;
 	if (sscanf(m, "gemm.%15[a-z0-9].", dt) != 1 || (d = gpu_dtype_from_name(dt)) < 0)
 		return 0;
-	return gpu_has_dtype(fpq_gpu_ref(fp), (enum gpu_dtype)d) == 0;
+	return gpu_has_dtype(fp->d.model, (enum gpu_dtype)d) == 0;
 }
 
-const json_t *policy_rule_metric(const struct policy_rule *r, int gpu, const json_t *fp, const char **name,
-				 char *why, size_t whylen, int *failed)
+const struct fp_metric *policy_rule_metric(const struct policy_rule *r, int gpu, struct fprun *fp, const char **name,
+					   char *why, size_t whylen, int *failed)
 {
 	int i = 0;
 	*failed = 0;
 	while (i + 1 < r->nmetrics && model_lacks(fp, r->metrics[i]))
 		i++;
-	const char *m = r->metrics[i], *reason = NULL;
+	const char *m = r->metrics[i];
 	char bench[32];
 	size_t bl = strcspn(m, ".");
 	snprintf(bench, sizeof bench, "%.*s", (int)(bl < sizeof bench ? bl : sizeof bench - 1), m);
-	const char *st = fpq_bench_status(fp, bench, &reason);
-	const json_t *row = fpq_metric(fp, m, gpu);
-	const json_t *v = json_object_get(row, "value");
+	const struct fp_bench *b = fprun_bench(fp, bench);
+	const char *st = b ? b->status : NULL, *reason = b ? b->reason : NULL;
+	const struct fp_metric *row = fprun_metric(fp, m, gpu);
 	*name = m;
 	if (st && strcmp(st, "ok")) {
 		*failed = !strcmp(st, "failed");
@@ -48,7 +48,7 @@ const json_t *policy_rule_metric(const struct policy_rule *r, int gpu, const jso
 		snprintf(why, whylen, "bench %s did not run", bench);
 	} else if (!row) {
 		snprintf(why, whylen, "bench %s ran but did not report it", bench);
-	} else if (!json_is_number(v) || !isfinite(json_number_value(v))) {
+	} else if (!isfinite(row->value)) {
 		snprintf(why, whylen, "%s is null: the bench reported no finite value", m);
 	} else {
 		return row;

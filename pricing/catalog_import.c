@@ -1,9 +1,11 @@
 /* catalog_import.c - a user's price file: one price per key, the latest import wins (catalog_import.h). */
 #include "pricing/catalog_import.h"
+#include "common/gpus.h"
 #include "common/ident.h"
 #include "common/util.h"
 #include "results/store.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
@@ -15,7 +17,11 @@
 struct import_checks {
 	sqlite3 *db;
 	const char *name;
-	sqlite3_stmt *del, *cat, *other, *gpus;
+	sqlite3_stmt *del, *cat, *other, *gpus, *types;
+	char types_of[32];   /* the provider whose catalogued types are in types[] (asked once per provider) */
+	char **type;
+	size_t ntypes;
+	char *warned_types;  /* the unknown types said, "\n"-separated: each once */
 	char source[128];  /* the last row's source, and whether other imports are stored beside it */
 	int others;
 	uint64_t *hash;    /* open addressing: a key's 64-bit hash (0: empty) ... */
@@ -39,7 +45,9 @@ struct import_checks *import_checks_new(sqlite3 *db, const char *name)
 			       " ORDER BY region DESC, price LIMIT 1", -1, &k->cat, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "SELECT gpu_model, gpu_count FROM prices WHERE provider = ?1 AND instance_type = ?2"
 			       " AND source LIKE 'catalog:%' AND gpu_model <> '' AND gpu_count IS NOT NULL LIMIT 1",
-			       -1, &k->gpus, NULL) != SQLITE_OK) {
+			       -1, &k->gpus, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT DISTINCT instance_type FROM prices WHERE provider = ?1 AND source LIKE 'catalog:%'",
+			       -1, &k->types, NULL) != SQLITE_OK) {
 		import_checks_free(k);
 		return NULL;
 	}
@@ -57,9 +65,20 @@ void import_checks_free(struct import_checks *k)
 	sqlite3_finalize(k->cat);
 	sqlite3_finalize(k->other);
 	sqlite3_finalize(k->gpus);
+	sqlite3_finalize(k->types);
+	for (size_t i = 0; i < k->ntypes; i++)
+		free(k->type[i]);
+	free(k->type);
+	free(k->warned_types);
 	free(k->hash);
 	free(k->line);
 	free(k);
+}
+
+static void bind_key(sqlite3_stmt *st, const struct price_rec *r)
+{
+	sqlite3_bind_text(st, 1, r->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->instance_type, -1, SQLITE_STATIC);
 }
 
 static uint64_t key_hash(const struct price_rec *r)
@@ -101,9 +120,93 @@ static void grow(struct import_checks *k)
 	free(ol);
 }
 
+/* The shipped catalog's instance types of r's provider (none for a provider it does not ship). */
+static void load_types(struct import_checks *k, const char *provider)
+{
+	if (!strcmp(k->types_of, provider))
+		return;
+	snprintf(k->types_of, sizeof k->types_of, "%s", provider);
+	for (size_t i = 0; i < k->ntypes; i++)
+		free(k->type[i]);
+	k->ntypes = 0;
+	sqlite3_reset(k->types);
+	sqlite3_bind_text(k->types, 1, provider, -1, SQLITE_STATIC);
+	while (sqlite3_step(k->types) == SQLITE_ROW) {
+		k->type = gv_realloc(k->type, (k->ntypes + 1) * sizeof *k->type);
+		k->type[k->ntypes++] = gv_strdup((const char *)sqlite3_column_text(k->types, 0));
+	}
+}
+
+/*
+ * A type the shipped catalog of a provider it ships does not know is said, once, by name, with the
+ * nearest one it knows and the letters that differ (an I for an l, a 0 for an O): a typo would
+ * otherwise price a type no run is named after.
+ */
+static void warn_unknown_type(struct import_checks *k, const struct price_rec *r, long line)
+{
+	char shown[96], key[160];
+	load_types(k, r->provider);
+	for (size_t i = 0; i < k->ntypes; i++)
+		if (!strcmp(k->type[i], r->instance_type))
+			return;
+	snprintf(key, sizeof key, "\n%s\n", r->instance_type);
+	if (!k->ntypes || (k->warned_types && strstr(k->warned_types, key)))
+		return;
+	char *w = gv_asprintf("%s%s", k->warned_types ? k->warned_types : "\n", key + 1);
+	free(k->warned_types);
+	k->warned_types = w;
+	ident_escape(r->instance_type, shown, sizeof shown);
+	const char *near = gv_closest(r->instance_type, (const char *const *)k->type, k->ntypes);
+	char diff[96] = "";
+	if (near && strlen(near) == strlen(r->instance_type))
+		for (size_t i = 0, n = 0; near[i] && n + 16 < sizeof diff; i++)
+			if (near[i] != r->instance_type[i])
+				n += (size_t)snprintf(diff + n, sizeof diff - n, "%s'%c' for '%c'", n ? ", " : "; ",
+						      isprint((unsigned char)r->instance_type[i]) ? r->instance_type[i] : '?', near[i]);
+	gv_err("prices '%s' line %ld: %s %s is no instance type of the shipped %s catalog%s%s%s%s: check the name", k->name,
+	       line, r->provider, shown, r->provider, near ? " (did you mean " : "", near ? near : "", diff, near ? "?)" : "");
+}
+
+/* The catalog's model in the file's words: its key, or a leading part of it ("A100" of A100-40-SXM, "h100"). */
+static int same_family(const char *mine, const char *cat)
+{
+	size_t n = strlen(mine);
+	if (gpu_same_model(mine, cat) || !strcasecmp(mine, cat))
+		return 1;
+	return n && !strncasecmp(mine, cat, n) && cat[n] == '-';
+}
+
+/*
+ * A type the shipped catalog knows keeps its GPUs: a row that names another model or count is
+ * refused with both (a price never re-declares what `results tag` and the identity check hold a
+ * run to: aws p5.4xlarge is 1 x H100-SXM, never 8 x H200).
+ */
+static int catalog_gpus(struct import_checks *k, const struct price_rec *r, char *err, size_t errlen)
+{
+	sqlite3_reset(k->gpus);
+	bind_key(k->gpus, r);
+	if (sqlite3_step(k->gpus) != SQLITE_ROW)
+		return 0;
+	const char *model = (const char *)sqlite3_column_text(k->gpus, 0);
+	double count = sqlite3_column_double(k->gpus, 1);
+	if ((r->gpu_model[0] && !same_family(r->gpu_model, model)) || (!isnan(r->gpu_count) && r->gpu_count != count)) {
+		char shown[96], given[160];
+		ident_escape(r->instance_type, shown, sizeof shown);
+		ident_escape(r->gpu_model[0] ? r->gpu_model : model, given, sizeof given);
+		snprintf(err, errlen, "%s %s is %g x %s in the shipped catalog; the file says %g x %s: a price cannot "
+			 "re-declare a catalogued type's gpus (leave gpu_model and gpu_count empty)", r->provider, shown,
+			 count, model, isnan(r->gpu_count) ? count : r->gpu_count, given);
+		return -1;
+	}
+	return 0;
+}
+
 int import_checks_row(struct import_checks *k, const struct price_rec *r, long line, char *err, size_t errlen)
 {
 	char why[160];
+	if (catalog_gpus(k, r, err, errlen))
+		return -1;
+	warn_unknown_type(k, r, line);
 	if (price_date_check(r->captured_at, PRICE_DATE_NOW, why, sizeof why)) {
 		snprintf(err, errlen, "captured_at %s", why);
 		return -1;
@@ -131,11 +234,6 @@ int import_checks_row(struct import_checks *k, const struct price_rec *r, long l
 	return 0;
 }
 
-static void bind_key(sqlite3_stmt *st, const struct price_rec *r)
-{
-	sqlite3_bind_text(st, 1, r->provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, r->instance_type, -1, SQLITE_STATIC);
-}
 
 void import_checks_complete(struct import_checks *k, struct price_rec *r)
 {

@@ -139,7 +139,8 @@ const char *price_rec_check(const struct price_rec *r, char *buf, size_t size)
 		return buf;
 	}
 	if (price_rec_hourly(r) > PRICE_MAX_HOURLY) {
-		snprintf(buf, size, "price %g per %s is not believable (over %g per hour)", r->price, r->unit,
+		/* to ten digits: 1000001 is not said as "1e+06 ... over 1e+06" (issue 57) */
+		snprintf(buf, size, "price %.10g per %s is not believable (over %.10g per hour)", r->price, r->unit,
 			 PRICE_MAX_HOURLY);
 		return buf;
 	}

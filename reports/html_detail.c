@@ -12,6 +12,7 @@
 #include "common/gpus.h"
 #include "common/mindex.h"
 #include "results/store.h"
+#include "judge/derive.h"
 #include "common/stats.h"
 #include "common/util.h"
 #include "common/version.h"
@@ -160,33 +161,24 @@ static void inventory_block(FILE *f, json_t *inv)
 	}
 }
 
-/* Percent of peak for a metric: a stored companion metric, else gpu_pct_of_peak() for GEMM (common/gpus.h). */
+/*
+ * Percent of peak for a metric: the percentage row that names it as the rate it is of (its params'
+ * "of": judge/derive.h; the run is loaded derived, so every one does), else gpu_pct_of_peak() for
+ * GEMM (common/gpus.h).  Never matched by name: memcpy.h2d.pageable.gbps is not the pinned copy's
+ * share of the link.
+ */
 static double pct_of_peak(json_t *metrics, struct mindex *companions, json_t *m, const char *gpu_model, int gpu_count,
 			  int *computed)
 {
 	const char *name = rep_jstr(m, "name");
 	json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
-	const char *last = name ? strrchr(name, '.') : NULL, *second;
-	char want[2][160];
 	size_t at;
 
 	*computed = 0;
-	if (!name || !last || strstr(name, "pct"))
+	if (!name || strstr(name, "pct"))
 		return NAN;
-	snprintf(want[0], sizeof want[0], "%.*s.pct_of_peak", (int)(last - name), name);
-	second = strchr(name, '.');
-	second = second ? strchr(second + 1, '.') : NULL;
-	if (second)
-		snprintf(want[1], sizeof want[1], "%.*s.pct_of_link", (int)(second - name), name);
-	else
-		want[1][0] = 0;
-	/* the companion stored first in the run (peak before link, as a scan in row order found it) */
-	size_t a0, a1;
-	int h0 = !mindex_find(companions, want[0], (long)gpu, &a0), h1 = want[1][0] && !mindex_find(companions, want[1], (long)gpu, &a1);
-	if (h0 || h1) {
-		at = h0 && h1 ? (a0 < a1 ? a0 : a1) : h0 ? a0 : a1;
+	if (!mindex_find(companions, name, (long)gpu, &at))
 		return rep_jnum(json_array_get(metrics, at), "value");
-	}
 	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
 	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
 	char dt[16];
@@ -209,11 +201,11 @@ static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
 		fputs("<p class=\"muted\">No metrics.</p>\n", f);
 		return;
 	}
-	struct mindex pct = { 0 };   /* the companions (x.pct_of_peak, x.pct_of_link), indexed once */
+	struct mindex pct = { 0 };   /* each percentage under the rate it is of (params.of), indexed once */
 	json_array_foreach(metrics, i, m) {
-		const char *n = rep_jstr(m, "name");
-		if (n && strstr(n, ".pct_of_"))
-			mindex_add(&pct, n, (long)json_integer_value(json_object_get(m, "gpu")), i);
+		const char *of = json_string_value(json_object_get(json_object_get(m, "params"), "of"));
+		if (of)
+			mindex_add(&pct, of, (long)json_integer_value(json_object_get(m, "gpu")), i);
 	}
 	snprintf(id, sizeof id, "metrics-%lld", (long long)r->id);
 	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr><th>metric</th><th>GPU</th>"
@@ -466,7 +458,7 @@ static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
 		run_detail(f, d, r, r->fp);
 		return 0;
 	}
-	if (store_load_fingerprint(d->store, r->id, &fp)) {
+	if (!(fp = derive_load(d->store, r->id, STORE_RUN_ALL))) {   /* with what gpuvet derives, a run stored before too */
 		snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
 			 store_errmsg(d->store));
 		return -1;

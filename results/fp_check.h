@@ -72,12 +72,13 @@ struct gpu_ref;
 int fp_check_time(const char *field, const char *s, const struct gpu_ref *model, char *err, size_t errlen);
 
 /*
- * The model gpu (a node of inventory.gpus) is: its NVML name and memory
- * resolved through the reference table (common/gpus.h gpu_ref_match), as
- * `gpuvet run` resolves it; NULL when it has no name or no row matches.
+ * The model gpu (a node of inventory.gpus) is: its NVML name held to its
+ * memory and PCI device id (common/gpu_evidence.h gpu_resolve_device, as
+ * `gpuvet run` resolves it): an enum gpu_evidence, *ref set when resolved,
+ * why in words otherwise.
  */
 struct gpu_ref;
-const struct gpu_ref *fp_device_model(const struct jtree *t, uint32_t gpu);
+int fp_device_model(const struct jtree *t, uint32_t gpu, const struct gpu_ref **ref, char *why, size_t whylen);
 
 /*
  * The checks that need what the benches declare (their metrics, bounds and

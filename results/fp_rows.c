@@ -7,8 +7,9 @@
  *    the GPUs judged one by one are counted from the inventory and the fleet
  *    and the price from gpu_count;
  *  - the GPU model is evidence, never a label: each inventory GPU's NVML
- *    name and memory resolved through the reference table (common/gpus.c
- *    gpu_ref_match, as `gpuvet run` resolves it); run.gpu_model and each
+ *    name held to its memory and PCI device id (common/gpu_evidence.h, as
+ *    `gpuvet run` resolves it; a name its memory or device id contradicts is
+ *    refused: "NVIDIA L4" with 80 GB is no L4); run.gpu_model and each
  *    GPU's reference_model, when given, must be that key, spelled as the
  *    table spells it; a label naming a model no device of the inventory
  *    shows is refused (an L4 label on an H100 would be judged against an
@@ -24,11 +25,13 @@
  */
 #include "results/fp_check.h"
 #include "common/gpus.h"
+#include "common/gpu_evidence.h"
 #include "common/ident.h"
 
 #include "common/util.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -45,15 +48,20 @@ int fp_check_benches(const struct jtree *t, uint32_t fp, char *err, size_t errle
 	return bench_check ? bench_check(t, fp, err, errlen) : 0;
 }
 
-const struct gpu_ref *fp_device_model(const struct jtree *t, uint32_t gpu)
+static long pci_device(const struct jtree *t, uint32_t g)
 {
-	const char *name = jt_str(t, jt_get(t, gpu, "name"));
+	uint32_t v = jt_get(t, g, "pci_device_id");
+	return gpu_pci_device_id(jt_str(t, v), jt_is_int(t, v) ? jt_int(t, v) : -1);
+}
+
+int fp_device_model(const struct jtree *t, uint32_t gpu, const struct gpu_ref **ref, char *why, size_t whylen)
+{
+	const char *vm = jt_str(t, jt_get(t, gpu, "virtualization_mode"));
 	double bytes = 0;
-	if (!name || !*name)
-		return NULL;
-	if (!jt_number(t, jt_get(t, gpu, "memory_bytes"), &bytes) || !(bytes > 0 && bytes < 1e15))
+	if (!jt_number(t, jt_get(t, gpu, "memory_bytes"), &bytes))
 		bytes = 0;
-	return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
+	return (int)gpu_resolve_device(jt_str(t, jt_get(t, gpu, "name")), bytes, pci_device(t, gpu),
+				       vm && strcasestr(vm, "vgpu") && !strcasestr(vm, "host"), ref, why, whylen);
 }
 
 /* Whether a label names a model of the reference table, in any spelling. */
@@ -73,13 +81,20 @@ static int check_model(const struct jtree *t, uint32_t fp, const struct gpu_ref 
 	int named = 0;
 	*model = NULL;
 	jt_foreach(t, gpus, i, g) {
-		const struct gpu_ref *r = fp_device_model(t, g);
+		const struct gpu_ref *r;
+		char why[256], a[4 * 40 + 8], b[4 * 60 + 8];   /* texts of the inventory, never printed raw */
+		int ev = fp_device_model(t, g, &r, why, sizeof why);
 		const char *rm = jt_str(t, jt_get(t, g, "reference_model")), *dev = jt_str(t, jt_get(t, g, "name"));
 		named |= dev != NULL;
+		if (ev == GPU_EV_MISMATCH) {
+			char w[4 * 200 + 8];
+			ident_escape(why, w, 200);
+			return gv_fp_refuse(err, errlen, "inventory.gpus[%zu]: %s: a name that disagrees with its device is refused",
+					    i, w);
+		}
 		if (i == 0)
 			*model = r;
 		if (rm && (!r || strcmp(rm, r->key))) {
-			char a[4 * 40 + 8], b[4 * 60 + 8];   /* texts of the inventory, never printed raw */
 			ident_escape(rm, a, 40);
 			ident_escape(dev ? dev : "no name", b, 60);
 			return gv_fp_refuse(err, errlen, "inventory.gpus[%zu].reference_model '%s' disagrees with its device "

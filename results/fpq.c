@@ -1,15 +1,20 @@
 /* fpq.c - read-only queries on a fingerprint; see fpq.h. */
 #include "results/fpq.h"
 #include "common/gpus.h"
+#include "common/gpu_evidence.h"
 #include "common/mindex.h"
 #include "common/stats.h"
 #include "common/util.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+static int fpq_num(const json_t *obj, double *v, ...);
+static const char *fpq_str(const json_t *obj, ...);
 
 /*
  * A run's metrics indexed once by (name, gpu) (common/mindex.h), so the rules that look up a metric
@@ -64,48 +69,6 @@ const json_t *fpq_metric(const json_t *fp, const char *name, int gpu)
 	return NULL;
 }
 
-int fpq_metric_value(const json_t *fp, const char *name, int gpu, double *v)
-{
-	const json_t *m = fpq_metric(fp, name, gpu);
-	json_t *val = m ? json_object_get(m, "value") : NULL;
-	if (!json_is_number(val))
-		return -1;
-	*v = json_number_value(val);
-	return 0;
-}
-
-const json_t *fpq_series(const json_t *fp, const char *series, int gpu)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(fp, "samples"), i, s) {
-		const char *n = json_string_value(json_object_get(s, "series"));
-		json_t *g = json_object_get(s, "gpu");
-		json_t *p = json_object_get(s, "points");
-		if (n && !strcmp(n, series) && json_is_integer(g) && json_integer_value(g) == gpu &&
-		    json_is_array(p))
-			return p;
-	}
-	return NULL;
-}
-
-const char *fpq_bench_status(const json_t *fp, const char *bench, const char **reason)
-{
-	size_t i;
-	json_t *b;
-	if (reason)
-		*reason = NULL;
-	json_array_foreach(json_object_get(fp, "benches"), i, b) {
-		const char *n = json_string_value(json_object_get(b, "name"));
-		if (n && !strcmp(n, bench)) {
-			if (reason)
-				*reason = json_string_value(json_object_get(b, "reason"));
-			return json_string_value(json_object_get(b, "status"));
-		}
-	}
-	return NULL;
-}
-
 const json_t *fpq_gpus(const json_t *fp)
 {
 	static json_t *empty;
@@ -148,22 +111,39 @@ const char *fpq_run_str(const json_t *fp, const char *key)
 	return json_string_value(json_object_get(json_object_get(fp, "run"), key));
 }
 
+static long pci_device(const json_t *g)
+{
+	const json_t *v = json_object_get(g, "pci_device_id");
+	return gpu_pci_device_id(json_string_value(v), json_is_integer(v) ? json_integer_value(v) : -1);
+}
+
+int fpq_gpu_model(const json_t *fp, const struct gpu_ref **ref, char *why, size_t whylen)
+{
+	/* the device (its NVML name, memory and pci device id, as `gpuvet run` resolves it), never a label */
+	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
+	double bytes = 0;
+	char buf[256];
+	*ref = NULL;
+	if (!g0) {
+		snprintf(why, whylen, "the inventory lists no gpu");
+		return FPQ_MODEL_NONE;
+	}
+	if (fpq_num(g0, &bytes, "memory_bytes", NULL))
+		bytes = 0;
+	const char *vm = fpq_str(g0, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
+	int vgpu = vm && strcasestr(vm, "vgpu") && !strcasestr(vm, "host");
+	if (gpu_resolve_device(fpq_str(g0, "name", NULL), bytes, pci_device(g0), vgpu, ref, buf, sizeof buf) ==
+	    GPU_EV_RESOLVED)
+		return FPQ_MODEL_RESOLVED;
+	snprintf(why, whylen, "gpu 0 resolves to no model gpuvet knows: %s", buf);
+	return FPQ_MODEL_UNKNOWN;
+}
+
 const struct gpu_ref *fpq_gpu_ref(const json_t *fp)
 {
-	/* the device first (its NVML name and memory, as `gpuvet run` resolves it), never a label over it */
-	const json_t *g0 = json_array_get(fpq_gpus(fp), 0);
-	const char *name = fpq_str(g0, "name", NULL), *key;
 	const struct gpu_ref *r;
-	double bytes = 0;
-	if (name) {
-		if (fpq_num(g0, &bytes, "memory_bytes", NULL) || !(bytes > 0 && bytes < 1e15))
-			bytes = 0;
-		return gpu_ref_match(name, bytes / (1024.0 * 1024 * 1024));
-	}
-	key = fpq_str(g0, "reference_model", NULL);   /* a device NVML could not name: what the run resolved */
-	if (key && (r = gpu_ref_find(key)))
-		return r;
-	return NULL;   /* no device: run.gpu_model is a label, never judged on */
+	char why[256];
+	return fpq_gpu_model(fp, &r, why, sizeof why) == FPQ_MODEL_RESOLVED ? r : NULL;
 }
 
 static const json_t *path_get(const json_t *obj, const char *path)
@@ -206,7 +186,7 @@ static int to_num(const json_t *j, double *v)
 	return gv_parse_double(s, v);
 }
 
-int fpq_num(const json_t *obj, double *v, ...)
+static int fpq_num(const json_t *obj, double *v, ...)
 {
 	va_list ap;
 	const char *p;
@@ -223,7 +203,7 @@ int fpq_num(const json_t *obj, double *v, ...)
 	return rc;
 }
 
-const char *fpq_str(const json_t *obj, ...)
+static const char *fpq_str(const json_t *obj, ...)
 {
 	va_list ap;
 	const char *p, *r = NULL;
@@ -236,49 +216,3 @@ const char *fpq_str(const json_t *obj, ...)
 	return r;
 }
 
-static int point_xy(const json_t *p, double *x, double *y)
-{
-	json_t *jx = json_array_get(p, 0), *jy = json_array_get(p, 1);
-	if (!json_is_number(jx) || !json_is_number(jy))
-		return -1;
-	*x = json_number_value(jx);
-	*y = json_number_value(jy);
-	return 0;
-}
-
-int fpq_series_median(const json_t *points, double x0, double x1, double *median, int *n)
-{
-	size_t cap = json_array_size(points), k = 0, i;
-	json_t *p;
-	double x, y;
-	*n = 0;
-	if (!cap)
-		return -1;
-	double *v = gv_malloc(cap * sizeof *v);
-	json_array_foreach(points, i, p)
-		if (!point_xy(p, &x, &y) && x >= x0 && x <= x1)
-			v[k++] = y;
-	*n = (int)k;
-	if (k)
-		*median = gv_median_inplace(v, k);
-	free(v);
-	return k ? 0 : -1;
-}
-
-int fpq_series_span(const json_t *points, double *x0, double *x1)
-{
-	size_t i;
-	json_t *p;
-	double x, y;
-	int any = 0;
-	json_array_foreach(points, i, p) {
-		if (point_xy(p, &x, &y))
-			continue;
-		if (!any || x < *x0)
-			*x0 = x;
-		if (!any || x > *x1)
-			*x1 = x;
-		any = 1;
-	}
-	return any ? 0 : -1;
-}

@@ -5,6 +5,7 @@
  */
 #include "results/import_rows.h"
 #include "results/fp_check.h"
+#include "results/fprun.h"
 #include "common/severity.h"
 #include "common/util.h"
 
@@ -135,7 +136,8 @@ static int metric_rows(struct store_import_rows *r, const struct jtree *t, uint3
 		o->bench = bench ? bench : "";
 		o->gpu = jgpu(t, e);
 		o->unit = jstr(t, e, "unit");
-		o->params = jt_text(t, jt_get(t, e, "params"));
+		/* with a derived run the rows written are its own (derived_rows): these only checked */
+		o->params = r->run ? NULL : jt_text(t, jt_get(t, e, "params"));
 		r->nmetrics++;
 	}
 	return 0;
@@ -184,6 +186,50 @@ static int series_rows(struct store_import_rows *r, const struct jtree *t, uint3
 	return 0;
 }
 
+/* The rows of the run as derive() left it: its metrics (gpuvet's derived ones among them) and its flags. */
+static void derived_rows(struct store_import_rows *r)
+{
+	struct fprun *d = r->run;
+	r->metrics = gv_calloc(d->nmetrics + 1, sizeof *r->metrics);
+	for (size_t i = 0; i < d->nmetrics; i++, r->nmetrics++) {
+		const struct fp_metric *m = &d->metrics[i];
+		/* a row's params written as they were read; a derived row's as derive() made them */
+		r->metrics[i] = (struct ir_metric){ m->bench, m->name, m->unit, m->gpu, m->value,
+						    m->params_text ? gv_strdup(m->params_text) : fprun_obj_text(&m->params) };
+	}
+	r->flags = gv_calloc(d->nflags + 1, sizeof *r->flags);
+	for (size_t i = 0; i < d->nflags; i++, r->nflags++) {
+		const struct fp_flag *f = &d->flags[i];
+		r->flags[i] = (struct ir_flag){ f->code, f->severity, f->message, f->remediation,
+						gv_strdup(f->evidence ? f->evidence : "{}") };
+	}
+}
+
+static void free_metrics(struct store_import_rows *r)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].params);
+	free(r->metrics);
+	r->metrics = NULL;
+	r->nmetrics = 0;
+}
+
+static void free_flags(struct store_import_rows *r)
+{
+	for (size_t i = 0; i < r->nflags; i++)
+		free(r->flags[i].evidence);
+	free(r->flags);
+	r->flags = NULL;
+	r->nflags = 0;
+}
+
+static store_derive_fn derive_hook;
+
+void store_set_derive(store_derive_fn fn)
+{
+	derive_hook = fn;
+}
+
 static int flag_rows(struct store_import_rows *r, const struct jtree *t, uint32_t fp)
 {
 	uint32_t a = jt_get(t, fp, "flags"), e;
@@ -197,7 +243,7 @@ static int flag_rows(struct store_import_rows *r, const struct jtree *t, uint32_
 			return refuse(r, "fingerprint: flags[%zu] needs a code and a severity (critical|warning|info)", i);
 		o->message = jstr(t, e, "message");
 		o->remediation = jstr(t, e, "remediation");
-		o->evidence = jt_text(t, jt_get(t, e, "evidence"));
+		o->evidence = r->run ? NULL : jt_text(t, jt_get(t, e, "evidence"));
 		r->nflags++;
 	}
 	return 0;
@@ -237,10 +283,23 @@ struct store_import_rows *store_import_prepare(const struct jtree *t)
 		r->early = 1;
 		return r;
 	}
+	if (derive_hook) {   /* decoded once; what can be derived is gpuvet's, a file that says otherwise refused */
+		r->run = fprun_decode(t, fp);
+		if (derive_hook(r->run, r->err, sizeof r->err)) {
+			r->early = 1;
+			return r;
+		}
+	}
 	run_rows(r, t, fp);
 	/* the first element refused, in the order the writes met them */
-	if (!bench_rows(r, t, fp) && !metric_rows(r, t, fp) && !series_rows(r, t, fp) && !flag_rows(r, t, fp))
-		verdict_rows(r, t, fp);
+	if (bench_rows(r, t, fp) || metric_rows(r, t, fp) || series_rows(r, t, fp) || flag_rows(r, t, fp))
+		return r;
+	if (r->run) {   /* the rows derive() left: the file's checked above, gpuvet's written */
+		free_metrics(r);
+		free_flags(r);
+		derived_rows(r);
+	}
+	verdict_rows(r, t, fp);
 	return r;
 }
 
@@ -248,6 +307,7 @@ void store_import_rows_free(struct store_import_rows *r)
 {
 	if (!r)
 		return;
+	fprun_free(r->run);
 	free(r->inventory);
 	free(r->gpus);
 	for (size_t i = 0; i < r->nbenches; i++)

@@ -74,6 +74,7 @@ struct store_import_rows {
 	struct ir_series *series;
 	struct ir_flag *flags;
 	struct ir_verdict *verdicts;
+	struct fprun *run;         /* decoded and derived (store_set_derive): its metrics and flags are the rows */
 };
 
 #endif

@@ -63,6 +63,9 @@ static void row_lines(const json_t *fp, struct lines *l)
 		free(st);
 	}
 	json_array_foreach(json_object_get(fp, "metrics"), i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		if (name && strstr(name, ".pct_of_"))
+			continue;   /* a percentage gpuvet derives (judge/derive_pct.c, every one *.pct_of_*): never a file's */
 		char *b = jtext(json_object_get(e, "bench")), *n = jtext(json_object_get(e, "name"));
 		char *u = jtext(json_object_get(e, "unit"));
 		json_t *g = json_object_get(e, "gpu"), *v = json_object_get(e, "value");

@@ -9,7 +9,8 @@
  * start time in UTC) and, when whole, each bench (name, status) and each
  * metric (bench, name, GPU, value to 17 digits, unit).  It leaves out what
  * a store adds or judges on its own (the run's id and status, the finish
- * time, flags, verdicts, tags) and the samples.  Computed on the fly from a
+ * time, flags, verdicts, tags, the percentages gpuvet derives: *.pct_of_*)
+ * and the samples.  Computed on the fly from a
  * fingerprint (as store_load_fingerprint gives it or as a file holds it):
  * nothing of it is stored.
  */

@@ -162,6 +162,16 @@ typedef int (*store_reason_fn)(void *ud, const char *reason, int64_t runs, int64
 int store_reject_reasons(struct store *s, const char *digest, store_reason_fn fn, void *ud);
 /* The whole fingerprint of one run (new reference). */
 int store_load_fingerprint(struct store *s, int64_t run_id, json_t **out);
+/*
+ * One run as the typed run (results/fprun.h), read from its rows without a
+ * JSON tree (store_load_run.c); parts leaves out what the caller does not
+ * read.  *out is fprun_free()d by the caller.
+ */
+#define STORE_RUN_ALL       0u
+#define STORE_RUN_NO_SERIES 0x1u   /* a fleet baseline's runs: their figures, not their series */
+#define STORE_RUN_NO_FLAGS  0x2u
+struct fprun;
+int store_load_run(struct store *s, int64_t run_id, unsigned parts, struct fprun **out);
 
 /* ---- reading for acceptance, rankings and the report (store_read.c) ---- */
 
@@ -321,6 +331,16 @@ int store_import_tree(struct store *s, const struct jtree *t, int64_t *run_id);
  */
 struct store_import_rows;
 struct store_import_rows *store_import_prepare(const struct jtree *t);
+/*
+ * What the layer above derives from every fingerprint imported (judge/derive.h derive_import:
+ * the percentages, the timing class, the flags), handed over once by the program (runners/main.c,
+ * the fuzz targets, the unit tests that import) as the bench checks are (fp_check.h): called by
+ * store_import_prepare on the run decoded once (results/fprun.h), in whichever thread prepares it;
+ * its refusal (-1 with err) refuses the import; the rows written are the run as it leaves it.
+ * Unset, nothing is derived (the store's own tests).
+ */
+typedef int (*store_derive_fn)(struct fprun *r, char *err, size_t errlen);
+void store_set_derive(store_derive_fn fn);
 int store_import_prepared(struct store *s, const struct jtree *t, struct store_import_rows *r, int64_t *run_id);
 void store_import_rows_free(struct store_import_rows *r);
 /*

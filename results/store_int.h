@@ -95,6 +95,15 @@ int sto_cluster_columns(struct store *s);
 /* The live-run lock on run_id (F_WRLCK takes it, F_UNLCK drops it): fcntl's 0, or -1. */
 int sto_live_lock(struct store *s, int64_t run_id, short type);
 int sto_run_is_live(struct store *s, int64_t run_id);
+/*
+ * A run's row for the two loaders (store_load.c, store_load_run.c): STORE_RUN_HEAD_COLS stepped onto
+ * *st (the caller finalizes it), STORE_NOTFOUND said when there is none.  And its status as a
+ * fingerprint says it: a run marked running is live while its writer holds its lock, else incomplete.
+ */
+#define STORE_RUN_HEAD_COLS "id, uuid, status, profile, gpuvet_version, hostname, started_at, finished_at," \
+	" provider, instance_type, region, gpu_model, gpu_count, inventory"
+int sto_run_head(struct store *s, int64_t run_id, sqlite3_stmt **st);
+const char *sto_run_status(struct store *s, int64_t run_id, const char *stored);
 /* True when another process holds run_id's live lock (a run marked running is still being measured). */
 int store_run_live(struct store *s, int64_t run_id);
 void sto_set_err(struct store *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

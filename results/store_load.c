@@ -146,27 +146,13 @@ static int load_build(struct store *s, int64_t run_id, json_t *run)
 static int load_run_head(struct store *s, int64_t run_id, json_t *fp)
 {
 	sqlite3_stmt *st;
-	if (store_prepare(s, "SELECT id, uuid, status, profile, gpuvet_version, hostname, started_at, finished_at,"
-		       " provider, instance_type, region, gpu_model, gpu_count, inventory FROM runs WHERE id = ?", &st))
-		return STORE_ERR;
-	sqlite3_bind_int64(st, 1, run_id);
-	int rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		if (rc == SQLITE_DONE) {
-			sto_set_err(s, "no run %lld in the store", (long long)run_id);
-			return STORE_NOTFOUND;
-		}
-		return store_fail(s, "reading the run");
-	}
+	int rc = sto_run_head(s, run_id, &st);
+	if (rc)
+		return rc;
 	json_t *run = json_object();
 	json_object_set_new(run, "id", json_integer(sqlite3_column_int64(st, 0)));
 	json_object_set_new(run, "uuid", col_text(st, 1));
-	const char *status = (const char *)sqlite3_column_text(st, 2);
-	/* a run still marked running is live while its writer holds its lock, else it was killed */
-	int live = status && !strcmp(status, "running") && sto_run_is_live(s, run_id);
-	json_object_set_new(run, "status", json_string(status && !strcmp(status, "complete") ? "complete"
-							: live ? "running" : "incomplete"));
+	json_object_set_new(run, "status", json_string(sto_run_status(s, run_id, (const char *)sqlite3_column_text(st, 2))));
 	static const char *const text_cols[] = { NULL, NULL, NULL, "profile", "gpuvet_version", "hostname",
 						 "started_at", "finished_at", "provider", "instance_type", "region",
 						 "gpu_model" };

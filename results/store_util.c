@@ -257,3 +257,27 @@ char *store_col_strdup(sqlite3_stmt *st, int i)
 	const unsigned char *t = sqlite3_column_text(st, i);
 	return t ? gv_strdup((const char *)t) : NULL;
 }
+
+int sto_run_head(struct store *s, int64_t run_id, sqlite3_stmt **st)
+{
+	if (store_prepare(s, "SELECT " STORE_RUN_HEAD_COLS " FROM runs WHERE id = ?", st))
+		return STORE_ERR;
+	sqlite3_bind_int64(*st, 1, run_id);
+	int rc = sqlite3_step(*st);
+	if (rc == SQLITE_ROW)
+		return STORE_OK;
+	sqlite3_finalize(*st);
+	*st = NULL;
+	if (rc == SQLITE_DONE) {
+		sto_set_err(s, "no run %lld in the store", (long long)run_id);
+		return STORE_NOTFOUND;
+	}
+	return store_fail(s, "reading the run");
+}
+
+const char *sto_run_status(struct store *s, int64_t run_id, const char *stored)
+{
+	if (stored && !strcmp(stored, "complete"))
+		return "complete";
+	return stored && !strcmp(stored, "running") && sto_run_is_live(s, run_id) ? "running" : "incomplete";
+}

@@ -8,6 +8,8 @@
 #include "runners/cli.h"
 #include "runners/opts.h"
 #include "judge/policy.h"
+#include "judge/derive.h"
+#include "results/fprun.h"
 #include "common/util.h"
 #include "results/store.h"
 #include "pricing/catalog.h"
@@ -50,43 +52,45 @@ const struct gv_cmd_doc cmd_accept_doc = {
 		"      --all, --since: 1 when any run was rejected, else 3 when any was unmeasurable, else 0",
 };
 
-/* Every check of the verdict just recorded by the policy at path (NULL: built-in), as a table. */
-static void print_checks(struct store *s, int64_t run_id, const char *path)
+/* "run 12 (b095eb88) on host vm, aws p5.4xlarge: REJECT: why", from the verdict just recorded */
+static void one_line(int64_t id, const struct fprun *r, const json_t *res)
 {
-	struct policy *p;
-	char err[256];
-	json_t *fp;
-	if (policy_load(path, &p, err, sizeof err))
-		return;   /* read a moment ago by the gate: said there if it no longer reads */
-	if (store_load_fingerprint(s, run_id, &fp)) {
-		gv_debug("accept: the checks' table: %s", store_errmsg(s));
-		policy_free(p);
-		return;
-	}
-	accept_table_print(accept_table_newest(fp, p->digest), stdout);
-	json_decref(fp);
-	policy_free(p);
+	const struct fp_head *run = &r->run;
+	const char *verdict = res ? json_string_value(json_object_get(res, "verdict")) : NULL;
+	char why[768] = "", line[1280];
+	if (res)
+		accept_reason_sentence(res, verdict ? verdict : "", why, sizeof why);
+	snprintf(line, sizeof line, "run %lld (%.8s) on host %s%s%s%s%s: %s: %s", (long long)id,
+		 run->uuid ? run->uuid : "?", run->hostname && *run->hostname ? run->hostname : "(unnamed)",
+		 run->provider && *run->provider ? ", " : "", run->provider ? run->provider : "",
+		 run->instance_type && *run->instance_type ? " " : "", run->instance_type ? run->instance_type : "",
+		 !verdict ? "NOT RECORDED" : !strcmp(verdict, "accept") ? "ACCEPT" : !strcmp(verdict, "reject") ? "REJECT" :
+		 "UNMEASURABLE", why);
+	gv_table_line(line, 0);   /* 160 columns: `accept RUN` has the whole of it */
 }
 
-/* "run 12 (b095eb88) on host vm, aws p5.4xlarge: REJECT: why", the verdict fp now holds last */
-static void one_line(int64_t id, const json_t *fp)
+/* One run of accept_many: loaded and derived as `accept RUN` does, judged by p; its exit code. */
+static int accept_one(struct store *s, int64_t id, const struct policy *p, int json, int first)
 {
-	const json_t *run = json_object_get(fp, "run"), *vs = json_object_get(fp, "verdicts");
-	const json_t *v = json_array_get(vs, json_array_size(vs) - 1);
-	const char *verdict = json_string_value(json_object_get(v, "verdict")), *host, *prov, *itype;
-	char why[768];
-	host = json_string_value(json_object_get(run, "hostname"));
-	prov = json_string_value(json_object_get(run, "provider"));
-	itype = json_string_value(json_object_get(run, "instance_type"));
-	accept_reason_sentence(json_object_get(v, "detail"), verdict ? verdict : "", why, sizeof why);
-	char line[1280];
-	snprintf(line, sizeof line, "run %lld (%.8s) on host %s%s%s%s%s: %s: %s", (long long)id,
-	       json_string_value(json_object_get(run, "uuid")) ? json_string_value(json_object_get(run, "uuid")) : "?",
-	       host && *host ? host : "(unnamed)", prov && *prov ? ", " : "", prov && *prov ? prov : "",
-	       itype && *itype ? " " : "", itype && *itype ? itype : "",
-	       !verdict ? "NOT RECORDED" : !strcmp(verdict, "accept") ? "ACCEPT" : !strcmp(verdict, "reject") ? "REJECT" :
-	       "UNMEASURABLE", why);
-	gv_table_line(line, 0);   /* 160 columns: `accept RUN` has the whole of it */
+	struct fprun *r;
+	char err[256];
+	json_t *res = NULL;
+	if (store_load_run(s, id, STORE_RUN_ALL, &r)) {
+		gv_err("run %lld: %s", (long long)id, store_errmsg(s));
+		return GV_EXIT_USAGE;
+	}
+	derive(r, 0, err, sizeof err);   /* judged on what gpuvet derives from its evidence, as accept RUN */
+	FILE *sink = json ? stdout : fopen("/dev/null", "w");
+	if (json)
+		fputs(first ? "\n" : ",\n", stdout);
+	int v = sink ? accept_judge_run(s, id, p, r, NULL, json, sink, &res) : GV_EXIT_USAGE;
+	if (sink && !json)
+		fclose(sink);
+	if (!json)
+		one_line(id, r, res);
+	json_decref(res);
+	fprun_free(r);
+	return v;
 }
 
 /*
@@ -113,21 +117,7 @@ static int accept_many(struct store *s, const char *path, const char *since, int
 	if (json)
 		fputs("[", stdout);
 	for (size_t i = 0; i < n; i++) {
-		json_t *fp;
-		if (store_load_fingerprint(s, ids[i], &fp)) {
-			gv_err("run %lld: %s", (long long)ids[i], store_errmsg(s));
-			worst = GV_EXIT_USAGE;
-			continue;
-		}
-		FILE *sink = json ? stdout : fopen("/dev/null", "w");
-		if (json)
-			fputs(i ? ",\n" : "\n", stdout);
-		int v = sink ? accept_judge(s, ids[i], p, fp, NULL, json, sink) : GV_EXIT_USAGE;
-		if (sink && !json)
-			fclose(sink);
-		if (!json)
-			one_line(ids[i], fp);
-		json_decref(fp);
+		int v = accept_one(s, ids[i], p, json, i == 0);
 		count[v == GV_EXIT_OK ? 0 : v == GV_EXIT_REJECT ? 1 : v == GV_EXIT_UNMEASURABLE ? 2 : 3]++;
 		if (v == GV_EXIT_USAGE || (worst != GV_EXIT_USAGE && (v == GV_EXIT_REJECT ||
 									(v == GV_EXIT_UNMEASURABLE && worst == GV_EXIT_OK))))
@@ -228,9 +218,12 @@ int cmd_accept(int argc, char **argv, const struct gv_global *g)
 	}
 	accept_legacy_rebuild(s);   /* an upgraded store's baseline first (judge/accept_legacy.c) */
 	/* a plain accept says which run it judges: the one stored last, never the latest date a run carries */
-	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout);
-	if (!json && rc != GV_EXIT_USAGE)
-		print_checks(s, run_id, policy);
+	json_t *verdict = NULL;   /* every check of the verdict just recorded, as a table: the run loaded once */
+	rc = accept_run(s, run_id, policy, NULL, json, run ? NULL : "the run stored last in this store", stdout,
+			json ? NULL : &verdict);
+	if (verdict && rc != GV_EXIT_USAGE)
+		accept_table_print(verdict, stdout);
+	json_decref(verdict);
 	store_close(s);
 	if (fflush(stdout) != 0 && rc != GV_EXIT_USAGE) {
 		gv_err("cannot write the verdict to stdout");

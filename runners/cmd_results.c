@@ -8,6 +8,8 @@
 #include "results/export.h"
 #include "common/ident.h"
 #include "results/store.h"
+#include "results/fprun.h"
+#include "judge/derive.h"
 #include "runners/collect.h"
 #include "results/jcanon.h"
 #include "results/fpq.h"
@@ -39,8 +41,9 @@ static const struct gv_opt results_opts[] = {
 	  .help = "import, tag: the cloud provider (aws, lambda, alibaba)" },
 	{ .name = "sku", .has_arg = required_argument, .val = 'S', .arg = "TYPE", .help = "import, tag: the instance type" },
 	{ .name = "region", .has_arg = required_argument, .val = 'R', .arg = "R", .help = "import, tag: the region" },
-	{ .name = "custom", .has_arg = no_argument, .val = 'C', .arg = NULL,
-	  .help = "import, tag: a machine the catalog does not know (provider custom[:P]); --custom NAME stores custom:NAME" },
+	{ .name = "custom", .has_arg = optional_argument, .val = 'C', .arg = NULL,
+	  .help = "import, tag: a machine the catalog does not know (provider custom[:P]); --custom NAME or --custom=NAME "
+		  "stores custom:NAME" },
 	{ .name = "to", .has_arg = required_argument, .val = 'T', .arg = "s3://BUCKET/PREFIX/",
 	  .help = "export: one object per run, UUID.json, never overwritten" },
 	{ .name = "endpoint", .has_arg = required_argument, .val = 'E', .arg = "URL",
@@ -298,20 +301,24 @@ static int cmd_show(struct store *s, const char *id, int text)
 	if (text < 0)
 		text = isatty(STDOUT_FILENO);
 	int64_t run_id;
-	json_t *fp;
+	struct fprun *r;
+	char err[8];
 	if (resolve(s, id, &run_id))
 		return GV_EXIT_USAGE;
-	if (store_load_fingerprint(s, run_id, &fp)) {
+	/* the typed run, derived (an old run gets what gpuvet derives now), written a row at a time */
+	if (store_load_run(s, run_id, STORE_RUN_ALL, &r)) {
 		gv_err("%s", store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
-	if (text)
+	derive(r, 0, err, sizeof err);
+	if (text) {
+		json_t *fp = fprun_to_json(r);
 		summary_print(fp, stdout);
-	else {
-		json_dumpf(fp, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-		fputc('\n', stdout);
+		json_decref(fp);
+	} else {
+		fprun_write(r, stdout);
 	}
-	json_decref(fp);
+	fprun_free(r);
 	return 0;
 }
 
@@ -536,7 +543,11 @@ int cmd_results(int argc, char **argv, const struct gv_global *g)
 		case 'P': nm.provider = optarg; break;
 		case 'S': nm.sku = optarg; break;
 		case 'R': nm.region = optarg; break;
-		case 'C': nm.custom = 1; break;
+		case 'C':   /* --custom=NAME as --custom NAME */
+			nm.custom = 1;
+			if (optarg && take_custom(optarg, &nm))
+				return GV_EXIT_USAGE;
+			break;
 		case 'T': to = optarg; break;
 		case 'E': collect_set_endpoint(optarg); break;
 		case 'h': gv_cmd_help(&cmd_results_doc, stdout); return 0;

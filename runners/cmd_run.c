@@ -14,6 +14,7 @@
 #include "runners/summary.h"
 #include "common/util.h"
 #include "results/store.h"
+#include "judge/derive.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -204,7 +205,7 @@ static int run_straight(struct store *s, const struct run_args *a, const struct 
 	json_t *fp;
 	if (run_execute(s, &rq, &run_id, &interrupted) < 0)
 		return GV_EXIT_USAGE;
-	if (store_load_fingerprint(s, run_id, &fp)) {
+	if (!(fp = derive_load(s, run_id, STORE_RUN_ALL))) {   /* what the run measured, derived as every import is */
 		gv_err("%s", store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}

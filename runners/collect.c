@@ -156,8 +156,6 @@ static int import_one(struct store *s, const char *path, int is_array, struct js
 	if (r == STORE_OK && naming_any(nm) && store_tag_run(s, id, nm->custom || nm->provider ? prov : NULL, nm->sku,
 							     nm->region))
 		r = STORE_ERR;
-	if (r == STORE_OK && hooks_imported_flags(s, id))   /* judged as run judges: the flags its values earn */
-		r = STORE_ERR;
 	if (r == STORE_DUP) {
 		t->dup++;
 		if (!gv_quiet && !is_array)
@@ -262,7 +260,9 @@ int collect_import(struct store *s, int n, char **args, struct naming *nm)
 	tally_open(&t);
 	for (size_t i = 0; i < cp.n && !rc; i++) {
 		char why[160];
-		if (lenient && !collect_paths_is_fingerprint(cp.path[i], why, sizeof why)) {
+		if (cp.why[i] || (lenient && !collect_paths_is_fingerprint(cp.path[i], why, sizeof why))) {
+			if (cp.why[i])
+				snprintf(why, sizeof why, "%s", cp.why[i]);
 			skipped++;
 			if (!gv_quiet && t.fl)   /* in order with the files' lines, printed with them */
 				fprintf(t.fl, "%s: skipped: %s\n", cp.path[i], why);
@@ -302,7 +302,8 @@ static int merge_store(struct store *s, const char *path, struct tally *t)
 		return -1;
 	}
 	int cadded = 0, cskipped = 0;   /* cluster runs (issue 49): after the runs their nodes name */
-	if (store_merge(s, path, hooks_imported_flags, &added, &skipped, &live) ||
+	/* each run derived as it is imported (store_set_derive): its flags its values earn, not the other store's */
+	if (store_merge(s, path, NULL, &added, &skipped, &live) ||
 	    store_merge_clusters(s, path, &cadded, &cskipped)) {
 		gv_err("merge of '%s' stopped: %s", path, store_errmsg(s));
 		store_batch_unmark(s, 0);

@@ -12,13 +12,38 @@
 #define SNIFF_BYTES 65536
 #define WALK_DEPTH_MAX 16
 
-static void add(struct collect_paths *p, char *path)
+/* path to import, or (why not NULL) an entry named with why it is skipped, in its place */
+static void add_why(struct collect_paths *p, char *path, const char *why)
 {
 	if (p->n == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 16;
 		p->path = gv_realloc(p->path, p->cap * sizeof *p->path);
+		p->why = gv_realloc(p->why, p->cap * sizeof *p->why);
 	}
+	p->why[p->n] = why;
 	p->path[p->n++] = path;
+}
+
+static void add(struct collect_paths *p, char *path)
+{
+	add_why(p, path, NULL);
+}
+
+/* Why a directory's entry that is no regular file and no folder walked is skipped, in words. */
+static const char *not_a_file(const char *path, const struct stat *st, int found, int depth)
+{
+	struct stat l;
+	if (!found)
+		return lstat(path, &l) == 0 && S_ISLNK(l.st_mode) ? "a link to nothing" : "cannot be read";
+	if (S_ISDIR(st->st_mode))
+		return depth >= WALK_DEPTH_MAX ? "a folder deeper than 16 levels" : NULL;
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO, not a file";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return lstat(path, &l) == 0 && S_ISLNK(l.st_mode) ? "a link to a device, not a file" : "a device, not a file";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket, not a file";
+	return S_ISREG(st->st_mode) ? NULL : "not a regular file";
 }
 
 /* dir's regular files, in name order, those of its sub-directories in their place. */
@@ -34,12 +59,18 @@ static int walk(const char *dir, struct collect_paths *p, int depth)
 		const char *name = ents[i]->d_name;
 		struct stat st;
 		char *path = NULL;
-		if (!rc && name[0] != '.') {
+		if (!rc && strcmp(name, ".") && strcmp(name, "..")) {
 			size_t len = strlen(dir);
 			path = gv_asprintf("%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
-			if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && depth < WALK_DEPTH_MAX) {
+			int found = stat(path, &st) == 0;
+			const char *why = name[0] == '.' ? "a hidden entry (its name starts with '.')" :
+					  not_a_file(path, &st, found, depth);
+			if (why) {   /* every entry not read is named, with why (never a FIFO waited on) */
+				add_why(p, path, why);
+				path = NULL;
+			} else if (S_ISDIR(st.st_mode)) {
 				rc = walk(path, p, depth + 1);
-			} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			} else {
 				add(p, path);
 				path = NULL;
 			}
@@ -74,6 +105,7 @@ void collect_paths_free(struct collect_paths *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->path[i]);
 	free(p->path);
+	free(p->why);
 	memset(p, 0, sizeof *p);
 }
 

@@ -12,6 +12,7 @@
 
 struct collect_paths {
 	char **path;      /* owned */
+	const char **why; /* a directory's entry skipped (a FIFO, a device, a link to nothing, a hidden one): why; NULL to import */
 	size_t n, cap;
 	int dirs;         /* how many of the arguments were directories */
 };

@@ -428,9 +428,7 @@ static int merge_one(struct store *s, struct s3c *c, const char *key)
 			snprintf(why, sizeof why, "its run.uuid is not the object's name");
 		else {
 			int64_t id = 0;
-			int r = store_import_tree(s, &t, &id);
-			if (r == STORE_OK && hooks_imported_flags(s, id))   /* judged as run judges, as import is */
-				r = STORE_ERR;
+			int r = store_import_tree(s, &t, &id);   /* derived as it is imported (store_set_derive), as import is */
 			rc = r == STORE_OK ? 1 : r == STORE_DUP ? 0 : -1;
 			if (rc < 0)
 				snprintf(why, sizeof why, "%s", store_errmsg(s));

@@ -12,6 +12,7 @@
 #include "common/util.h"
 #include "platform/gv_nvml.h"
 #include "common/gpus.h"
+#include "common/gpu_evidence.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -499,14 +500,21 @@ static json_t *inv_gpu(const struct gv_nvml *n, unsigned idx)
 	if (have_pci)
 		pci.busId[sizeof pci.busId - 1] = '\0';
 
-	double mem_gib = have_mem ? (double)mem.total / (1024.0 * 1024 * 1024) : 0;
-	const struct gpu_ref *ref = name[0] && have_mem ? gpu_ref_match(name, mem_gib) : NULL;
+	/* the model from the evidence the import checks hold a file to: name, memory, pci device id */
+	const struct gpu_ref *ref = NULL;
+	char why[256], devid[16];
+	rc = NV_CALL(n, DeviceGetVirtualizationMode, d, &vm);
+	if (name[0] && have_mem)
+		gpu_resolve_device(name, (double)mem.total, have_pci ? gpu_pci_device_id(NULL, pci.pciDeviceId) : -1,
+				   rc == NVML_SUCCESS && vm == NVML_GPU_VIRTUALIZATION_MODE_VGPU, &ref, why, sizeof why);
+	snprintf(devid, sizeof devid, "0x%08X", have_pci ? pci.pciDeviceId : 0u);   /* as nvidia-smi -q says it */
 
 	g = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}",
 		      "index", (int)idx, "name", str_or_null(name), "uuid", str_or_null(uuid),
 		      "serial", str_or_null(serial), "vbios", str_or_null(vbios),
 		      "memory_bytes", have_mem ? json_integer((json_int_t)mem.total) : json_null(),
 		      "pci_bus_id", have_pci ? str_or_null(pci.busId) : json_null());
+	json_object_set_new(g, "pci_device_id", have_pci ? json_string(devid) : json_null());
 	json_object_set_new(g, "pcie", inv_gpu_pcie(n, d));
 	json_object_set_new(g, "nvlink", inv_gpu_nvlink(n, d));
 	json_object_set_new(g, "ecc", inv_gpu_ecc(n, d));

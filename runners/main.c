@@ -9,6 +9,8 @@
 #include "common/version.h"
 #include "judge/flags.h"
 #include "results/fp_check.h"
+#include "results/store.h"
+#include "judge/derive.h"
 #include "benches/bench.h"
 
 #include <getopt.h>
@@ -138,6 +140,7 @@ int main(int argc, char **argv)
 	/* a file size limit (ulimit -f) is then an EFBIG error, said with the file's name, never a silent kill */
 	signal(SIGXFSZ, SIG_IGN);
 	fp_check_set_bench_check(bench_fp_check);   /* every import and merge checks rows against the benches' declarations */
+	store_set_derive(derive_import);   /* and derives what can be derived, refusing a file that says otherwise */
 	if (strip_globals(&argc, argv, &g) < 0)
 		return GV_EXIT_USAGE;
 	if (g.db_path && !*g.db_path) {

@@ -201,10 +201,17 @@ def fixture_fp(case="clean", **run):
     return fp
 
 
-def write_fp(tmp_path, fp, name=None):
-    """fp as a file to import (name: its uuid)."""
+def drop_derived(fp):
+    """fp without the percentages gpuvet derives from its rates (issue 57: a file's own that disagrees is
+    refused at import): a test that edits a rate edits a measurement, and gpuvet derives the rest."""
+    fp["metrics"] = [m for m in fp["metrics"] if ".pct_of_" not in m["name"]]
+    return fp
+
+
+def write_fp(tmp_path, fp, name=None, derived=False):
+    """fp as a file to import (name: its uuid); its derived percentages left to gpuvet unless derived."""
     p = tmp_path / (name or f"{fp['run']['uuid']}.json")
-    p.write_text(json.dumps(fp))
+    p.write_text(json.dumps(fp if derived else drop_derived(json.loads(json.dumps(fp)))))
     return p
 
 

@@ -82,7 +82,7 @@ def test_the_docs_table_is_the_binarys():
 
 
 ROW = """#include "judge/flags.h"
-static int m(const json_t *fp, const char **why) { (void)fp; (void)why; return 1; }
+static int m(struct fprun *r, const char **why) { (void)r; (void)why; return 1; }
 const struct flag_def rows[] = { %s, { NULL, 0, NULL, NULL, NULL } };
 """
 

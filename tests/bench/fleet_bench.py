@@ -52,15 +52,19 @@ ENV = dict(os.environ, GPUVET_NO_METADATA="1")
 TIME = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
 
 
+LAST_CPU = [0.0]   # the CPU seconds (user + system) of the last run(): a figure a loaded machine leaves alone
+
+
 def run(cmd, stdout=subprocess.DEVNULL):
-    """Wall seconds and peak RSS (MiB) of one child.  The RSS comes from /usr/bin/time's own wait4
-    on the command: a child forked from this (large) Python process would otherwise report the
-    parent's resident size at fork as its own peak."""
+    """Wall seconds and peak RSS (MiB) of one child (its CPU seconds in LAST_CPU).  The RSS comes from
+    /usr/bin/time's own wait4 on the command: a child forked from this (large) Python process would
+    otherwise report the parent's resident size at fork as its own peak."""
     full = [TIME, "-f", "GPUVET_BENCH_RSS_KB %M"] + list(map(str, cmd)) if TIME else cmd
     t0 = time.monotonic()
     p = subprocess.Popen(full, stdout=stdout, stderr=subprocess.PIPE, env=ENV)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.monotonic() - t0
+    LAST_CPU[0] = ru.ru_utime + ru.ru_stime
     err = p.stderr.read().decode(errors="replace")
     p.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
@@ -188,8 +192,11 @@ def import_peer(store, work):
         d.close()
         with open(script) as f:
             t0 = time.monotonic()
-            subprocess.run(["sqlite3", str(db)], stdin=f, stdout=subprocess.DEVNULL, check=True)
-            return time.monotonic() - t0
+            p = subprocess.Popen(["sqlite3", str(db)], stdin=f, stdout=subprocess.DEVNULL)
+            _, status, ru = os.wait4(p.pid, 0)
+            if os.waitstatus_to_exitcode(status):
+                raise SystemExit("fleet_bench: sqlite3 .import failed")
+            return time.monotonic() - t0, ru.ru_utime + ru.ru_stime
     return once
 
 
@@ -201,10 +208,14 @@ def bench_import(n, work, array, repeat):
         write_array(f, n)
     fresh = work / f"import-{n}.db"
 
+    cpus = []
+
     def once():
         for x in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             x.unlink(missing_ok=True)
-        return run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)])
+        r = run([BIN, "-q", "--db", str(fresh), "results", "import", str(f)])
+        cpus.append(LAST_CPU[0])
+        return r
     runs = [once()]
     peer = import_peer(str(fresh), work) if shutil.which("sqlite3") else None
     # gpuvet and the peer alternate, so a slow spell of this shared VM falls on both
@@ -214,12 +225,15 @@ def bench_import(n, work, array, repeat):
         peers += [peer()] if peer else []
     w, m = min(x for x, _ in runs), max(y for _, y in runs)
     have = sqlite3.connect(fresh).execute("SELECT count(*) FROM runs").fetchone()[0]
-    s = min(peers) if peers else None
+    s = min(x for x, _ in peers) if peers else None
     ratio = f"{w / s:7.1f}" if s else "      -"
     print(f"{n:>7} {'results import (1 file)':<30} {w:9.3f} {m:9.1f} {s if s is not None else float('nan'):9.3f} "
           f"{ratio}", flush=True)
     print(f"{'':>7} {have} runs: gpuvet {have / w:.0f} runs/s" + (f", sqlite3 .import {have / s:.0f} runs/s" if s else ""),
           flush=True)
+    if peers:   # CPU seconds, which other processes of a loaded machine do not stretch (issue 57)
+        c, sc = min(cpus), min(x for _, x in peers)
+        print(f"{'':>7} cpu: gpuvet {c:.3f} s (both threads), sqlite3 .import {sc:.3f} s: ratio {c / sc:.2f}", flush=True)
     if not array:
         f.unlink()
 

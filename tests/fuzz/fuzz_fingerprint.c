@@ -2,9 +2,15 @@
  * fuzz_fingerprint.c - `gpuvet results import` on arbitrary bytes: JSON
  * read by common/jtree.c, then the store's validation and insert into an
  * in-memory store.  Must never crash, leak or leave a half-imported run:
- * a rejected fingerprint leaves no run behind, alone or in a batch.
+ * a rejected fingerprint leaves no run behind, alone or in a batch.  As
+ * runners/main.c does, every import is checked against the benches'
+ * declarations and decoded once into the typed run and derived
+ * (results/fprun_decode.c, judge/derive.c): the one reader is fuzzed here.
  */
 #include "results/store.h"
+#include "results/fp_check.h"
+#include "benches/bench.h"
+#include "judge/derive.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct store *s;
+	if (!s) {
+		fp_check_set_bench_check(bench_fp_check);
+		store_set_derive(derive_import);
+	}
 	if (!s && store_open(":memory:", &s) != STORE_OK)
 		abort();
 	struct jtree t;

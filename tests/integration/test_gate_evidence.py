@@ -147,6 +147,10 @@ def test_3_a_metric_moved_to_another_bench_is_refused(gpuvet, tmp_path):
 def test_3_a_series_under_an_unlisted_bench_is_refused(gpuvet, tmp_path):
     fp = fresh()
     fp["samples"][0]["bench"] = "zzz"
+    # a series some bench declares belongs under that bench (issue 57); one none declares under a listed bench
+    refused(gpuvet, tmp_path, fp, "samples[0]", "is under bench 'zzz'; bench 'allreduce' declares it")
+    fp = fresh()
+    fp["samples"][0].update(bench="zzz", series="zzz.newer.gbps")
     refused(gpuvet, tmp_path, fp, "samples[0]", "bench 'zzz', which the fingerprint's benches do not list")
 
 

@@ -36,16 +36,20 @@ def policy(tmp_path, text):
 
 
 @pytest.mark.parametrize("name", ['Default', 'DEFAULT', '"default "', '" default"', '"de fault"'.replace(" ", ""),
-                                  '"ｄｅｆａｕｌｔ"', '"dеfault"', '"𝐝𝐞𝐟𝐚𝐮𝐥𝐭"', '"ＤＥＦＡＵＬＴ\u3000"'],
+                                  '"ｄｅｆａｕｌｔ"', '"dеfault"', '"𝐝𝐞𝐟𝐚𝐮𝐥𝐭"', '"ＤＥＦＡＵＬＴ\u3000"',
+                                  # issue 57: the confusables skeleton, and the word first
+                                  '"défault"', '"ᴅᴇꜰᴀᴜʟᴛ"', '"\U0001F133efault"', '"\ua4d3efault"', '"default (built-in)"'],
                          ids=["Default", "DEFAULT", "trailing_space", "leading_space", "plain", "fullwidth",
-                              "cyrillic_e", "math_bold", "fullwidth_caps_ideographic_space"])
+                              "cyrillic_e", "math_bold", "fullwidth_caps_ideographic_space", "accent", "small_caps",
+                              "squared", "lisu", "annotated"])
 def test_a_look_alike_of_the_builtin_name_is_refused(gpuvet, tmp_path, run, name):
     p = gpuvet("accept", "--run", run, "--policy", policy(tmp_path, f"name: {name}\n" + RULE), check=2)
     assert "the built-in policy's" in p.stderr and "line 1" in p.stderr, p.stderr
 
 
-@pytest.mark.parametrize("name", ['"default\\u200b"', '"def\\u00adault"', '"default\\ufeff"', '"lab\\u2060"'],
-                         ids=["zero_width_space", "soft_hyphen", "bom", "word_joiner"])
+@pytest.mark.parametrize("name", ['"default\\u200b"', '"def\\u00adault"', '"default\\ufeff"', '"lab\\u2060"',
+                                  '"def\\u2028ault"', '"default\\u2800"'],
+                         ids=["zero_width_space", "soft_hyphen", "bom", "word_joiner", "line_separator", "braille_blank"])
 def test_an_invisible_character_in_a_name_is_refused(gpuvet, tmp_path, run, name):
     p = gpuvet("accept", "--run", run, "--policy", policy(tmp_path, f"name: {name}\n" + RULE), check=2)
     assert "invisible character" in p.stderr, p.stderr

@@ -25,8 +25,8 @@ def stored_rate(db, uuid):
 def edited(tmp_path, name, **run):
     fp = json.loads(Q.read_text())
     fp["run"].update(run)
-    for m in fp["metrics"]:
-        if m["name"] == "gemm.fp32.tflops":
+    for m in fp["metrics"]:   # the rate halved, and its percentage with it: an edit that passes as evidence (issue 57)
+        if m["name"] in ("gemm.fp32.tflops", "gemm.fp32.pct_of_peak"):
             m["value"] /= 2
     p = tmp_path / name
     p.write_text(json.dumps(fp))

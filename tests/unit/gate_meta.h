@@ -14,7 +14,10 @@
  * shifted or repeated, series thinned or padded with invalid points, the
  * run dated anywhere, flags and verdicts of its own, benches listed or
  * configured anew, the run merged through another store, runs accepted by
- * other policies stored before it.  The victim is stored last, as a node
+ * other policies stored before it; and (issue 57) any derived figure edited,
+ * nulled or removed, any series or metric moved under another listed bench,
+ * any config key dropped or added, the inventory's GPU names renamed, nulled
+ * or removed, its memory sizes changed.  The victim is stored last, as a node
  * stores the run it has just measured, and judged as a plain `gpuvet
  * accept` judges (the run stored last, the built-in policy): its verdict
  * must never be ACCEPT.  A refused import (exit 2) is a pass.  Everything
@@ -25,6 +28,7 @@
 
 #include "benches/bench.h"
 #include "judge/accept.h"
+#include "judge/derive.h"
 #include "judge/policy.h"
 #include "results/fp_check.h"
 #include "results/store.h"
@@ -106,6 +110,7 @@ static int gm_init(struct gm_world *w, const char *root)
 	size_t n = 0;
 	memset(w, 0, sizeof *w);
 	fp_check_set_bench_check(bench_fp_check);   /* as runners/main.c: every import checked as gpuvet's */
+	store_set_derive(derive_import);            /* and derived as gpuvet's */
 	gm_scan(root, names, &n, sizeof names / sizeof names[0]);
 	qsort(names, n, sizeof names[0], gm_cmp);
 	for (size_t i = 0; i < n; i++) {
@@ -174,8 +179,8 @@ static int64_t gm_put(struct store *s, json_t *fp)
 /* A stored run judged by p, as `gpuvet accept --run ID` would: its exit code. */
 static int gm_judge(struct gm_world *w, struct store *s, int64_t id, const struct policy *p)
 {
-	json_t *fp;
-	if (store_load_fingerprint(s, id, &fp))
+	json_t *fp = derive_load(s, id, STORE_RUN_ALL);   /* as accept_run loads it */
+	if (!fp)
 		return 2;
 	int rc = accept_judge(s, id, p, fp, NULL, 1, w->sink);
 	json_decref(fp);

@@ -56,8 +56,9 @@ static void gm_degrade(json_t *fp, enum gm_degrade d)
 	size_t i;
 	json_t *b;
 	switch (d) {
-	case GM_GEMM_HALVED:
+	case GM_GEMM_HALVED:   /* a slow GPU as it measures itself: its percentages of the peak with it */
 		gm_scale(fp, "gemm.", ".tflops", 0.5);
+		gm_scale(fp, "gemm.", ".pct_of_peak", 0.5);
 		break;
 	case GM_SDC:
 		gm_drop(fp, "metrics", "name", "soak.sdc.mismatches", "soak.sdc.mismatches");
@@ -234,10 +235,92 @@ static void gm_claims(struct gm_world *w, struct gm_src *src, json_t *fp, unsign
 	}
 }
 
-#define GM_NMUT 14
+/* ---- issue 57: what a file may claim that gpuvet derives ---- */
+
+/* Any derived figure (a percentage of a peak or a link) edited: up, down, nulled or removed. */
+static void gm_edit_derived(struct gm_src *src, json_t *fp)
+{
+	json_t *ms = json_object_get(fp, "metrics");
+	for (size_t i = json_array_size(ms); i-- > 0;) {
+		json_t *m = json_array_get(ms, i);
+		if (!strstr(gm_name(m, "name"), ".pct_of_") || gm_pick(src, 2))
+			continue;
+		switch (gm_pick(src, 4)) {
+		case 0: json_object_set_new(m, "value", json_real(99.0)); break;
+		case 1: json_object_set_new(m, "value", json_real(1.0 + gm_pick(src, 98))); break;
+		case 2: json_object_set_new(m, "value", json_null()); break;
+		default: json_array_remove(ms, i); break;
+		}
+	}
+}
+
+/* Any series (or metric) moved under another bench the run lists, a copy of it left behind or not. */
+static void gm_move_series(struct gm_src *src, json_t *fp, int metric)
+{
+	json_t *rows = json_object_get(fp, metric ? "metrics" : "samples"), *r = gm_any(src, rows);
+	json_t *b = gm_any(src, json_object_get(fp, "benches"));
+	if (!r || !b)
+		return;
+	if (gm_pick(src, 2))
+		json_array_append_new(rows, json_deep_copy(r));   /* the original stays, a copy elsewhere */
+	json_object_set_new(r, "bench", json_string(gm_name(b, "name")));
+}
+
+/* Any config key of any bench dropped, or one added (timing, duration_s, gpus, a word of its own). */
+static void gm_config_key(struct gm_src *src, json_t *fp)
+{
+	static const char *const keys[] = { "timing", "duration_s", "gpus", "window_s", "profile", "zzz" };
+	json_t *b = gm_any(src, json_object_get(fp, "benches")), *c = json_object_get(b, "config");
+	if (!b)
+		return;
+	if (json_is_object(c) && json_object_size(c) && gm_pick(src, 2)) {
+		const char *k;
+		json_t *v;
+		unsigned want = gm_pick(src, (unsigned)json_object_size(c)), n = 0;
+		json_object_foreach(c, k, v)
+			if (n++ == want) {
+				json_object_del(c, k);
+				break;
+			}
+		return;
+	}
+	if (!json_is_object(c))
+		json_object_set_new(b, "config", c = json_object());
+	const char *k = keys[gm_pick(src, sizeof keys / sizeof keys[0])];
+	json_object_set_new(c, k, gm_pick(src, 2) ? json_integer(1 + gm_pick(src, 600)) : json_string("steady"));
+}
+
+/* The inventory's GPU names renamed (another model, a look-alike), nulled or removed; memory sizes changed. */
+static void gm_inventory(struct gm_src *src, json_t *fp, int memory)
+{
+	static const char *const names[] = { "NVIDIA L4", "NVIDIA H200", "NVIDIA A100-SXM4-40GB", "Tesla T4",
+					     "NVIDIA H100 PCIe", "NVIDIA Mystery 9000", "" };
+	size_t i;
+	json_t *g;
+	json_array_foreach(json_object_get(json_object_get(fp, "inventory"), "gpus"), i, g) {
+		if (memory) {
+			static const double gib[] = { 16, 24, 40, 141, 192, 0.5 };
+			json_object_set_new(g, "memory_bytes",
+					    json_integer((json_int_t)(gib[gm_pick(src, 6)] * 1073741824.0)));
+			continue;
+		}
+		unsigned how = gm_pick(src, 3);
+		if (how == 0)
+			json_object_set_new(g, "name", json_string(names[gm_pick(src, sizeof names / sizeof names[0])]));
+		else if (how == 1)
+			json_object_set_new(g, "name", json_null());
+		else
+			json_object_del(g, "name");
+		if (gm_pick(src, 2))
+			json_object_del(g, "reference_model");
+	}
+}
+
+#define GM_NMUT 21
 static const char *const gm_mut_names[GM_NMUT] = { "relabel_model", "relabel_sku", "dup_row", "move_row",
 	"shift_times", "thin_series", "repeat_times", "pad_series", "date_run", "own_flags_verdicts", "list_bench",
-	"bench_timing", "reorder_rows", "dup_row_again" };
+	"bench_timing", "reorder_rows", "dup_row_again", "edit_derived", "move_series", "move_metric", "config_key",
+	"gpu_names", "gpu_memory", "edit_derived_again" };
 
 static void gm_mutate(struct gm_world *w, struct gm_src *src, json_t *fp, unsigned k)
 {
@@ -247,6 +330,10 @@ static void gm_mutate(struct gm_world *w, struct gm_src *src, json_t *fp, unsign
 	case 3: gm_dup_row(src, fp, 1); break;
 	case 4: case 5: case 6: case 7: gm_series(src, fp, k - 4); break;
 	case 8: gm_date(src, fp); break;
+	case 14: case 20: gm_edit_derived(src, fp); break;
+	case 15: case 16: gm_move_series(src, fp, k == 16); break;
+	case 17: gm_config_key(src, fp); break;
+	case 18: case 19: gm_inventory(src, fp, k == 19); break;
 	default: gm_claims(w, src, fp, k - 9); break;
 	}
 }
@@ -324,8 +411,8 @@ static int64_t gm_store_victim(struct gm_world *w, struct store *s, json_t *fp, 
 	}
 	int ok = gm_put(o, fp) > 0;
 	store_close(o);
-	/* as `gpuvet results merge` does: the merged run's flags derived here, the other store's never copied */
-	if (ok && store_merge(s, path, hooks_imported_flags, &added, &skipped, &live) == STORE_OK && added == 1 &&
+	/* as `gpuvet results merge` does: the merged run derived here (store_set_derive), the other store's flags never copied */
+	if (ok && store_merge(s, path, NULL, &added, &skipped, &live) == STORE_OK && added == 1 &&
 	    store_resolve_run(s, uuid, &id) != STORE_OK)
 		id = -1;
 	unlink(path);

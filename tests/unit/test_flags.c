@@ -5,6 +5,7 @@
  * measurability rules the acceptance gate relies on.
  */
 #include "judge/flags.h"
+#include "results/fprun.h"
 #include "judge/flags_int.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
@@ -286,9 +287,9 @@ static void test_severity_rank(void)
  * does not compile: tests/test_flag_codes.py), a code outside the table is unknown to
  * flags_measurable() (-1: the policy refuses to let it pass as measured), and every real row is whole.
  */
-static int test_only_measured(const json_t *fp, const char **why)
+static int test_only_measured(struct fprun *r, const char **why)
 {
-	if (json_object_get(fp, "test_only_evidence"))
+	if (fprun_bench(r, "test_only_evidence"))
 		return 1;
 	*why = "needs the test-only evidence";
 	return 0;
@@ -306,7 +307,9 @@ static void test_flag_table(void)
 	CHECK(flags_def_check(&without) && strstr(flags_def_check(&without), "measured"));
 	CHECK(flags_def_check(&no_remedy) && strstr(flags_def_check(&no_remedy), "what to do"));
 	CHECK(flags_def_check(&with) == NULL);
-	CHECK(with.measured(fp, &why) == 0 && why);   /* its own function decides, not the GPU list */
+	struct fprun *run = fprun_new();
+	CHECK(with.measured(run, &why) == 0 && why);   /* its own function decides, not the GPU list */
+	fprun_free(run);
 	CHECK(flags_measurable(fp, "TEST_ONLY_FLAG", &why) == -1);   /* not in the table: unknown, never measured */
 	int n = 0;
 	for (int i = 0; flag_rows[i].code; i++, n++) {

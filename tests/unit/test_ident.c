@@ -117,6 +117,11 @@ static void test_ident_fold(void)
 		"\xf0\x9d\x90\x9d\xf0\x9d\x90\x9e\xf0\x9d\x90\x9f\xf0\x9d\x90\x9a\xf0\x9d\x90\xae\xf0\x9d\x90\xa5"
 		"\xf0\x9d\x90\xad",                  /* mathematical bold */
 		"default\xe3\x80\x80",               /* ideographic space */
+		/* issue 57: the confusables skeleton (TR39, ICU) after NFKD without combining marks */
+		"d\xc3\xa9" "fault",                 /* an accent */
+		"\xe1\xb4\x85\xe1\xb4\x87\xea\x9c\xb0\xe1\xb4\x80\xe1\xb4\x9c\xca\x9f\xe1\xb4\x9b",   /* small capitals */
+		"\xf0\x9f\x84\xb3" "efault",          /* a squared D */
+		"\xea\x93\x93" "efault",              /* Lisu DA */
 	};
 	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
 		CHECK(ident_fold(same[i], out, sizeof out) == NULL);
@@ -128,6 +133,8 @@ static void test_ident_fold(void)
 	CHECK_STR(out, "lab one");
 	CHECK(ident_fold("default\xe2\x80\x8b", out, sizeof out) != NULL);   /* zero-width space */
 	CHECK(ident_fold("def\xc2\xad" "ault", out, sizeof out) != NULL);    /* soft hyphen */
+	CHECK(ident_fold("def\xe2\x80\xa8" "ault", out, sizeof out) != NULL);   /* line separator */
+	CHECK(ident_fold("default\xe2\xa0\x80", out, sizeof out) != NULL);      /* blank Braille pattern */
 	CHECK(ident_fold("lab\x01", out, sizeof out) != NULL);
 	CHECK(ident_fold("\xe6\x97\xa5\xe6\x9c\xac", out, sizeof out) == NULL);   /* a Japanese name keeps its own */
 	CHECK_STR(out, "\xe6\x97\xa5\xe6\x9c\xac");

@@ -5,6 +5,7 @@
  * missing metrics, fleet baselines.
  */
 #include "judge/policy.h"
+#include "judge/derive.h"
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"
@@ -302,11 +303,17 @@ static void test_default_each_rule_alone(void)
 	CHECK(gpu_reference_gemm("H100-SXM", GPU_BF16, &href, NULL, NULL) == 0);
 	const struct { const char *metric; int gpu; double v; int rejects; } edge[] = {
 		{ "gemm.bf16.tflops", 0, 0.75 * href - 0.1, 1 }, { "gemm.bf16.tflops", 0, 0.75 * href, 0 },
-		{ "memcpy.h2d.pct_of_link", -1, 69.9, 1 }, { "memcpy.h2d.pct_of_link", -1, 70.0, 0 },
+		{ "memcpy.h2d.pct_of_link", -1, 69.9, 1 }, { "memcpy.h2d.pct_of_link", -1, 70.0 + 1e-9, 0 },
 	};
 	for (size_t i = 0; i < sizeof edge / sizeof edge[0]; i++) {
 		json_t *fp = good("clean.json"), *res;
-		set_metric(fp, edge[i].metric, edge[i].gpu, edge[i].v);
+		if (strstr(edge[i].metric, ".pct_of_")) {   /* gpuvet's own figure (judge/derive.h): the copy rate that makes it */
+			double link = gpu_pcie_link_gbps(5, 16);
+			set_metric(fp, "memcpy.h2d.pinned.gbps", 0, edge[i].v / 100 * link);
+			set_metric(fp, "memcpy.h2d.pinned.gbps", -1, edge[i].v / 100 * link);
+		} else {
+			set_metric(fp, edge[i].metric, edge[i].gpu, edge[i].v);
+		}
 		enum policy_verdict v = eval(p, fp, NULL, &res);
 		CHECK(v == (edge[i].rejects ? POLICY_REJECT : POLICY_ACCEPT));
 		if (edge[i].rejects) {
@@ -379,8 +386,9 @@ static void test_unmeasurable(void)
 			thermal = 1;
 	CHECK(thermal);
 	json_decref(res);
-	/* a reject dominates: measured failure + unmeasurable = reject */
-	set_metric(fp, "memcpy.h2d.pct_of_link", -1, 10);
+	/* a reject dominates: measured failure + unmeasurable = reject (a copy at 10 % of its link: judge/derive.h) */
+	set_metric(fp, "memcpy.h2d.pinned.gbps", 0, 6.3);
+	set_metric(fp, "memcpy.h2d.pinned.gbps", -1, 6.3);
 	CHECK(eval(p, fp, NULL, NULL) == POLICY_REJECT);
 	json_decref(fp);
 	/* no GPU at all */
@@ -455,30 +463,42 @@ static void test_fleet_baseline(void)
 	policy_free(p);
 }
 
-/* Marks fp's gemm bench as steady-timed, as gemm's config echo does since steady-state timing. */
-static void set_steady(json_t *fp)
+/*
+ * fp (taken) with its gemm rows carrying the evidence of how they were timed (judge/derive.c
+ * timing_rows: "settled_by" of the steady window, "median_ms" of the burst loop; NULL: none), then
+ * derived as the judge reads a stored run (derive_load): its config's "timing" is gpuvet's.
+ */
+static json_t *timed(json_t *fp, const char *evidence)
 {
 	size_t i;
-	json_t *b;
-	json_array_foreach(json_object_get(fp, "benches"), i, b)
-		if (!strcmp(json_string_value(json_object_get(b, "name")), "gemm")) {
-			if (!json_is_object(json_object_get(b, "config")))
-				json_object_set_new(b, "config", json_object());
-			json_object_set_new(json_object_get(b, "config"), "timing", json_string("steady"));
-		}
+	json_t *m;
+	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
+		if (strncmp(json_string_value(json_object_get(m, "name")), "gemm.", 5))
+			continue;
+		if (!json_is_object(json_object_get(m, "params")))
+			json_object_set_new(m, "params", json_object());
+		json_object_del(json_object_get(m, "params"), "settled_by");
+		json_object_del(json_object_get(m, "params"), "median_ms");
+		if (evidence)
+			json_object_set_new(json_object_get(m, "params"), evidence, json_string("x"));
+	}
+	json_t *d = derive_json(fp);
+	json_decref(fp);
+	return d;
 }
 
+/* P1 (issue 57): the class is the rows', not the config's; a run whose rows show none is judged against every run. */
 static void test_fleet_never_mixes_timings(void)
 {
 	struct policy *p = builtin();
 	json_t *fleet = json_array(), *res;
 	const char *uuids[] = { "a", "b", "c" };
 	for (int i = 0; i < 3; i++)
-		json_array_append_new(fleet, fleet_member(750, uuids[i], "accept"));   /* burst-timed: no "timing" */
+		json_array_append_new(fleet, timed(fleet_member(750, uuids[i], "accept"), "median_ms"));   /* burst-timed */
 	json_t *fp = good("clean.json");
-	set_steady(fp);
-	/* 5 % under burst-timed runs is what steady timing measures on a capped GPU: not a fault */
 	set_metric(fp, "gemm.bf16.tflops", 0, 600);
+	fp = timed(fp, "settled_by");
+	/* 5 % under burst-timed runs is what steady timing measures on a capped GPU: not a fault */
 	CHECK(eval(p, fp, fleet, &res) == POLICY_ACCEPT);
 	size_t fi;
 	json_t *f;
@@ -486,11 +506,20 @@ static void test_fleet_never_mixes_timings(void)
 		CHECK(strncmp(json_string_value(json_object_get(f, "metric")), "gemm.", 5));
 	json_decref(res);
 	/* against steady-timed runs the fleet rule applies again: 750 x 0.90 = 675 */
-	for (size_t i = 0; i < json_array_size(fleet); i++)
-		set_steady(json_array_get(fleet, i));
-	CHECK(eval(p, fp, fleet, &res) == POLICY_REJECT);
+	json_t *steady = json_array();
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(steady, timed(fleet_member(750, uuids[i], "accept"), "settled_by"));
+	CHECK(eval(p, fp, steady, &res) == POLICY_REJECT);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(json_object_get(res, "failed"), 0), "kind")), "fleet");
 	json_decref(res);
+	/* the evidence stripped (and no config claim): still judged against the fleet, never out of it */
+	json_t *bare = good("clean.json");
+	set_metric(bare, "gemm.bf16.tflops", 0, 600);
+	bare = timed(bare, NULL);
+	CHECK(eval(p, bare, steady, &res) == POLICY_REJECT);
+	json_decref(res);
+	json_decref(bare);
+	json_decref(steady);
 	json_decref(fp);
 	json_decref(fleet);
 	policy_free(p);
