@@ -51,6 +51,9 @@ struct fp_head {
 	const char *provider, *instance_type, *region;
 	const char *gpu_model;   /* a label: never judged on (the model is derived from the devices) */
 	int gpu_count;           /* as the file or the store says it; -1 when absent (fp_derived.ngpu is the one count) */
+	int has_build;           /* run.gpuvet_build (issue 59): the build that measured it; 0 when the run has none */
+	const char *build_commit, *build_at;   /* its commit and link time, NULL when unknown */
+	int build_release;       /* 1: a release tarball's build */
 };
 
 /* One GPU of the inventory.  Numbers are NaN when the inventory does not give them. */

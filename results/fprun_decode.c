@@ -150,6 +150,13 @@ static void decode_head(struct fprun *r, const struct jtree *t, uint32_t run)
 	h->region = tstr(r, t, run, "region");
 	h->gpu_model = tstr(r, t, run, "gpu_model");
 	h->gpu_count = jt_is_int(t, gc) && jt_int(t, gc) >= 0 && jt_int(t, gc) <= 1 << 20 ? (int)jt_int(t, gc) : -1;
+	uint32_t b = jt_get(t, run, "gpuvet_build");   /* checked at import (fp_check.c): an object or null */
+	if (jt_type(t, b) == JT_OBJ) {
+		h->has_build = 1;
+		h->build_commit = tstr(r, t, b, "commit");
+		h->build_at = tstr(r, t, b, "built_at");
+		h->build_release = jt_type(t, jt_get(t, b, "release")) == JT_TRUE;
+	}
 }
 
 static long pci_device(const struct jtree *t, uint32_t g)

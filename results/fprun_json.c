@@ -82,6 +82,10 @@ static json_t *head_json(const struct fp_head *h)
 	json_object_set_new(run, "region", str_or_null(h->region));
 	json_object_set_new(run, "gpu_model", str_or_null(h->gpu_model));
 	json_object_set_new(run, "gpu_count", h->gpu_count >= 0 ? json_integer(h->gpu_count) : json_null());
+	if (h->has_build)
+		json_object_set_new(run, "gpuvet_build", json_pack("{s:o,s:o,s:b}", "commit", str_or_null(h->build_commit),
+								     "built_at", str_or_null(h->build_at), "release",
+								     h->build_release));
 	return run;
 }
 

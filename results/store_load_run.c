@@ -26,6 +26,24 @@ static double col_num(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/* run.gpuvet_build from run_builds (schema 9), when the run has one. */
+static int load_build(struct store *s, int64_t run_id, struct fprun *r)
+{
+	sqlite3_stmt *st;
+	if (store_prepare(s, "SELECT git_commit, built_at, release FROM run_builds WHERE run_id = ?", &st))
+		return STORE_ERR;
+	sqlite3_bind_int64(st, 1, run_id);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		r->run.has_build = 1;
+		r->run.build_commit = col(r, st, 0);
+		r->run.build_at = col(r, st, 1);
+		r->run.build_release = sqlite3_column_int(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? STORE_OK : store_fail(s, "reading the run's gpuvet build");
+}
+
 static int load_head(struct store *s, int64_t run_id, struct fprun *r)
 {
 	sqlite3_stmt *st;
@@ -46,6 +64,10 @@ static int load_head(struct store *s, int64_t run_id, struct fprun *r)
 	h->region = col(r, st, 10);
 	h->gpu_model = col(r, st, 11);
 	h->gpu_count = sqlite3_column_int(st, 12);
+	if (s->version >= 9 && load_build(s, run_id, r)) {
+		sqlite3_finalize(st);
+		return STORE_ERR;
+	}
 	const char *inv = (const char *)sqlite3_column_text(st, 13);
 	struct jtree t;
 	if (inv && !jt_parse(&t, inv, strlen(inv)))
