@@ -215,6 +215,7 @@ struct host_node_result {
 	int os_index, threads, passes;
 	size_t n;                    /* elements per array */
 	double copy_gbps, triad_gbps, llc_bytes;
+	const char *array_rule;      /* what sized the arrays: 4 x the LLC, STREAM's minimum, or the memory cap */
 	hwloc_bitmap_t bound, ran, mem;
 	char membind[160];
 };
@@ -370,8 +371,11 @@ static size_t host_array_doubles(hwloc_topology_t topo, hwloc_obj_t node, struct
 	if (node->attr && node->attr->numanode.local_memory &&
 	    (double)node->attr->numanode.local_memory / 8.0 / 3.0 < cap)
 		cap = (double)node->attr->numanode.local_memory / 8.0 / 3.0;
-	if (want > cap)
+	r->array_rule = 4 * r->llc_bytes > (double)HOST_MIN_ARRAY ? "4 x llc" : "stream minimum";
+	if (want > cap) {   /* a large cache on a small machine: the arrays as large as memory allows, and said */
 		want = cap;
+		r->array_rule = "an eighth of available memory (under 4 x llc)";
+	}
 	return (size_t)(want / 8) / 4096 * 4096;
 }
 
@@ -519,6 +523,7 @@ static void host_node_params(json_t *p, hwloc_obj_t node, const struct host_node
 	json_object_set_new(p, "elements", json_integer((json_int_t)r->n));
 	json_object_set_new(p, "array_bytes", json_integer((json_int_t)(r->n * sizeof(double))));
 	json_object_set_new(p, "llc_bytes", json_integer((json_int_t)r->llc_bytes));
+	json_object_set_new(p, "array_rule", json_string(r->array_rule ? r->array_rule : ""));
 	json_object_set_new(p, "passes", json_integer(r->passes));
 	json_object_set_new(p, "best_of", json_integer(r->passes - 1));
 	host_set_list(p, "node_cpuset", node->cpuset);

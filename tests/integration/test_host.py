@@ -76,8 +76,15 @@ def test_host_reports_every_metric_with_units(gpuvet):
     # memory bandwidth: all nodes (no GPU), arrays >= 4x the LLC and >= STREAM's default
     tri = m["host.membw.triad.gbps"]["params"]
     assert tri["selection"] == "all numa nodes: no gpu visible"
-    # (rounded down to a multiple of 4096 doubles; this machine has the memory for it)
-    assert tri["array_bytes"] >= max(4 * tri["llc_bytes"], 80_000_000) - 4096 * 8 and tri["llc_bytes"] > 0
+    # (rounded down to a multiple of 4096 doubles); a machine whose cache is large for its memory (a 2-core
+    # VM reporting a 300 MB L3 with 24 GB) gets three arrays in an eighth of its available memory, and says so
+    want = max(4 * tri["llc_bytes"], 80_000_000)
+    assert tri["llc_bytes"] > 0 and tri["array_rule"] in ("4 x llc", "stream minimum",
+                                                         "an eighth of available memory (under 4 x llc)")
+    if tri["array_rule"].startswith("an eighth"):
+        assert 80_000_000 <= tri["array_bytes"] < want
+    else:
+        assert tri["array_bytes"] >= want - 4096 * 8
     assert tri["elements"] * 8 == tri["array_bytes"]
     assert tri["best_of"] == tri["passes"] - 1 >= 2
     nodes = int(hwloc_calc("--number-of", "node", "machine:0"))
