@@ -296,7 +296,8 @@ static const char *human(char *buf, size_t size, double v)
 	return buf;
 }
 
-/* What a row stands on, in short (--wide: the fuller words): measured or est., a lowered request, serving's latencies. */
+/* What a row stands on, in short (--wide: the fuller words): measured or est., a lowered request (before the layout,
+ * so a 160-column table never cuts it), the layout, serving's latencies. */
 static void row_basis(json_t *r, int wide, char *basis, size_t n)
 {
 	char b[24], c[24];
@@ -306,11 +307,11 @@ static void row_basis(json_t *r, int wide, char *basis, size_t n)
 	else
 		w = (size_t)snprintf(basis, n, "measured, %zu %s run(s)", json_array_size(json_object_get(r, "runs")),
 				     str(r, "profile"));
-	if (w < n && json_is_string(json_object_get(r, "layout")))   /* the layout the stack would choose */
-		w += (size_t)snprintf(basis + w, n - w, "; %s", str(r, "layout"));
 	if (w < n && json_is_true(json_object_get(r, "concurrency_lowered")))   /* the machine lowered the request */
 		w += (size_t)snprintf(basis + w, n - w, "; at most %.0f in flight (asked %.0f)", num(r, "concurrency"),
 				      num(r, "concurrency_asked"));
+	if (w < n && json_is_string(json_object_get(r, "layout")))   /* the layout the stack would choose */
+		w += (size_t)snprintf(basis + w, n - w, "; %s", str(r, "layout"));
 	if (w < n && isfinite(num(r, "itl_s"))) {   /* serving: the latencies a user sees */
 		if (isfinite(num(r, "ttft_s")))
 			w += (size_t)snprintf(basis + w, n - w, "; TTFT %s ms", human(b, sizeof b, num(r, "ttft_s") * 1e3));
