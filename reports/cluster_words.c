@@ -60,7 +60,7 @@ const char *cluster_verdict_word(int verdict)
 	switch (verdict) {
 	case 0: return "ACCEPT";
 	case 1: return "REJECT";
-	case 3: return "CANNOT MEASURE";
+	case 3: return "UNMEASURABLE";
 	default: return "NOT JUDGED";
 	}
 }

@@ -24,7 +24,7 @@ struct cluster_tally {
 /* A pair's slower direction host to host (GB/s), NaN when it was not measured. */
 double cluster_pair_slower(const struct gv_cluster_pair *p);
 void cluster_tally(const struct gv_cluster *c, struct cluster_tally *t);
-/* ACCEPT, REJECT, CANNOT MEASURE (3), NOT JUDGED (-1), as accept's first word. */
+/* ACCEPT, REJECT, UNMEASURABLE (3), NOT JUDGED (-1), as accept's first word. */
 const char *cluster_verdict_word(int verdict);
 /*
  * Why, in one sentence, after the verdict word: "all 3 nodes accepted and 3 of 3 pairs measured,
