@@ -223,3 +223,10 @@ void bench_ctx_raw_write(struct bench_ctx *ctx, const char *buf, size_t n)
 	ssize_t w = write(ctx->fd, buf, n);
 	(void)w;
 }
+
+/* Here, below every bench and the registry, so that a bench may ask too (a test's knob read only then). */
+int bench_test_benches_allowed(void)
+{
+	const char *e = getenv("GPUVET_TEST_BENCHES");
+	return e && !strcmp(e, "1");
+}

@@ -374,7 +374,8 @@ static size_t host_array_doubles(hwloc_topology_t topo, hwloc_obj_t node, struct
 	r->array_rule = 4 * r->llc_bytes > (double)HOST_MIN_ARRAY ? "4 x llc" : "stream minimum";
 	if (want > cap) {   /* a large cache on a small machine: the arrays as large as memory allows, and said */
 		want = cap;
-		r->array_rule = "an eighth of available memory (under 4 x llc)";
+		r->array_rule = host_mem_test_bytes() > 0 ? "an eighth of GPUVET_TEST_HOST_MEM_MB (under 4 x llc)"
+							     : "an eighth of available memory (under 4 x llc)";
 	}
 	return (size_t)(want / 8) / 4096 * 4096;
 }

@@ -34,8 +34,11 @@ struct host_gpus {
 	char why[256];
 };
 
-/* host_util.c: MemAvailable of /proc/meminfo in bytes, -1 unknown. */
+/* host_util.c: MemAvailable of /proc/meminfo in bytes, -1 unknown; or host_mem_test_bytes() where a test gives it. */
 long host_mem_available(void);
+/* host_util.c: GPUVET_TEST_HOST_MEM_MB in bytes, read only with GPUVET_TEST_BENCHES=1 (tests running several host
+ * benches at once on a small machine size their arrays and staging file by it); -1 when not given. */
+long host_mem_test_bytes(void);
 /* host_util.c: a params object as the metric rows' JSON text (malloc'd). */
 char *host_params(const json_t *params);
 /* host_decode.c: 2. JPEG decode on every PU */

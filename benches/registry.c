@@ -142,12 +142,6 @@ const char *metric_label(const char *name, char *buf, size_t size)
 	return buf;
 }
 
-int bench_test_benches_allowed(void)
-{
-	const char *e = getenv("GPUVET_TEST_BENCHES");
-	return e && !strcmp(e, "1");
-}
-
 const struct bench *bench_find(const char *name)
 {
 	for (const struct bench *const *b = bench_registry; *b; b++) {

@@ -82,6 +82,10 @@ struct pjudge {
 double cluster_pair_bound(const struct pjudge *j, size_t k, unsigned *which);
 /* "host to host", "GPU to GPU (NCCL)", "latency" */
 const char *cluster_fig_words(enum cluster_fig f);
+/* Whether a named node explains pair k: a slow pair, either end named; a failed one, both ends named or a
+ * named end that failed other pairs too (a node named for slow pairs that reached every other peer does not
+ * explain a failure: the other end, whose other pairs fail too, does: a flapping port beside a slow node). */
+int cluster_pair_explained(const struct pjudge *j, size_t k);
 /* Names the nodes and links that explain the slow (and, host to host, failed) pairs: bad nodes by the
  * share rule, then the fewest nodes covering what is left (bad or intermittent), then bad links.  -1 on OOM. */
 int cluster_locate(struct pjudge *j);

@@ -8,7 +8,8 @@
  *     is judged on its pairs with peers that are neither candidates nor named: bad when that
  *     share of them is slow too.
  *  2. The fewest nodes covering the rest (greedy set cover).  Of the bad pairs no named node
- *     explains, the node common to the most is named, while it is common to at least 3 of them,
+ *     explains (cluster_pair_explained: a node named for its slow pairs that reached every other
+ *     peer does not explain a pair that failed), the node common to the most is named, while it is common to at least 3 of them,
  *     or to 2 when at least half of its own tried pairs are bad (or it is a candidate): its other
  *     pairs are slow too, so the link explanation fails for it, even under bad_node_share (two bad
  *     pairs among many stay two links: two bad routes meeting at a node happen).  Ties: the more
@@ -35,6 +36,15 @@ static int bad_pair(const struct pjudge *j, size_t k)
 		return 0;
 	return j->slow[k] || (j->f == CLUSTER_FIG_HOST && p->state == GV_PAIR_FAILED &&
 			      j->c->nodes[p->a].state == GV_NODE_OK && j->c->nodes[p->b].state == GV_NODE_OK);
+}
+
+int cluster_pair_explained(const struct pjudge *j, size_t k)
+{
+	const struct gv_cluster_pair *p = &j->c->pairs[k];
+	if (p->state != GV_PAIR_FAILED)
+		return j->named[p->a] || j->named[p->b];
+	return (j->named[p->a] && j->named[p->b]) || (j->named[p->a] && j->failed[p->a] >= 2) ||
+	       (j->named[p->b] && j->failed[p->b] >= 2);
 }
 
 static int share_rule(struct pjudge *j)
@@ -76,11 +86,9 @@ static void cover(struct pjudge *j, int *nbad, int *cov)
 			nbad[j->c->pairs[k].a]++, nbad[j->c->pairs[k].b]++;
 	for (;;) {
 		memset(cov, 0, (size_t)n * sizeof *cov);
-		for (size_t k = 0; k < j->c->npairs; k++) {
-			const struct gv_cluster_pair *p = &j->c->pairs[k];
-			if (bad_pair(j, k) && !j->named[p->a] && !j->named[p->b])
-				cov[p->a]++, cov[p->b]++;
-		}
+		for (size_t k = 0; k < j->c->npairs; k++)
+			if (bad_pair(j, k) && !cluster_pair_explained(j, k))
+				cov[j->c->pairs[k].a]++, cov[j->c->pairs[k].b]++;
 		int best = -1;
 		double best_share = 0;
 		for (int i = 0; i < n; i++) {
@@ -344,11 +352,9 @@ int cluster_locate(struct pjudge *j)
 		goto out;
 	cover(j, nbad, cov);
 	memset(cov, 0, (size_t)n * sizeof *cov);   /* now each node's bad pairs no named node explains */
-	for (size_t k = 0; k < j->c->npairs; k++) {
-		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (bad_pair(j, k) && !j->named[p->a] && !j->named[p->b])
-			cov[p->a]++, cov[p->b]++;
-	}
+	for (size_t k = 0; k < j->c->npairs; k++)
+		if (bad_pair(j, k) && !cluster_pair_explained(j, k))
+			cov[j->c->pairs[k].a]++, cov[j->c->pairs[k].b]++;
 	for (int i = 0; i < n; i++)
 		if ((j->named[i] == NAMED_BAD || j->named[i] == NAMED_COVER) && !already(j->c, GV_FIND_BAD_NODE, i, -1) &&
 		    name_node(j, i, s3))

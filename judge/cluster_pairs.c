@@ -224,7 +224,7 @@ static int name_failed(struct pjudge *j)
 	size_t listed = 0, unexplained = 0;
 	for (size_t k = 0; k < j->c->npairs; k++) {
 		const struct gv_cluster_pair *p = &j->c->pairs[k];
-		if (p->state != GV_PAIR_FAILED || j->r->left_out[k] || j->named[p->a] || j->named[p->b] ||
+		if (p->state != GV_PAIR_FAILED || j->r->left_out[k] || cluster_pair_explained(j, k) ||
 		    j->c->nodes[p->a].state != GV_NODE_OK || j->c->nodes[p->b].state != GV_NODE_OK)
 			continue;
 		j->t->unmeasured = 1;

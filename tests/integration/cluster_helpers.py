@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import gpuvet_bin
+from conftest import ROOT, gpuvet_bin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from servers import netns  # noqa: E402
@@ -143,6 +143,29 @@ def measured(doc):
 
 def available():
     return netns.available()
+
+
+# The outsider (#56): a plain Python client of the rendezvous, written from the docs (tests/servers/rdzv_client.py).
+CLIENT = str(ROOT / "tests" / "servers" / "rdzv_client.py")
+
+
+def outsider(c, node, where, *args, token=None):
+    """rdzv_client.py run in node's namespace against rank 0 at where (HOST:PORT), holding token or none."""
+    env = {"PATH": "/usr/bin:/bin", **({"GPUVET_CLUSTER_TOKEN": token} if token else {})}
+    return subprocess.Popen(c.cmd(node, [sys.executable, CLIENT, where, *map(str, args)]), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def answer(p, timeout=120):
+    """What the outsider's client saw: its one JSON line."""
+    out, err = p.communicate(timeout=timeout)
+    assert out.strip(), err[-2000:]
+    return json.loads(out)
+
+
+def listening(c, i, port):
+    """Whether node i has a socket listening on port (rank 0 ready for the outsider), seen from inside."""
+    return f":{port} " in c.ip(i, "ss", "-ltnH", check=False).stdout
 
 
 def env_dump():

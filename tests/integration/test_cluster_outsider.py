@@ -9,38 +9,21 @@ Then a rank that holds the token and answers each instruction late, just inside 
 the run still ends within --deadline and names it.  Every node's NIC rate is its interface's sysfs
 speed."""
 import json
-import subprocess
-import sys
 import time
 
 import pytest
 
 import cluster_helpers as ch
-from cluster_helpers import free_port
-from conftest import ROOT
+from cluster_helpers import answer, free_port, listening
 from helpers import wait_for, within
 
 pytestmark = pytest.mark.skipif(ch.available() is not None, reason=str(ch.available()))
 
-CLIENT = str(ROOT / "tests" / "servers" / "rdzv_client.py")
 NULL = {"GPUVET_TEST_BENCHES": "1", "SLURM_JOB_NODELIST": "198.18.0.[1-4]"}
 
 
 def outsider(c, where, *args, token=None):
-    env = {"PATH": "/usr/bin:/bin", **({"GPUVET_CLUSTER_TOKEN": token} if token else {})}
-    return subprocess.Popen(c.cmd(4, [sys.executable, CLIENT, where, *map(str, args)]), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
-
-
-def answer(p, timeout=120):
-    out, err = p.communicate(timeout=timeout)
-    assert out.strip(), err[-2000:]
-    return json.loads(out)
-
-
-def listening(c, i, port):
-    """Whether node i has a socket listening on port (rank 0 ready for the outsider), seen from inside."""
-    return f":{port} " in c.ip(i, "ss", "-ltnH", check=False).stdout
+    return ch.outsider(c, 4, where, *args, token=token)
 
 
 def vm_kib(pid, field):
@@ -106,9 +89,7 @@ def test_a_rank_that_answers_late_does_not_stretch_the_run(gpuvet, tmp_path):
         args = ["--rendezvous", where, "--policy", ch.policy(tmp_path, ch.FAULT_POLICY), "--bench", "null", "--json",
                 "--wait", "30", "--pair-timeout", "5", "--deadline", deadline]
         ranks = ch.Ranks(gpuvet, tmp_path, 4, args, cluster=c, env=NULL, skip=(3,), pre=["-v"])
-        slow = subprocess.Popen(c.cmd(3, [sys.executable, CLIENT, where, "slow", "3", "4", "18"]), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True,
-                                env={"PATH": "/usr/bin:/bin", "GPUVET_CLUSTER_TOKEN": ch.TOKEN})
+        slow = ch.outsider(c, 3, where, "slow", "3", "4", "18", token=ch.TOKEN)
         res = ranks.wait(timeout=within(deadline + 60))
         slow_out, slow_err = slow.communicate(timeout=within(120))
     rc, doc = ch.rank0_json(res)

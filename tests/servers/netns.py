@@ -141,6 +141,22 @@ class Cluster:
         t.start()
         return t
 
+    def flap_on(self, i, log, marks, down_s):
+        """Node i's port down for down_s and up again each time the next of marks appears in the file log
+        (rank 0's `-v` log says `round 2 of` as it sends that round's pairs): a flapping port tied to the
+        rounds.  A shell loop at real-time priority (SCHED_FIFO, root), so that neither busy loops nor the
+        ranks beside it delay the flap past the pair it is meant for: a pair lasts about a second, and a
+        thread of the test polling the log under load could lag that much.  It prints each mark and the
+        seconds from its appearing to the port going down; it ends after the last mark.  Returns the
+        Popen: kill it (and wait) before leaving the cluster."""
+        script = ('for m in "$@"; do until grep -qF -- "$m" "$0"; do sleep 0.02; done; t=$(date +%s.%N); '
+                  f'ip link set {self.host_if[i]} down; d=$(date +%s.%N); sleep {down_s}; '
+                  f'ip link set {self.host_if[i]} up; echo "$m $t $d"; done')
+        argv = ["sh", "-c", script, str(log), *marks]
+        if shutil.which("chrt") and subprocess.run(["chrt", "-f", "20", "true"], capture_output=True).returncode == 0:
+            argv = ["chrt", "-f", "20", *argv]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
     def cmd(self, i, argv):
         """argv run inside node i's namespace."""
         return ["ip", "netns", "exec", self.ns[i], *argv]

@@ -111,6 +111,11 @@ class Slurm:
         e = dict(self.env, **(env or {}))
         return subprocess.run(["srun", *args], capture_output=True, text=True, timeout=timeout, env=e)
 
+    def srun_start(self, args, env=None):
+        """srun started and left running (the test acts while its tasks run): the Popen, output piped."""
+        return subprocess.Popen(["srun", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(self.env, **(env or {})))
+
     def __exit__(self, *exc):
         for p in reversed(self.procs):
             if p.poll() is None:

@@ -196,6 +196,48 @@ static void test_intermittent_node(void)
 	gv_cluster_free(c);
 }
 
+static void test_intermittent_beside_a_bad_node(void)
+{
+	/* #56's done-when run: node 3 at a fifth, node 6's port down in rounds 1, 3 and 5 (0-based), one of them its
+	 * pair with node 3.  That failure is node 6's (its other failures), not node 3's (a slow node that reached
+	 * every other peer): both drained, 6 as intermittent, no failed pair left unexplained. */
+	struct gv_cluster *c = healthy(8, 0.047);
+	static const int odd[] = { 1, 3, 5 };
+	slow_nodes(c, 1ul << 3, 0.2);
+	bad_rounds(c, 6, odd, 3, 0);
+	CHECK(pair_of(c, 3, 6)->round == 1 && pair_of(c, 3, 6)->state == GV_PAIR_FAILED);
+	analyse(c);
+	CHECK(c->verdict == 1);
+	CHECK_STR(drains(c), "3,6");
+	CHECK(count(c, GV_FIND_BAD_NODE, 3, -1) == 1 && count(c, GV_FIND_INTERMITTENT, 6, -1) == 1);
+	CHECK(count(c, GV_FIND_BAD_LINK, -2, -2) == 0 && count(c, GV_FIND_FABRIC_RULE, -2, -2) == 0);
+	CHECK(strstr(evidence(c, GV_FIND_INTERMITTENT), "failed in rounds 1, 3 and 5 and fine in rounds 0, 2, 4 and 6"));
+	if (strcmp(drains(c), "3,6"))
+		dump(c);
+	gv_cluster_free(c);
+	/* node 3 at a fifth, and its pair with node 5 alone failed: nobody else fails, so the failure is said (the
+	 * run could not measure that pair), not put on node 3 or node 5 */
+	c = healthy(8, 0.047);
+	slow_nodes(c, 1ul << 3, 0.2);
+	struct gv_cluster_pair *p = pair_of(c, 3, 5);
+	p->state = GV_PAIR_FAILED;
+	p->gbps_ab = p->gbps_ba = p->lat_us = NAN;
+	analyse(c);
+	CHECK_STR(drains(c), "3");
+	CHECK(count(c, GV_FIND_FABRIC_RULE, 3, 5) == 1);
+	gv_cluster_free(c);
+	/* two slow nodes whose own pair failed: both named, the pair explained by the two of them */
+	c = healthy(8, 0.047);
+	slow_nodes(c, 1ul << 2 | 1ul << 5, 0.2);
+	p = pair_of(c, 2, 5);
+	p->state = GV_PAIR_FAILED;
+	p->gbps_ab = p->gbps_ba = p->lat_us = NAN;
+	analyse(c);
+	CHECK_STR(drains(c), "2,5");
+	CHECK(count(c, GV_FIND_FABRIC_RULE, -2, -2) == 0);
+	gv_cluster_free(c);
+}
+
 static void test_common_node_under_share(void)
 {
 	/* node 4's pairs slow from round 2 on: 5 of 7, under bad_node_share 0.75, but the common factor */
@@ -397,4 +439,5 @@ static void test_no_doubled_words(void)
 }
 
 TEST_MAIN(T(test_no_doubled_words), T(test_half_the_nodes_slow), T(test_absolute_floors), T(test_stated_and_nic_rates), T(test_intermittent_node),
+	  T(test_intermittent_beside_a_bad_node),
 	  T(test_common_node_under_share), T(test_coordinator), T(test_one_way), T(test_latency), T(test_shared_host))
