@@ -26,7 +26,7 @@ static const struct gv_opt cost_opts[] = {
 	  .help = "a preset shape: llama-3.2-1b, llama-3.1-8b, mistral-7b, qwen2.5-32b, llama-3.1-70b (the flags "
 		  "below change one of its figures)" },
 	{ .name = "params", .has_arg = required_argument, .val = 'P', .arg = "N",
-	  .help = "total parameters (default: computed from the shape)" },
+	  .help = "total parameters, within 10 % of the shape's own count (default: computed from the shape)" },
 	{ .name = "layers", .has_arg = required_argument, .val = 'L', .arg = "L", .help = "transformer layers" },
 	{ .name = "hidden", .has_arg = required_argument, .val = 'H', .arg = "D", .help = "hidden size" },
 	{ .name = "ffn", .has_arg = required_argument, .val = 'F', .arg = "F", .help = "MLP (SwiGLU) intermediate size" },
@@ -106,7 +106,14 @@ struct args {
 	struct cost_opts o;
 	const char *model, *task, *precision, *run, *stack, *kv;
 	int json, markdown, published, wide, have[8], seq_given, context_given, batch_given, serve_given;
+	unsigned char given[128];   /* by getopt's value: which options the line gave */
 };
+
+/* --params at most this far from the shape's own count (either way, as a fraction of the shape's): what the
+ * formula leaves out (biases, norms, a head size other than hidden / heads) is a few percent (Qwen2.5-32B 0.9 %,
+ * Gemma 7B 4 %); beyond it the count and the shape are two models, and the cost would take FLOPs and memory from
+ * one and activations and the KV cache from the other (docs/cost.md). */
+#define PARAMS_SHAPE_TOL 0.10
 
 /* The long name of the option getopt returned as C. */
 static const char *opt_name(int c)
@@ -215,12 +222,51 @@ static int check_serving(struct args *a)
 	return 0;
 }
 
+/* Options that cannot go together: any job's beside --published (which takes none), a serving option on a
+ * training job, --markdown without --published; -1 with the error printed, naming the option. */
+static int check_combination(const struct args *a)
+{
+	static const char serving[] = "IOCDbc";   /* --prompt-tokens ... --context: serving's, or decode's */
+	for (const struct gv_opt *o = cost_opts; o->name; o++) {
+		if (!a->given[o->val])
+			continue;
+		if (a->published && !strchr("Ujmh", o->val))
+			return gv_usage_error("cost", "--published takes no job or store option, only --json or "
+					      "--markdown: not --%s", o->name), -1;
+		if (!a->published && strchr(serving, o->val) && a->o.job.task != COST_INFER)
+			return gv_usage_error("cost", "--%s is for serving (--task infer), not --task %s", o->name,
+					      cost_task_name(a->o.job.task)), -1;
+	}
+	if (a->markdown && !a->published)
+		return gv_usage_error("cost", "--markdown is --published's table (the job's table has --json)"), -1;
+	return 0;
+}
+
+/* --params beside the shape it describes: refused beyond PARAMS_SHAPE_TOL, naming both counts; -1 with the error. */
+static int check_params(const struct args *a)
+{
+	const struct cost_shape *m = &a->o.job.shape;
+	if (!a->given['P'])
+		return 0;
+	struct cost_shape bare = *m;
+	bare.params = 0;
+	double own = cost_shape_params(&bare);
+	if (fabs(m->params - own) <= PARAMS_SHAPE_TOL * own)
+		return 0;
+	return gv_usage_error("cost", "--params %.4g B disagrees with the %s shape's %.4g B parameters (%d layers, hidden %d, "
+			      "ffn %d, %d heads, %d kv-heads, vocab %d%s): more than %.0f %% apart (a 4x GELU MLP of "
+			      "width F is --ffn 2F/3)", m->params / 1e9, m->name, own / 1e9, m->layers, m->hidden, m->ffn, m->heads,
+			      m->kv_heads, m->vocab, m->tied ? ", tied" : "", PARAMS_SHAPE_TOL * 100), -1;
+}
+
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	struct option opts[48];
 	gv_opts_getopt(cost_opts, opts, 48);
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c > 0 && c < (int)sizeof a->given)
+			a->given[c] = 1;
 		switch (c) {
 		case 'M': a->model = optarg; break;
 		case 'R': a->run = optarg; break;
@@ -262,9 +308,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return gv_usage_error("cost", "--market must be on_demand, spot or reserved, not '%s'", mk), -1;
 	if (!a->context_given)
 		a->o.job.context = a->seq_given ? a->o.job.seq : 2048;
+	if (check_combination(a) < 0)
+		return -1;
 	if (a->published)
 		return a->markdown && a->json ? gv_usage_error("cost", "--markdown and --json: choose one"), -1 : 0;
-	return check_serving(a) < 0 ? -1 : check_shape(a);
+	return check_serving(a) < 0 || check_shape(a) < 0 ? -1 : check_params(a);
 }
 
 static double num(json_t *o, const char *k)

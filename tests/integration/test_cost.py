@@ -137,6 +137,51 @@ def test_bad_input_is_one_line_and_exit_2(gpuvet, args, msg):
     assert msg in p.stderr and len(p.stderr.strip().splitlines()) == 1
 
 
+MPT_7B_SHAPE = ("--layers", 32, "--hidden", 4096, "--ffn", 16384, "--heads", 32, "--kv-heads", 32, "--vocab", 50368,
+                "--tied")   # judge/cost_published.c's mpt-7b: a 4x GELU MLP the SwiGLU formula counts as 8.8 B
+
+
+@pytest.mark.parametrize("args,msg", [
+    (("--model", "llama-3.1-8b", "--prompt-tokens", "500"), "--prompt-tokens is for serving (--task infer), not --task train"),
+    (("--model", "llama-3.1-8b", "--task", "lora", "--output-tokens", "50"), "--output-tokens is for serving"),
+    (("--model", "llama-3.1-8b", "--task", "train", "--concurrency", "8"), "--concurrency is for serving"),
+    (("--model", "llama-3.1-8b", "--task", "lora", "--kv-dtype", "fp8"), "--kv-dtype is for serving"),
+    (("--model", "llama-3.1-8b", "--batch", "8", "--context", "1024"), "--batch is for serving"),
+    (("--published", "--model", "llama-3.1-8b"), "--published takes no job or store option, only --json or --markdown: "
+                                                 "not --model"),
+    (("--published", "--json", "--task", "infer"), "not --task"),
+    (("--published", "--markdown", "--estimates"), "not --estimates"),
+    (("--published", "--market", "spot"), "not --market"),
+    (("--model", "llama-3.1-8b", "--markdown"), "--markdown is --published's table"),
+    (("--model", "llama-3.2-1b", "--params", "1e9"), "--params 1 B disagrees with the llama-3.2-1b shape's 1.236 B "
+                                                     "parameters"),
+    (("--model", "llama-3.1-70b", "--params", "8e9"), "--params 8 B disagrees with the llama-3.1-70b shape's 70.55 B"),
+    ((*MPT_7B_SHAPE, "--params", "6658859008"), "--params 6.659 B disagrees with the custom shape's 8.796 B parameters "
+                                                "(32 layers, hidden 4096, ffn 16384, 32 heads, 32 kv-heads, vocab 50368, "
+                                                "tied): more than 10 % apart"),
+])
+def test_options_that_do_not_go_together_are_refused(gpuvet, args, msg):
+    """Issue 57's small ones: each was taken (exit 0) before, the option silently unused or the count disagreeing
+    with the shape it came with."""
+    p = gpuvet("cost", *args, check=2)
+    assert msg in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+def test_params_near_the_shape_and_serving_options_on_infer_are_taken(gpuvet):
+    """The other side of each refusal: the model card's count beside the formula's (Qwen2.5-32B, 32.5 B for 32.8 B),
+    the GELU MLP as its SwiGLU width (2F/3), serving options with --task infer, --published with --json."""
+    res = gpuvet.json("cost", "--model", "qwen2.5-32b", "--params", "32.5e9", "--estimates", "--json")
+    assert res["job"]["model"]["params"] == 32.5e9
+    shape = [str(x) for x in MPT_7B_SHAPE]
+    shape[shape.index("--ffn") + 1] = str(16384 * 2 // 3)
+    res = gpuvet.json("cost", *shape, "--params", "6658859008", "--estimates", "--json")
+    assert res["job"]["model"]["params"] == 6658859008
+    res = gpuvet.json("cost", "--model", "llama-3.1-8b", "--task", "infer", "--prompt-tokens", "500", "--concurrency", "8",
+                      "--kv-dtype", "fp8", "--estimates", "--json")
+    assert res["job"]["prompt_tokens"] == 500 and res["job"]["concurrency"] == 8
+    assert gpuvet.json("cost", "--published", "--json")["rows"]
+
+
 def test_fp8_lists_types_without_an_fp8_path_with_why(gpuvet):
     res = gpuvet.json("cost", "--model", "mistral-7b", "--precision", "fp8", "--task", "infer", "--estimates",
                       "--json")
