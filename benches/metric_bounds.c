@@ -17,6 +17,7 @@
 #include "benches/bench.h"
 #include "common/gpus.h"
 #include "common/jtree.h"
+#include "common/name_memo.h"
 
 #include "common/util.h"
 
@@ -107,34 +108,43 @@ static double membw_hi(void)
 	return 2 * hi;
 }
 
-/* The bounds of a metric or series of one GPU (gpu -1: the instance row of gpus GPUs), and why. */
-static void bounds_of(const char *name, int gpu, int gpus, double *lo, double *hi, const char **why)
+/* The bounds of a name before a GPU count scales them: one GPU's (hi of HI_GEMM and HI_MEMBW: per GPU), and why. */
+struct name_bound {
+	double lo, hi;
+	enum bound_hi rule;
+	const char *why;
+};
+
+static struct name_bound bound_scan(const char *name)
 {
-	*lo = -INFINITY;
-	*hi = INFINITY;
-	*why = "a finite number";
 	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
 		const struct metric_bound *b = &bounds[i];
-		if (!metric_name_matches(b->name, name))
-			continue;
-		*lo = b->lo;
-		*hi = b->rule == HI_GEMM ? gemm_hi(name) * (gpu < 0 && gpus > 1 ? gpus : 1) :
-		      b->rule == HI_MEMBW ? membw_hi() * (gpu < 0 && gpus > 1 ? gpus : 1) : b->hi;
-		*why = b->why;
-		return;
+		if (metric_name_matches(b->name, name))
+			return (struct name_bound){ b->lo, b->rule == HI_GEMM ? gemm_hi(name) : b->rule == HI_MEMBW ? membw_hi() : b->hi,
+						    b->rule, b->why };
 	}
-	if (ends_with(name, ".gbps")) {   /* any other rate (a newer bench's): never negative, never 100 TB/s */
-		*lo = 0;
-		*hi = 1e5;
-		*why = "a rate in GB/s: no link gpuvet measures reaches 100 TB/s";
-		return;
-	}
+	if (ends_with(name, ".gbps"))   /* any other rate (a newer bench's): never negative, never 100 TB/s */
+		return (struct name_bound){ 0, 1e5, HI_ABS, "a rate in GB/s: no link gpuvet measures reaches 100 TB/s" };
 	for (size_t i = 0; i < sizeof nonneg_ends / sizeof nonneg_ends[0]; i++)
-		if (ends_with(name, nonneg_ends[i])) {
-			*lo = 0;
-			*why = "a rate, count or time is never negative";
-			return;
-		}
+		if (ends_with(name, nonneg_ends[i]))
+			return (struct name_bound){ 0, INFINITY, HI_ABS, "a rate, count or time is never negative" };
+	return (struct name_bound){ -INFINITY, INFINITY, HI_ABS, "a finite number" };
+}
+
+/* The bounds of a metric or series of one GPU (gpu -1: the instance row of gpus GPUs), and why; a name's scanned once
+ * per thread and kept (common/name_memo.h: an import asks them of every row of every run). */
+static void bounds_of(const char *name, int gpu, int gpus, double *lo, double *hi, const char **why)
+{
+	static _Thread_local struct name_memo_key keys[NAME_MEMO_SLOTS];
+	static _Thread_local struct name_bound vals[NAME_MEMO_SLOTS];
+	size_t at;
+	int kept = name_memo_find(keys, name, &at);
+	struct name_bound b = kept < 0 ? bound_scan(name) : kept ? vals[at] : (vals[at] = bound_scan(name));
+	if (kept == 0)
+		name_memo_keep(&keys[at], name);
+	*lo = b.lo;
+	*hi = b.rule != HI_ABS && gpu < 0 && gpus > 1 ? b.hi * gpus : b.hi;
+	*why = b.why;
 }
 
 static int outside(const char *name, int gpu, double value, double lo, double hi, const char *why, char *err,

@@ -4,6 +4,7 @@
  * metric_info_find() read the metric rows each bench declares.
  */
 #include "benches/bench.h"
+#include "common/name_memo.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -76,10 +77,8 @@ static const struct metric_info harness_metrics[] = {
 	{ NULL, NULL, NULL, 0, METRIC_PEAK_NONE },
 };
 
-const struct metric_info *metric_info_find(const char *name)
+static const struct metric_info *info_scan(const char *name)
 {
-	if (!name)
-		return NULL;
 	for (const struct metric_info *m = harness_metrics; m->name; m++)
 		if (metric_row_matches(m, NULL, name))
 			return m;
@@ -90,10 +89,8 @@ const struct metric_info *metric_info_find(const char *name)
 	return NULL;
 }
 
-const char *metric_owner(const char *name)
+static const char *owner_scan(const char *name)
 {
-	if (!name)
-		return NULL;
 	for (const struct metric_info *m = harness_metrics; m->name; m++)
 		if (metric_name_matches(m->name, name))
 			return "harness";
@@ -107,10 +104,8 @@ const char *metric_owner(const char *name)
 /* What the harness samples in every run (runners/run.c). */
 static const char *const harness_series[] = { "host.cpu_steal.pct", NULL };
 
-const char *series_owner(const char *name)
+static const char *series_scan(const char *name)
 {
-	if (!name)
-		return NULL;
 	for (const char *const *p = harness_series; *p; p++)
 		if (metric_name_matches(*p, name))
 			return "harness";
@@ -119,6 +114,48 @@ const char *series_owner(const char *name)
 			if (metric_name_matches(*p, name))
 				return (*b)->name;
 	return NULL;
+}
+
+/* What the tables say of one name: its metric row, the bench that declares it as a metric, as a series. */
+struct name_facts {
+	const struct metric_info *info;
+	const char *owner, *series_owner;
+};
+
+static struct name_facts facts_scan(const char *name)
+{
+	return (struct name_facts){ info_scan(name), owner_scan(name), series_scan(name) };
+}
+
+/* The facts of name, scanned once per thread and kept (common/name_memo.h): an import asks them of every row. */
+static struct name_facts facts_of(const char *name)
+{
+	static _Thread_local struct name_memo_key keys[NAME_MEMO_SLOTS];
+	static _Thread_local struct name_facts vals[NAME_MEMO_SLOTS];
+	size_t at;
+	int kept = name_memo_find(keys, name, &at);
+	if (kept < 0)
+		return facts_scan(name);
+	if (!kept) {
+		vals[at] = facts_scan(name);
+		name_memo_keep(&keys[at], name);
+	}
+	return vals[at];
+}
+
+const struct metric_info *metric_info_find(const char *name)
+{
+	return name ? facts_of(name).info : NULL;
+}
+
+const char *metric_owner(const char *name)
+{
+	return name ? facts_of(name).owner : NULL;
+}
+
+const char *series_owner(const char *name)
+{
+	return name ? facts_of(name).series_owner : NULL;
 }
 
 const char *metric_label(const char *name, char *buf, size_t size)

@@ -234,43 +234,45 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* A number, checked as jansson's lexer does, then read by strtoll or strtod. */
-static int parse_number(struct ps *ps)
+/* The digits at *p into m while it holds 19 significant ones (*nd of them; more: *over); how many were read. */
+static int take_digits(const char **p, uint64_t *m, int *nd, int *over)
 {
-	const char *s = ps->p, *p = s;
-	if (*p == '-')
-		p++;
-	if (*p == '0')
-		p++;
-	else if (is_digit(*p))
-		while (is_digit(*p))
-			p++;
-	else
-		return fail(ps, "invalid token");
-	if (is_digit(*p))
-		return fail(ps, "invalid token");
-	int real = *p == '.' || *p == 'e' || *p == 'E';
-	if (*p == '.') {
-		if (!is_digit(*++p))
-			return fail(ps, "invalid token");
-		while (is_digit(*p))
-			p++;
+	const char *q = *p;
+	for (; is_digit(*q); q++) {
+		if (*nd >= 19) {
+			*over = 1;
+			continue;
+		}
+		*m = *m * 10 + (uint64_t)(*q - '0');
+		*nd += *m != 0;
 	}
-	if (*p == 'e' || *p == 'E') {
-		p++;
-		if (*p == '+' || *p == '-')
-			p++;
-		if (!is_digit(*p))
-			return fail(ps, "invalid token");
-		while (is_digit(*p))
-			p++;
-	}
-	uint32_t i = new_node(ps, real ? JT_REAL : JT_INT);
+	int n = (int)(q - *p);
+	*p = q;
+	return n;
+}
+
+/* An exponent's digits (at least one, checked) as a number, capped past what any double needs. */
+static int exponent_of(const char **p)
+{
+	int ex = 0;
+	for (; is_digit(**p); (*p)++)
+		ex = ex < 100000 ? ex * 10 + (**p - '0') : ex;
+	return ex;
+}
+
+/* The number's value from its digits as read, or strtoll/strtod where they do not fit; -1 with the error set. */
+static int number_value(struct ps *ps, uint32_t i, const char *s, const char *p, int real, uint64_t m, int nd, int e10,
+			int over)
+{
 	char *e;
 	errno = 0;
-	if (real && real17_read_fast(s, p, &ps->t->nodes[i].u.d)) {   /* strtod's double, exactly */
-		e = (char *)p;
-	} else if (real) {
+	if (!real && !over && nd <= 18) {   /* at most 18 digits: a long long, as strtoll reads it */
+		ps->t->nodes[i].u.i = *s == '-' ? -(long long)m : (long long)m;
+		return 0;
+	}
+	if (real && !over && real17_decimal(*s == '-', m, e10, &ps->t->nodes[i].u.d))   /* strtod's double, exactly */
+		return 0;
+	if (real) {
 		double d = strtod(s, &e);
 		if (errno == ERANGE && (d == HUGE_VAL || d == -HUGE_VAL))
 			return fail(ps, "real number overflow");
@@ -281,8 +283,44 @@ static int parse_number(struct ps *ps)
 			return fail(ps, v < 0 ? "too big negative integer" : "too big integer");
 		ps->t->nodes[i].u.i = v;
 	}
-	if (e != p)
+	return e != p ? fail(ps, "invalid token") : 0;
+}
+
+/* A number, checked as jansson's lexer does, its digits read as they are checked. */
+static int parse_number(struct ps *ps)
+{
+	const char *s = ps->p, *p = s;
+	uint64_t m = 0;
+	int nd = 0, over = 0, e10 = 0, real;
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (!take_digits(&p, &m, &nd, &over))
 		return fail(ps, "invalid token");
+	if (is_digit(*p))
+		return fail(ps, "invalid token");
+	real = *p == '.' || *p == 'e' || *p == 'E';
+	if (*p == '.') {
+		p++;
+		int nf = take_digits(&p, &m, &nd, &over);   /* each a power of ten down (a digit past 19: strtod reads it) */
+		if (!nf)
+			return fail(ps, "invalid token");
+		e10 -= nf;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		int neg = *p == '-';
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!is_digit(*p))
+			return fail(ps, "invalid token");
+		int ex = exponent_of(&p);
+		e10 += neg ? -ex : ex;
+	}
+	uint32_t i = new_node(ps, real ? JT_REAL : JT_INT);
+	if (number_value(ps, i, s, p, real, m, nd, e10, over))
+		return -1;
 	ps->p = p;
 	close_node(ps, i);
 	return 0;
@@ -478,46 +516,9 @@ uint32_t jt_get(const struct jtree *t, uint32_t o, const char *key)
 	return 0;
 }
 
-const char *jt_str(const struct jtree *t, uint32_t v)
-{
-	return jt_type(t, v) == JT_STR ? t->strs + t->nodes[v].u.s : NULL;
-}
 
-int jt_is_int(const struct jtree *t, uint32_t v)
-{
-	return jt_type(t, v) == JT_INT;
-}
 
-long long jt_int(const struct jtree *t, uint32_t v)
-{
-	return jt_is_int(t, v) ? t->nodes[v].u.i : 0;
-}
 
-int jt_number(const struct jtree *t, uint32_t v, double *out)
-{
-	int ty = jt_type(t, v);
-	if (ty == JT_INT)
-		*out = (double)t->nodes[v].u.i;
-	else if (ty == JT_REAL)
-		*out = t->nodes[v].u.d;
-	return ty == JT_INT || ty == JT_REAL;
-}
-
-size_t jt_size(const struct jtree *t, uint32_t v)
-{
-	return jt_type(t, v) == JT_ARR ? t->nodes[v].n : 0;
-}
-
-uint32_t jt_first(const struct jtree *t, uint32_t a)
-{
-	return jt_size(t, a) ? a + 1 : 0;
-}
-
-uint32_t jt_next(const struct jtree *t, uint32_t a, uint32_t e)
-{
-	uint32_t nx = t->nodes[e].end;
-	return nx < t->nodes[a].end ? nx : 0;
-}
 
 char *jt_text(const struct jtree *t, uint32_t v)
 {

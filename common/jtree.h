@@ -68,21 +68,57 @@ static inline int jt_type(const struct jtree *t, uint32_t v)
 /* The value of key in object o; 0 when o is not an object or has no such key. */
 uint32_t jt_get(const struct jtree *t, uint32_t o, const char *key);
 /* The string, or NULL when v is not a string. */
-const char *jt_str(const struct jtree *t, uint32_t v);
+static inline const char *jt_str(const struct jtree *t, uint32_t v)
+{
+	return jt_type(t, v) == JT_STR ? t->strs + t->nodes[v].u.s : NULL;
+}
 /* 1 when v is an integer (no fraction or exponent in the text). */
-int jt_is_int(const struct jtree *t, uint32_t v);
+static inline int jt_is_int(const struct jtree *t, uint32_t v)
+{
+	return jt_type(t, v) == JT_INT;
+}
 /* v's integer, or 0 when v is not one. */
-long long jt_int(const struct jtree *t, uint32_t v);
+static inline long long jt_int(const struct jtree *t, uint32_t v)
+{
+	return jt_is_int(t, v) ? t->nodes[v].u.i : 0;
+}
 /* 1 with *out when v is a number, else 0. */
-int jt_number(const struct jtree *t, uint32_t v, double *out);
+static inline int jt_number(const struct jtree *t, uint32_t v, double *out)
+{
+	int ty = jt_type(t, v);
+	if (ty == JT_INT)
+		*out = (double)t->nodes[v].u.i;
+	else if (ty == JT_REAL)
+		*out = t->nodes[v].u.d;
+	return ty == JT_INT || ty == JT_REAL;
+}
 /* Elements of an array (0 for anything else). */
-size_t jt_size(const struct jtree *t, uint32_t v);
+static inline size_t jt_size(const struct jtree *t, uint32_t v)
+{
+	return jt_type(t, v) == JT_ARR ? t->nodes[v].n : 0;
+}
+
 /* The first element of array a, and the one after e; 0 at the end. */
-uint32_t jt_first(const struct jtree *t, uint32_t a);
-uint32_t jt_next(const struct jtree *t, uint32_t a, uint32_t e);
+static inline uint32_t jt_first(const struct jtree *t, uint32_t a)
+{
+	return jt_size(t, a) ? a + 1 : 0;
+}
+
+static inline uint32_t jt_next(const struct jtree *t, uint32_t a, uint32_t e)
+{
+	uint32_t nx = t->nodes[e].end;
+	return nx < t->nodes[a].end ? nx : 0;
+}
 /* v as compact JSON text (malloc'd; NULL for absent or null): its source without the white space. */
 char *jt_text(const struct jtree *t, uint32_t v);
 
-#define jt_foreach(t, a, i, e) for ((i) = 0, (e) = jt_first((t), (a)); (e); (i)++, (e) = jt_next((t), (a), (e)))
+#define JT_CAT2(a, b) a##b
+#define JT_CAT(a, b) JT_CAT2(a, b)
+/* Each element e of array a, i counting from 0; a is evaluated once (a jt_get() there is not asked again per element). */
+#define jt_foreach(t, a, i, e)                                                                                      \
+	for (uint32_t JT_CAT(jt_arr_, __LINE__) = (a), JT_CAT(jt_go_, __LINE__) = 1; JT_CAT(jt_go_, __LINE__);       \
+	     JT_CAT(jt_go_, __LINE__) = 0)                                                                           \
+		for ((i) = 0, (e) = jt_first((t), JT_CAT(jt_arr_, __LINE__)); (e);                                   \
+		     (i)++, (e) = jt_next((t), JT_CAT(jt_arr_, __LINE__), (e)))
 
 #endif

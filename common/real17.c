@@ -161,26 +161,71 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-int real17_read_fast(const char *s, const char *end, double *out)
+static int bits64(uint64_t x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+static int bits128(u128 x)
+{
+	return x >> 64 ? 64 + bits64((uint64_t)(x >> 64)) : bits64((uint64_t)x);
+}
+
+/* The double nearest q * 2^-s, sticky when something below q was cut off: q's top 53 bits rounded once, to even. */
+static double nearest(u128 q, int sticky, int s)
+{
+	int sh = bits128(q) - 53;
+	if (sh <= 0)
+		return ldexp((double)(uint64_t)q, -s);   /* q < 2^53: exact (a caller with sticky has q >= 2^57) */
+	u128 top = q >> sh, rest = q - (top << sh), half = (u128)1 << (sh - 1);
+	if (rest > half || (rest == half && (sticky || (top & 1))))
+		top++;
+	return ldexp((double)(uint64_t)top, sh - s);   /* top <= 2^53, the result normal: exact */
+}
+
+int real17_decimal(int neg, uint64_t m, int e10, double *out)
 {
 	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 					1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	double d;
 #if FLT_EVAL_METHOD != 0
 	return 0;   /* extended precision would round twice */
 #endif
+	if (m == 0) {
+		d = 0;
+	} else if (m <= (1ull << 53) && e10 >= -22 && e10 <= 22) {   /* Clinger: both exact, one rounding */
+		d = e10 < 0 ? (double)m / pow10[-e10] : (double)m * pow10[e10];
+	} else if (e10 >= 0 && e10 <= 19) {   /* m * 10^e10 < 2^64 * 10^19 < 2^128, exactly */
+		d = nearest((u128)m * pow10_u64[e10], 0, 0);
+	} else if (e10 < 0 && e10 >= -21) {
+		/* m shifted to the top of 128 bits over 10^k < 2^70: a quotient of at least 57 bits, the rest sticky */
+		int s = 128 - bits64(m);
+		u128 num = (u128)m << s, den = pow10_u128(-e10), q = num / den;
+		d = nearest(q, q * den != num, s);
+	} else {
+		return 0;
+	}
+	*out = neg ? -d : d;
+	return 1;
+}
+
+int real17_read_fast(const char *s, const char *end, double *out)
+{
 	const char *p = s + (*s == '-');
 	uint64_t m = 0;
-	int e10 = 0, ex = 0, neg_ex = 0;
+	int e10 = 0, ex = 0, neg_ex = 0, nd = 0;
 	for (; p < end && is_digit(*p); p++) {
-		if (m > (1ull << 53) / 10)
+		if (nd >= 19)
 			return 0;
 		m = m * 10 + (uint64_t)(*p - '0');
+		nd += m != 0;
 	}
 	if (p < end && *p == '.')
 		for (p++; p < end && is_digit(*p); p++, e10--) {
-			if (m > (1ull << 53) / 10)
+			if (nd >= 19)
 				return 0;
 			m = m * 10 + (uint64_t)(*p - '0');
+			nd += m != 0;
 		}
 	if (p < end && (*p == 'e' || *p == 'E')) {
 		p++;
@@ -192,12 +237,7 @@ int real17_read_fast(const char *s, const char *end, double *out)
 			ex = ex * 10 + (*p - '0');
 		}
 	}
-	e10 += neg_ex ? -ex : ex;
-	if (m > (1ull << 53) || e10 < -22 || e10 > 22)
-		return 0;
-	double d = e10 < 0 ? (double)m / pow10[-e10] : (double)m * pow10[e10];
-	*out = *s == '-' ? -d : d;
-	return 1;
+	return real17_decimal(*s == '-', m, e10 + (neg_ex ? -ex : ex), out);
 }
 
 double real17_read(const char *s, size_t n)

@@ -13,6 +13,7 @@
 #define GPUVET_REAL17_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define REAL17_BUF 32   /* the longest %.17g of a double is 24 bytes */
 
@@ -20,10 +21,16 @@
 int real17_print(double v, char *buf);
 
 /*
- * A checked JSON number's text s..end read as strtod reads it, exactly, when
- * its digits fit 2^53 and its power of ten is at most 22 (Clinger's fast path:
- * one multiplication or division of exact doubles rounds once, correctly):
+ * The double strtod reads for (neg ? -1 : 1) * m * 10^e10, exactly: Clinger's fast path where m fits 2^53
+ * and the power of ten is at most 22 (one multiplication or division of exact doubles rounds once), else
+ * the product or quotient in 128-bit integers, rounded once to even (10^19 and below, 10^-21 and above):
  * 1 and *out, or 0 (the caller uses strtod).
+ */
+int real17_decimal(int neg, uint64_t m, int e10, double *out);
+
+/*
+ * A checked JSON number's text s..end read as strtod reads it, exactly, when it has at most 19
+ * significant digits and real17_decimal takes its power of ten: 1 and *out, or 0 (the caller uses strtod).
  */
 int real17_read_fast(const char *s, const char *end, double *out);
 

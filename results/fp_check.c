@@ -29,8 +29,9 @@ int fp_uuid_ok(const char *u)
 	return nonzero;
 }
 
-/* An optional identity field of o: absent or null is fine. */
-static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const char *where, char *err, size_t errlen)
+/* An optional identity field of o, where (the object's place) said as where[at] when at is not -1: absent or null is fine. */
+static int opt_ident_at(const struct jtree *t, uint32_t o, const char *key, const char *where, long at, char *err,
+			size_t errlen)
 {
 	uint32_t v = jt_get(t, o, key);
 	if (!v || jt_type(t, v) == JT_NULL)
@@ -39,10 +40,16 @@ static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const c
 	const char *why = s ? ident_check(s) : "is not a string";
 	if (!why)
 		return 0;
-	char shown[4 * IDENT_MAX + 16] = "";
+	char shown[4 * IDENT_MAX + 16] = "", place[64];
 	if (s)
 		ident_escape(s, shown, 96);
-	return gv_fp_refuse(err, errlen, "%s.%s '%s' %s", where, key, shown, why);
+	snprintf(place, sizeof place, at < 0 ? "%s" : "%s[%ld]", where, at);   /* said only when refused */
+	return gv_fp_refuse(err, errlen, "%s.%s '%s' %s", place, key, shown, why);
+}
+
+static int opt_ident(const struct jtree *t, uint32_t o, const char *key, const char *where, char *err, size_t errlen)
+{
+	return opt_ident_at(t, o, key, where, -1, err, errlen);
 }
 
 /* An optional list: absent, null or an array. */
@@ -150,17 +157,15 @@ static int check_named(const struct jtree *t, uint32_t fp, const char *list, con
 	size_t i;
 	uint32_t e;
 	jt_foreach(t, jt_get(t, fp, list), i, e) {
-		char where[64];
 		if (jt_type(t, e) != JT_OBJ)
 			return gv_fp_refuse(err, errlen, "%s[%zu] is not an object", list, i);
-		snprintf(where, sizeof where, "%s[%zu]", list, i);
 		if (!jt_get(t, e, namekey))
-			return gv_fp_refuse(err, errlen, "%s.%s missing", where, namekey);
-		if (opt_ident(t, e, namekey, where, err, errlen) || opt_gpu(t, e, "gpu", list, i, err, errlen))
+			return gv_fp_refuse(err, errlen, "%s[%zu].%s missing", list, i, namekey);
+		if (opt_ident_at(t, e, namekey, list, (long)i, err, errlen) || opt_gpu(t, e, "gpu", list, i, err, errlen))
 			return -1;
 		const char *bench = jt_str(t, jt_get(t, e, "bench"));
 		if ((!strcmp(list, "metrics") || !strcmp(list, "samples")) && !(bench && !*bench))
-			if (opt_ident(t, e, "bench", where, err, errlen))
+			if (opt_ident_at(t, e, "bench", list, (long)i, err, errlen))
 				return -1;
 	}
 	return 0;
@@ -208,19 +213,17 @@ int fp_check_kept_rows(const struct jtree *t, uint32_t rows, char *err, size_t e
 		const char *kind = jt_str(t, jt_get(t, e, "t"));
 		int metric = kind && !strcmp(kind, "metric"), smp = kind && !strcmp(kind, "sample");
 		const char *key = metric ? "name" : "series";
-		char where[40];
-		snprintf(where, sizeof where, "rows[%zu]", i);
 		if (jt_type(t, e) != JT_OBJ)
 			return gv_fp_refuse(err, errlen, "rows[%zu] is not an object", i);
 		if (!metric && !smp)
 			continue;
 		if (!jt_get(t, e, key))
 			return gv_fp_refuse(err, errlen, "rows[%zu].%s missing", i, key);
-		if (opt_ident(t, e, key, where, err, errlen) || opt_gpu(t, e, "gpu", "rows", i, err, errlen) ||
+		if (opt_ident_at(t, e, key, "rows", (long)i, err, errlen) || opt_gpu(t, e, "gpu", "rows", i, err, errlen) ||
 		    opt_number(t, e, metric ? "value" : "x", i, err, errlen) ||
 		    opt_number(t, e, metric ? "value" : "y", i, err, errlen) ||
 		    (metric && jt_str(t, jt_get(t, e, "unit")) && *jt_str(t, jt_get(t, e, "unit")) &&
-		     opt_ident(t, e, "unit", where, err, errlen)))
+		     opt_ident_at(t, e, "unit", "rows", (long)i, err, errlen)))
 			return -1;
 	}
 	return 0;

@@ -141,5 +141,42 @@ static void test_read_fast_and_fallback(void)
 	CHECK(real17_read_fast("1.5e2", "1.5e2" + 5, &d) && d == 150.0);
 }
 
+/*
+ * The 128-bit path of real17_decimal: 17 to 19 significant digits (what %.17g writes, and more) at every power
+ * of ten it takes and just outside it; exact ties of both its branches: an integer halfway between two doubles
+ * above 2^53 (m * 10^0), and r / 2^k written as (r * 5^k) / 10^k with r odd of 54 bits (a quotient with no rest).
+ */
+static void test_read_long_mantissas(void)
+{
+	for (int e = -24; e <= 22; e++)
+		for (int i = 0; i < 3000; i++) {
+			char t[48];
+			int digits = 17 + (int)(next() % 3);
+			uint64_t m = next() % 10000000000000000000ULL;
+			snprintf(t, sizeof t, "%s%0*llue%d", i & 1 ? "-" : "", digits, (unsigned long long)(m % (digits == 19 ?
+				 10000000000000000000ULL : digits == 18 ? 1000000000000000000ULL : 100000000000000000ULL)), e);
+			same_read(t);
+			snprintf(t, sizeof t, "0.%0*llu", digits, (unsigned long long)(m % 100000000000000000ULL));
+			same_read(t);
+		}
+	for (int i = 0; i < 100000; i++) {
+		char t[48];
+		double v = ldexp(1.0 + (double)(next() >> 12) / 4503599627370496.0, 53 + (int)(next() % 10));
+		uint64_t mid = (uint64_t)v + (uint64_t)((nextafter(v, INFINITY) - v) / 2);
+		for (int d = -1; d <= 1; d++) {
+			snprintf(t, sizeof t, "%llu.0", (unsigned long long)(mid + (uint64_t)d));
+			same_read(t);
+		}
+		static const uint64_t five[] = { 5, 25, 125 };
+		uint64_t r = (next() >> 10) | 1 | (1ULL << 53);   /* odd, 54 bits */
+		snprintf(t, sizeof t, "%llue-%d", (unsigned long long)(r * five[i % 3]), i % 3 + 1);
+		same_read(t);
+	}
+	double d;
+	CHECK(real17_read_fast("30.546828627999986", "30.546828627999986" + 18, &d) && d == strtod("30.546828627999986", NULL));
+	CHECK(!real17_read_fast("1e-23", "1e-23" + 5, &d) || d == 1e-23);
+}
+
 TEST_MAIN(T(test_print_random_bits), T(test_print_magnitudes), T(test_print_powers_and_edges),
-	  T(test_print_ties), T(test_print_stored_forms), T(test_read_fast_and_fallback))
+	  T(test_print_ties), T(test_print_stored_forms), T(test_read_fast_and_fallback),
+	  T(test_read_long_mantissas))
