@@ -76,7 +76,8 @@ const struct gv_cmd_doc cmd_prices_list_doc = {
 		"stays in its currency, marked *), US dollars per GPU-hour (marked (spot) where\n"
 		"the type has no on-demand price) and the date the price was\n"
 		"captured; prices captured over 90 days ago are warned about, --max-age leaves\n"
-		"older ones out.  --market spot: each region's lowest and median zone.",
+		"older ones out.  --market spot: each region's lowest and median zone.  A price\n"
+		"outside its GPU model's plausible band (as `gpuvet rank` flags) is marked !.",
 	.opts = list_opts,
 	.more = NULL,
 };

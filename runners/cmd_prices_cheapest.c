@@ -51,7 +51,8 @@ const struct gv_cmd_doc cmd_prices_cheapest_doc = {
 	.about = "Where a GPU can be rented for least: one row per provider, instance type and\n"
 		"region, cheapest US dollars per GPU-hour first (spot: the region's lowest zone,\n"
 		"interruptible), with BF16 GEMM TFLOP/s per GPU as `gpuvet rank` values the type\n"
-		"(measured, else estimated from the model's runs or its reference) per dollar.",
+		"(measured, else estimated from the model's runs or its reference) per dollar.\n"
+		"A price outside its GPU model's plausible band (as `rank` flags) is marked !.",
 	.opts = cheapest_opts,
 	.more = NULL,
 };
