@@ -259,6 +259,34 @@ struct price_bands;
 struct price_bands *price_bands_load(sqlite3 *db, const char *market, int max_age_days, char *err, size_t errlen);
 int price_band_check(const struct price_bands *b, const char *model, double usd_per_gpu_hour, char *note, size_t n);
 void price_bands_free(struct price_bands *b);
+/* A price outside its model's band: the band in USD per GPU-hour, the stored prices it is the median of, the note. */
+struct price_band_hit {
+	char model[64], market[16];
+	double low, high, median;
+	size_t prices;
+	char note[320];       /* price_band_check's */
+};
+/* price_band_check with the band's figures: 1 with h filled when outside, else 0. */
+int price_band_test(const struct price_bands *b, const char *model, double usd_per_gpu_hour, struct price_band_hit *h);
+/* "the plausible band of H100 on-demand prices ($0.9-8.1: a third to 3x the median of 12 stored)": the notes' words. */
+const char *price_band_words(const struct price_band_hit *h, char *buf, size_t n);
+/*
+ * A listing's bands (`prices list`, `prices cheapest`): each market's (on_demand, spot) loaded once, on its first
+ * price, over the prices captured within max_age_days (0: all); and each (model, market) found outside, once,
+ * for the line under the table.  Zero-initialise with db and max_age_days set; price_band_set_free after.
+ */
+struct price_band_set {
+	sqlite3 *db;
+	int max_age_days;
+	struct price_bands *od, *spot;
+	struct price_band_hit *flagged;
+	size_t nflagged;
+};
+/* 1 with h when usd_per_gpu_hour is outside the band of model in market, 0 inside, no band or another market;
+ * -1 when the prices cannot be read (err). */
+int price_band_set_check(struct price_band_set *s, const char *market, const char *model, double usd_per_gpu_hour,
+			 struct price_band_hit *h, char *err, size_t errlen);
+void price_band_set_free(struct price_band_set *s);
 
 /* ---- a spot price's zones, and one type's price in a market and region (catalog_choose.c) ---- */
 

@@ -9,7 +9,9 @@
  * one-T4 type with 64 vCPUs at 3.5 x the T4's median, 8 x V100 at $0.79 per
  * GPU-hour.  A spot price is never flagged high: at or under its own
  * on-demand price is the market's cap, not an error.  One walk over the
- * market's prices for every model.
+ * market's prices for every model.  A listing (`prices list`, `prices
+ * cheapest`) loads each market's bands once per call (struct price_band_set)
+ * and says each flagged band once, in price_band_words' words.
  */
 #include "pricing/catalog.h"
 #include "common/stats.h"
@@ -80,20 +82,70 @@ struct price_bands *price_bands_load(sqlite3 *db, const char *market, int max_ag
 	return b;
 }
 
-int price_band_check(const struct price_bands *b, const char *model, double usd_per_gpu_hour, char *note, size_t n)
+int price_band_test(const struct price_bands *b, const char *model, double usd_per_gpu_hour, struct price_band_hit *h)
 {
 	struct band_model *m = b && model ? band_of((struct price_bands *)b, model, 0) : NULL;
-	note[0] = '\0';
+	memset(h, 0, sizeof *h);
 	if (!m || m->n < PRICE_BAND_MIN_PRICES || !(usd_per_gpu_hour > 0) || !(m->median > 0))
 		return 0;
 	double lo = m->median / PRICE_BAND_FACTOR, hi = m->median * PRICE_BAND_FACTOR;
-	int spot = !strcmp(b->market, "spot");
-	if (usd_per_gpu_hour >= lo && (spot || usd_per_gpu_hour <= hi))
+	if (usd_per_gpu_hour >= lo && (!strcmp(b->market, "spot") || usd_per_gpu_hour <= hi))
 		return 0;
-	snprintf(note, n, "$%.3g per GPU-hour is %s the plausible band of %s %s prices ($%.3g-%.3g: a third to 3x "
-		 "the median of %zu stored): check it before you rely on it", usd_per_gpu_hour,
-		 usd_per_gpu_hour < lo ? "under" : "over", model, spot ? "spot" : "on-demand", lo, hi, m->n);
+	gv_strlcpy(h->model, model, sizeof h->model);
+	gv_strlcpy(h->market, b->market, sizeof h->market);
+	h->low = lo;
+	h->high = hi;
+	h->median = m->median;
+	h->prices = m->n;
+	char words[200];
+	snprintf(h->note, sizeof h->note, "$%.3g per GPU-hour is %s %s: check it before you rely on it",
+		 usd_per_gpu_hour, usd_per_gpu_hour < lo ? "under" : "over", price_band_words(h, words, sizeof words));
 	return 1;
+}
+
+const char *price_band_words(const struct price_band_hit *h, char *buf, size_t n)
+{
+	snprintf(buf, n, "the plausible band of %s %s prices ($%.3g-%.3g: a third to 3x the median of %zu stored)",
+		 h->model, !strcmp(h->market, "spot") ? "spot" : "on-demand", h->low, h->high, h->prices);
+	return buf;
+}
+
+int price_band_check(const struct price_bands *b, const char *model, double usd_per_gpu_hour, char *note, size_t n)
+{
+	struct price_band_hit h;
+	int out = price_band_test(b, model, usd_per_gpu_hour, &h);
+	gv_strlcpy(note, h.note, n);
+	return out;
+}
+
+int price_band_set_check(struct price_band_set *s, const char *market, const char *model, double usd_per_gpu_hour,
+			 struct price_band_hit *h, char *err, size_t errlen)
+{
+	int spot = market && !strcmp(market, "spot");
+	struct price_bands **b = spot ? &s->spot : &s->od;
+	memset(h, 0, sizeof *h);
+	if (!market || (!spot && strcmp(market, "on_demand")) || !model || !model[0] || !(usd_per_gpu_hour > 0))
+		return 0;
+	if (!*b && !(*b = price_bands_load(s->db, market, s->max_age_days, err, errlen)))
+		return -1;
+	if (!price_band_test(*b, model, usd_per_gpu_hour, h))
+		return 0;
+	for (size_t i = 0; i < s->nflagged; i++)   /* each (model, market) said once under the table */
+		if (!strcmp(s->flagged[i].model, h->model) && !strcmp(s->flagged[i].market, h->market))
+			return 1;
+	s->flagged = gv_realloc(s->flagged, (s->nflagged + 1) * sizeof *s->flagged);
+	s->flagged[s->nflagged++] = *h;
+	return 1;
+}
+
+void price_band_set_free(struct price_band_set *s)
+{
+	price_bands_free(s->od);
+	price_bands_free(s->spot);
+	free(s->flagged);
+	s->od = s->spot = NULL;
+	s->flagged = NULL;
+	s->nflagged = 0;
 }
 
 void price_bands_free(struct price_bands *b)

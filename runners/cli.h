@@ -41,6 +41,16 @@ struct store;
  * 0, or -1 with err.  (runners/prices_ready.c)
  */
 int gv_prices_ready(struct store *s, char *err, size_t errlen);
+/*
+ * A price outside its GPU model's plausible band in a listing (runners/price_marks.c; the band and its words:
+ * pricing/catalog_band.c): the row's JSON field, "outside_band" (null when inside or no band; else the band in
+ * USD per GPU-hour, the stored prices it is the median of, and the note), and under the table, on stderr, one
+ * line per flagged (model, market): "gpuvet: ! marks a price per GPU-hour outside the plausible band of ...".
+ */
+struct price_band_hit;
+struct price_band_set;
+json_t *gv_band_json(const struct price_band_hit *h, int outside);
+void gv_band_lines(const struct price_band_set *s);
 /* `gpuvet prices cheapest` (runners/cmd_prices_cheapest.c), a subcommand of cmd_prices on its open store. */
 int cmd_prices_cheapest(int argc, char **argv, struct store *s);
 

@@ -76,7 +76,8 @@ const struct gv_cmd_doc cmd_prices_list_doc = {
 		"stays in its currency, marked *), US dollars per GPU-hour (marked (spot) where\n"
 		"the type has no on-demand price) and the date the price was\n"
 		"captured; prices captured over 90 days ago are warned about, --max-age leaves\n"
-		"older ones out.  --market spot: each region's lowest and median zone.",
+		"older ones out.  --market spot: each region's lowest and median zone.  A price\n"
+		"outside its GPU model's plausible band (as `gpuvet rank` flags) is marked !.",
 	.opts = list_opts,
 	.more = NULL,
 };
@@ -271,7 +272,25 @@ struct list_ctx {
 	const struct price_zone *median; /* the offer being shown: its median spot zone, NULL none */
 	size_t zones;       /* and how many zones its spot price has */
 	int spot_records;   /* --records listed a spot row */
+	struct price_band_set bands;   /* each market's plausible band per GPU model, loaded once (catalog_band.c) */
+	int band_failed;    /* the bands could not be read: the listing ends with band_err */
+	char band_err[256];
 };
+
+/* Is usd_per_gpu_hour outside the plausible band of model in market (h)?  A read error ends the listing. */
+static int outside_band(struct list_ctx *c, const char *market, const char *model, double usd_per_gpu_hour,
+			struct price_band_hit *h)
+{
+	int r = price_band_set_check(&c->bands, market, model, usd_per_gpu_hour, h, c->band_err, sizeof c->band_err);
+	c->band_failed |= r < 0;
+	return r > 0;
+}
+
+static int side_outside(struct list_ctx *c, const struct price_offer *f, const struct price_side *s,
+			struct price_band_hit *h)
+{
+	return outside_band(c, s == &f->spot ? "spot" : "on_demand", f->gpu_model, price_offer_per_gpu(f, s), h);
+}
 
 /* Remembers a shown price's source when it is older than PRICE_STALE_DAYS (its oldest date). */
 static long note_age(struct list_ctx *c, const char *provider, const char *source, const char *captured_at)
@@ -312,6 +331,8 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 {
 	const struct price_rec *r = &row->rec;
 	long age = note_age(c, r->provider, r->source, r->captured_at);
+	struct price_band_hit band;
+	int outside = outside_band(c, r->market, r->gpu_model, row->usd_per_hour / r->gpu_count, &band);
 	c->spot_records |= !strcmp(r->market, "spot");
 	if (isnan(row->usd_per_hour))
 		note_no_rate(c, r->currency);
@@ -335,6 +356,7 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 		json_object_set_new(o, "price_per_hour", json_real(row->hourly));
 		json_object_set_new(o, "currency", json_string(r->currency));
 		json_object_set_new(o, "usd_per_hour", num_or_null(row->usd_per_hour));
+		json_object_set_new(o, "outside_band", gv_band_json(&band, outside));
 		json_object_set_new(o, "source", json_string(r->source));
 		json_object_set_new(o, "source_version", str_or_null(r->source_version));
 		json_object_set_new(o, "captured_at", json_string(r->captured_at));
@@ -350,11 +372,11 @@ static int record_row(struct list_ctx *c, const struct price_row *row)
 			gv_strlcpy(gpus, g, sizeof gpus);
 		free(g);
 		gv_strlcpy(captured, r->captured_at, sizeof captured);
-		printf("%-9s %-24s %-15s %-16s %-9s %12.4f %-4s %-11s %s\n", r->provider, r->instance_type,
+		printf("%-9s %-24s %-15s %-16s %-9s %11.4f%c %-4s %-11s %s\n", r->provider, r->instance_type,
 		       r->zone[0] ? r->zone : r->region[0] ? r->region : "(any)", gpus, r->market, row->hourly,
-		       r->currency, captured, r->source);
+		       outside ? '!' : ' ', r->currency, captured, r->source);
 	}
-	return 0;
+	return c->band_failed;   /* a read error stops the walk */
 }
 
 static int list_row(void *ud, const struct price_row *row)
@@ -380,6 +402,9 @@ static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const 
 	json_object_set_new(o, "currency", json_string(s->currency));
 	json_object_set_new(o, "usd_per_hour", num_or_null(s->usd_per_hour));
 	json_object_set_new(o, "usd_per_gpu_hour", num_or_null(price_offer_per_gpu(f, s)));
+	struct price_band_hit band;
+	int outside = side_outside(c, f, s, &band);
+	json_object_set_new(o, "outside_band", gv_band_json(&band, outside));
 	if (strcmp(s->currency, "USD"))
 		json_object_set_new(o, "fx", isnan(s->usd_per_unit) ? json_null() :
 			json_pack("{s:f,s:s}", "usd_per_unit", s->usd_per_unit, "captured_at", s->fx_captured_at));
@@ -402,9 +427,12 @@ static json_t *side_json(struct list_ctx *c, const struct price_offer *f, const 
 	return o;
 }
 
-/* A price cell: USD with 4 decimals, the native currency marked '*' without a rate, '-' none. */
-static void price_cell(struct list_ctx *c, const struct price_side *s, char *buf, size_t size)
+/* A price cell: USD with 4 decimals, the native currency marked '*' without a rate, '-' none; returns the
+ * mark of the column beside it, '!' for a price outside its model's plausible band, else ' '. */
+static char price_cell(struct list_ctx *c, const struct price_offer *f, const struct price_side *s, char *buf,
+		       size_t size)
 {
+	struct price_band_hit band;
 	if (!s->have)
 		snprintf(buf, size, "-");
 	else if (isnan(s->usd_per_hour)) {
@@ -415,6 +443,7 @@ static void price_cell(struct list_ctx *c, const struct price_side *s, char *buf
 		if (strcmp(s->currency, "USD"))
 			note_currency(c->converted, sizeof c->converted, s->currency);
 	}
+	return side_outside(c, f, s, &band) ? '!' : ' ';
 }
 
 static void offer_text(struct list_ctx *c, const struct price_offer *f)
@@ -430,16 +459,15 @@ static void offer_text(struct list_ctx *c, const struct price_offer *f)
 		snprintf(vcpu, sizeof vcpu, "%ld", f->vcpus);
 	if (!isnan(f->memory_gib))
 		snprintf(ram, sizeof ram, "%g GiB", f->memory_gib);
-	price_cell(c, &f->od, od, sizeof od);
-	price_cell(c, &f->spot, spot, sizeof spot);
+	char od_mark = price_cell(c, f, &f->od, od, sizeof od), spot_mark = price_cell(c, f, &f->spot, spot, sizeof spot);
 	double per_gpu = price_offer_per_gpu(f, f->od.have ? &f->od : &f->spot);
 	if (!isnan(per_gpu))   /* a spot price where there is no on-demand one says so */
 		snprintf(pg, sizeof pg, "%.4f%s", per_gpu, f->od.have ? "" : " (spot)");
 	const struct price_side *when = f->od.have ? &f->od : &f->spot;
 	char captured[11];
 	gv_strlcpy(captured, when->captured_at, sizeof captured);
-	printf("%-8s %-26s %-15s %-17s %8s %5s %9s %15s %15s %16s  %s\n", f->provider, f->instance_type,
-	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, spot, pg, captured);
+	printf("%-8s %-26s %-15s %-17s %8s %5s %9s %14s%c %14s%c %16s  %s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", gpus, mem, vcpu, ram, od, od_mark, spot, spot_mark, pg, captured);
 }
 
 /* --market spot: a row per region with its lowest and its median zone (spot is interruptible) */
@@ -448,15 +476,15 @@ static void spot_text(struct list_ctx *c, const struct price_offer *f)
 	char gpus[96] = "-", low[48], med[48] = "-", pg[40] = "-", captured[11];
 	if (!isnan(f->gpu_count))
 		snprintf(gpus, sizeof gpus, "%gx %s", f->gpu_count, f->gpu_model[0] ? f->gpu_model : "?");
-	price_cell(c, &f->spot, low, sizeof low);
+	char mark = price_cell(c, f, &f->spot, low, sizeof low);
 	if (c->median && !isnan(c->median->usd))
 		snprintf(med, sizeof med, "%.4f", c->median->usd);
 	double per_gpu = price_offer_per_gpu(f, &f->spot);
 	if (!isnan(per_gpu))
 		snprintf(pg, sizeof pg, "%.4f", per_gpu);
 	gv_strlcpy(captured, f->spot.captured_at, sizeof captured);
-	printf("%-8s %-20s %-15s %-15s %12s %-14s %12s %-14s %5zu %9s  %s\n", f->provider, f->instance_type,
-	       f->region[0] ? f->region : "(any)", gpus, low, f->spot.zone[0] ? f->spot.zone : "-", med,
+	printf("%-8s %-20s %-15s %-15s %11s%c %-14s %12s %-14s %5zu %9s  %s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", gpus, low, mark, f->spot.zone[0] ? f->spot.zone : "-", med,
 	       c->median && c->median->zone[0] ? c->median->zone : "-", c->zones, pg, captured);
 }
 
@@ -485,6 +513,8 @@ static void list_notes(struct list_ctx *c, sqlite3 *db, int any_spot, const char
 			" days): they may have changed; refresh with `gpuvet prices update`, import newer ones, or leave"
 			" them out with --max-age DAYS\n", c->stale[i].provider, c->stale[i].source,
 			c->stale[i].captured_at, c->stale[i].age, c->max_age);
+	if (!c->lo.json)
+		gv_band_lines(&c->bands);
 	if (c->no_rate[0])
 		fprintf(stderr, "gpuvet: no USD rate stored for %s: those prices are shown in their currency"
 			" (marked *); store one with `gpuvet prices fx CUR RATE --date D --source S`\n", c->no_rate);
@@ -606,6 +636,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 
 	struct price_filter f = { .provider = provider, .market = market, .region = region,
 				  .max_age_days = max_age };
+	c.bands = (struct price_band_set){ .db = db, .max_age_days = max_age };   /* over the prices it may list */
 	c.lo.arr = json_array();
 	if (!c.lo.json && c.records)
 		printf("%-9s %-24s %-15s %-16s %-9s %12s %-4s %-11s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION/ZONE",
@@ -616,6 +647,10 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (rc == 0 && !c.records && !c.lo.json && !region && !all_regions)
 		left = price_offers_cheapest_regions(&c.offers);
 	int any_spot = rc == 0 && !c.records ? list_offers(&c, sort) : 0;
+	if (c.band_failed) {
+		rc = -1;
+		gv_strlcpy(err, c.band_err, sizeof err);
+	}
 	if (left && !gv_quiet)
 		fprintf(stderr, "gpuvet: each instance type in its cheapest region for on-demand and for spot; %zu other "
 			"region row(s) not listed (--all-regions lists every one, --region R one region's)\n", left);
@@ -623,6 +658,7 @@ static int cmd_list(int argc, char **argv, struct store *s)
 	if (rc == GV_EXIT_OK)
 		list_notes(&c, db, any_spot, market);
 	price_offers_free(&c.offers);
+	price_band_set_free(&c.bands);
 	free(c.stale);
 	return rc;
 }

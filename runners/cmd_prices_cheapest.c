@@ -7,7 +7,9 @@
  * the region's lowest zone, interruptible), cheapest first, with the GPU's
  * GEMM throughput beside it: what `gpuvet rank` values the type at (the
  * median of its stored runs, else the measured or reference estimate of the
- * model: judge/rank.c), per dollar of that row's price.
+ * model: judge/rank.c), per dollar of that row's price.  A price outside its
+ * GPU model's plausible band in the market (pricing/catalog_band.c) is marked
+ * '!' ("outside_band" in the JSON) and its band said once under the table.
  */
 #include "pricing/catalog.h"
 #include "common/gpus.h"
@@ -49,7 +51,8 @@ const struct gv_cmd_doc cmd_prices_cheapest_doc = {
 	.about = "Where a GPU can be rented for least: one row per provider, instance type and\n"
 		"region, cheapest US dollars per GPU-hour first (spot: the region's lowest zone,\n"
 		"interruptible), with BF16 GEMM TFLOP/s per GPU as `gpuvet rank` values the type\n"
-		"(measured, else estimated from the model's runs or its reference) per dollar.",
+		"(measured, else estimated from the model's runs or its reference) per dollar.\n"
+		"A price outside its GPU model's plausible band (as `rank` flags) is marked !.",
 	.opts = cheapest_opts,
 	.more = NULL,
 };
@@ -58,6 +61,7 @@ struct cheapest {
 	struct price_offers offers;
 	struct gpu_want gpu;
 	const char *market;
+	struct price_band_set bands;   /* the market's plausible band per GPU model, loaded once */
 };
 
 static int take_offer(void *ud, const struct price_row *r)
@@ -85,7 +89,7 @@ static double rank_value(json_t *rank, const struct price_offer *f, const char *
 }
 
 static void print_row(const struct price_offer *f, const struct price_side *s, double per_gpu, double tflops,
-		      const char *basis)
+		      const char *basis, int outside)
 {
 	char tf[32] = "-", tpd[32] = "-", captured[11];
 	if (isfinite(tflops)) {
@@ -97,19 +101,20 @@ static void print_row(const struct price_offer *f, const struct price_side *s, d
 	const char *shown = !basis ? "-" : !strcmp(basis, "measured") ? "runs of this type" :
 		!strncmp(basis, "measured:", 9) ? "runs of the model" : basis;
 	int len = (int)(strchr(shown, ':') ? (size_t)(strchr(shown, ':') - shown) : strlen(shown));
-	printf("%-8s %-22s %-15s %-14s %4g %10.4f %10.4f %8s %11s  %-10s %.*s\n", f->provider, f->instance_type,
-	       f->region[0] ? f->region : "(any)", s->zone[0] ? s->zone : "-", f->gpu_count, per_gpu, s->usd_per_hour,
-	       tf, tpd, captured, len, shown);
+	printf("%-8s %-22s %-15s %-14s %4g %10.4f%c %10.4f %8s %11s  %-10s %.*s\n", f->provider, f->instance_type,
+	       f->region[0] ? f->region : "(any)", s->zone[0] ? s->zone : "-", f->gpu_count, per_gpu,
+	       outside ? '!' : ' ', s->usd_per_hour, tf, tpd, captured, len, shown);
 }
 
 static json_t *row_json(const struct price_offer *f, const struct price_side *s, double per_gpu, double tflops,
-			const char *basis, const char *market)
+			const char *basis, const char *market, json_t *outside_band)
 {
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:f,s:s,s:f,s:f,s:s,s:s,s:s,s:b}", "provider", f->provider,
 			      "instance_type", f->instance_type, "region", f->region, "gpu_model", f->gpu_model,
 			      "gpu_count", f->gpu_count, "market", market, "usd_per_gpu_hour", per_gpu, "usd_per_hour",
 			      s->usd_per_hour, "currency", s->currency, "source", s->source, "captured_at",
 			      s->captured_at, "interruptible", !strcmp(market, "spot"));
+	json_object_set_new(o, "outside_band", outside_band);
 	json_object_set_new(o, "zone", s->zone[0] ? json_string(s->zone) : json_null());
 	json_object_set_new(o, "tflops_per_gpu", isfinite(tflops) ? json_real(tflops) : json_null());
 	json_object_set_new(o, "tflops_per_usd_gpu_hour", isfinite(tflops) ? json_real(tflops / per_gpu) : json_null());
@@ -132,15 +137,16 @@ static int by_gpu_price(const void *pa, const void *pb)
 	return c ? c : natural_cmp(a->region, b->region);
 }
 
-/* The rows, cheapest per GPU-hour first: a JSON array or a table; how many were shown. */
-static long show(struct cheapest *ch, json_t *rank, long limit, json_t *arr)
+/* The rows, cheapest per GPU-hour first: a JSON array or a table; how many were shown, or -1 when the bands
+ * cannot be read (err). */
+static long show(struct cheapest *ch, json_t *rank, long limit, json_t *arr, char *err, size_t errlen)
 {
 	long n = 0;
 	side_cmp_market = !strcmp(ch->market, "spot");
 	if (ch->offers.n)
 		qsort(ch->offers.v, ch->offers.n, sizeof *ch->offers.v, by_gpu_price);
 	if (!arr)
-		printf("%-8s %-22s %-15s %-14s %4s %10s %10s %8s %11s  %-10s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION",
+		printf("%-8s %-22s %-15s %-14s %4s %10s  %10s %8s %11s  %-10s %s\n", "PROVIDER", "INSTANCE TYPE", "REGION",
 		       "ZONE", "GPUS", "$/GPU-h", "$/h", "TFLOP/s", "PER $/GPU-h", "CAPTURED", "TFLOP/s BASIS");
 	for (size_t i = 0; i < ch->offers.n && n < limit; i++) {
 		const struct price_offer *f = &ch->offers.v[i];
@@ -150,10 +156,15 @@ static long show(struct cheapest *ch, json_t *rank, long limit, json_t *arr)
 			continue;
 		const char *basis;
 		double tflops = rank_value(rank, f, &basis);
+		struct price_band_hit band;
+		int outside = price_band_set_check(&ch->bands, ch->market, f->gpu_model, per_gpu, &band, err, errlen);
+		if (outside < 0)
+			return -1;
 		if (arr)
-			json_array_append_new(arr, row_json(f, s, per_gpu, tflops, basis, ch->market));
+			json_array_append_new(arr, row_json(f, s, per_gpu, tflops, basis, ch->market,
+							    gv_band_json(&band, outside)));
 		else
-			print_row(f, s, per_gpu, tflops, basis);
+			print_row(f, s, per_gpu, tflops, basis, outside);
 		n++;
 	}
 	return n;
@@ -242,8 +253,12 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 				      ch.gpu.model);
 	}
 	json_t *arr = json ? json_array() : NULL;
-	long n = show(&ch, rank, limit, arr);
-	if (arr) {
+	ch.bands = (struct price_band_set){ .db = store_db(s), .max_age_days = f.max_age_days };
+	long n = show(&ch, rank, limit, arr, err, sizeof err);
+	if (n < 0) {
+		gv_err("%s", err);
+		json_decref(arr);
+	} else if (arr) {
 		char *t = json_dumps(arr, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 		if (t)
 			puts(t);
@@ -252,11 +267,14 @@ int cmd_prices_cheapest(int argc, char **argv, struct store *s)
 	} else if (!n) {
 		fprintf(stderr, "gpuvet: no %s price for %s%s (gpuvet prices list lists what is stored)\n", ch.market,
 			ch.gpu.model, count ? " at that count" : "");
-	} else if (!strcmp(ch.market, "spot")) {
-		fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at short"
-			" notice); each is the region's lowest zone\n");
+	} else {
+		gv_band_lines(&ch.bands);
+		if (!strcmp(ch.market, "spot"))
+			fprintf(stderr, "gpuvet: spot prices are interruptible (the provider may reclaim the instance at"
+				" short notice); each is the region's lowest zone\n");
 	}
 	json_decref(rank);
 	price_offers_free(&ch.offers);
-	return GV_EXIT_OK;
+	price_band_set_free(&ch.bands);
+	return n < 0 ? GV_EXIT_USAGE : GV_EXIT_OK;
 }

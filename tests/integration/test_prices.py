@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import http.server
 import json
+import statistics
 import threading
 import urllib.parse
 from pathlib import Path
@@ -31,6 +32,7 @@ def ali_signature(query_pairs, secret):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     seen = []
+    lambda_feed = LAMBDA_JSON   # /lambdafeed/: what a test made of the real fixture
 
     def log_message(self, *a):
         pass
@@ -66,6 +68,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if self.headers.get("Authorization") != "Bearer secret-key-1":
                 return self.send(401, b'{"error": {"code": "global/invalid-api-key", "message": "API key was invalid"}}')
             return self.send(200, LAMBDA_JSON)
+        if u.path == "/lambdafeed/instance-types":
+            return self.send(200, Handler.lambda_feed)
         if u.path == "/lambda500/instance-types":
             return self.send(500, b'{"error": {"message": "internal"}}')
         if u.path == "/ecs503/":
@@ -502,6 +506,41 @@ def test_lambda_errors(gpuvet, server):
 
 
 # ---- Alibaba ----
+
+def test_list_and_cheapest_flag_a_price_outside_its_models_band(gpuvet, server):
+    """Lambda's feed (the real fixture, served on 127.0.0.1) with its 8 x H100 SXM at 10x the stored H100-SXM
+    on-demand median per GPU-hour, its A10 and GH200 at their real prices: `prices list` and `prices cheapest`
+    mark that row and no other H100 row, in the text ('!', the band once under the table) and in the JSON
+    ("outside_band", its band as the median of the stored prices, a third to 3x).  On 5d0a43a neither said it."""
+    def per_gpu():
+        return [r["usd_per_hour"] / r["gpu_count"] for r in prices(gpuvet, "--market", "on_demand")
+                if r["gpu_model"] == "H100-SXM" and r["usd_per_hour"] and r["gpu_count"]]
+    feed = json.loads(LAMBDA_JSON)
+    bad = feed["data"]["gpu_8x_h100_sxm5"]["instance_type"]
+    bad["price_cents_per_hour"] = round(10 * statistics.median(per_gpu()) * 8 * 100)
+    Handler.lambda_feed = json.dumps(feed).encode()
+    gpuvet("prices", "update", "--provider", "lambda", check=0,
+           env={"GPUVET_LAMBDA_API_URL": server + "/lambdafeed/instance-types", "LAMBDA_API_KEY": "k"})
+    median = statistics.median(per_gpu())          # with the outlier stored: gpuvet's band is over every price
+    band = {"low_usd_per_gpu_hour": median / 3, "high_usd_per_gpu_hour": median * 3}
+    said = "! marks a price per GPU-hour outside the plausible band of H100-SXM on-demand prices"
+    for cmd in (["list", "--gpu", "H100"], ["cheapest", "--gpu", "H100", "--limit", "1000"]):
+        rows = gpuvet.json("prices", *cmd, "--json")
+        sides = [(r, r["on_demand"]) for r in rows if r["on_demand"]] + [(r, r["spot"]) for r in rows if r["spot"]] \
+            if cmd[0] == "list" else [(r, r) for r in rows]
+        assert len(sides) > 10 and all("outside_band" in s for _, s in sides)
+        flagged = [(r["provider"], r["instance_type"], s["outside_band"]) for r, s in sides if s["outside_band"]]
+        assert [f[:2] for f in flagged] == [("lambda", "gpu_8x_h100_sxm5")], flagged
+        out = flagged[0][2]
+        for k, v in band.items():
+            assert out[k] == pytest.approx(v, rel=1e-9), (k, out)
+        assert out["prices"] == len(per_gpu()) and out["note"].startswith(f"${bad['price_cents_per_hour'] / 800:.3g} "
+                                                                           "per GPU-hour is over the plausible band")
+        p = gpuvet("prices", *cmd, check=0)
+        marked = [ln for ln in p.stdout.splitlines() if "!" in ln]
+        assert len(marked) == 1 and " gpu_8x_h100_sxm5 " in marked[0], p.stdout
+        assert p.stderr.count(said) == 1 and p.stderr.count("plausible band") == 1, p.stderr
+
 
 def test_alibaba_without_credentials_says_import(gpuvet):
     p = gpuvet("prices", "update", "--provider", "alibaba",
