@@ -180,17 +180,26 @@ static void count_link(FILE *f, long n, int64_t lone, const char *filter, const 
 }
 
 /*
- * The page's heading when it covers more than one run: the fleet, its runs and instance types, how the page's
- * policy judged them (each count a link to its runs), the class of its worst.  The newest run follows in the
- * answer (rep_section_answer).
+ * The page's heading when it covers more than one run: the fleet, its machines (a machine vetted twice is two
+ * runs: store_report_machines), instance types and runs, how the page's policy judged the runs (each count a
+ * link to its runs), the class of its worst.  The runs are said only where they outnumber the machines; with
+ * the machines not counted (a page rendered from fingerprints in memory), the runs alone.  The newest run
+ * follows in the answer (rep_section_answer).
  */
 static void fleet_headline(FILE *f, const struct rdoc *d)
 {
 	const struct rep_agg *a = &d->agg;
-	size_t types = rep_agg_types(a);
+	size_t types = rep_agg_types(a), m = a->machines;
 	const char *cls = a->verd[1] ? "bad" : a->verd[2] || a->verd[3] ? "warn" : "good";
-	fprintf(f, "<h1 id=\"verdict\" class=\"%s fleet\">Fleet: %zu runs of %zu instance type%s: ", cls, a->runs, types,
-		types == 1 ? "" : "s");
+	fprintf(f, "<h1 id=\"verdict\" class=\"%s fleet\">Fleet: ", cls);
+	if (m)
+		fprintf(f, "%zu machine%s of ", m, m == 1 ? "" : "s");
+	else
+		fprintf(f, "%zu runs of ", a->runs);
+	fprintf(f, "%zu instance type%s", types, types == 1 ? "" : "s");
+	if (m && m != a->runs)
+		fprintf(f, ", %zu runs", a->runs);
+	fputs(": ", f);
 	count_link(f, a->verd[0], a->verd_example[0], "accepted", "accepted");
 	fputs(", ", f);
 	count_link(f, a->verd[1], a->verd_example[1], "rejected", "rejected");

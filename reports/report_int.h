@@ -94,6 +94,7 @@ struct rep_soak {
 struct rep_agg {
 	struct rep_strs *strs;
 	size_t runs;              /* the runs the page covers */
+	size_t machines;          /* the machines they were made on (store_report_machines), 0: not counted */
 	int verd[4], incomplete, synthetic;   /* accept, reject, unmeasurable, none */
 	int64_t verd_example[4];  /* of each, the newest run id (the fleet headline links a lone one to its row) */
 	int head_present[N_HEAD];

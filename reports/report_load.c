@@ -230,6 +230,16 @@ static void load_fleet(struct store *s, struct rdoc *d, const struct rep_facts *
 	d->agg.nsoak = 0;
 }
 
+/* The machines the runs were made on, for the fleet's heading (a machine vetted twice is two runs). */
+static int load_machines(struct store *s, struct rdoc *d)
+{
+	int64_t n;
+	if (store_report_machines(s, &n))
+		return -1;
+	d->agg.machines = (size_t)n;
+	return 0;
+}
+
 /* Every run: one streamed pass, then the runs shown. */
 static int load_all(struct store *s, struct rdoc *d)
 {
@@ -256,6 +266,8 @@ static int load_all(struct store *s, struct rdoc *d)
 	if (!rc) {
 		load_fleet(s, d, &facts);
 		step_done("reading the soak values in order, for the fleet medians", &t0);
+		rc = load_machines(s, d);
+		step_done("counting the machines, for the fleet's heading", &t0);
 	}
 	rep_facts_free(&facts);
 	if (rc)

@@ -259,6 +259,12 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
  * STORE_ERR for a malformed digest.
  */
 int store_report_policy(struct store *s, const char *digest);
+/*
+ * How many machines the store's runs were made on (the report's fleet headline): a machine is its
+ * first GPU's UUID (gpus.uuid, idx 0) where the run has one, else its provider and hostname
+ * together.  Bounded memory at any store size.
+ */
+int store_report_machines(struct store *s, int64_t *n);
 int store_run_id_range(struct store *s, int64_t *lo, int64_t *hi, int64_t *count);
 /* Every run's id, ascending. */
 typedef int (*store_id_fn)(void *ud, int64_t id);

@@ -159,7 +159,7 @@ def test_3_first_screen_leads_with_the_newest_gpu_run(gpuvet, tmp_path):
     no_gpu_run(gpuvet)                                                # run 3: the newest, without a GPU
     page = report(gpuvet, tmp_path)
     # three runs: the fleet heads the page (issue 58), the newest GPU run first under it
-    assert page.h1.startswith("Fleet: 3 runs of "), page.h1
+    assert page.h1.startswith("Fleet: 3 machines of "), page.h1   # and as many runs
     assert "Healthy: run 2, 1 \u00d7 H200" in page.ids["answer"], page.ids["answer"][:500]
     note = " ".join(page.ids["no-gpu-run"].split())
     assert note.startswith("The newest run, run 3") and "measured no GPU" in note

@@ -122,7 +122,7 @@ def test_first_heading_is_the_verdict(gpuvet, tmp_path):
     got = probe(out, tmp_path)
     # six runs: the fleet first (issue 58), then the newest run (the H200 standard profile, accepted, only the
     # info-level power cap flag) under a heading of its own
-    assert got["firstHeading"].startswith("Fleet: 6 runs of 2 instance types: "), got["firstHeading"]
+    assert got["firstHeading"].startswith("Fleet: 2 machines of 2 instance types, 6 runs: "), got["firstHeading"]
     answer = section(out.read_text(), "answer")
     assert re.search(r'<h2 class="good">Healthy: run 6, 1 \u00d7 H200.*\(accepted\)</h2>', answer)
     # a run asked for with --run: the contended H100, rejected, with what to do

@@ -2,8 +2,9 @@
 headless Chromium (the probe page tests/integration/report_probe.html, as test_report_answer.py uses it)
 on the real captures of tests/fixtures/gpu/ (README there):
 
-- item 1: a store of more than one run opens on the fleet: "Fleet: N runs of K instance types: A
-  accepted, R rejected, U unmeasurable, J not judged", each count a link to its runs (followed, the
+- item 1: a store of more than one run opens on the fleet: "Fleet: M machines of K instance types, N
+  runs: A accepted, R rejected, U unmeasurable, J not judged" (a machine vetted twice is one machine
+  and two runs: its first GPU's UUID, else its provider and hostname), each count a link to its runs (followed, the
   runs table shows those runs alone), then the reasons runs were rejected and every critical and
   warning flag, the lone critical run first and linked to its row; then the newest run under a
   heading of its own.  A page about runs asked for (--run) and a one-run store still open on the run;
@@ -15,11 +16,13 @@ on the real captures of tests/fixtures/gpu/ (README there):
 
 On c4fdb45 the first heading was the newest run ("Unmeasurable"/"Not judged: run 13 ..."), the
 DATA_CORRUPTION run had no link, the card counted 2 instance types for 1, the cell said "7 checks
-passed", and the digest ran 300 px past a 390 px page."""
+passed", and the digest ran 300 px past a 390 px page.  On d2b48ea the fleet's heading counted runs as
+if each were a machine ("Fleet: 6 runs of 2 instance types" for 4 machines)."""
 import json
 import re
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,8 +78,9 @@ def section(html, ident):
 def test_a_fleet_opens_on_the_fleet_and_each_count_links_to_its_runs(gpuvet, tmp_path):
     out = example(gpuvet, tmp_path)
     got = probe(out, tmp_path)
-    assert got["firstHeading"] == ("Fleet: 14 runs of 1 instance type: 2 accepted, 7 rejected, 5 unmeasurable, "
-                                   "0 not judged"), got["firstHeading"]
+    # 14 runs of 3 Lambda VMs (their GPUs' UUIDs: tests/fixtures/gpu/README.md)
+    assert got["firstHeading"] == ("Fleet: 3 machines of 1 instance type, 14 runs: 2 accepted, 7 rejected, "
+                                   "5 unmeasurable, 0 not judged"), got["firstHeading"]
     links = dict(got["headingLinks"])
     assert links["2 accepted"] == "#filter=runlist:accepted" and links["7 rejected"] == "#filter=runlist:rejected"
     assert "0 not judged" not in links              # nothing to link to
@@ -102,7 +106,60 @@ def test_the_lone_critical_run_comes_first_with_its_link(gpuvet, tmp_path):
     assert "<code>CONTENTION</code> on <a href=\"#filter=runlist:CONTENTION\">7 runs</a>" in second
     assert 'id="r-15"' in section(html, "runs")      # the link lands on its row
     got = probe(out, tmp_path)
-    assert got["firstHeading"].startswith("Fleet: 15 runs of 1 instance type: 2 accepted, 8 rejected")
+    assert got["firstHeading"].startswith("Fleet: 4 machines of 1 instance type, 15 runs: 2 accepted, 8 rejected")
+
+
+def no_gpu_run(gpuvet):
+    """A real run on this machine, which has no GPU (gemm skipped): its fingerprint, stored."""
+    return gpuvet.json("run", "--bench", "gemm", "--json")
+
+
+def import_as(gpuvet, tmp_path, fp, name, *tag):
+    f = tmp_path / name
+    f.write_text(json.dumps(fp))
+    gpuvet("results", "import", f, *tag, check=0)
+
+
+@needs_chromium
+def test_the_fleet_counts_machines_and_says_the_runs(gpuvet, tmp_path):
+    """A machine vetted twice is one machine of two runs: the same first GPU (its UUID) under a fresh run uuid;
+    a run without a GPU is its machine by provider and hostname together."""
+    h100 = json.loads((H100 / "standard-profile.json").read_text())
+    aws = ("--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1")
+    gpuvet("results", "import", H100 / "standard-profile.json", *aws, check=0)
+    h100["run"]["uuid"] = str(uuid.uuid4())                          # vetted again: the same GPU
+    import_as(gpuvet, tmp_path, h100, "again.json", *aws)
+    gpuvet("results", "import", GPU / "h100-2026-11-25" / "fidelity-1" / "standard.json", "--provider", "lambda",
+           "--sku", "gpu_1x_h100_sxm5", "--region", "us-east-1", check=0)   # another machine
+    assert gpuvet.json("results", "show", "2")["inventory"]["gpus"][0]["uuid"] == \
+        h100["inventory"]["gpus"][0]["uuid"]
+    out = tmp_path / "three.html"
+    gpuvet("report", "-o", out, check=0)
+    head = probe(out, tmp_path)["firstHeading"]
+    assert head.startswith("Fleet: 2 machines of 2 instance types, 3 runs: 0 accepted, 0 rejected, "), head
+
+    bare = no_gpu_run(gpuvet)                                        # run 4: this machine, no GPU
+    assert not bare["inventory"].get("gpus") and bare["run"]["hostname"], bare["inventory"]
+    no_gpu_run(gpuvet)                                               # run 5: the same machine, by its hostname
+    other = json.loads(json.dumps(bare))
+    other["run"]["uuid"] = str(uuid.uuid4())
+    other["run"]["hostname"] = bare["run"]["hostname"] + "-other"    # run 6: another GPU-less machine
+    other["run"].pop("id", None)
+    import_as(gpuvet, tmp_path, other, "other.json")
+    out = tmp_path / "six.html"
+    gpuvet("report", "-o", out, check=0)
+    head = probe(out, tmp_path)["firstHeading"]
+    assert re.match(r"Fleet: 4 machines of \d+ instance types?, 6 runs: ", head), head
+
+
+@needs_chromium
+def test_as_many_machines_as_runs_says_the_machines_alone(gpuvet, tmp_path):
+    gpuvet("results", "import", H100 / "standard-profile.json", GPU / "h100-2026-11-25" / "fidelity-1" / "standard.json",
+           "--provider", "aws", "--sku", "p5.4xlarge", "--region", "us-east-1", check=0)
+    out = tmp_path / "two.html"
+    gpuvet("report", "-o", out, check=0)
+    head = probe(out, tmp_path)["firstHeading"]
+    assert head == "Fleet: 2 machines of 1 instance type: 0 accepted, 0 rejected, 0 unmeasurable, 2 not judged", head
 
 
 def test_the_summary_counts_instance_types_not_regions(gpuvet, tmp_path):
