@@ -83,8 +83,8 @@ def test_a_run_without_a_label_is_costed_as_its_devices(gpuvet, tmp_path, truth)
 
 def test_a_device_no_model_matches_is_not_costed(gpuvet, tmp_path):
     """A device gpuvet cannot resolve ('NVIDIA Mystery GPU', no reference model, no label) gives no efficiency and
-    no reference to cost by: the row says so, naming the device, and the text line too (before: costed as a model
-    the run never showed)."""
+    no reference to cost by: the row says so, naming the device, and the text line too (before: costed without a
+    model, fits true; with a label in the store, as the label's model)."""
     def mystery(fp):
         g = fp["inventory"]["gpus"][0]
         g["name"] = "NVIDIA Mystery GPU"
