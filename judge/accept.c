@@ -234,10 +234,8 @@ static struct fprun **load_fleet(struct store *s, int64_t run_id, const struct f
 	fleet = gv_calloc(nids ? nids : 1, sizeof *fleet);
 	for (size_t i = 0; i < nids; i++) {
 		struct fprun *o;
-		char err[8];
-		if (ids[i] == run_id || store_load_run(s, ids[i], STORE_RUN_NO_SERIES | STORE_RUN_NO_FLAGS, &o))
+		if (ids[i] == run_id || derive_load_run(s, ids[i], STORE_RUN_NO_SERIES | STORE_RUN_NO_FLAGS, &o))
 			continue;
-		derive(o, 0, err, sizeof err);
 		if (policy_same_fleet_run(fp, o, digest))
 			fleet[(*n)++] = o;
 		else
@@ -360,12 +358,11 @@ int accept_run(struct store *s, int64_t run_id, const char *policy_path, const j
 		gv_err("policy '%s': %s", policy_path ? policy_path : "built-in", err);
 		return GV_EXIT_USAGE;
 	}
-	if (store_load_run(s, run_id, STORE_RUN_ALL, &r)) {
+	if (derive_load_run(s, run_id, STORE_RUN_ALL, &r)) {   /* judged on what gpuvet derives, an old run's too */
 		gv_err("%s", store_errmsg(s));
 		policy_free(p);
 		return GV_EXIT_USAGE;
 	}
-	derive(r, 0, err, sizeof err);   /* judged on what gpuvet derives from its evidence, an old run's too */
 	if (picked && !json)
 		fprintf(out, "judging run %lld, %s (docs/acceptance.md)\n", (long long)run_id, picked);
 	rc = accept_judge_run(s, run_id, p, r, run_flags, json, out, verdict);

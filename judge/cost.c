@@ -11,6 +11,7 @@
 #include "judge/cost_int.h"
 #include "judge/cluster.h"
 #include "judge/rank.h"
+#include "results/fprun.h"
 #include "results/store.h"
 #include "common/gpus.h"
 #include "common/util.h"
@@ -591,61 +592,63 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 }
 
 /* A run's instance-level (gpu -1) value of a metric; NAN when it has none. */
-static double fp_metric(const json_t *fp, const char *name)
+static double run_metric(struct fprun *r, const char *name)
 {
-	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(fp, "metrics"), i, m)
-		if (same(str(m, "name"), name) && json_integer_value(json_object_get(m, "gpu")) == -1)
-			return num(m, "value");
-	return NAN;
+	double v;
+	return fprun_value(r, name, -1, &v) ? NAN : v;
 }
 
-int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
+int cost_of_run(struct fprun *r, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
 		size_t whylen)
 {
-	json_t *run = json_object_get(fp, "run"), *gpus = json_object_get(json_object_get(fp, "inventory"), "gpus");
-	const struct gpu_ref *ref = gpu_ref_find(str(run, "gpu_model"));
+	const struct gpu_ref *ref = r->d.done && r->d.model_state == FP_MODEL_RESOLVED ? r->d.model : NULL;
 	const char *metric = j->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
-	double n = num(run, "gpu_count"), mem = num(json_array_get(gpus, 0), "memory_bytes");
+	double mem = r->inv.ngpus ? r->inv.gpus[0].memory_bytes : NAN;
 	struct cost_job jj = *j;
-	jj.arch = cost_arch_of(ref ? ref->key : str(run, "gpu_model"));
 	memset(h, 0, sizeof *h);
-	h->gpus = n >= 1 && n <= 100000 ? (int)n : (int)json_array_size(gpus);
+	memset(p, 0, sizeof *p);   /* a run not costed still has its row written from p (no band note, no layout) */
+	h->gpus = r->d.ngpu;
 	h->mem_gib = mem > 0 ? mem / 1073741824.0 : ref ? ref->mem_gib : NAN;
-	h->gemm_tflops = h->gemm_lo = h->gemm_hi = h->gpus > 0 ? fp_metric(fp, metric) / h->gpus : NAN;
+	h->gemm_tflops = h->gemm_lo = h->gemm_hi = h->gpus > 0 ? run_metric(r, metric) / h->gpus : NAN;
+	if (h->gemm_tflops > 0 && !ref) {   /* the devices, never the run's label, name the model costed */
+		snprintf(why, whylen, "not costed: %s (a run is costed as the GPU model its devices show, never as its "
+			 "label says)", !r->d.done ? "the run was not derived" : r->d.model_state == FP_MODEL_NONE ?
+			 "the inventory lists no gpu" : r->d.model_why);
+		return -1;
+	}
 	if (!(h->gemm_tflops > 0) || !(h->mem_gib > 0)) {
 		snprintf(why, whylen, "the run measured no %s (or names no GPUs): nothing to predict from", metric);
 		return -1;
 	}
-	double d2d = fp_metric(fp, "memcpy.d2d.gbps");
+	jj.arch = cost_arch_of(ref->key);
+	double d2d = run_metric(r, "memcpy.d2d.gbps");
 	const struct cost_const *c = &cost_consts[CK_HBM_COPY_FRACTION];
-	if (d2d > 0)
+	if (d2d > 0) {
 		h->mem_gbps = h->mem_lo = h->mem_hi = d2d * cost_k(CK_D2D_TRAFFIC_FACTOR);
-	else if (ref) {
+	} else {
 		h->mem_gbps = ref->mem_bw_gbps * c->value;
 		h->mem_lo = ref->mem_bw_gbps * c->low;
 		h->mem_hi = ref->mem_bw_gbps * c->high;
 	}
-	double bus = fp_metric(fp, "allreduce.busbw.gbps");
+	double bus = run_metric(r, "allreduce.busbw.gbps");
 	h->busbw_gbps = h->gpus > 1 && bus > 0 ? bus : NAN;
-	if (h->gpus > 1 && !(bus > 0) && ref && gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &bus, NULL) == 0)
+	if (h->gpus > 1 && !(bus > 0) && gpu_reference_floor(ref->key, "allreduce.busbw.gbps", &bus, NULL) == 0)
 		h->busbw_gbps = bus;
-	h->h2d_gbps = fp_metric(fp, "memcpy.h2d.pinned.gbps");
+	h->h2d_gbps = run_metric(r, "memcpy.h2d.pinned.gbps");
 	h->inter_gbps = cost_k(CK_INTER_NODE_GBPS_PER_GPU);
 	return cost_predict(&jj, h, p);
 }
 
-json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o)
+json_t *cost_run_json(struct fprun *fp, int64_t run_id, const struct cost_opts *o)
 {
 	struct cost_hw h;
 	struct cost_pred p;
-	char why[256], basis[600];
+	char why[400], basis[600];
 	int rc = cost_of_run(fp, &o->job, &h, &p, why, sizeof why);
-	json_t *r = json_object(), *in = json_object(), *run = json_object_get(fp, "run");
+	json_t *r = json_object(), *in = json_object();
 	json_object_set_new(r, "run", json_integer(run_id));
-	json_object_set_new(r, "gpu_model", json_is_string(json_object_get(run, "gpu_model")) ?
-			    json_string(str(run, "gpu_model")) : json_null());
+	json_object_set_new(r, "gpu_model", fp->d.done && fp->d.model_state == FP_MODEL_RESOLVED ?
+			    json_string(fp->d.model->key) : json_null());
 	json_object_set_new(r, "gpu_count", h.gpus > 0 ? json_integer(h.gpus) : json_null());
 	json_object_set_new(r, "gpu_memory_gib", jnum(h.mem_gib));
 	json_object_set_new(r, "fits", json_boolean(rc == 1));
@@ -656,8 +659,8 @@ json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *
 	const char *bound = rc >= 0 ? cost_bound_name(p.bound) : NULL;
 	json_object_set_new(r, "bound", bound ? json_string(bound) : json_null());
 	snprintf(basis, sizeof basis, "measured: run %lld's own figures (DRAM %s; all-reduce %s)", (long long)run_id,
-		 fp_metric(fp, "memcpy.d2d.gbps") > 0 ? "measured" : "reference",
-		 fp_metric(fp, "allreduce.busbw.gbps") > 0 ? "measured" : h.gpus > 1 ? "reference" : "none");
+		 run_metric(fp, "memcpy.d2d.gbps") > 0 ? "measured" : "reference",
+		 run_metric(fp, "allreduce.busbw.gbps") > 0 ? "measured" : h.gpus > 1 ? "reference" : "none");
 	stack_basis(&o->job, &p, basis, sizeof basis);
 	json_object_set_new(r, "basis", json_string(basis));
 	json_object_set_new(r, "estimate", json_false());

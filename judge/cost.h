@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+struct fprun;
 struct store;
 
 struct cost_opts {
@@ -36,16 +37,20 @@ struct cost_opts {
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen);
 
 /*
- * The job on the machine of one run (a fingerprint, docs/fingerprint.md): its
- * own instance-level figures (GEMM of the job's dtype, D2D, all-reduce, pinned
- * H2D), the reference of its GPU model for what it did not measure.  Returns
- * cost_predict's fits; -1 with why when the run measured no GEMM rate of the
- * dtype or names no GPU count and memory.
+ * The job on the machine of one run, a typed run derived (judge/derive.h:
+ * derive_load_run for a stored one, derive_from_json for a document): its
+ * own instance-level metric rows (GEMM of the job's dtype, D2D, all-reduce,
+ * pinned H2D), the one GPU count and the model derive() resolved from the
+ * devices (its efficiencies, and its reference for what the run did not
+ * measure), the first device's memory.  The run's label (run.gpu_model,
+ * run.gpu_count) is never read.  Returns cost_predict's fits; -1 with why
+ * when the devices resolve to no model gpuvet knows (or none is listed),
+ * or the run measured no GEMM rate of the dtype.
  */
-int cost_of_run(const json_t *fp, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
+int cost_of_run(struct fprun *r, const struct cost_job *j, struct cost_hw *h, struct cost_pred *p, char *why,
 		size_t whylen);
 
 /* `cost --run ID --json`: {"job", "run", "rows":[one row: cost_of_run's prediction, unpriced]}. */
-json_t *cost_run_json(const json_t *fp, int64_t run_id, const struct cost_opts *o);
+json_t *cost_run_json(struct fprun *r, int64_t run_id, const struct cost_opts *o);
 
 #endif

@@ -113,13 +113,20 @@ int derive_import(struct fprun *r, char *err, size_t errlen)
 	return derive(r, DERIVE_REFUSE | DERIVE_FLAGS, err, errlen);
 }
 
+int derive_load_run(struct store *s, int64_t run_id, unsigned parts, struct fprun **out)
+{
+	char err[8];
+	if (store_load_run(s, run_id, parts, out))
+		return -1;
+	derive(*out, 0, err, sizeof err);   /* without DERIVE_REFUSE it cannot fail */
+	return 0;
+}
+
 json_t *derive_load(struct store *s, int64_t run_id, unsigned parts)
 {
 	struct fprun *r;
-	char err[8];
-	if (store_load_run(s, run_id, parts, &r))
+	if (derive_load_run(s, run_id, parts, &r))
 		return NULL;
-	derive(r, 0, err, sizeof err);
 	json_t *fp = fprun_to_json(r);
 	fprun_free(r);
 	return fp;

@@ -45,9 +45,11 @@ int derive(struct fprun *r, unsigned how, char *err, size_t errlen);
 /* What results/ calls on every import (store_set_derive): DERIVE_REFUSE | DERIVE_FLAGS. */
 int derive_import(struct fprun *r, char *err, size_t errlen);
 /*
- * A stored run as the judge reads it: loaded (store_load_run, parts as there), derived, written
- * out as a fingerprint document.  NULL with the store's error.
+ * A stored run as the judge and `cost --run` read it: loaded (store_load_run, parts as there) and
+ * derived.  0 with *out (fprun_free it), or -1 with the store's error.
  */
+int derive_load_run(struct store *s, int64_t run_id, unsigned parts, struct fprun **out);
+/* The same written out as a fingerprint document (the report's readers).  NULL with the store's error. */
 json_t *derive_load(struct store *s, int64_t run_id, unsigned parts);
 /* A fingerprint document decoded once into the typed run and derived (fprun_free it); NULL when not one. */
 struct fprun *derive_from_json(const json_t *fp);

@@ -73,13 +73,11 @@ static void one_line(int64_t id, const struct fprun *r, const json_t *res)
 static int accept_one(struct store *s, int64_t id, const struct policy *p, int json, int first)
 {
 	struct fprun *r;
-	char err[256];
 	json_t *res = NULL;
-	if (store_load_run(s, id, STORE_RUN_ALL, &r)) {
+	if (derive_load_run(s, id, STORE_RUN_ALL, &r)) {   /* judged on what gpuvet derives, as accept RUN */
 		gv_err("run %lld: %s", (long long)id, store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
-	derive(r, 0, err, sizeof err);   /* judged on what gpuvet derives from its evidence, as accept RUN */
 	FILE *sink = json ? stdout : fopen("/dev/null", "w");
 	if (json)
 		fputs(first ? "\n" : ",\n", stdout);

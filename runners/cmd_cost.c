@@ -5,7 +5,9 @@
  * table or the JSON.
  */
 #include "judge/cost.h"
+#include "judge/derive.h"
 #include "judge/rank.h"
+#include "results/fprun.h"
 #include "results/store.h"
 #include "runners/cli.h"
 #include "runners/cost_line.h"
@@ -568,8 +570,10 @@ static void print_table(json_t *res, int wide)
 static int one_run(struct store *s, const struct args *a)
 {
 	int64_t id;
-	json_t *fp = NULL;
-	if (store_resolve_run(s, a->run, &id) || store_load_fingerprint(s, id, &fp)) {
+	struct fprun *fp = NULL;
+	/* typed and derived as `accept RUN` loads it (less its series and flags, which cost never reads): the model
+	 * and count from its devices, never its label */
+	if (store_resolve_run(s, a->run, &id) || derive_load_run(s, id, STORE_RUN_NO_SERIES | STORE_RUN_NO_FLAGS, &fp)) {
 		gv_err("cost: %s", store_errmsg(s));
 		store_close(s);
 		return GV_EXIT_USAGE;
@@ -584,7 +588,7 @@ static int one_run(struct store *s, const struct args *a)
 	} else {
 		cost_print_run_line(s, id, fp, &a->o.job, stdout);
 	}
-	json_decref(fp);
+	fprun_free(fp);
 	store_close(s);
 	return GV_EXIT_OK;
 }
@@ -645,11 +649,11 @@ static double run_price(struct store *s, int64_t run_id, const struct cost_job *
 	return price;
 }
 
-void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, const struct cost_job *j, FILE *out)
+void cost_print_run_line(struct store *s, int64_t run_id, struct fprun *fp, const struct cost_job *j, FILE *out)
 {
 	struct cost_hw h;
 	struct cost_pred p;
-	char why[256], name[256] = "", t[24];
+	char why[400], name[256] = "", t[24];
 	fprintf(out, "job %s %s, %s tokens, on the machine of run %lld: ", j->shape.name, cost_task_name(j->task),
 		human(t, sizeof t, j->tokens), (long long)run_id);
 	int rc = cost_of_run(fp, j, &h, &p, why, sizeof why);

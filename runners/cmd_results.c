@@ -302,15 +302,13 @@ static int cmd_show(struct store *s, const char *id, int text)
 		text = isatty(STDOUT_FILENO);
 	int64_t run_id;
 	struct fprun *r;
-	char err[8];
 	if (resolve(s, id, &run_id))
 		return GV_EXIT_USAGE;
 	/* the typed run, derived (an old run gets what gpuvet derives now), written a row at a time */
-	if (store_load_run(s, run_id, STORE_RUN_ALL, &r)) {
+	if (derive_load_run(s, run_id, STORE_RUN_ALL, &r)) {
 		gv_err("%s", store_errmsg(s));
 		return GV_EXIT_USAGE;
 	}
-	derive(r, 0, err, sizeof err);
 	if (text) {
 		json_t *fp = fprun_to_json(r);
 		summary_print(fp, stdout);

@@ -15,6 +15,7 @@
 #include "common/util.h"
 #include "results/store.h"
 #include "judge/derive.h"
+#include "results/fprun.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -236,8 +237,12 @@ static int run_straight(struct store *s, const struct run_args *a, const struct 
 		gv_err("run %lld interrupted: stored as incomplete with what was measured", (long long)run_id);
 		rc = GV_EXIT_USAGE;
 	}
-	if (a->job && !gv_quiet)
-		cost_print_run_line(s, run_id, fp, &a->cjob, a->json ? stderr : stdout);
+	if (a->job && !gv_quiet) {
+		struct fprun *typed = derive_from_json(fp);   /* cost reads the typed run (judge/cost.h) */
+		if (typed)
+			cost_print_run_line(s, run_id, typed, &a->cjob, a->json ? stderr : stdout);
+		fprun_free(typed);
+	}
 	if (a->report && hooks_report(s, run_id, fp, a->report, pol))
 		rc = GV_EXIT_USAGE;
 	if (arc >= 0 && rc == GV_EXIT_OK)

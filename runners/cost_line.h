@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct fprun;
 struct store;
 
-void cost_print_run_line(struct store *s, int64_t run_id, const json_t *fp, const struct cost_job *j, FILE *out);
+/* r: the run typed and derived (judge/derive.h), as cost_of_run reads it. */
+void cost_print_run_line(struct store *s, int64_t run_id, struct fprun *r, const struct cost_job *j, FILE *out);
 
 /* `cost --published`: the table, --json or --markdown (docs/cost.md's), on stdout; the exit code. */
 int cost_published_print(int json, int markdown);

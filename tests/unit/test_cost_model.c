@@ -11,6 +11,8 @@
 #include "judge/cost.h"
 #include "judge/cost_published.h"
 #include "judge/cost_stack.h"
+#include "judge/derive.h"
+#include "results/fprun.h"
 #include "common/gpus.h"
 
 #include <math.h>
@@ -278,8 +280,10 @@ static void test_job_on_a_real_capture(void)
 			      .tokens = 1e9, .batch = 32, .context = 2048 };
 	struct cost_hw h;
 	struct cost_pred p;
-	char why[256];
-	CHECK(cost_of_run(fp, &j, &h, &p, why, sizeof why) == 1);
+	char why[400];
+	struct fprun *r = derive_from_json(fp);   /* typed and derived, as cost --run loads a stored run */
+	CHECK(r != NULL && cost_of_run(r, &j, &h, &p, why, sizeof why) == 1);
+	fprun_free(r);
 	CHECK(h.gpus == 1 && h.mem_gib > 79 && h.mem_gib < 80);
 	CHECK_NEAR(h.gemm_tflops, 746.0, 0.1);            /* the capture's gemm.bf16.tflops */
 	CHECK_NEAR(h.mem_gbps, 2 * 1494.5, 1);            /* 2x its memcpy.d2d.gbps */
@@ -298,8 +302,21 @@ static void test_job_on_a_real_capture(void)
 	json_array_foreach(json_object_get(fp, "metrics"), i, m)   /* a run without the dtype's GEMM: said, not guessed */
 		if (!strcmp(json_string_value(json_object_get(m, "name")), "gemm.fp8.tflops"))
 			json_object_set_new(m, "name", json_string("gemm.fp8.renamed"));
-	CHECK(cost_of_run(fp, &j, &h, &p, why, sizeof why) == -1);
+	r = derive_from_json(fp);
+	CHECK(r != NULL && cost_of_run(r, &j, &h, &p, why, sizeof why) == -1);
 	CHECK(strstr(why, "gemm.fp8.tflops") != NULL);
+	fprun_free(r);
+	/* the model is its devices', never the label's: a device gpuvet cannot resolve is not costed, and says why */
+	json_object_set_new(json_object_get(fp, "run"), "gpu_model", json_string("H100-SXM"));
+	json_t *g0 = json_array_get(json_object_get(json_object_get(fp, "inventory"), "gpus"), 0);
+	json_object_set_new(g0, "name", json_string("NVIDIA Mystery GPU"));
+	json_object_del(g0, "reference_model");
+	j.fp8 = 0;
+	r = derive_from_json(fp);
+	CHECK(r != NULL && cost_of_run(r, &j, &h, &p, why, sizeof why) == -1);
+	CHECK(strstr(why, "not costed: gpu 0 resolves to no model gpuvet knows") != NULL);
+	CHECK(strstr(why, "never as its label says") != NULL);
+	fprun_free(r);
 	json_decref(fp);
 	char err[200];
 	struct cost_job k;
