@@ -173,6 +173,8 @@ unsigned flags_reason_kinds(unsigned long long mask);
  * measures no link, so its figures are shown and ranked as absent.
  */
 int flags_metric_is_measurement(const char *name, const json_t *params);
+/* The same from a row's typed params: ranks_given when its params give "ranks" as an integer. */
+int flags_metric_is_measurement_ranks(const char *name, int ranks_given, long long ranks);
 /*
  * The same rule where only the run's GPU count is known (instance headlines
  * read without params): NULL when metric measures something on gpus GPUs,

@@ -61,10 +61,15 @@ int flags_cap_is_throttling(double limit_w, double power_w, double tdp_w)
 	return limit_w > 0 && power_w > 0 && power_w < FLAG_POWER_UNDER_CAP_FRAC * limit_w;
 }
 
+int flags_metric_is_measurement_ranks(const char *name, int ranks_given, long long ranks)
+{
+	return !(name && !strncmp(name, "allreduce.", 10) && ranks_given && ranks < 2);
+}
+
 int flags_metric_is_measurement(const char *name, const json_t *params)
 {
 	json_t *r = json_object_get(params, "ranks");
-	return !(name && !strncmp(name, "allreduce.", 10) && json_is_integer(r) && json_integer_value(r) < 2);
+	return flags_metric_is_measurement_ranks(name, json_is_integer(r), json_is_integer(r) ? json_integer_value(r) : 0);
 }
 
 const char *flags_metric_not_applicable(const char *name, int gpus)

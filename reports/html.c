@@ -19,6 +19,8 @@
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
+#include "results/fprun.h"
+#include "judge/derive.h"
 #include "common/stats.h"
 #include "common/util.h"
 #include "common/version.h"
@@ -150,7 +152,7 @@ void report_run_sum_free(struct run_sum *r)
 	free(r->verdict_at);
 	free(r->flags);
 	free(r->tolerated);
-	json_decref(r->fp);
+	fprun_free(r->fp);
 }
 
 /* ---- page frame ---- */
@@ -279,7 +281,7 @@ int report_render(const struct report_input *in, FILE *out)
 	rep_agg_init(&d.agg, d.strs, in->detail_per_sku, in->detail_max);
 	for (size_t i = 0; i < d.n; i++) {
 		run_sum_init(&d.runs[i], d.strs, in->fps[i]);
-		d.runs[i].fp = json_incref(in->fps[i]);
+		d.runs[i].fp = derive_from_json(in->fps[i]);   /* decoded once and derived, as a stored run is loaded */
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
 		rep_agg_add(&d.agg, &d.runs[i], i);
 	}

@@ -13,6 +13,8 @@
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
+#include "results/fprun.h"
+#include "judge/derive.h"
 #include "common/stats.h"
 #include "common/util.h"
 
@@ -126,15 +128,34 @@ static void run_words(FILE *f, const struct run_sum *r, const struct standing *s
 	fputs(")", f);
 }
 
-/* r's fingerprint (a new reference), as held or loaded from the store; NULL when it cannot be loaded. */
-static json_t *answer_fp(const struct rdoc *d, const struct run_sum *r)
+/*
+ * A run as the answer reads it: the typed run, derived (held in memory, or loaded from the store), and
+ * the document judge/standing.h reads its standing and verdicts from (written out from the typed run).
+ */
+struct answer_run {
+	struct fprun *run;       /* NULL when it cannot be loaded */
+	int owned;
+	json_t *doc;
+};
+
+static void answer_load(const struct rdoc *d, const struct run_sum *r, struct answer_run *a)
 {
-	json_t *fp = NULL;
+	memset(a, 0, sizeof *a);
 	if (r->fp)
-		return json_incref(r->fp);
-	if (d->store && store_load_fingerprint(d->store, r->id, &fp))
-		fp = NULL;
-	return fp;
+		a->run = r->fp;
+	else if (d->store && !derive_load_run(d->store, r->id, STORE_RUN_ALL, &a->run))
+		a->owned = 1;
+	else
+		a->run = NULL;
+	if (a->run)
+		a->doc = fprun_to_json(a->run);
+}
+
+static void answer_free(struct answer_run *a)
+{
+	json_decref(a->doc);
+	if (a->owned)
+		fprun_free(a->run);
 }
 
 /* r's standing under the page's policy; a run that cannot be loaded stands as not judged. */
@@ -269,7 +290,7 @@ static void fleet_facts(FILE *f, const struct rdoc *d)
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
 {
 	struct standing st;
-	json_t *fp;
+	struct answer_run a;
 
 	if (pg->fleet) {
 		fleet_headline(f, d);
@@ -279,14 +300,14 @@ void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
 		fputs("<h1 id=\"verdict\">No run stored yet</h1>", f);
 		return;
 	}
-	fp = answer_fp(d, pg->top);
-	answer_standing(pg, fp, &st);
+	answer_load(d, pg->top, &a);
+	answer_standing(pg, a.doc, &st);
 	headline_of(f, "h1", pg->top, &st);
 	standing_free(&st);
-	json_decref(fp);
+	answer_free(&a);
 }
 
-static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
+static void fact_gemm(FILE *f, const struct run_sum *r, struct fprun *fp)
 {
 	static const enum gpu_dtype dts[2] = { GPU_BF16, GPU_FP16 };
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
@@ -294,12 +315,12 @@ static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 	char name[32], b[3][32];
 
 	for (size_t k = 0; k < 2; k++) {
-		json_t *m;
+		const struct fp_metric *m;
 		double per;
 		snprintf(name, sizeof name, "gemm.%s.tflops", gpu_dtype_name(dts[k]));
-		if (!(m = rep_metric_row(fp, name, -1)))
+		if (!(m = fprun_metric(fp, name, -1)))
 			continue;
-		per = rep_jnum(m, "value") / rep_row_gpus(m, r);
+		per = m->value / rep_row_gpus(m, r);
 		rep_fmt_val(per, b[0], sizeof b[0]);
 		fprintf(f, "<li><b>%s matrix multiply</b>: %s TFLOP/s per GPU", k ? "FP16" : "BF16", b[0]);
 		double rv;
@@ -319,16 +340,17 @@ static void fact_gemm(FILE *f, const struct run_sum *r, json_t *fp)
 	}
 }
 
-static void fact_copies(FILE *f, const struct run_sum *r, json_t *fp)
+static void fact_copies(FILE *f, const struct run_sum *r, struct fprun *fp)
 {
 	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
-	json_t *m = rep_metric_row(fp, "memcpy.h2d.pinned.gbps", -1), *pl = rep_metric_row(fp, "memcpy.h2d.pct_of_link", -1);
+	const struct fp_metric *m = fprun_metric(fp, "memcpy.h2d.pinned.gbps", -1);
+	const struct fp_metric *pl = fprun_metric(fp, "memcpy.h2d.pct_of_link", -1);
 	char b[2][32];
 	double v;
 
 	if (!m)
 		return;
-	v = rep_jnum(m, "value");
+	v = m->value;
 	rep_fmt_val(v, b[0], sizeof b[0]);
 	fprintf(f, "<li><b>Host-to-GPU copies</b> (pinned): %s GB/s", b[0]);
 	if (ach && ach->h2d_gbps > 0) {
@@ -337,16 +359,17 @@ static void fact_copies(FILE *f, const struct run_sum *r, json_t *fp)
 		html_esc(f, r->gpu_model);
 		fprintf(f, " (%s)", b[1]);
 	}
-	if (pl && isfinite(rep_jnum(pl, "value")))
-		fprintf(f, ", %.0f %% of the PCIe link it trained at", rep_jnum(pl, "value"));
+	if (pl && isfinite(pl->value))
+		fprintf(f, ", %.0f %% of the PCIe link it trained at", pl->value);
 	fputs(".</li>\n", f);
 }
 
 /* Seconds of each band kind (union over GPUs) and the soak's length. */
-static void fact_soak(FILE *f, const struct run_sum *r, json_t *fp)
+static void fact_soak(FILE *f, const struct run_sum *r, struct fprun *fp)
 {
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
-	json_t *a = rep_metric_row(fp, "soak.tflops.first_min", -1), *z = rep_metric_row(fp, "soak.tflops.last_min", -1);
+	const struct fp_metric *a = fprun_metric(fp, "soak.tflops.first_min", -1);
+	const struct fp_metric *z = fprun_metric(fp, "soak.tflops.last_min", -1);
 	struct series_buf sb[64];
 	struct bands bs = { 0 };
 	double secs[N_BAND_KINDS] = { 0 }, span = 0, n = r->gpu_count > 0 ? r->gpu_count : 1;
@@ -365,7 +388,7 @@ static void fact_soak(FILE *f, const struct run_sum *r, json_t *fp)
 	free(bs.b);
 	fprintf(f, "<li><b>Sustained load</b> (%.0f s)", span);
 	if (a && z) {
-		double x = rep_jnum(a, "value") / n, y = rep_jnum(z, "value") / n;
+		double x = a->value / n, y = z->value / n;
 		rep_fmt_val(x, b[0], sizeof b[0]);
 		rep_fmt_val(y, b[1], sizeof b[1]);
 		fprintf(f, ": %s \xE2\x86\x92 %s TFLOP/s per GPU, from the first to the last window (%+.1f %%)", b[0], b[1],
@@ -388,15 +411,15 @@ static void fact_soak(FILE *f, const struct run_sum *r, json_t *fp)
 
 static int cmp_flag_sev(const void *a, const void *b)
 {
-	json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	return rep_sev_index(rep_jstr(x, "severity")) - rep_sev_index(rep_jstr(y, "severity"));
+	const struct fp_flag *x = *(const struct fp_flag *const *)a, *y = *(const struct fp_flag *const *)b;
+	return rep_sev_index(x->severity) - rep_sev_index(y->severity);
 }
 
 /* Each flag in plain words with what to do, worst first. */
-static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
+static void answer_flags(FILE *f, const struct rdoc *d, const struct fprun *fp)
 {
-	json_t *fl = json_object_get(fp, "flags"), **v;
-	size_t n = json_array_size(fl);
+	const struct fp_flag **v;
+	size_t n = fp->nflags;
 	char buf[512];
 
 	if (n == 0) {
@@ -405,16 +428,16 @@ static void answer_flags(FILE *f, const struct rdoc *d, json_t *fp)
 	}
 	v = gv_malloc(n * sizeof *v);
 	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(fl, i);
+		v[i] = &fp->flags[i];
 	qsort(v, n, sizeof *v, cmp_flag_sev);
 	fputs("<ul class=\"flaglist\">\n", f);
 	for (size_t i = 0; i < n; i++) {
-		int si = rep_sev_index(rep_jstr(v[i], "severity"));
+		int si = rep_sev_index(v[i]->severity);
 		const char *rem = rep_flag_remedy(d, v[i], buf, sizeof buf);
 		fprintf(f, "<li><b class=\"%s\">%s</b> <code>", rep_sev_name(si), rep_sev_name(si));
-		html_esc(f, rep_jstr(v[i], "code"));
+		html_esc(f, v[i]->code);
 		fputs("</code> ", f);
-		html_esc(f, rep_jstr(v[i], "message"));
+		html_esc(f, v[i]->message);
 		if (rem) {
 			fputs("<br><span class=\"todo\">What to do: ", f);
 			html_esc(f, rem);
@@ -509,10 +532,11 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 static int answer_run(FILE *f, const struct rdoc *d, const struct report_page *pg, const struct run_sum *r,
 		      int first)
 {
-	json_t *fp = answer_fp(d, r);
+	struct answer_run a;
 	struct standing st;
 
-	answer_standing(pg, fp, &st);
+	answer_load(d, r, &a);
+	answer_standing(pg, a.doc, &st);
 	if (!first) {
 		headline_of(f, "h2", r, &st);
 		fputc('\n', f);
@@ -532,21 +556,21 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct report_page *p
 	fputs(", profile ", f);
 	html_esc(f, rep_orq(r->profile));
 	fprintf(f, ". <a href=\"#run-%lld\">Full detail</a>.</p>\n", (long long)r->id);
-	if (!fp) {
+	if (!a.run) {
 		fputs("<p class=\"muted\">The run could not be loaded.</p></div>\n", f);
 		standing_free(&st);
 		return 0;
 	}
-	answer_verdict(f, r, fp, &st, pg->policy);
+	answer_verdict(f, r, a.doc, &st, pg->policy);
 	fputs("<ul class=\"facts\">\n", f);
-	fact_gemm(f, r, fp);
-	fact_copies(f, r, fp);
-	fact_soak(f, r, fp);
+	fact_gemm(f, r, a.run);
+	fact_copies(f, r, a.run);
+	fact_soak(f, r, a.run);
 	fputs("</ul>\n", f);
-	answer_flags(f, d, fp);
+	answer_flags(f, d, a.run);
 	fputs("</div>\n", f);
 	standing_free(&st);
-	json_decref(fp);
+	answer_free(&a);
 	return 0;
 }
 
@@ -556,13 +580,13 @@ static void newer_without_gpu(FILE *f, const struct rdoc *d, const struct report
 	long nw = newest_where(d, 0);
 	const struct run_sum *r;
 	struct standing st;
-	json_t *fp;
+	struct answer_run a;
 
 	if (nw < 0 || !pg->top || &d->runs[nw] == pg->top || d->runs[nw].forced || d->runs[nw].gpu_count > 0)
 		return;
 	r = &d->runs[nw];
-	fp = answer_fp(d, r);
-	answer_standing(pg, fp, &st);
+	answer_load(d, r, &a);
+	answer_standing(pg, a.doc, &st);
 	fprintf(f, "<p class=\"muted\" id=\"no-gpu-run\">The newest run, <a href=\"#run-%lld\">run %lld</a>",
 		(long long)r->id, (long long)r->id);
 	if (r->host) {
@@ -574,7 +598,7 @@ static void newer_without_gpu(FILE *f, const struct rdoc *d, const struct report
 	fputs("): it is listed in the runs table, and the answer above is about the newest run that measured one.</p>\n",
 	      f);
 	standing_free(&st);
-	json_decref(fp);
+	answer_free(&a);
 }
 
 /* The ranking of metric (the report's market, per instance), or NULL. */

@@ -11,6 +11,7 @@
 #include "pricing/catalog.h"
 #include "common/gpus.h"
 #include "results/store.h"
+#include "results/fprun.h"
 #include "common/stats.h"
 #include "common/util.h"
 
@@ -32,20 +33,19 @@ static int cmp_pt(const void *a, const void *b)
 	return (p->x > q->x) - (p->x < q->x);
 }
 
-/* The points of one samples entry, x ascending. */
-static size_t load_points(json_t *sample, double **xs, double **ys)
+/* The points of one series, x ascending (a null reading left out). */
+static size_t load_points(const struct fp_series *sr, double **xs, double **ys)
 {
-	json_t *pts = json_object_get(sample, "points"), *p;
-	size_t n = json_array_size(pts), k = 0, i;
+	size_t n = sr->n, k = 0, i;
 	struct pt *tmp = gv_malloc((n ? n : 1) * sizeof *tmp);
 	int sorted = 1;
 
-	json_array_foreach(pts, i, p) {
-		json_t *x = json_array_get(p, 0), *y = json_array_get(p, 1);
-		if (!json_is_number(x) || !json_is_number(y))
+	for (i = 0; i < n; i++) {
+		double x = sr->xy[2 * i], y = sr->xy[2 * i + 1];
+		if (isnan(x) || isnan(y))
 			continue;
-		tmp[k].x = json_number_value(x);
-		tmp[k].y = json_number_value(y);
+		tmp[k].x = x;
+		tmp[k].y = y;
 		if (k && tmp[k].x < tmp[k - 1].x)
 			sorted = 0;
 		k++;
@@ -62,15 +62,15 @@ static size_t load_points(json_t *sample, double **xs, double **ys)
 	return k;
 }
 
-/* Collects every samples entry whose series matches (exact, or prefix+suffix when suffix given). */
-size_t rep_collect(json_t *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max)
+/* Collects every series whose name matches (exact, or prefix+suffix when suffix given). */
+size_t rep_collect(const struct fprun *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max)
 {
-	json_t *s;
-	size_t i, n = 0;
+	size_t i, n = 0, lp = strlen(prefix), ls = suffix ? strlen(suffix) : 0;
 
-	json_array_foreach(json_object_get(fp, "samples"), i, s) {
-		const char *name = rep_jstr(s, "series");
-		size_t ln, lp = strlen(prefix), ls = suffix ? strlen(suffix) : 0;
+	for (i = 0; i < fp->nseries; i++) {
+		const struct fp_series *sr = &fp->series[i];
+		const char *name = sr->name;
+		size_t ln;
 		if (!name || n >= max)
 			continue;
 		ln = strlen(name);
@@ -78,8 +78,8 @@ size_t rep_collect(json_t *fp, const char *prefix, const char *suffix, struct se
 			   : strcmp(name, prefix))
 			continue;
 		out[n].label = gv_strdup(name);
-		out[n].gpu = (int)json_integer_value(json_object_get(s, "gpu"));
-		out[n].n = load_points(s, &out[n].x, &out[n].y);
+		out[n].gpu = sr->gpu;
+		out[n].n = load_points(sr, &out[n].x, &out[n].y);
 		n++;
 	}
 	return n;
@@ -169,7 +169,7 @@ static int cap_kind(double limit, double power, double tdp)
 }
 
 /* Intervals from the clock-event mask (as the soak stores it), else from the growth of the violation counters. */
-void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp)
+void rep_throttle_bands(const struct fprun *fp, struct bands *bs, double tdp)
 {
 	struct series_buf sb[64], pw[64], lim[64];
 	size_t n = rep_collect(fp, "soak.clock_events.mask", NULL, sb, 64);
@@ -214,7 +214,7 @@ void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp)
 }
 
 /* One chart of per-GPU lines: each GPU its colour; second series dashed. */
-static int soak_chart(FILE *f, json_t *fp, const char *title, const char *ylabel, const char *series,
+static int soak_chart(FILE *f, const struct fprun *fp, const char *title, const char *ylabel, const char *series,
 		      const char *dashed_series, const struct bands *bs, const struct svg_ref *refs, size_t nrefs)
 {
 	struct series_buf sb[128];
@@ -251,7 +251,7 @@ struct sweep {
 	int x_bytes, ylog;
 };
 
-static int sweep_chart(FILE *f, json_t *fp, const struct sweep *sw, const struct svg_ref *refs, size_t nrefs)
+static int sweep_chart(FILE *f, const struct fprun *fp, const struct sweep *sw, const struct svg_ref *refs, size_t nrefs)
 {
 	struct series_buf sb[128];
 	struct svg_series ss[128];
@@ -285,11 +285,6 @@ static int sweep_chart(FILE *f, json_t *fp, const struct sweep *sw, const struct
 	return 1;
 }
 
-/* The first GPU's object of the inventory, or NULL. */
-static json_t *inv_gpu0(json_t *fp)
-{
-	return json_array_get(json_object_get(json_object_get(fp, "inventory"), "gpus"), 0);
-}
 
 static const struct sweep COPIES = {
 	"Host\xE2\x80\x93" "device copy bandwidth against size", "memcpy.", ".gbps",
@@ -301,7 +296,7 @@ static const struct sweep NCCL = {
 };
 
 /* GEMM throughput against the square size, every GPU at once, against the model's BF16 figures x GPUs. */
-static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
+static int gemm_chart(FILE *f, const struct run_sum *r, struct fprun *fp)
 {
 	static const struct sweep g = {
 		"GEMM throughput against size (all GPUs at once)", "gemm.", ".tflops",
@@ -309,7 +304,7 @@ static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
 	};
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
 	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
-	json_t *bf = rep_metric_row(fp, "gemm.bf16.tflops", -1);
+	const struct fp_metric *bf = fprun_metric(fp, "gemm.bf16.tflops", -1);
 	int n = bf ? rep_row_gpus(bf, r) : r->gpu_count > 0 ? r->gpu_count : 1;
 	struct svg_ref refs[2];
 	size_t nr = 0;
@@ -330,11 +325,11 @@ static int gemm_chart(FILE *f, const struct run_sum *r, json_t *fp)
 	return sweep_chart(f, fp, &g, refs, nr);
 }
 
-void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
+void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, struct fprun *fp)
 {
 	const struct gpu_ref *ref = r->gpu_model ? gpu_ref_find(r->gpu_model) : NULL;
 	const struct gpu_reference *ach = r->gpu_model ? gpu_reference_find(r->gpu_model) : NULL;
-	json_t *g0 = inv_gpu0(fp);
+	const struct fp_gpu *g0 = fp->inv.ngpus ? &fp->inv.gpus[0] : NULL;   /* the first device */
 	struct bands bs = { 0 };
 	struct svg_ref tref[2], cref[1], pref[1], bref[2];
 	size_t nt = 0, nc = 0, np = 0, nb = 0, nfleet;
@@ -352,13 +347,13 @@ void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json
 		tref[nt] = (struct svg_ref){ fleet, lt[nt], 4 };
 		nt++;
 	}
-	maxsm = rep_jnum(json_object_get(g0, "max_clocks_mhz"), "sm");
+	maxsm = g0 ? g0->max_sm_mhz : NAN;
 	if (isfinite(maxsm) && maxsm > 0)
 		cref[nc++] = (struct svg_ref){ maxsm, "max SM clock", 2 };
 	if (ref && ref->tdp_w > 0)
 		pref[np++] = (struct svg_ref){ ref->tdp_w, "model TDP", 2 };
-	gen = rep_jnum(json_object_get(g0, "pcie"), "gen_max");
-	width = rep_jnum(json_object_get(g0, "pcie"), "width_max");
+	gen = g0 ? g0->pcie_gen_max : NAN;
+	width = g0 ? g0->pcie_width_max : NAN;
 	if (!(gen > 0) && ref) {
 		gen = ref->pcie_gen;
 		width = ref->pcie_width;
@@ -386,13 +381,13 @@ void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json
 	any |= soak_chart(f, fp, "Soak: board power (solid) and power limit (dashed)", "power (W)",
 			  "soak.power.w", "soak.power_limit.w", &bs, pref, np);
 	any |= sweep_chart(f, fp, &COPIES, bref, nb);
-	json_t *ar = rep_metric_row(fp, "allreduce.algbw.gbps", -1);
-	if (!ar || flags_metric_is_measurement("allreduce.algbw.gbps", json_object_get(ar, "params")))
+	const struct fp_metric *ar = fprun_metric(fp, "allreduce.algbw.gbps", -1);
+	if (!ar || rep_row_is_measurement(ar))
 		any |= sweep_chart(f, fp, &NCCL, NULL, 0);
 	any |= gemm_chart(f, r, fp);
 	fputs("</div>\n", f);
-	json_t *bus = rep_metric_row(fp, "allreduce.busbw.gbps", -1);
-	const char *tp = rep_jstr(json_object_get(bus ? bus : ar, "params"), "transport");
+	const struct fp_metric *bus = fprun_metric(fp, "allreduce.busbw.gbps", -1), *tm = bus ? bus : ar;
+	const char *tp = tm ? fp_obj_str(&tm->params, "transport") : NULL;
 	if (tp) {   /* what NCCL chose says why the all-reduce is as fast as it is */
 		fputs("<p class=\"nccl-transport\">All-reduce transport NCCL chose: <b>", f);
 		html_esc(f, tp);

@@ -13,6 +13,7 @@
 #include "common/mindex.h"
 #include "results/store.h"
 #include "judge/derive.h"
+#include "results/fprun.h"
 #include "common/stats.h"
 #include "common/util.h"
 #include "common/version.h"
@@ -167,76 +168,87 @@ static void inventory_block(FILE *f, json_t *inv)
  * GEMM (common/gpus.h).  Never matched by name: memcpy.h2d.pageable.gbps is not the pinned copy's
  * share of the link.
  */
-static double pct_of_peak(json_t *metrics, struct mindex *companions, json_t *m, const char *gpu_model, int gpu_count,
-			  int *computed)
+static double pct_of_peak(const struct fprun *fp, struct mindex *companions, const struct fp_metric *m, int *computed)
 {
-	const char *name = rep_jstr(m, "name");
-	json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+	const char *name = m->name;
 	size_t at;
+	long long loaded = 0;
 
 	*computed = 0;
 	if (!name || strstr(name, "pct"))
 		return NAN;
-	if (!mindex_find(companions, name, (long)gpu, &at))
-		return rep_jnum(json_array_get(metrics, at), "value");
-	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded */
-	json_int_t loaded = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	if (!mindex_find(companions, name, (long)m->gpu, &at))
+		return fp->metrics[at].value;
+	/* the harness's rule (common/gpus.h): the instance peak counts the GPUs the bench loaded, of the derived model */
+	if (rep_obj_int(&m->params, "gpus", &loaded))
+		loaded = 0;
 	char dt[16];
 	double pct, peak;
-	if (gpu_model && !gpu_pct_of_peak(gpu_ref_find(gpu_model), name, (int)gpu, rep_jnum(m, "value"),
-					  loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0, gpu_count, dt, &pct, &peak)) {
+	if (fp->d.model && !gpu_pct_of_peak(fp->d.model, name, m->gpu, m->value,
+					    loaded > 0 && loaded < 1 << 20 ? (int)loaded : 0, fp->d.ngpu, dt, &pct, &peak)) {
 		*computed = 1;
 		return pct;
 	}
 	return NAN;
 }
 
-static void metrics_table(FILE *f, json_t *fp, const struct run_sum *r)
+/* A row's params as the page shows them (a {} for none). */
+static void params_human(FILE *f, const struct fp_obj *o)
 {
-	json_t *metrics = json_object_get(fp, "metrics"), *m;
-	size_t i;
+	json_t *j = o->present ? fprun_obj_json(o) : json_object();
+	rep_json_human(f, NULL, j, 0);
+	json_decref(j);
+}
+
+/* A stored JSON text (evidence, a verdict's detail, the inventory) read back for display; json null for none. */
+static json_t *text_json(const char *s)
+{
+	json_t *j = s ? json_loads(s, JSON_DECODE_ANY, NULL) : NULL;
+	return j ? j : json_null();
+}
+
+static void metrics_table(FILE *f, struct fprun *fp, const struct run_sum *r)
+{
 	char id[48];
 
-	if (json_array_size(metrics) == 0) {
+	if (fp->nmetrics == 0) {
 		fputs("<p class=\"muted\">No metrics.</p>\n", f);
 		return;
 	}
-	struct mindex pct = { 0 };   /* each percentage under the rate it is of (params.of), indexed once */
-	json_array_foreach(metrics, i, m) {
-		const char *of = json_string_value(json_object_get(json_object_get(m, "params"), "of"));
-		if (of)
-			mindex_add(&pct, of, (long)json_integer_value(json_object_get(m, "gpu")), i);
-	}
+	struct mindex pct = { 0 };   /* each percentage under the rate it is of (its companion), indexed once */
+	for (size_t i = 0; i < fp->nmetrics; i++)
+		if (fp->metrics[i].of)
+			mindex_add(&pct, fp->metrics[i].of, (long)fp->metrics[i].gpu, i);
 	snprintf(id, sizeof id, "metrics-%lld", (long long)r->id);
 	fprintf(f, "<div class=\"scroll\"><table class=\"sortable\" id=\"%s\"><thead><tr><th>metric</th><th>GPU</th>"
 		   "<th>value</th><th>unit</th><th>%% of peak</th><th>parameters</th></tr></thead><tbody>\n", id);
-	json_array_foreach(metrics, i, m) {
-		json_int_t gpu = json_integer_value(json_object_get(m, "gpu"));
+	for (size_t i = 0; i < fp->nmetrics; i++) {
+		const struct fp_metric *m = &fp->metrics[i];
 		int computed;
-		if (!flags_metric_is_measurement(rep_jstr(m, "name"), json_object_get(m, "params")))
+		if (!rep_row_is_measurement(m))
 			continue; /* an all-reduce of one GPU: absent, not 0 */
-		double pv = pct_of_peak(metrics, &pct, m, r->gpu_model, r->gpu_count, &computed);
+		double pv = pct_of_peak(fp, &pct, m, &computed);
 		fputs("<tr>", f);
-		rep_tag(f, "<td><code>", rep_jstr(m, "name"), "</code></td>");
-		if (gpu < 0)
+		rep_tag(f, "<td><code>", m->name, "</code></td>");
+		if (m->gpu < 0)
 			fputs("<td data-v=\"-1\">instance</td>", f);
 		else
-			fprintf(f, "<td class=n>%lld</td>", (long long)gpu);
-		rep_td_head(f, rep_jstr(m, "name"), rep_jnum(m, "value"));
-		rep_td_text(f, rep_jstr(m, "unit"));
+			fprintf(f, "<td class=n>%d</td>", m->gpu);
+		rep_td_head(f, m->name, m->value);
+		rep_td_text(f, m->unit);
 		rep_td_num(f, pv, computed ? " (ref.)" : NULL);
 		fputs("<td class=\"ev\">", f);
-		rep_json_human(f, NULL, json_object_get(m, "params"), 0);
+		params_human(f, &m->params);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
 	mindex_free(&pct);
 }
 
-/* Opens the table of fp's array key with its header row; or writes empty_html and returns 0 when it is empty. */
-static int table_open(FILE *f, json_t *fp, const char *key, const char *empty_html, const char *head_cells)
+/* Opens a table of n rows with its header row; or writes empty_html and returns 0 when it is empty. */
+static int table_open(FILE *f, size_t n, const char *empty_html, const char *head_cells)
 {
-	if (json_array_size(json_object_get(fp, key)) == 0) {
+	if (n == 0) {
 		fputs(empty_html, f);
 		return 0;
 	}
@@ -244,62 +256,58 @@ static int table_open(FILE *f, json_t *fp, const char *key, const char *empty_ht
 	return 1;
 }
 
-static void benches_table(FILE *f, json_t *fp)
+static void benches_table(FILE *f, const struct fprun *fp)
 {
-	json_t *b;
-	size_t i;
-
-	if (!table_open(f, fp, "benches", "<p class=\"muted\">No bench recorded.</p>\n",
+	if (!table_open(f, fp->nbenches, "<p class=\"muted\">No bench recorded.</p>\n",
 			"<th>bench</th><th>status</th><th>reason</th><th>duration</th>"))
 		return;
-	json_array_foreach(json_object_get(fp, "benches"), i, b) {
-		const char *st = rep_jstr(b, "status");
+	for (size_t i = 0; i < fp->nbenches; i++) {
+		const struct fp_bench *b = &fp->benches[i];
+		const char *st = b->status;
 		fputs("<tr>", f);
-		rep_td_text(f, rep_jstr(b, "name"));
+		rep_td_text(f, b->name);
 		fprintf(f, "<td class=\"%s\">", st && !strcmp(st, "ok") ? "" : st && !strcmp(st, "skipped") ? "info" : "critical");
 		html_esc(f, rep_orq(st));
 		fputs("</td>", f);
-		rep_td_text(f, rep_jstr(b, "reason"));
-		rep_td_num(f, rep_jnum(b, "duration_s"), " s");
+		rep_td_text(f, b->reason);
+		rep_td_num(f, b->duration_s, " s");
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
 }
 
 /* What to do about a flag: stored, else computed by the CLI's function (d->remedy); an info flag needs nothing. */
-const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len)
+const char *rep_flag_remedy(const struct rdoc *d, const struct fp_flag *fl, char *buf, size_t len)
 {
-	int si = rep_sev_index(rep_jstr(fl, "severity"));
-	const char *rem = rep_jstr(fl, "remediation");
-	json_t *g = json_object_get(json_object_get(fl, "evidence"), "gpu");
+	int si = rep_sev_index(fl->severity);
+	const char *rem = fl->remediation;
 
 	if (si == 2)   /* an info flag is a normal state (at the power cap under full load): nothing to fix */
 		return "nothing: information, not a fault";
 	if (!rem && d->remedy)
-		rem = d->remedy(rep_jstr(fl, "code"), rep_sev_name(si), json_is_integer(g) ? (int)json_integer_value(g) : -1,
-				buf, len);
+		rem = d->remedy(fl->code, rep_sev_name(si), fl->gpu, buf, len);
 	return rem;
 }
 
-static void flags_table(FILE *f, const struct rdoc *d, json_t *fp)
+static void flags_table(FILE *f, const struct rdoc *d, const struct fprun *fp)
 {
 	char buf[512];
 
-	json_t *fl;
-	size_t i;
-
-	if (!table_open(f, fp, "flags", "<p>No flags.</p>\n",
+	if (!table_open(f, fp->nflags, "<p>No flags.</p>\n",
 			"<th>flag</th><th>severity</th><th>message</th><th>what to do</th><th>evidence</th>"))
 		return;
-	json_array_foreach(json_object_get(fp, "flags"), i, fl) {
-		int si = rep_sev_index(rep_jstr(fl, "severity"));
+	for (size_t i = 0; i < fp->nflags; i++) {
+		const struct fp_flag *fl = &fp->flags[i];
+		int si = rep_sev_index(fl->severity);
 		fputs("<tr>", f);
-		rep_tag(f, "<td><code>", rep_jstr(fl, "code"), "</code></td>");
+		rep_tag(f, "<td><code>", fl->code, "</code></td>");
 		fprintf(f, "<td class=\"%s\">%s</td>", rep_sev_name(si), rep_sev_name(si));
-		rep_td_text(f, rep_jstr(fl, "message"));
+		rep_td_text(f, fl->message);
 		rep_td_text(f, rep_flag_remedy(d, fl, buf, sizeof buf));
 		fputs("<td class=\"ev\">", f);
-		rep_json_human(f, NULL, json_object_get(fl, "evidence"), 0);
+		json_t *ev = text_json(fl->evidence);
+		rep_json_human(f, NULL, ev, 0);
+		json_decref(ev);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
@@ -360,49 +368,46 @@ static void verdict_detail(FILE *f, const char *verdict, json_t *det)
 	}
 }
 
-static void verdicts_block(FILE *f, json_t *fp)
+static void verdicts_block(FILE *f, const struct fprun *fp)
 {
-	json_t *v;
-	size_t i;
-
-	if (!table_open(f, fp, "verdicts", "<p>Not judged: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
+	if (!table_open(f, fp->nverdicts, "<p>Not judged: no acceptance verdict stored (<code>gpuvet accept</code>).</p>\n",
 			"<th>verdict</th><th>policy</th><th>at</th><th>reasons</th>"))
 		return;
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		json_t *reasons = json_object_get(json_object_get(v, "detail"), "reasons");
+	for (size_t i = 0; i < fp->nverdicts; i++) {
+		const struct fp_verdict *v = &fp->verdicts[i];
+		json_t *det = text_json(v->detail), *reasons = json_object_get(det, "reasons");
 		fputs("<tr><td>", f);
-		rep_badge(f, rep_jstr(v, "verdict"));
+		rep_badge(f, v->verdict);
 		fputs("</td>", f);
 		char pol[256];   /* the policy by name, source and digest; an imported verdict says it was judged elsewhere */
-		snprintf(pol, sizeof pol, "%s (%s, %.19s)%s", rep_orq(rep_jstr(v, "policy")),
-			 rep_orq(rep_jstr(v, "policy_source")), rep_orq(rep_jstr(v, "policy_digest")),
-			 json_is_true(json_object_get(v, "imported")) ? " imported: judged elsewhere, counts for nothing" : "");
+		snprintf(pol, sizeof pol, "%s (%s, %.19s)%s", rep_orq(v->policy), rep_orq(v->source), rep_orq(v->digest),
+			 v->imported ? " imported: judged elsewhere, counts for nothing" : "");
 		rep_td_text(f, pol);
-		rep_td_text(f, rep_jstr(v, "at"));
+		rep_td_text(f, v->at);
 		fputs("<td>", f);
 		if (json_array_size(reasons)) {
 			human_list(f, reasons);
 		} else {
-			verdict_detail(f, rep_jstr(v, "verdict"), json_object_get(v, "detail"));
+			verdict_detail(f, v->verdict, det);
 		}
+		json_decref(det);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
 }
 
 /* " (commit ..., built ..., release tarball)" of run.gpuvet_build; nothing for a run without one. */
-static void run_build(FILE *f, json_t *b)
+static void run_build(FILE *f, const struct fp_head *h)
 {
 	char text[256];
-	if (!json_is_object(b))
+	if (!h->has_build)
 		return;
 	fputs(" (", f);
-	html_esc(f, gv_build_describe(rep_jstr(b, "commit"), rep_jstr(b, "built_at"),
-				      json_is_true(json_object_get(b, "release")), text, sizeof text));
+	html_esc(f, gv_build_describe(h->build_commit, h->build_at, h->build_release, text, sizeof text));
 	fputs(")", f);
 }
 
-static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp)
+static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, struct fprun *fp)
 {
 	fprintf(f, "<section class=\"run\" id=\"run-%lld\"><h3>Run %lld: ", (long long)r->id, (long long)r->id);
 	html_esc(f, rep_orq(r->provider));
@@ -419,14 +424,14 @@ static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	fputs("</b>, started ", f);
 	html_esc(f, rep_orq(r->started));
 	fputs(", finished ", f);
-	html_esc(f, rep_orq(rep_jstr(json_object_get(fp, "run"), "finished_at")));
+	html_esc(f, rep_orq(fp->run.finished_at));
 	fputs(", profile ", f);
 	html_esc(f, rep_orq(r->profile));
 	fprintf(f, ", %d \xC3\x97 ", r->gpu_count);
 	html_esc(f, rep_orq(r->gpu_model));
 	fputs(", gpuvet ", f);
 	html_esc(f, rep_orq(r->version));
-	run_build(f, json_object_get(json_object_get(fp, "run"), "gpuvet_build"));
+	run_build(f, &fp->run);
 	fputs(", uuid <code>", f);
 	html_esc(f, rep_orq(r->uuid));
 	fputs("</code></p>\n<h4>Flags</h4>\n", f);
@@ -445,26 +450,32 @@ static void run_detail(FILE *f, const struct rdoc *d, const struct run_sum *r, j
 	fputs("<details><summary>Metrics</summary>\n", f);
 	metrics_table(f, fp, r);
 	fputs("</details>\n<details><summary>Inventory</summary>\n", f);
-	inventory_block(f, json_object_get(fp, "inventory"));
+	json_t *inv = text_json(fp->inv.text);   /* what was stored, shown as key: value */
+	if (!json_is_object(inv)) {
+		json_decref(inv);
+		inv = json_object();
+	}
+	inventory_block(f, inv);
+	json_decref(inv);
 	fputs("</details>\n</section>\n", f);
 }
 
 /* One run's detail, its fingerprint loaded from the store when not in memory; -1 when it cannot be. */
 static int detail_one(FILE *f, const struct rdoc *d, const struct run_sum *r)
 {
-	json_t *fp;
+	struct fprun *fp;
 
 	if (r->fp) {
 		run_detail(f, d, r, r->fp);
 		return 0;
 	}
-	if (!(fp = derive_load(d->store, r->id, STORE_RUN_ALL))) {   /* with what gpuvet derives, a run stored before too */
+	if (derive_load_run(d->store, r->id, STORE_RUN_ALL, &fp)) {   /* with what gpuvet derives, a run stored before too */
 		snprintf(d->load_err, d->load_errlen, "cannot load run %lld: %s", (long long)r->id,
 			 store_errmsg(d->store));
 		return -1;
 	}
 	run_detail(f, d, r, fp);
-	json_decref(fp);
+	fprun_free(fp);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "benches/bench.h"
 #include "reports/html_escape.h"
 #include "judge/flags.h"
+#include "results/fprun.h"
 
 #include <math.h>
 #include <string.h>
@@ -221,23 +222,27 @@ void rep_badge(FILE *f, const char *what)
 	fputs("</b>", f);
 }
 
-/* A fingerprint's row of metric name for gpu (-1: the instance's), or NULL. */
-json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu)
+int rep_obj_int(const struct fp_obj *o, const char *key, long long *v)
 {
-	json_t *m;
-	size_t i;
-
-	json_array_foreach(json_object_get(fp, "metrics"), i, m) {
-		const char *n = rep_jstr(m, "name");
-		if (n && !strcmp(n, name) && json_integer_value(json_object_get(m, "gpu")) == gpu)
-			return m;
-	}
-	return NULL;
+	const struct fp_kv *kv = fp_obj_get(o, key);
+	if (!kv || kv->type != FPV_NUM || !kv->is_int || !(fabs(kv->num) < 9.2e18))
+		return -1;
+	*v = (long long)kv->num;
+	return 0;
 }
 
 /* GPUs a GEMM-like instance row counts: the bench's own "gpus" param, else the run's. */
-int rep_row_gpus(json_t *m, const struct run_sum *r)
+int rep_row_gpus(const struct fp_metric *m, const struct run_sum *r)
 {
-	json_int_t g = json_integer_value(json_object_get(json_object_get(m, "params"), "gpus"));
+	long long g = 0;
+	if (rep_obj_int(&m->params, "gpus", &g))
+		g = 0;
 	return g > 0 && g < 1 << 20 ? (int)g : r->gpu_count > 0 ? r->gpu_count : 1;
+}
+
+int rep_row_is_measurement(const struct fp_metric *m)
+{
+	long long ranks = 0;
+	int given = !rep_obj_int(&m->params, "ranks", &ranks);
+	return flags_metric_is_measurement_ranks(m->name, given, ranks);
 }

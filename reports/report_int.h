@@ -16,6 +16,10 @@
 #include "reports/html.h"
 
 struct store;
+struct fprun;
+struct fp_flag;
+struct fp_metric;
+struct fp_obj;
 
 /* Headline metrics of the runs table (html_util.c). */
 #define N_HEAD 10
@@ -41,7 +45,7 @@ struct run_sum {
 	int gpu_count, nflag[3];  /* critical, warning, info */
 	int nb_ok, nb_skip, nb_fail;
 	double head[N_HEAD];
-	json_t *fp;              /* full fingerprint when detailed (a reference), else NULL */
+	struct fprun *fp;        /* the run decoded and derived when held in memory (owned: freed with the run_sum), else NULL */
 	int detail, charts, forced;
 };
 
@@ -269,8 +273,11 @@ void rep_tag(FILE *f, const char *open, const char *text, const char *close);
 void rep_td_head(FILE *f, const char *metric, double v);
 void rep_td_num(FILE *f, double v, const char *suffix);
 void rep_td_text(FILE *f, const char *s);
-json_t *rep_metric_row(json_t *fp, const char *name, json_int_t gpu);
-int rep_row_gpus(json_t *m, const struct run_sum *r);
+/* An object's member that is a number written as an integer (a row's "gpus", "ranks"): 0 with *v, else -1. */
+int rep_obj_int(const struct fp_obj *o, const char *key, long long *v);
+int rep_row_gpus(const struct fp_metric *m, const struct run_sum *r);
+/* Whether a row is a measurement (judge/flags.h flags_metric_is_measurement on its typed params). */
+int rep_row_is_measurement(const struct fp_metric *m);
 /* html_ranking.c: what a ranking row's figure is, "(sustained)", "(estimate: reference, measured)", and its other profiles */
 void rep_basis_words(FILE *f, json_t *row, const char *unit);
 /* html_prices.c: the cheapest prices of each GPU model and market, the rest counted (Provenance) */
@@ -284,13 +291,13 @@ void rep_section_ranking(FILE *f, const struct rdoc *d, const struct report_page
 /* html_runs.c */
 void rep_section_runs(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_detail.c */
-const char *rep_flag_remedy(const struct rdoc *d, json_t *fl, char *buf, size_t len);
+const char *rep_flag_remedy(const struct rdoc *d, const struct fp_flag *fl, char *buf, size_t len);
 void rep_section_detail(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_charts.c */
-size_t rep_collect(json_t *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max);
-void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, json_t *fp);
+size_t rep_collect(const struct fprun *fp, const char *prefix, const char *suffix, struct series_buf *out, size_t max);
+void rep_run_charts(FILE *f, const struct rdoc *d, const struct run_sum *r, struct fprun *fp);
 void rep_series_free(struct series_buf *b, size_t n);
-void rep_throttle_bands(json_t *fp, struct bands *bs, double tdp);
+void rep_throttle_bands(const struct fprun *fp, struct bands *bs, double tdp);
 /* html_provenance.c */
 void rep_section_provenance(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* html_cost.c */

@@ -11,6 +11,8 @@
 #include "judge/rank.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
+#include "results/fprun.h"
+#include "judge/derive.h"
 #include "common/cluster.h"
 #include "common/util.h"
 
@@ -181,7 +183,7 @@ static int load_asked(struct store *s, const struct report_opts *o, struct rdoc 
 	for (size_t i = 0; i < d->n; i++) {
 		d->runs[i].detail = 1;
 		if (o->run_fp && d->runs[i].id == o->run_ids[0])
-			d->runs[i].fp = json_incref(o->run_fp);   /* held by the caller: not loaded again */
+			d->runs[i].fp = derive_from_json(o->run_fp);   /* held by the caller: decoded, not loaded again */
 		rep_agg_add(&d->agg, &d->runs[i], i);
 	}
 	report_pick_detail(&d->agg, d->runs, d->n);

@@ -64,6 +64,7 @@ struct fp_gpu {
 	long pci_device_id;      /* the PCI device id (0x2330 for an H100 SXM5), -1 when not given */
 	double pcie_gen_max, pcie_width_max;   /* what GPU and slot can reach */
 	double pcie_gen, pcie_width;           /* the link as trained when the inventory was taken */
+	double max_sm_mhz;       /* max_clocks_mhz.sm: the SM clock it can reach (the report's clock chart) */
 	double ecc_vol_unc, ecc_agg_unc, ecc_vol_cor;
 	double remap_pending, remap_failure, retired_pending;
 	double nvlink_active, nvlink_crc_flit, nvlink_crc_data, nvlink_recovery;
@@ -228,6 +229,8 @@ json_t *fprun_to_json(const struct fprun *r);
  * document as fprun_to_json's, never whole in memory; a row a line.  0, or -1 on a write error.
  */
 int fprun_write(const struct fprun *r, FILE *f);
+/* An object's members as a JSON object (a new reference), json null when it is absent (the report shows it). */
+json_t *fprun_obj_json(const struct fp_obj *o);
 /* An object's members as compact JSON text (malloc'd), NULL when it is absent. */
 char *fprun_obj_text(const struct fp_obj *o);
 

@@ -202,6 +202,7 @@ static void decode_gpu(struct fprun *r, struct fp_gpu *o, const struct jtree *t,
 				     "pcie.max_link_width", "pcie_width_max", "pcie_max_width", NULL);
 	o->pcie_gen = tnum_any(t, g, "pcie.gen_current", "pcie.current_gen", NULL);
 	o->pcie_width = tnum_any(t, g, "pcie.width_current", "pcie.current_width", NULL);
+	o->max_sm_mhz = tnum_any(t, g, "max_clocks_mhz.sm", NULL);
 	o->virt_mode = tstr_any(r, t, g, "virtualization_mode", "virtualization.mode", "virtualization", NULL);
 	/* nvmlGpuVirtualizationMode_t: NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2 */
 	o->vgpu = o->virt_mode ? strcasestr(o->virt_mode, "vgpu") && !strcasestr(o->virt_mode, "host")

@@ -45,7 +45,7 @@ static json_t *kv_json(const struct fp_kv *k)
 	}
 }
 
-static json_t *obj_json(const struct fp_obj *o)
+json_t *fprun_obj_json(const struct fp_obj *o)
 {
 	if (!o->present)
 		return json_null();
@@ -59,7 +59,7 @@ char *fprun_obj_text(const struct fp_obj *o)
 {
 	if (!o->present)
 		return NULL;
-	json_t *j = obj_json(o);
+	json_t *j = fprun_obj_json(o);
 	char *s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(j);
 	return s;
@@ -116,7 +116,7 @@ static json_t *series_json(const struct fprun *r)
 /* A bench's config; derived, its timing class is gpuvet's (derive()), whatever the file said. */
 static json_t *config_json(const struct fprun *r, const struct fp_bench *b)
 {
-	json_t *c = obj_json(&b->config);
+	json_t *c = fprun_obj_json(&b->config);
 	if (!r->d.done)
 		return c;
 	if (json_is_object(c))
@@ -194,7 +194,7 @@ static json_t *metric_row(const struct fp_metric *m)
 {
 	json_t *o = json_pack("{s:s,s:s,s:i,s:o,s:o}", "bench", m->bench, "name", m->name, "gpu", m->gpu, "value",
 			      num_or_null(m->value), "unit", str_or_null(m->unit));
-	json_object_set_new(o, "params", m->params.present ? obj_json(&m->params) : json_object());
+	json_object_set_new(o, "params", m->params.present ? fprun_obj_json(&m->params) : json_object());
 	return o;
 }
 
