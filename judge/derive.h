@@ -49,7 +49,7 @@ int derive_import(struct fprun *r, char *err, size_t errlen);
  * derived.  0 with *out (fprun_free it), or -1 with the store's error.
  */
 int derive_load_run(struct store *s, int64_t run_id, unsigned parts, struct fprun **out);
-/* The same written out as a fingerprint document (the report's readers).  NULL with the store's error. */
+/* The same written out as a fingerprint document (`run`'s in-hand fingerprint).  NULL with the store's error. */
 json_t *derive_load(struct store *s, int64_t run_id, unsigned parts);
 /* A fingerprint document decoded once into the typed run and derived (fprun_free it); NULL when not one. */
 struct fprun *derive_from_json(const json_t *fp);
