@@ -20,6 +20,9 @@ import pytest
 from conftest import gpuvet_bin
 
 HIDE_GPU = {"CUDA_VISIBLE_DEVICES": "", "GPUVET_NVML_LIB": "/nonexistent/libnvidia-ml.so.1"}
+# The host bench's test knob (benches/host_util.c, read only with GPUVET_TEST_BENCHES=1): arrays and staging
+# file sized as if 1 GiB were available, for tests of where the bench runs rather than how it sizes its work.
+SMALL = {"GPUVET_TEST_BENCHES": "1", "GPUVET_TEST_HOST_MEM_MB": "1024"}
 UNITS = {
     "host.membw.copy.gbps": "GB/s",
     "host.membw.triad.gbps": "GB/s",
@@ -95,7 +98,8 @@ def test_host_reports_every_metric_with_units(gpuvet):
     st = m["host.staging.shm.gbps"]["params"]
     assert st["pinned"] == 0 and st["pinned_reason"].startswith("no cuda device: ")
     assert st["source"] in ("/dev/shm", "page cache") and st["bytes"] % st["chunk"] == 0
-    assert bench["duration_s"] < 10, bench
+    # its deadline: a bench past it is killed and reported timed_out, which run_host refuses (a bound of
+    # 10 s here held on a quiet machine only: 28 s under the sanitizers beside busy loops, #56)
     # stored: `results show` gives the same metrics back with their units
     shown = gpuvet.json("results", "show")
     assert {x["name"]: x["unit"] for x in shown["metrics"] if x["bench"] == "host"} == UNITS
@@ -117,10 +121,12 @@ def test_host_binds_threads_and_memory_to_the_node(gpuvet):
 
 
 def test_host_keeps_within_the_process_binding(gpuvet):
-    # under taskset the bench uses only the CPUs it was given, still on their node
+    # under taskset the bench uses only the CPUs it was given, still on their node.  Its arrays sized by a
+    # 1 GiB stand-in for the available memory (SMALL): this tests where it runs, and one core shared with
+    # busy loops under the sanitizers did not finish full-size arrays by the bench's deadline (#56)
     allowed = sorted(os.sched_getaffinity(0))
     cpu = allowed[-1]
-    fp, _ = run_host(gpuvet, prefix=("taskset", "-c", str(cpu)))
+    fp, _ = run_host(gpuvet, env=SMALL, prefix=("taskset", "-c", str(cpu)))
     m = metrics_of(fp)
     p = m["host.membw.triad.gbps"]["params"]
     node_pus = cpus(hwloc_calc("--physical-output", "--intersect", "pu", f"node:{p['node']}"))

@@ -165,16 +165,36 @@ def test_eight_writers_store_a_kept_bench_once(kept):
     assert integrity_ok(gpuvet.db) and not pend.exists()
 
 
-def test_a_large_kept_bench_is_stored_in_seconds(kept):
+def null_rows(n):
+    return [{"t": "sample", "series": "null.s%d" % i, "gpu": 0, "x": 0.0, "y": 1.0} for i in range(n)]
+
+
+def test_a_large_kept_bench_is_stored_in_seconds(kept, template, tmp_path):
+    """Item 5: 180,000 series are stored in time that grows with the rows, not as their square.  The bound
+    follows this machine now (#56: never that it is quiet): the same import of a tenth of the rows into a
+    copy of the same store, timed just before, times 10 for the rows and 1.5 for the machine's drift.  A
+    store written with a scan or a commit per row (minutes before item 5) is 10x over it."""
     gpuvet, pend, name, doc = kept
-    doc["rows"] = [{"t": "sample", "series": "null.s%d" % i, "gpu": 0, "x": 0.0, "y": 1.0} for i in range(180000)]
+    d, _ = template
+    small = tmp_path / "small"
+    small.mkdir()
+    shutil.copy(d / "gpuvet.db", small / "gpuvet.db")
+    shutil.copytree(d / "gpuvet.db.pending", small / "gpuvet.db.pending")
+    (small / "gpuvet.db.pending" / name).write_text(json.dumps(dict(doc, rows=null_rows(18000))))
+    t0 = time.monotonic()
+    p = subprocess.run([gpuvet_bin(), "--db", str(small / "gpuvet.db"), "results", "import", str(Q)],
+                       env=gpuvet.env, capture_output=True, text=True, timeout=600)
+    tenth = time.monotonic() - t0
+    assert "stored the null results" in p.stderr, p.stderr
+    assert counts(str(small / "gpuvet.db"))[2] == 18000
+    doc["rows"] = null_rows(180000)
     (pend / name).write_text(json.dumps(doc))
     t0 = time.monotonic()
-    p = gpuvet("results", "import", Q, timeout=120)
+    p = gpuvet("results", "import", Q, timeout=600)
     took = time.monotonic() - t0
     assert "stored the null results" in p.stderr, p.stderr
     assert counts(gpuvet.db)[2] == 180000
-    assert took < within(30), took
+    assert took < 15 * tenth, (took, tenth)
 
 
 def test_a_claim_left_by_a_killed_writer_is_given_back(kept):

@@ -3,6 +3,7 @@ HTTP GETs), moto's S3 server with IAM authentication on (SigV4 GET,
 multipart PUT, wrong keys) and a fault-injecting server (503s, resets,
 slow answers).  Nothing here talks to any other address."""
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -264,3 +265,25 @@ def test_redirect_names_the_region(gpuvet):
     assert r.status == "failed"
     assert "http 301" in r.reason and "AWS_REGION" in r.reason
     assert r.metrics["objstore.retries"] == 0  # not retried
+
+
+def test_a_completion_the_server_takes_long_to_answer_is_waited_for_not_sent_twice(gpuvet, moto):
+    """CompleteMultipartUpload answered only after 25 s of silence (longer than the quick profile's 10 s
+    low-speed limit; a server assembling a large object under load, as moto did in make test beside busy
+    loops): the bench waits for it within its deadline.  Before, the silence was cut as a stall and the
+    completion sent again while the first was still assembling: moto failed both (http 500, retries
+    exhausted) and the bench failed."""
+    here = Path(__file__).resolve().parent.parent / "servers" / "fault_proxy.py"
+    pr = subprocess.Popen([sys.executable, str(here), "--target", moto.endpoint, "--fault", "slow-complete",
+                           "--delay", "25", "--lifetime", "300"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(pr.stdout.readline())
+        loopback.wait_port(port, pr)
+        r = run_bench(gpuvet, "objstore", objstore_url="s3://gpuvet-bucket/data/big.bin",
+                      objstore_endpoint=f"http://127.0.0.1:{port}", env=aws_env(moto))
+    finally:
+        pr.kill()
+        pr.wait()
+    assert r.status == "ok", r
+    assert r.metrics["objstore.put.gbps"] > 0 and r.metrics["objstore.errors"] == 0, r.metrics
+    assert r.params["objstore.put.gbps"]["seconds"] >= 25, r.params["objstore.put.gbps"]

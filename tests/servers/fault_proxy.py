@@ -7,6 +7,9 @@ contains --match (never on listings, HEADs or PUTs):
   --fault 503       answer 503 with S3's SlowDown XML
   --fault reset     send nothing, reset the connection (RST via SO_LINGER 0)
   --fault truncate  send the headers (the real Content-Length) and half the body, then close
+  --fault slow-complete  (POSTs of an upload, i.e. CompleteMultipartUpload, not GETs) forward it, then
+                    stay silent for --delay seconds before answering, as a server assembling a
+                    large object does
   --times N         misbehave on the first N matching requests only (default: always)
 
 It prints its port on stdout once listening and exits by itself after
@@ -33,6 +36,8 @@ def make_handler(a, state):
             pass
 
         def _faulty(self):
+            if a.fault == "slow-complete":
+                return self.command == "POST" and "uploadId=" in self.path
             if self.command != "GET" or "list-type" in self.path or a.match not in self.path:
                 return False
             with state["lock"]:
@@ -72,6 +77,8 @@ def make_handler(a, state):
                 return
             self.truncate_now = faulty and a.fault == "truncate"
             status, headers, data = self._forward()
+            if faulty and a.fault == "slow-complete":
+                time.sleep(a.delay)
             self.send_response(status)
             for k, v in headers:
                 if k.lower() != "content-length":
@@ -96,7 +103,8 @@ def make_handler(a, state):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--target", required=True)
-    ap.add_argument("--fault", choices=["503", "reset", "truncate"], required=True)
+    ap.add_argument("--fault", choices=["503", "reset", "truncate", "slow-complete"], required=True)
+    ap.add_argument("--delay", type=float, default=0)
     ap.add_argument("--match", default="")
     ap.add_argument("--times", type=int, default=-1)
     ap.add_argument("--lifetime", type=float, default=300)
