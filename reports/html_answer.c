@@ -128,14 +128,10 @@ static void run_words(FILE *f, const struct run_sum *r, const struct standing *s
 	fputs(")", f);
 }
 
-/*
- * A run as the answer reads it: the typed run, derived (held in memory, or loaded from the store), and
- * the document judge/standing.h reads its standing and verdicts from (written out from the typed run).
- */
+/* A run as the answer reads it: the typed run, derived (held in memory, or loaded from the store). */
 struct answer_run {
 	struct fprun *run;       /* NULL when it cannot be loaded */
 	int owned;
-	json_t *doc;
 };
 
 static void answer_load(const struct rdoc *d, const struct run_sum *r, struct answer_run *a)
@@ -147,19 +143,16 @@ static void answer_load(const struct rdoc *d, const struct run_sum *r, struct an
 		a->owned = 1;
 	else
 		a->run = NULL;
-	if (a->run)
-		a->doc = fprun_to_json(a->run);
 }
 
 static void answer_free(struct answer_run *a)
 {
-	json_decref(a->doc);
 	if (a->owned)
 		fprun_free(a->run);
 }
 
 /* r's standing under the page's policy; a run that cannot be loaded stands as not judged. */
-static void answer_standing(const struct report_page *pg, json_t *fp, struct standing *st)
+static void answer_standing(const struct report_page *pg, struct fprun *fp, struct standing *st)
 {
 	if (!fp || standing_of(pg->policy, fp, st)) {
 		memset(st, 0, sizeof *st);
@@ -301,7 +294,7 @@ void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg)
 		return;
 	}
 	answer_load(d, pg->top, &a);
-	answer_standing(pg, a.doc, &st);
+	answer_standing(pg, a.run, &st);
 	headline_of(f, "h1", pg->top, &st);
 	standing_free(&st);
 	answer_free(&a);
@@ -462,23 +455,22 @@ static void policy_words(FILE *f, const char *name, const char *source, const ch
 }
 
 /* The verdicts this page does not stand on: another policy's, an imported one, one without a digest. */
-static void verdict_history(FILE *f, const json_t *fp, const char *digest)
+static void verdict_history(FILE *f, const struct fprun *fp, const char *digest)
 {
-	json_t *v;
-	size_t i;
 	int n = 0;
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
+	for (size_t i = 0; i < fp->nverdicts; i++) {
+		const struct fp_verdict *v = &fp->verdicts[i];
 		if (standing_verdict_is_of(v, digest))
 			continue;
 		fputs(n++ ? "; " : "<p class=\"muted history\">History, not this page's verdict: ", f);
-		html_esc(f, verdict_words(rep_jstr(v, "verdict")));
+		html_esc(f, verdict_words(v->verdict));
 		fputs(" by ", f);
-		policy_words(f, rep_jstr(v, "policy"), rep_jstr(v, "policy_source"), rep_jstr(v, "policy_digest"));
-		if (json_is_true(json_object_get(v, "imported")))
+		policy_words(f, v->policy, v->source, v->digest);
+		if (v->imported)
 			fputs(", imported (judged elsewhere)", f);
-		if (rep_jstr(v, "at")) {
+		if (v->at) {
 			fputs(", ", f);
-			html_esc(f, rep_jstr(v, "at"));
+			html_esc(f, v->at);
 		}
 	}
 	if (n)
@@ -486,10 +478,10 @@ static void verdict_history(FILE *f, const json_t *fp, const char *digest)
 }
 
 /* The page's policy's verdict on the run: recorded here, or previewed and said not to be recorded. */
-static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const struct standing *st,
+static void answer_verdict(FILE *f, const struct run_sum *r, const struct fprun *fp, const struct standing *st,
 			   const struct policy *p)
 {
-	json_t *v = st->verdict;
+	const struct fp_verdict *v = st->verdict;
 
 	if (st->kind == STANDING_NO_GPU) {
 		fputs("<p>No GPU measured: ", f);
@@ -498,21 +490,21 @@ static void answer_verdict(FILE *f, const struct run_sum *r, json_t *fp, const s
 		if (v) {
 			char why[768];
 			fputs("<p class=\"why\">", f);
-			rep_badge(f, rep_jstr(v, "verdict"));   /* the verdict's word, then by whom */
+			rep_badge(f, v->verdict);   /* the verdict's word, then by whom */
 			fputs(" by ", f);
 			policy_words(f, p->name, p->source, p->digest);
 			fputs(": ", f);
-			html_esc(f, accept_reason_sentence(json_object_get(v, "detail"), rep_jstr(v, "verdict"), why, sizeof why));
+			html_esc(f, accept_reason_sentence(st->detail, v->verdict, why, sizeof why));
 			fputs(".</p>\n", f);
 		}
 	} else if (v) {
 		fputs("<p>", f);
-		rep_badge(f, rep_jstr(v, "verdict"));
+		rep_badge(f, v->verdict);
 		fputs(" by ", f);
 		policy_words(f, p->name, p->source, p->digest);
-		if (rep_jstr(v, "at")) {
+		if (v->at) {
 			fputs(", ", f);
-			html_esc(f, rep_jstr(v, "at"));
+			html_esc(f, v->at);
 		}
 		fputs(".</p>\n<p class=\"why\">Why: ", f);   /* in one sentence, as judge/accept.h words it for the CLI */
 		html_esc(f, st->reason);
@@ -536,7 +528,7 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct report_page *p
 	struct standing st;
 
 	answer_load(d, r, &a);
-	answer_standing(pg, a.doc, &st);
+	answer_standing(pg, a.run, &st);
 	if (!first) {
 		headline_of(f, "h2", r, &st);
 		fputc('\n', f);
@@ -561,7 +553,7 @@ static int answer_run(FILE *f, const struct rdoc *d, const struct report_page *p
 		standing_free(&st);
 		return 0;
 	}
-	answer_verdict(f, r, a.doc, &st, pg->policy);
+	answer_verdict(f, r, a.run, &st, pg->policy);
 	fputs("<ul class=\"facts\">\n", f);
 	fact_gemm(f, r, a.run);
 	fact_copies(f, r, a.run);
@@ -586,7 +578,7 @@ static void newer_without_gpu(FILE *f, const struct rdoc *d, const struct report
 		return;
 	r = &d->runs[nw];
 	answer_load(d, r, &a);
-	answer_standing(pg, a.doc, &st);
+	answer_standing(pg, a.run, &st);
 	fprintf(f, "<p class=\"muted\" id=\"no-gpu-run\">The newest run, <a href=\"#run-%lld\">run %lld</a>",
 		(long long)r->id, (long long)r->id);
 	if (r->host) {

@@ -3,6 +3,8 @@
 #include "common/ident.h"
 #include "judge/flags.h"
 #include "judge/standing.h"
+#include "judge/derive.h"
+#include "results/fprun.h"
 
 #include <math.h>
 #include <string.h>
@@ -105,9 +107,14 @@ void summary_print(const json_t *fp, FILE *f)
 void summary_standing(const json_t *fp, FILE *f)
 {
 	struct standing st;
-	if (standing_of(NULL, fp, &st))
+	struct fprun *r = derive_from_json(fp);   /* decoded once; the standing reads its fields */
+	if (!r)
+		r = fprun_new();   /* not a fingerprint: a run of nothing (no GPU visible) */
+	if (standing_of(NULL, r, &st)) {
+		fprun_free(r);
 		return;
-	long long id = (long long)json_integer_value(json_object_get(json_object_get(fp, "run"), "id"));
+	}
+	long long id = r->run.id;
 	if (st.kind == STANDING_NO_GPU)
 		fprintf(f, "\nNo GPU measured on this machine: %s; nothing for a GPU policy to judge.\n", st.reason);
 	else if (st.kind >= STANDING_WOULD_ACCEPT)
@@ -116,4 +123,5 @@ void summary_standing(const json_t *fp, FILE *f)
 			st.kind == STANDING_WOULD_ACCEPT ? "accepted" : st.kind == STANDING_WOULD_REJECT ? "rejected" :
 			"unmeasurable", st.reason, id);
 	standing_free(&st);
+	fprun_free(r);
 }
