@@ -9,7 +9,8 @@
  * small (METRIC_LOW_SPREAD: GEMM, device memory, pinned copies), or one whose
  * row's params say it was measured more than once (best_of, passes or reps of
  * 2 or more: host memory bandwidth, /dev/shm staging); never a figure taken
- * once (JPEG decode, fio, object store).  Which way is better comes from the
+ * once (JPEG decode, fio, object store), nor a bandwidth whose arrays fit in
+ * the last-level cache (in_cache).  Which way is better comes from the
  * bench's row: throughputs (METRIC_RANKABLE) and latencies in us or ms
  * (METRIC_LOWER_IS_BETTER); a per-GPU metric is reduced to the node's worst
  * GPU (a synchronous step waits for it).
@@ -59,11 +60,24 @@ static long repeated(const json_t *params)
 	return 1;
 }
 
-/* A figure the straggler analysis may judge: its noise is known to be small, or it was measured more than once. */
+/*
+ * A memory-bandwidth row whose arrays were smaller than the last-level cache (its params say array_bytes and
+ * llc_bytes): it measured the cache as much as the memory, and what it reads depends on what else shares that
+ * cache at the moment (4 ranks of one test machine read 2.5 and 34 GB/s for the same copy, #56).
+ */
+static int in_cache(const json_t *params)
+{
+	const json_t *a = json_object_get(params, "array_bytes"), *l = json_object_get(params, "llc_bytes");
+	return json_is_number(a) && json_is_number(l) && json_number_value(a) < json_number_value(l);
+}
+
+/* A figure the straggler analysis may judge: its noise is known to be small, or it was measured more than once
+ * and not inside a cache it shares. */
 static int quiet(const char *name, const json_t *row)
 {
 	const struct metric_info *mi = metric_info_find(name);
-	return (mi && (mi->flags & METRIC_LOW_SPREAD)) || repeated(json_object_get(row, "params")) >= 2;
+	const json_t *params = json_object_get(row, "params");
+	return (mi && (mi->flags & METRIC_LOW_SPREAD)) || (repeated(params) >= 2 && !in_cache(params));
 }
 
 static struct gv_cluster_metric *find_metric(struct gv_cluster_node *n, const char *name)

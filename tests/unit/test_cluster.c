@@ -213,6 +213,13 @@ static void test_node_metrics(void)
 	CHECK(metric(&n, "host.membw.copy.gbps") && metric(&n, "host.staging.shm.gbps"));
 	CHECK(metric(&n, "host.decode.images_per_s") == NULL);
 	CHECK(isnan(metric(&n, "host.staging.shm.gbps")->remeasured));
+	/* arrays smaller than the last-level cache: the figure read the cache, whatever shared it then (#56) */
+	json_t *cp = json_object_get(json_array_get(rows, json_array_size(rows) - 3), "params");
+	json_object_set_new(cp, "array_bytes", json_integer(43 << 20));
+	json_object_set_new(cp, "llc_bytes", json_integer(300 << 20));
+	CHECK(cluster_node_metrics(fp, &n) == 0 && metric(&n, "host.membw.copy.gbps") == NULL);
+	json_object_set_new(cp, "array_bytes", json_integer(1200 << 20));
+	CHECK(cluster_node_metrics(fp, &n) == 0 && metric(&n, "host.membw.copy.gbps") != NULL);
 	json_t *empty = json_object();
 	CHECK(cluster_node_metrics(empty, &n) == 0 && n.nmetrics == 0);
 	json_decref(empty);
