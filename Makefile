@@ -91,7 +91,7 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a tests/unit/t.h
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgpuvet.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuvet.a $(LDLIBS)
 

@@ -11,6 +11,7 @@
 #include "common/gpus.h"
 #include "common/util.h"
 #include "tests/unit/t.h"
+#include "tests/unit/fixture_t.h"
 
 #include <jansson.h>
 
@@ -18,27 +19,9 @@
 
 static json_t *load(const char *file)
 {
-	char path[512];
-	json_error_t err;
-	snprintf(path, sizeof path, FIXDIR "%s", file);
-	json_t *j = json_load_file(path, 0, &err);
-	if (!j)
-		fprintf(stderr, "cannot load %s: %s\n", path, err.text);
-	return j;
+	return t_load(FIXDIR, file);
 }
 
-static const json_t *find_flag(const json_t *flags, const char *code, int gpu)
-{
-	size_t i;
-	json_t *f;
-	json_array_foreach(flags, i, f) {
-		json_t *g = json_object_get(json_object_get(f, "evidence"), "gpu");
-		if (!strcmp(json_string_value(json_object_get(f, "code")), code) &&
-		    (gpu == -2 || (json_is_integer(g) && json_integer_value(g) == gpu)))
-			return f;
-	}
-	return NULL;
-}
 
 static void test_fixture_cases(void)
 {
@@ -59,7 +42,7 @@ static void test_fixture_cases(void)
 		json_array_foreach(json_object_get(c, "expect"), j, e) {
 			const char *code = json_string_value(json_object_get(e, "code"));
 			int gpu = (int)json_integer_value(json_object_get(e, "gpu"));
-			const json_t *f = find_flag(flags, code, gpu);
+			const json_t *f = t_find_flag(flags, code, gpu);
 			if (!f) {
 				fprintf(stderr, "%s: expected %s on gpu %d\n", file, code, gpu);
 				char *d = json_dumps(flags, JSON_COMPACT);
@@ -75,7 +58,7 @@ static void test_fixture_cases(void)
 			}
 		}
 		json_array_foreach(json_object_get(c, "absent"), j, e) {
-			const json_t *f = find_flag(flags, json_string_value(e), -2);
+			const json_t *f = t_find_flag(flags, json_string_value(e), -2);
 			if (f)
 				fprintf(stderr, "%s: unexpected %s: %s\n", file, json_string_value(e),
 					json_string_value(json_object_get(f, "message")));
@@ -93,7 +76,7 @@ static void test_combined_mask_evidence(void)
 	json_t *fp = load("combined_all_throttles.json");
 	CHECK(fp);
 	json_t *flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "THROTTLE_HW", 0);
+	const json_t *f = t_find_flag(flags, "THROTTLE_HW", 0);
 	CHECK(f);
 	json_t *rs = json_object_get(json_object_get(f, "evidence"), "reason_seconds");
 	CHECK_NEAR(json_number_value(json_object_get(rs, "hw_power_brake")), 20, 1e-9);
@@ -110,7 +93,7 @@ static void test_decay_evidence_numbers(void)
 	json_t *fp = load("clock_decay_25.1pct.json");
 	CHECK(fp);
 	json_t *flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "CLOCK_DECAY", 0);
+	const json_t *f = t_find_flag(flags, "CLOCK_DECAY", 0);
 	CHECK(f);
 	json_t *e = json_object_get(f, "evidence");
 	CHECK_NEAR(json_number_value(json_object_get(e, "first")), 1980, 1e-6);
@@ -208,8 +191,8 @@ static void test_out_of_range_numbers(void)
 					"points", 1.0, 1e300));
 	json_t *flags = flags_compute(fp);
 	CHECK(json_is_array(flags));
-	const json_t *ecc = find_flag(flags, "ECC_ERRORS", 0), *run_xid = find_flag(flags, "XID", 0),
-		     *log_xid = find_flag(flags, "XID", -1);
+	const json_t *ecc = t_find_flag(flags, "ECC_ERRORS", 0), *run_xid = t_find_flag(flags, "XID", 0),
+		     *log_xid = t_find_flag(flags, "XID", -1);
 	CHECK(ecc != NULL);
 	CHECK(run_xid && !strcmp(json_string_value(json_object_get(run_xid, "severity")), "critical"));
 	CHECK(run_xid && json_array_size(json_object_get(json_object_get(run_xid, "evidence"), "codes")) == 0);
@@ -232,7 +215,7 @@ static void test_power_limit_below_tdp(void)
 				json_array_set_new(pt, 1, json_real(500.0));
 		}
 	json_t *flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "THROTTLE_POWER", 0);
+	const json_t *f = t_find_flag(flags, "THROTTLE_POWER", 0);
 	CHECK(f);
 	const struct gpu_ref *ref = gpu_ref_find("H100-SXM");
 	/* 500 W < 0.90 x 700 W with the reference row; without it, no TDP to compare: info */
@@ -259,7 +242,7 @@ static int contention_with_batch_spread(double bs)
 		}
 	}
 	json_t *flags = flags_compute(fp);
-	int hit = find_flag(flags, "CONTENTION", -2) != NULL;
+	int hit = t_find_flag(flags, "CONTENTION", -2) != NULL;
 	json_decref(flags);
 	json_decref(fp);
 	return hit;

@@ -19,6 +19,7 @@
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"
+#include "tests/unit/fixture_t.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -27,13 +28,7 @@
 
 static json_t *load(const char *file)
 {
-	char path[512];
-	json_error_t err;
-	snprintf(path, sizeof path, GPUDIR "%s", file);
-	json_t *j = json_load_file(path, 0, &err);
-	if (!j)
-		fprintf(stderr, "cannot load %s: %s\n", path, err.text);
-	return j;
+	return t_load(GPUDIR, file);
 }
 
 /* Drops every metric named name (all GPUs); returns how many went. */
@@ -49,18 +44,6 @@ static int drop_metric(json_t *fp, const char *name)
 	return n;
 }
 
-static const json_t *find_flag(const json_t *flags, const char *code, int gpu)
-{
-	size_t i;
-	json_t *f;
-	json_array_foreach(flags, i, f) {
-		json_t *g = json_object_get(json_object_get(f, "evidence"), "gpu");
-		if (!strcmp(json_string_value(json_object_get(f, "code")), code) &&
-		    (gpu == -2 || (json_is_integer(g) && json_integer_value(g) == gpu)))
-			return f;
-	}
-	return NULL;
-}
 
 static int has_signal(const json_t *flag, const char *signal)
 {
@@ -96,7 +79,7 @@ static void test_contention_without_foreign(void)
 		/* the capture did see the other process: the edit removes real evidence */
 		CHECK(drop_metric(fp, "soak.foreign_procs.count") == 2);
 		json_t *flags = flags_compute(fp);
-		const json_t *f = find_flag(flags, "CONTENTION", -1);
+		const json_t *f = t_find_flag(flags, "CONTENTION", -1);
 		if (!f)
 			fprintf(stderr, "%s: no CONTENTION without foreign\n", shared_runs[i]);
 		CHECK(f);
@@ -115,11 +98,11 @@ static void test_contention_without_foreign(void)
 			continue;
 		drop_metric(fp, "soak.foreign_procs.count");
 		json_t *flags = flags_compute(fp);
-		if (find_flag(flags, "CONTENTION", -2) || find_flag(flags, "BELOW_REFERENCE", -2))
+		if (t_find_flag(flags, "CONTENTION", -2) || t_find_flag(flags, "BELOW_REFERENCE", -2))
 			fprintf(stderr, "%s: flagged: %s\n", clean_runs[i], json_dumps(flags, JSON_COMPACT));
-		CHECK(!find_flag(flags, "CONTENTION", -2));
-		CHECK(!find_flag(flags, "BELOW_REFERENCE", -2));
-		CHECK(!find_flag(flags, "NODE_OUTLIER", -2) && !find_flag(flags, "DATA_CORRUPTION", -2));
+		CHECK(!t_find_flag(flags, "CONTENTION", -2));
+		CHECK(!t_find_flag(flags, "BELOW_REFERENCE", -2));
+		CHECK(!t_find_flag(flags, "NODE_OUTLIER", -2) && !t_find_flag(flags, "DATA_CORRUPTION", -2));
 		json_decref(flags);
 		json_decref(fp);
 	}
@@ -131,13 +114,13 @@ static void test_contention_with_foreign_and_switch(void)
 	json_t *fp = load("h100-2026-11-22/light-tenant/duty0.25-1.json");
 	CHECK(fp);
 	json_t *flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "CONTENTION", -1);
+	const json_t *f = t_find_flag(flags, "CONTENTION", -1);
 	CHECK(f && has_signal(f, "foreign") && has_signal(f, "jitter"));
 	CHECK(f && !strcmp(json_string_value(json_object_get(f, "severity")), "critical"));
 	json_decref(flags);
 	setenv("GPUVET_TEST_HIDE_FOREIGN", "1", 1);
 	flags = flags_compute(fp);
-	f = find_flag(flags, "CONTENTION", -1);
+	f = t_find_flag(flags, "CONTENTION", -1);
 	CHECK(f && !has_signal(f, "foreign") && has_signal(f, "efficiency"));
 	CHECK(f && json_is_true(json_object_get(json_object_get(f, "evidence"), "foreign_hidden")));
 	unsetenv("GPUVET_TEST_HIDE_FOREIGN");
@@ -202,12 +185,12 @@ static void test_even_tenant_seen_twice(void)
 	drop_metric(fp, "soak.foreign_procs.count");
 	drop_burst_gemm(fp);
 	json_t *flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "CONTENTION", -1);
+	const json_t *f = t_find_flag(flags, "CONTENTION", -1);
 	CHECK(!f || has_signal(f, "jitter") || has_signal(f, "dips"));   /* without the window: only if unsteady */
 	json_decref(flags);
 	add_window(fp, 342.0, 698.0, 1400.0);
 	flags = flags_compute(fp);
-	f = find_flag(flags, "CONTENTION", -1);
+	f = t_find_flag(flags, "CONTENTION", -1);
 	CHECK(f && has_signal(f, "window") && has_signal(f, "efficiency"));
 	CHECK(f && !strcmp(json_string_value(json_object_get(f, "severity")), "critical"));
 	json_decref(flags);
@@ -220,7 +203,7 @@ static void test_even_tenant_seen_twice(void)
 	drop_burst_gemm(fp);
 	add_window(fp, 684.0, 698.0, 1400.0);
 	flags = flags_compute(fp);
-	CHECK(!find_flag(flags, "CONTENTION", -2));
+	CHECK(!t_find_flag(flags, "CONTENTION", -2));
 	json_decref(flags);
 	json_decref(fp);
 }
@@ -245,7 +228,7 @@ static void test_window_threshold_edges(void)
 		const json_t *st = fpq_metric(fp, "host.cpu_steal.pct", -1);
 		json_object_set_new((json_t *)st, "value", json_real(FLAG_CONTENTION_STEAL_PCT));   /* a second kind */
 		json_t *flags = flags_compute(fp);
-		const json_t *c = find_flag(flags, "CONTENTION", -1);
+		const json_t *c = t_find_flag(flags, "CONTENTION", -1);
 		CHECK(side ? !(c && has_signal(c, "window")) : (c && has_signal(c, "window")));
 		json_decref(flags);
 		json_decref(fp);
@@ -258,13 +241,13 @@ static void test_efficiency_needs_company(void)
 	CHECK(fp);
 	scale_series(fp, "soak.tflops", 0.85);
 	json_t *flags = flags_compute(fp);
-	CHECK(!find_flag(flags, "CONTENTION", -2));
+	CHECK(!t_find_flag(flags, "CONTENTION", -2));
 	json_decref(flags);
 	const json_t *st = fpq_metric(fp, "host.cpu_steal.pct", -1);
 	CHECK(st);
 	json_object_set_new((json_t *)st, "value", json_real(FLAG_CONTENTION_STEAL_PCT));
 	flags = flags_compute(fp);
-	const json_t *f = find_flag(flags, "CONTENTION", -1);
+	const json_t *f = t_find_flag(flags, "CONTENTION", -1);
 	CHECK(f && has_signal(f, "efficiency") && has_signal(f, "steal"));
 	CHECK(f && !strcmp(json_string_value(json_object_get(f, "severity")), "critical"));
 	json_decref(flags);
@@ -282,7 +265,7 @@ static void test_power_capped_gpu_is_not_shared(void)
 	const json_t *st = fpq_metric(fp, "host.cpu_steal.pct", -1);
 	json_object_set_new((json_t *)st, "value", json_real(3.0));
 	json_t *flags = flags_compute(fp);
-	CHECK(!find_flag(flags, "CONTENTION", -2));
+	CHECK(!t_find_flag(flags, "CONTENTION", -2));
 	json_decref(flags);
 	json_decref(fp);
 }
@@ -332,10 +315,10 @@ static void test_node_outlier(void)
 		const char *why;
 		CHECK(flags_measurable(fp, "NODE_OUTLIER", &why) == 1);
 		json_t *flags = flags_compute(fp);
-		const json_t *f = find_flag(flags, "NODE_OUTLIER", 3);
+		const json_t *f = t_find_flag(flags, "NODE_OUTLIER", 3);
 		int others = 0;
 		for (int g = 0; g < 8; g++)
-			others += g != 3 && find_flag(flags, "NODE_OUTLIER", g) != NULL;
+			others += g != 3 && t_find_flag(flags, "NODE_OUTLIER", g) != NULL;
 		CHECK(others == 0);
 		if (!cases[i].sev) {
 			CHECK(!f);
@@ -371,24 +354,24 @@ static void test_passive_health(void)
 	/* the capture as it is: ECC on, no nvlink (one GPU in a VM), one vbios, no xid history */
 	json_t *fp = load("h100-2026-11-22/standard-profile.json");
 	json_t *flags = flags_compute(fp);
-	CHECK(!find_flag(flags, "ECC_DISABLED", -2) && !find_flag(flags, "NVLINK_DEGRADED", -2) &&
-	      !find_flag(flags, "FIRMWARE_MISMATCH", -2) && !find_flag(flags, "XID", -2));
+	CHECK(!t_find_flag(flags, "ECC_DISABLED", -2) && !t_find_flag(flags, "NVLINK_DEGRADED", -2) &&
+	      !t_find_flag(flags, "FIRMWARE_MISMATCH", -2) && !t_find_flag(flags, "XID", -2));
 	json_decref(flags);
 	/* ECC off, then an ECC change waiting for a reboot */
 	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "current", json_string("disabled"));
 	flags = flags_compute(fp);
-	CHECK_STR(sev_of(find_flag(flags, "ECC_DISABLED", 0)), "warning");
+	CHECK_STR(sev_of(t_find_flag(flags, "ECC_DISABLED", 0)), "warning");
 	json_decref(flags);
 	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "current", json_string("enabled"));
 	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "pending", json_string("disabled"));
 	flags = flags_compute(fp);
-	CHECK(find_flag(flags, "ECC_DISABLED", 0));
+	CHECK(t_find_flag(flags, "ECC_DISABLED", 0));
 	json_decref(flags);
 	json_object_set_new(json_object_get(gpu_of(fp, 0), "ecc"), "pending", json_string("enabled"));
 	/* a lone GPU with its links down has no peers: no flag */
 	json_object_set_new(gpu_of(fp, 0), "nvlink", json_pack("{s:i,s:i}", "links", 18, "links_active", 0));
 	flags = flags_compute(fp);
-	CHECK(!find_flag(flags, "NVLINK_DEGRADED", -2));
+	CHECK(!t_find_flag(flags, "NVLINK_DEGRADED", -2));
 	json_decref(flags);
 	/* XIDs are measurable from the kernel log alone, without the soak */
 	const char *why;
@@ -413,7 +396,7 @@ static void test_passive_health(void)
 		json_object_set_new(json_object_get(fp, "inventory"), "xid_history",
 				    json_pack("{s:s,s:[o],s:n}", "source", "/dev/kmsg", "events", ev, "error"));
 		flags = flags_compute(fp);
-		const json_t *f = find_flag(flags, "XID", 0);
+		const json_t *f = t_find_flag(flags, "XID", 0);
 		if (!xs[i].sev)
 			CHECK(!f);
 		else
@@ -430,10 +413,10 @@ static void test_passive_health(void)
 			"crc_data", 0));
 	json_object_set_new(gpu_of(fp, 6), "vbios", json_string("96.00.DA.00.0D"));
 	flags = flags_compute(fp);
-	CHECK_STR(sev_of(find_flag(flags, "NVLINK_DEGRADED", 5)), "critical");
-	CHECK_STR(sev_of(find_flag(flags, "NVLINK_DEGRADED", 2)), "warning");
-	CHECK(!find_flag(flags, "NVLINK_DEGRADED", 0));   /* replay errors alone are routine */
-	const json_t *fw = find_flag(flags, "FIRMWARE_MISMATCH", -1);
+	CHECK_STR(sev_of(t_find_flag(flags, "NVLINK_DEGRADED", 5)), "critical");
+	CHECK_STR(sev_of(t_find_flag(flags, "NVLINK_DEGRADED", 2)), "warning");
+	CHECK(!t_find_flag(flags, "NVLINK_DEGRADED", 0));   /* replay errors alone are routine */
+	const json_t *fw = t_find_flag(flags, "FIRMWARE_MISMATCH", -1);
 	CHECK_STR(sev_of(fw), "warning");
 	CHECK(fw && strstr(json_string_value(json_object_get(fw, "message")), "96.00.DA.00.0D"));
 	json_decref(flags);
@@ -461,7 +444,7 @@ static void test_data_corruption(void)
 		const char *why;
 		CHECK(flags_measurable(fp, "DATA_CORRUPTION", &why) == 1);
 		json_t *flags = flags_compute(fp);
-		const json_t *f = find_flag(flags, "DATA_CORRUPTION", 0);
+		const json_t *f = t_find_flag(flags, "DATA_CORRUPTION", 0);
 		if (!mism) {
 			CHECK(!f);
 		} else {
@@ -575,7 +558,7 @@ static void test_clean_captures_above_the_reference_line(void)
 			CHECK(v >= FLAG_REF_ACHIEVABLE_FRAC * r);
 		}
 		json_t *flags = flags_compute(fp);
-		CHECK(!find_flag(flags, "BELOW_REFERENCE", -2));
+		CHECK(!t_find_flag(flags, "BELOW_REFERENCE", -2));
 		json_decref(flags);
 		json_decref(fp);
 	}

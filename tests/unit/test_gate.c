@@ -12,18 +12,16 @@
 #include "judge/policy.h"
 #include "judge/flags.h"
 #include "tests/unit/t.h"
+#include "tests/unit/fixture_t.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 
 static json_t *clean(void)
 {
-	json_error_t err;
-	json_t *fp = json_load_file("tests/fixtures/flags/clean.json", 0, &err);
-	if (!fp) {
-		fprintf(stderr, "cannot load clean.json: %s\n", err.text);
+	json_t *fp = t_load("tests/fixtures/flags/", "clean.json");
+	if (!fp)
 		return json_object();
-	}
 	/* what the default policy also needs: the memcpy rows, at good values */
 	json_array_append_new(json_object_get(fp, "benches"),
 		json_pack("{s:s,s:s,s:n,s:f,s:{}}", "name", "memcpy", "status", "ok", "reason", "duration_s", 5.0, "config"));

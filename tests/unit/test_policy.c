@@ -9,6 +9,7 @@
 #include "results/fpq.h"
 #include "common/gpus.h"
 #include "tests/unit/t.h"
+#include "tests/unit/fixture_t.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -17,13 +18,7 @@
 
 static json_t *load(const char *file)
 {
-	char path[512];
-	json_error_t err;
-	snprintf(path, sizeof path, FIXDIR "%s", file);
-	json_t *j = json_load_file(path, 0, &err);
-	if (!j)
-		fprintf(stderr, "cannot load %s: %s\n", path, err.text);
-	return j;
+	return t_load(FIXDIR, file);
 }
 
 static void set_metric(json_t *fp, const char *name, int gpu, double v)

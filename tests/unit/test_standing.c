@@ -11,18 +11,16 @@
 #include "judge/derive.h"
 #include "results/fprun.h"
 #include "tests/unit/t.h"
+#include "tests/unit/fixture_t.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 
 static json_t *clean(void)
 {
-	json_error_t err;
-	json_t *fp = json_load_file("tests/fixtures/flags/clean.json", 0, &err);
-	if (!fp) {
-		fprintf(stderr, "cannot load clean.json: %s\n", err.text);
+	json_t *fp = t_load("tests/fixtures/flags/", "clean.json");
+	if (!fp)
 		return json_object();
-	}
 	return fp;
 }
 
