@@ -100,49 +100,62 @@ void report_sum_add_verdict(struct run_sum *r, struct rep_strs *strs, const char
 	r->verdict_at = dupn(at);
 }
 
-static void run_sum_init(struct run_sum *r, struct rep_strs *strs, json_t *fp)
+/*
+ * A verdict's first failed check, named by its flag, else its metric; a copy,
+ * or NULL.  The detail is the verdict's own text in the typed run, parsed here
+ * for this one question.
+ */
+static char *first_failed(const char *detail)
 {
-	json_t *run = json_object_get(fp, "run"), *v;
-	size_t i;
+	json_t *det = detail ? json_loads(detail, 0, NULL) : NULL;
+	json_t *e = json_array_get(json_object_get(det, "failed"), 0);
+	const char *what = rep_jstr(e, "flag") ? rep_jstr(e, "flag") : rep_jstr(e, "metric");
+	char *out = dupn(what);
+	json_decref(det);
+	return out;
+}
+
+/* The verdict that stands for the run (report_sum_add_verdict chose it by time), or NULL. */
+static const struct fp_verdict *standing_verdict(const struct run_sum *r, const struct fprun *fp)
+{
+	for (size_t i = 0; i < fp->nverdicts; i++) {
+		const struct fp_verdict *v = &fp->verdicts[i];
+		if (!v->imported && r->verdict_at && v->at && !strcmp(r->verdict_at, v->at))
+			return v;
+	}
+	return NULL;
+}
+
+/* A run's summary from its typed run (report_render's runs in memory), as report_load.c makes one from its row. */
+static void run_sum_init(struct run_sum *r, struct rep_strs *strs, const struct fprun *fp)
+{
+	const struct fp_head *h = &fp->run;
 
 	memset(r, 0, sizeof *r);
-	v = json_object_get(run, "id");
-	r->id = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
-	r->uuid = dupn(rep_jstr(run, "uuid"));
-	r->status = rep_strs_get(strs, rep_jstr(run, "status"));
-	r->profile = rep_strs_get(strs, rep_jstr(run, "profile"));
-	r->version = rep_strs_get(strs, rep_jstr(run, "gpuvet_version"));
-	r->host = rep_strs_get(strs, rep_jstr(run, "hostname"));
-	r->provider = rep_strs_get(strs, rep_jstr(run, "provider"));
-	r->itype = rep_strs_get(strs, rep_jstr(run, "instance_type"));
-	r->region = rep_strs_get(strs, rep_jstr(run, "region"));
-	r->gpu_model = rep_strs_get(strs, rep_jstr(run, "gpu_model"));
-	r->started = dupn(rep_jstr(run, "started_at"));
-	v = json_object_get(run, "gpu_count");
-	r->gpu_count = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+	r->id = h->id;
+	r->uuid = dupn(h->uuid);
+	r->status = rep_strs_get(strs, h->status);
+	r->profile = rep_strs_get(strs, h->profile);
+	r->version = rep_strs_get(strs, h->version);
+	r->host = rep_strs_get(strs, h->hostname);
+	r->provider = rep_strs_get(strs, h->provider);
+	r->itype = rep_strs_get(strs, h->instance_type);
+	r->region = rep_strs_get(strs, h->region);
+	r->gpu_model = rep_strs_get(strs, h->gpu_model);
+	r->started = dupn(h->started_at);
+	r->gpu_count = h->gpu_count > 0 ? h->gpu_count : 0;
 	report_sum_init_run(r, strs);
 
-	json_array_foreach(json_object_get(fp, "metrics"), i, v) {
-		json_t *g = json_object_get(v, "gpu");
-		if (json_is_integer(g) && json_integer_value(g) == -1)
-			report_sum_add_metric(r, rep_jstr(v, "name"), rep_jnum(v, "value"));
-	}
-	json_array_foreach(json_object_get(fp, "benches"), i, v)
-		report_sum_add_bench(r, rep_jstr(v, "status"));
-	json_array_foreach(json_object_get(fp, "flags"), i, v)
-		report_sum_add_flag(r, rep_jstr(v, "code"), rep_jstr(v, "severity"));
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v)
-		if (!json_is_true(json_object_get(v, "imported")))   /* an imported verdict is history, not the run's */
-			report_sum_add_verdict(r, strs, rep_jstr(v, "verdict"), rep_jstr(v, "policy"), rep_jstr(v, "at"));
-	json_array_foreach(json_object_get(fp, "verdicts"), i, v) {
-		const char *code = rep_jstr(json_array_get(json_object_get(json_object_get(v, "detail"), "tolerated"), 0),
-					    "flag");
-		if (code && !json_is_true(json_object_get(v, "imported")) && r->verdict_at && rep_jstr(v, "at") &&
-		    !strcmp(r->verdict_at, rep_jstr(v, "at")) && !strcmp(rep_jstr(v, "verdict"), "accept")) {
-			free(r->tolerated);
-			r->tolerated = dupn(code);
-		}
-	}
+	for (size_t i = 0; i < fp->nmetrics; i++)
+		if (fp->metrics[i].gpu == -1)
+			report_sum_add_metric(r, fp->metrics[i].name, fp->metrics[i].value);
+	for (size_t i = 0; i < fp->nbenches; i++)
+		report_sum_add_bench(r, fp->benches[i].status);
+	for (size_t i = 0; i < fp->nflags; i++)
+		report_sum_add_flag(r, fp->flags[i].code, fp->flags[i].severity);
+	for (size_t i = 0; i < fp->nverdicts; i++)
+		if (!fp->verdicts[i].imported)   /* an imported verdict is history, not the run's */
+			report_sum_add_verdict(r, strs, fp->verdicts[i].verdict, fp->verdicts[i].policy, fp->verdicts[i].at);
 }
 
 void report_run_sum_free(struct run_sum *r)
@@ -151,7 +164,6 @@ void report_run_sum_free(struct run_sum *r)
 	free(r->started);
 	free(r->verdict_at);
 	free(r->flags);
-	free(r->tolerated);
 	fprun_free(r->fp);
 }
 
@@ -239,22 +251,16 @@ static void now_iso(char *buf, size_t size)
 	gv_iso8601((long)time(NULL), buf, size);
 }
 
-/* Why runs were rejected, from the fingerprints in memory: each rejected run's latest verdict's first failed check. */
-static void reasons_mem(struct rdoc *d, json_t *const *fps, size_t n)
+/* Why runs were rejected, from the runs in memory: each rejected run's standing verdict's first failed check. */
+static void reasons_mem(struct rdoc *d)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < d->n; i++) {
 		const struct run_sum *r = &d->runs[i];
-		json_t *vs = json_object_get(fps[i], "verdicts"), *v, *fail;
-		size_t j, k;
-		const char *what = NULL;
+		size_t k;
 		if (!r->verdict || strcmp(r->verdict, "reject"))
 			continue;
-		json_array_foreach(vs, j, v)   /* the run's verdict: its latest judged here (report_sum_add_verdict) */
-			if (!json_is_true(json_object_get(v, "imported")) && r->verdict_at && rep_jstr(v, "at") &&
-			    !strcmp(rep_jstr(v, "at"), r->verdict_at)) {
-				fail = json_array_get(json_object_get(json_object_get(v, "detail"), "failed"), 0);
-				what = rep_jstr(fail, "flag") ? rep_jstr(fail, "flag") : rep_jstr(fail, "metric");
-			}
+		const struct fp_verdict *v = standing_verdict(r, r->fp);
+		char *what = v ? first_failed(v->detail) : NULL;
 		for (k = 0; k < d->nreasons && strcmp(d->reasons[k].what, what ? what : "?"); k++)
 			;
 		if (k == d->nreasons && k < sizeof d->reasons / sizeof d->reasons[0]) {
@@ -265,6 +271,7 @@ static void reasons_mem(struct rdoc *d, json_t *const *fps, size_t n)
 			d->reasons[k].runs++;
 			d->reasons[k].example = r->id > d->reasons[k].example ? r->id : d->reasons[k].example;
 		}
+		free(what);
 	}
 }
 
@@ -280,12 +287,15 @@ int report_render(const struct report_input *in, FILE *out)
 	d.strs = rep_strs_new();
 	rep_agg_init(&d.agg, d.strs, in->detail_per_sku, in->detail_max);
 	for (size_t i = 0; i < d.n; i++) {
-		run_sum_init(&d.runs[i], d.strs, in->fps[i]);
-		d.runs[i].fp = derive_from_json(in->fps[i]);   /* decoded once and derived, as a stored run is loaded */
+		struct fprun *fp = derive_from_json(in->fps[i]);   /* decoded once and derived, as a stored run is loaded */
+		if (!fp)
+			fp = fprun_new();   /* not an object: a run with nothing in it, summarised as such */
+		run_sum_init(&d.runs[i], d.strs, fp);
+		d.runs[i].fp = fp;
 		d.runs[i].detail = in->detail ? in->detail[i] : 0;
 		rep_agg_add(&d.agg, &d.runs[i], i);
 	}
-	reasons_mem(&d, in->fps, in->n_fps);
+	reasons_mem(&d);
 	report_pick_detail(&d.agg, d.runs, d.n);
 	rep_agg_medians_mem(&d.agg, d.runs, d.n, 1);   /* the fleet is these runs */
 	rep_agg_note_detail(&d.agg, d.runs, d.n);

@@ -41,7 +41,6 @@ struct run_sum {
 	const char *status, *profile, *version, *host, *provider, *itype, *region, *gpu_model;
 	const char *sku, *verdict, *policy;
 	char *flags;             /* "CODE:severity CODE:severity" */
-	char *tolerated;         /* the critical flag its verdict accepted despite (judge/policy_flags.c), or NULL */
 	int gpu_count, nflag[3];  /* critical, warning, info */
 	int nb_ok, nb_skip, nb_fail;
 	double head[N_HEAD];

@@ -71,7 +71,6 @@ static void sum_from_row(struct run_sum *r, struct rep_strs *strs, const struct 
 		r->verdict = rep_strs_get(strs, row->verdict);
 		r->policy = rep_strs_get(strs, row->policy);
 		r->verdict_at = dupn(row->verdict_at);
-		r->tolerated = dupn(row->tolerated);
 	} else {
 		r->uuid = (char *)x->uuid;
 		r->started = (char *)x->started_at;

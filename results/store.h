@@ -230,7 +230,6 @@ struct store_report_run {
 	const char *flags;        /* "CODE:severity ..." as raised, NULL for none */
 	int benches_ok, benches_skipped, benches_failed;   /* benches but the harness */
 	const char *verdict, *policy, *verdict_at;   /* the latest judged here (not imported), or NULL */
-	const char *tolerated;    /* with ids only: the flag an accept at verdict_at tolerated, or NULL */
 	const double *head;
 	size_t nhead;
 };

@@ -41,7 +41,7 @@ static const char *verdict_where(struct store *s, int v, char *buf, size_t size)
 }
 
 /*
- * Columns 0-11 the run's (struct store_run_row); then benches, flags, verdict, policy, at, tolerated, the headline
+ * Columns 0-11 the run's (struct store_run_row); then benches, flags, verdict, policy, at, the headline
  * values: of the run ?1 (by_id), else of every run in started order, its columns only (the rest NULL).
  */
 static char *report_run_sql(struct store *s, size_t nnames, int by_id)
@@ -50,7 +50,7 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 	const char *head_ix = v >= 3 ? " INDEXED BY metrics_head" : "";
 	char *heads, *sql, vw[128];
 	if (!by_id)   /* the rest is read in run-id order (store_each_report_fact), never a seek per run */
-		return gv_asprintf("SELECT " STORE_RUN_COLS ", NULL, NULL, NULL, NULL, NULL, NULL FROM runs r%s"
+		return gv_asprintf("SELECT " STORE_RUN_COLS ", NULL, NULL, NULL, NULL, NULL FROM runs r%s"
 				   " ORDER BY r.started_at, r.id", v >= 4 ? " INDEXED BY runs_list" : "");
 	heads = gv_strdup("");
 	for (size_t i = 0; i < nnames; i++) {
@@ -65,14 +65,10 @@ static char *report_run_sql(struct store *s, size_t nnames, int by_id)
 		"  sum(b.status NOT IN ('ok', 'skipped'))) FROM benches b WHERE b.run_id = r.id AND b.name <> 'harness'),"
 		" (SELECT group_concat(c, ' ') FROM (SELECT f.code || ':' || f.severity AS c FROM flags f"
 		"  WHERE f.run_id = r.id ORDER BY f.id)),"
-		" v.verdict, v.policy, v.at, %s%s"
+		" v.verdict, v.policy, v.at%s"
 		" FROM runs r LEFT JOIN verdicts v ON v.id = (SELECT id FROM verdicts WHERE run_id = r.id%s"
 		"  ORDER BY at DESC, id DESC LIMIT 1)"
 		" WHERE r.id = ?1",
-		/* an accept at the run's verdict time that tolerated a critical flag (the last stored) */
-		v >= 6 ? "(SELECT json_extract(t.detail, '$.tolerated[0].flag') FROM verdicts t WHERE t.run_id = r.id"
-			 " AND t.imported = 0 AND t.verdict = 'accept' AND t.at = v.at AND json_valid(t.detail)"
-			 " AND json_array_length(t.detail, '$.tolerated') > 0 ORDER BY t.id DESC LIMIT 1)" : "NULL",
 		heads, verdict_where(s, v, vw, sizeof vw));
 	free(heads);
 	return sql;
@@ -92,13 +88,12 @@ static int report_row(sqlite3_stmt *st, size_t nnames, double *head, store_repor
 		.verdict = (const char *)sqlite3_column_text(st, 14),
 		.policy = (const char *)sqlite3_column_text(st, 15),
 		.verdict_at = (const char *)sqlite3_column_text(st, 16),
-		.tolerated = (const char *)sqlite3_column_text(st, 17),
 		.head = head,
 		.nhead = nnames,
 	};
 	bench_counts((const char *)sqlite3_column_text(st, 12), &r);
 	for (size_t i = 0; i < nnames; i++)
-		head[i] = sqlite3_column_type(st, 18 + (int)i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 18 + (int)i);
+		head[i] = sqlite3_column_type(st, 17 + (int)i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 17 + (int)i);
 	return fn(ud, &r);
 }
 

@@ -391,6 +391,44 @@ static void test_render_ranking_order(void)
 	json_decref(fps[0]);
 }
 
+/* The fleet's "Rejected for" from runs in memory: each rejected run's standing verdict's first failed check (a
+ * flag, else a metric), read from the typed run; an imported verdict is history and an accept no reason. */
+static void test_render_reject_reasons(void)
+{
+	static const char *const fail[4] = { "{\"failed\":[{\"flag\":\"XID\"}]}", "{\"failed\":[{\"metric\":\"gemm.bf16.tflops\"}]}",
+					     "{\"failed\":[{\"flag\":\"XID\"}]}", NULL };
+	json_t *fps[4];
+	char started[32];
+	for (int i = 0; i < 4; i++) {
+		snprintf(started, sizeof started, "2026-11-%02dT00:00:00Z", i + 1);
+		fps[i] = fp_make(i + 1, "p5.48xlarge", started, 0);
+		json_t *vs = json_object_get(fps[i], "verdicts");
+		json_array_clear(vs);
+		json_array_append_new(vs, json_pack("{s:s,s:s,s:s,s:o}", "verdict", fail[i] ? "reject" : "accept", "policy",
+						    "default", "at", started, "detail",
+						    json_loads(fail[i] ? fail[i] : "{\"failed\":[]}", 0, NULL)));
+	}
+	/* run 4's newest verdict is an imported reject: history, not its standing, so no reason */
+	json_array_append_new(json_object_get(fps[3], "verdicts"),
+			      json_pack("{s:s,s:s,s:s,s:b,s:{s:[{s:s}]}}", "verdict", "reject", "policy", "default", "at",
+					"2026-11-30T00:00:00Z", "imported", 1, "detail", "failed", "flag", "ECC_ERRORS"));
+	struct report_input in = { .fps = fps, .n_fps = 4, .generated_at = "x" };
+	int rc;
+	char *out = render(&in, &rc), *why = out ? between(out, "<p>Rejected for: ", "</p>") : NULL;
+	CHECK(rc == 0);
+	CHECK(why != NULL);
+	if (why) {
+		CHECK(strstr(why, "<code>XID</code> on") != NULL);
+		CHECK(strstr(why, "<code>gemm.bf16.tflops</code> on") != NULL);
+		CHECK(strstr(why, "ECC_ERRORS") == NULL && strstr(why, "<code>?</code>") == NULL);
+		CHECK(strstr(why, "XID</code> on <a") != NULL && strstr(why, ">2 runs<") != NULL);
+	}
+	free(why);
+	free(out);
+	for (int i = 0; i < 4; i++)
+		json_decref(fps[i]);
+}
+
 static void test_render_write_error(void)
 {
 	json_t *fps[1] = { fp_make(1, "x", "2026-11-21T04:00:00Z", 1) };
@@ -536,4 +574,4 @@ static void test_report_write_store(void)
 TEST_MAIN(T(test_escape_text), T(test_escape_invalid_utf8_and_controls), T(test_escape_json),
 	  T(test_utf8_len), T(test_sha256_vectors), T(test_svg_helpers), T(test_svg_refs_and_log_axis), T(test_svg_line_chart), T(test_svg_bar_chart),
 	  T(test_render_escapes_and_csp), T(test_render_detail_rule), T(test_render_ranking_order),
-	  T(test_render_write_error), T(test_report_write_store))
+	  T(test_render_write_error), T(test_render_reject_reasons), T(test_report_write_store))
