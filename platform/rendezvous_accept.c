@@ -150,13 +150,15 @@ static void pend_add(struct rdzv *r, int fd, const char *addr)
 	size_t n = 0;
 	if (gv_random_bytes(p->nonce, sizeof p->nonce) == 0)
 		n = rdzv_wire_challenge(p->nonce, r->token[0] != '\0', line, sizeof line);
+	/* the clock before the challenge leaves: the peer's reading, taken once it has the challenge, is never
+	 * earlier, however long this process waits for its core after the write (the skew's bound holds) */
+	p->sent_at = rdzv_wall();
 	if (!n || rdzv_write_all(fd, line, n, 0, why, sizeof why)) {
 		gv_debug("rendezvous: connection from %s dropped: %s", addr, n ? why : "no random nonce");
 		close(fd);
 		return;
 	}
 	p->since_ms = rdzv_now_ms();
-	p->sent_at = rdzv_wall();
 	r->npend++;
 }
 
