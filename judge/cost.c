@@ -33,17 +33,30 @@ static int fp16_stand_in(const json_t *row)
 	return ref && !(ref->peak_tflops[GPU_BF16] > 0) && ref->peak_tflops[GPU_FP16] > 0;
 }
 
+/* A run's type and profile: texts kept once in the runs' pool (a fleet of a million runs has a few dozen). */
 struct runrec {
 	int64_t id;
-	char *provider, *itype, *profile, *region;
+	const char *provider, *itype, *profile;
 };
 
 struct runs {
 	int64_t *has;           /* runs with the GEMM metric, in run order */
-	size_t nhas;
+	size_t nhas, caphas;
 	struct runrec *r;
-	size_t n;
+	size_t n, cap;
+	char **pool;            /* open addressing, a power of two: each distinct text once */
+	size_t npool, cappool;
+	int64_t *out;           /* the GEMM ranking's left-out runs, sorted */
+	size_t nout;
 	const char *region;
+};
+
+/* What cost_compute reads from the store: the rankings and the runs, once for any jobs of the same options. */
+struct cost_basis {
+	struct figs f;
+	struct runs r;
+	const char *metric;
+	int fp8;
 };
 
 static double num(const json_t *o, const char *k)
@@ -62,16 +75,21 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The ranking of one figure per GPU; NULL (err set) when nothing ranks. */
-static json_t *rank_of(struct store *s, const struct cost_opts *o, const char *metric, int estimates, char *err,
-		       size_t errlen)
+/* The ranking options of one figure per GPU. */
+static struct rank_opts rank_opts_of(const struct cost_opts *o, const char *metric, int estimates)
 {
-	struct rank_opts ro = { .metric = metric, .market = o->market, .region = o->region, .per = "gpu",
-				.include_estimates = estimates, .include_flagged = o->include_flagged,
-				.max_age_days = o->max_age_days, .estimates_max = o->estimates_max,
-				.left_out_max = o->left_out_max };
+	return (struct rank_opts){ .metric = metric, .market = o->market, .region = o->region, .per = "gpu",
+				   .include_estimates = estimates, .include_flagged = o->include_flagged,
+				   .max_age_days = o->max_age_days, .estimates_max = o->estimates_max,
+				   .left_out_max = o->left_out_max };
+}
+
+/* The ranking of one figure over the gathered runs (g NULL: read alone); NULL (err set) when nothing ranks. */
+static json_t *rank_of(struct store *s, const struct rank_gather *g, const struct rank_opts *ro, char *err, size_t errlen)
+{
 	json_t *r = NULL;
-	return rank_compute(s, &ro, &r, err, errlen) < 0 ? NULL : r;
+	int rc = g ? rank_compute_gathered(s, g, ro, &r, err, errlen) : rank_compute(s, ro, &r, err, errlen);
+	return rc < 0 ? NULL : r;
 }
 
 /* The row of res for the same type and profile as row; NULL when none. */
@@ -193,10 +211,40 @@ static int take_has(void *ud, int64_t run, const char *name, double v, const cha
 	(void)name;
 	(void)unit;
 	if (isfinite(v) && (!r->nhas || r->has[r->nhas - 1] != run)) {
-		r->has = gv_realloc(r->has, (r->nhas + 1) * sizeof *r->has);
+		if (r->nhas == r->caphas) {
+			r->caphas = r->caphas ? 2 * r->caphas : 1024;
+			r->has = gv_realloc(r->has, r->caphas * sizeof *r->has);
+		}
 		r->has[r->nhas++] = run;
 	}
 	return 0;
+}
+
+/* s kept once in the runs' pool. */
+static const char *pooled(struct runs *r, const char *s)
+{
+	if (2 * (r->npool + 1) > r->cappool) {
+		size_t cap = r->cappool ? 2 * r->cappool : 64;
+		char **slot = gv_calloc(cap, sizeof *slot);
+		for (size_t i = 0; i < r->cappool; i++)
+			if (r->pool[i]) {
+				size_t h = gv_hash_str(r->pool[i]) & (cap - 1);
+				while (slot[h])
+					h = (h + 1) & (cap - 1);
+				slot[h] = r->pool[i];
+			}
+		free(r->pool);
+		r->pool = slot;
+		r->cappool = cap;
+	}
+	size_t h = gv_hash_str(s) & (r->cappool - 1);
+	while (r->pool[h] && strcmp(r->pool[h], s))
+		h = (h + 1) & (r->cappool - 1);
+	if (!r->pool[h]) {
+		r->pool[h] = gv_strdup(s);
+		r->npool++;
+	}
+	return r->pool[h];
 }
 
 static int take_run(void *ud, const struct store_run_row *x)
@@ -204,11 +252,13 @@ static int take_run(void *ud, const struct store_run_row *x)
 	struct runs *r = ud;
 	if (!x->provider || !x->instance_type || (r->region && !same(x->region, r->region)))
 		return 0;
-	r->r = gv_realloc(r->r, (r->n + 1) * sizeof *r->r);
-	r->r[r->n++] = (struct runrec){ .id = x->id, .provider = gv_strdup(x->provider),
-					.itype = gv_strdup(x->instance_type),
-					.profile = gv_strdup(x->profile ? x->profile : "unknown"),
-					.region = x->region ? gv_strdup(x->region) : NULL };
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->r = gv_realloc(r->r, r->cap * sizeof *r->r);
+	}
+	r->r[r->n++] = (struct runrec){ .id = x->id, .provider = pooled(r, x->provider),
+					.itype = pooled(r, x->instance_type),
+					.profile = pooled(r, x->profile ? x->profile : "unknown") };
 	return 0;
 }
 
@@ -224,37 +274,38 @@ static int has_run(const struct runs *r, int64_t id)
 	return r->nhas && bsearch(&id, r->has, r->nhas, sizeof *r->has, cmp_id) != NULL;
 }
 
-static int left_out(const json_t *gemm, int64_t id)
+/* The GEMM ranking's left-out runs (rank's left_out list), sorted once for lookups. */
+static void left_out_ids(struct runs *r, const json_t *gemm)
 {
+	const json_t *lo = json_object_get(gemm, "left_out"), *x;
 	size_t i;
-	json_t *x;
-	json_array_foreach(json_object_get(gemm, "left_out"), i, x)
-		if (json_integer_value(json_object_get(x, "run")) == id)
-			return 1;
-	return 0;
+	r->out = gv_malloc((json_array_size(lo) + 1) * sizeof *r->out);
+	json_array_foreach(lo, i, x)
+		r->out[r->nout++] = (int64_t)json_integer_value(json_object_get(x, "run"));
+	qsort(r->out, r->nout, sizeof *r->out, cmp_id);
 }
 
-/* The ids of the runs a measured row's median is of. */
-static json_t *run_ids(const struct runs *r, const json_t *row, const json_t *gemm)
+/* The ids of the runs a measured row's median is of (the row's texts compared as the pool's: one copy each). */
+static json_t *run_ids(const struct runs *r, const json_t *row)
 {
 	json_t *ids = json_array();
+	const char *prov = str(row, "provider"), *it = str(row, "instance_type"), *prof = str(row, "profile");
 	for (size_t i = 0; i < r->n; i++)
-		if (same(r->r[i].provider, str(row, "provider")) && same(r->r[i].itype, str(row, "instance_type")) &&
-		    same(r->r[i].profile, str(row, "profile")) && has_run(r, r->r[i].id) && !left_out(gemm, r->r[i].id))
+		if (same(r->r[i].provider, prov) && same(r->r[i].itype, it) && same(r->r[i].profile, prof) &&
+		    has_run(r, r->r[i].id) &&
+		    !(r->nout && bsearch(&r->r[i].id, r->out, r->nout, sizeof *r->out, cmp_id)))
 			json_array_append_new(ids, json_integer(r->r[i].id));
 	return ids;
 }
 
 static void runs_free(struct runs *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->r[i].provider);
-		free(r->r[i].itype);
-		free(r->r[i].profile);
-		free(r->r[i].region);
-	}
+	for (size_t i = 0; i < r->cappool; i++)
+		free(r->pool[i]);
+	free(r->pool);
 	free(r->r);
 	free(r->has);
+	free(r->out);
 }
 
 /* json_real, or null for what is not a finite number */
@@ -357,7 +408,7 @@ static json_t *row_json(const struct cost_opts *c, const json_t *row, const stru
 	const struct gpu_ref *ref = gpu_ref_find(str(row, "gpu_model"));
 	j.arch = cost_arch_of(ref ? ref->key : str(row, "gpu_model"));
 	cost_predict(&j, &h, &p);
-	json_t *ids = est ? json_array() : run_ids(r, row, f->gemm);
+	json_t *ids = est ? json_array() : run_ids(r, row);
 	char basis[800];
 	basis_of(row, ids, in, basis, sizeof basis);
 	stack_basis(&j, &p, basis, sizeof basis);
@@ -540,55 +591,94 @@ static int say_left_out(struct store *s, const struct cost_opts *o, json_t *res,
 	return 0;
 }
 
-int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen)
+static void figs_free(struct figs *f)
 {
-	const char *metric = o->job.fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
+	json_decref(f->gemm);
+	json_decref(f->d2d);
+	json_decref(f->busbw);
+	json_decref(f->h2d);
+	json_decref(f->fp16);
+}
+
+void cost_basis_free(struct cost_basis *b)
+{
+	if (!b)
+		return;
+	figs_free(&b->f);
+	runs_free(&b->r);
+	free(b);
+}
+
+int cost_basis_load(struct store *s, const struct cost_opts *o, struct cost_basis **out, char *err, size_t errlen)
+{
+	struct cost_basis *b = gv_calloc(1, sizeof *b);
 	char ignored[256];
-	struct figs f = { 0 };
-	struct runs r = { .region = o->region };
 	*out = NULL;
-	if (!(f.gemm = rank_of(s, o, metric, o->include_estimates, err, errlen)))
-		return -1;
-	f.d2d = rank_of(s, o, "memcpy.d2d.gbps", 0, ignored, sizeof ignored);
-	f.busbw = rank_of(s, o, "allreduce.busbw.gbps", 0, ignored, sizeof ignored);
-	f.h2d = rank_of(s, o, "memcpy.h2d.pinned.gbps", 0, ignored, sizeof ignored);
-	if (!o->job.fp8)
-		f.fp16 = rank_of(s, o, "gemm.fp16.tflops", o->include_estimates, ignored, sizeof ignored);
-	int bad = store_each_headline(s, &metric, 1, take_has, &r) || store_each_run_sku(s, take_run, &r);
-	if (r.nhas)
-		qsort(r.has, r.nhas, sizeof *r.has, cmp_id);
-	if (bad) {
-		snprintf(err, errlen, "%s", store_errmsg(s));
-		runs_free(&r);
-		json_decref(f.gemm);
-		json_decref(f.d2d);
-		json_decref(f.busbw);
-		json_decref(f.h2d);
-		json_decref(f.fp16);
+	b->fp8 = o->job.fp8;
+	b->metric = b->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
+	b->r.region = o->region;
+	/* the five figures' rankings over one read of the runs and their metric rows (rank_gather) */
+	const struct rank_opts ro[5] = { rank_opts_of(o, b->metric, o->include_estimates),
+					 rank_opts_of(o, "memcpy.d2d.gbps", 0), rank_opts_of(o, "allreduce.busbw.gbps", 0),
+					 rank_opts_of(o, "memcpy.h2d.pinned.gbps", 0),
+					 rank_opts_of(o, "gemm.fp16.tflops", o->include_estimates) };
+	struct rank_gather *g = rank_gather_new(s, ro, b->fp8 ? 4 : 5, ignored, sizeof ignored);
+	if (!(b->f.gemm = rank_of(s, g, &ro[0], err, errlen))) {
+		rank_gather_delete(g);
+		free(b);
 		return -1;
 	}
+	b->f.d2d = rank_of(s, g, &ro[1], ignored, sizeof ignored);
+	b->f.busbw = rank_of(s, g, &ro[2], ignored, sizeof ignored);
+	b->f.h2d = rank_of(s, g, &ro[3], ignored, sizeof ignored);
+	if (!b->fp8)
+		b->f.fp16 = rank_of(s, g, &ro[4], ignored, sizeof ignored);
+	rank_gather_delete(g);
+	if (store_each_headline(s, &b->metric, 1, take_has, &b->r) || store_each_run_sku(s, take_run, &b->r)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
+		cost_basis_free(b);
+		return -1;
+	}
+	if (b->r.nhas)
+		qsort(b->r.has, b->r.nhas, sizeof *b->r.has, cmp_id);
+	left_out_ids(&b->r, b->f.gemm);
+	*out = b;
+	return 0;
+}
+
+int cost_compute_on(struct store *s, const struct cost_basis *b, const struct cost_opts *o, json_t **out, char *err,
+		    size_t errlen)
+{
+	*out = NULL;
+	if (!b->fp8 != !o->job.fp8)
+		return gv_errf(err, errlen, "a job of another precision than the figures read for it");
 	json_t *res = json_object();
 	json_object_set_new(res, "job", job_json(o));
-	json_object_set_new(res, "metric", json_string(metric));
+	json_object_set_new(res, "metric", json_string(b->metric));
 	json_object_set_new(res, "market", json_string(o->market ? o->market : "on_demand"));
 	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
-	json_object_set_new(res, "rows", rows_of(o, &f, &r));
-	json_object_set_new(res, "unranked", unranked_json(json_object_get(f.gemm, "unranked"), o->job.fp8, f.fp16));
-	json_object_set_new(res, "unpriced", measured_unpriced(json_object_get(f.gemm, "unpriced")));
-	json_object_set(res, "runs_left_out", json_object_get(f.gemm, "runs_left_out"));
+	json_object_set_new(res, "rows", rows_of(o, &b->f, &b->r));
+	json_object_set_new(res, "unranked", unranked_json(json_object_get(b->f.gemm, "unranked"), o->job.fp8, b->f.fp16));
+	json_object_set_new(res, "unpriced", measured_unpriced(json_object_get(b->f.gemm, "unpriced")));
+	json_object_set(res, "runs_left_out", json_object_get(b->f.gemm, "runs_left_out"));
 	json_object_set_new(res, "constants", constants_json());
 	if (o->say_left_out && say_left_out(s, o, res, err, errlen) < 0) {
 		json_decref(res);
 		res = NULL;
 	}
-	runs_free(&r);
-	json_decref(f.gemm);
-	json_decref(f.d2d);
-	json_decref(f.busbw);
-	json_decref(f.h2d);
-	json_decref(f.fp16);
 	*out = res;
 	return res ? 0 : -1;
+}
+
+int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen)
+{
+	struct cost_basis *b = NULL;
+	*out = NULL;
+	if (cost_basis_load(s, o, &b, err, errlen))
+		return -1;
+	int rc = cost_compute_on(s, b, o, out, err, errlen);
+	cost_basis_free(b);
+	return rc;
 }
 
 /* A run's instance-level (gpu -1) value of a metric; NAN when it has none. */

@@ -37,6 +37,20 @@ struct cost_opts {
 int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char *err, size_t errlen);
 
 /*
+ * The same in two steps, for several jobs priced on one read of the store
+ * (the report's reference jobs): cost_basis_load reads the rankings and the
+ * runs for o's options (market, region, estimates, ages, bounds, the job's
+ * precision), cost_compute_on prices o's job on them.  Every o given to
+ * cost_compute_on must have the options the basis was loaded with; a job of
+ * another precision is refused.
+ */
+struct cost_basis;
+int cost_basis_load(struct store *s, const struct cost_opts *o, struct cost_basis **out, char *err, size_t errlen);
+int cost_compute_on(struct store *s, const struct cost_basis *b, const struct cost_opts *o, json_t **out, char *err,
+		    size_t errlen);
+void cost_basis_free(struct cost_basis *b);
+
+/*
  * The job on the machine of one run, a typed run derived (judge/derive.h:
  * derive_load_run for a stored one, derive_from_json for a document): its
  * own instance-level metric rows (GEMM of the job's dtype, D2D, all-reduce,
