@@ -38,28 +38,35 @@ static int job_of(size_t i, struct cost_opts *co)
 	return 0;
 }
 
-json_t *rep_workload_costs(struct store *s, const struct report_opts *o)
+/* The options every reference job shares: bounded as the page's rankings are, so its memory does not grow with
+ * the catalog; all three jobs are bf16, so one read of the store serves them. */
+static struct cost_opts base_opts(const struct report_opts *o)
+{
+	return (struct cost_opts){ .include_estimates = !o->no_estimates, .max_age_days = o->max_age_days,
+				   .estimates_max = REPORT_ESTIMATES_MAX, .left_out_max = -1 };
+}
+
+struct cost_basis *rep_workload_basis(struct store *s, const struct report_opts *o, char *err, size_t errlen)
+{
+	const struct cost_opts base = base_opts(o);
+	struct cost_basis *b = NULL;
+	return cost_basis_load(s, &base, &b, err, errlen) ? NULL : b;
+}
+
+json_t *rep_workload_costs(struct store *s, const struct report_opts *o, const struct cost_basis *b, const char *berr)
 {
 	json_t *out = json_array();
-	/* bounded as the page's rankings are: its memory does not grow with the catalog */
-	const struct cost_opts base = { .include_estimates = !o->no_estimates, .max_age_days = o->max_age_days,
-					.estimates_max = REPORT_ESTIMATES_MAX, .left_out_max = -1 };
-	struct cost_basis *b = NULL;
-	char berr[512] = "";
-	/* the jobs share their options (all bf16): the store's rankings and runs are read once for the three */
-	(void)cost_basis_load(s, &base, &b, berr, sizeof berr);
 	for (size_t i = 0; i < sizeof jobs / sizeof jobs[0]; i++) {
-		struct cost_opts co = base;
+		struct cost_opts co = base_opts(o);
 		char err[512] = "", cmd[256];
 		json_t *r = NULL;
 		snprintf(cmd, sizeof cmd, "gpuvet cost --model %s --task %s%s%s", jobs[i].model, cost_task_name(jobs[i].task),
 			 jobs[i].seq ? " --seq 8192" : "", o->no_estimates ? "" : " --estimates");
 		if (!b)
-			snprintf(err, sizeof err, "%s", berr);
+			snprintf(err, sizeof err, "%s", berr ? berr : "");
 		if (!b || job_of(i, &co) || cost_compute_on(s, b, &co, &r, err, sizeof err) < 0)
 			r = json_pack("{s:s}", "error", err[0] ? err : "no such preset");
 		json_array_append_new(out, json_pack("{s:s,s:s,s:o}", "label", jobs[i].label, "command", cmd, "result", r));
 	}
-	cost_basis_free(b);
 	return out;
 }

@@ -215,10 +215,13 @@ void report_pick_detail(struct rep_agg *a, struct run_sum *runs, size_t n);
 /* reports/report_rank.c: the rankings, their store reading started before the summaries' (a thread, a
  * connection of its own, on a file) and the rankings computed from it after them. */
 struct rank_gather;
+struct cost_basis;
 struct rep_rankings {
 	const struct report_opts *o;
 	struct store *conn;
 	struct rank_gather *g;
+	struct cost_basis *basis;   /* the reference jobs' figures (report_costs.c), read beside the summaries too */
+	char basis_err[512];
 	pthread_t th;
 	int threaded;
 	char err[256];
@@ -307,7 +310,10 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 /* The page's headline when the newest item of the store is the cluster run: its verdict and why; 1 said, 0 not. */
 int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* report_costs.c: [{"label", "command", "result": cost_compute's (or {"error"})}] for the reference jobs */
-json_t *rep_workload_costs(struct store *s, const struct report_opts *o);
+/* The figures the reference jobs are priced on, read from s once (NULL with err: none). */
+struct cost_basis *rep_workload_basis(struct store *s, const struct report_opts *o, char *err, size_t errlen);
+/* The jobs priced on b (NULL: each says berr). */
+json_t *rep_workload_costs(struct store *s, const struct report_opts *o, const struct cost_basis *b, const char *berr);
 /* html_answer.c */
 size_t rep_answer_targets(const struct rdoc *d, size_t *out, size_t max);
 void rep_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);

@@ -9,6 +9,7 @@
 #include "reports/report_int.h"
 #include "judge/policy.h"
 #include "judge/rank.h"
+#include "judge/cost.h"
 #include "pricing/catalog.h"
 #include "results/store.h"
 #include "results/fprun.h"
@@ -401,14 +402,15 @@ static int take_reason(void *ud, const char *reason, int64_t runs, int64_t newes
  * The newest cluster run (html_cluster.c; none: d->cluster NULL), why the page's policy rejected runs (the fleet
  * headline's reasons), the reference jobs priced (report_costs.c) and the prices; -1 with err when the first fails.
  */
-static int load_cluster_prices(struct store *s, const struct report_opts *o, struct rdoc *d, json_t **sources,
-			       char *price_err, size_t plen, char *err, size_t errlen)
+static int load_cluster_prices(struct store *s, const struct report_opts *o, const struct rep_rankings *ranks,
+			       struct rdoc *d, json_t **sources, char *price_err, size_t plen, char *err, size_t errlen)
 {
 	if (rep_cluster_load(s, d, err, errlen))
 		return -1;
 	if (store_reject_reasons(s, d->policy->digest, take_reason, d))   /* a page without them, said with -v */
 		gv_debug("report: %s", store_errmsg(s));
-	d->workloads = rep_workload_costs(s, o);   /* the first screen's jobs, as `gpuvet cost` prices them */
+	/* the first screen's jobs, as `gpuvet cost` prices them, on the figures read beside the summaries */
+	d->workloads = rep_workload_costs(s, o, ranks->basis, ranks->basis_err);
 	d->prices = load_prices(s, o->max_age_days, sources, price_err, plen);
 	d->price_sources = *sources;
 	d->prices_error = price_err[0] ? price_err : NULL;
@@ -467,7 +469,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
 	in_txn = store_read_begin(s);
-	if (load_cluster_prices(s, o, &d, &sources, price_err, sizeof price_err, err, errlen))
+	if (load_cluster_prices(s, o, &ranks, &d, &sources, price_err, sizeof price_err, err, errlen))
 		goto out;
 	gv_iso8601((long)time(NULL), now, sizeof now);
 	d.generated_at = now;
@@ -501,6 +503,7 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 out:
 	store_read_end(s, in_txn);
 	page_policy_end(s, builtin);
+	cost_basis_free(ranks.basis);
 	for (size_t i = 0; i < d.n; i++)
 		report_run_sum_free(&d.runs[i]);
 	free(d.runs);

@@ -15,6 +15,7 @@
 #include "reports/report_int.h"
 #include "reports/html.h"
 #include "judge/rank.h"
+#include "judge/cost.h"
 #include "results/store.h"
 #include "common/util.h"
 
@@ -175,6 +176,7 @@ static void *gather_main(void *arg)
 {
 	struct rep_rankings *r = arg;
 	r->g = gather_all(r->conn, r->o, r->err, sizeof r->err);
+	r->basis = rep_workload_basis(r->conn, r->o, r->basis_err, sizeof r->basis_err);
 	return NULL;
 }
 
@@ -200,8 +202,10 @@ static void gather_wait(struct rep_rankings *r, struct store *s)
 		pthread_join(r->th, NULL);
 	store_close(r->conn);
 	r->conn = NULL;
-	if (!r->threaded && s)
+	if (!r->threaded && s) {
 		r->g = gather_all(s, r->o, r->err, sizeof r->err);
+		r->basis = rep_workload_basis(s, r->o, r->basis_err, sizeof r->basis_err);
+	}
 	r->threaded = 0;
 }
 
@@ -210,6 +214,8 @@ void rep_rankings_drop(struct rep_rankings *r)
 	gather_wait(r, NULL);
 	rank_gather_delete(r->g);
 	r->g = NULL;
+	cost_basis_free(r->basis);
+	r->basis = NULL;
 }
 
 json_t *rep_rankings_finish(struct rep_rankings *r, struct store *s, const struct rdoc *d, char *why, size_t whylen)
