@@ -609,7 +609,18 @@ void cost_basis_free(struct cost_basis *b)
 	free(b);
 }
 
-int cost_basis_load(struct store *s, const struct cost_opts *o, struct cost_basis **out, char *err, size_t errlen)
+size_t cost_rank_opts(const struct cost_opts *o, struct rank_opts *ro)
+{
+	ro[0] = rank_opts_of(o, o->job.fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops", o->include_estimates);
+	ro[1] = rank_opts_of(o, "memcpy.d2d.gbps", 0);
+	ro[2] = rank_opts_of(o, "allreduce.busbw.gbps", 0);
+	ro[3] = rank_opts_of(o, "memcpy.h2d.pinned.gbps", 0);
+	ro[4] = rank_opts_of(o, "gemm.fp16.tflops", o->include_estimates);   /* bf16 jobs only */
+	return o->job.fp8 ? 4 : 5;
+}
+
+int cost_basis_load(struct store *s, const struct rank_gather *given, const struct cost_opts *o, struct cost_basis **out,
+		    char *err, size_t errlen)
 {
 	struct cost_basis *b = gv_calloc(1, sizeof *b);
 	char ignored[256];
@@ -618,22 +629,21 @@ int cost_basis_load(struct store *s, const struct cost_opts *o, struct cost_basi
 	b->metric = b->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
 	b->r.region = o->region;
 	/* the five figures' rankings over one read of the runs and their metric rows (rank_gather) */
-	const struct rank_opts ro[5] = { rank_opts_of(o, b->metric, o->include_estimates),
-					 rank_opts_of(o, "memcpy.d2d.gbps", 0), rank_opts_of(o, "allreduce.busbw.gbps", 0),
-					 rank_opts_of(o, "memcpy.h2d.pinned.gbps", 0),
-					 rank_opts_of(o, "gemm.fp16.tflops", o->include_estimates) };
-	struct rank_gather *g = rank_gather_new(s, ro, b->fp8 ? 4 : 5, ignored, sizeof ignored);
+	struct rank_opts ro[COST_RANKINGS];
+	size_t nro = cost_rank_opts(o, ro);
+	struct rank_gather *own = given ? NULL : rank_gather_new(s, ro, nro, ignored, sizeof ignored);
+	const struct rank_gather *g = given ? given : own;
 	if (!(b->f.gemm = rank_of(s, g, &ro[0], err, errlen))) {
-		rank_gather_delete(g);
+		rank_gather_delete(own);
 		free(b);
 		return -1;
 	}
 	b->f.d2d = rank_of(s, g, &ro[1], ignored, sizeof ignored);
 	b->f.busbw = rank_of(s, g, &ro[2], ignored, sizeof ignored);
 	b->f.h2d = rank_of(s, g, &ro[3], ignored, sizeof ignored);
-	if (!b->fp8)
+	if (nro > 4)
 		b->f.fp16 = rank_of(s, g, &ro[4], ignored, sizeof ignored);
-	rank_gather_delete(g);
+	rank_gather_delete(own);
 	if (store_each_headline(s, &b->metric, 1, take_has, &b->r) || store_each_run_sku(s, take_run, &b->r)) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		cost_basis_free(b);
@@ -674,7 +684,7 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 {
 	struct cost_basis *b = NULL;
 	*out = NULL;
-	if (cost_basis_load(s, o, &b, err, errlen))
+	if (cost_basis_load(s, NULL, o, &b, err, errlen))
 		return -1;
 	int rc = cost_compute_on(s, b, o, out, err, errlen);
 	cost_basis_free(b);

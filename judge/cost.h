@@ -45,7 +45,14 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
  * another precision is refused.
  */
 struct cost_basis;
-int cost_basis_load(struct store *s, const struct cost_opts *o, struct cost_basis **out, char *err, size_t errlen);
+struct rank_gather;
+struct rank_opts;
+/* The rankings a basis reads (COST_RANKINGS of them, the job's precision's first), for a caller's rank_gather. */
+#define COST_RANKINGS 5
+size_t cost_rank_opts(const struct cost_opts *o, struct rank_opts *ro);   /* ro: COST_RANKINGS of them */
+/* g: a gather of the store that holds cost_rank_opts' rankings (rank_gather_new), or NULL to read its own. */
+int cost_basis_load(struct store *s, const struct rank_gather *g, const struct cost_opts *o, struct cost_basis **out,
+		    char *err, size_t errlen);
 int cost_compute_on(struct store *s, const struct cost_basis *b, const struct cost_opts *o, json_t **out, char *err,
 		    size_t errlen);
 void cost_basis_free(struct cost_basis *b);

@@ -46,11 +46,18 @@ static struct cost_opts base_opts(const struct report_opts *o)
 				   .estimates_max = REPORT_ESTIMATES_MAX, .left_out_max = -1 };
 }
 
-struct cost_basis *rep_workload_basis(struct store *s, const struct report_opts *o, char *err, size_t errlen)
+size_t rep_workload_rank_opts(const struct report_opts *o, struct rank_opts *ro)
+{
+	const struct cost_opts base = base_opts(o);
+	return cost_rank_opts(&base, ro);
+}
+
+struct cost_basis *rep_workload_basis(struct store *s, const struct rank_gather *g, const struct report_opts *o,
+				      char *err, size_t errlen)
 {
 	const struct cost_opts base = base_opts(o);
 	struct cost_basis *b = NULL;
-	return cost_basis_load(s, &base, &b, err, errlen) ? NULL : b;
+	return cost_basis_load(s, g, &base, &b, err, errlen) ? NULL : b;
 }
 
 json_t *rep_workload_costs(struct store *s, const struct report_opts *o, const struct cost_basis *b, const char *berr)

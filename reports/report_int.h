@@ -215,6 +215,7 @@ void report_pick_detail(struct rep_agg *a, struct run_sum *runs, size_t n);
 /* reports/report_rank.c: the rankings, their store reading started before the summaries' (a thread, a
  * connection of its own, on a file) and the rankings computed from it after them. */
 struct rank_gather;
+struct rank_opts;
 struct cost_basis;
 struct rep_rankings {
 	const struct report_opts *o;
@@ -222,6 +223,8 @@ struct rep_rankings {
 	struct rank_gather *g;
 	struct cost_basis *basis;   /* the reference jobs' figures (report_costs.c), read beside the summaries too */
 	char basis_err[512];
+	int64_t machines;           /* the fleet's machines (store_report_machines), counted there too */
+	int machines_ok;            /* 1 when counted; 0: count them on the caller's connection */
 	pthread_t th;
 	int threaded;
 	char err[256];
@@ -310,8 +313,12 @@ void rep_section_cluster(FILE *f, const struct rdoc *d, const struct report_page
 /* The page's headline when the newest item of the store is the cluster run: its verdict and why; 1 said, 0 not. */
 int rep_cluster_headline(FILE *f, const struct rdoc *d, const struct report_page *pg);
 /* report_costs.c: [{"label", "command", "result": cost_compute's (or {"error"})}] for the reference jobs */
-/* The figures the reference jobs are priced on, read from s once (NULL with err: none). */
-struct cost_basis *rep_workload_basis(struct store *s, const struct report_opts *o, char *err, size_t errlen);
+/* The rankings the reference jobs read (COST_RANKINGS at most, into ro), for the page's one gather of the store. */
+size_t rep_workload_rank_opts(const struct report_opts *o, struct rank_opts *ro);
+/* The figures the reference jobs are priced on, read from s once, over the gather g when it holds them (NULL with
+ * err: none). */
+struct cost_basis *rep_workload_basis(struct store *s, const struct rank_gather *g, const struct report_opts *o,
+				      char *err, size_t errlen);
 /* The jobs priced on b (NULL: each says berr). */
 json_t *rep_workload_costs(struct store *s, const struct report_opts *o, const struct cost_basis *b, const char *berr);
 /* html_answer.c */

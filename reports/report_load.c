@@ -233,11 +233,14 @@ static void load_fleet(struct store *s, struct rdoc *d, const struct rep_facts *
 }
 
 /* The machines the runs were made on, for the fleet's heading (a machine vetted twice is two runs). */
-static int load_machines(struct store *s, struct rdoc *d)
+/* The fleet's machines for its heading: as the rankings' thread counted them, else counted here. */
+static int load_machines(struct store *s, const struct rep_rankings *ranks, struct rdoc *d, char *err, size_t errlen)
 {
-	int64_t n;
-	if (store_report_machines(s, &n))
+	int64_t n = ranks->machines;
+	if (!ranks->machines_ok && store_report_machines(s, &n)) {
+		snprintf(err, errlen, "%s", store_errmsg(s));
 		return -1;
+	}
 	d->agg.machines = (size_t)n;
 	return 0;
 }
@@ -268,8 +271,6 @@ static int load_all(struct store *s, struct rdoc *d)
 	if (!rc) {
 		load_fleet(s, d, &facts);
 		step_done("reading the soak values in order, for the fleet medians", &t0);
-		rc = load_machines(s, d);
-		step_done("counting the machines, for the fleet's heading", &t0);
 	}
 	rep_facts_free(&facts);
 	if (rc)
@@ -468,6 +469,8 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.rankings = rep_rankings_finish(&ranks, s, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
+	if (!o->n_run_ids && load_machines(s, &ranks, &d, err, errlen))   /* --run: the runs asked, not a fleet */
+		goto out;
 	in_txn = store_read_begin(s);
 	if (load_cluster_prices(s, o, &ranks, &d, &sources, price_err, sizeof price_err, err, errlen))
 		goto out;

@@ -165,10 +165,11 @@ static struct rank_opts report_rank_opts(const struct report_opts *o)
 static struct rank_gather *gather_all(struct store *s, const struct report_opts *o, char *err, size_t errlen)
 {
 	struct rank_job jobs[RANK_JOBS_MAX];
-	struct rank_opts ro = report_rank_opts(o), all[RANK_JOBS_MAX];
+	struct rank_opts ro = report_rank_opts(o), all[RANK_JOBS_MAX + COST_RANKINGS];
 	size_t n = ranking_jobs(jobs, &ro, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
 		all[i] = jobs[i].o;
+	n += rep_workload_rank_opts(o, all + n);   /* the reference jobs' figures from the same read */
 	return rank_gather_new(s, all, n, err, errlen);
 }
 
@@ -176,7 +177,8 @@ static void *gather_main(void *arg)
 {
 	struct rep_rankings *r = arg;
 	r->g = gather_all(r->conn, r->o, r->err, sizeof r->err);
-	r->basis = rep_workload_basis(r->conn, r->o, r->basis_err, sizeof r->basis_err);
+	r->basis = rep_workload_basis(r->conn, r->g, r->o, r->basis_err, sizeof r->basis_err);
+	r->machines_ok = !r->o->n_run_ids && store_report_machines(r->conn, &r->machines) == STORE_OK;
 	return NULL;
 }
 
@@ -204,7 +206,7 @@ static void gather_wait(struct rep_rankings *r, struct store *s)
 	r->conn = NULL;
 	if (!r->threaded && s) {
 		r->g = gather_all(s, r->o, r->err, sizeof r->err);
-		r->basis = rep_workload_basis(s, r->o, r->basis_err, sizeof r->basis_err);
+		r->basis = rep_workload_basis(s, r->g, r->o, r->basis_err, sizeof r->basis_err);
 	}
 	r->threaded = 0;
 }
