@@ -401,12 +401,14 @@ static int take_reason(void *ud, const char *reason, int64_t runs, int64_t newes
 
 /*
  * The newest cluster run (html_cluster.c; none: d->cluster NULL), why the page's policy rejected runs (the fleet
- * headline's reasons), the reference jobs priced (report_costs.c) and the prices; -1 with err when the first fails.
+ * headline's reasons), the reference jobs priced (report_costs.c) and the prices, after the fleet's machines; -1
+ * with err when the count or the cluster run fails.
  */
 static int load_cluster_prices(struct store *s, const struct report_opts *o, const struct rep_rankings *ranks,
 			       struct rdoc *d, json_t **sources, char *price_err, size_t plen, char *err, size_t errlen)
 {
-	if (rep_cluster_load(s, d, err, errlen))
+	if ((!o->n_run_ids && load_machines(s, ranks, d, err, errlen)) ||   /* --run: the runs asked, not a fleet */
+	    rep_cluster_load(s, d, err, errlen))
 		return -1;
 	if (store_reject_reasons(s, d->policy->digest, take_reason, d))   /* a page without them, said with -v */
 		gv_debug("report: %s", store_errmsg(s));
@@ -469,8 +471,6 @@ int report_write(struct store *s, const struct report_opts *o, FILE *out, char *
 	d.rankings = rep_rankings_finish(&ranks, s, &d, rank_why, sizeof rank_why);
 	d.rank_error = rank_why[0] ? rank_why : NULL;
 	step_done("ranking", &t0);
-	if (!o->n_run_ids && load_machines(s, &ranks, &d, err, errlen))   /* --run: the runs asked, not a fleet */
-		goto out;
 	in_txn = store_read_begin(s);
 	if (load_cluster_prices(s, o, &ranks, &d, &sources, price_err, sizeof price_err, err, errlen))
 		goto out;
