@@ -55,9 +55,14 @@ struct runs {
 struct cost_basis {
 	struct figs f;
 	struct runs r;
-	const char *metric;
 	int fp8;
 };
+
+/* The GEMM rate a job of this precision runs at. */
+static const char *gemm_metric(int fp8)
+{
+	return fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
+}
 
 static double num(const json_t *o, const char *k)
 {
@@ -285,7 +290,7 @@ static void left_out_ids(struct runs *r, const json_t *gemm)
 	qsort(r->out, r->nout, sizeof *r->out, cmp_id);
 }
 
-/* The ids of the runs a measured row's median is of (the row's texts compared as the pool's: one copy each). */
+/* The ids of the runs a measured row's median is of. */
 static json_t *run_ids(const struct runs *r, const json_t *row)
 {
 	json_t *ids = json_array();
@@ -611,7 +616,7 @@ void cost_basis_free(struct cost_basis *b)
 
 size_t cost_rank_opts(const struct cost_opts *o, struct rank_opts *ro)
 {
-	ro[0] = rank_opts_of(o, o->job.fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops", o->include_estimates);
+	ro[0] = rank_opts_of(o, gemm_metric(o->job.fp8), o->include_estimates);
 	ro[1] = rank_opts_of(o, "memcpy.d2d.gbps", 0);
 	ro[2] = rank_opts_of(o, "allreduce.busbw.gbps", 0);
 	ro[3] = rank_opts_of(o, "memcpy.h2d.pinned.gbps", 0);
@@ -626,7 +631,6 @@ int cost_basis_load(struct store *s, const struct rank_gather *given, const stru
 	char ignored[256];
 	*out = NULL;
 	b->fp8 = o->job.fp8;
-	b->metric = b->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
 	b->r.region = o->region;
 	/* the five figures' rankings over one read of the runs and their metric rows (rank_gather) */
 	struct rank_opts ro[COST_RANKINGS];
@@ -644,7 +648,8 @@ int cost_basis_load(struct store *s, const struct rank_gather *given, const stru
 	if (nro > 4)
 		b->f.fp16 = rank_of(s, g, &ro[4], ignored, sizeof ignored);
 	rank_gather_delete(own);
-	if (store_each_headline(s, &b->metric, 1, take_has, &b->r) || store_each_run_sku(s, take_run, &b->r)) {
+	const char *metric = gemm_metric(b->fp8);
+	if (store_each_headline(s, &metric, 1, take_has, &b->r) || store_each_run_sku(s, take_run, &b->r)) {
 		snprintf(err, errlen, "%s", store_errmsg(s));
 		cost_basis_free(b);
 		return -1;
@@ -664,7 +669,7 @@ int cost_compute_on(struct store *s, const struct cost_basis *b, const struct co
 		return gv_errf(err, errlen, "a job of another precision than the figures read for it");
 	json_t *res = json_object();
 	json_object_set_new(res, "job", job_json(o));
-	json_object_set_new(res, "metric", json_string(b->metric));
+	json_object_set_new(res, "metric", json_string(gemm_metric(b->fp8)));
 	json_object_set_new(res, "market", json_string(o->market ? o->market : "on_demand"));
 	json_object_set_new(res, "region", o->region ? json_string(o->region) : json_null());
 	json_object_set_new(res, "rows", rows_of(o, &b->f, &b->r));
@@ -702,7 +707,7 @@ int cost_of_run(struct fprun *r, const struct cost_job *j, struct cost_hw *h, st
 		size_t whylen)
 {
 	const struct gpu_ref *ref = r->d.done && r->d.model_state == FP_MODEL_RESOLVED ? r->d.model : NULL;
-	const char *metric = j->fp8 ? "gemm.fp8.tflops" : "gemm.bf16.tflops";
+	const char *metric = gemm_metric(j->fp8);
 	double mem = r->inv.ngpus ? r->inv.gpus[0].memory_bytes : NAN;
 	struct cost_job jj = *j;
 	memset(h, 0, sizeof *h);

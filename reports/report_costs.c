@@ -70,7 +70,7 @@ json_t *rep_workload_costs(struct store *s, const struct report_opts *o, const s
 		snprintf(cmd, sizeof cmd, "gpuvet cost --model %s --task %s%s%s", jobs[i].model, cost_task_name(jobs[i].task),
 			 jobs[i].seq ? " --seq 8192" : "", o->no_estimates ? "" : " --estimates");
 		if (!b)
-			snprintf(err, sizeof err, "%s", berr ? berr : "");
+			snprintf(err, sizeof err, "%s", berr && berr[0] ? berr : "the store's figures could not be read");
 		if (!b || job_of(i, &co) || cost_compute_on(s, b, &co, &r, err, sizeof err) < 0)
 			r = json_pack("{s:s}", "error", err[0] ? err : "no such preset");
 		json_array_append_new(out, json_pack("{s:s,s:s,s:o}", "label", jobs[i].label, "command", cmd, "result", r));

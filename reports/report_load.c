@@ -232,8 +232,8 @@ static void load_fleet(struct store *s, struct rdoc *d, const struct rep_facts *
 	d->agg.nsoak = 0;
 }
 
-/* The machines the runs were made on, for the fleet's heading (a machine vetted twice is two runs). */
-/* The fleet's machines for its heading: as the rankings' thread counted them, else counted here. */
+/* The machines the runs were made on, for the fleet's heading (one vetted twice is one machine of two runs):
+ * as the rankings' thread counted them, else counted here. */
 static int load_machines(struct store *s, const struct rep_rankings *ranks, struct rdoc *d, char *err, size_t errlen)
 {
 	int64_t n = ranks->machines;
