@@ -140,6 +140,12 @@ static void fp_tx_done(struct fabric *f, struct fabric_txop *op)
 	}
 }
 
+/* A queue read's error that says the connection went away. */
+static int fp_conn_gone(int rc)
+{
+	return rc == -FI_ENOENT || rc == -FI_ECONNRESET || rc == -FI_ECONNABORTED || rc == -FI_ENOTCONN;
+}
+
 /* The queue's error entry: 0 when it may be ignored, -1 (err set) when it ends the pair. */
 static int fp_cq_error(struct fp *p)
 {
@@ -202,7 +208,10 @@ static int fp_progress(struct fp *p, int wait_ms)
 	if (n == -FI_EAVAIL && fp_cq_error(p))
 		return -1;
 	if (n < 0 && n != -FI_EAGAIN && n != -FI_EAVAIL && n != -FI_ETIMEDOUT)
-		return fp_fail(p, "libfabric (%s): fi_cq_read: %s", f->provider, fabric_strerr(f, (int)n));
+		/* the tcp provider tells a peer that died mid-pair this way too (-FI_ENOENT under load), not only by an
+		   error entry: a pair has one peer, so a queue gone with its connection is said as the peer's */
+		return fp_fail(p, "%slibfabric (%s): fi_cq_read: %s", fp_conn_gone((int)n) ? "peer connection failed: " : "",
+			       f->provider, fabric_strerr(f, (int)n));
 	if (n == -FI_EAGAIN && !f->cq_wait && wait_ms > 0)
 		sched_yield();   /* a polled queue: let the peer run where they share a CPU */
 	return fp_repost(p);
