@@ -33,22 +33,16 @@ static int fp16_stand_in(const json_t *row)
 	return ref && !(ref->peak_tflops[GPU_BF16] > 0) && ref->peak_tflops[GPU_FP16] > 0;
 }
 
-/* A run's type and profile: texts kept once in the runs' pool (a fleet of a million runs has a few dozen). */
-struct runrec {
-	int64_t id;
-	const char *provider, *itype, *profile;
+/* The runs each measured row's median is of (rank_gather_runs_of), found by the row of the ranking it came from. */
+struct rowruns {
+	const json_t *row;      /* a row of figs gemm or fp16, which own it */
+	int64_t *ids;
+	size_t n;
 };
 
 struct runs {
-	int64_t *has;           /* runs with the GEMM metric, in run order */
-	size_t nhas, caphas;
-	struct runrec *r;
-	size_t n, cap;
-	char **pool;            /* open addressing, a power of two: each distinct text once */
-	size_t npool, cappool;
-	int64_t *out;           /* the GEMM ranking's left-out runs, sorted */
-	size_t nout;
-	const char *region;
+	struct rowruns *r;
+	size_t n;
 };
 
 /* What cost_compute reads from the store: the rankings and the runs, once for any jobs of the same options. */
@@ -210,107 +204,40 @@ static void hw_of(const json_t *row, const struct figs *f, struct cost_hw *h, js
 							     "p5.48xlarge and DGX H100 (not stated for the type; never measured)"));
 }
 
-static int take_has(void *ud, int64_t run, const char *name, double v, const char *unit)
+/* Each measured row of a ranking of metric over g, with the runs its median is of. */
+static int runs_of(struct runs *r, const struct rank_gather *g, const json_t *rank, const char *metric, int stand_ins)
 {
-	struct runs *r = ud;
-	(void)name;
-	(void)unit;
-	if (isfinite(v) && (!r->nhas || r->has[r->nhas - 1] != run)) {
-		if (r->nhas == r->caphas) {
-			r->caphas = r->caphas ? 2 * r->caphas : 1024;
-			r->has = gv_realloc(r->has, r->caphas * sizeof *r->has);
-		}
-		r->has[r->nhas++] = run;
-	}
-	return 0;
-}
-
-/* s kept once in the runs' pool. */
-static const char *pooled(struct runs *r, const char *s)
-{
-	if (2 * (r->npool + 1) > r->cappool) {
-		size_t cap = r->cappool ? 2 * r->cappool : 64;
-		char **slot = gv_calloc(cap, sizeof *slot);
-		for (size_t i = 0; i < r->cappool; i++)
-			if (r->pool[i]) {
-				size_t h = gv_hash_str(r->pool[i]) & (cap - 1);
-				while (slot[h])
-					h = (h + 1) & (cap - 1);
-				slot[h] = r->pool[i];
-			}
-		free(r->pool);
-		r->pool = slot;
-		r->cappool = cap;
-	}
-	size_t h = gv_hash_str(s) & (r->cappool - 1);
-	while (r->pool[h] && strcmp(r->pool[h], s))
-		h = (h + 1) & (r->cappool - 1);
-	if (!r->pool[h]) {
-		r->pool[h] = gv_strdup(s);
-		r->npool++;
-	}
-	return r->pool[h];
-}
-
-static int take_run(void *ud, const struct store_run_row *x)
-{
-	struct runs *r = ud;
-	if (!x->provider || !x->instance_type || (r->region && !same(x->region, r->region)))
-		return 0;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? 2 * r->cap : 1024;
-		r->r = gv_realloc(r->r, r->cap * sizeof *r->r);
-	}
-	r->r[r->n++] = (struct runrec){ .id = x->id, .provider = pooled(r, x->provider),
-					.itype = pooled(r, x->instance_type),
-					.profile = pooled(r, x->profile ? x->profile : "unknown") };
-	return 0;
-}
-
-static int cmp_id(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* r->has sorted once (cost_compute): a fleet's store has many runs */
-static int has_run(const struct runs *r, int64_t id)
-{
-	return r->nhas && bsearch(&id, r->has, r->nhas, sizeof *r->has, cmp_id) != NULL;
-}
-
-/* The GEMM ranking's left-out runs (rank's left_out list), sorted once for lookups. */
-static void left_out_ids(struct runs *r, const json_t *gemm)
-{
-	const json_t *lo = json_object_get(gemm, "left_out"), *x;
+	const json_t *rows = json_object_get(rank, "rows"), *x;
 	size_t i;
-	r->out = gv_malloc((json_array_size(lo) + 1) * sizeof *r->out);
-	json_array_foreach(lo, i, x)
-		r->out[r->nout++] = (int64_t)json_integer_value(json_object_get(x, "run"));
-	qsort(r->out, r->nout, sizeof *r->out, cmp_id);
+	json_array_foreach(rows, i, x) {
+		if (json_is_true(json_object_get(x, "estimate")) || (stand_ins && !fp16_stand_in(x)))
+			continue;
+		int64_t *ids;
+		long n = rank_gather_runs_of(g, metric, str(x, "provider"), str(x, "instance_type"), str(x, "profile"), &ids);
+		if (n < 0)
+			return -1;
+		r->r = gv_realloc(r->r, (r->n + 1) * sizeof *r->r);
+		r->r[r->n++] = (struct rowruns){ .row = x, .ids = ids, .n = (size_t)n };
+	}
+	return 0;
 }
 
 /* The ids of the runs a measured row's median is of. */
 static json_t *run_ids(const struct runs *r, const json_t *row)
 {
 	json_t *ids = json_array();
-	const char *prov = str(row, "provider"), *it = str(row, "instance_type"), *prof = str(row, "profile");
 	for (size_t i = 0; i < r->n; i++)
-		if (same(r->r[i].provider, prov) && same(r->r[i].itype, it) && same(r->r[i].profile, prof) &&
-		    has_run(r, r->r[i].id) &&
-		    !(r->nout && bsearch(&r->r[i].id, r->out, r->nout, sizeof *r->out, cmp_id)))
-			json_array_append_new(ids, json_integer(r->r[i].id));
+		if (r->r[i].row == row)
+			for (size_t j = 0; j < r->r[i].n; j++)
+				json_array_append_new(ids, json_integer(r->r[i].ids[j]));
 	return ids;
 }
 
 static void runs_free(struct runs *r)
 {
-	for (size_t i = 0; i < r->cappool; i++)
-		free(r->pool[i]);
-	free(r->pool);
+	for (size_t i = 0; i < r->n; i++)
+		free(r->r[i].ids);
 	free(r->r);
-	free(r->has);
-	free(r->out);
 }
 
 /* json_real, or null for what is not a finite number */
@@ -631,12 +558,16 @@ int cost_basis_load(struct store *s, const struct rank_gather *given, const stru
 	char ignored[256];
 	*out = NULL;
 	b->fp8 = o->job.fp8;
-	b->r.region = o->region;
 	/* the five figures' rankings over one read of the runs and their metric rows (rank_gather) */
 	struct rank_opts ro[COST_RANKINGS];
 	size_t nro = cost_rank_opts(o, ro);
 	struct rank_gather *own = given ? NULL : rank_gather_new(s, ro, nro, ignored, sizeof ignored);
 	const struct rank_gather *g = given ? given : own;
+	if (!g) {
+		snprintf(err, errlen, "%s", ignored);
+		free(b);
+		return -1;
+	}
 	if (!(b->f.gemm = rank_of(s, g, &ro[0], err, errlen))) {
 		rank_gather_delete(own);
 		free(b);
@@ -647,16 +578,15 @@ int cost_basis_load(struct store *s, const struct rank_gather *given, const stru
 	b->f.h2d = rank_of(s, g, &ro[3], ignored, sizeof ignored);
 	if (nro > 4)
 		b->f.fp16 = rank_of(s, g, &ro[4], ignored, sizeof ignored);
+	/* the runs of each measured row, from the gather its median was counted on */
+	int rc = runs_of(&b->r, g, b->f.gemm, gemm_metric(b->fp8), 0) ||
+		 (b->f.fp16 && runs_of(&b->r, g, b->f.fp16, "gemm.fp16.tflops", 1));
 	rank_gather_delete(own);
-	const char *metric = gemm_metric(b->fp8);
-	if (store_each_headline(s, &metric, 1, take_has, &b->r) || store_each_run_sku(s, take_run, &b->r)) {
-		snprintf(err, errlen, "%s", store_errmsg(s));
+	if (rc) {
+		snprintf(err, errlen, "the runs of a %s row were not read with it", gemm_metric(b->fp8));
 		cost_basis_free(b);
 		return -1;
 	}
-	if (b->r.nhas)
-		qsort(b->r.has, b->r.nhas, sizeof *b->r.has, cmp_id);
-	left_out_ids(&b->r, b->f.gemm);
 	*out = b;
 	return 0;
 }

@@ -38,9 +38,10 @@ int cost_compute(struct store *s, const struct cost_opts *o, json_t **out, char 
 
 /*
  * The same in two steps, for several jobs priced on one read of the store
- * (the report's reference jobs): cost_basis_load reads the rankings and the
- * runs for o's options (market, region, estimates, ages, bounds, the job's
- * precision), cost_compute_on prices o's job on them.  Every o given to
+ * (the report's reference jobs): cost_basis_load reads the rankings for o's
+ * options (market, region, estimates, ages, bounds, the job's precision) and,
+ * from the gather they were counted on, the runs of each measured row;
+ * cost_compute_on prices o's job on them.  Every o given to
  * cost_compute_on must have the options the basis was loaded with; a job of
  * another precision is refused.
  */

@@ -456,6 +456,12 @@ struct rank_gather *rank_gather_new(struct store *s, const struct rank_opts *o, 
 	return g;
 }
 
+long rank_gather_runs_of(const struct rank_gather *g, const char *metric, const char *provider, const char *itype,
+			 const char *profile, int64_t **ids)
+{
+	return rank_gather_ids(&g->c, metric, provider, itype, profile, ids);
+}
+
 void rank_gather_delete(struct rank_gather *g)
 {
 	if (!g)

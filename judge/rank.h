@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+#include <stdint.h>
+
 struct store;
 
 struct rank_opts {
@@ -46,6 +48,13 @@ struct rank_gather;
 struct rank_gather *rank_gather_new(struct store *s, const struct rank_opts *o, size_t n, char *err, size_t errlen);
 int rank_compute_gathered(struct store *s, const struct rank_gather *g, const struct rank_opts *o, json_t **out,
 			  char *err, size_t errlen);
+/*
+ * The runs a row's median is of (its "runs" count): each run of the type and profile that has metric, as the
+ * ranking over g counts them, in id order.  Their number and *ids (malloc'd, NULL for none), or -1 when g did
+ * not gather metric.
+ */
+long rank_gather_runs_of(const struct rank_gather *g, const char *metric, const char *provider, const char *itype,
+			 const char *profile, int64_t **ids);
 void rank_gather_delete(struct rank_gather *g);
 
 /* Where a spot price is taken, said once for rank, cost and the report. */

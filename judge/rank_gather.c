@@ -417,6 +417,33 @@ void rank_gather_count(struct ctx *c, const char *const *names, size_t n, int ex
 		}
 }
 
+long rank_gather_ids(const struct ctx *c, const char *metric, const char *provider, const char *itype,
+		     const char *profile, int64_t **ids)
+{
+	size_t mi, n = 0, cap = 0;
+	long k;
+	*ids = NULL;
+	for (mi = 0; mi < c->ngm && strcmp(c->gm[mi].name, metric); mi++)
+		;
+	if (mi == c->ngm || mi >= RANK_GATHER_BITS - 1 || !provider || !itype || !profile)
+		return mi == c->ngm || mi >= RANK_GATHER_BITS - 1 ? -1 : 0;
+	for (k = rank_index_first(c, provider, itype); k >= 0; k = c->s[k].next_same)
+		if (c->s[k].profile && !strcmp(c->s[k].profile, profile))
+			break;
+	uint16_t bit = gm_bit(mi);
+	for (size_t r = 0; k >= 0 && r < c->nruns; r++) {
+		const struct runent *e = &c->runs[r];
+		if (e->sku != k || !(e->has & bit) || (e->critical && !c->o->include_flagged))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			*ids = gv_realloc(*ids, cap * sizeof **ids);
+		}
+		(*ids)[n++] = e->id;
+	}
+	return (long)n;
+}
+
 /* ---- a ranking over another's gather ---- */
 
 static char *dup_or_null(const char *s)

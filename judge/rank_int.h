@@ -194,6 +194,11 @@ void rank_gather_copy(struct ctx *c, const struct ctx *g, const char *const *nam
 /* What the ranking asking for names[0..n) (extra: MEMBW_METRIC for its column only) counts: each SKU's runs
  * and flag codes, the runs left out, why none ranks */
 void rank_gather_count(struct ctx *c, const char *const *names, size_t n, int extra);
+/* The runs of the entry (provider, itype, profile) that have metric as rank_gather_count counts them (a row's
+ * "runs"), in id order: their number, ids malloc'd (NULL for none); -1 when metric was not gathered on a bit of
+ * its own */
+long rank_gather_ids(const struct ctx *c, const char *metric, const char *provider, const char *itype,
+		     const char *profile, int64_t **ids);
 void rank_gather_free(struct ctx *c);
 
 /* judge/rank_index.c: a type's first entry in c->s (-1 none), the others through next_same */

@@ -166,10 +166,13 @@ static struct rank_gather *gather_all(struct store *s, const struct report_opts 
 {
 	struct rank_job jobs[RANK_JOBS_MAX];
 	struct rank_opts ro = report_rank_opts(o), all[RANK_JOBS_MAX + COST_RANKINGS];
-	size_t n = ranking_jobs(jobs, &ro, NULL, NULL);
-	for (size_t i = 0; i < n; i++)
-		all[i] = jobs[i].o;
-	n += rep_workload_rank_opts(o, all + n);   /* the reference jobs' figures from the same read */
+	size_t nj = ranking_jobs(jobs, &ro, NULL, NULL), n = 1;
+	/* rank's defaults first (the gather's options), then the reference jobs' figures (cost finds a row's runs by
+	 * its metric's own bit, which only the first fifteen metrics gathered have: judge/rank.h), then the rest */
+	all[0] = jobs[0].o;
+	n += rep_workload_rank_opts(o, all + n);
+	for (size_t i = 1; i < nj; i++)
+		all[n++] = jobs[i].o;
 	return rank_gather_new(s, all, n, err, errlen);
 }
 

@@ -72,6 +72,23 @@ def test_70b_training_needs_several_8x80gb_instances_lora_and_inference_fewer(gp
     assert "p5.48xlarge" in p.stdout
 
 
+def test_a_rows_runs_are_the_runs_its_median_is_of(gpuvet):
+    """A measured row's `runs` are the runs rank counts for it (read from the ranking's own gather, not a second
+    pass over the store): in id order whatever region each ran in, the runs with a critical flag left out unless
+    --include-flagged, as rank leaves them out."""
+    flagged = [H100 / "contention" / f"loaded-{i}.json" for i in (1, 2)]   # CONTENTION, critical
+    for files, region in ((QUICK[:2], "us-west-2"), (QUICK[2:], "us-east-1"), (flagged, "us-east-1")):
+        gpuvet("results", "import", *files, "--provider", "aws", "--sku", "p5.4xlarge", "--region", region, check=0)
+    args = ("cost", *LLAMA_1B_SHAPE, "--task", "train", "--seq", "2048", "--gpus", "1", "--json")
+    meas = row(gpuvet.json(*args), "p5.4xlarge", estimate=False)
+    assert meas["runs"] == [1, 2, 3, 4], meas["runs"]   # a second pass over runs_sku said [4, 1, 2, 3]
+    rank = next(r for r in gpuvet.json("rank", "--json")["rows"] if r["instance_type"] == "p5.4xlarge")
+    assert rank["runs"] == len(meas["runs"])
+    meas = row(gpuvet.json(*args, "--include-flagged"), "p5.4xlarge", estimate=False)
+    assert meas["runs"] == [1, 2, 3, 4, 5, 6], meas["runs"]
+    assert meas["basis"].startswith("measured: run(s) 1,2,3,4,5,6 (quick)"), meas["basis"]
+
+
 def test_measured_row_uses_the_runs_and_differs_from_the_estimate(gpuvet):
     args = ("cost", *LLAMA_1B_SHAPE, "--task", "train", "--seq", "2048", "--gpus", "1", "--estimates", "--json")
     est = row(gpuvet.json(*args), "p5.4xlarge")
