@@ -296,6 +296,37 @@ static void test_migrate_remediation(void)
 	store_close(s);
 }
 
+/* The fleet's machines: a GPU 0 UUID, else provider and hostname; GPU rows in any order (a merged store's are not in
+ * run order), a GPU 0 without a UUID and a run whose only GPU row is another's counted by host; as the SQL said it. */
+static void test_machines_in_any_order(void)
+{
+	struct store *s;
+	sqlite3_stmt *st;
+	int64_t id, n = -1, want = -2;
+	char u[64];
+	CHECK(store_open(tmp_db("machines.db"), &s) == STORE_OK);
+	for (int i = 1; i <= 7; i++) {
+		snprintf(u, sizeof u, "11111111-2222-4333-8444-%012d", i);
+		json_t *fp = sample_fp(u);
+		CHECK(store_import_fingerprint(s, fp, &id) == STORE_OK && id == i);
+		json_decref(fp);
+	}
+	CHECK(sqlite3_exec(store_db(s), "INSERT INTO gpus (run_id, idx, uuid) VALUES (3, 0, 'GPU-a'), (1, 0, 'GPU-b'),"
+			   " (2, 0, 'GPU-a'), (4, 0, ''), (5, 1, 'GPU-c');"
+			   "UPDATE runs SET hostname = 'h1' WHERE id IN (4, 5, 6); UPDATE runs SET hostname = 'h2' WHERE id = 7;"
+			   "UPDATE runs SET provider = 'lambda' WHERE id = 6;", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(store_report_machines(s, &n) == STORE_OK);
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM (SELECT 'g' || uuid FROM gpus WHERE idx = 0 AND"
+				 " uuid <> '' UNION SELECT 'h' || ifnull(provider, '') || '/' || ifnull(hostname, '') FROM"
+				 " runs WHERE id NOT IN (SELECT run_id FROM gpus WHERE idx = 0 AND uuid <> ''))",
+				 -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	want = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	CHECK(n == 5 && want == 5);   /* GPU-a, GPU-b; aws/h1 (runs 4, 5), lambda/h1, aws/h2 */
+	store_close(s);
+}
+
 /* issue 35 item 8: a 0-byte file read is "empty", not "an old schema (0)" (the user cannot write it to migrate) */
 static void test_empty_file_read(void)
 {
@@ -311,5 +342,5 @@ static void test_empty_file_read(void)
 	store_close(s);
 }
 
-TEST_MAIN(T(test_open_create_reopen), T(test_empty_file_read), T(test_migrate_remediation), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
+TEST_MAIN(T(test_open_create_reopen), T(test_empty_file_read), T(test_machines_in_any_order), T(test_migrate_remediation), T(test_resolve_and_dup), T(test_cpu_times), T(test_stats), T(test_pct_of_peak),
 	  T(test_import_under_malloc_failure))
