@@ -249,38 +249,89 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /*
+ * The runs that have a GPU 0 UUID, asked of every run: a bit per run id where the ids are SQLite's own, dense from 1
+ * (128 KiB for a million runs), else their sorted list (8 bytes each).
+ */
+struct idset {
+	unsigned char *bit;     /* ids 0 to max; NULL: the list */
+	int64_t max;
+	int64_t *id;
+	size_t n, cap;
+	int sorted;
+};
+
+static void idset_add(struct idset *k, int64_t id)
+{
+	if (k->bit && id >= 0 && id <= k->max) {
+		k->bit[id / 8] |= (unsigned char)(1u << (id % 8));
+		return;
+	}
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 1024;
+		k->id = gv_realloc(k->id, k->cap * sizeof *k->id);
+	}
+	k->sorted &= !k->n || k->id[k->n - 1] <= id;
+	k->id[k->n++] = id;
+}
+
+static int idset_has(struct idset *k, int64_t id)
+{
+	if (k->bit && id >= 0 && id <= k->max && (k->bit[id / 8] >> (id % 8) & 1))
+		return 1;
+	if (!k->sorted)
+		qsort(k->id, k->n, sizeof *k->id, cmp_i64);
+	k->sorted = 1;
+	return k->n && bsearch(&id, k->id, k->n, sizeof *k->id, cmp_i64);
+}
+
+/* The bits when the run ids are dense: from 0 up to the largest, at most 64 ids a run (no larger than the list). */
+static int idset_init(struct store *s, struct idset *k)
+{
+	sqlite3_stmt *st;
+	int64_t v[2] = { 0, 0 };
+	const char *sql[2] = { "SELECT max(id) FROM runs", "SELECT count(*) FROM runs" };
+	*k = (struct idset){ .sorted = 1 };
+	for (int i = 0; i < 2; i++) {
+		if (store_prepare(s, sql[i], &st))
+			return STORE_ERR;
+		int rc = sqlite3_step(st);
+		v[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW)
+			return store_fail(s, "counting the machines");
+	}
+	if (v[0] >= 0 && v[1] > 0 && v[0] / 64 <= v[1]) {
+		k->max = v[0];
+		k->bit = gv_calloc((size_t)(v[0] / 8 + 1), 1);
+	}
+	return STORE_OK;
+}
+
+/*
  * A machine is its GPU 0's UUID, else (a run without one) its provider and hostname.  Two streamed reads, no
  * statement with a subquery per run (NOT IN over a million runs was a b-tree built and probed, 1.5 s): the GPU 0
- * rows in table order, their runs kept sorted; then every run from runs_list, looked up there.
+ * rows in table order, their runs kept (struct idset); then every run from runs_list, looked up there.
  */
 int store_report_machines(struct store *s, int64_t *n)
 {
 	sqlite3_stmt *st = NULL;
 	struct keyset k = { 0 };
-	int64_t *ids = NULL;
-	size_t nids = 0, cap = 0;
-	int sorted = 1, rc = store_prepare(s, "SELECT run_id, uuid FROM gpus WHERE idx = 0 AND uuid <> ''", &st);
+	struct idset with;
+	int rc = idset_init(s, &with);
+	if (!rc)
+		rc = store_prepare(s, "SELECT run_id, uuid FROM gpus WHERE idx = 0 AND uuid <> ''", &st);
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (nids == cap) {
-			cap = cap ? 2 * cap : 1024;
-			ids = gv_realloc(ids, cap * sizeof *ids);
-		}
-		ids[nids] = sqlite3_column_int64(st, 0);
-		sorted &= !nids || ids[nids - 1] <= ids[nids];
-		nids++;
+		idset_add(&with, sqlite3_column_int64(st, 0));
 		keyset_add(&k, 'g', (const char *)sqlite3_column_text(st, 1), "");
 		rc = 0;
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if (!sorted)
-		qsort(ids, nids, sizeof *ids, cmp_i64);
 	if (rc == SQLITE_DONE)
 		rc = store_prepare(s, store_schema_version(s) >= 4 ? "SELECT id, provider, hostname FROM runs INDEXED BY "
 				   "runs_list" : "SELECT id, provider, hostname FROM runs", &st);
 	while (!rc && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (!nids || !bsearch(&id, ids, nids, sizeof *ids, cmp_i64))
+		if (!idset_has(&with, sqlite3_column_int64(st, 0)))
 			keyset_add(&k, 'h', (const char *)sqlite3_column_text(st, 1),
 				   (const char *)sqlite3_column_text(st, 2));
 		rc = 0;
@@ -290,7 +341,8 @@ int store_report_machines(struct store *s, int64_t *n)
 	for (size_t i = 0; i < k.cap; i++)
 		free(k.slot[i]);
 	free(k.slot);
-	free(ids);
+	free(with.bit);
+	free(with.id);
 	return rc == SQLITE_DONE ? STORE_OK : store_fail(s, "counting the machines");
 }
 

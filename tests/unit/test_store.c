@@ -296,13 +296,29 @@ static void test_migrate_remediation(void)
 	store_close(s);
 }
 
+/* store_report_machines' count, and the UNION that counted them before as the oracle */
+static void machines(struct store *s, int64_t *n, int64_t *want)
+{
+	sqlite3_stmt *st;
+	*n = -1;
+	*want = -2;
+	CHECK(store_report_machines(s, n) == STORE_OK);
+	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM (SELECT 'g' || uuid FROM gpus WHERE idx = 0 AND"
+				 " uuid <> '' UNION SELECT 'h' || ifnull(provider, '') || '/' || ifnull(hostname, '') FROM"
+				 " runs WHERE id NOT IN (SELECT run_id FROM gpus WHERE idx = 0 AND uuid <> ''))",
+				 -1, &st, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(st) == SQLITE_ROW);
+	*want = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+}
+
 /* The fleet's machines: a GPU 0 UUID, else provider and hostname; GPU rows in any order (a merged store's are not in
- * run order), a GPU 0 without a UUID and a run whose only GPU row is another's counted by host; as the SQL said it. */
+ * run order), a GPU 0 without a UUID and a run whose only GPU row is another's counted by host; run ids dense (a
+ * bit each) and far apart (a sorted list). */
 static void test_machines_in_any_order(void)
 {
 	struct store *s;
-	sqlite3_stmt *st;
-	int64_t id, n = -1, want = -2;
+	int64_t id, n, want;
 	char u[64];
 	CHECK(store_open(tmp_db("machines.db"), &s) == STORE_OK);
 	for (int i = 1; i <= 7; i++) {
@@ -315,15 +331,16 @@ static void test_machines_in_any_order(void)
 			   " (2, 0, 'GPU-a'), (4, 0, ''), (5, 1, 'GPU-c');"
 			   "UPDATE runs SET hostname = 'h1' WHERE id IN (4, 5, 6); UPDATE runs SET hostname = 'h2' WHERE id = 7;"
 			   "UPDATE runs SET provider = 'lambda' WHERE id = 6;", NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(store_report_machines(s, &n) == STORE_OK);
-	CHECK(sqlite3_prepare_v2(store_db(s), "SELECT count(*) FROM (SELECT 'g' || uuid FROM gpus WHERE idx = 0 AND"
-				 " uuid <> '' UNION SELECT 'h' || ifnull(provider, '') || '/' || ifnull(hostname, '') FROM"
-				 " runs WHERE id NOT IN (SELECT run_id FROM gpus WHERE idx = 0 AND uuid <> ''))",
-				 -1, &st, NULL) == SQLITE_OK);
-	CHECK(sqlite3_step(st) == SQLITE_ROW);
-	want = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	machines(s, &n, &want);
 	CHECK(n == 5 && want == 5);   /* GPU-a, GPU-b; aws/h1 (runs 4, 5), lambda/h1, aws/h2 */
+	CHECK(sqlite3_exec(store_db(s), "INSERT INTO runs (id, uuid, status, started_at, provider, hostname) VALUES"
+			   " (100000, 'far', 'complete', '2026-11-22T00:00:00Z', 'aws', 'h3');"
+			   "INSERT INTO gpus (run_id, idx, uuid) VALUES (100000, 0, 'GPU-b');", NULL, NULL, NULL) == SQLITE_OK);
+	machines(s, &n, &want);
+	CHECK(n == 5 && want == 5);   /* run 100000 is GPU-b's again */
+	CHECK(sqlite3_exec(store_db(s), "DELETE FROM gpus WHERE run_id = 100000", NULL, NULL, NULL) == SQLITE_OK);
+	machines(s, &n, &want);
+	CHECK(n == 6 && want == 6);   /* now by its host, aws/h3 */
 	store_close(s);
 }
 
