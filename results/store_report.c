@@ -197,14 +197,6 @@ int store_each_report_fact(struct store *s, enum store_report_fact which, const 
 	return rc;
 }
 
-/*
- * The machines among every run: a run's machine is its first GPU (gpus.uuid at idx 0), else, for a
- * run with none, its provider and hostname together.  Two sequential scans, never a seek per run (a
- * LEFT JOIN of each run to its first GPU took twice as long as this at 1M runs): the first GPUs' UUIDs
- * from the gpus table, the other runs' names from runs_list (covering: never a run's inventory), those
- * runs found by the ids of the first scan held once in a temporary b-tree.  Counted distinct by SQLite,
- * whose temporary b-trees spill to disk past their cache: the memory does not grow with the store.
- */
 /* The machines' keys, each kept once ("g" and a GPU 0 UUID, "h" and provider/hostname): open addressing, a power of
  * two. */
 struct keyset {
@@ -308,9 +300,11 @@ static int idset_init(struct store *s, struct idset *k)
 }
 
 /*
- * A machine is its GPU 0's UUID, else (a run without one) its provider and hostname.  Two streamed reads, no
- * statement with a subquery per run (NOT IN over a million runs was a b-tree built and probed, 1.5 s): the GPU 0
- * rows in table order, their runs kept (struct idset); then every run from runs_list, looked up there.
+ * A machine is its GPU 0's UUID, else (a run without one) its provider and hostname.  Two streamed reads, never a
+ * seek per run (a LEFT JOIN of each run to its GPU 0 took twice as long at 1M runs) nor a subquery probed per run
+ * (NOT IN built and probed a b-tree of every run, 1.5 s): the GPU 0 rows in table order, their runs kept (struct
+ * idset); then every run from runs_list (covering: never a run's inventory), looked up there.  Memory: a bit per
+ * run id and one copy of each machine's key, so it grows with the fleet's machines, not its runs.
  */
 int store_report_machines(struct store *s, int64_t *n)
 {
