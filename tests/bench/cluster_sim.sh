@@ -11,7 +11,7 @@ trap 'rm -rf "$DIR"' EXIT INT TERM
 LIB=${GPUVET_LIB:-$ROOT/build/libgpuvet.a}   # `make` builds it
 CUDA=${CUDA:-/usr/local/cuda}
 cc -O2 -std=c11 -D_GNU_SOURCE -pthread -I"$ROOT" -o "$DIR/cluster_sim" "$ROOT/tests/bench/cluster_sim.c" "$LIB" \
-	-L"$CUDA/lib64" -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid -lyaml -lturbojpeg \
+	-L"$CUDA/lib64" -lsqlite3 -ljansson -lcsv -lcurl -lcrypto -lhwloc -luuid -licui18n -licuuc -lyaml -lturbojpeg \
 	-lcudart_static -lstdc++ -ldl -lrt -lm
 cd "$ROOT"   # the analysis reads nothing from disk; run from the root as the unit tests do
 "$DIR/cluster_sim" "$@"
