@@ -33,7 +33,7 @@ struct gv_cluster_metric {
 	char name[64];       /* an instance-level metric, or a per-GPU one reduced to its worst GPU */
 	double value;
 	int higher_better;   /* 1: more is better (TFLOP/s, GB/s), 0: less is better (latency) */
-	double remeasured;   /* the same figure measured again when the node was a suspect straggler; NAN when not */
+	double remeasured;   /* the same figure measured again, beside the suspect stragglers' second measurement; NAN when not */
 };
 
 struct gv_cluster_node {

@@ -49,8 +49,8 @@ int cluster_flow_rate(const char *provider, double *gbps, const char **source);
 int cluster_node_metrics(const json_t *fingerprint, struct gv_cluster_node *n);
 struct policy;
 /* The ranks whose fingerprint figures look like a straggler's before any re-measurement (at most
- * max, ascending), for rank 0 to have those nodes measure again (gv_cluster_metric.remeasured)
- * before cluster_analyse() judges them; p NULL: the built-in policy.  The count, or -1 on OOM. */
+ * max, ascending), for rank 0 to have every node measure their benches again side by side
+ * (gv_cluster_metric.remeasured) before cluster_analyse() judges them; p NULL: the built-in policy.  The count, or -1 on OOM. */
 int cluster_suspects(const struct gv_cluster *c, const struct policy *p, int *ranks, int max);
 /* Fills c->pair_median_gbps (the median of the nodes' own median pair figures: robust to a bad
  * node on small clusters, close to the plain median of the pairs on large ones),

@@ -20,8 +20,9 @@
  * further from the median than the larger of the policy's fraction
  * (max_fraction_below_median / _above_) and spread_multiple robust standard
  * deviations (1.4826 x MAD, the normal's sigma).  A node off on any figure is
- * a suspect; rank 0 has the suspects measure again (metric.remeasured), and a
- * suspect is a straggler only when the figure measured again is off too.
+ * a suspect; rank 0 has every node measure the suspects' benches again side
+ * by side (metric.remeasured), and a suspect is a straggler only when its
+ * figure measured again is off too, against the median of that second pass.
  */
 #include "judge/cluster.h"
 #include "judge/cluster_int.h"
@@ -149,18 +150,26 @@ static int counted(const struct gv_cluster *c, const unsigned char *shared, int 
 	return c->nodes[i].state == GV_NODE_OK && !(shared && shared[i]);
 }
 
+/* A figure as first measured, or as measured again (again: remeasured, NAN where it was not). */
+static double figure(const struct gv_cluster_metric *m, int again)
+{
+	return again ? m->remeasured : m->value;
+}
+
 /* The nodes' values of one figure (from node j on, earlier nodes lack it) into vals; how many. */
-static size_t values_of(const struct gv_cluster *c, const unsigned char *shared, int j, const char *name, double *vals)
+static size_t values_of(const struct gv_cluster *c, const unsigned char *shared, int j, const char *name, int again,
+			double *vals)
 {
 	size_t nv = 0;
 	for (int i = j; i < c->nnodes; i++)
 		for (size_t q = 0; counted(c, shared, i) && q < c->nodes[i].nmetrics; q++)
-			if (!strcmp(c->nodes[i].metrics[q].name, name) && isfinite(c->nodes[i].metrics[q].value))
-				vals[nv++] = c->nodes[i].metrics[q].value;
+			if (!strcmp(c->nodes[i].metrics[q].name, name) && isfinite(figure(&c->nodes[i].metrics[q], again)))
+				vals[nv++] = figure(&c->nodes[i].metrics[q], again);
 	return nv;
 }
 
-static int build_medians(const struct gv_cluster *c, const unsigned char *shared, struct medians *md)
+/* The medians of the figures as first measured (again 0), or of the same measured again side by side (again 1). */
+static int build_medians(const struct gv_cluster *c, const unsigned char *shared, int again, struct medians *md)
 {
 	size_t cap = 0;
 	for (int j = 0; j < c->nnodes; j++)
@@ -182,7 +191,7 @@ static int build_medians(const struct gv_cluster *c, const unsigned char *shared
 				u++;
 			if (u < md->n)
 				continue;
-			size_t nv = values_of(c, shared, j, name, vals);
+			size_t nv = values_of(c, shared, j, name, again, vals);
 			double med = gv_median_inplace(vals, nv);
 			for (size_t q = 0; q < nv; q++)
 				vals[q] = fabs(vals[q] - med);
@@ -220,38 +229,82 @@ static double margin_of(const struct gv_cluster_metric *x, const struct cluster_
 	return spread > floor ? spread : floor;
 }
 
+static size_t index_of(const struct medians *md, const char *name)
+{
+	size_t u = 0;
+	while (u < md->n && strcmp(md->name[u], name))
+		u++;
+	return u;
+}
+
+/* What a figure is judged against: a median, the margin around it, the MAD behind the margin and how many nodes. */
+struct basis {
+	double med, margin, mad;
+	size_t count;
+};
+
+static int basis_of(const struct gv_cluster_metric *x, const struct cluster_rules *r, const struct medians *md,
+		    struct basis *b)
+{
+	size_t u = md ? index_of(md, x->name) : 0;
+	if (!md || u == md->n || md->count[u] < 3)
+		return -1;   /* a median of two says nothing about which one is off */
+	*b = (struct basis){ md->med[u], margin_of(x, r, md, u), md->mad[u], md->count[u] };
+	return 0;
+}
+
+/* Why node i straggles on figure x: both measurements against what each was judged against. */
+static void say_why(const struct gv_cluster_metric *x, const struct cluster_rules *r, const struct basis *first,
+		    const struct basis *again, int beside, char *why, size_t whylen)
+{
+	const char *way = x->higher_better ? "under" : "over";
+	double pol = 100 * (x->higher_better ? r->pc.node_below : r->pc.node_above);
+	double off = off_by(x, x->value, first->med), off2 = off_by(x, x->remeasured, again->med);
+	if (beside)
+		snprintf(why, whylen, "%s %.4g is %.0f%% %s the median %.4g of %zu nodes, and %.4g measured again %.0f%% %s "
+			 "the median %.4g of the %zu measured again beside it; the margins %.0f%% and %.0f%% are the larger of "
+			 "the policy's %.0f%% and %.3g robust deviations (MAD %.3g, then %.3g)", x->name, x->value, 100 * off,
+			 way, first->med, first->count, x->remeasured, 100 * off2, way, again->med, again->count,
+			 100 * first->margin, 100 * again->margin, pol, r->pc.node_spread, first->mad, again->mad);
+	else
+		snprintf(why, whylen, "%s %.4g is %.0f%% %s the median %.4g of %zu nodes, and %.4g measured again (%.0f%%); "
+			 "the margin %.0f%% is the larger of the policy's %.0f%% and %.3g robust deviations (MAD %.3g)",
+			 x->name, x->value, 100 * off, way, first->med, first->count, x->remeasured, 100 * off2,
+			 100 * first->margin, pol, r->pc.node_spread, first->mad);
+}
+
 /*
  * Node i against the medians: suspect on some figure (return 1, 2 when measured again and still
- * off on one, in which case why says so).
+ * off on one, in which case why says so).  The figure measured again is judged against the
+ * nodes measured again beside it (again: at least 3 of them), so that whatever moved every node
+ * between the two passes (a GPU's clocks after the first burn, other tenants, the load of a
+ * shared test machine) moves the median with it; against the first median where they were not
+ * (a runtime that measured only its suspects again, again NULL).
  */
 static int straggles(const struct gv_cluster *c, int i, const struct cluster_rules *r, const struct medians *md,
-		     char *why, size_t whylen)
+		     const struct medians *again, char *why, size_t whylen)
 {
 	const struct gv_cluster_node *n = &c->nodes[i];
 	double worst = 0;
 	int suspect = 0, confirmed = 0;
 	for (size_t m = 0; m < n->nmetrics; m++) {
 		const struct gv_cluster_metric *x = &n->metrics[m];
-		size_t u = 0;
-		while (u < md->n && strcmp(md->name[u], x->name))
-			u++;
-		if (u == md->n || md->count[u] < 3 || !isfinite(x->value))
-			continue;   /* a median of two says nothing about which one is off */
-		double margin = margin_of(x, r, md, u), off = off_by(x, x->value, md->med[u]);
-		if (!(margin > 0) || !(off > margin))
+		struct basis first, second;
+		if (basis_of(x, r, md, &first) || !isfinite(x->value))
+			continue;
+		double off = off_by(x, x->value, first.med);
+		if (!(first.margin > 0) || !(off > first.margin))
 			continue;
 		suspect = 1;
-		double again = off_by(x, x->remeasured, md->med[u]);
-		if (!isfinite(x->remeasured) || !(again > margin))
+		int beside = !basis_of(x, r, again, &second);
+		if (!beside)
+			second = first;
+		if (!isfinite(x->remeasured) || !(second.margin > 0) || !(off_by(x, x->remeasured, second.med) > second.margin))
 			continue;
 		confirmed++;
 		if (off > worst) {
 			worst = off;
-			snprintf(why, whylen, "%s %.4g is %.0f%% %s the median %.4g of %zu nodes, and %.4g measured again (%.0f%%); "
-				 "the margin %.0f%% is the larger of the policy's %.0f%% and %.3g robust deviations (MAD %.3g)",
-				 x->name, x->value, 100 * off, x->higher_better ? "under" : "over", md->med[u], md->count[u],
-				 x->remeasured, 100 * again, 100 * margin,
-				 100 * (x->higher_better ? r->pc.node_below : r->pc.node_above), r->pc.node_spread, md->mad[u]);
+			say_why(x, r, &first, &second, beside, why, whylen);
 		}
 	}
 	if (confirmed > 1) {
@@ -263,16 +316,17 @@ static int straggles(const struct gv_cluster *c, int i, const struct cluster_rul
 
 int cluster_find_stragglers(struct gv_cluster *c, const struct cluster_rules *r, struct cluster_tally *t)
 {
-	struct medians md = { 0 };
-	int rc = build_medians(c, r->shared, &md);
+	struct medians md = { 0 }, again = { 0 };
+	int rc = build_medians(c, r->shared, 0, &md) || build_medians(c, r->shared, 1, &again) ? -1 : 0;
 	for (int i = 0; !rc && i < c->nnodes; i++) {
 		char why[384] = "";
-		if (!counted(c, r->shared, i) || straggles(c, i, r, &md, why, sizeof why) != 2)
+		if (!counted(c, r->shared, i) || straggles(c, i, r, &md, &again, why, sizeof why) != 2)
 			continue;
 		rc = gv_cluster_add_finding(c, GV_FIND_STRAGGLER, i, -1, 1, "%s", why);
 		t->reject = 1;
 	}
 	free_medians(&md);
+	free_medians(&again);
 	return rc;
 }
 
@@ -286,12 +340,12 @@ int cluster_suspects(const struct gv_cluster *c, const struct policy *p, int *ra
 	r.shared = calloc((size_t)c->nnodes, 1);
 	if (r.shared && !cluster_rules_of(p, &r, NULL, 0, err, sizeof err)) {
 		cluster_shared_hosts(c, r.shared, NULL);
-		if (!build_medians(c, r.shared, &md))
+		if (!build_medians(c, r.shared, 0, &md))
 			n = 0;
 	}
 	for (int i = 0; n >= 0 && i < c->nnodes && n < max; i++) {
 		char why[384];
-		if (counted(c, r.shared, i) && straggles(c, i, &r, &md, why, sizeof why))
+		if (counted(c, r.shared, i) && straggles(c, i, &r, &md, NULL, why, sizeof why))
 			ranks[n++] = i;
 	}
 	free(r.shared);

@@ -138,8 +138,8 @@ int cluster_budget_ms(const struct cluster_xchg *x, int want_ms);
  * W + 2 (F + 60) + 10 R + 3 (P + 15) + (4 P + 15) + 60 (docs/cluster.md "One deadline").
  */
 int cluster_default_deadline(int fingerprint_s, int wait_s, int pair_timeout_s, int rounds);
-/* rank 0, after the fingerprints: the suspect stragglers measure their figures' benches again,
- * filling gv_cluster_metric.remeasured (cluster_remeasure.c). */
+/* rank 0, after the fingerprints: every node measures the suspect stragglers' benches again, side
+ * by side, filling gv_cluster_metric.remeasured (cluster_remeasure.c). */
 void cluster_remeasure(struct cluster_xchg *x);
 /* When the deadline runs out: the ranks rank 0 waited for alone a tenth of the deadline (5 s at least)
  * are named too slow (lost), as the cause. */

@@ -3,7 +3,7 @@ figures.  Ranks of the test-only null bench (cheap on two cores), each its own h
 namespace) unless a test shares one.  The job's token, and a run without one saying it is not
 authenticated; a rank with another token, or arriving after --wait, refused and told why by rank 0;
 a node's clock against rank 0's, either way, within the hello's round trip; two ranks on one host
-left out of the pairs; a suspect node measuring again; the deadline's default from the profile and
+left out of the pairs; a suspect node measuring again, the others beside it; the deadline's default from the profile and
 the size."""
 import json
 import re
@@ -44,11 +44,15 @@ def test_clock_shared_host_remeasure_and_the_default_deadline(gpuvet, tmp_path):
     shared = next(p for p in doc["pairs"] if (p["a"], p["b"]) == (1, 2))
     assert shared["state"] == "skipped" and shared["why"] == "both ranks are on host gvshared (127.0.0.1): no link between them"
     assert all(p["state"] == "measured" for p in doc["pairs"] if (p["a"], p["b"]) != (1, 2)), doc["pairs"]
-    # the suspect measured again, not stored as a run of its own; the others were not asked
+    # the suspect measured again, and every other node beside it (its figure is judged against theirs, taken at
+    # the same time); none of it stored as a run of its own
     rate = {n["rank"]: next(m for m in n["metrics"] if m["name"] == "null.rate.gbps") for n in nodes}
     assert (rate[2]["value"], rate[2]["remeasured"]) == (5, 9), rate
-    assert all(rate[i]["remeasured"] is None for i in (0, 1, 3)), rate
-    assert (tmp_path / "calls.2").read_text() == "xx" and len(ch.runs_in(tmp_path / "node2.db")) == 1
+    assert all((rate[i]["value"], rate[i]["remeasured"]) == (10, 10) for i in (0, 1, 3)), rate
+    assert (tmp_path / "calls.2").read_text() == "xx"
+    own = [ch.runs_in(tmp_path / f"node{i}.db") for i in range(1, 4)]
+    assert all(len(r) == 1 for r in own), own   # rank 0's store holds each node's run, each once
+    assert ch.runs_in(tmp_path / "node0.db") > set().union(*own) and len(ch.runs_in(tmp_path / "node0.db")) == 4
     # the deadline: --wait 30 + 2 (F 30 + 60) + 10 x 3 rounds + 3 (P 5 + 15) + (4 P + 15) + 60 (docs/cluster.md)
     assert doc["deadline_s"] == 30 + 2 * (30 + 60) + 10 * 3 + 3 * (5 + 15) + (4 * 5 + 15) + 60, doc["deadline_s"]
     assert rc == doc["exit_code"]   # the verdict is the analysis' (judge/cluster.c), whatever it makes of the clocks

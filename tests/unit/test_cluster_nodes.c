@@ -43,6 +43,40 @@ static void test_straggler_needs_measuring_again(void)
 	gv_cluster_free(c);
 }
 
+/* Every node measured again beside the suspect: its second figure is judged against theirs, not the first median. */
+static void test_measured_again_side_by_side(void)
+{
+	static const double v[] = { 700, 705, 560, 698, 702 };
+	/* all five slower the second time (a shared machine under load): the suspect with them is not named,
+	 * though its 490 is 30 % under the first median */
+	static const double slower[] = { 500, 505, 490, 498, 502 };
+	struct gv_cluster *c = gemms(5, v, slower);
+	analyse(c);
+	CHECK(c->verdict == 0 && count(c, GV_FIND_STRAGGLER, -2, -2) == 0);
+	gv_cluster_free(c);
+	/* all faster the second time (clocks up after the first burn): 640 is 9 % under the first median,
+	 * 16 % under the nodes measured beside it, a straggler */
+	static const double faster[] = { 760, 765, 640, 758, 762 };
+	c = gemms(5, v, faster);
+	analyse(c);
+	CHECK(c->verdict == 1 && count(c, GV_FIND_STRAGGLER, 2, -1) == 1);
+	CHECK(strstr(evidence(c, GV_FIND_STRAGGLER), "gemm.bf16.tflops 560 is 20% under the median 700 of 5 nodes, "
+						     "and 640 measured again 16% under the median 760 of the 5 "
+						     "measured again beside it") != NULL);
+	gv_cluster_free(c);
+	/* two measured again besides the suspect: a median of three, still the second pass's */
+	static const double three[] = { NAN, 505, 490, 498, NAN };
+	c = gemms(5, v, three);
+	analyse(c);
+	CHECK(c->verdict == 0 && count(c, GV_FIND_STRAGGLER, -2, -2) == 0);
+	/* one besides it: too few, the first median judges (490 is 30 % under 700) */
+	c->nodes[1].metrics[0].remeasured = NAN;
+	analyse(c);
+	CHECK(count(c, GV_FIND_STRAGGLER, 2, -1) == 1);
+	CHECK(strstr(evidence(c, GV_FIND_STRAGGLER), "and 490 measured again (30%)") != NULL);
+	gv_cluster_free(c);
+}
+
 static void test_margin_from_the_spread(void)
 {
 	/* four nodes sharing two cores: their figures spread 30 %; 33 % under the median is within 3 deviations */
@@ -101,4 +135,4 @@ static void test_clock_skew(void)
 	gv_cluster_free(c);
 }
 
-TEST_MAIN(T(test_straggler_needs_measuring_again), T(test_margin_from_the_spread), T(test_clock_skew))
+TEST_MAIN(T(test_straggler_needs_measuring_again), T(test_measured_again_side_by_side), T(test_margin_from_the_spread), T(test_clock_skew))
